@@ -1,0 +1,49 @@
+/**
+ * A bounded map whose entries expire. Used for lookups on every request (host to instance,
+ * token to principal, feature flags) where a few seconds of staleness across processes is
+ * the documented price of not querying the database each time.
+ */
+export class TtlCache<K, V> {
+  private readonly entries = new Map<K, { value: V; expires: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(key: K): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: K, value: V): void {
+    if (this.ttlMs <= 0) return;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  async getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const value = await load();
+    this.set(key, value);
+    return value;
+  }
+}

@@ -1,0 +1,23 @@
+import { createHash, randomBytes, randomInt } from "node:crypto";
+
+/** Opaque bearer tokens: 32 random bytes, base64url. */
+export function newOpaqueToken(bytes = 32): string {
+  return randomBytes(bytes).toString("base64url");
+}
+
+/**
+ * Tokens carry 256 bits of entropy, so a fast hash is enough to make a stolen table
+ * useless (as GitHub does for its tokens); a slow password hash would only cost latency
+ * on every request.
+ */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("base64url");
+}
+
+const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+export function randomAlphanumeric(length: number): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return out;
+}

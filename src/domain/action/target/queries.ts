@@ -1,0 +1,74 @@
+import type { Db } from "../../../store/eventstore.js";
+import { projectionState } from "../../../store/eventstore.js";
+import { page, textMatches, withTotal, type TextMatch } from "../../../store/search.js";
+import { notFound } from "../../errors.js";
+import { AGGREGATE, targetView, type TargetView } from "./model.js";
+
+export async function getTarget(db: Db, instanceId: string, id: string): Promise<TargetView> {
+  const row = await db
+    .selectFrom("targets")
+    .selectAll()
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (!row) throw notFound(`target ${id} not found`);
+  return targetView(row);
+}
+
+export type TargetFilter = { name: { value: string; match: TextMatch } } | { ids: string[] };
+
+export type TargetSortColumn =
+  | "id"
+  | "created_at"
+  | "change_date"
+  | "name"
+  | "target_type"
+  | "url"
+  | "timeout_ms"
+  | "async"
+  | "interrupt_on_error";
+
+export interface TargetSearch {
+  filters: TargetFilter[];
+  sort: TargetSortColumn;
+  page: ReturnType<typeof page>;
+}
+
+/** Filters are combined with AND; ties of the sort column are broken by id. */
+export async function searchTargets(db: Db, instanceId: string, search: TargetSearch) {
+  const direction = search.page.asc ? "asc" : "desc";
+  let query = db.selectFrom("targets").where("instance_id", "=", instanceId);
+  for (const filter of search.filters) {
+    query =
+      "name" in filter
+        ? query.where((eb) => textMatches(eb, eb.ref("name"), filter.name.match, filter.name.value))
+        : query.where("id", "in", filter.ids.length > 0 ? filter.ids : [""]);
+  }
+  const sorted = query.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("id", direction);
+  const [rows, state] = await Promise.all([
+    sorted
+      .selectAll()
+      .select((eb) => eb.fn.countAll<number>().over().as("total"))
+      .limit(search.page.limit)
+      .offset(search.page.offset)
+      .execute(),
+    projectionState(db, instanceId, AGGREGATE),
+  ]);
+  const found = await withTotal(
+    rows,
+    async () => Number((await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n),
+    search.page.offset,
+  );
+  return { ...found, rows: found.rows.map(targetView), state };
+}
+
+function sortExpression(eb: any, sort: TargetSortColumn) {
+  switch (sort) {
+    case "async":
+      return eb(eb.ref("execution_mode"), "=", "async");
+    case "interrupt_on_error":
+      return eb(eb.ref("execution_mode"), "=", "interrupt_on_error");
+    default:
+      return eb.ref(sort);
+  }
+}

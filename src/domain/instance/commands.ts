@@ -1,0 +1,54 @@
+import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { newId } from "../../store/ids.js";
+import { alreadyExists } from "../errors.js";
+import { addOrg } from "../org/commands.js";
+
+export interface NewInstance {
+  name: string;
+  domain: string;
+  defaultOrgName: string;
+}
+
+/** Creates an instance with its primary domain and its default organization. */
+export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
+  const domain = input.domain.toLowerCase();
+  const taken = await tx
+    .selectFrom("instance_domains")
+    .select("instance_id")
+    .where("domain", "=", domain)
+    .executeTakeFirst();
+  if (taken) throw alreadyExists(`the domain ${domain} belongs to another instance`);
+
+  const instanceId = newId();
+  const orgId = newId();
+  const aggregate = { instanceId, type: "instance", id: instanceId };
+  const appended = await appendEvents(
+    tx,
+    aggregate,
+    0,
+    [
+      { type: "instance.added", payload: { name: input.name } },
+      { type: "instance.domain.added", payload: { domain, primary: true } },
+      { type: "instance.default.org.set", payload: { orgId } },
+    ],
+    creator,
+  );
+  await tx
+    .insertInto("instances")
+    .values({
+      instance_id: instanceId,
+      id: instanceId,
+      name: input.name,
+      default_org_id: orgId,
+      created_at: appended.createdAt,
+      change_date: appended.createdAt,
+      sequence: appended.sequence,
+    })
+    .execute();
+  await tx
+    .insertInto("instance_domains")
+    .values({ domain, instance_id: instanceId, is_primary: true, created_at: appended.createdAt })
+    .execute();
+  await addOrg(tx, { instanceId, userId: creator }, { id: orgId, name: input.defaultOrgName });
+  return { instanceId, orgId };
+}

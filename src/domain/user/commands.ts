@@ -1,0 +1,49 @@
+import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { newId } from "../../store/ids.js";
+import type { Actor } from "../details.js";
+import { alreadyExists, notFound } from "../errors.js";
+
+export async function addMachineUser(
+  tx: Tx,
+  actor: Actor,
+  input: { orgId: string; username: string; name: string },
+) {
+  const org = await tx
+    .selectFrom("orgs")
+    .select("id")
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", input.orgId)
+    .executeTakeFirst();
+  if (!org) throw notFound(`organization ${input.orgId} not found`);
+  const taken = await tx
+    .selectFrom("users")
+    .select("id")
+    .where("instance_id", "=", actor.instanceId)
+    .where("username", "=", input.username)
+    .executeTakeFirst();
+  if (taken) throw alreadyExists(`the username ${input.username} is taken`);
+
+  const id = newId();
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: "user", id },
+    0,
+    [{ type: "user.machine.added", payload: { orgId: input.orgId, username: input.username, name: input.name } }],
+    actor.userId,
+  );
+  await tx
+    .insertInto("users")
+    .values({
+      instance_id: actor.instanceId,
+      id,
+      org_id: input.orgId,
+      username: input.username,
+      type: "machine",
+      name: input.name,
+      created_at: appended.createdAt,
+      change_date: appended.createdAt,
+      sequence: appended.sequence,
+    })
+    .execute();
+  return { id };
+}

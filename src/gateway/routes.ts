@@ -1,0 +1,65 @@
+import { getOption, hasOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import { http } from "../../gen/google/api/annotations_pb.js";
+import type { HttpRule } from "../../gen/google/api/http_pb.js";
+import { methodRules } from "../rpc/method-rules.js";
+import { parsePathTemplate, type PathTemplate } from "./path-template.js";
+
+/** One REST binding of an RPC, read from its google.api.http rule. */
+export interface Route {
+  httpMethod: string;
+  template: PathTemplate;
+  /** "" none, "*" the whole request, else the request field that is the body. */
+  body: string;
+  method: DescMethod;
+  /** The procedure path the Connect handler is registered under. */
+  procedure: string;
+  successStatus: number;
+  createdField: string | undefined;
+}
+
+export function routesOf(services: readonly DescService[]): Route[] {
+  const routes: Route[] = [];
+  for (const service of services) {
+    for (const method of service.methods) {
+      if (!hasOption(method, http)) continue;
+      const rule = getOption(method, http);
+      for (const binding of [rule, ...rule.additionalBindings]) routes.push(routeOf(method, binding));
+    }
+  }
+  // Most specific first, so that /targets/_search wins over /targets/{id}.
+  return routes.sort(
+    (a, b) =>
+      Number(a.template.hasWildcardRest) - Number(b.template.hasWildcardRest) ||
+      b.template.literals - a.template.literals,
+  );
+}
+
+function routeOf(method: DescMethod, rule: HttpRule): Route {
+  const { pattern } = rule;
+  if (pattern.case === undefined) throw new Error(`${method.name}: google.api.http rule without a pattern`);
+  const [httpMethod, path] =
+    pattern.case === "custom" ? [pattern.value.kind.toUpperCase(), pattern.value.path] : [pattern.case.toUpperCase(), pattern.value];
+  const rules = methodRules(method);
+  const route: Route = {
+    httpMethod,
+    template: parsePathTemplate(path),
+    body: rule.body,
+    method,
+    procedure: `/${method.parent.typeName}/${method.name}`,
+    successStatus: rules?.successStatus ?? 200,
+    createdField: rules?.createdField,
+  };
+  if (route.body !== "" && route.body !== "*" && !method.input.fields.some((f) => f.name === route.body)) {
+    throw new Error(`${method.name}: body field ${route.body} is not a field of ${method.input.typeName}`);
+  }
+  return route;
+}
+
+export function findRoutes(routes: readonly Route[], path: string) {
+  const matches: { route: Route; params: Map<string, string> }[] = [];
+  for (const route of routes) {
+    const params = route.template.match(path);
+    if (params) matches.push({ route, params });
+  }
+  return matches;
+}

@@ -1,0 +1,98 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { PlatformActions } from "../../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import type { SecretBox } from "../../../crypto/encryption.js";
+import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../../domain/action/execution/catalog.js";
+import { deleteExecution, putExecution } from "../../../domain/action/execution/commands.js";
+import { searchExecutions } from "../../../domain/action/execution/queries.js";
+import { createTarget, deleteTarget, patchTarget } from "../../../domain/action/target/commands.js";
+import { getTarget, searchTargets } from "../../../domain/action/target/queries.js";
+import type { Db, Tx } from "../../../store/eventstore.js";
+import { page } from "../../../store/search.js";
+import { actorOf, tenantOf } from "../../context.js";
+import { detailsToProto, listDetailsToProto } from "../convert.js";
+import { conditionFromProto, conditionToProto, executionFilterFromProto } from "./convert-execution.js";
+import {
+  targetFilterFromProto,
+  targetPatchFromProto,
+  targetSortFromProto,
+  targetSpecFromProto,
+  targetToProto,
+} from "./convert-target.js";
+
+export interface ActionsDeps {
+  db: Db;
+  box: SecretBox;
+  catalog: ExecutionCatalog;
+}
+
+/** Translates between the API and the domain; the rules live in domain/action. */
+export function actionsService({ db, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
+  const write = <T>(fn: (tx: Tx) => Promise<T>) => db.transaction().execute(fn);
+  return {
+    async createTarget(req, ctx) {
+      const spec = targetSpecFromProto(req.target!);
+      const { details, signingKey } = await write((tx) => createTarget(tx, actorOf(ctx), spec, box));
+      return { details: detailsToProto(details), signingKey };
+    },
+    async patchTarget(req, ctx) {
+      const patch = targetPatchFromProto(req.target!);
+      const result = await write((tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box));
+      return { details: detailsToProto(result.details), ...(result.signingKey && { signingKey: result.signingKey }) };
+    },
+    async deleteTarget(req, ctx) {
+      const details = await write((tx) => deleteTarget(tx, actorOf(ctx), req.id));
+      return { details: detailsToProto(details) };
+    },
+    async getTarget(req, ctx) {
+      const view = await getTarget(db, tenantOf(ctx).id, req.id);
+      return { target: { details: detailsToProto(view.details), target: targetToProto(view) } };
+    },
+    async searchTargets(req, ctx) {
+      const p = page(req.query);
+      const found = await searchTargets(db, tenantOf(ctx).id, {
+        filters: req.filters.map(targetFilterFromProto),
+        sort: targetSortFromProto(req.sortingColumn),
+        page: p,
+      });
+      return {
+        details: listDetailsToProto(found, p, found.state),
+        sortingColumn: req.sortingColumn,
+        result: found.rows.map((v) => ({ details: detailsToProto(v.details), target: targetToProto(v) })),
+      };
+    },
+    async putExecution(req, ctx) {
+      const execution = req.execution!;
+      const spec = {
+        condition: conditionFromProto(execution.condition!),
+        targets: execution.targets,
+        includes: execution.includes,
+      };
+      const { details, created } = await write((tx) => putExecution(tx, actorOf(ctx), spec, catalog));
+      return { details: detailsToProto(details), created };
+    },
+    async deleteExecution(req, ctx) {
+      const details = await write((tx) => deleteExecution(tx, actorOf(ctx), req.id));
+      return { details: detailsToProto(details) };
+    },
+    async searchExecutions(req, ctx) {
+      const p = page(req.query);
+      const found = await searchExecutions(db, tenantOf(ctx).id, req.filters.map(executionFilterFromProto), p);
+      return {
+        details: listDetailsToProto(found, p, found.state),
+        result: found.rows.map((v) => ({
+          details: detailsToProto(v.details),
+          execution: { condition: conditionToProto(v.condition), targets: v.targets, includes: v.includes },
+        })),
+      };
+    },
+    listAvailableExecutionFunctions() {
+      return { functions: [...EXECUTION_FUNCTIONS] };
+    },
+    listAvailableExecutionMethods() {
+      return { methods: [...catalog.methods].sort() };
+    },
+    listAvailableExecutionServices() {
+      return { services: [...catalog.services].sort() };
+    },
+  };
+}

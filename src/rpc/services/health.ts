@@ -1,0 +1,43 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "../../../gen/grpc/health/v1/health_pb.js";
+
+/** The spec only promises that Watch reports changes, not how fast; this bounds the probe load. */
+const WATCH_INTERVAL_MS = 2_000;
+
+/**
+ * gRPC health checking (grpc.health.v1). Every service shares the server's status:
+ * they all stand or fall with the same resources, which `isServing` probes.
+ */
+export function healthService(
+  services: readonly DescService[],
+  isServing: () => Promise<boolean>,
+): ServiceImpl<typeof Health> {
+  // "" asks about the server as a whole.
+  const known = new Set(["", Health.typeName, ...services.map((s) => s.typeName)]);
+  // A probe that fails means we cannot serve; it must not turn into a broken health check.
+  const current = async () => ((await isServing().catch(() => false)) ? Status.SERVING : Status.NOT_SERVING);
+
+  return {
+    async check({ service }) {
+      if (!known.has(service)) throw new ConnectError(`unknown service ${service}`, Code.NotFound);
+      return { status: await current() };
+    },
+    async list() {
+      const status = await current();
+      return { statuses: Object.fromEntries([...known].map((name) => [name, { status }])) };
+    },
+    async *watch({ service }, { signal }) {
+      let last: Status | undefined;
+      while (!signal.aborted) {
+        // The set of services is fixed, but the spec wants an unknown one watched, not refused.
+        const status = known.has(service) ? await current() : Status.SERVICE_UNKNOWN;
+        if (status !== last) yield { status };
+        last = status;
+        // Rejects when the client goes away, which ends the stream normally.
+        await sleep(WATCH_INTERVAL_MS, undefined, { signal }).catch(() => {});
+      }
+    },
+  };
+}

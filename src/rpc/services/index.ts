@@ -1,0 +1,37 @@
+import type { DescService } from "@bufbuild/protobuf";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { Health } from "../../../gen/grpc/health/v1/health_pb.js";
+import { ServerReflection as ReflectionV1 } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
+import { ServerReflection as ReflectionV1alpha } from "../../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { PlatformActions } from "../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
+import { actionsService, type ActionsDeps } from "./actions/service.js";
+import { healthService } from "./health.js";
+import { reflectionServices } from "./reflection.js";
+
+/** Our API: each service has a permission per method and REST bindings. */
+export const PLATFORM_SERVICES: readonly DescService[] = [PlatformActions];
+/** Infrastructure every gRPC tool expects; public, no tenant. */
+const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
+export const SERVED_SERVICES: readonly DescService[] = [...PLATFORM_SERVICES, ...INFRA_SERVICES];
+
+/** What request and response executions may name: exactly what this server serves. */
+export function servedCatalog(): ExecutionCatalog {
+  return {
+    services: new Set(SERVED_SERVICES.map((s) => s.typeName)),
+    methods: new Set(SERVED_SERVICES.flatMap((s) => s.methods.map((m) => `/${s.typeName}/${m.name}`))),
+    functions: new Set(EXECUTION_FUNCTIONS),
+  };
+}
+
+export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
+  isServing: () => Promise<boolean>;
+}
+
+export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
+  router.service(PlatformActions, actionsService({ ...deps, catalog: servedCatalog() }));
+  router.service(Health, healthService(SERVED_SERVICES, deps.isServing));
+  const reflection = reflectionServices(SERVED_SERVICES);
+  router.service(ReflectionV1, reflection.v1);
+  router.service(ReflectionV1alpha, reflection.v1alpha);
+}

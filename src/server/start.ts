@@ -1,0 +1,61 @@
+import { access, mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { resolveMasterKey, type Config } from "../config/config.js";
+import { SecretBox } from "../crypto/encryption.js";
+import { bootstrapFirstInstance } from "../domain/instance/bootstrap.js";
+import type { Logger } from "../log/logger.js";
+import { openStore, type Store } from "../store/database.js";
+import { migrateToLatest } from "../store/migrate.js";
+import { createApp } from "./app.js";
+import { listen } from "./listener.js";
+
+export interface Service {
+  port: number;
+  store: Store;
+  app: ReturnType<typeof createApp>;
+  close(): Promise<void>;
+}
+
+/** Everything `npm start` does after reading the configuration. */
+export async function startService(config: Config, logger: Logger, opts: { migrate?: boolean } = {}): Promise<Service> {
+  const box = new SecretBox(await resolveMasterKey(config));
+  const store = await openStore(config.database);
+  try {
+    if (opts.migrate !== false) {
+      const applied = await migrateToLatest(store.db);
+      if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+    }
+    await bootstrap(config, store, logger);
+    const app = createApp({ config, store, logger, box });
+    const listener = await listen(app.handle, { port: config.port, host: config.bind, tls: config.tls });
+    logger.info({ port: listener.port, database: store.kind, url: config.externalUrl.origin }, "serving");
+    return {
+      port: listener.port,
+      store,
+      app,
+      async close() {
+        await listener.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+async function bootstrap(config: Config, store: Store, logger: Logger): Promise<void> {
+  const patPath = config.adminPatPath;
+  const exists = await access(patPath).then(
+    () => true,
+    () => false,
+  );
+  const result = await bootstrapFirstInstance(store.db, config.externalUrl.hostname, async () => {
+    // Checked inside the bootstrap transaction: a token nobody can read is worse than none.
+    if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);
+  });
+  if (!result) return;
+  await mkdir(dirname(patPath), { recursive: true });
+  await writeFile(patPath, result.token + "\n", { mode: 0o600, flag: "wx" });
+  logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath }, "bootstrapped the first instance");
+}

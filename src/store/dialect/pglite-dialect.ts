@@ -1,0 +1,94 @@
+import type { PGlite } from "@electric-sql/pglite";
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+
+/**
+ * Kysely dialect for embedded PGlite. Kysely ships one from 0.29 on, which needs Node 22;
+ * this one follows the same structure. PGlite is a single connection, so the driver hands
+ * it out to one holder at a time and queues the others (transactions stay isolated).
+ */
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pglite: PGlite) {}
+  createDriver(): Driver {
+    return new PGliteDriver(this.pglite);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db);
+  }
+}
+
+class PGliteDriver implements Driver {
+  private readonly connection: PGliteConnection;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(pglite: PGlite) {
+    this.connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release!: () => void;
+    const previous = this.queue;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    this.connection.release = release;
+    return this.connection;
+  }
+
+  async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : "";
+    await conn.executeQuery(CompiledQuery.raw(`start transaction${level}`));
+  }
+
+  async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw("commit"));
+  }
+
+  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw("rollback"));
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.connection.release();
+  }
+
+  async destroy(): Promise<void> {
+    await this.queue;
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  release: () => void = () => {};
+
+  constructor(private readonly pglite: PGlite) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const affected = result.affectedRows;
+    return {
+      rows: result.rows,
+      ...(affected !== undefined ? { numAffectedRows: BigInt(affected) } : {}),
+    };
+  }
+
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("streaming queries are not supported on PGlite");
+  }
+}

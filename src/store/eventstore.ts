@@ -1,0 +1,81 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "./schema.js";
+
+export type Tx = Transaction<Database>;
+export type Db = Kysely<Database>;
+
+export interface AggregateRef {
+  instanceId: string;
+  type: string;
+  id: string;
+}
+
+export interface PendingEvent {
+  /** Dotted name such as `target.added`; event executions match on it. */
+  type: string;
+  payload: unknown;
+}
+
+export interface Appended {
+  sequence: number;
+  createdAt: Date;
+}
+
+/**
+ * Appends events to one aggregate after `previousSequence`. The caller holds the
+ * aggregate's projection row lock (or creates it); the unique constraint on
+ * (instance, aggregate, sequence) turns any race that slips past that into an error
+ * instead of a lost update.
+ */
+export async function appendEvents(
+  tx: Tx,
+  aggregate: AggregateRef,
+  previousSequence: number,
+  events: PendingEvent[],
+  creator: string,
+): Promise<Appended> {
+  if (events.length === 0) throw new Error("appendEvents needs at least one event");
+  const rows = await tx
+    .insertInto("events")
+    .values(
+      events.map((event, i) => ({
+        instance_id: aggregate.instanceId,
+        aggregate_type: aggregate.type,
+        aggregate_id: aggregate.id,
+        sequence: previousSequence + i + 1,
+        event_type: event.type,
+        payload: JSON.stringify(event.payload ?? {}),
+        creator,
+      })),
+    )
+    .returning(["sequence", "created_at"])
+    .execute();
+  const last = rows[rows.length - 1]!;
+  return { sequence: last.sequence, createdAt: last.created_at };
+}
+
+export interface ProjectionState {
+  /** Position of the newest event the projection has applied. */
+  position: number;
+  timestamp: Date | undefined;
+}
+
+/**
+ * Projections are written in the same transaction as their events, so a projection has
+ * processed exactly the events that exist for its aggregate type.
+ */
+export async function projectionState(
+  db: Db,
+  instanceId: string,
+  aggregateType: string,
+): Promise<ProjectionState> {
+  const row = await db
+    .selectFrom("events")
+    .select(["position", "created_at"])
+    .where("instance_id", "=", instanceId)
+    .where("aggregate_type", "=", aggregateType)
+    .orderBy("position", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return { position: row?.position ?? 0, timestamp: row?.created_at };
+}

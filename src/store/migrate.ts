@@ -1,0 +1,28 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import * as foundation from "./migrations/0001-foundation.js";
+
+/** Listed here rather than read from disk, so that the compiled and the test build agree. */
+const migrations: Record<string, Migration> = {
+  "0001-foundation": foundation,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export class MigrationError extends Error {
+  constructor(
+    readonly migration: string,
+    cause: unknown,
+  ) {
+    super(`migration ${migration} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) throw new MigrationError(failed?.migrationName ?? "(setup)", error);
+  return (results ?? []).map((r) => r.migrationName);
+}

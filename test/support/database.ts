@@ -1,0 +1,34 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import type { DatabaseTarget } from "../../src/store/database.js";
+
+export interface TestDatabase {
+  target: DatabaseTarget;
+  drop(): Promise<void>;
+}
+
+/** Which databases the suites run on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export const DATABASE_KINDS: DatabaseTarget["kind"][] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+
+/** A fresh, empty database of the given kind, private to one suite. */
+export async function createTestDatabase(kind: DatabaseTarget["kind"]): Promise<TestDatabase> {
+  if (kind === "pglite") return { target: { kind: "pglite" }, drop: async () => {} };
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error("TEST_DATABASE_URL is not set");
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    target: { kind: "postgres", url: url.toString(), poolSize: 10 },
+    async drop() {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
