@@ -1,6 +1,7 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { methodRules } from "../rpc/method-rules.js";
 import type { Route } from "./routes.js";
+import { STRING_MESSAGES } from "./transcode-request.js";
 
 type Schema = Record<string, unknown>;
 
@@ -57,15 +58,6 @@ const WELL_KNOWN: Record<string, Schema> = {
   "google.protobuf.BytesValue": SCALARS[ScalarType.BYTES],
 };
 
-/** Message types transcodeRequest accepts as one query string value; mirrors its STRING_MESSAGES. */
-const QUERY_MESSAGES = new Set([
-  "google.protobuf.Timestamp",
-  "google.protobuf.Duration",
-  "google.protobuf.FieldMask",
-  "google.protobuf.StringValue",
-  "google.protobuf.Int64Value",
-  "google.protobuf.UInt64Value",
-]);
 
 /** OpenAPI 3.1 description of the REST gateway, derived from the same descriptors that drive it. */
 export function openApiDocument(
@@ -116,7 +108,7 @@ export function openApiDocument(
         const protoPath = protoPrefix + field.name;
         if ((protoPrefix === "" && field.name === route.body) || route.template.variables.includes(protoPath)) continue;
         const name = prefix + field.jsonName;
-        const isLeafMessage = field.message !== undefined && QUERY_MESSAGES.has(field.message.typeName);
+        const isLeafMessage = field.message !== undefined && STRING_MESSAGES.has(field.message.typeName);
         if (field.fieldKind === "message" && !isLeafMessage) {
           if (!seen.includes(field.message.typeName) && !WELL_KNOWN[field.message.typeName]) {
             walk(field.message, `${name}.`, `${protoPath}.`, [...seen, field.message.typeName]);

@@ -3,7 +3,7 @@ import { invalidArgument } from "../domain/errors.js";
 import type { Route } from "./routes.js";
 
 /** Message types a query parameter may fill with one string, as proto3 JSON does. */
-const STRING_MESSAGES = new Set([
+export const STRING_MESSAGES: ReadonlySet<string> = new Set([
   "google.protobuf.Timestamp",
   "google.protobuf.Duration",
   "google.protobuf.FieldMask",

@@ -54,6 +54,21 @@ export async function appendEvents(
   return { sequence: last.sequence, createdAt: last.created_at };
 }
 
+/**
+ * The sequence of an aggregate's newest event, for aggregates without a projection row
+ * to lock: ones whose id is derived (an execution per condition) and may be re-created.
+ */
+export async function lastSequence(tx: Tx, aggregate: AggregateRef): Promise<number> {
+  const row = await tx
+    .selectFrom("events")
+    .select((eb) => eb.fn.max("sequence").as("sequence"))
+    .where("instance_id", "=", aggregate.instanceId)
+    .where("aggregate_type", "=", aggregate.type)
+    .where("aggregate_id", "=", aggregate.id)
+    .executeTakeFirst();
+  return Number(row?.sequence ?? 0);
+}
+
 export interface ProjectionState {
   /** Position of the newest event the projection has applied. */
   position: number;

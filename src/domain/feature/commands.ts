@@ -1,4 +1,4 @@
-import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { appendEvents, lastSequence, type Tx } from "../../store/eventstore.js";
 import type { Actor } from "../details.js";
 import { invalidArgument } from "../errors.js";
 import { isFeatureName } from "./catalog.js";
@@ -6,17 +6,10 @@ import { isFeatureName } from "./catalog.js";
 export async function setInstanceFeature(tx: Tx, actor: Actor, name: string, enabled: boolean) {
   if (!isFeatureName(name)) throw invalidArgument(`unknown feature flag ${name}`);
   const aggregate = { instanceId: actor.instanceId, type: "instance.feature", id: name };
-  const last = await tx
-    .selectFrom("events")
-    .select((eb) => eb.fn.max("sequence").as("sequence"))
-    .where("instance_id", "=", actor.instanceId)
-    .where("aggregate_type", "=", aggregate.type)
-    .where("aggregate_id", "=", name)
-    .executeTakeFirst();
   const appended = await appendEvents(
     tx,
     aggregate,
-    Number(last?.sequence ?? 0),
+    await lastSequence(tx, aggregate),
     [{ type: "instance.feature.set", payload: { name, enabled } }],
     actor.userId,
   );

@@ -1,4 +1,4 @@
-import { appendEvents, type Tx } from "../../../store/eventstore.js";
+import { appendEvents, lastSequence, type Tx } from "../../../store/eventstore.js";
 import type { Actor, ObjectDetails } from "../../details.js";
 import { notFound } from "../../errors.js";
 import type { ExecutionCatalog } from "./catalog.js";
@@ -43,10 +43,11 @@ export async function putExecution(
   checkIncludeGraph(graph, id);
 
   const current = siblings.find((s) => s.id === id);
+  const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id };
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
-    current?.sequence ?? 0,
+    aggregate,
+    current?.sequence ?? (await lastSequence(tx, aggregate)),
     [{ type: "execution.set", payload: { targets: spec.targets, includes: spec.includes } }],
     actor.userId,
   );
