@@ -23,6 +23,8 @@ export async function listen(
   opts: { port: number; host: string; tls?: { certPath: string; keyPath: string } },
 ): Promise<Listener> {
   const sockets = new Set<net.Socket>();
+  const busy = new WeakMap<net.Socket, number>();
+  let closing = false;
   let server: net.Server;
   let h2: http2.Http2Server | http2.Http2SecureServer;
   let h1: http.Server | undefined;
@@ -35,7 +37,19 @@ export async function listen(
     server = h2;
   } else {
     h2 = http2.createServer({}, handler);
-    h1 = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+    h1 = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+      // http.Server only tracks idle keep-alive connections on sockets it accepted
+      // itself, so this one counts requests per socket to close idle ones on shutdown.
+      const socket = req.socket;
+      busy.set(socket, (busy.get(socket) ?? 0) + 1);
+      if (closing) res.setHeader("connection", "close");
+      res.on("close", () => {
+        const left = (busy.get(socket) ?? 1) - 1;
+        busy.set(socket, left);
+        if (closing && left === 0) socket.destroy();
+      });
+      handler(req, res);
+    });
     server = net.createServer((socket) => route(socket, h2 as http2.Http2Server, h1!));
   }
   server.on("connection", (socket: net.Socket) => {
@@ -60,20 +74,22 @@ export async function listen(
   return {
     port: address.port,
     async close(graceMs = 10_000) {
+      closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
-      h1?.closeIdleConnections();
+      if (h1) for (const socket of sockets) if (!busy.get(socket) && !isHttp2(socket)) socket.destroy();
       const timer = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
       timer.unref();
-      const idle = setInterval(() => h1?.closeIdleConnections(), 100);
       await closed;
-      clearInterval(idle);
       clearTimeout(timer);
     },
   };
 }
+
+const h2Sockets = new WeakSet<net.Socket>();
+const isHttp2 = (socket: net.Socket) => h2Sockets.has(socket);
 
 /** Reads until the preface can be told apart, then hands the socket over unread. */
 function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server): void {
@@ -88,6 +104,7 @@ function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server): void
     socket.unshift(received);
     if (isH2) {
       // http2 reads the buffered bytes itself; resuming here would drop them.
+      h2Sockets.add(socket);
       h2.emit("connection", socket);
     } else {
       h1.emit("connection", socket);
