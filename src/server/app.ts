@@ -40,6 +40,8 @@ export function createApp({ config, store, logger, box }: AppDeps) {
   const router = createConnectRouter({
     interceptors: interceptorChain({ db: store.db, logger, flags }),
     readMaxBytes: config.maxBodyBytes,
+    // A misspelt JSON field must be an error, not a silently ignored input.
+    jsonOptions: { ignoreUnknownFields: false },
     acceptCompression: [compressionGzip, compressionBrotli],
   });
   const isServing = () => isReachable(store);
