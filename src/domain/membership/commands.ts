@@ -2,6 +2,7 @@ import { appendEvents, type Tx } from "../../store/eventstore.js";
 import type { ContextType } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import { alreadyExists, invalidArgument, notFound } from "../errors.js";
+import { requireExisting } from "../existence.js";
 import { isRoleName, ROLES } from "../authz/roles.js";
 
 export interface NewMembership {
@@ -22,25 +23,11 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership) 
     }
   }
   const contextId = input.contextType === "system" ? "" : input.contextId;
-  const user = await tx
-    .selectFrom("users")
-    .select("id")
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", input.userId)
-    .executeTakeFirst();
-  if (!user) throw notFound(`user ${input.userId} not found`);
+  await requireExisting(tx, "users", actor.instanceId, input.userId);
   if (input.contextType === "instance" && contextId !== actor.instanceId) {
     throw notFound(`instance ${contextId} not found`);
   }
-  if (input.contextType === "org") {
-    const org = await tx
-      .selectFrom("orgs")
-      .select("id")
-      .where("instance_id", "=", actor.instanceId)
-      .where("id", "=", contextId)
-      .executeTakeFirst();
-    if (!org) throw notFound(`organization ${contextId} not found`);
-  }
+  if (input.contextType === "org") await requireExisting(tx, "orgs", actor.instanceId, contextId);
   const existing = await tx
     .selectFrom("memberships")
     .select("user_id")

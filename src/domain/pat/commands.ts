@@ -2,7 +2,8 @@ import { appendEvents, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { Actor } from "../details.js";
-import { invalidArgument, notFound } from "../errors.js";
+import { invalidArgument } from "../errors.js";
+import { requireExisting } from "../existence.js";
 
 /** Returns the token once; only its hash is stored. */
 export async function addPersonalAccessToken(
@@ -11,13 +12,7 @@ export async function addPersonalAccessToken(
   input: { userId: string; expiresAt: Date },
 ) {
   if (input.expiresAt.getTime() <= Date.now()) throw invalidArgument("the expiration date must be in the future");
-  const user = await tx
-    .selectFrom("users")
-    .select("id")
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", input.userId)
-    .executeTakeFirst();
-  if (!user) throw notFound(`user ${input.userId} not found`);
+  await requireExisting(tx, "users", actor.instanceId, input.userId);
 
   const id = newId();
   const token = newOpaqueToken();

@@ -1,20 +1,15 @@
 import { appendEvents, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { Actor } from "../details.js";
-import { alreadyExists, notFound } from "../errors.js";
+import { alreadyExists } from "../errors.js";
+import { requireExisting } from "../existence.js";
 
 export async function addMachineUser(
   tx: Tx,
   actor: Actor,
   input: { orgId: string; username: string; name: string },
 ) {
-  const org = await tx
-    .selectFrom("orgs")
-    .select("id")
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", input.orgId)
-    .executeTakeFirst();
-  if (!org) throw notFound(`organization ${input.orgId} not found`);
+  await requireExisting(tx, "orgs", actor.instanceId, input.orgId);
   const taken = await tx
     .selectFrom("users")
     .select("id")

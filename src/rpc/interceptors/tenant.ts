@@ -1,17 +1,25 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { TtlCache } from "../../cache/ttl-cache.js";
-import { notFound } from "../../domain/errors.js";
+import { invalidArgument, notFound } from "../../domain/errors.js";
 import { instanceByDomain, type InstanceRef } from "../../domain/instance/queries.js";
 import type { Db } from "../../store/eventstore.js";
 import { tenantKey } from "../context.js";
 import { methodRules } from "../method-rules.js";
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    throw invalidArgument("the Host header is not a valid host name");
+  }
+}
 
 /** The Host header's host name selects the instance. */
 export function tenantInterceptor(db: Db): Interceptor {
   const byDomain = new TtlCache<string, InstanceRef>(30_000);
   return (next) => async (req) => {
     if (!methodRules(req.method)) return next(req);
-    const host = new URL(req.url).hostname.toLowerCase();
+    const host = hostOf(req.url);
     let instance = byDomain.get(host);
     if (!instance) {
       instance = await instanceByDomain(db, host);
