@@ -15,6 +15,9 @@ const CODES: Record<ErrorKind, Code> = {
 /** PostgreSQL error codes that callers should learn about, with what they mean for them. */
 const DATABASE_CODES: Record<string, [Code, string]> = {
   "23505": [Code.AlreadyExists, "the resource already exists"],
+  // PostgreSQL text cannot hold NUL; validation rules do not catch it, the database does.
+  "22021": [Code.InvalidArgument, "text must not contain NUL characters"],
+  "22P05": [Code.InvalidArgument, "text must not contain NUL characters"],
   "40001": [Code.Aborted, "a concurrent change conflicted; retry"],
   "40P01": [Code.Aborted, "a concurrent change conflicted; retry"],
   "57P01": [Code.Unavailable, "the database is restarting"],
