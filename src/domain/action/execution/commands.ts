@@ -35,7 +35,7 @@ export async function putExecution(
     .where("condition_type", "=", type)
     .execute();
   const graph = new Map(siblings.map((s) => [s.id, s.includes]));
-  const missing = spec.includes.filter((inc) => !graph.has(inc));
+  const missing = spec.includes.filter((inc) => inc !== id && !graph.has(inc));
   if (missing.length > 0) {
     throw notFound(`included executions not found among ${type} executions: ${missing.join(", ")}`);
   }

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../../../store/eventstore.js";
 import { projectionState } from "../../../store/eventstore.js";
 import { page, textMatches, withTotal, type TextMatch } from "../../../store/search.js";
@@ -62,8 +63,12 @@ export async function searchTargets(db: Db, instanceId: string, search: TargetSe
   return { ...found, rows: found.rows.map(targetView), state };
 }
 
+/** Text columns sort byte-wise, so that PostgreSQL and PGlite agree whatever their collation. */
 function sortExpression(eb: any, sort: TargetSortColumn) {
   switch (sort) {
+    case "name":
+    case "url":
+      return sql`${eb.ref(sort)} collate "C"`;
     case "async":
       return eb(eb.ref("execution_mode"), "=", "async");
     case "interrupt_on_error":
