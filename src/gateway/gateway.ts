@@ -32,15 +32,15 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|[^/]+\/[^;]*\+js
 export function createRestGateway(opts: GatewayOptions) {
   return async function restGateway(req: NodeRequest, res: NodeResponse): Promise<boolean> {
     const url = new URL(req.url ?? "/", "http://gateway");
-    const matches = findRoutes(opts.routes, url.pathname);
-    if (matches.length === 0) return false;
-    const match = matches.find((m) => m.route.httpMethod === req.method);
-    if (!match) {
-      res.setHeader("allow", [...new Set(matches.map((m) => m.route.httpMethod))].join(", "));
-      sendStatus(res, 405, rpcStatus(Code.Unimplemented, `${req.method} is not allowed on ${url.pathname}`));
-      return true;
-    }
     try {
+      const matches = findRoutes(opts.routes, url.pathname);
+      if (matches.length === 0) return false;
+      const match = matches.find((m) => m.route.httpMethod === req.method);
+      if (!match) {
+        res.setHeader("allow", [...new Set(matches.map((m) => m.route.httpMethod))].join(", "));
+        sendStatus(res, 405, rpcStatus(Code.Unimplemented, `${req.method} is not allowed on ${url.pathname}`));
+        return true;
+      }
       await serve(opts, match.route, match.params, url, req, res);
     } catch (thrown) {
       const { error } = toConnectError(thrown);
@@ -70,7 +70,7 @@ async function serve(
     const value = req.headers[name];
     if (typeof value === "string") header.set(name, value);
   }
-  const host = req.headers.host ?? req.headers[":authority"] ?? "localhost";
+  const host = req.headers.host ?? req.headers[":authority"];
   const controller = new AbortController();
   res.on("close", () => controller.abort());
   const uRes = await handler({

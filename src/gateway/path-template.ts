@@ -1,3 +1,5 @@
+import { invalidArgument } from "../domain/errors.js";
+
 /**
  * google.api.http path templates (`/v1/{name=shelves/*}/books/{id}`, `{id=**}`, `:verb`),
  * compiled once into a regular expression with one capture per variable.
@@ -59,10 +61,18 @@ export function parsePathTemplate(source: string): PathTemplate {
       const m = regex.exec(path);
       if (!m) return undefined;
       const values = new Map<string, string>();
-      variables.forEach((v, i) => values.set(v, decodeURIComponent(m[i + 1]!)));
+      variables.forEach((v, i) => values.set(v, decodePathValue(m[i + 1]!)));
       return values;
     },
   };
+}
+
+function decodePathValue(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidArgument(`the path segment "${raw}" is not valid percent-encoding`);
+  }
 }
 
 /** Splits on "/" outside of braces: a variable's pattern may contain slashes. */

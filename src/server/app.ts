@@ -65,6 +65,11 @@ export function createApp({ config, store, logger, box }: AppDeps) {
   function handle(req: NodeRequest, res: NodeResponse): void {
     if (applyCors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0]!;
+    if (!req.headers.host && !req.headers[":authority"]) {
+      // HTTP/1.0 may omit it, but the host is what selects the instance.
+      sendStatus(res, 400, rpcStatus(Code.InvalidArgument, "the Host header is required"));
+      return;
+    }
     const procedure = handlers.get(path);
     if (procedure) {
       procedure(universalRequestFromNodeRequest(req, res, undefined, undefined))

@@ -62,7 +62,7 @@ describe.each(DATABASE_KINDS)("authentication of PlatformActions (%s)", (kind) =
     const admin = protocolClient(PlatformActions, "grpc", server.baseUrl);
     const created = await admin.call("CreateTarget", { target: { name: "authn-existing", restWebhook: { url: "https://example.com/a" } } }, server.adminToken);
     expect(created.ok).toBe(true);
-    targetId = ((created as { message: { details: { id: string } } }).message.details.id);
+    targetId = ((created as unknown as { message: { details: { id: string } } }).message.details.id);
     const put = await admin.call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [targetId] } }, server.adminToken);
     expect(put.ok).toBe(true);
     requests = [

@@ -33,7 +33,7 @@ describe.each(DATABASE_KINDS)("every PlatformActions RPC over every protocol (%s
       target: { name, restWebhook: { url: "https://example.com/hook" }, timeout: "10s" },
     });
     expect(created.ok).toBe(true);
-    const id = (created as { message: { details: { id: string } } }).message.details.id;
+    const id = (created as unknown as { message: { details: { id: string } } }).message.details.id;
     const results: Record<string, CallResult> = {
       created,
       get: await call("GetTarget", { id }),
@@ -94,7 +94,7 @@ describe.each(DATABASE_KINDS)("every PlatformActions RPC over every protocol (%s
     const rest = byRest();
     const created = await rest.call("CreateTarget", { target: { name: "rest-status", restWebhook: { url: "https://example.com" } } });
     expect(created).toMatchObject({ ok: true, httpStatus: 201 });
-    const id = (created as { message: { details: { id: string } } }).message.details.id;
+    const id = (created as unknown as { message: { details: { id: string } } }).message.details.id;
     const put = (req: JsonObject) => rest.call("PutExecution", req);
     const execution = { execution: { condition: { event: { all: true } }, targets: [id] } };
     expect(await put(execution)).toMatchObject({ ok: true, httpStatus: 201 });

@@ -1,0 +1,135 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, resolveMasterKey } from "../../src/config/config.js";
+import { FEATURE_DEFAULTS } from "../../src/domain/feature/catalog.js";
+
+const KEY = "0123456789abcdef0123456789abcdef";
+
+/** The ConfigError loadConfig throws for env; fails the test when it does not throw one. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+}
+
+describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
+  it("uses the documented defaults for an empty environment", () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.bind).toBe("0.0.0.0");
+    expect(config.externalUrl.href).toBe("http://localhost:8080/");
+    expect(config.externalUrl.hostname).toBe("localhost");
+    expect(config.dataDir).toBe("./data");
+    expect(config.database).toEqual({ kind: "pglite", dataDir: join("./data", "pgdata") });
+    expect(config.masterKey).toBeUndefined();
+    expect(config.adminPatPath).toBe(join("./data", "admin.pat"));
+    expect(config.workers).toBe(1);
+    expect(config.logLevel).toBe("info");
+    expect(config.tls).toBeUndefined();
+    expect(config.features).toEqual(FEATURE_DEFAULTS);
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ PLATFORM_PORT: "", LOG_LEVEL: "", PLATFORM_MASTERKEY: "", PLATFORM_EXTERNAL_URL: "" })).toMatchObject({
+      port: 8080,
+      logLevel: "info",
+      masterKey: undefined,
+    });
+  });
+
+  it("derives the external URL from the port and the PAT path from the data dir", () => {
+    const config = loadConfig({ PLATFORM_PORT: "9000", PLATFORM_DATA_DIR: "/var/lib/platform" });
+    expect(config.externalUrl.href).toBe("http://localhost:9000/");
+    expect(config.adminPatPath).toBe("/var/lib/platform/admin.pat");
+    expect(config.database).toEqual({ kind: "pglite", dataDir: "/var/lib/platform/pgdata" });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PLATFORM_PORT: "0",
+      PLATFORM_BIND: "127.0.0.1",
+      PLATFORM_EXTERNAL_URL: "https://id.example.com",
+      DATABASE_URL: "postgres://u@db/platform",
+      PLATFORM_MASTERKEY: KEY,
+      PLATFORM_ADMIN_PAT_PATH: "/run/secrets/admin.pat",
+      PLATFORM_WORKERS: "4",
+      LOG_LEVEL: "debug",
+      PLATFORM_TLS_CERT_PATH: "/tls/cert.pem",
+      PLATFORM_TLS_KEY_PATH: "/tls/key.pem",
+      PLATFORM_FEATURES: "token_exchange=on, actions=off",
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      bind: "127.0.0.1",
+      database: { kind: "postgres", url: "postgres://u@db/platform" },
+      masterKey: KEY,
+      adminPatPath: "/run/secrets/admin.pat",
+      workers: 4,
+      logLevel: "debug",
+      tls: { certPath: "/tls/cert.pem", keyPath: "/tls/key.pem" },
+      features: { ...FEATURE_DEFAULTS, token_exchange: true, actions: false },
+    });
+    expect(config.externalUrl.hostname).toBe("id.example.com");
+  });
+});
+
+describe("loadConfig errors", () => {
+  it.each([
+    ["PLATFORM_PORT=abc", { PLATFORM_PORT: "abc" }, /PLATFORM_PORT.*"abc"/],
+    ["PLATFORM_PORT=70000", { PLATFORM_PORT: "70000" }, /PLATFORM_PORT/],
+    ["PLATFORM_PORT=80.5", { PLATFORM_PORT: "80.5" }, /PLATFORM_PORT/],
+    ["a 31-character PLATFORM_MASTERKEY", { PLATFORM_MASTERKEY: KEY.slice(1) }, /PLATFORM_MASTERKEY.*32/],
+    ["a 33-character PLATFORM_MASTERKEY", { PLATFORM_MASTERKEY: KEY + "x" }, /PLATFORM_MASTERKEY.*32/],
+    ["DATABASE_URL without PLATFORM_MASTERKEY", { DATABASE_URL: "postgres://db/x" }, /PLATFORM_MASTERKEY is required with DATABASE_URL/],
+    ["PLATFORM_WORKERS=2 without DATABASE_URL", { PLATFORM_WORKERS: "2" }, /PLATFORM_WORKERS.*DATABASE_URL/],
+    ["PLATFORM_WORKERS=0", { PLATFORM_WORKERS: "0" }, /PLATFORM_WORKERS/],
+    ["LOG_LEVEL=verbose", { LOG_LEVEL: "verbose" }, /LOG_LEVEL.*"verbose"/],
+    ["only PLATFORM_TLS_CERT_PATH", { PLATFORM_TLS_CERT_PATH: "/c.pem" }, /PLATFORM_TLS_CERT_PATH and PLATFORM_TLS_KEY_PATH/],
+    ["only PLATFORM_TLS_KEY_PATH", { PLATFORM_TLS_KEY_PATH: "/k.pem" }, /PLATFORM_TLS_CERT_PATH and PLATFORM_TLS_KEY_PATH/],
+    ["an unknown PLATFORM_FEATURES flag", { PLATFORM_FEATURES: "teleport=on" }, /PLATFORM_FEATURES.*"teleport=on"/],
+    ["a PLATFORM_FEATURES value other than on/off", { PLATFORM_FEATURES: "actions=yes" }, /PLATFORM_FEATURES.*"actions=yes"/],
+    ["a PLATFORM_FEATURES item without a value", { PLATFORM_FEATURES: "actions" }, /PLATFORM_FEATURES.*"actions"/],
+    ["PLATFORM_EXTERNAL_URL=ftp://x", { PLATFORM_EXTERNAL_URL: "ftp://x" }, /PLATFORM_EXTERNAL_URL.*"ftp:\/\/x"/],
+    ["PLATFORM_EXTERNAL_URL that is no URL", { PLATFORM_EXTERNAL_URL: "localhost:8080" }, /PLATFORM_EXTERNAL_URL/],
+  ])("rejects %s with a ConfigError naming the variable", (_, env, message) => {
+    expect(configError(env).message).toMatch(message);
+  });
+
+  it("accepts PLATFORM_WORKERS=2 with PostgreSQL", () => {
+    expect(loadConfig({ PLATFORM_WORKERS: "2", DATABASE_URL: "postgres://db/x", PLATFORM_MASTERKEY: KEY }).workers).toBe(2);
+  });
+});
+
+describe("resolveMasterKey", () => {
+  it("generates a 32-character key once into the data dir, mode 0600, and reuses it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "config-test-"));
+    try {
+      const config = loadConfig({ PLATFORM_DATA_DIR: join(dir, "nested") });
+      const key = await resolveMasterKey(config);
+      expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
+      const path = join(dir, "nested", "masterkey");
+      expect((await readFile(path, "utf8")).trim()).toBe(key);
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+      expect(await resolveMasterKey(config)).toBe(key);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("prefers PLATFORM_MASTERKEY and rejects a damaged key file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "config-test-"));
+    try {
+      expect(await resolveMasterKey(loadConfig({ PLATFORM_DATA_DIR: dir, PLATFORM_MASTERKEY: KEY }))).toBe(KEY);
+      await writeFile(join(dir, "masterkey"), "too short\n");
+      await expect(resolveMasterKey(loadConfig({ PLATFORM_DATA_DIR: dir }))).rejects.toThrow(/masterkey.*32/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
