@@ -54,6 +54,11 @@ export async function appendEvents(
   return { sequence: last.sequence, createdAt: last.created_at };
 }
 
+/** The projection columns of a row that its aggregate's first events just created. */
+export function createdBy(appended: Appended) {
+  return { created_at: appended.createdAt, change_date: appended.createdAt, sequence: appended.sequence };
+}
+
 /**
  * The sequence of an aggregate's newest event, for aggregates without a projection row
  * to lock: ones whose id is derived (an execution per condition) and may be re-created.

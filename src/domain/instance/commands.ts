@@ -1,4 +1,4 @@
-import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { alreadyExists } from "../errors.js";
 import { addOrg } from "../org/commands.js";
@@ -40,9 +40,7 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
       id: instanceId,
       name: input.name,
       default_org_id: orgId,
-      created_at: appended.createdAt,
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
+      ...createdBy(appended),
     })
     .execute();
   await tx

@@ -1,4 +1,4 @@
-import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import type { ContextType } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import { alreadyExists, invalidArgument, notFound } from "../errors.js";
@@ -53,9 +53,7 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership) 
       context_type: input.contextType,
       context_id: contextId,
       roles: JSON.stringify(input.roles),
-      created_at: appended.createdAt,
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
+      ...createdBy(appended),
     })
     .execute();
 }

@@ -1,4 +1,4 @@
-import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { Actor } from "../details.js";
 
@@ -17,9 +17,7 @@ export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: s
       instance_id: actor.instanceId,
       id,
       name: input.name,
-      created_at: appended.createdAt,
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
+      ...createdBy(appended),
     })
     .execute();
   return { id };

@@ -1,4 +1,4 @@
-import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { Actor } from "../details.js";
 import { alreadyExists } from "../errors.js";
@@ -35,9 +35,7 @@ export async function addMachineUser(
       username: input.username,
       type: "machine",
       name: input.name,
-      created_at: appended.createdAt,
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
+      ...createdBy(appended),
     })
     .execute();
   return { id };

@@ -1,6 +1,6 @@
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../../crypto/tokens.js";
-import { appendEvents, type Tx } from "../../../store/eventstore.js";
+import { appendEvents, createdBy, type Tx } from "../../../store/eventstore.js";
 import { newId } from "../../../store/ids.js";
 import type { TargetUpdate } from "../../../store/schema.js";
 import type { Actor, ObjectDetails } from "../../details.js";
@@ -28,9 +28,7 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
     timeout_ms: spec.timeoutMs,
     execution_mode: spec.mode,
     signing_key: box.encrypt(signingKey),
-    created_at: appended.createdAt,
-    change_date: appended.createdAt,
-    sequence: appended.sequence,
+    ...createdBy(appended),
   };
   await tx.insertInto("targets").values(row).execute();
   return { details: targetDetails(row), signingKey };
