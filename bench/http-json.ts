@@ -1,0 +1,54 @@
+import http from "node:http";
+import { HOST } from "./settings.js";
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+export interface JsonResponse {
+  status: number;
+  body: any;
+}
+
+/** One HTTP/1.1 call to 127.0.0.1 with a JSON body, for setup and smoke checks (not for load). */
+export function requestJson(
+  port: number,
+  method: string,
+  path: string,
+  opts: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonResponse> {
+  const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: HOST,
+        port,
+        method,
+        path,
+        agent,
+        timeout: 10_000,
+        headers: { ...(payload && { "content-type": "application/json", "content-length": payload.length }), ...opts.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let body: unknown = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            // Plain-text answers such as /ready stay text.
+          }
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+export function closeIdleSockets(): void {
+  agent.destroy();
+}

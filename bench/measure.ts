@@ -1,0 +1,52 @@
+import { performance } from "node:perf_hooks";
+
+/** What one load run yields; latencies of successful requests only. */
+export interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  ok: number;
+  /** Non-2xx answers, transport errors and timeouts. */
+  errors: number;
+  /** CPU time of the load generator (this process) per second of run: 1 = one core busy. */
+  loadGeneratorCpu?: number;
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export function summarize(latenciesMs: number[], errors: number, elapsedSeconds: number): Measurement {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  return {
+    requestsPerSecond: latenciesMs.length / elapsedSeconds,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    ok: latenciesMs.length,
+    errors,
+  };
+}
+
+/**
+ * Closed loop: `concurrency` callers, each starting its next call when the last one ends,
+ * until `seconds` have passed. `call` resolves true on success.
+ */
+export async function closedLoop(concurrency: number, seconds: number, call: (n: number) => Promise<boolean>): Promise<Measurement> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let n = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      const ok = await call(n++).catch(() => false);
+      if (ok) latencies.push(performance.now() - t0);
+      else errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return summarize(latencies, errors, (performance.now() - start) / 1000);
+}

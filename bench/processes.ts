@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import { HOST, ROOT } from "./settings.js";
+
+export interface Child {
+  process: ChildProcess;
+  /** The last lines the child wrote to stderr, for error messages. */
+  stderr(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts `node <script>` with the given environment; stdout stays readable by the caller. */
+export function startNode(script: string, env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let errors = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    errors = (errors + chunk).slice(-4000);
+    process.stderr.write(chunk.replace(/^/gm, `[${script.split("/").pop()}] `));
+  });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  return {
+    process: child,
+    stderr: () => errors,
+    async stop(graceMs = 5000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A port of 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `check` until it returns true; fails when the child exits or time runs out. */
+export async function waitFor(child: Child, what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.process.exitCode !== null) {
+      throw new Error(`${what}: the process exited with code ${child.process.exitCode}\n${child.stderr()}`);
+    }
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: not ready after ${timeoutMs} ms\n${child.stderr()}`);
+}

@@ -1,0 +1,70 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import type { Measurement } from "./measure.js";
+import { CONNECTIONS, MEASURE_SECONDS, ROOT, WARMUP_SECONDS } from "./settings.js";
+
+export interface Row {
+  scenario: string;
+  protocol: string;
+  result: Measurement;
+  /** The matching baseline run; undefined on the baseline's own rows. */
+  baseline: Measurement | undefined;
+}
+
+/** Targets with one worker: at least half the baseline's throughput, p99 under 25 ms. */
+export const TARGET_THROUGHPUT_RATIO = 0.5;
+export const TARGET_P99_MS = 25;
+
+const fixed = (value: number, digits: number) => value.toFixed(digits);
+const ratio = (a: number, b: number) => (b > 0 ? fixed(a / b, 2) : "n/a");
+
+function meetsTargets(row: Row): string {
+  if (!row.baseline) return "";
+  const ok = row.result.requestsPerSecond >= TARGET_THROUGHPUT_RATIO * row.baseline.requestsPerSecond && row.result.p99Ms < TARGET_P99_MS;
+  return ok ? "yes" : "no";
+}
+
+export function markdownTable(rows: Row[]): string {
+  const lines = [
+    "| Scenario | Protocol | req/s | p50 ms | p99 ms | throughput ratio | p99 ratio | errors | load-gen CPU | meets targets |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|",
+  ];
+  for (const row of rows) {
+    const { result: r, baseline: b } = row;
+    lines.push(
+      `| ${row.scenario} | ${row.protocol} | ${fixed(r.requestsPerSecond, 0)} | ${fixed(r.p50Ms, 1)} | ${fixed(r.p99Ms, 1)} | ` +
+        `${b ? ratio(r.requestsPerSecond, b.requestsPerSecond) : "(baseline)"} | ${b ? ratio(r.p99Ms, b.p99Ms) : ""} | ` +
+        `${r.errors} | ${r.loadGeneratorCpu === undefined ? "" : fixed(r.loadGeneratorCpu, 2)} | ${meetsTargets(row)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function machineLine(): string {
+  const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
+  return `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${os.availableParallelism()} CPUs (${cpu}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+}
+
+export function report(rows: Row[], machine: string): string {
+  return [
+    "# Benchmark results",
+    "",
+    `${machine}. ${CONNECTIONS} concurrent requests, ${WARMUP_SECONDS} s warm-up, ${MEASURE_SECONDS} s measured per row.`,
+    "Throughput ratio = req/s ÷ baseline req/s; p99 ratio = p99 ÷ baseline p99. REST and Connect are compared with the",
+    `HTTP/1.1 baseline, gRPC with the HTTP/2 baseline. Targets: throughput ratio ≥ ${TARGET_THROUGHPUT_RATIO}, p99 < ${TARGET_P99_MS} ms.`,
+    "Load-gen CPU: cores the load generator itself used during the measured run (near 1.0 = it was the bottleneck).",
+    "",
+    markdownTable(rows),
+    "",
+  ].join("\n");
+}
+
+/** Writes bench/results/latest.md; returns its path. */
+export async function writeReport(text: string): Promise<string> {
+  const dir = join(ROOT, "bench", "results");
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, "latest.md");
+  await writeFile(path, text);
+  return path;
+}

@@ -1,0 +1,104 @@
+/**
+ * npm run bench: the service under test and the baseline as child processes on one fresh
+ * PostgreSQL database, each scenario over REST, Connect JSON and gRPC, and a Markdown table.
+ */
+import { performance } from "node:perf_hooks";
+import { startBaseline, type Baseline } from "./baseline.js";
+import { createBenchDatabase, firstInstanceId, type BenchDatabase } from "./database.js";
+import { closeIdleSockets, requestJson } from "./http-json.js";
+import { connectGrpc, loadGrpc, type GrpcConnection } from "./load-grpc.js";
+import { loadHttp1, type Http1Request } from "./load-http1.js";
+import { loadHttp2 } from "./load-http2.js";
+import type { Measurement } from "./measure.js";
+import { machineLine, report, writeReport, type Row } from "./report.js";
+import { scenarios, type Scenario } from "./scenarios.js";
+import { seedTargets, startService, type ServiceUnderTest } from "./service.js";
+import { DATABASE_URL, MEASURE_SECONDS, SEED_TARGETS, WARMUP_SECONDS } from "./settings.js";
+
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+/** A warm-up run whose numbers are dropped, then the measured run. */
+async function measure(label: string, load: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
+  await load(WARMUP_SECONDS);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const result = await load(MEASURE_SECONDS);
+  const used = process.cpuUsage(cpu);
+  result.loadGeneratorCpu = (used.user + used.system) / 1000 / (performance.now() - started);
+  log(
+    `${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ` +
+      `${result.errors} errors, load generator CPU ${result.loadGeneratorCpu.toFixed(2)}`,
+  );
+  return result;
+}
+
+/** One call of each HTTP/1.1 variant first, so that a broken request fails loudly, not as a column of errors. */
+async function smokeTest(port: number, label: string, request: Http1Request): Promise<void> {
+  const { method, path, headers, body } = request(0);
+  const res = await requestJson(port, method, path, { headers, ...(body !== undefined && { body: JSON.parse(body) }) });
+  if (res.status < 200 || res.status > 299) throw new Error(`${label}: ${method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline, grpc: GrpcConnection): Promise<Row[]> {
+  await smokeTest(service.port, `${s.name} REST`, s.rest);
+  await smokeTest(service.port, `${s.name} Connect`, s.connect);
+  await smokeTest(baseline.http1Port, `${s.name} baseline`, s.baselineHttp1);
+  await s.grpc(grpc.client, 0, { authorization: service.headers.authorization });
+
+  const h1 = await measure(`${s.name} baseline HTTP/1.1`, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
+  const rest = await measure(`${s.name} REST`, (sec) => loadHttp1(service.port, s.rest, sec));
+  const connect = await measure(`${s.name} Connect`, (sec) => loadHttp1(service.port, s.connect, sec));
+  const h2 = await measure(`${s.name} baseline HTTP/2`, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
+  const grpcResult = await measure(`${s.name} gRPC`, (sec) =>
+    loadGrpc(grpc, s.grpc, { authorization: service.headers.authorization }, sec),
+  );
+  return [
+    { scenario: s.name, protocol: "REST (HTTP/1.1)", result: rest, baseline: h1 },
+    { scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result: connect, baseline: h1 },
+    { scenario: s.name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined },
+    { scenario: s.name, protocol: "gRPC (HTTP/2)", result: grpcResult, baseline: h2 },
+    { scenario: s.name, protocol: "baseline HTTP/2", result: h2, baseline: undefined },
+  ];
+}
+
+async function main(): Promise<number> {
+  const machine = machineLine();
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await Promise.resolve(fn()).catch((e) => log(`cleanup failed: ${String(e)}`));
+  };
+  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
+  try {
+    const database: BenchDatabase = await createBenchDatabase(DATABASE_URL);
+    cleanups.push(() => database.drop());
+    log(`database ${database.name}`);
+
+    const service = await startService(database.url);
+    cleanups.push(() => service.stop());
+    const ids = await seedTargets(service, SEED_TARGETS);
+    const instanceId = await firstInstanceId(database.url);
+    log(`service on port ${service.port}, instance ${instanceId}, ${ids.length} targets seeded`);
+
+    const baseline = await startBaseline(database.url, instanceId);
+    cleanups.push(() => baseline.stop());
+    const grpc = connectGrpc(service.port);
+    cleanups.push(() => grpc.close());
+    cleanups.push(() => closeIdleSockets());
+    log(`baseline on ports ${baseline.http1Port} (HTTP/1.1) and ${baseline.http2Port} (HTTP/2)`);
+
+    // Search before Create: every created target makes the search's count(*) over() larger.
+    const rows: Row[] = [];
+    for (const s of scenarios({ ids, headers: service.headers })) rows.push(...(await runScenario(s, service, baseline, grpc)));
+
+    const text = report(rows, machine);
+    process.stdout.write(text);
+    log(`written to ${await writeReport(text)}`);
+    const errors = rows.reduce((sum, r) => sum + r.result.errors, 0);
+    if (errors > 0) log(`${errors} requests failed: the numbers above are not trustworthy`);
+    return errors > 0 ? 1 : 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+process.exitCode = await main();
