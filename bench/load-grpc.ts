@@ -1,42 +1,24 @@
-import net from "node:net";
-import { createClient, type Client } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { PlatformActions } from "../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import { closedLoop, type Measurement } from "./measure.js";
-import { CONNECTIONS, HOST, REQUEST_TIMEOUT_MS } from "./settings.js";
-
-export type ActionsClient = Client<typeof PlatformActions>;
-export type GrpcCall = (client: ActionsClient, n: number, headers: Record<string, string>) => Promise<unknown>;
-
-export interface GrpcConnection {
-  client: ActionsClient;
-  close(): void;
-}
+import { toBinary, type DescMethodUnary, type MessageInitShape, create } from "@bufbuild/protobuf";
+import type { Http2Request } from "./load-http2.js";
 
 /**
- * gRPC over one HTTP/2 connection to 127.0.0.1; the :authority stays localhost:<port>,
- * which selects the bootstrapped instance.
+ * A gRPC unary call as a raw HTTP/2 request: length-prefixed protobuf, gRPC headers. The
+ * message is encoded per call, as a client would, but without a client library's own work,
+ * so that the gRPC row and the HTTP/2 baseline row pay the same load-generator cost.
  */
-export function connectGrpc(port: number): GrpcConnection {
-  const baseUrl = `http://localhost:${port}`;
-  const sessionManager = new Http2SessionManager(baseUrl, undefined, {
-    createConnection: () => net.connect(port, HOST),
-  });
-  const transport = createGrpcTransport({ baseUrl, sessionManager });
-  return { client: createClient(PlatformActions, transport), close: () => sessionManager.abort() };
+export function grpcRequest<M extends DescMethodUnary>(
+  method: M,
+  message: MessageInitShape<M["input"]>,
+  authorization: string,
+): ReturnType<Http2Request> {
+  const payload = toBinary(method.input, create(method.input, message));
+  const frame = new Uint8Array(5 + payload.length);
+  new DataView(frame.buffer).setUint32(1, payload.length);
+  frame.set(payload, 5);
+  return {
+    method: "POST",
+    path: `/${method.parent.typeName}/${method.name}`,
+    headers: { "content-type": "application/grpc", te: "trailers", authorization },
+    body: frame,
+  };
 }
-
-/** CONNECTIONS concurrent calls on the connection; a call succeeds when it resolves. */
-export function loadGrpc(
-  connection: GrpcConnection,
-  call: GrpcCall,
-  headers: Record<string, string>,
-  seconds: number,
-): Promise<Measurement> {
-  return closedLoop(CONNECTIONS, seconds, async (n) => {
-    await call(connection.client, n, headers);
-    return true;
-  });
-}
-
-export const callOptions = (headers: Record<string, string>) => ({ headers, timeoutMs: REQUEST_TIMEOUT_MS });

@@ -1,13 +1,23 @@
 import http2 from "node:http2";
+import net from "node:net";
 import { closedLoop, type Measurement } from "./measure.js";
 import { CONNECTIONS, HOST, REQUEST_TIMEOUT_MS } from "./settings.js";
 
 /** One HTTP/2 request to send, built anew for each call (`n` counts calls). */
-export type Http2Request = (n: number) => { method: "GET" | "POST"; path: string; body?: string };
+export type Http2Request = (n: number) => {
+  method: "GET" | "POST";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+};
 
-/** CONNECTIONS concurrent streams on one HTTP/2 session, the response body read to the end. */
-export async function loadHttp2(port: number, request: Http2Request, seconds: number): Promise<Measurement> {
-  const session = http2.connect(`http://${HOST}:${port}`);
+/**
+ * CONNECTIONS concurrent streams on one HTTP/2 session to 127.0.0.1, the response read to
+ * the end. The same loop drives the gRPC service and the baseline, so that both pay the
+ * same client cost. A gRPC call succeeds only with grpc-status 0 in its trailers.
+ */
+export async function loadHttp2(port: number, request: Http2Request, seconds: number, authority = `${HOST}:${port}`): Promise<Measurement> {
+  const session = http2.connect(`http://${authority}`, { createConnection: () => net.connect(port, HOST) });
   session.on("error", () => {});
   try {
     await new Promise<void>((resolve, reject) => {
@@ -25,15 +35,22 @@ function send(session: http2.ClientHttp2Session, req: ReturnType<Http2Request>):
     const stream = session.request({
       ":method": req.method,
       ":path": req.path,
-      ...(req.body !== undefined && { "content-type": "application/json" }),
+      ...(typeof req.body === "string" && { "content-type": "application/json" }),
+      ...req.headers,
     });
     let status = 0;
+    let grpcStatus: string | undefined;
+    const ok = () => status >= 200 && status < 300 && (grpcStatus === undefined || grpcStatus === "0");
     stream.setTimeout(REQUEST_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL));
-    stream.on("response", (headers) => (status = Number(headers[":status"])));
+    stream.on("response", (headers) => {
+      status = Number(headers[":status"]);
+      const early = headers["grpc-status"];
+      if (early !== undefined) grpcStatus = String(early);
+    });
+    stream.on("trailers", (trailers) => (grpcStatus = String(trailers["grpc-status"])));
     stream.on("data", () => {});
-    stream.on("end", () => resolve(status >= 200 && status < 300));
     stream.on("error", () => resolve(false));
-    stream.on("close", () => resolve(status >= 200 && status < 300 && stream.readableEnded));
+    stream.on("close", () => resolve(ok() && stream.readableEnded));
     stream.end(req.body);
   });
 }

@@ -6,7 +6,6 @@ import { performance } from "node:perf_hooks";
 import { startBaseline, type Baseline } from "./baseline.js";
 import { createBenchDatabase, firstInstanceId, type BenchDatabase } from "./database.js";
 import { closeIdleSockets, requestJson } from "./http-json.js";
-import { connectGrpc, loadGrpc, type GrpcConnection } from "./load-grpc.js";
 import { loadHttp1, type Http1Request } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
 import type { Measurement } from "./measure.js";
@@ -39,19 +38,18 @@ async function smokeTest(port: number, label: string, request: Http1Request): Pr
   if (res.status < 200 || res.status > 299) throw new Error(`${label}: ${method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline, grpc: GrpcConnection): Promise<Row[]> {
+async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline): Promise<Row[]> {
   await smokeTest(service.port, `${s.name} REST`, s.rest);
   await smokeTest(service.port, `${s.name} Connect`, s.connect);
   await smokeTest(baseline.http1Port, `${s.name} baseline`, s.baselineHttp1);
-  await s.grpc(grpc.client, 0, { authorization: service.headers.authorization });
+  const grpcSmoke = await loadHttp2(service.port, s.grpc, 0.2, service.headers.host);
+  if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
   const h1 = await measure(`${s.name} baseline HTTP/1.1`, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
   const rest = await measure(`${s.name} REST`, (sec) => loadHttp1(service.port, s.rest, sec));
   const connect = await measure(`${s.name} Connect`, (sec) => loadHttp1(service.port, s.connect, sec));
   const h2 = await measure(`${s.name} baseline HTTP/2`, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
-  const grpcResult = await measure(`${s.name} gRPC`, (sec) =>
-    loadGrpc(grpc, s.grpc, { authorization: service.headers.authorization }, sec),
-  );
+  const grpcResult = await measure(`${s.name} gRPC`, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
   return [
     { scenario: s.name, protocol: "REST (HTTP/1.1)", result: rest, baseline: h1 },
     { scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result: connect, baseline: h1 },
@@ -81,14 +79,12 @@ async function main(): Promise<number> {
 
     const baseline = await startBaseline(database.url, instanceId);
     cleanups.push(() => baseline.stop());
-    const grpc = connectGrpc(service.port);
-    cleanups.push(() => grpc.close());
     cleanups.push(() => closeIdleSockets());
     log(`baseline on ports ${baseline.http1Port} (HTTP/1.1) and ${baseline.http2Port} (HTTP/2)`);
 
     // Search before Create: every created target makes the search's count(*) over() larger.
     const rows: Row[] = [];
-    for (const s of scenarios({ ids, headers: service.headers })) rows.push(...(await runScenario(s, service, baseline, grpc)));
+    for (const s of scenarios({ ids, headers: service.headers })) rows.push(...(await runScenario(s, service, baseline)));
 
     const text = report(rows, machine);
     process.stdout.write(text);

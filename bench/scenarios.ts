@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { callOptions, type GrpcCall } from "./load-grpc.js";
+import { PlatformActions } from "../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { grpcRequest } from "./load-grpc.js";
 import type { Http1Request } from "./load-http1.js";
 import type { Http2Request } from "./load-http2.js";
 import { SEARCH_LIMIT } from "./settings.js";
@@ -9,7 +10,7 @@ export interface Scenario {
   name: string;
   rest: Http1Request;
   connect: Http1Request;
-  grpc: GrpcCall;
+  grpc: Http2Request;
   baselineHttp1: Http1Request;
   baselineHttp2: Http2Request;
 }
@@ -40,7 +41,7 @@ export function scenarios({ ids, headers }: ScenarioContext): Scenario[] {
       name: "GetTarget",
       rest: (n) => ({ method: "GET", path: `/resources/v3alpha/targets/${idOf(n)}`, headers }),
       connect: (n) => post(`${SERVICE}/GetTarget`, connectJson, { id: idOf(n) }),
-      grpc: (client, n, h) => client.getTarget({ id: idOf(n) }, callOptions(h)),
+      grpc: (n) => grpcRequest(PlatformActions.method.getTarget, { id: idOf(n) }, headers.authorization),
       baselineHttp1: (n) => ({ method: "GET", path: `/targets/${idOf(n)}`, headers: {} }),
       baselineHttp2: (n) => ({ method: "GET", path: `/targets/${idOf(n)}` }),
     },
@@ -48,7 +49,7 @@ export function scenarios({ ids, headers }: ScenarioContext): Scenario[] {
       name: "SearchTargets",
       rest: () => post(`/resources/v3alpha/targets/_search?query.limit=${SEARCH_LIMIT}`, json, []),
       connect: () => post(`${SERVICE}/SearchTargets`, connectJson, { query: { limit: SEARCH_LIMIT } }),
-      grpc: (client, _n, h) => client.searchTargets({ query: { limit: SEARCH_LIMIT } }, callOptions(h)),
+      grpc: () => grpcRequest(PlatformActions.method.searchTargets, { query: { limit: SEARCH_LIMIT } }, headers.authorization),
       baselineHttp1: () => post("/targets/_search", { "content-type": "application/json" }, []),
       baselineHttp2: () => ({ method: "POST", path: "/targets/_search", body: "[]" }),
     },
@@ -57,10 +58,11 @@ export function scenarios({ ids, headers }: ScenarioContext): Scenario[] {
       rest: () => post("/resources/v3alpha/targets", json, { name: uniqueName("rest"), restWebhook: { url: HOOK }, timeout: "10s" }),
       connect: () =>
         post(`${SERVICE}/CreateTarget`, connectJson, { target: { name: uniqueName("connect"), restWebhook: { url: HOOK }, timeout: "10s" } }),
-      grpc: (client, _n, h) =>
-        client.createTarget(
+      grpc: () =>
+        grpcRequest(
+          PlatformActions.method.createTarget,
           { target: { name: uniqueName("grpc"), targetType: { case: "restWebhook", value: { url: HOOK } }, timeout: { seconds: 10n } } },
-          callOptions(h),
+          headers.authorization,
         ),
       baselineHttp1: () => post("/targets", { "content-type": "application/json" }, { name: uniqueName("base1"), url: HOOK }),
       baselineHttp2: () => ({ method: "POST", path: "/targets", body: JSON.stringify({ name: uniqueName("base2"), url: HOOK }) }),
