@@ -1,8 +1,11 @@
 import cluster from "node:cluster";
-import { ConfigError, loadConfig } from "./config/config.js";
-import { createLogger } from "./log/logger.js";
+import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { createLogger, type Logger } from "./log/logger.js";
 import { MigrationError } from "./store/migrate.js";
 import { startService } from "./server/start.js";
+
+/** A worker that dies at once would otherwise be restarted in a tight loop. */
+const RESTART_DELAY_MS = 1_000;
 
 async function main(): Promise<void> {
   let config;
@@ -16,45 +19,53 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) supervise(config, logger);
+  else await serve(config, logger);
+}
 
-  if (config.workers > 1 && cluster.isPrimary) {
-    // Workers share the port through node:cluster; the primary only supervises them.
-    for (let i = 0; i < config.workers; i++) cluster.fork();
-    cluster.on("exit", (worker, code, signal) => {
-      if (code !== 0 && !shuttingDown) {
-        logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting another");
-        cluster.fork();
-      }
-    });
-    let shuttingDown = false;
-    const stop = () => {
-      shuttingDown = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-    return;
-  }
+/** Workers share the port through node:cluster; the primary only supervises them. */
+function supervise(config: Config, logger: Logger): void {
+  let stopping = false;
+  for (let i = 0; i < config.workers; i++) cluster.fork();
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping || code === 0) return;
+    logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting another");
+    setTimeout(() => cluster.fork(), RESTART_DELAY_MS);
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
 
+async function serve(config: Config, logger: Logger): Promise<void> {
+  let service;
   try {
-    const service = await startService(config, logger);
-    const shutdown = (signal: string) => {
-      logger.info({ signal }, "shutting down: finishing in-flight requests");
-      service.close().then(
-        () => process.exit(0),
-        (error) => {
-          logger.error({ err: error }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGTERM", shutdown);
-    process.once("SIGINT", shutdown);
+    service = await startService(config, logger);
   } catch (error) {
     if (error instanceof MigrationError) logger.fatal({ migration: error.migration, err: error.cause }, error.message);
     else logger.fatal({ err: error }, "start-up failed");
     process.exit(1);
   }
+  let stopping: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    // A second signal (Ctrl-C reaches workers and primary alike) must not cut the drain short.
+    stopping ??= (async () => {
+      logger.info({ signal }, "shutting down: finishing in-flight requests");
+      try {
+        await service.close();
+        process.exit(0);
+      } catch (error) {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      }
+    })();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
 await main();

@@ -13,6 +13,11 @@ export interface ObjectDetails {
   owner: Owner;
 }
 
+/** Details of a resource owned by its instance, from its projection row. */
+export function instanceOwnedDetails(row: { id: string; instance_id: string; sequence: number; change_date: Date }): ObjectDetails {
+  return { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: { type: "instance", id: row.instance_id } };
+}
+
 /** Who writes, and where: passed to every command. */
 export interface Actor {
   instanceId: string;

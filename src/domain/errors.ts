@@ -8,9 +8,7 @@ export type ErrorKind =
   | "already_exists"
   | "failed_precondition"
   | "permission_denied"
-  | "unauthenticated"
-  | "resource_exhausted"
-  | "unavailable";
+  | "unauthenticated";
 
 export class DomainError extends Error {
   constructor(

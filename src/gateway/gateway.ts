@@ -1,16 +1,13 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { JsonValue, Registry } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
-import { DomainError } from "../domain/errors.js";
+import { invalidArgument } from "../domain/errors.js";
+import { send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
+import type { Logger } from "../log/logger.js";
 import { toConnectError } from "../rpc/errors.js";
-import { HTTP_STATUS, rpcStatus, rpcStatusFromConnect, type RpcStatus } from "./rpc-status.js";
+import { HTTP_STATUS, rpcStatusFromConnect } from "./rpc-status.js";
 import { findRoutes, type Route } from "./routes.js";
 import { transcodeRequest } from "./transcode-request.js";
-
-export type NodeRequest = IncomingMessage | Http2ServerRequest;
-export type NodeResponse = ServerResponse | Http2ServerResponse;
 
 export interface GatewayOptions {
   routes: Route[];
@@ -18,6 +15,7 @@ export interface GatewayOptions {
   handlers: ReadonlyMap<string, UniversalHandler>;
   registry: Registry;
   maxBodyBytes: number;
+  logger: Logger;
 }
 
 /** Headers the REST caller sends on that mean something to the RPC. */
@@ -27,24 +25,25 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|[^/]+\/[^;]*\+js
 
 /**
  * The REST gateway, generated from the google.api.http rules. Returns false when no
- * rule's path matches, so that the next handler (OIDC, then 404) may answer.
+ * rule's path matches, so that the next handler may answer.
  */
 export function createRestGateway(opts: GatewayOptions) {
-  return async function restGateway(req: NodeRequest, res: NodeResponse): Promise<boolean> {
-    const url = new URL(req.url ?? "/", "http://gateway");
+  return async function restGateway(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
     try {
+      const url = new URL(req.url ?? "/", "http://gateway");
       const matches = findRoutes(opts.routes, url.pathname);
       if (matches.length === 0) return false;
       const match = matches.find((m) => m.route.httpMethod === req.method);
       if (!match) {
         res.setHeader("allow", [...new Set(matches.map((m) => m.route.httpMethod))].join(", "));
-        sendStatus(res, 405, rpcStatus(Code.Unimplemented, `${req.method} is not allowed on ${url.pathname}`));
+        sendStatus(res, 405, Code.Unimplemented, `${req.method} is not allowed on ${url.pathname}`);
         return true;
       }
-      await serve(opts, match.route, match.params, url, req, res);
+      await serve(opts, match.route, match.params, url, req, res, host);
     } catch (thrown) {
-      const { error } = toConnectError(thrown);
-      sendStatus(res, HTTP_STATUS[error.code], rpcStatus(error.code, error.rawMessage));
+      const { error, unexpected } = toConnectError(thrown);
+      if (unexpected) opts.logger.error({ err: error.cause ?? error, url: req.url }, "REST gateway failed");
+      sendStatus(res, HTTP_STATUS[error.code], error.code, unexpected ? "internal error" : error.rawMessage);
     }
     return true;
   };
@@ -57,10 +56,11 @@ async function serve(
   url: URL,
   req: NodeRequest,
   res: NodeResponse,
+  host: string,
 ) {
   const body = route.body ? await readJsonBody(req, opts.maxBodyBytes) : undefined;
   if (body === TOO_LARGE) {
-    sendStatus(res, 413, rpcStatus(Code.ResourceExhausted, `the request body exceeds ${opts.maxBodyBytes} bytes`));
+    sendStatus(res, 413, Code.ResourceExhausted, `the request body exceeds ${opts.maxBodyBytes} bytes`);
     return;
   }
   const message = transcodeRequest(route, params, url.searchParams, body);
@@ -70,7 +70,6 @@ async function serve(
     const value = req.headers[name];
     if (typeof value === "string") header.set(name, value);
   }
-  const host = req.headers.host ?? req.headers[":authority"];
   const controller = new AbortController();
   res.on("close", () => controller.abort());
   const uRes = await handler({
@@ -88,24 +87,22 @@ async function serve(
   if (requestId) res.setHeader("x-request-id", requestId);
   if (uRes.status !== 200) {
     const status = rpcStatusFromConnect(parseJson(payload) ?? null, opts.registry);
-    sendStatus(res, HTTP_STATUS[status.code], status);
+    sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);
     return;
   }
   let status = route.successStatus;
-  if (route.createdField) {
+  if (route.createdJsonField) {
     const parsed = parseJson(payload) as Record<string, JsonValue> | undefined;
-    status = parsed?.[route.createdField] === true ? 201 : 200;
+    status = parsed?.[route.createdJsonField] === true ? 201 : 200;
   }
-  writeJson(res, status, payload);
+  send(res, status, "application/json", payload);
 }
 
 const TOO_LARGE = Symbol("too large");
 
 async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue | undefined | typeof TOO_LARGE> {
   const type = req.headers["content-type"];
-  if (type && !JSON_TYPES.test(type)) {
-    throw new DomainError("invalid_argument", `unsupported content type ${type}: send application/json`);
-  }
+  if (type && !JSON_TYPES.test(type)) throw invalidArgument(`unsupported content type ${type}: send application/json`);
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) {
     req.resume();
@@ -123,7 +120,7 @@ async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue 
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
-    throw new DomainError("invalid_argument", `the request body is not valid JSON: ${(error as Error).message}`);
+    throw invalidArgument(`the request body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -133,14 +130,4 @@ function parseJson(payload: Buffer): JsonValue | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function sendStatus(res: NodeResponse, httpStatus: number, status: RpcStatus): void {
-  writeJson(res, httpStatus, Buffer.from(JSON.stringify(status)));
-}
-
-function writeJson(res: NodeResponse, status: number, payload: Buffer): void {
-  // Both response types write heads alike; their declared overloads just do not unify.
-  (res as ServerResponse).writeHead(status, { "content-type": "application/json", "content-length": payload.length });
-  res.end(payload);
 }

@@ -133,7 +133,7 @@ export function openApiDocument(
   const responses = (route: Route): Schema => {
     const ok = { content: { "application/json": { schema: messageSchema(route.method.output) } } };
     // With a created field, one RPC answers 200 when it updated and 201 when it created.
-    const success: Schema = route.createdField
+    const success: Schema = route.createdJsonField
       ? { "200": { description: "Updated", ...ok }, "201": { description: "Created", ...ok } }
       : { [String(route.successStatus)]: { description: route.successStatus === 201 ? "Created" : "OK", ...ok } };
     return { ...success, default: { description: "Error", content: { "application/json": { schema: ref(STATUS) } } } };

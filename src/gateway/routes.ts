@@ -14,7 +14,8 @@ export interface Route {
   /** The procedure path the Connect handler is registered under. */
   procedure: string;
   successStatus: number;
-  createdField: string | undefined;
+  /** JSON name of the response's bool field that turns 200 into 201. */
+  createdJsonField: string | undefined;
 }
 
 export function routesOf(services: readonly DescService[]): Route[] {
@@ -47,8 +48,11 @@ function routeOf(method: DescMethod, rule: HttpRule): Route {
     method,
     procedure: `/${method.parent.typeName}/${method.name}`,
     successStatus: rules?.successStatus ?? 200,
-    createdField: rules?.createdField,
+    createdJsonField: rules?.createdField && method.output.fields.find((f) => f.name === rules.createdField)?.jsonName,
   };
+  if (rules?.createdField && !route.createdJsonField) {
+    throw new Error(`${method.name}: created_field ${rules.createdField} is not a field of ${method.output.typeName}`);
+  }
   if (route.body !== "" && route.body !== "*" && !method.input.fields.some((f) => f.name === route.body)) {
     throw new Error(`${method.name}: body field ${route.body} is not a field of ${method.input.typeName}`);
   }

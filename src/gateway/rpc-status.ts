@@ -1,6 +1,7 @@
 import { fromBinary, toJson, type Registry, type JsonValue, type JsonObject } from "@bufbuild/protobuf";
 import { anyPack, AnySchema } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
+import type { RpcStatus } from "../http/respond.js";
 
 /** HTTP status of each gRPC code on REST (as grpc-gateway answers). */
 export const HTTP_STATUS: Record<Code, number> = {
@@ -27,16 +28,6 @@ const CODE_BY_NAME = new Map<string, Code>(
     .filter(([, v]) => typeof v === "number")
     .map(([k, v]) => [k.replace(/[A-Z]/g, (c, i: number) => (i ? "_" : "") + c.toLowerCase()), v as Code]),
 );
-
-export interface RpcStatus {
-  code: Code;
-  message: string;
-  details: JsonValue[];
-}
-
-export function rpcStatus(code: Code, message: string, details: JsonValue[] = []): RpcStatus {
-  return { code, message, details };
-}
 
 /**
  * Turns a Connect error body ({"code":"not_found","message":..,"details":[{type,value}]})

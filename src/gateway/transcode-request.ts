@@ -40,6 +40,9 @@ export function transcodeRequest(
       if (top && route.body !== "" && top.name === route.body) {
         throw invalidArgument(`query parameter ${name} belongs to the request body`);
       }
+      if (top && route.template.variables.some((v) => v.split(".")[0] === top.name)) {
+        throw invalidArgument(`query parameter ${name} is already given by the path`);
+      }
       setPath(request, input, fieldPath, value, "query");
     }
   } else if ([...query.keys()].length > 0) {

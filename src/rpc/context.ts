@@ -7,7 +7,6 @@ import type { InstanceRef } from "../domain/instance/queries.js";
 export const tenantKey = createContextKey<InstanceRef | undefined>(undefined, { description: "tenant" });
 /** The authenticated caller, set by the authentication interceptor. */
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "principal" });
-export const requestIdKey = createContextKey<string>("", { description: "request id" });
 
 function required<T>(value: T | undefined, what: string): T {
   // Interceptors set these for every method with rules; missing means a wiring bug.

@@ -1,6 +1,8 @@
 import { getOption, hasOption } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
+import { isFeatureName } from "../domain/feature/catalog.js";
 import { method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
 export const PUBLIC = "public";
@@ -12,11 +14,31 @@ export interface MethodRules {
   features: string[];
   successStatus: number;
   createdField: string | undefined;
+  /** Serves no instance: no tenant is resolved from the Host header. */
+  tenantless: boolean;
 }
+
+/**
+ * Third-party services whose protos we cannot annotate. gRPC tooling calls them without a
+ * token or an instance, as it does on any gRPC server.
+ */
+const INFRASTRUCTURE: ReadonlySet<string> = new Set([
+  "grpc.health.v1.Health",
+  "grpc.reflection.v1.ServerReflection",
+  "grpc.reflection.v1alpha.ServerReflection",
+]);
+
+const INFRASTRUCTURE_RULES: MethodRules = {
+  permission: PUBLIC,
+  features: [],
+  successStatus: 200,
+  createdField: undefined,
+  tenantless: true,
+};
 
 const cache = new WeakMap<DescMethod, MethodRules | null>();
 
-/** Undefined for methods without our options: infrastructure such as health and reflection. */
+/** Undefined for a method that declares nothing: the interceptors refuse to serve it. */
 export function methodRules(method: DescMethod): MethodRules | undefined {
   let rules = cache.get(method);
   if (rules === undefined) {
@@ -27,6 +49,7 @@ export function methodRules(method: DescMethod): MethodRules | undefined {
 }
 
 function readRules(method: DescMethod): MethodRules | null {
+  if (INFRASTRUCTURE.has(method.parent.typeName)) return INFRASTRUCTURE_RULES;
   if (!hasOption(method, methodExt)) return null;
   const own = getOption(method, methodExt);
   const inherited = hasOption(method.parent, serviceExt) ? getOption(method.parent, serviceExt).features : [];
@@ -35,23 +58,30 @@ function readRules(method: DescMethod): MethodRules | null {
     features: [...new Set([...inherited, ...own.features])],
     successStatus: own.successStatus || 200,
     createdField: own.createdField || undefined,
+    tenantless: false,
   };
 }
 
 /**
- * Every method of our services must declare a permission and, when it is reachable over
- * REST, an HTTP rule. Checked at start-up so that a forgotten option never ships open.
+ * Every served method must declare a permission and known feature flags, and each of our
+ * own an HTTP rule. Checked at start-up so that a forgotten option never ships open.
  */
 export function assertDeclared(services: readonly DescService[]): void {
   for (const service of services) {
     for (const method of service.methods) {
+      const name = `${service.typeName}.${method.name}`;
       const rules = methodRules(method);
-      if (!rules?.permission) {
-        throw new Error(`${service.typeName}.${method.name} declares no (platform.options.v1.method).permission`);
-      }
-      if (!hasOption(method, http)) {
-        throw new Error(`${service.typeName}.${method.name} declares no google.api.http rule`);
-      }
+      if (!rules?.permission) throw new Error(`${name} declares no (platform.options.v1.method).permission`);
+      const unknown = rules.features.find((f) => !isFeatureName(f));
+      if (unknown) throw new Error(`${name} names the unknown feature flag ${unknown}`);
+      if (!rules.tenantless && !hasOption(method, http)) throw new Error(`${name} declares no google.api.http rule`);
     }
   }
+}
+
+/** For interceptors: a method without rules is never served. */
+export function requireRules(method: DescMethod): MethodRules {
+  const rules = methodRules(method);
+  if (!rules) throw new ConnectError(`${method.parent.typeName}.${method.name} is not served`, Code.Unimplemented);
+  return rules;
 }

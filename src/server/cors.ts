@@ -1,5 +1,5 @@
 import { cors } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse } from "../gateway/gateway.js";
+import type { NodeRequest, NodeResponse } from "../http/respond.js";
 
 const ALLOW_METHODS = [...new Set([...cors.allowedMethods, "GET", "POST", "PUT", "PATCH", "DELETE"])].join(", ");
 const ALLOW_HEADERS = [...cors.allowedHeaders, "Authorization", "X-Request-Id"].join(", ");

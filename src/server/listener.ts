@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import type { NodeRequest, NodeResponse } from "../gateway/gateway.js";
+import type { NodeRequest, NodeResponse } from "../http/respond.js";
 
 export type RequestHandler = (req: NodeRequest, res: NodeResponse) => void;
 
@@ -91,15 +91,20 @@ export async function listen(
 const h2Sockets = new WeakSet<net.Socket>();
 const isHttp2 = (socket: net.Socket) => h2Sockets.has(socket);
 
+/** A connection that sends nothing is closed before it holds a descriptor for long. */
+const FIRST_BYTES_TIMEOUT_MS = 10_000;
+
 /** Reads until the preface can be told apart, then hands the socket over unread. */
 function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server): void {
   let received = Buffer.alloc(0);
+  socket.setTimeout(FIRST_BYTES_TIMEOUT_MS, () => socket.destroy());
   const onData = (chunk: Buffer) => {
     received = Buffer.concat([received, chunk]);
     const n = Math.min(received.length, PREFACE.length);
     const isH2 = received.subarray(0, n).equals(PREFACE.subarray(0, n));
     if (isH2 && received.length < PREFACE.length) return;
     socket.off("data", onData);
+    socket.setTimeout(0);
     socket.pause();
     socket.unshift(received);
     if (isH2) {

@@ -1,4 +1,4 @@
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { access, link, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { resolveMasterKey, type Config } from "../config/config.js";
 import { SecretBox } from "../crypto/encryption.js";
@@ -44,18 +44,37 @@ export async function startService(config: Config, logger: Logger, opts: { migra
   }
 }
 
+/**
+ * The admin token exists only in the bootstrap transaction and in the file, so the file is
+ * written before the commit (under a temporary name) and moved into place after it: a
+ * failed write rolls the bootstrap back, and no crash leaves a database whose admin
+ * token nobody has.
+ */
 async function bootstrap(config: Config, store: Store, logger: Logger): Promise<void> {
   const patPath = config.adminPatPath;
-  const exists = await access(patPath).then(
-    () => true,
-    () => false,
-  );
-  const result = await bootstrapFirstInstance(store.db, config.externalUrl.hostname, async () => {
-    // Checked inside the bootstrap transaction: a token nobody can read is worse than none.
-    if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);
-  });
+  const pending = `${patPath}.${process.pid}.tmp`;
+  let result;
+  try {
+    result = await bootstrapFirstInstance(store.db, config.externalUrl.hostname, {
+      async beforeCreate() {
+        const exists = await access(patPath).then(() => true, () => false);
+        if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);
+      },
+      async beforeCommit(token) {
+        await mkdir(dirname(patPath), { recursive: true });
+        await writeFile(pending, token + "\n", { mode: 0o600, flag: "wx" });
+      },
+    });
+  } catch (error) {
+    await rm(pending, { force: true });
+    throw error;
+  }
   if (!result) return;
-  await mkdir(dirname(patPath), { recursive: true });
-  await writeFile(patPath, result.token + "\n", { mode: 0o600, flag: "wx" });
+  // link fails if the target exists: the token file is never overwritten. On failure the
+  // token stays in the pending file, which the error names.
+  await link(pending, patPath).catch((error: Error) => {
+    throw new Error(`bootstrapped, but could not write ${patPath} (${error.message}): the admin token is in ${pending}`);
+  });
+  await rm(pending);
   logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath }, "bootstrapped the first instance");
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Selectable, Updateable } from "kysely";
 
 /** Row types of every table; migrations/ is what creates them. */
 export interface Database {
@@ -26,11 +26,9 @@ export interface EventTable {
   event_type: string;
   payload: Json<unknown>;
   creator: string;
-  /** Set by the database: one transaction's events share it. */
+  /** Set by the database at insert (clock_timestamp()). */
   created_at: ColumnType<Date, never, never>;
 }
-export type EventRow = Selectable<EventTable>;
-export type NewEvent = Insertable<EventTable>;
 
 /** Columns every projection carries: which event it reflects last. */
 interface ProjectionColumns {

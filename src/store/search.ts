@@ -34,7 +34,6 @@ export function textMatches<DB, TB extends keyof DB>(
 
 export interface Page {
   offset: number;
-  /** Already defaulted and bounded by the caller's validation. */
   limit: number;
   asc: boolean;
 }
@@ -42,6 +41,7 @@ export interface Page {
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
+/** The page a search asks for; validation has rejected limits above MAX_LIMIT already. */
 export function page(query: { offset: bigint | number; limit: number; asc: boolean } | undefined): Page {
   return {
     offset: Number(query?.offset ?? 0),

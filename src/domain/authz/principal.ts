@@ -12,7 +12,6 @@ export interface Principal {
   userId: string;
   /** The instance the user belongs to. */
   instanceId: string;
-  orgId: string;
   grants: Grant[];
 }
 

@@ -16,21 +16,29 @@ const ADMIN_PAT_EXPIRY = new Date("9999-12-31T23:59:59Z");
  * or undefined when the database was not empty. Serialized across processes, so that
  * several workers starting at once bootstrap exactly once.
  */
+export interface BootstrapHooks {
+  /** Runs once the database is known to be empty, before anything is created. */
+  beforeCreate(): Promise<void>;
+  /** Runs with the admin token before the transaction commits: a failure rolls it back. */
+  beforeCommit(token: string): Promise<void>;
+}
+
 export async function bootstrapFirstInstance(
   db: Db,
   domain: string,
-  beforeCreate: () => Promise<void> = async () => {},
-): Promise<{ instanceId: string; token: string } | undefined> {
+  hooks: BootstrapHooks,
+): Promise<{ instanceId: string } | undefined> {
   return db.transaction().execute(async (tx) => {
     await tx.selectNoFrom((eb) => eb.fn("pg_advisory_xact_lock", [eb.lit(1_296_000_001)]).as("locked")).execute();
     if (await hasAnyInstance(tx)) return undefined;
-    await beforeCreate();
+    await hooks.beforeCreate();
     const { instanceId, orgId } = await addInstance(tx, { name: "Default", domain, defaultOrgName: "Default" }, BOOTSTRAP);
     const actor = { instanceId, userId: BOOTSTRAP };
     const admin = await addMachineUser(tx, actor, { orgId, username: ADMIN_USERNAME, name: "Platform administrator" });
     await addMembership(tx, actor, { userId: admin.id, contextType: "instance", contextId: instanceId, roles: ["IAM_OWNER"] });
     await addMembership(tx, actor, { userId: admin.id, contextType: "system", contextId: "", roles: ["SYSTEM_OWNER"] });
     const { token } = await addPersonalAccessToken(tx, actor, { userId: admin.id, expiresAt: ADMIN_PAT_EXPIRY });
-    return { instanceId, token };
+    await hooks.beforeCommit(token);
+    return { instanceId };
   });
 }

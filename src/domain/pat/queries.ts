@@ -1,17 +1,16 @@
 import type { Db } from "../../store/eventstore.js";
-import { hashToken } from "../../crypto/tokens.js";
 import { grantsFrom, type Principal } from "../authz/principal.js";
 
-/** The caller behind a personal access token, or undefined when unknown or expired. */
-export async function principalByToken(
+/** The caller behind a personal access token (by its hash), or undefined when unknown or expired. */
+export async function principalByTokenHash(
   db: Db,
-  token: string,
+  tokenHash: string,
 ): Promise<{ principal: Principal; expires: number } | undefined> {
   const row = await db
     .selectFrom("personal_access_tokens as t")
     .innerJoin("users as u", (j) => j.onRef("u.instance_id", "=", "t.instance_id").onRef("u.id", "=", "t.user_id"))
-    .select(["t.instance_id", "t.user_id", "u.org_id", "t.expires_at"])
-    .where("t.token_hash", "=", hashToken(token))
+    .select(["t.instance_id", "t.user_id", "t.expires_at"])
+    .where("t.token_hash", "=", tokenHash)
     .executeTakeFirst();
   if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
   const memberships = await db
@@ -24,7 +23,6 @@ export async function principalByToken(
     principal: {
       userId: row.user_id,
       instanceId: row.instance_id,
-      orgId: row.org_id,
       grants: grantsFrom(memberships),
     },
     expires: row.expires_at.getTime(),

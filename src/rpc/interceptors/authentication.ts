@@ -3,12 +3,13 @@ import { TtlCache } from "../../cache/ttl-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
 import { isSystemMember, type Principal } from "../../domain/authz/principal.js";
 import { unauthenticated } from "../../domain/errors.js";
-import { principalByToken } from "../../domain/pat/queries.js";
+import { principalByTokenHash } from "../../domain/pat/queries.js";
 import type { Db } from "../../store/eventstore.js";
 import { principalKey, tenantKey } from "../context.js";
-import { methodRules, PUBLIC } from "../method-rules.js";
+import { PUBLIC, requireRules } from "../method-rules.js";
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{16,4096})$/;
+/** RFC 7235: the scheme is case-insensitive. */
+const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
 
 /**
  * Resolves the bearer token to a principal. Tokens are instance-scoped: only members of
@@ -18,8 +19,7 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{16,4096})$/;
 export function authenticationInterceptor(db: Db, cacheTtlMs = 10_000): Interceptor {
   const principals = new TtlCache<string, { principal: Principal; expires: number }>(cacheTtlMs);
   return (next) => async (req) => {
-    const rules = methodRules(req.method);
-    if (!rules || rules.permission === PUBLIC) return next(req);
+    if (requireRules(req.method).permission === PUBLIC) return next(req);
     const header = req.header.get("authorization");
     if (!header) throw unauthenticated("missing bearer token: send Authorization: Bearer <token>");
     const token = BEARER.exec(header)?.[1];
@@ -28,7 +28,7 @@ export function authenticationInterceptor(db: Db, cacheTtlMs = 10_000): Intercep
     const key = hashToken(token);
     let entry = principals.get(key);
     if (!entry || entry.expires <= Date.now()) {
-      const found = await principalByToken(db, token);
+      const found = await principalByTokenHash(db, key);
       if (!found) throw unauthenticated("the token is unknown or expired");
       entry = found;
       principals.set(key, entry);

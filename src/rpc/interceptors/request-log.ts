@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../log/logger.js";
 import { toConnectError } from "../errors.js";
-import { requestIdKey } from "../context.js";
 
 const REQUEST_ID = "x-request-id";
 
@@ -15,7 +14,6 @@ export function requestLogInterceptor(logger: Logger): Interceptor {
     const started = performance.now();
     const sent = req.header.get(REQUEST_ID);
     const requestId = sent && /^[\w.:-]{1,128}$/.test(sent) ? sent : randomUUID();
-    req.contextValues.set(requestIdKey, requestId);
     const procedure = `/${req.service.typeName}/${req.method.name}`;
     try {
       const res = await next(req);

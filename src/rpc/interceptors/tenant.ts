@@ -4,7 +4,7 @@ import { invalidArgument, notFound } from "../../domain/errors.js";
 import { instanceByDomain, type InstanceRef } from "../../domain/instance/queries.js";
 import type { Db } from "../../store/eventstore.js";
 import { tenantKey } from "../context.js";
-import { methodRules } from "../method-rules.js";
+import { requireRules } from "../method-rules.js";
 
 function hostOf(url: string): string {
   try {
@@ -18,7 +18,7 @@ function hostOf(url: string): string {
 export function tenantInterceptor(db: Db): Interceptor {
   const byDomain = new TtlCache<string, InstanceRef>(30_000);
   return (next) => async (req) => {
-    if (!methodRules(req.method)) return next(req);
+    if (requireRules(req.method).tenantless) return next(req);
     const host = hostOf(req.url);
     let instance = byDomain.get(host);
     if (!instance) {

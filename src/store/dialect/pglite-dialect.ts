@@ -54,7 +54,8 @@ class PGliteDriver implements Driver {
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : "";
-    await conn.executeQuery(CompiledQuery.raw(`start transaction${level}`));
+    const access = settings.accessMode ? ` ${settings.accessMode}` : "";
+    await conn.executeQuery(CompiledQuery.raw(`start transaction${level}${access}`));
   }
 
   async commitTransaction(conn: DatabaseConnection): Promise<void> {

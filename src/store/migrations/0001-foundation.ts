@@ -14,7 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("event_type", "text", (c) => c.notNull())
     .addColumn("payload", "jsonb", (c) => c.notNull())
     .addColumn("creator", "text", (c) => c.notNull())
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    // The time of the insert, not of the transaction's start: a writer that waited for a
+    // lock must not record a change date earlier than the event it waited for.
+    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
     .addUniqueConstraint("events_aggregate_sequence", [
       "instance_id",
       "aggregate_type",

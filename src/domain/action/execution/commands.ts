@@ -1,10 +1,11 @@
 import { appendEvents, lastSequence, type Tx } from "../../../store/eventstore.js";
-import type { Actor, ObjectDetails } from "../../details.js";
-import { notFound } from "../../errors.js";
+import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../../details.js";
+import { invalidArgument, notFound } from "../../errors.js";
+import type { ConditionType } from "../../../store/schema.js";
 import type { ExecutionCatalog } from "./catalog.js";
-import { conditionId, type Condition } from "./condition.js";
+import { conditionId, isConditionId, parseConditionId, type Condition } from "./condition.js";
 import { checkIncludeGraph } from "./include-graph.js";
-import { AGGREGATE, executionDetails } from "./model.js";
+import { AGGREGATE, MAX_ID_LENGTH } from "./model.js";
 
 export interface ExecutionSpec {
   condition: Condition;
@@ -21,16 +22,17 @@ export async function putExecution(
 ): Promise<{ details: ObjectDetails; created: boolean }> {
   checkServed(spec.condition, catalog);
   const id = conditionId(spec.condition);
+  if (id.length > MAX_ID_LENGTH) {
+    throw invalidArgument(`the execution id ${id.slice(0, 40)}… would be longer than ${MAX_ID_LENGTH} characters`);
+  }
   const { type } = spec.condition;
-  // Include cycles span several rows: one writer per instance and condition type at a time.
-  await tx
-    .selectNoFrom((eb) => eb.fn("pg_advisory_xact_lock", [eb.fn("hashtext", [eb.val(`execution:${actor.instanceId}:${type}`)])]).as("locked"))
-    .execute();
+  // Targets first, then the graph lock: DeleteTarget takes them in the same order.
   await requireTargets(tx, actor.instanceId, spec.targets);
+  await lockIncludeGraph(tx, actor.instanceId, type);
 
   const siblings = await tx
     .selectFrom("executions")
-    .select(["id", "includes", "sequence", "created_at"])
+    .select(["id", "includes"])
     .where("instance_id", "=", actor.instanceId)
     .where("condition_type", "=", type)
     .execute();
@@ -42,7 +44,17 @@ export async function putExecution(
   graph.set(id, spec.includes);
   checkIncludeGraph(graph, id);
 
-  const current = siblings.find((s) => s.id === id);
+  // Locked apart from the graph read: a DeleteTarget may have just changed this row.
+  const current = await tx
+    .selectFrom("executions")
+    .select(["targets", "includes", "sequence", "change_date"])
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (current && sameList(current.targets, spec.targets) && sameList(current.includes, spec.includes)) {
+    return { details: instanceOwnedDetails({ id, instance_id: actor.instanceId, ...current }), created: false };
+  }
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id };
   const appended = await appendEvents(
     tx,
@@ -66,13 +78,17 @@ export async function putExecution(
       .execute();
   }
   return {
-    details: executionDetails({ id, instance_id: actor.instanceId, sequence: appended.sequence, change_date: appended.createdAt }),
+    details: instanceOwnedDetails({ id, instance_id: actor.instanceId, sequence: appended.sequence, change_date: appended.createdAt }),
     created: !current,
   };
 }
 
 /** Removes the execution and, in the same transaction, every other execution's include of it. */
 export async function deleteExecution(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
+  // An id no condition can produce names no execution.
+  const type = isConditionId(id) ? parseConditionId(id).type : undefined;
+  if (!type) throw notFound(`execution ${id} not found`);
+  await lockIncludeGraph(tx, actor.instanceId, type);
   const current = await tx
     .selectFrom("executions")
     .select(["id", "sequence", "condition_type"])
@@ -90,7 +106,7 @@ export async function deleteExecution(tx: Tx, actor: Actor, id: string): Promise
     actor.userId,
   );
   await tx.deleteFrom("executions").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
-  return executionDetails({ id, instance_id: actor.instanceId, sequence: appended.sequence, change_date: appended.createdAt });
+  return instanceOwnedDetails({ id, instance_id: actor.instanceId, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
 export function removeTargetFromExecutions(tx: Tx, actor: Actor, targetId: string): Promise<void> {
@@ -123,6 +139,16 @@ async function removeReferences(tx: Tx, actor: Actor, column: "targets" | "inclu
       .where("id", "=", holder.id)
       .execute();
   }
+}
+
+/** Include graphs span rows: one writer per instance and condition type at a time. */
+async function lockIncludeGraph(tx: Tx, instanceId: string, type: ConditionType): Promise<void> {
+  const key = `execution:${instanceId}:${type}`;
+  await tx.selectNoFrom((eb) => eb.fn("pg_advisory_xact_lock", [eb.fn("hashtext", [eb.val(key)])]).as("locked")).execute();
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 function checkServed(condition: Condition, catalog: ExecutionCatalog): void {

@@ -24,6 +24,15 @@ export function conditionId(c: Condition): string {
   return c.type;
 }
 
+export function isConditionId(id: string): boolean {
+  try {
+    parseConditionId(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function parseConditionId(id: string): Condition {
   const slash = id.indexOf("/");
   const type = (slash < 0 ? id : id.slice(0, slash)) as ConditionType;

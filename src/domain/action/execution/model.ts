@@ -1,8 +1,10 @@
 import type { ExecutionRow } from "../../../store/schema.js";
-import type { ObjectDetails } from "../../details.js";
+import { instanceOwnedDetails, type ObjectDetails } from "../../details.js";
 import { parseConditionId, type Condition } from "./condition.js";
 
 export const AGGREGATE = "execution";
+/** The id limit of the API (DeleteExecution takes ids of 1 to 200 characters). */
+export const MAX_ID_LENGTH = 200;
 /** How deep includes may nest below an execution. */
 export const MAX_INCLUDE_DEPTH = 3;
 
@@ -13,13 +15,9 @@ export interface ExecutionView {
   includes: string[];
 }
 
-export function executionDetails(row: Pick<ExecutionRow, "id" | "instance_id" | "sequence" | "change_date">): ObjectDetails {
-  return { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: { type: "instance", id: row.instance_id } };
-}
-
 export function executionView(row: ExecutionRow): ExecutionView {
   return {
-    details: executionDetails(row),
+    details: instanceOwnedDetails(row),
     condition: parseConditionId(row.id),
     targets: row.targets,
     includes: row.includes,

@@ -16,7 +16,8 @@ export async function searchExecutions(db: Db, instanceId: string, filters: Exec
   const direction = page.asc ? "asc" : "desc";
   let query = db.selectFrom("executions").where("instance_id", "=", instanceId);
   for (const f of filters) {
-    if ("conditions" in f) query = query.where("id", "in", f.conditions.map(conditionId));
+    // One array parameter however long the list: pg allows at most 65535 parameters.
+    if ("conditions" in f) query = query.where((eb) => eb("id", "=", eb.fn.any(eb.val(f.conditions.map(conditionId)))));
     else if ("type" in f) query = query.where("condition_type", "=", f.type);
     else if ("target" in f) query = query.where("targets", "@>", JSON.stringify([f.target]) as never);
     else query = query.where("includes", "@>", JSON.stringify([f.include]) as never);

@@ -3,10 +3,10 @@ import { randomAlphanumeric } from "../../../crypto/tokens.js";
 import { appendEvents, createdBy, type Tx } from "../../../store/eventstore.js";
 import { newId } from "../../../store/ids.js";
 import type { TargetUpdate } from "../../../store/schema.js";
-import type { Actor, ObjectDetails } from "../../details.js";
+import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../../details.js";
 import { alreadyExists, notFound } from "../../errors.js";
 import { removeTargetFromExecutions } from "../execution/commands.js";
-import { AGGREGATE, SIGNING_KEY_LENGTH, targetDetails, type TargetPatch, type TargetSpec } from "./model.js";
+import { AGGREGATE, SIGNING_KEY_LENGTH, type TargetPatch, type TargetSpec } from "./model.js";
 
 export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: SecretBox) {
   await ensureNameFree(tx, actor.instanceId, spec.name);
@@ -31,7 +31,7 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
     ...createdBy(appended),
   };
   await tx.insertInto("targets").values(row).execute();
-  return { details: targetDetails(row), signingKey };
+  return { details: instanceOwnedDetails(row), signingKey };
 }
 
 /** A patch that changes nothing succeeds without an event. */
@@ -52,7 +52,7 @@ export async function patchTarget(
   if (patch.timeoutMs !== undefined && patch.timeoutMs !== current.timeout_ms) changes.timeoutMs = patch.timeoutMs;
   if (patch.mode !== undefined && patch.mode !== current.execution_mode) changes.mode = patch.mode;
   const signingKey = patch.regenerateSigningKey ? randomAlphanumeric(SIGNING_KEY_LENGTH) : undefined;
-  if (Object.keys(changes).length === 0 && !signingKey) return { details: targetDetails(current) };
+  if (Object.keys(changes).length === 0 && !signingKey) return { details: instanceOwnedDetails(current) };
   if (changes.name !== undefined) await ensureNameFree(tx, actor.instanceId, changes.name);
 
   const events = [];
@@ -75,7 +75,7 @@ export async function patchTarget(
     sequence: appended.sequence,
   };
   await tx.updateTable("targets").set(update).where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
-  const details = targetDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+  const details = instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
   return signingKey ? { details, signingKey } : { details };
 }
 
@@ -91,7 +91,7 @@ export async function deleteTarget(tx: Tx, actor: Actor, id: string): Promise<Ob
     actor.userId,
   );
   await tx.deleteFrom("targets").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
-  return targetDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+  return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
 async function lockTarget(tx: Tx, instanceId: string, id: string) {

@@ -1,5 +1,5 @@
 import type { ExecutionMode, TargetKind, TargetRow } from "../../../store/schema.js";
-import type { ObjectDetails } from "../../details.js";
+import { instanceOwnedDetails, type ObjectDetails } from "../../details.js";
 
 export interface TargetSpec {
   name: string;
@@ -25,18 +25,9 @@ export const AGGREGATE = "target";
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const SIGNING_KEY_LENGTH = 36;
 
-export function targetDetails(row: Pick<TargetRow, "id" | "instance_id" | "sequence" | "change_date">): ObjectDetails {
-  return {
-    id: row.id,
-    sequence: row.sequence,
-    changeDate: row.change_date,
-    owner: { type: "instance", id: row.instance_id },
-  };
-}
-
 export function targetView(row: TargetRow): TargetView {
   return {
-    details: targetDetails(row),
+    details: instanceOwnedDetails(row),
     name: row.name,
     kind: row.target_type,
     url: row.url,

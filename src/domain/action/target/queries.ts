@@ -1,7 +1,8 @@
-import { sql } from "kysely";
+import { sql, type ExpressionBuilder } from "kysely";
+import type { Database } from "../../../store/schema.js";
 import type { Db } from "../../../store/eventstore.js";
 import { projectionState } from "../../../store/eventstore.js";
-import { page, textMatches, withTotal, type TextMatch } from "../../../store/search.js";
+import { textMatches, withTotal, type Page, type TextMatch } from "../../../store/search.js";
 import { notFound } from "../../errors.js";
 import { AGGREGATE, targetView, type TargetView } from "./model.js";
 
@@ -32,7 +33,7 @@ export type TargetSortColumn =
 export interface TargetSearch {
   filters: TargetFilter[];
   sort: TargetSortColumn;
-  page: ReturnType<typeof page>;
+  page: Page;
 }
 
 /** Filters are combined with AND; ties of the sort column are broken by id. */
@@ -43,7 +44,7 @@ export async function searchTargets(db: Db, instanceId: string, search: TargetSe
     query =
       "name" in filter
         ? query.where((eb) => textMatches(eb, eb.ref("name"), filter.name.match, filter.name.value))
-        : query.where("id", "in", filter.ids.length > 0 ? filter.ids : [""]);
+        : query.where((eb) => eb("id", "=", eb.fn.any(eb.val(filter.ids))));
   }
   const sorted = query.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("id", direction);
   const [rows, state] = await Promise.all([
@@ -64,7 +65,7 @@ export async function searchTargets(db: Db, instanceId: string, search: TargetSe
 }
 
 /** Text columns sort byte-wise, so that PostgreSQL and PGlite agree whatever their collation. */
-function sortExpression(eb: any, sort: TargetSortColumn) {
+function sortExpression(eb: ExpressionBuilder<Database, "targets">, sort: TargetSortColumn) {
   switch (sort) {
     case "name":
     case "url":

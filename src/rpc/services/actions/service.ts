@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { PlatformActions } from "../../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
-import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../../domain/action/execution/catalog.js";
+import type { ExecutionCatalog } from "../../../domain/action/execution/catalog.js";
 import { deleteExecution, putExecution } from "../../../domain/action/execution/commands.js";
 import { searchExecutions } from "../../../domain/action/execution/queries.js";
 import { createTarget, deleteTarget, patchTarget } from "../../../domain/action/target/commands.js";
@@ -86,7 +86,7 @@ export function actionsService({ db, box, catalog }: ActionsDeps): ServiceImpl<t
       };
     },
     listAvailableExecutionFunctions() {
-      return { functions: [...EXECUTION_FUNCTIONS] };
+      return { functions: [...catalog.functions].sort() };
     },
     listAvailableExecutionMethods() {
       return { methods: [...catalog.methods].sort() };
