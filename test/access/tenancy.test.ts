@@ -169,6 +169,19 @@ describe.each(DATABASE_KINDS)("tenancy of PlatformActions (%s)", (kind) => {
     expect(await onA("rest").call("GetTarget", { id: targetA }, server.adminToken)).toMatchObject({ ok: true });
   });
 
+  it.each(["a b", "x:99999", "[::1", "exa mple.com:80"])("answers a garbled Host %j with 400 on every path, and keeps running", async (host) => {
+    const paths = [
+      "/platform.resources.action.v3alpha.PlatformActions/SearchTargets",
+      "/grpc.health.v1.Health/Check",
+      "/resources/v3alpha/targets/_search",
+    ];
+    for (const path of paths) {
+      const request = `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
+      expect(await rawHttpStatus(server.service.port, request), `${host} ${path}`).toBe(400);
+    }
+    expect(await onA("rest").call("GetTarget", { id: targetA }, server.adminToken)).toMatchObject({ ok: true });
+  });
+
   it("rejects a token of another instance as Unauthenticated (REST 401) when its user is no system member", async () => {
     const ownerOfA = await server.createUser({ roles: [{ context: "instance", roles: ["IAM_OWNER"] }] });
     const viewerOfB = await server.createUser({ instanceId: b.instanceId, roles: [{ context: "instance", roles: ["IAM_OWNER_VIEWER"] }] });

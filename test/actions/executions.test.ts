@@ -107,6 +107,24 @@ describe.each(DATABASE_KINDS)("PutExecution, DeleteExecution and the execution c
     expect(await read(condition)).toMatchObject({ targets: [t3] });
   });
 
+  it("appends nothing for a put that changes nothing", async () => {
+    const condition = event("exec.unchanged");
+    const first = okMessage(await put(condition, [t1, t2]));
+    const again = okMessage(await put(condition, [t1, t2], [], "rest"));
+    expect(again.details.sequence).toBe(first.details.sequence);
+    expect(again.created ?? false).toBe(false);
+    const reordered = okMessage(await put(condition, [t2, t1]));
+    expect(BigInt(reordered.details.sequence)).toBe(BigInt(first.details.sequence) + 1n);
+  });
+
+  it("rejects a condition whose execution id would exceed the 200 characters DeleteExecution accepts", async () => {
+    const name = "e".repeat(194); // "event/" + 194 = 200 characters
+    expect(await put(event(name), [t1])).toMatchObject({ ok: true });
+    expect(await put(event(`${name}x`), [t1])).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(await read(event(`${name}x`))).toBeUndefined();
+    expect(await call("DeleteExecution", { id: `event/${name}` })).toMatchObject({ ok: true });
+  });
+
   describe("rejected puts store nothing", () => {
     it.each([
       ["an unknown method", { request: { method: `/${PA}/Nope` } }],

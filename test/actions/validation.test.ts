@@ -259,6 +259,7 @@ describe.each(DATABASE_KINDS)("request validation (%s)", (kind) => {
       ["query.limit=1001", "?query.limit=1001"],
       ["an undefined sortingColumn name", "?sortingColumn=NOPE"],
       ["a body field as query parameter", "?filters=x"],
+      ["an offset beyond any row number", "?query.offset=18446744073709551615"],
     ])("SearchTargets with %s is 400 InvalidArgument", async (_what, qs) => {
       expectRpcStatus(await http(`${SEARCH}${qs}`, json([])), 400, Code.InvalidArgument);
     });
@@ -267,6 +268,11 @@ describe.each(DATABASE_KINDS)("request validation (%s)", (kind) => {
       const res = await http(`${SEARCH}?${name}=TARGET_FIELD_NAME_NAME&query.limit=1`, json([]));
       expect(res.status, res.text).toBe(200);
       expect(res.json).toMatchObject({ sortingColumn: "TARGET_FIELD_NAME_NAME", details: { appliedLimit: 1 } });
+    });
+
+    it("never lets the query string override a path variable", async () => {
+      const res = await http(`${TARGETS}/some-id?id=other-id`);
+      expectRpcStatus(res, 400, Code.InvalidArgument);
     });
 
     it("answers a wrong HTTP method on a known path with 405 and Allow", async () => {

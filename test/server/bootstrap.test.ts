@@ -136,3 +136,31 @@ describe.each(DATABASE_KINDS)("bootstrap of the first instance (%s)", (kind) => 
     await stop();
   });
 });
+
+describe("a bootstrap that cannot write the token file", () => {
+  it("rolls back, so that the next start bootstraps and hands out a working token", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "platform-bootstrap-fail-"));
+    try {
+      // A file where the token's directory should be: mkdir fails inside the transaction.
+      await writeFile(join(dataDir, "blocker"), "not a directory");
+      const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", LOG_LEVEL: "silent" };
+      const blocked = loadConfig({ ...env, PLATFORM_ADMIN_PAT_PATH: join(dataDir, "blocker", "admin.pat") });
+      await expect(startService(blocked, createLogger("silent"))).rejects.toThrow();
+
+      const service = await startService(loadConfig(env), createLogger("silent"));
+      try {
+        const instances = await service.store.db.selectFrom("instances").select("id").execute();
+        expect(instances).toHaveLength(1);
+        const token = (await readFile(join(dataDir, "admin.pat"), "utf8")).trim();
+        const res = await fetch(`http://localhost:${service.port}/resources/v3alpha/targets/nope`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.status).toBe(404);
+      } finally {
+        await service.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
