@@ -25,7 +25,8 @@ export function textMatches<DB, TB extends keyof DB>(
   const ignoreCase = match.endsWith("_ignore_case");
   const kind = match.replace("_ignore_case", "");
   if (kind === "equals") {
-    return ignoreCase ? eb(eb.fn("lower", [column]), "=", value.toLowerCase()) : eb(column, "=", value);
+    // Both sides through the database's lower(): JavaScript folds some characters differently.
+    return ignoreCase ? eb(eb.fn("lower", [column]), "=", eb.fn("lower", [eb.val(value)])) : eb(column, "=", value);
   }
   const v = escapeLike(value);
   const pattern = kind === "starts_with" ? `${v}%` : kind === "ends_with" ? `%${v}` : `%${v}%`;
