@@ -28,7 +28,11 @@ function supervise(config: Config, logger: Logger): void {
   let stopping = false;
   for (let i = 0; i < config.workers; i++) cluster.fork();
   cluster.on("exit", (worker, code, signal) => {
-    if (stopping || code === 0) return;
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    if (code === 0) return;
     logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting another");
     setTimeout(() => cluster.fork(), RESTART_DELAY_MS);
   });
