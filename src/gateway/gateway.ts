@@ -20,8 +20,11 @@ export interface GatewayOptions {
 
 /** Headers the REST caller sends on that mean something to the RPC. */
 const FORWARDED_HEADERS = ["authorization", "x-request-id", "user-agent", "accept-language", "traceparent"];
-/** curl -d sends form encoding by default; its body is still JSON. */
-const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|[^/]+\/[^;]*\+json)(;|$)/i;
+/**
+ * Bodies are JSON whatever these say: `curl -d` sends form encoding and `fetch` with a string
+ * body text/plain. (No credentials ride along with such simple requests: tokens are headers.)
+ */
+const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/plain|[^/]+\/[^;]*\+json)(;|$)/i;
 
 /**
  * The REST gateway, generated from the google.api.http rules. Returns false when no
