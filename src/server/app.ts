@@ -47,7 +47,8 @@ export function createApp({ config, store, logger, box }: AppDeps) {
   // Probes and health watchers may poll hard; the database sees one check a second.
   const probe = new TtlCache<"database", boolean>(1_000, 1);
   const isServing = () => probe.getOrLoad("database", () => isReachable(store));
-  registerServices(router, { db: store.db, box, isServing });
+  const shutdown = new AbortController();
+  registerServices(router, { db: store.db, box, isServing, shutdown: shutdown.signal });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
@@ -107,5 +108,5 @@ export function createApp({ config, store, logger, box }: AppDeps) {
     }
   }
 
-  return { handle, flags };
+  return { handle, flags, shutdown: () => shutdown.abort() };
 }

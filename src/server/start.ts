@@ -34,6 +34,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       store,
       app,
       async close() {
+        app.shutdown();
         await listener.close();
         await store.close();
       },

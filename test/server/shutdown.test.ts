@@ -98,6 +98,30 @@ describe.each(DATABASE_KINDS)("graceful shutdown (%s)", (kind) => {
     });
   });
 
+  describe("with a health watch open", () => {
+    beforeAll(async () => {
+      server = await startTestServer(kind);
+    });
+    afterAll(() => server?.close());
+
+    it("reports NOT_SERVING to the watcher and ends the stream instead of holding the drain", async () => {
+      const health = createClient(Health, createGrpcTransport({ baseUrl: server.baseUrl }));
+      const seen: Status[] = [];
+      const stream = health.watch({ service: "" });
+      const watching = (async () => {
+        for await (const update of stream) seen.push(update.status);
+      })();
+      while (seen.length === 0) await sleep(20);
+      expect(seen).toEqual([Status.SERVING]);
+
+      const started = performance.now();
+      await closeService();
+      expect(performance.now() - started).toBeLessThan(2_000);
+      await watching;
+      expect(seen).toEqual([Status.SERVING, Status.NOT_SERVING]);
+    });
+  });
+
   describe("with requests in flight", () => {
     beforeAll(async () => {
       server = await startTestServer(kind);

@@ -13,11 +13,14 @@ const WATCH_INTERVAL_MS = 2_000;
 export function healthService(
   services: readonly DescService[],
   isServing: () => Promise<boolean>,
+  /** Aborted when the server shuts down: it then reports NOT_SERVING and ends watches. */
+  shutdown: AbortSignal,
 ): ServiceImpl<typeof Health> {
   // "" asks about the server as a whole.
   const known = new Set(["", Health.typeName, ...services.map((s) => s.typeName)]);
   // A probe that fails means we cannot serve; it must not turn into a broken health check.
-  const current = async () => ((await isServing().catch(() => false)) ? Status.SERVING : Status.NOT_SERVING);
+  const current = async () =>
+    !shutdown.aborted && (await isServing().catch(() => false)) ? Status.SERVING : Status.NOT_SERVING;
 
   return {
     async check({ service }) {
@@ -28,7 +31,9 @@ export function healthService(
       const status = await current();
       return { statuses: Object.fromEntries([...known].map((name) => [name, { status }])) };
     },
-    async *watch({ service }, { signal }) {
+    async *watch({ service }, context) {
+      // Open watches would otherwise hold a draining server until its grace period ends.
+      const signal = AbortSignal.any([context.signal, shutdown]);
       let last: Status | undefined;
       while (!signal.aborted) {
         // The set of services is fixed, but the spec wants an unknown one watched, not refused.
@@ -38,6 +43,7 @@ export function healthService(
         // Rejects when the client goes away, which ends the stream normally.
         await sleep(WATCH_INTERVAL_MS, undefined, { signal }).catch(() => {});
       }
+      if (shutdown.aborted && !context.signal.aborted && last !== Status.NOT_SERVING) yield { status: Status.NOT_SERVING };
     },
   };
 }

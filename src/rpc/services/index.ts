@@ -26,11 +26,12 @@ export function servedCatalog(): ExecutionCatalog {
 
 export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   isServing: () => Promise<boolean>;
+  shutdown: AbortSignal;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
   router.service(PlatformActions, actionsService({ ...deps, catalog: servedCatalog() }));
-  router.service(Health, healthService(SERVED_SERVICES, deps.isServing));
+  router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);
   router.service(ReflectionV1alpha, reflection.v1alpha);
