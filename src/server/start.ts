@@ -19,7 +19,9 @@ export interface Service {
 /** Everything `npm start` does after reading the configuration. */
 export async function startService(config: Config, logger: Logger, opts: { migrate?: boolean } = {}): Promise<Service> {
   const box = new SecretBox(await resolveMasterKey(config));
-  const store = await openStore(config.database);
+  const store = await openStore(config.database, (error) =>
+    logger.warn({ err: error }, "an idle database connection failed; the pool replaces it"),
+  );
   try {
     if (opts.migrate !== false) {
       const applied = await migrateToLatest(store.db);

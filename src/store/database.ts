@@ -25,7 +25,11 @@ const NUMERIC = 1700;
  */
 const toNumber = (value: string) => Number(value);
 
-export async function openStore(target: DatabaseTarget): Promise<Store> {
+/**
+ * `onIdleError` hears of connections that failed while idle (a database restart, a
+ * terminated backend). The pool replaces them; without a listener pg would crash the process.
+ */
+export async function openStore(target: DatabaseTarget, onIdleError: (error: Error) => void = () => {}): Promise<Store> {
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: target.url,
@@ -37,6 +41,7 @@ export async function openStore(target: DatabaseTarget): Promise<Store> {
             : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
       },
     });
+    pool.on("error", onIdleError);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }

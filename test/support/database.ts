@@ -27,6 +27,13 @@ export async function createTestDatabase(kind: DatabaseTarget["kind"]): Promise<
     async drop() {
       const client = new pg.Client({ connectionString: base });
       await client.connect();
+      // pg's pool.end() resolves before its clients have said goodbye; terminating them
+      // mid-goodbye surfaces as an unhandled error in the closed service. Wait for them.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },
