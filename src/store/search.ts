@@ -1,4 +1,6 @@
-import type { ExpressionBuilder, Expression, SqlBool } from "kysely";
+import type { Expression, ExpressionBuilder, Selectable, SelectQueryBuilder, SqlBool } from "kysely";
+import { projectionState, type Db, type ProjectionState } from "./eventstore.js";
+import type { Database } from "./schema.js";
 
 export type TextMatch =
   | "equals"
@@ -51,17 +53,37 @@ export function page(query: { offset: bigint | number; limit: number; asc: boole
   };
 }
 
-export interface Found<T> {
-  rows: T[];
+export interface Found<Row> {
+  rows: Row[];
   total: number;
+  state: ProjectionState;
 }
 
-/** Rows carry `total` from `count(*) over ()`; past the last page a count is asked separately. */
-export async function withTotal<T extends { total: number }>(
-  rows: T[],
-  count: () => Promise<number>,
-  offset: number,
-): Promise<Found<T>> {
-  if (rows.length > 0) return { rows, total: rows[0]!.total };
-  return { rows, total: offset > 0 ? await count() : 0 };
+/**
+ * One page of a filtered projection, with the total of all matches and the projection's
+ * state. The total rides on the rows (`count(*) over ()`); past the last page, where no
+ * row carries it, it is counted separately.
+ */
+export async function searchPage<TB extends keyof Database>(
+  db: Db,
+  aggregateType: string,
+  instanceId: string,
+  filtered: SelectQueryBuilder<Database, TB, object>,
+  order: (query: SelectQueryBuilder<Database, TB, object>, direction: "asc" | "desc") => SelectQueryBuilder<Database, TB, object>,
+  page: Page,
+): Promise<Found<Selectable<Database[TB]>>> {
+  // Kysely cannot see that selectAll() on a generic table yields its rows; the shape is fixed here once.
+  const [rows, state] = await Promise.all([
+    order(filtered, page.asc ? "asc" : "desc")
+      .selectAll()
+      .select((eb) => eb.fn.countAll<number>().over().as("total"))
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute() as Promise<(Selectable<Database[TB]> & { total: number })[]>,
+    projectionState(db, instanceId, aggregateType),
+  ]);
+  if (rows.length > 0) return { rows, total: rows[0]!.total, state };
+  if (page.offset === 0) return { rows, total: 0, state };
+  const counted = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  return { rows, total: Number((counted as { n: number }).n), state };
 }

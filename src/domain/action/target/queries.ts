@@ -1,8 +1,7 @@
 import { sql, type ExpressionBuilder } from "kysely";
 import type { Database } from "../../../store/schema.js";
 import type { Db } from "../../../store/eventstore.js";
-import { projectionState } from "../../../store/eventstore.js";
-import { textMatches, withTotal, type Page, type TextMatch } from "../../../store/search.js";
+import { searchPage, textMatches, type Page, type TextMatch } from "../../../store/search.js";
 import { notFound } from "../../errors.js";
 import { AGGREGATE, targetView, type TargetView } from "./model.js";
 
@@ -38,7 +37,6 @@ export interface TargetSearch {
 
 /** Filters are combined with AND; ties of the sort column are broken by id. */
 export async function searchTargets(db: Db, instanceId: string, search: TargetSearch) {
-  const direction = search.page.asc ? "asc" : "desc";
   let query = db.selectFrom("targets").where("instance_id", "=", instanceId);
   for (const filter of search.filters) {
     query =
@@ -46,22 +44,15 @@ export async function searchTargets(db: Db, instanceId: string, search: TargetSe
         ? query.where((eb) => textMatches(eb, eb.ref("name"), filter.name.match, filter.name.value))
         : query.where((eb) => eb("id", "=", eb.fn.any(eb.val(filter.ids))));
   }
-  const sorted = query.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("id", direction);
-  const [rows, state] = await Promise.all([
-    sorted
-      .selectAll()
-      .select((eb) => eb.fn.countAll<number>().over().as("total"))
-      .limit(search.page.limit)
-      .offset(search.page.offset)
-      .execute(),
-    projectionState(db, instanceId, AGGREGATE),
-  ]);
-  const found = await withTotal(
-    rows,
-    async () => Number((await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n),
-    search.page.offset,
+  const found = await searchPage(
+    db,
+    AGGREGATE,
+    instanceId,
+    query,
+    (q, direction) => q.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("id", direction),
+    search.page,
   );
-  return { ...found, rows: found.rows.map(targetView), state };
+  return { ...found, rows: found.rows.map(targetView) };
 }
 
 /** Text columns sort byte-wise, so that PostgreSQL and PGlite agree whatever their collation. */
