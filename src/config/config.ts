@@ -21,6 +21,48 @@ export interface Config {
   maxBodyBytes: number;
   /** System defaults of the feature flags. */
   features: FeatureSet;
+  http: HttpLimits;
+  /** Open grpc.health.v1.Health/Watch streams per process; further ones are ResourceExhausted. */
+  maxWatchStreams: number;
+  db: DatabaseLimits;
+  /** /ready and the gRPC health check answer within this, saying not ready when the database did not. */
+  healthTimeoutMs: number;
+  /** Where GET /metrics answers, off the tenant port; undefined turns it off. */
+  metricsBind: { host: string; port: number } | undefined;
+  /** Lifetime of the personal access token written at bootstrap. */
+  bootstrapPatExpiresMs: number;
+}
+
+/** Bounds of the connection layer; every one an environment variable (README). */
+export interface HttpLimits {
+  /** A request head (on a new connection: its first bytes and the HTTP/2 preface) must arrive within this. */
+  headersTimeoutMs: number;
+  /** A whole request, body included, must arrive within this. */
+  requestTimeoutMs: number;
+  /** Idle keep-alive connections and idle HTTP/2 sessions close after this. */
+  idleTimeoutMs: number;
+  /** Connections over this are closed at once. */
+  maxConnections: number;
+  /** Concurrent streams per HTTP/2 session; more are refused with REFUSED_STREAM. */
+  http2MaxStreams: number;
+  /** Memory one HTTP/2 session may buffer, in MiB (node's maxSessionMemory). */
+  http2MaxSessionMemoryMb: number;
+  /** On shutdown, in-flight requests get this long before their connections are cut. */
+  shutdownGraceMs: number;
+}
+
+/** Bounds of the database work; see src/store/database.ts for where each applies. */
+export interface DatabaseLimits {
+  /** Connecting to PostgreSQL, and waiting for a free pooled connection. */
+  connectTimeoutMs: number;
+  /** PostgreSQL statement_timeout and lock_timeout on request connections. */
+  statementTimeoutMs: number;
+  /** PostgreSQL idle_in_transaction_session_timeout. */
+  idleInTransactionTimeoutMs: number;
+  /** Connections per process in the pg pool. */
+  poolMax: number;
+  /** How often a command is retried after a serialization failure or deadlock before Aborted. */
+  conflictRetries: number;
 }
 
 export class ConfigError extends Error {
@@ -66,8 +108,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: (env.PLATFORM_CORS_ORIGINS || "*").split(",").map((o) => o.trim()).filter(Boolean),
     maxBodyBytes: integer(env, "PLATFORM_MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
     features: features(env.PLATFORM_FEATURES),
+    http: {
+      headersTimeoutMs: integer(env, "PLATFORM_HTTP_HEADERS_TIMEOUT_MS", 10_000, 100, HOUR_MS),
+      requestTimeoutMs: integer(env, "PLATFORM_HTTP_REQUEST_TIMEOUT_MS", 60_000, 100, HOUR_MS),
+      idleTimeoutMs: integer(env, "PLATFORM_HTTP_IDLE_TIMEOUT_MS", 65_000, 100, HOUR_MS),
+      maxConnections: integer(env, "PLATFORM_MAX_CONNECTIONS", 10_000, 1, 1_000_000),
+      http2MaxStreams: integer(env, "PLATFORM_HTTP2_MAX_STREAMS", 100, 1, 10_000),
+      http2MaxSessionMemoryMb: integer(env, "PLATFORM_HTTP2_MAX_SESSION_MEMORY_MB", 10, 1, 1024),
+      shutdownGraceMs: integer(env, "PLATFORM_SHUTDOWN_GRACE_MS", 10_000, 0, HOUR_MS),
+    },
+    maxWatchStreams: integer(env, "PLATFORM_MAX_WATCH_STREAMS", 1000, 0, 1_000_000),
+    db: {
+      connectTimeoutMs: integer(env, "PLATFORM_DB_CONNECT_TIMEOUT_MS", 5_000, 100, HOUR_MS),
+      statementTimeoutMs: integer(env, "PLATFORM_DB_STATEMENT_TIMEOUT_MS", 30_000, 100, HOUR_MS),
+      idleInTransactionTimeoutMs: integer(env, "PLATFORM_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000, 100, HOUR_MS),
+      poolMax: integer(env, "PLATFORM_DB_POOL_MAX", 20, 1, 1000),
+      conflictRetries: integer(env, "PLATFORM_DB_CONFLICT_RETRIES", 3, 0, 20),
+    },
+    healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),
+    metricsBind: hostPort(env, "PLATFORM_METRICS_BIND", "127.0.0.1:9090"),
+    bootstrapPatExpiresMs: duration(env, "PLATFORM_BOOTSTRAP_PAT_EXPIRES", "8760h"),
   };
 }
+
+const HOUR_MS = 3_600_000;
 
 /** With PGlite and no PLATFORM_MASTERKEY, a key is generated once into the data dir. */
 export async function resolveMasterKey(config: Config): Promise<string> {
@@ -100,6 +164,34 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
   }
   return value;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS };
+
+/** Go-style durations, as operators of identity servers write them: `8760h`, `90m`, `1h30m`, `20s`. */
+export function parseDuration(raw: string): number | undefined {
+  const parts = [...raw.matchAll(/(\d+)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== raw) return undefined;
+  return parts.reduce((ms, [, n, unit]) => ms + Number(n) * UNIT_MS[unit!]!, 0);
+}
+
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+  const raw = env[name] || fallback;
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms < 1000) {
+    throw new ConfigError(`${name} must be a duration of at least 1s such as 8760h, 30m or 20s, not "${raw}"`);
+  }
+  return ms;
+}
+
+/** `host:port`, `[::1]:port` or empty for off. */
+function hostPort(env: NodeJS.ProcessEnv, name: string, fallback: string): { host: string; port: number } | undefined {
+  const raw = env[name] ?? fallback;
+  if (raw.trim() === "") return undefined;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw.trim());
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new ConfigError(`${name} must be host:port (or empty to turn it off), not "${raw}"`);
+  return { host: match[1] ?? match[2]!, port };
 }
 
 function url(raw: string): URL {

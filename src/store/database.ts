@@ -13,6 +13,8 @@ export type DatabaseTarget =
 export interface Store {
   readonly db: Kysely<Database>;
   readonly kind: DatabaseTarget["kind"];
+  /** Connections of this process: checked out, idle, and requests waiting for one. */
+  poolStats(): { inUse: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -43,16 +45,23 @@ export async function openStore(target: DatabaseTarget, onIdleError: (error: Err
     });
     pool.on("error", onIdleError);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    return {
+      db,
+      kind: "postgres",
+      poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => db.destroy(),
+    };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
   const pglite = await PGlite.create(target.dataDir ?? "memory://", {
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const dialect = new PGliteDialect(pglite);
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     kind: "pglite",
+    poolStats: () => dialect.stats(),
     close: async () => {
       await db.destroy();
       await pglite.close();

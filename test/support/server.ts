@@ -33,7 +33,7 @@ export async function startTestServer(kind: DatabaseTarget["kind"], env: Record<
   const dataDir = await mkdtemp(join(tmpdir(), "platform-test-"));
   const database = await createTestDatabase(kind);
   const config: Config = {
-    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...env }),
+    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...env }),
     database: database.target,
   };
   const service = await startService(config, createLogger("silent"));

@@ -18,9 +18,17 @@ import {
  * it out to one holder at a time and queues the others (transactions stay isolated).
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  private readonly driver: PGliteDriver;
+  constructor(pglite: PGlite) {
+    this.driver = new PGliteDriver(pglite);
+  }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return this.driver;
+  }
+  /** The one connection as a pool of one, for metrics. */
+  stats() {
+    const waiting = this.driver.waiting;
+    return { inUse: this.driver.holders > 0 ? 1 : 0, idle: this.driver.holders > 0 ? 0 : 1, waiting };
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
@@ -36,6 +44,11 @@ export class PGliteDialect implements Dialect {
 class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private queue: Promise<void> = Promise.resolve();
+  /** Callers that asked for the connection and have not released it, the holder included. */
+  holders = 0;
+  get waiting() {
+    return Math.max(0, this.holders - 1);
+  }
 
   constructor(pglite: PGlite) {
     this.connection = new PGliteConnection(pglite);
@@ -47,8 +60,12 @@ class PGliteDriver implements Driver {
     let release!: () => void;
     const previous = this.queue;
     this.queue = new Promise<void>((resolve) => (release = resolve));
+    this.holders++;
     await previous;
-    this.connection.release = release;
+    this.connection.release = () => {
+      this.holders--;
+      release();
+    };
     return this.connection;
   }
 
