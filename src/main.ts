@@ -1,8 +1,10 @@
 import cluster from "node:cluster";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createLogger, type Logger } from "./log/logger.js";
+import { DataDirInUse } from "./store/data-dir-lock.js";
 import { MigrationError } from "./store/migrate.js";
 import { startService } from "./server/start.js";
+import { serveClusterMetrics } from "./telemetry/metrics-server.js";
 
 /** A worker that dies at once would otherwise be restarted in a tight loop. */
 const RESTART_DELAY_MS = 1_000;
@@ -19,12 +21,24 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  if (config.workers > 1 && cluster.isPrimary) supervise(config, logger);
+  if (config.workers > 1 && cluster.isPrimary) await supervise(config, logger);
   else await serve(config, logger);
 }
 
-/** Workers share the port through node:cluster; the primary only supervises them. */
-function supervise(config: Config, logger: Logger): void {
+/**
+ * Workers share the port through node:cluster; the primary supervises them and serves
+ * their metrics, collected from each over the cluster channel (workers never bind it).
+ */
+async function supervise(config: Config, logger: Logger): Promise<void> {
+  if (config.metricsBind) {
+    try {
+      const metrics = await serveClusterMetrics(config.metricsBind, logger);
+      logger.info({ metricsPort: metrics.port, workers: config.workers }, "serving the workers' metrics");
+    } catch (error) {
+      logger.fatal({ err: error }, "start-up failed: cannot serve metrics");
+      process.exit(1);
+    }
+  }
   let stopping = false;
   for (let i = 0; i < config.workers; i++) cluster.fork();
   cluster.on("exit", (worker, code, signal) => {
@@ -51,7 +65,11 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     service = await startService(config, logger);
   } catch (error) {
     if (error instanceof MigrationError) logger.fatal({ migration: error.migration, err: error.cause }, error.message);
-    else logger.fatal({ err: error }, "start-up failed");
+    else if (error instanceof DataDirInUse) {
+      logger.fatal({ dataDir: error.dir, holderPid: error.pid }, error.message);
+      // Said plainly too: a person who ran npm start twice reads the terminal, not JSON.
+      process.stderr.write(`${error.message}\n`);
+    } else logger.fatal({ err: error }, "start-up failed");
     process.exit(1);
   }
   let stopping: Promise<void> | undefined;

@@ -144,7 +144,7 @@ export async function resolveMasterKey(config: Config): Promise<string> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const key = randomAlphanumeric(32);
   await writeFile(path, key + "\n", { mode: 0o600, flag: "wx" });
   return key;

@@ -7,8 +7,7 @@ export type ErrorKind =
   | "not_found"
   | "already_exists"
   | "failed_precondition"
-  | "permission_denied"
-  | "unauthenticated";
+  | "permission_denied";
 
 export class DomainError extends Error {
   constructor(
@@ -27,4 +26,3 @@ export const alreadyExists = (message: string) => new DomainError("already_exist
 export const failedPrecondition = (message: string) =>
   new DomainError("failed_precondition", message);
 export const permissionDenied = (message: string) => new DomainError("permission_denied", message);
-export const unauthenticated = (message: string) => new DomainError("unauthenticated", message);

@@ -20,6 +20,8 @@ export interface GatewayOptions {
 
 /** Headers the REST caller sends on that mean something to the RPC. */
 const FORWARDED_HEADERS = ["authorization", "x-request-id", "user-agent", "accept-language", "traceparent"];
+/** Headers of the RPC's answer that mean something to a REST caller. */
+const RETURNED_HEADERS = ["x-request-id", "www-authenticate", "retry-after"];
 /**
  * Bodies are JSON whatever these say: `curl -d` sends form encoding and `fetch` with a string
  * body text/plain. (No credentials ride along with such simple requests: tokens are headers.)
@@ -86,8 +88,10 @@ async function serve(
   const chunks: Uint8Array[] = [];
   for await (const chunk of uRes.body ?? []) chunks.push(chunk);
   const payload = Buffer.concat(chunks);
-  const requestId = uRes.header?.get("x-request-id");
-  if (requestId) res.setHeader("x-request-id", requestId);
+  for (const name of RETURNED_HEADERS) {
+    const value = uRes.header?.get(name);
+    if (value) res.setHeader(name, value);
+  }
   if (uRes.status !== 200) {
     const status = rpcStatusFromConnect(parseJson(payload) ?? null, opts.registry);
     sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);

@@ -1,11 +1,13 @@
-import { ScalarType, type DescEnum, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
-import { methodRules } from "../rpc/method-rules.js";
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { PROTO_COMMENTS } from "../../gen/platform/comments.js";
+import { AUTHENTICATED, methodRules, PUBLIC, type MethodRules } from "../rpc/method-rules.js";
 import type { Route } from "./routes.js";
 import { STRING_MESSAGES } from "./transcode-request.js";
 
 type Schema = Record<string, unknown>;
 
 const STATUS = "google.rpc.Status";
+const BEARER = "bearer";
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
 /** An Any in proto3 JSON: the type URL plus the packed message's fields (or `value` for WKTs). */
@@ -75,7 +77,7 @@ export function openApiDocument(
     if (!schemas.has(message.typeName)) {
       const properties: Record<string, Schema> = {};
       // Registered before the fields are walked, so a recursive message ends in a $ref to itself.
-      schemas.set(message.typeName, { type: "object", properties });
+      schemas.set(message.typeName, { type: "object", ...described(PROTO_COMMENTS[message.typeName]), properties });
       for (const field of message.fields) properties[field.jsonName] = fieldSchema(field);
     }
     return ref(message.typeName);
@@ -94,7 +96,9 @@ export function openApiDocument(
           ? { type: "object", additionalProperties: value } // proto3 JSON writes every map key as a string
           : value;
     // OpenAPI cannot express "at most one of" without oneOf over whole objects, which generators handle badly.
-    if (field.oneof) schema.description = `Member of oneof \`${field.oneof.name}\`; set at most one of its fields.`;
+    const oneof = field.oneof && `Member of oneof \`${field.oneof.name}\`; set at most one of its fields.`;
+    // Beside a $ref, 3.1 allows a description: the field's own words, then the type's.
+    Object.assign(schema, described(fieldComment(field), schema.description as string | undefined, oneof));
     if (field.deprecated) schema.deprecated = true;
     return schema;
   };
@@ -114,7 +118,7 @@ export function openApiDocument(
             walk(field.message, `${name}.`, `${protoPath}.`, [...seen, field.message.typeName]);
           }
         } else if (field.fieldKind !== "map" && (field.fieldKind !== "list" || field.listKind !== "message" || isLeafMessage)) {
-          params.push({ name, in: "query", required: false, schema: fieldSchema(field) });
+          params.push({ name, in: "query", required: false, ...described(fieldComment(field)), schema: fieldSchema(field) });
         }
       }
     };
@@ -126,8 +130,10 @@ export function openApiDocument(
     if (route.body === "") return undefined;
     const field = route.method.input.fields.find((f) => f.name === route.body);
     const schema = field ? fieldSchema(field) : messageSchema(route.method.input);
-    delete schema.description; // a oneof note means nothing once the field is the whole body
-    return { required: false, content: { "application/json": { schema } } };
+    // Said once, on the body; a oneof note means nothing once the field is the whole body.
+    delete schema.description;
+    const description = field ? fieldComment(field) : PROTO_COMMENTS[route.method.input.typeName];
+    return { required: false, ...described(description), content: { "application/json": { schema } } };
   };
 
   const responses = (route: Route): Schema => {
@@ -150,14 +156,23 @@ export function openApiDocument(
     for (let n = 2; operationIds.has(operationId); n++) operationId = `${service}_${method.name}_${n}`;
     operationIds.add(operationId);
     const rules = methodRules(method);
-    const summary = leadingComment(method);
-    const pathParams = route.template.variables.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+    const comment = PROTO_COMMENTS[`${method.parent.typeName}.${method.name}`];
+    const description = [comment, rulesNote(rules)].filter(Boolean).join("\n\n");
+    const pathParams = route.template.variables.map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      ...described(pathComment(method.input, name)),
+      schema: { type: "string" },
+    }));
     const parameters = [...pathParams, ...queryParameters(route)];
     const body = requestBody(route);
     const operation: Schema = {
       operationId,
       tags: [service],
-      ...(summary && { summary }),
+      ...(comment && { summary: firstSentence(comment) }),
+      ...(description && { description }),
+      ...(rules && { security: security(rules) }),
       ...(method.deprecated && { deprecated: true }),
       ...(parameters.length > 0 && { parameters }),
       ...(body && { requestBody: body }),
@@ -169,34 +184,79 @@ export function openApiDocument(
 
   schemas.set(STATUS, {
     type: "object",
+    description: "An error: what REST answers with any status other than 2xx.",
     properties: {
-      code: { type: "integer", format: "int32", description: "google.rpc.Code" },
-      message: { type: "string" },
-      details: { type: "array", items: ANY },
+      code: { type: "integer", format: "int32", description: "The gRPC code (google.rpc.Code), e.g. 5 for NOT_FOUND." },
+      message: { type: "string", description: "What went wrong, for developers." },
+      details: { type: "array", items: ANY, description: "Machine-readable details, e.g. buf.validate.Violations naming every invalid field." },
     },
   });
-  const tags = [...new Set(routes.map((r) => r.method.parent.name))].sort().map((name) => ({ name }));
+  const services = new Map(routes.map((r) => [r.method.parent.name, r.method.parent.typeName]));
+  const tags = [...services.keys()].sort().map((name) => ({ name, ...described(PROTO_COMMENTS[services.get(name)!]) }));
   return {
     openapi: "3.1.0",
     info: { title: info.title, version: info.version },
     ...(info.serverUrl && { servers: [{ url: info.serverUrl }] }),
     tags,
     paths: sortKeys(paths),
-    components: { schemas: sortKeys(Object.fromEntries(schemas)) },
+    components: {
+      securitySchemes: {
+        [BEARER]: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A personal access token: `Authorization: Bearer <token>`. An operation's security lists the permission " +
+            "it needs (a role name, as OpenAPI 3.1 allows for non-OAuth schemes); `[]` marks a public one.",
+        },
+      },
+      schemas: sortKeys(Object.fromEntries(schemas)),
+    },
   };
 }
 
-/**
- * Generated code embeds descriptors without source info, so this finds nothing there; it
- * works for descriptors loaded from a FileDescriptorSet built with --include_source_info.
- */
-function leadingComment(method: DescMethod): string | undefined {
-  const service = method.parent;
-  const path = [6, service.file.services.indexOf(service), 2, service.methods.indexOf(method)];
-  const location = service.file.proto.sourceCodeInfo?.location.find(
-    (l) => l.path.length === path.length && l.path.every((p, i) => p === path[i]),
-  );
-  return location?.leadingComments.trim().replace(/\s+/g, " ") || undefined;
+function fieldComment(field: DescField): string | undefined {
+  return PROTO_COMMENTS[`${field.parent.typeName}.${field.name}`];
+}
+
+/** A path variable may name a nested field (`target.id`). */
+function pathComment(input: DescMessage, path: string): string | undefined {
+  let message: DescMessage | undefined = input;
+  let field: DescField | undefined;
+  for (const name of path.split(".")) {
+    field = message?.fields.find((f) => f.name === name);
+    message = field?.message;
+  }
+  return field && fieldComment(field);
+}
+
+/** `{description}` joined from the given parts, or nothing when there are none. */
+function described(...parts: (string | undefined)[]): { description?: string } {
+  const text = parts.filter(Boolean).join(" ");
+  return text ? { description: text } : {};
+}
+
+/** Up to the first full stop followed by a space (or the whole comment). */
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  return end < 0 ? text : text.slice(0, end + 1);
+}
+
+/** Public operations take no token; others a bearer token with the permission as its role. */
+function security(rules: MethodRules): Schema[] {
+  if (rules.permission === PUBLIC) return [];
+  return [{ [BEARER]: rules.permission === AUTHENTICATED ? [] : [rules.permission] }];
+}
+
+function rulesNote(rules: MethodRules | undefined): string | undefined {
+  if (!rules) return undefined;
+  const access =
+    rules.permission === PUBLIC
+      ? "Public: no token needed."
+      : rules.permission === AUTHENTICATED
+        ? "Needs any valid token."
+        : `Needs the permission \`${rules.permission}\`.`;
+  const flags = rules.features.length > 0 ? ` Runs only while the feature flags ${rules.features.map((f) => `\`${f}\``).join(", ")} are on.` : "";
+  return access + flags;
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

@@ -1,5 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DomainError, type ErrorKind } from "../domain/errors.js";
+import { SEQUENCE_CONSTRAINT } from "../store/database.js";
+import { DatabaseWaitAborted } from "../store/request-scope.js";
 
 const CODES: Record<ErrorKind, Code> = {
   invalid_argument: Code.InvalidArgument,
@@ -7,32 +9,46 @@ const CODES: Record<ErrorKind, Code> = {
   already_exists: Code.AlreadyExists,
   failed_precondition: Code.FailedPrecondition,
   permission_denied: Code.PermissionDenied,
-  unauthenticated: Code.Unauthenticated,
 };
 
-const CONFLICT: [Code, string] = [Code.Aborted, "a concurrent change conflicted; retry"];
+type Mapped = [Code, string];
 
-/** PostgreSQL error codes that callers should learn about, with what they mean for them. */
-const DATABASE_CODES: Record<string, [Code, string]> = {
+const CONFLICT: Mapped = [Code.Aborted, "a concurrent change conflicted; retry"];
+const UNAVAILABLE: Mapped = [Code.Unavailable, "the database is unavailable; retry later"];
+const TOO_SLOW: Mapped = [Code.DeadlineExceeded, "the database did not answer in time"];
+
+/** How long a client should wait before retrying a call that met an unavailable database. */
+export const RETRY_AFTER_SECONDS = 2;
+
+/** PostgreSQL error codes (SQLSTATE) that callers should learn about, with what they mean for them. */
+const SQLSTATES: Record<string, Mapped> = {
   "23505": [Code.AlreadyExists, "the resource already exists"],
   // PostgreSQL text cannot hold NUL; validation rules do not catch it, the database does.
   "22021": [Code.InvalidArgument, "text must not contain NUL characters"],
   "22P05": [Code.InvalidArgument, "text must not contain NUL characters"],
   "22003": [Code.InvalidArgument, "a number is out of range"],
+  // Retried inside the command first (Store.transact); still failing after that, the caller retries.
   "40001": CONFLICT,
   "40P01": CONFLICT,
-  "57P01": [Code.Unavailable, "the database is restarting"],
-  "53300": [Code.Unavailable, "the database has no free connections"],
+  // Shut down by an administrator, crash recovery, still starting up.
+  "57P01": UNAVAILABLE,
+  "57P02": UNAVAILABLE,
+  "57P03": UNAVAILABLE,
+  "53300": UNAVAILABLE,
+  // statement_timeout (or the request's deadline), lock_timeout, idle_in_transaction_session_timeout.
+  "57014": TOO_SLOW,
+  "55P03": TOO_SLOW,
+  "25P03": TOO_SLOW,
 };
 
-/** Two writers appended to one aggregate at once: the later one lost, and may retry. */
-const SEQUENCE_CONSTRAINT = "events_aggregate_sequence";
-
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"]);
+/** Node's socket errors and pg's own words for a connection that failed or never came. */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "POOL_TIMEOUT"]);
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable)/;
 
 /**
- * The one place where any error becomes what a client sees. Unexpected errors become
- * Internal with no detail: their cause stays in the log only.
+ * The one place where any error becomes what a client sees. Unexpected errors and database
+ * faults become generic messages; their causes stay in the log (`unexpected` asks for that).
  */
 export function toConnectError(error: unknown): { error: ConnectError; unexpected: boolean } {
   if (error instanceof ConnectError) {
@@ -40,15 +56,31 @@ export function toConnectError(error: unknown): { error: ConnectError; unexpecte
     return { error: unexpected ? internal(error) : error, unexpected };
   }
   if (error instanceof DomainError) return { error: new ConnectError(error.message, CODES[error.kind], undefined, undefined, error), unexpected: false };
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  if (typeof code === "string") {
-    const known = code === "23505" && constraint === SEQUENCE_CONSTRAINT ? CONFLICT : DATABASE_CODES[code];
-    if (known) return { error: new ConnectError(known[1], known[0], undefined, undefined, error), unexpected: false };
-    if (NETWORK_CODES.has(code)) {
-      return { error: new ConnectError("the database is unreachable", Code.Unavailable, undefined, undefined, error), unexpected: true };
-    }
+  if (error instanceof DatabaseWaitAborted) return { error: new ConnectError(error.message, Code.Canceled, undefined, undefined, error), unexpected: false };
+  const mapped = databaseFault(error);
+  if (mapped) {
+    const [code, message] = mapped;
+    const connectError = new ConnectError(message, code, undefined, undefined, error);
+    if (code === Code.Unavailable) connectError.metadata.set("retry-after", String(RETRY_AFTER_SECONDS));
+    // Client mistakes and lost races are answers; an unreachable or stalled database is an incident.
+    const fault = code === Code.Unavailable || code === Code.DeadlineExceeded;
+    return { error: connectError, unexpected: fault };
   }
   return { error: internal(error), unexpected: true };
+}
+
+function databaseFault(error: unknown): Mapped | undefined {
+  const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (typeof code === "string") {
+    if (code === "23505" && constraint === SEQUENCE_CONSTRAINT) return CONFLICT;
+    const known = SQLSTATES[code];
+    if (known) return known;
+    // Class 08: connection exceptions.
+    if (/^08[0-9A-Z]{3}$/.test(code)) return UNAVAILABLE;
+    if (NETWORK_CODES.has(code)) return UNAVAILABLE;
+  }
+  if (error instanceof Error && typeof message === "string" && PG_CONNECTION_MESSAGES.test(message)) return UNAVAILABLE;
+  return undefined;
 }
 
 function internal(cause: unknown): ConnectError {

@@ -18,27 +18,34 @@ import { routesOf } from "../gateway/routes.js";
 import { send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import { interceptorChain } from "../rpc/interceptors/index.js";
+import { checkBinaryBody } from "../rpc/binary-input.js";
 import { assertDeclared } from "../rpc/method-rules.js";
+import { watchStreams as watchStreamCounter } from "../rpc/services/health.js";
 import { PLATFORM_SERVICES, registerServices, SERVED_SERVICES } from "../rpc/services/index.js";
-import { isReachable, type Store } from "../store/database.js";
+import type { Store } from "../store/database.js";
+import { markedAsRest } from "../telemetry/call.js";
+import type { Telemetry } from "../telemetry/index.js";
 import { createCors } from "./cors.js";
+import { hostAliases, requestAuthority } from "./host.js";
 
 export interface AppDeps {
   config: Config;
   store: Store;
   logger: Logger;
   box: SecretBox;
+  /** Metrics and traces of every call; absent in tests that build an app alone. */
+  telemetry?: Pick<Telemetry, "interceptors">;
 }
 
 /**
  * Dispatch on the one port: CORS, then Connect procedures (gRPC, gRPC-web, Connect),
  * then plain HTTP endpoints, then the REST gateway; anything else is 404.
  */
-export function createApp({ config, store, logger, box }: AppDeps) {
+export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features);
   const router = createConnectRouter({
-    interceptors: interceptorChain({ db: store.db, logger, flags }),
+    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ db: store.db, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname) })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
@@ -46,20 +53,27 @@ export function createApp({ config, store, logger, box }: AppDeps) {
   });
   // Probes and health watchers may poll hard; the database sees one check a second.
   const probe = new TtlCache<"database", boolean>(1_000, 1);
-  const isServing = () => probe.getOrLoad("database", () => isReachable(store));
+  const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
-  registerServices(router, { db: store.db, box, isServing, shutdown: shutdown.signal });
+  const watchStreams = watchStreamCounter(config.maxWatchStreams);
+  registerServices(router, { db: store.db, transact: store.transact, box, isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
   const registry = createRegistry(file_buf_validate_validate);
-  const gateway = createRestGateway({ routes, handlers, registry, maxBodyBytes: config.maxBodyBytes, logger });
+  // The gateway's calls carry a mark of their own, so that logs and metrics can say "rest".
+  const gateway = createRestGateway({ routes, handlers: markedAsRest(handlers), registry, maxBodyBytes: config.maxBodyBytes, logger });
   const openapi = JSON.stringify(
     openApiDocument(routes, { title: "Platform identity service", version: "3.0-alpha", serverUrl: config.externalUrl.origin }),
   );
   const applyCors = createCors(config.corsOrigins);
 
   const fail = (res: NodeResponse, error: unknown) => {
+    // A caller that hung up before its answer was written is no failure of ours.
+    if ("stream" in res ? res.stream.destroyed : res.destroyed) {
+      logger.info({ err: error }, "the caller went away before the answer was written");
+      return;
+    }
     logger.error({ err: error }, "request failed outside the RPC chain");
     if (!res.headersSent) sendStatus(res, 500, Code.Internal, "internal error");
     else res.destroy();
@@ -68,15 +82,18 @@ export function createApp({ config, store, logger, box }: AppDeps) {
   function dispatch(req: NodeRequest, res: NodeResponse): void {
     if (applyCors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0]!;
-    const host = req.headers.host ?? req.headers[":authority"];
     // The host selects the instance; HTTP/1.0 may omit it and anyone may garble it.
-    if (typeof host !== "string" || !URL.canParse(`http://${host}`)) {
-      sendStatus(res, 400, Code.InvalidArgument, "a valid Host header is required");
+    const authority = requestAuthority(req);
+    if ("error" in authority) {
+      sendStatus(res, 400, Code.InvalidArgument, authority.error);
       return;
     }
+    const host = authority.host;
     const procedure = handlers.get(path);
     if (procedure) {
-      procedure(universalRequestFromNodeRequest(req, res, undefined, undefined))
+      const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
+      const body = checkBinaryBody(uReq.body as AsyncIterable<Uint8Array>, uReq.header, procedure.method.input, config.maxBodyBytes);
+      procedure({ ...uReq, body })
         .then((uRes) => universalResponseToNodeResponse(uRes, res))
         .catch((error) => fail(res, error));
       return;
@@ -108,5 +125,5 @@ export function createApp({ config, store, logger, box }: AppDeps) {
     }
   }
 
-  return { handle, flags, shutdown: () => shutdown.abort() };
+  return { handle, flags, watchStreams, shutdown: () => shutdown.abort() };
 }

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import type { HttpLimits } from "../config/config.js";
 import type { NodeRequest, NodeResponse } from "../http/respond.js";
+import { enableRequestTimeouts, Http2Sessions, http2Options, type ConnectionStats } from "./connection-limits.js";
 
 export type RequestHandler = (req: NodeRequest, res: NodeResponse) => void;
 
@@ -10,6 +12,17 @@ export interface Listener {
   readonly port: number;
   /** Stops accepting, lets in-flight requests finish, then closes idle connections. */
   close(graceMs?: number): Promise<void>;
+  /** Open connections, HTTP/2 sessions and HTTP/2 streams right now. */
+  stats(): ConnectionStats;
+}
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  tls?: { certPath: string; keyPath: string };
+  limits: HttpLimits;
+  /** Accepting failed, e.g. out of file descriptors: the connection is lost, the server carries on. */
+  onAcceptError?: (error: Error) => void;
 }
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -17,29 +30,24 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 /**
  * One port for every protocol. Cleartext: the first bytes tell HTTP/2 (gRPC) from
  * HTTP/1.1 (browsers, curl, REST). TLS: ALPN picks h2 or http/1.1.
+ *
+ * A plain net.Server owns the port in both cases and hands each socket on, so that the
+ * connection cap is applied before any protocol work (a TLS handshake costs far more than
+ * a refused connection) and counts the same way with or without TLS.
  */
-export async function listen(
-  handler: RequestHandler,
-  opts: { port: number; host: string; tls?: { certPath: string; keyPath: string } },
-): Promise<Listener> {
+export async function listen(handler: RequestHandler, opts: ListenOptions): Promise<Listener> {
+  const { limits } = opts;
   const sockets = new Set<net.Socket>();
+  /** Cleartext sockets whose protocol is not known yet: they hold no request. */
+  const unrouted = new Set<net.Socket>();
   const busy = new WeakMap<net.Socket, number>();
+  const sessions = new Http2Sessions(limits);
   let closing = false;
-  let server: net.Server;
-  let h2: http2.Http2Server | http2.Http2SecureServer;
-  let h1: http.Server | undefined;
 
-  if (opts.tls) {
-    h2 = http2.createSecureServer(
-      { cert: readFileSync(opts.tls.certPath), key: readFileSync(opts.tls.keyPath), allowHTTP1: true },
-      handler,
-    );
-    server = h2;
-  } else {
-    h2 = http2.createServer({}, handler);
-    h1 = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-      // http.Server only tracks idle keep-alive connections on sockets it accepted
-      // itself, so this one counts requests per socket to close idle ones on shutdown.
+  const handle: RequestHandler = (req, res) => {
+    // Node closes idle HTTP/1.1 connections on shutdown, but one whose request is in
+    // flight then stays open after its response; this counts requests per socket to close it.
+    if (req.httpVersionMajor < 2) {
       const socket = req.socket;
       busy.set(socket, (busy.get(socket) ?? 0) + 1);
       if (closing) res.setHeader("connection", "close");
@@ -48,18 +56,51 @@ export async function listen(
         busy.set(socket, left);
         if (closing && left === 0) socket.destroy();
       });
-      handler(req, res);
-    });
-    server = net.createServer((socket) => route(socket, h2 as http2.Http2Server, h1!));
+    }
+    handler(req, res);
+  };
+
+  let h1: http.Server | http2.Http2SecureServer;
+  let h2: http2.Http2Server | http2.Http2SecureServer;
+  let accept: (socket: net.Socket) => void;
+  if (opts.tls) {
+    const secure = http2.createSecureServer(
+      {
+        cert: readFileSync(opts.tls.certPath),
+        key: readFileSync(opts.tls.keyPath),
+        allowHTTP1: true,
+        // The handshake is the first part of a new connection's head.
+        handshakeTimeout: limits.headersTimeoutMs,
+        ...http2Options(limits),
+      },
+      handle,
+    );
+    h1 = h2 = secure;
+    accept = (socket) => secure.emit("connection", socket);
+  } else {
+    const h2c = http2.createServer(http2Options(limits), handle);
+    const plain = http.createServer(handle);
+    h1 = plain;
+    h2 = h2c;
+    accept = (socket) => {
+      unrouted.add(socket);
+      socket.once("close", () => unrouted.delete(socket));
+      route(socket, h2c, plain, limits.headersTimeoutMs, () => unrouted.delete(socket));
+    };
   }
-  server.on("connection", (socket: net.Socket) => {
+  enableRequestTimeouts(h1, limits);
+  h2.on("session", (session) => sessions.add(session));
+
+  // node:cluster workers each count their own: the cap is per process, like the memory it guards.
+  const server = net.createServer({ noDelay: true }, (socket) => {
+    socket.on("error", () => socket.destroy());
+    if (sockets.size >= limits.maxConnections || closing) {
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  const sessions = new Set<http2.ServerHttp2Session>();
-  h2.on("session", (session) => {
-    sessions.add(session);
-    session.on("close", () => sessions.delete(session));
+    socket.once("close", () => sockets.delete(socket));
+    accept(socket);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -69,15 +110,26 @@ export async function listen(
       resolve();
     });
   });
+  // A failed accept (out of descriptors) is emitted as 'error': unheard, it would end the
+  // process. It can repeat with every connection, so it is reported at most once a second.
+  let reported = 0;
+  server.on("error", (error) => {
+    if (Date.now() - reported < 1_000) return;
+    reported = Date.now();
+    opts.onAcceptError?.(error);
+  });
   const address = server.address() as net.AddressInfo;
 
   return {
     port: address.port,
-    async close(graceMs = 10_000) {
+    stats: () => ({ connections: sockets.size, http2Sessions: sessions.open.size, http2Streams: sessions.streams }),
+    async close(graceMs = limits.shutdownGraceMs) {
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const session of sessions) session.close();
-      if (h1) for (const socket of sockets) if (!busy.get(socket) && !isHttp2(socket)) socket.destroy();
+      // It never listened: this closes its idle keep-alive connections and stops its timeout checks.
+      h1.close();
+      for (const session of sessions.open) session.close();
+      for (const socket of unrouted) socket.destroy();
       const timer = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
@@ -88,28 +140,24 @@ export async function listen(
   };
 }
 
-const h2Sockets = new WeakSet<net.Socket>();
-const isHttp2 = (socket: net.Socket) => h2Sockets.has(socket);
-
-/** A connection that sends nothing is closed before it holds a descriptor for long. */
-const FIRST_BYTES_TIMEOUT_MS = 10_000;
-
 /** Reads until the preface can be told apart, then hands the socket over unread. */
-function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server): void {
+function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server, timeoutMs: number, routed: () => void): void {
   let received = Buffer.alloc(0);
-  socket.setTimeout(FIRST_BYTES_TIMEOUT_MS, () => socket.destroy());
+  // A deadline, not an idle timeout: a byte now and then must not keep a connection unrouted.
+  const timer = setTimeout(() => socket.destroy(), timeoutMs).unref();
+  socket.once("close", () => clearTimeout(timer));
   const onData = (chunk: Buffer) => {
     received = Buffer.concat([received, chunk]);
     const n = Math.min(received.length, PREFACE.length);
     const isH2 = received.subarray(0, n).equals(PREFACE.subarray(0, n));
     if (isH2 && received.length < PREFACE.length) return;
     socket.off("data", onData);
-    socket.setTimeout(0);
+    clearTimeout(timer);
+    routed();
     socket.pause();
     socket.unshift(received);
     if (isH2) {
       // http2 reads the buffered bytes itself; resuming here would drop them.
-      h2Sockets.add(socket);
       h2.emit("connection", socket);
     } else {
       h1.emit("connection", socket);
@@ -117,5 +165,4 @@ function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server): void
     }
   };
   socket.on("data", onData);
-  socket.on("error", () => socket.destroy());
 }

@@ -5,7 +5,9 @@ import { SecretBox } from "../crypto/encryption.js";
 import { bootstrapFirstInstance } from "../domain/instance/bootstrap.js";
 import type { Logger } from "../log/logger.js";
 import { openStore, type Store } from "../store/database.js";
+import { openDataDir } from "../store/data-dir.js";
 import { migrateToLatest } from "../store/migrate.js";
+import { startTelemetry, type Telemetry } from "../telemetry/index.js";
 import { createApp } from "./app.js";
 import { listen } from "./listener.js";
 
@@ -13,36 +15,70 @@ export interface Service {
   port: number;
   store: Store;
   app: ReturnType<typeof createApp>;
+  /** Where GET /metrics answers; undefined when PLATFORM_METRICS_BIND is empty (and in cluster workers). */
+  metricsPort: number | undefined;
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
 /** Everything `npm start` does after reading the configuration. */
 export async function startService(config: Config, logger: Logger, opts: { migrate?: boolean } = {}): Promise<Service> {
-  const box = new SecretBox(await resolveMasterKey(config));
-  const store = await openStore(config.database, (error) =>
-    logger.warn({ err: error }, "an idle database connection failed; the pool replaces it"),
-  );
+  const dataDir = config.database.kind === "pglite" && config.database.dataDir ? await openDataDir(config.dataDir) : undefined;
+  let store: Store | undefined;
+  let telemetry: Telemetry | undefined;
   try {
+    const box = new SecretBox(await resolveMasterKey(config));
+    const observed = (telemetry = await startTelemetry(config));
+    const opened = await openStore(
+      config.database,
+      config.db,
+      (error) => logger.warn({ err: error }, "a database connection failed; the pool replaces it"),
+      observed.wrapDialect,
+    );
+    store = opened;
+    observed.metrics.watch({ store: opened });
     if (opts.migrate !== false) {
-      const applied = await migrateToLatest(store.db);
+      const applied = await opened.withMaintenance(migrateToLatest);
       if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
     }
-    await bootstrap(config, store, logger);
-    const app = createApp({ config, store, logger, box });
-    const listener = await listen(app.handle, { port: config.port, host: config.bind, tls: config.tls });
-    logger.info({ port: listener.port, database: store.kind, url: config.externalUrl.origin }, "serving");
+    await bootstrap(config, opened, logger);
+    const app = createApp({ config, store: opened, logger, box, telemetry: observed });
+    const listener = await listen(app.handle, {
+      port: config.port,
+      host: config.bind,
+      tls: config.tls,
+      limits: config.http,
+      onAcceptError: (error) => logger.warn({ err: error }, "accepting a connection failed"),
+    });
+    observed.metrics.watch({ connections: () => listener.stats() });
+    const metrics = await observed.serve(logger).catch(async (error: unknown) => {
+      await listener.close(0);
+      throw error;
+    });
+    logger.info(
+      { port: listener.port, database: opened.kind, url: config.externalUrl.origin, metricsPort: metrics?.port, tracing: Boolean(observed.tracing) },
+      "serving",
+    );
     return {
       port: listener.port,
-      store,
+      store: opened,
       app,
+      metricsPort: metrics?.port,
+      telemetry: observed,
       async close() {
         app.shutdown();
         await listener.close();
-        await store.close();
+        await metrics?.close();
+        await opened.close();
+        // Last: the spans of the final requests and statements are flushed to the collector.
+        await observed.close();
+        await dataDir?.release();
       },
     };
   } catch (error) {
-    await store.close();
+    await store?.close();
+    await telemetry?.close();
+    await dataDir?.release();
     throw error;
   }
 }
@@ -59,6 +95,7 @@ async function bootstrap(config: Config, store: Store, logger: Logger): Promise<
   let result;
   try {
     result = await bootstrapFirstInstance(store.db, config.externalUrl.hostname, {
+      patExpiresAt: new Date(Date.now() + config.bootstrapPatExpiresMs),
       async beforeCreate() {
         const exists = await access(patPath).then(() => true, () => false);
         if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);

@@ -1,18 +1,33 @@
 import { mkdir } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, type Dialect } from "kysely";
 import pg from "pg";
+import type { DatabaseLimits } from "../config/config.js";
 import { PGliteDialect } from "./dialect/pglite-dialect.js";
+import type { Tx } from "./eventstore.js";
+import { guardedPool } from "./pg/guarded-pool.js";
+import { currentAbortSignal, withAbortSignal } from "./request-scope.js";
 import type { Database } from "./schema.js";
 
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string; poolSize?: number }
+  | { kind: "postgres"; url: string }
   /** `dataDir` undefined keeps the database in memory (tests). */
   | { kind: "pglite"; dataDir?: string };
 
 export interface Store {
   readonly db: Kysely<Database>;
   readonly kind: DatabaseTarget["kind"];
+  /**
+   * One transaction, retried when it lost a race that a fresh attempt can win (serialization
+   * failure, deadlock, a concurrent append to the same aggregate); after the configured
+   * retries the last error stands (Aborted for the caller).
+   */
+  transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** True when the database answers a trivial query within `timeoutMs`. */
+  isReachable(timeoutMs: number): Promise<boolean>;
+  /** Schema work (migrations) on a connection without the request statement timeout. */
+  withMaintenance<T>(fn: (db: Kysely<any>) => Promise<T>): Promise<T>;
   /** Connections of this process: checked out, idle, and requests waiting for one. */
   poolStats(): { inUse: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -27,40 +42,67 @@ const NUMERIC = 1700;
  */
 const toNumber = (value: string) => Number(value);
 
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+};
+
+/** Migrations may lock and rewrite tables: they get this many request statement timeouts. */
+const MAINTENANCE_TIMEOUT_FACTOR = 10;
+/** The client waits this much longer than the server's statement_timeout before it gives up on the network. */
+const READ_TIMEOUT_MARGIN_MS = 2_000;
+
 /**
- * `onIdleError` hears of connections that failed while idle (a database restart, a
- * terminated backend). The pool replaces them; without a listener pg would crash the process.
+ * `onConnectionError` hears of connections that failed (a database restart, a terminated
+ * backend, a cut network). The pool replaces them; without a listener pg would crash the process.
+ * `wrapDialect` lets telemetry observe every statement of request work (src/telemetry/).
  */
-export async function openStore(target: DatabaseTarget, onIdleError: (error: Error) => void = () => {}): Promise<Store> {
+export async function openStore(
+  target: DatabaseTarget,
+  limits: DatabaseLimits,
+  onConnectionError: (error: Error) => void = () => {},
+  wrapDialect: (dialect: Dialect) => Dialect = (dialect) => dialect,
+): Promise<Store> {
   if (target.kind === "postgres") {
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: target.poolSize ?? 20,
-      types: {
-        getTypeParser: ((oid: number, format?: "text" | "binary") =>
-          oid === INT8 || oid === NUMERIC
-            ? toNumber
-            : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
-      },
+    const pool = postgresPool(target.url, limits, 1, limits.poolMax, onConnectionError);
+    const dialect = new PostgresDialect({
+      pool: guardedPool(pool, {
+        connectTimeoutMs: limits.connectTimeoutMs,
+        readTimeoutMs: limits.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+      }),
     });
-    pool.on("error", onIdleError);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: wrapDialect(dialect) });
     return {
       db,
       kind: "postgres",
+      transact: (fn) => transactWithRetries(db, fn, limits.conflictRetries),
+      isReachable: (timeoutMs) => answers(db, timeoutMs),
+      async withMaintenance(fn) {
+        const maintenance = new Kysely<any>({
+          dialect: new PostgresDialect({ pool: postgresPool(target.url, limits, MAINTENANCE_TIMEOUT_FACTOR, 1, onConnectionError) }),
+        });
+        try {
+          return await fn(maintenance);
+        } finally {
+          await maintenance.destroy();
+        }
+      },
       poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
   }
-  if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
+  if (target.dataDir) await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   const pglite = await PGlite.create(target.dataDir ?? "memory://", {
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
   });
-  const dialect = new PGliteDialect(pglite);
-  const db = new Kysely<Database>({ dialect });
+  const dialect = new PGliteDialect(pglite, limits.statementTimeoutMs);
+  const db = new Kysely<Database>({ dialect: wrapDialect(dialect) });
   return {
     db,
     kind: "pglite",
+    transact: (fn) => transactWithRetries(db, fn, limits.conflictRetries),
+    isReachable: (timeoutMs) => answers(db, timeoutMs),
+    withMaintenance: (fn) => fn(db),
     poolStats: () => dialect.stats(),
     close: async () => {
       await db.destroy();
@@ -69,10 +111,54 @@ export async function openStore(target: DatabaseTarget, onIdleError: (error: Err
   };
 }
 
-/** True when the database answers; /ready and the gRPC health service use it. */
-export async function isReachable(store: Store): Promise<boolean> {
+function postgresPool(
+  url: string,
+  limits: DatabaseLimits,
+  timeoutFactor: number,
+  max: number,
+  onConnectionError: (error: Error) => void,
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: pgTypes,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    keepAlive: true,
+    statement_timeout: limits.statementTimeoutMs * timeoutFactor,
+    lock_timeout: limits.statementTimeoutMs * timeoutFactor,
+    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs * timeoutFactor,
+  });
+  pool.on("error", onConnectionError);
+  // pg removes the pool's listener while a client is checked out; a backend terminated
+  // during a query then emits 'error' on that client, which must not be unhandled.
+  pool.on("connect", (client) => client.on("error", onConnectionError));
+  return pool;
+}
+
+const RETRYABLE = new Set(["40001", "40P01"]);
+/** Two writers appended to one aggregate at once: the later one lost, and may retry. */
+export const SEQUENCE_CONSTRAINT = "events_aggregate_sequence";
+
+export function isRetryableConflict(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return (typeof code === "string" && RETRYABLE.has(code)) || (code === "23505" && constraint === SEQUENCE_CONSTRAINT);
+}
+
+async function transactWithRetries<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>, retries: number): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (error) {
+      if (attempt >= retries || !isRetryableConflict(error) || currentAbortSignal()?.aborted) throw error;
+      // Jitter, so that the writers that collided do not collide again in lockstep.
+      await sleep(Math.random() * 10 * (attempt + 1));
+    }
+  }
+}
+
+async function answers(db: Kysely<Database>, timeoutMs: number): Promise<boolean> {
   try {
-    await store.db.selectNoFrom((eb) => eb.lit(1).as("one")).execute();
+    await withAbortSignal(AbortSignal.timeout(timeoutMs), () => db.selectNoFrom((eb) => eb.lit(1).as("one")).execute());
     return true;
   } catch {
     return false;

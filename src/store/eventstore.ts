@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
+import { instanceSequence } from "./instance-sequence.js";
 import type { Database } from "./schema.js";
 
 export type Tx = Transaction<Database>;
@@ -35,6 +36,7 @@ export async function appendEvents(
   creator: string,
 ): Promise<Appended> {
   if (events.length === 0) throw new Error("appendEvents needs at least one event");
+  const numbered = instanceSequence(aggregate.instanceId);
   const rows = await tx
     .insertInto("events")
     .values(
@@ -46,6 +48,7 @@ export async function appendEvents(
         event_type: event.type,
         payload: JSON.stringify(event.payload ?? {}),
         creator,
+        instance_position: sql<number>`nextval(${numbered}::regclass)`,
       })),
     )
     .returning(["sequence", "created_at"])
@@ -75,7 +78,7 @@ export async function lastSequence(tx: Tx, aggregate: AggregateRef): Promise<num
 }
 
 export interface ProjectionState {
-  /** Position of the newest event the projection has applied. */
+  /** Instance position of the newest event the projection has applied: the tenant's own count. */
   position: number;
   timestamp: Date | undefined;
 }
@@ -91,11 +94,11 @@ export async function projectionState(
 ): Promise<ProjectionState> {
   const row = await db
     .selectFrom("events")
-    .select(["position", "created_at"])
+    .select(["instance_position", "created_at"])
     .where("instance_id", "=", instanceId)
     .where("aggregate_type", "=", aggregateType)
     .orderBy("position", "desc")
     .limit(1)
     .executeTakeFirst();
-  return { position: row?.position ?? 0, timestamp: row?.created_at };
+  return { position: row?.instance_position ?? 0, timestamp: row?.created_at };
 }

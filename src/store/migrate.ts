@@ -1,9 +1,11 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import * as foundation from "./migrations/0001-foundation.js";
+import * as instancePositions from "./migrations/0002-instance-positions.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
   "0001-foundation": foundation,
+  "0002-instance-positions": instancePositions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -26,6 +26,8 @@ export interface EventTable {
   event_type: string;
   payload: Json<unknown>;
   creator: string;
+  /** Position among its instance's events (a sequence per instance; see store/instance-sequence.ts). */
+  instance_position: number;
   /** Set by the database at insert (clock_timestamp()). */
   created_at: ColumnType<Date, never, never>;
 }

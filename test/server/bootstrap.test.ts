@@ -37,7 +37,7 @@ describe.each(DATABASE_KINDS)("bootstrap of the first instance (%s)", (kind) => 
   }
 
   function config(): Config {
-    const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", LOG_LEVEL: "silent" };
+    const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "" };
     if (kind === "pglite") return loadConfig(env);
     const target = database!.target;
     return { ...loadConfig({ ...env, DATABASE_URL: (target as { url: string }).url, PLATFORM_MASTERKEY: KEY }), database: target };
@@ -143,7 +143,7 @@ describe("a bootstrap that cannot write the token file", () => {
     try {
       // A file where the token's directory should be: mkdir fails inside the transaction.
       await writeFile(join(dataDir, "blocker"), "not a directory");
-      const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", LOG_LEVEL: "silent" };
+      const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "" };
       const blocked = loadConfig({ ...env, PLATFORM_ADMIN_PAT_PATH: join(dataDir, "blocker", "admin.pat") });
       await expect(startService(blocked, createLogger("silent"))).rejects.toThrow();
 

@@ -37,7 +37,7 @@ function importsFirst(files: FileDescriptorProto[]): FileDescriptorProto[] {
 
 describe.each(DATABASE_KINDS)("endpoints on the one port (%s)", (kind) => {
   let server: TestServer;
-  /** A host name no instance has: infrastructure endpoints must not care. */
+  /** The loopback address by number: not an instance domain itself, an alias of localhost. */
   let ip: string;
   beforeAll(async () => {
     server = await startTestServer(kind);
@@ -140,9 +140,15 @@ describe.each(DATABASE_KINDS)("endpoints on the one port (%s)", (kind) => {
   });
 
   describe("tenancy by host name", () => {
-    it.each(PROTOCOLS)("a host with no instance answers GetTarget over %s with NotFound naming the host", async (protocol) => {
-      const result = await protocolClient(PlatformActions, protocol, ip).call("GetTarget", { id: "x" }, server.adminToken);
-      expect(result).toMatchObject({ ok: false, code: Code.NotFound, message: expect.stringContaining("127.0.0.1") });
+    it.each(PROTOCOLS)("127.0.0.1 reaches the first instance (served as localhost) over %s", async (protocol) => {
+      const created = await protocolClient(PlatformActions, "rest", server.baseUrl).call(
+        "CreateTarget",
+        { target: { name: `via-ip-${protocol}`, restWebhook: { url: "https://example.com" } } },
+        server.adminToken,
+      );
+      const id = created.ok ? String((created.message.details as { id: string }).id) : "";
+      const result = await protocolClient(PlatformActions, protocol, ip).call("GetTarget", { id }, server.adminToken);
+      expect(result).toMatchObject({ ok: true, message: { target: { target: { name: `via-ip-${protocol}` } } } });
     });
   });
 

@@ -23,7 +23,7 @@ export async function createTestDatabase(kind: DatabaseTarget["kind"]): Promise<
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
-    target: { kind: "postgres", url: url.toString(), poolSize: 10 },
+    target: { kind: "postgres", url: url.toString() },
     async drop() {
       const client = new pg.Client({ connectionString: base });
       await client.connect();

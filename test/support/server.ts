@@ -29,12 +29,20 @@ export interface TestServer {
 }
 
 /** The real service on a free port of 127.0.0.1, with its own empty database. */
-export async function startTestServer(kind: DatabaseTarget["kind"], env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  kind: DatabaseTarget["kind"],
+  env: Record<string, string> = {},
+  /** Lets a test put something (a faulty proxy) between the service and PostgreSQL. */
+  opts: { databaseUrl?: (url: URL) => URL } = {},
+): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-test-"));
   const database = await createTestDatabase(kind);
+  const target = database.target.kind === "postgres" && opts.databaseUrl
+    ? { kind: "postgres" as const, url: opts.databaseUrl(new URL(database.target.url)).toString() }
+    : database.target;
   const config: Config = {
-    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...env }),
-    database: database.target,
+    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "", PLATFORM_DB_POOL_MAX: "10", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...env }),
+    database: target,
   };
   const service = await startService(config, createLogger("silent"));
   const adminToken = (await readFile(config.adminPatPath, "utf8")).trim();

@@ -133,3 +133,83 @@ describe("resolveMasterKey", () => {
     }
   });
 });
+
+describe("limits and timeouts (README configuration table)", () => {
+  it("have the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 60_000,
+      idleTimeoutMs: 65_000,
+      maxConnections: 10_000,
+      http2MaxStreams: 100,
+      http2MaxSessionMemoryMb: 10,
+      shutdownGraceMs: 10_000,
+    });
+    expect(config.maxWatchStreams).toBe(1000);
+    expect(config.db).toEqual({
+      connectTimeoutMs: 5_000,
+      statementTimeoutMs: 30_000,
+      idleInTransactionTimeoutMs: 60_000,
+      poolMax: 20,
+      conflictRetries: 3,
+    });
+    expect(config.healthTimeoutMs).toBe(2_000);
+    expect(config.metricsBind).toEqual({ host: "127.0.0.1", port: 9090 });
+    expect(config.bootstrapPatExpiresMs).toBe(8760 * 3_600_000);
+  });
+
+  it("read every variable", () => {
+    const config = loadConfig({
+      PLATFORM_HTTP_HEADERS_TIMEOUT_MS: "100",
+      PLATFORM_HTTP_REQUEST_TIMEOUT_MS: "200",
+      PLATFORM_HTTP_IDLE_TIMEOUT_MS: "300",
+      PLATFORM_MAX_CONNECTIONS: "5",
+      PLATFORM_HTTP2_MAX_STREAMS: "7",
+      PLATFORM_HTTP2_MAX_SESSION_MEMORY_MB: "2",
+      PLATFORM_SHUTDOWN_GRACE_MS: "0",
+      PLATFORM_MAX_WATCH_STREAMS: "3",
+      PLATFORM_DB_CONNECT_TIMEOUT_MS: "400",
+      PLATFORM_DB_STATEMENT_TIMEOUT_MS: "500",
+      PLATFORM_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: "600",
+      PLATFORM_DB_POOL_MAX: "4",
+      PLATFORM_DB_CONFLICT_RETRIES: "0",
+      PLATFORM_HEALTH_TIMEOUT_MS: "250",
+      PLATFORM_METRICS_BIND: "[::1]:9464",
+      PLATFORM_BOOTSTRAP_PAT_EXPIRES: "90m",
+    });
+    expect(config.http).toEqual({
+      headersTimeoutMs: 100,
+      requestTimeoutMs: 200,
+      idleTimeoutMs: 300,
+      maxConnections: 5,
+      http2MaxStreams: 7,
+      http2MaxSessionMemoryMb: 2,
+      shutdownGraceMs: 0,
+    });
+    expect(config.maxWatchStreams).toBe(3);
+    expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, conflictRetries: 0 });
+    expect(config.healthTimeoutMs).toBe(250);
+    expect(config.metricsBind).toEqual({ host: "::1", port: 9464 });
+    expect(config.bootstrapPatExpiresMs).toBe(90 * 60_000);
+  });
+
+  it("turn metrics off with an empty PLATFORM_METRICS_BIND", () => {
+    expect(loadConfig({ PLATFORM_METRICS_BIND: "" }).metricsBind).toBeUndefined();
+  });
+
+  it.each([
+    ["PLATFORM_HTTP_HEADERS_TIMEOUT_MS", "0"],
+    ["PLATFORM_MAX_CONNECTIONS", "-1"],
+    ["PLATFORM_HTTP2_MAX_STREAMS", "1.5"],
+    ["PLATFORM_DB_STATEMENT_TIMEOUT_MS", "soon"],
+    ["PLATFORM_DB_POOL_MAX", "0"],
+    ["PLATFORM_METRICS_BIND", "9090"],
+    ["PLATFORM_METRICS_BIND", "localhost:99999"],
+    ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "10"],
+    ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "500ms"],
+    ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "1d"],
+  ])("reject %s=%s with a message naming the variable", (name, value) => {
+    expect(configError({ [name]: value }).message).toContain(name);
+  });
+});

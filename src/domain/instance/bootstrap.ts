@@ -7,8 +7,6 @@ import { hasAnyInstance } from "./queries.js";
 
 export const ADMIN_USERNAME = "platform-admin";
 const BOOTSTRAP = "system";
-/** The first admin's token does not expire; rotate it once real admins exist. */
-const ADMIN_PAT_EXPIRY = new Date("9999-12-31T23:59:59Z");
 
 /**
  * On an empty database: the first instance, its default organization, and the machine
@@ -21,6 +19,8 @@ export interface BootstrapHooks {
   beforeCreate(): Promise<void>;
   /** Runs with the admin token before the transaction commits: a failure rolls it back. */
   beforeCommit(token: string): Promise<void>;
+  /** When the admin token expires (PLATFORM_BOOTSTRAP_PAT_EXPIRES after now). */
+  patExpiresAt: Date;
 }
 
 export async function bootstrapFirstInstance(
@@ -37,8 +37,27 @@ export async function bootstrapFirstInstance(
     const admin = await addMachineUser(tx, actor, { orgId, username: ADMIN_USERNAME, name: "Platform administrator" });
     await addMembership(tx, actor, { userId: admin.id, contextType: "instance", contextId: instanceId, roles: ["IAM_OWNER"] });
     await addMembership(tx, actor, { userId: admin.id, contextType: "system", contextId: "", roles: ["SYSTEM_OWNER"] });
-    const { token } = await addPersonalAccessToken(tx, actor, { userId: admin.id, expiresAt: ADMIN_PAT_EXPIRY });
+    const { token } = await addPersonalAccessToken(tx, actor, { userId: admin.id, expiresAt: hooks.patExpiresAt });
     await hooks.beforeCommit(token);
     return { instanceId };
+  });
+}
+
+/**
+ * A new token for the bootstrapped administrator, for when the first one expired or was
+ * lost; `npm run admin-token` calls it. Undefined when there is no such user.
+ */
+export async function issueAdminToken(db: Db, expiresAt: Date): Promise<{ token: string; instanceId: string } | undefined> {
+  return db.transaction().execute(async (tx) => {
+    const admin = await tx
+      .selectFrom("users")
+      .select(["id", "instance_id"])
+      .where("username", "=", ADMIN_USERNAME)
+      .orderBy("created_at")
+      .limit(1)
+      .executeTakeFirst();
+    if (!admin) return undefined;
+    const { token } = await addPersonalAccessToken(tx, { instanceId: admin.instance_id, userId: BOOTSTRAP }, { userId: admin.id, expiresAt });
+    return { token, instanceId: admin.instance_id };
   });
 }

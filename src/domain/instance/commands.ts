@@ -1,5 +1,6 @@
 import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
+import { createInstanceSequence } from "../../store/instance-sequence.js";
 import { alreadyExists } from "../errors.js";
 import { addOrg } from "../org/commands.js";
 
@@ -21,6 +22,7 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
 
   const instanceId = newId();
   const orgId = newId();
+  await createInstanceSequence(tx, instanceId);
   const aggregate = { instanceId, type: "instance", id: instanceId };
   const appended = await appendEvents(
     tx,

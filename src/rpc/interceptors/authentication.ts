@@ -1,8 +1,7 @@
-import type { Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { TtlCache } from "../../cache/ttl-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
 import { isSystemMember, type Principal } from "../../domain/authz/principal.js";
-import { unauthenticated } from "../../domain/errors.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
 import type { Db } from "../../store/eventstore.js";
 import { principalKey, tenantKey } from "../context.js";
@@ -21,23 +20,33 @@ export function authenticationInterceptor(db: Db, cacheTtlMs = 10_000): Intercep
   return (next) => async (req) => {
     if (requireRules(req.method).permission === PUBLIC) return next(req);
     const header = req.header.get("authorization");
-    if (!header) throw unauthenticated("missing bearer token: send Authorization: Bearer <token>");
+    if (!header) throw challenge("missing bearer token: send Authorization: Bearer <token>", false);
     const token = BEARER.exec(header)?.[1];
-    if (!token) throw unauthenticated("malformed Authorization header: expected Bearer <token>");
+    if (!token) throw challenge("malformed Authorization header: expected Bearer <token>", true);
 
     const key = hashToken(token);
     let entry = principals.get(key);
     if (!entry || entry.expires <= Date.now()) {
       const found = await principalByTokenHash(db, key);
-      if (!found) throw unauthenticated("the token is unknown or expired");
+      if (!found) throw challenge("the token is unknown or expired", true);
       entry = found;
       principals.set(key, entry);
     }
     const tenant = req.contextValues.get(tenantKey);
     if (tenant && entry.principal.instanceId !== tenant.id && !isSystemMember(entry.principal)) {
-      throw unauthenticated("the token is not valid for this instance");
+      throw challenge("the token is not valid for this instance", true);
     }
     req.contextValues.set(principalKey, entry.principal);
     return next(req);
   };
+}
+
+/**
+ * RFC 6750 section 3: every 401 names the scheme it wants, and says invalid_token when a
+ * token was sent. On HTTP/1.1 (REST, Connect) this is a response header; on gRPC a trailer.
+ */
+function challenge(message: string, tokenSent: boolean): ConnectError {
+  const error = new ConnectError(message, Code.Unauthenticated);
+  error.metadata.set("www-authenticate", tokenSent ? `Bearer error="invalid_token", error_description="${message}"` : "Bearer");
+  return error;
 }

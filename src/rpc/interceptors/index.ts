@@ -6,6 +6,7 @@ import { authenticationInterceptor } from "./authentication.js";
 import { authorizationInterceptor } from "./authorization.js";
 import { featureFlagInterceptor } from "./feature-flags.js";
 import { requestLogInterceptor } from "./request-log.js";
+import { requestScopeInterceptor } from "./request-scope.js";
 import { tenantInterceptor } from "./tenant.js";
 import { validationInterceptor } from "./validation.js";
 
@@ -13,6 +14,8 @@ export interface InterceptorDeps {
   db: Db;
   logger: Logger;
   flags: FeatureFlags;
+  /** Host names that select the same instance as another (see server/host.ts). */
+  hostAliases: ReadonlyMap<string, string>;
 }
 
 /**
@@ -23,7 +26,8 @@ export interface InterceptorDeps {
 export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
     requestLogInterceptor(deps.logger),
-    tenantInterceptor(deps.db),
+    requestScopeInterceptor(),
+    tenantInterceptor(deps.db, deps.hostAliases),
     authenticationInterceptor(deps.db),
     authorizationInterceptor(),
     featureFlagInterceptor(deps.flags),

@@ -14,15 +14,22 @@ function hostOf(url: string): string {
   }
 }
 
-/** The Host header's host name selects the instance. */
-export function tenantInterceptor(db: Db): Interceptor {
+/**
+ * The Host header's host name selects the instance. An alias (127.0.0.1 for localhost)
+ * applies only when no instance has the name itself.
+ */
+export function tenantInterceptor(db: Db, aliases: ReadonlyMap<string, string>): Interceptor {
   const byDomain = new TtlCache<string, InstanceRef>(30_000);
+  const lookUp = async (host: string) => {
+    const alias = aliases.get(host);
+    return (await instanceByDomain(db, host)) ?? (alias ? await instanceByDomain(db, alias) : undefined);
+  };
   return (next) => async (req) => {
     if (requireRules(req.method).tenantless) return next(req);
     const host = hostOf(req.url);
     let instance = byDomain.get(host);
     if (!instance) {
-      instance = await instanceByDomain(db, host);
+      instance = await lookUp(host);
       if (!instance) throw notFound(`no instance serves the host "${host}"`);
       byDomain.set(host, instance);
     }

@@ -6,7 +6,7 @@ import { ServerReflection as ReflectionV1alpha } from "../../../gen/grpc/reflect
 import { PlatformActions } from "../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
 import { actionsService, type ActionsDeps } from "./actions/service.js";
-import { healthService } from "./health.js";
+import { healthService, type WatchStreams } from "./health.js";
 import { reflectionServices } from "./reflection.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
@@ -27,11 +27,13 @@ export function servedCatalog(): ExecutionCatalog {
 export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   isServing: () => Promise<boolean>;
   shutdown: AbortSignal;
+  /** Open health Watch streams of this process and their cap (PLATFORM_MAX_WATCH_STREAMS). */
+  watchStreams: WatchStreams;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
   router.service(PlatformActions, actionsService({ ...deps, catalog: servedCatalog() }));
-  router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown));
+  router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);
   router.service(ReflectionV1alpha, reflection.v1alpha);

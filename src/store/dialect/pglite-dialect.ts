@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from "kysely";
+import { boundedWait, currentAbortSignal } from "../request-scope.js";
 
 /**
  * Kysely dialect for embedded PGlite. Kysely ships one from 0.29 on, which needs Node 22;
@@ -19,8 +20,12 @@ import {
  */
 export class PGliteDialect implements Dialect {
   private readonly driver: PGliteDriver;
-  constructor(pglite: PGlite) {
-    this.driver = new PGliteDriver(pglite);
+  /**
+   * `waitTimeoutMs` bounds how long a caller queues for the one connection (PGlite has no
+   * statement_timeout of its own); the request's abort signal ends the wait sooner.
+   */
+  constructor(pglite: PGlite, waitTimeoutMs: number) {
+    this.driver = new PGliteDriver(pglite, waitTimeoutMs);
   }
   createDriver(): Driver {
     return this.driver;
@@ -50,22 +55,38 @@ class PGliteDriver implements Driver {
     return Math.max(0, this.holders - 1);
   }
 
-  constructor(pglite: PGlite) {
+  constructor(
+    pglite: PGlite,
+    private readonly waitTimeoutMs: number,
+  ) {
     this.connection = new PGliteConnection(pglite);
   }
 
   async init(): Promise<void> {}
 
+  /**
+   * Queues for the connection. A caller that gives up keeps its place in the chain and
+   * passes the connection straight on when its turn comes, so the queue never breaks.
+   */
   async acquireConnection(): Promise<DatabaseConnection> {
     let release!: () => void;
     const previous = this.queue;
     this.queue = new Promise<void>((resolve) => (release = resolve));
     this.holders++;
-    await previous;
-    this.connection.release = () => {
+    const handOver = () => {
       this.holders--;
       release();
     };
+    await boundedWait(() => previous, {
+      signal: currentAbortSignal(),
+      timeoutMs: this.waitTimeoutMs,
+      timeoutError: () => new ConnectionWaitTimeout(this.waitTimeoutMs),
+      onLate: () => {},
+    }).catch((error: unknown) => {
+      void previous.then(handOver);
+      throw error;
+    });
+    this.connection.release = handOver;
     return this.connection;
   }
 
@@ -89,6 +110,16 @@ class PGliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     await this.queue;
+  }
+}
+
+/** The embedded database was busy with other work for longer than a statement may take. */
+export class ConnectionWaitTimeout extends Error {
+  override name = "ConnectionWaitTimeout";
+  /** What PostgreSQL says when a statement_timeout fires: the same fault, the same answer. */
+  readonly code = "57014";
+  constructor(ms: number) {
+    super(`the embedded database was busy for ${ms} ms`);
   }
 }
 

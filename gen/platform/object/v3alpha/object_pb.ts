@@ -14,15 +14,21 @@ export const file_platform_object_v3alpha_object: GenFile = /*@__PURE__*/
   fileDesc("CiRwbGF0Zm9ybS9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SF3BsYXRmb3JtLm9iamVjdC52M2FscGhhIkUKBU93bmVyEjAKBHR5cGUYASABKA4yIi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lclR5cGUSCgoCaWQYAiABKAkixAEKDlJlcXVlc3RDb250ZXh0EhkKBnN5c3RlbRgBIAEoCEIHukgEagIIAUgAEiEKC2luc3RhbmNlX2lkGAIgASgJQgq6SAdyBRABGMgBSAASJQoPaW5zdGFuY2VfZG9tYWluGAMgASgJQgq6SAdyBRABGP0BSAASHAoGb3JnX2lkGAQgASgJQgq6SAdyBRABGMgBSAASIAoKb3JnX2RvbWFpbhgFIAEoCUIKukgHcgUQARj9AUgAQg0KBHR5cGUSBbpIAggBKmsKCU93bmVyVHlwZRIaChZPV05FUl9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRT1dORVJfVFlQRV9TWVNURU0QARIXChNPV05FUl9UWVBFX0lOU1RBTkNFEAISEgoOT1dORVJfVFlQRV9PUkcQA2IGcHJvdG8z", [file_buf_validate_validate]);
 
 /**
+ * The context a resource belongs to.
+ *
  * @generated from message platform.object.v3alpha.Owner
  */
 export type Owner = Message<"platform.object.v3alpha.Owner"> & {
   /**
+   * Kind of the owning context.
+   *
    * @generated from field: platform.object.v3alpha.OwnerType type = 1;
    */
   type: OwnerType;
 
   /**
+   * ID of the owning instance or organization; empty for the system.
+   *
    * @generated from field: string id = 2;
    */
   id: string;
@@ -46,30 +52,40 @@ export type RequestContext = Message<"platform.object.v3alpha.RequestContext"> &
    */
   type: {
     /**
+     * The system context above all instances; must be true when given.
+     *
      * @generated from field: bool system = 1;
      */
     value: boolean;
     case: "system";
   } | {
     /**
+     * The instance with this ID.
+     *
      * @generated from field: string instance_id = 2;
      */
     value: string;
     case: "instanceId";
   } | {
     /**
+     * The instance serving this domain.
+     *
      * @generated from field: string instance_domain = 3;
      */
     value: string;
     case: "instanceDomain";
   } | {
     /**
+     * The organization with this ID.
+     *
      * @generated from field: string org_id = 4;
      */
     value: string;
     case: "orgId";
   } | {
     /**
+     * The organization with this domain.
+     *
      * @generated from field: string org_domain = 5;
      */
     value: string;
@@ -85,6 +101,8 @@ export const RequestContextSchema: GenMessage<RequestContext> = /*@__PURE__*/
   messageDesc(file_platform_object_v3alpha_object, 1);
 
 /**
+ * Kind of context that owns a resource.
+ *
  * @generated from enum platform.object.v3alpha.OwnerType
  */
 export enum OwnerType {

@@ -18,6 +18,8 @@ export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
   fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiIAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJImIKC01ldGhvZFJ1bGVzEhIKCnBlcm1pc3Npb24YASABKAkSEAoIZmVhdHVyZXMYAiADKAkSFgoOc3VjY2Vzc19zdGF0dXMYAyABKA0SFQoNY3JlYXRlZF9maWVsZBgEIAEoCTpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
+ * Rules of a whole service.
+ *
  * @generated from message platform.options.v1.ServiceRules
  */
 export type ServiceRules = Message<"platform.options.v1.ServiceRules"> & {
@@ -37,6 +39,8 @@ export const ServiceRulesSchema: GenMessage<ServiceRules> = /*@__PURE__*/
   messageDesc(file_platform_options_v1_options, 0);
 
 /**
+ * Rules of one RPC.
+ *
  * @generated from message platform.options.v1.MethodRules
  */
 export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
@@ -79,12 +83,16 @@ export const MethodRulesSchema: GenMessage<MethodRules> = /*@__PURE__*/
   messageDesc(file_platform_options_v1_options, 1);
 
 /**
+ * Feature flags of a service.
+ *
  * @generated from extension: platform.options.v1.ServiceRules service = 50100;
  */
 export const service: GenExtension<ServiceOptions, ServiceRules> = /*@__PURE__*/
   extDesc(file_platform_options_v1_options, 0);
 
 /**
+ * Permission, feature flags and REST status of an RPC.
+ *
  * @generated from extension: platform.options.v1.MethodRules method = 50100;
  */
 export const method: GenExtension<MethodOptions, MethodRules> = /*@__PURE__*/

@@ -21,13 +21,14 @@ import {
 
 export interface ActionsDeps {
   db: Db;
+  /** A write transaction, retried on conflicts (Store.transact). */
+  transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
   box: SecretBox;
   catalog: ExecutionCatalog;
 }
 
 /** Translates between the API and the domain; the rules live in domain/action. */
-export function actionsService({ db, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
-  const write = <T>(fn: (tx: Tx) => Promise<T>) => db.transaction().execute(fn);
+export function actionsService({ db, transact: write, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
   return {
     async createTarget(req, ctx) {
       const spec = targetSpecFromProto(req.target!);

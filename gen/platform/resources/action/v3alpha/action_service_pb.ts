@@ -22,10 +22,14 @@ export const file_platform_resources_action_v3alpha_action_service: GenFile = /*
   fileDesc("CjZwbGF0Zm9ybS9yZXNvdXJjZXMvYWN0aW9uL3YzYWxwaGEvYWN0aW9uX3NlcnZpY2UucHJvdG8SIXBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYSJYChNDcmVhdGVUYXJnZXRSZXF1ZXN0EkEKBnRhcmdldBgBIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5UYXJnZXRCBrpIA8gBASJoChRDcmVhdGVUYXJnZXRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSEwoLc2lnbmluZ19rZXkYAiABKAkidAoSUGF0Y2hUYXJnZXRSZXF1ZXN0EhYKAmlkGAEgASgJQgq6SAdyBRABGMgBEkYKBnRhcmdldBgCIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5QYXRjaFRhcmdldEIGukgDyAEBInwKE1BhdGNoVGFyZ2V0UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhgKC3NpZ25pbmdfa2V5GAIgASgJSACIAQFCDgoMX3NpZ25pbmdfa2V5Ii0KE0RlbGV0ZVRhcmdldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAEiUwoURGVsZXRlVGFyZ2V0UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIioKEEdldFRhcmdldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAEiUQoRR2V0VGFyZ2V0UmVzcG9uc2USPAoGdGFyZ2V0GAEgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkdldFRhcmdldCL9AQoUU2VhcmNoVGFyZ2V0c1JlcXVlc3QSPQoFcXVlcnkYASABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU2VhcmNoUXVlcnkSVAoOc29ydGluZ19jb2x1bW4YAiABKA4yMi5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuVGFyZ2V0RmllbGROYW1lQgi6SAWCAQIQARJQCgdmaWx0ZXJzGAMgAygLMjUucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlRhcmdldFNlYXJjaEZpbHRlckIIukgFkgECEGQi4gEKFVNlYXJjaFRhcmdldHNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkoKDnNvcnRpbmdfY29sdW1uGAIgASgOMjIucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlRhcmdldEZpZWxkTmFtZRI8CgZyZXN1bHQYAyADKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuR2V0VGFyZ2V0Il4KE1B1dEV4ZWN1dGlvblJlcXVlc3QSRwoJZXhlY3V0aW9uGAEgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvbkIGukgDyAEBImQKFFB1dEV4ZWN1dGlvblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIPCgdjcmVhdGVkGAIgASgIIjAKFkRlbGV0ZUV4ZWN1dGlvblJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAEiVgoXRGVsZXRlRXhlY3V0aW9uUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIq0BChdTZWFyY2hFeGVjdXRpb25zUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJTCgdmaWx0ZXJzGAIgAygLMjgucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvblNlYXJjaEZpbHRlckIIukgFkgECEGQinAEKGFNlYXJjaEV4ZWN1dGlvbnNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEj8KBnJlc3VsdBgCIAMoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5HZXRFeGVjdXRpb24iKAomTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbkZ1bmN0aW9uc1JlcXVlc3QiPAonTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbkZ1bmN0aW9uc1Jlc3BvbnNlEhEKCWZ1bmN0aW9ucxgBIAMoCSImCiRMaXN0QXZhaWxhYmxlRXhlY3V0aW9uTWV0aG9kc1JlcXVlc3QiOAolTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHNSZXNwb25zZRIPCgdtZXRob2RzGAEgAygJIicKJUxpc3RBdmFpbGFibGVFeGVjdXRpb25TZXJ2aWNlc1JlcXVlc3QiOgomTGlzdEF2YWlsYWJsZUV4ZWN1dGlvblNlcnZpY2VzUmVzcG9uc2USEAoIc2VydmljZXMYASADKAkynhMKD1BsYXRmb3JtQWN0aW9ucxLHAQoMQ3JlYXRlVGFyZ2V0EjYucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkNyZWF0ZVRhcmdldFJlcXVlc3QaNy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuQ3JlYXRlVGFyZ2V0UmVzcG9uc2UiRqK7GBgKE2FjdGlvbi50YXJnZXQud3JpdGUYyQGC0+STAiQ6BnRhcmdldCIaL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMSxgEKC1BhdGNoVGFyZ2V0EjUucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlBhdGNoVGFyZ2V0UmVxdWVzdBo2LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5QYXRjaFRhcmdldFJlc3BvbnNlIkiiuxgVChNhY3Rpb24udGFyZ2V0LndyaXRlgtPkkwIpOgZ0YXJnZXQyHy9yZXNvdXJjZXMvdjNhbHBoYS90YXJnZXRzL3tpZH0SwgEKDERlbGV0ZVRhcmdldBI2LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5EZWxldGVUYXJnZXRSZXF1ZXN0GjcucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkRlbGV0ZVRhcmdldFJlc3BvbnNlIkGiuxgWChRhY3Rpb24udGFyZ2V0LmRlbGV0ZYLT5JMCISofL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMve2lkfRK3AQoJR2V0VGFyZ2V0EjMucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkdldFRhcmdldFJlcXVlc3QaNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuR2V0VGFyZ2V0UmVzcG9uc2UiP6K7GBQKEmFjdGlvbi50YXJnZXQucmVhZILT5JMCIRIfL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMve2lkfRLPAQoNU2VhcmNoVGFyZ2V0cxI3LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hUYXJnZXRzUmVxdWVzdBo4LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hUYXJnZXRzUmVzcG9uc2UiS6K7GBQKEmFjdGlvbi50YXJnZXQucmVhZILT5JMCLToHZmlsdGVycyIiL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMvX3NlYXJjaBLWAQoMUHV0RXhlY3V0aW9uEjYucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlB1dEV4ZWN1dGlvblJlcXVlc3QaNy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuUHV0RXhlY3V0aW9uUmVzcG9uc2UiVaK7GCEKFmFjdGlvbi5leGVjdXRpb24ud3JpdGUiB2NyZWF0ZWSC0+STAio6CWV4ZWN1dGlvbiIdL3Jlc291cmNlcy92M2FscGhhL2V4ZWN1dGlvbnMS1AEKD0RlbGV0ZUV4ZWN1dGlvbhI5LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5EZWxldGVFeGVjdXRpb25SZXF1ZXN0GjoucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkRlbGV0ZUV4ZWN1dGlvblJlc3BvbnNlIkqiuxgZChdhY3Rpb24uZXhlY3V0aW9uLmRlbGV0ZYLT5JMCJyolL3Jlc291cmNlcy92M2FscGhhL2V4ZWN1dGlvbnMve2lkPSoqfRLXAQoQU2VhcmNoRXhlY3V0aW9ucxI6LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hFeGVjdXRpb25zUmVxdWVzdBo7LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hFeGVjdXRpb25zUmVzcG9uc2UiSqK7GBAKDmV4ZWN1dGlvbi5yZWFkgtPkkwIwOgdmaWx0ZXJzIiUvcmVzb3VyY2VzL3YzYWxwaGEvZXhlY3V0aW9ucy9fc2VhcmNoEv0BCh9MaXN0QXZhaWxhYmxlRXhlY3V0aW9uRnVuY3Rpb25zEkkucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25GdW5jdGlvbnNSZXF1ZXN0GkoucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25GdW5jdGlvbnNSZXNwb25zZSJDorsYEAoOZXhlY3V0aW9uLnJlYWSC0+STAikSJy9yZXNvdXJjZXMvdjNhbHBoYS9leGVjdXRpb25zL2Z1bmN0aW9ucxL1AQodTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHMSRy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHNSZXF1ZXN0GkgucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25NZXRob2RzUmVzcG9uc2UiQaK7GBAKDmV4ZWN1dGlvbi5yZWFkgtPkkwInEiUvcmVzb3VyY2VzL3YzYWxwaGEvZXhlY3V0aW9ucy9tZXRob2RzEvkBCh5MaXN0QXZhaWxhYmxlRXhlY3V0aW9uU2VydmljZXMSSC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuTGlzdEF2YWlsYWJsZUV4ZWN1dGlvblNlcnZpY2VzUmVxdWVzdBpJLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5MaXN0QXZhaWxhYmxlRXhlY3V0aW9uU2VydmljZXNSZXNwb25zZSJCorsYEAoOZXhlY3V0aW9uLnJlYWSC0+STAigSJi9yZXNvdXJjZXMvdjNhbHBoYS9leGVjdXRpb25zL3NlcnZpY2VzGimiuxglChptdWx0aXRlbmFuY3lfcmVzb3VyY2VzX2FwaQoHYWN0aW9uc2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_platform_options_v1_options, file_platform_resources_action_v3alpha_execution, file_platform_resources_action_v3alpha_target, file_platform_resources_object_v3alpha_object]);
 
 /**
+ * The target to create.
+ *
  * @generated from message platform.resources.action.v3alpha.CreateTargetRequest
  */
 export type CreateTargetRequest = Message<"platform.resources.action.v3alpha.CreateTargetRequest"> & {
   /**
+   * The new target's settings.
+   *
    * @generated from field: platform.resources.action.v3alpha.Target target = 1;
    */
   target?: Target | undefined;
@@ -39,10 +43,14 @@ export const CreateTargetRequestSchema: GenMessage<CreateTargetRequest> = /*@__P
   messageDesc(file_platform_resources_action_v3alpha_action_service, 0);
 
 /**
+ * The created target.
+ *
  * @generated from message platform.resources.action.v3alpha.CreateTargetResponse
  */
 export type CreateTargetResponse = Message<"platform.resources.action.v3alpha.CreateTargetResponse"> & {
   /**
+   * ID, sequence, creation date and owner of the new target.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
@@ -63,15 +71,21 @@ export const CreateTargetResponseSchema: GenMessage<CreateTargetResponse> = /*@_
   messageDesc(file_platform_resources_action_v3alpha_action_service, 1);
 
 /**
+ * Which target to change, and how.
+ *
  * @generated from message platform.resources.action.v3alpha.PatchTargetRequest
  */
 export type PatchTargetRequest = Message<"platform.resources.action.v3alpha.PatchTargetRequest"> & {
   /**
+   * ID of the target.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * The settings to change.
+   *
    * @generated from field: platform.resources.action.v3alpha.PatchTarget target = 2;
    */
   target?: PatchTarget | undefined;
@@ -85,10 +99,14 @@ export const PatchTargetRequestSchema: GenMessage<PatchTargetRequest> = /*@__PUR
   messageDesc(file_platform_resources_action_v3alpha_action_service, 2);
 
 /**
+ * The changed target.
+ *
  * @generated from message platform.resources.action.v3alpha.PatchTargetResponse
  */
 export type PatchTargetResponse = Message<"platform.resources.action.v3alpha.PatchTargetResponse"> & {
   /**
+   * Sequence and date of the change.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
@@ -109,10 +127,14 @@ export const PatchTargetResponseSchema: GenMessage<PatchTargetResponse> = /*@__P
   messageDesc(file_platform_resources_action_v3alpha_action_service, 3);
 
 /**
+ * Which target to delete.
+ *
  * @generated from message platform.resources.action.v3alpha.DeleteTargetRequest
  */
 export type DeleteTargetRequest = Message<"platform.resources.action.v3alpha.DeleteTargetRequest"> & {
   /**
+   * ID of the target.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -126,10 +148,14 @@ export const DeleteTargetRequestSchema: GenMessage<DeleteTargetRequest> = /*@__P
   messageDesc(file_platform_resources_action_v3alpha_action_service, 4);
 
 /**
+ * The deleted target.
+ *
  * @generated from message platform.resources.action.v3alpha.DeleteTargetResponse
  */
 export type DeleteTargetResponse = Message<"platform.resources.action.v3alpha.DeleteTargetResponse"> & {
   /**
+   * Sequence and date of the deletion.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
@@ -143,10 +169,14 @@ export const DeleteTargetResponseSchema: GenMessage<DeleteTargetResponse> = /*@_
   messageDesc(file_platform_resources_action_v3alpha_action_service, 5);
 
 /**
+ * Which target to return.
+ *
  * @generated from message platform.resources.action.v3alpha.GetTargetRequest
  */
 export type GetTargetRequest = Message<"platform.resources.action.v3alpha.GetTargetRequest"> & {
   /**
+   * ID of the target.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -160,10 +190,14 @@ export const GetTargetRequestSchema: GenMessage<GetTargetRequest> = /*@__PURE__*
   messageDesc(file_platform_resources_action_v3alpha_action_service, 6);
 
 /**
+ * The target asked for.
+ *
  * @generated from message platform.resources.action.v3alpha.GetTargetResponse
  */
 export type GetTargetResponse = Message<"platform.resources.action.v3alpha.GetTargetResponse"> & {
   /**
+   * The target with its details.
+   *
    * @generated from field: platform.resources.action.v3alpha.GetTarget target = 1;
    */
   target?: GetTarget | undefined;
@@ -177,20 +211,28 @@ export const GetTargetResponseSchema: GenMessage<GetTargetResponse> = /*@__PURE_
   messageDesc(file_platform_resources_action_v3alpha_action_service, 7);
 
 /**
+ * A search for targets.
+ *
  * @generated from message platform.resources.action.v3alpha.SearchTargetsRequest
  */
 export type SearchTargetsRequest = Message<"platform.resources.action.v3alpha.SearchTargetsRequest"> & {
   /**
+   * Paging and order.
+   *
    * @generated from field: platform.resources.object.v3alpha.SearchQuery query = 1;
    */
   query?: SearchQuery | undefined;
 
   /**
+   * The column to sort by; the creation date when unspecified.
+   *
    * @generated from field: platform.resources.action.v3alpha.TargetFieldName sorting_column = 2;
    */
   sortingColumn: TargetFieldName;
 
   /**
+   * Conditions every returned target meets.
+   *
    * @generated from field: repeated platform.resources.action.v3alpha.TargetSearchFilter filters = 3;
    */
   filters: TargetSearchFilter[];
@@ -204,20 +246,28 @@ export const SearchTargetsRequestSchema: GenMessage<SearchTargetsRequest> = /*@_
   messageDesc(file_platform_resources_action_v3alpha_action_service, 8);
 
 /**
+ * One page of targets.
+ *
  * @generated from message platform.resources.action.v3alpha.SearchTargetsResponse
  */
 export type SearchTargetsResponse = Message<"platform.resources.action.v3alpha.SearchTargetsResponse"> & {
   /**
+   * Size of the page and of the whole result.
+   *
    * @generated from field: platform.resources.object.v3alpha.ListDetails details = 1;
    */
   details?: ListDetails | undefined;
 
   /**
+   * The column the page is sorted by.
+   *
    * @generated from field: platform.resources.action.v3alpha.TargetFieldName sorting_column = 2;
    */
   sortingColumn: TargetFieldName;
 
   /**
+   * The targets of this page.
+   *
    * @generated from field: repeated platform.resources.action.v3alpha.GetTarget result = 3;
    */
   result: GetTarget[];
@@ -231,10 +281,14 @@ export const SearchTargetsResponseSchema: GenMessage<SearchTargetsResponse> = /*
   messageDesc(file_platform_resources_action_v3alpha_action_service, 9);
 
 /**
+ * The execution to create or replace.
+ *
  * @generated from message platform.resources.action.v3alpha.PutExecutionRequest
  */
 export type PutExecutionRequest = Message<"platform.resources.action.v3alpha.PutExecutionRequest"> & {
   /**
+   * The execution; its condition says which one.
+   *
    * @generated from field: platform.resources.action.v3alpha.Execution execution = 1;
    */
   execution?: Execution | undefined;
@@ -248,10 +302,14 @@ export const PutExecutionRequestSchema: GenMessage<PutExecutionRequest> = /*@__P
   messageDesc(file_platform_resources_action_v3alpha_action_service, 10);
 
 /**
+ * The stored execution.
+ *
  * @generated from message platform.resources.action.v3alpha.PutExecutionResponse
  */
 export type PutExecutionResponse = Message<"platform.resources.action.v3alpha.PutExecutionResponse"> & {
   /**
+   * ID, sequence, change date and owner of the execution.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
@@ -272,10 +330,14 @@ export const PutExecutionResponseSchema: GenMessage<PutExecutionResponse> = /*@_
   messageDesc(file_platform_resources_action_v3alpha_action_service, 11);
 
 /**
+ * Which execution to delete.
+ *
  * @generated from message platform.resources.action.v3alpha.DeleteExecutionRequest
  */
 export type DeleteExecutionRequest = Message<"platform.resources.action.v3alpha.DeleteExecutionRequest"> & {
   /**
+   * ID of the execution, as searches return it.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -289,10 +351,14 @@ export const DeleteExecutionRequestSchema: GenMessage<DeleteExecutionRequest> = 
   messageDesc(file_platform_resources_action_v3alpha_action_service, 12);
 
 /**
+ * The deleted execution.
+ *
  * @generated from message platform.resources.action.v3alpha.DeleteExecutionResponse
  */
 export type DeleteExecutionResponse = Message<"platform.resources.action.v3alpha.DeleteExecutionResponse"> & {
   /**
+   * Sequence and date of the deletion.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
@@ -306,15 +372,21 @@ export const DeleteExecutionResponseSchema: GenMessage<DeleteExecutionResponse> 
   messageDesc(file_platform_resources_action_v3alpha_action_service, 13);
 
 /**
+ * A search for executions.
+ *
  * @generated from message platform.resources.action.v3alpha.SearchExecutionsRequest
  */
 export type SearchExecutionsRequest = Message<"platform.resources.action.v3alpha.SearchExecutionsRequest"> & {
   /**
+   * Paging and order.
+   *
    * @generated from field: platform.resources.object.v3alpha.SearchQuery query = 1;
    */
   query?: SearchQuery | undefined;
 
   /**
+   * Conditions every returned execution meets.
+   *
    * @generated from field: repeated platform.resources.action.v3alpha.ExecutionSearchFilter filters = 2;
    */
   filters: ExecutionSearchFilter[];
@@ -328,15 +400,21 @@ export const SearchExecutionsRequestSchema: GenMessage<SearchExecutionsRequest> 
   messageDesc(file_platform_resources_action_v3alpha_action_service, 14);
 
 /**
+ * One page of executions.
+ *
  * @generated from message platform.resources.action.v3alpha.SearchExecutionsResponse
  */
 export type SearchExecutionsResponse = Message<"platform.resources.action.v3alpha.SearchExecutionsResponse"> & {
   /**
+   * Size of the page and of the whole result.
+   *
    * @generated from field: platform.resources.object.v3alpha.ListDetails details = 1;
    */
   details?: ListDetails | undefined;
 
   /**
+   * The executions of this page.
+   *
    * @generated from field: repeated platform.resources.action.v3alpha.GetExecution result = 2;
    */
   result: GetExecution[];
@@ -350,6 +428,8 @@ export const SearchExecutionsResponseSchema: GenMessage<SearchExecutionsResponse
   messageDesc(file_platform_resources_action_v3alpha_action_service, 15);
 
 /**
+ * Takes no parameters.
+ *
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionFunctionsRequest
  */
 export type ListAvailableExecutionFunctionsRequest = Message<"platform.resources.action.v3alpha.ListAvailableExecutionFunctionsRequest"> & {
@@ -363,10 +443,14 @@ export const ListAvailableExecutionFunctionsRequestSchema: GenMessage<ListAvaila
   messageDesc(file_platform_resources_action_v3alpha_action_service, 16);
 
 /**
+ * The function names.
+ *
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionFunctionsResponse
  */
 export type ListAvailableExecutionFunctionsResponse = Message<"platform.resources.action.v3alpha.ListAvailableExecutionFunctionsResponse"> & {
   /**
+   * Names a function condition may use.
+   *
    * @generated from field: repeated string functions = 1;
    */
   functions: string[];
@@ -380,6 +464,8 @@ export const ListAvailableExecutionFunctionsResponseSchema: GenMessage<ListAvail
   messageDesc(file_platform_resources_action_v3alpha_action_service, 17);
 
 /**
+ * Takes no parameters.
+ *
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionMethodsRequest
  */
 export type ListAvailableExecutionMethodsRequest = Message<"platform.resources.action.v3alpha.ListAvailableExecutionMethodsRequest"> & {
@@ -393,10 +479,14 @@ export const ListAvailableExecutionMethodsRequestSchema: GenMessage<ListAvailabl
   messageDesc(file_platform_resources_action_v3alpha_action_service, 18);
 
 /**
+ * The gRPC methods.
+ *
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionMethodsResponse
  */
 export type ListAvailableExecutionMethodsResponse = Message<"platform.resources.action.v3alpha.ListAvailableExecutionMethodsResponse"> & {
   /**
+   * Methods as /<package>.<Service>/<Method>.
+   *
    * @generated from field: repeated string methods = 1;
    */
   methods: string[];
@@ -410,6 +500,8 @@ export const ListAvailableExecutionMethodsResponseSchema: GenMessage<ListAvailab
   messageDesc(file_platform_resources_action_v3alpha_action_service, 19);
 
 /**
+ * Takes no parameters.
+ *
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionServicesRequest
  */
 export type ListAvailableExecutionServicesRequest = Message<"platform.resources.action.v3alpha.ListAvailableExecutionServicesRequest"> & {
@@ -423,10 +515,14 @@ export const ListAvailableExecutionServicesRequestSchema: GenMessage<ListAvailab
   messageDesc(file_platform_resources_action_v3alpha_action_service, 20);
 
 /**
+ * The gRPC services.
+ *
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionServicesResponse
  */
 export type ListAvailableExecutionServicesResponse = Message<"platform.resources.action.v3alpha.ListAvailableExecutionServicesResponse"> & {
   /**
+   * Services as <package>.<Service>.
+   *
    * @generated from field: repeated string services = 1;
    */
   services: string[];
@@ -446,6 +542,8 @@ export const ListAvailableExecutionServicesResponseSchema: GenMessage<ListAvaila
  */
 export const PlatformActions: GenService<{
   /**
+   * Creates a target; the response carries its signing key, shown only here.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.CreateTarget
    */
   createTarget: {
@@ -454,6 +552,8 @@ export const PlatformActions: GenService<{
     output: typeof CreateTargetResponseSchema;
   },
   /**
+   * Changes the given settings of a target and keeps the others.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.PatchTarget
    */
   patchTarget: {
@@ -462,7 +562,7 @@ export const PlatformActions: GenService<{
     output: typeof PatchTargetResponseSchema;
   },
   /**
-   * Also removes the target from every execution that uses it.
+   * Deletes a target. Also removes the target from every execution that uses it.
    *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.DeleteTarget
    */
@@ -472,6 +572,8 @@ export const PlatformActions: GenService<{
     output: typeof DeleteTargetResponseSchema;
   },
   /**
+   * Returns one target by ID.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.GetTarget
    */
   getTarget: {
@@ -480,6 +582,8 @@ export const PlatformActions: GenService<{
     output: typeof GetTargetResponseSchema;
   },
   /**
+   * Lists the targets that match every filter, one page at a time.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.SearchTargets
    */
   searchTargets: {
@@ -508,6 +612,8 @@ export const PlatformActions: GenService<{
     output: typeof DeleteExecutionResponseSchema;
   },
   /**
+   * Lists the executions that match every filter, one page at a time.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.SearchExecutions
    */
   searchExecutions: {
@@ -516,6 +622,8 @@ export const PlatformActions: GenService<{
     output: typeof SearchExecutionsResponseSchema;
   },
   /**
+   * Lists the function names a function condition may name.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.ListAvailableExecutionFunctions
    */
   listAvailableExecutionFunctions: {
@@ -524,6 +632,8 @@ export const PlatformActions: GenService<{
     output: typeof ListAvailableExecutionFunctionsResponseSchema;
   },
   /**
+   * Lists the gRPC methods a request or response condition may name.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.ListAvailableExecutionMethods
    */
   listAvailableExecutionMethods: {
@@ -532,6 +642,8 @@ export const PlatformActions: GenService<{
     output: typeof ListAvailableExecutionMethodsResponseSchema;
   },
   /**
+   * Lists the gRPC services a request or response condition may name.
+   *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.ListAvailableExecutionServices
    */
   listAvailableExecutionServices: {

@@ -16,10 +16,14 @@ export const file_platform_resources_action_v3alpha_execution: GenFile = /*@__PU
   fileDesc("CjFwbGF0Zm9ybS9yZXNvdXJjZXMvYWN0aW9uL3YzYWxwaGEvZXhlY3V0aW9uLnByb3RvEiFwbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEingIKCUV4ZWN1dGlvbhJHCgljb25kaXRpb24YASABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuQ29uZGl0aW9uQga6SAPIAQESJAoHdGFyZ2V0cxgCIAMoCUITukgQkgENEGQYASIHcgUQARjIARIlCghpbmNsdWRlcxgDIAMoCUITukgQkgENEGQYASIHcgUQARjoBzp7ukh4GnYKE2V4ZWN1dGlvbi5ub3RfZW1wdHkSMWFuIGV4ZWN1dGlvbiBuZWVkcyBhdCBsZWFzdCBvbmUgdGFyZ2V0IG9yIGluY2x1ZGUaLHNpemUodGhpcy50YXJnZXRzKSArIHNpemUodGhpcy5pbmNsdWRlcykgPiAwIowBCgxHZXRFeGVjdXRpb24SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEj8KCWV4ZWN1dGlvbhgCIAEoCzIsLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5FeGVjdXRpb24imgIKCUNvbmRpdGlvbhJGCgdyZXF1ZXN0GAEgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlJlcXVlc3RFeGVjdXRpb25IABJICghyZXNwb25zZRgCIAEoCzI0LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5SZXNwb25zZUV4ZWN1dGlvbkgAEh4KCGZ1bmN0aW9uGAMgASgJQgq6SAdyBRABGOgHSAASQgoFZXZlbnQYBCABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuRXZlbnRFeGVjdXRpb25IAEIXCg5jb25kaXRpb25fdHlwZRIFukgCCAEi/QEKEFJlcXVlc3RFeGVjdXRpb24SaQoGbWV0aG9kGAEgASgJQle6SFRyUhABGOgHMkteL1tBLVphLXpfXVtBLVphLXowLTlfXSooXC5bQS1aYS16X11bQS1aYS16MC05X10qKSsvW0EtWmEtel9dW0EtWmEtejAtOV9dKiRIABJSCgdzZXJ2aWNlGAIgASgJQj+6SDxyOhABGOgHMjNeW0EtWmEtel9dW0EtWmEtejAtOV9dKihcLltBLVphLXpfXVtBLVphLXowLTlfXSopKyRIABIWCgNhbGwYAyABKAhCB7pIBGoCCAFIAEISCgljb25kaXRpb24SBbpIAggBIv4BChFSZXNwb25zZUV4ZWN1dGlvbhJpCgZtZXRob2QYASABKAlCV7pIVHJSEAEY6AcyS14vW0EtWmEtel9dW0EtWmEtejAtOV9dKihcLltBLVphLXpfXVtBLVphLXowLTlfXSopKy9bQS1aYS16X11bQS1aYS16MC05X10qJEgAElIKB3NlcnZpY2UYAiABKAlCP7pIPHI6EAEY6AcyM15bQS1aYS16X11bQS1aYS16MC05X10qKFwuW0EtWmEtel9dW0EtWmEtejAtOV9dKikrJEgAEhYKA2FsbBgDIAEoCEIHukgEagIIAUgAQhIKCWNvbmRpdGlvbhIFukgCCAEijAEKDkV2ZW50RXhlY3V0aW9uEiYKBWV2ZW50GAEgASgJQhW6SBJyEBABGOgHMgleW15ccypdKyRIABImCgVncm91cBgCIAEoCUIVukgSchAQARjoBzIJXlteXHMqXSskSAASFgoDYWxsGAMgASgIQge6SARqAggBSABCEgoJY29uZGl0aW9uEgW6SAIIASLSAgoVRXhlY3V0aW9uU2VhcmNoRmlsdGVyEk4KDWluX2NvbmRpdGlvbnMYASABKAsyNS5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuSW5Db25kaXRpb25zRmlsdGVySAASUAoOZXhlY3V0aW9uX3R5cGUYAiABKAsyNi5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuRXhlY3V0aW9uVHlwZUZpbHRlckgAEkEKBnRhcmdldBgDIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5UYXJnZXRGaWx0ZXJIABJDCgdpbmNsdWRlGAQgASgLMjAucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkluY2x1ZGVGaWx0ZXJIAEIPCgZmaWx0ZXISBbpIAggBImMKEkluQ29uZGl0aW9uc0ZpbHRlchJNCgpjb25kaXRpb25zGAEgAygLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkNvbmRpdGlvbkILukgIkgEFCAEQ6AciYQoTRXhlY3V0aW9uVHlwZUZpbHRlchJKCgR0eXBlGAEgASgOMjAucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvblR5cGVCCrpIB4IBBBABIAAiJgoMVGFyZ2V0RmlsdGVyEhYKAmlkGAEgASgJQgq6SAdyBRABGMgBIiwKDUluY2x1ZGVGaWx0ZXISGwoHaW5jbHVkZRgBIAEoCUIKukgHcgUQARjoByqfAQoNRXhlY3V0aW9uVHlwZRIeChpFWEVDVVRJT05fVFlQRV9VTlNQRUNJRklFRBAAEhoKFkVYRUNVVElPTl9UWVBFX1JFUVVFU1QQARIbChdFWEVDVVRJT05fVFlQRV9SRVNQT05TRRACEhgKFEVYRUNVVElPTl9UWVBFX0VWRU5UEAMSGwoXRVhFQ1VUSU9OX1RZUEVfRlVOQ1RJT04QBGIGcHJvdG8z", [file_buf_validate_validate, file_platform_resources_object_v3alpha_object]);
 
 /**
+ * Which targets the service calls when a condition triggers.
+ *
  * @generated from message platform.resources.action.v3alpha.Execution
  */
 export type Execution = Message<"platform.resources.action.v3alpha.Execution"> & {
   /**
+   * When the targets are called; also identifies the execution.
+   *
    * @generated from field: platform.resources.action.v3alpha.Condition condition = 1;
    */
   condition?: Condition | undefined;
@@ -47,15 +51,21 @@ export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_execution, 0);
 
 /**
+ * An execution as reads return it.
+ *
  * @generated from message platform.resources.action.v3alpha.GetExecution
  */
 export type GetExecution = Message<"platform.resources.action.v3alpha.GetExecution"> & {
   /**
+   * ID, sequence, change date and owner of the execution.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
 
   /**
+   * The execution's condition and what it calls.
+   *
    * @generated from field: platform.resources.action.v3alpha.Execution execution = 2;
    */
   execution?: Execution | undefined;
@@ -69,6 +79,8 @@ export const GetExecutionSchema: GenMessage<GetExecution> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_execution, 1);
 
 /**
+ * When an execution triggers: exactly one of its kinds.
+ *
  * @generated from message platform.resources.action.v3alpha.Condition
  */
 export type Condition = Message<"platform.resources.action.v3alpha.Condition"> & {
@@ -118,6 +130,8 @@ export const ConditionSchema: GenMessage<Condition> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_execution, 2);
 
 /**
+ * Calls the targets when a request arrives, before the handler runs.
+ *
  * @generated from message platform.resources.action.v3alpha.RequestExecution
  */
 export type RequestExecution = Message<"platform.resources.action.v3alpha.RequestExecution"> & {
@@ -159,6 +173,8 @@ export const RequestExecutionSchema: GenMessage<RequestExecution> = /*@__PURE__*
   messageDesc(file_platform_resources_action_v3alpha_execution, 3);
 
 /**
+ * Calls the targets before a response is returned.
+ *
  * @generated from message platform.resources.action.v3alpha.ResponseExecution
  */
 export type ResponseExecution = Message<"platform.resources.action.v3alpha.ResponseExecution"> & {
@@ -167,18 +183,24 @@ export type ResponseExecution = Message<"platform.resources.action.v3alpha.Respo
    */
   condition: {
     /**
+     * A gRPC method: /<package>.<Service>/<Method>.
+     *
      * @generated from field: string method = 1;
      */
     value: string;
     case: "method";
   } | {
     /**
+     * A gRPC service: <package>.<Service>.
+     *
      * @generated from field: string service = 2;
      */
     value: string;
     case: "service";
   } | {
     /**
+     * Every service and method.
+     *
      * @generated from field: bool all = 3;
      */
     value: boolean;
@@ -194,6 +216,8 @@ export const ResponseExecutionSchema: GenMessage<ResponseExecution> = /*@__PURE_
   messageDesc(file_platform_resources_action_v3alpha_execution, 4);
 
 /**
+ * Calls the targets after an event is stored.
+ *
  * @generated from message platform.resources.action.v3alpha.EventExecution
  */
 export type EventExecution = Message<"platform.resources.action.v3alpha.EventExecution"> & {
@@ -218,6 +242,8 @@ export type EventExecution = Message<"platform.resources.action.v3alpha.EventExe
     case: "group";
   } | {
     /**
+     * Every event.
+     *
      * @generated from field: bool all = 3;
      */
     value: boolean;
@@ -233,6 +259,8 @@ export const EventExecutionSchema: GenMessage<EventExecution> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_execution, 5);
 
 /**
+ * One condition of an execution search; a search matches executions that meet all of them.
+ *
  * @generated from message platform.resources.action.v3alpha.ExecutionSearchFilter
  */
 export type ExecutionSearchFilter = Message<"platform.resources.action.v3alpha.ExecutionSearchFilter"> & {
@@ -241,24 +269,32 @@ export type ExecutionSearchFilter = Message<"platform.resources.action.v3alpha.E
    */
   filter: {
     /**
+     * Match executions of one of these conditions.
+     *
      * @generated from field: platform.resources.action.v3alpha.InConditionsFilter in_conditions = 1;
      */
     value: InConditionsFilter;
     case: "inConditions";
   } | {
     /**
+     * Match executions of one condition kind.
+     *
      * @generated from field: platform.resources.action.v3alpha.ExecutionTypeFilter execution_type = 2;
      */
     value: ExecutionTypeFilter;
     case: "executionType";
   } | {
     /**
+     * Match executions that call this target.
+     *
      * @generated from field: platform.resources.action.v3alpha.TargetFilter target = 3;
      */
     value: TargetFilter;
     case: "target";
   } | {
     /**
+     * Match executions that include this execution.
+     *
      * @generated from field: platform.resources.action.v3alpha.IncludeFilter include = 4;
      */
     value: IncludeFilter;
@@ -274,10 +310,14 @@ export const ExecutionSearchFilterSchema: GenMessage<ExecutionSearchFilter> = /*
   messageDesc(file_platform_resources_action_v3alpha_execution, 6);
 
 /**
+ * Matches executions by condition.
+ *
  * @generated from message platform.resources.action.v3alpha.InConditionsFilter
  */
 export type InConditionsFilter = Message<"platform.resources.action.v3alpha.InConditionsFilter"> & {
   /**
+   * The conditions to match.
+   *
    * @generated from field: repeated platform.resources.action.v3alpha.Condition conditions = 1;
    */
   conditions: Condition[];
@@ -291,10 +331,14 @@ export const InConditionsFilterSchema: GenMessage<InConditionsFilter> = /*@__PUR
   messageDesc(file_platform_resources_action_v3alpha_execution, 7);
 
 /**
+ * Matches executions by condition kind.
+ *
  * @generated from message platform.resources.action.v3alpha.ExecutionTypeFilter
  */
 export type ExecutionTypeFilter = Message<"platform.resources.action.v3alpha.ExecutionTypeFilter"> & {
   /**
+   * The kind to match.
+   *
    * @generated from field: platform.resources.action.v3alpha.ExecutionType type = 1;
    */
   type: ExecutionType;
@@ -308,10 +352,14 @@ export const ExecutionTypeFilterSchema: GenMessage<ExecutionTypeFilter> = /*@__P
   messageDesc(file_platform_resources_action_v3alpha_execution, 8);
 
 /**
+ * Matches executions that call a target.
+ *
  * @generated from message platform.resources.action.v3alpha.TargetFilter
  */
 export type TargetFilter = Message<"platform.resources.action.v3alpha.TargetFilter"> & {
   /**
+   * ID of the target.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -325,10 +373,14 @@ export const TargetFilterSchema: GenMessage<TargetFilter> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_execution, 9);
 
 /**
+ * Matches executions that include another execution.
+ *
  * @generated from message platform.resources.action.v3alpha.IncludeFilter
  */
 export type IncludeFilter = Message<"platform.resources.action.v3alpha.IncludeFilter"> & {
   /**
+   * ID of the included execution.
+   *
    * @generated from field: string include = 1;
    */
   include: string;
@@ -342,6 +394,8 @@ export const IncludeFilterSchema: GenMessage<IncludeFilter> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_execution, 10);
 
 /**
+ * Kinds of execution conditions.
+ *
  * @generated from enum platform.resources.action.v3alpha.ExecutionType
  */
 export enum ExecutionType {

@@ -18,10 +18,14 @@ export const file_platform_resources_action_v3alpha_target: GenFile = /*@__PURE_
   fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvYWN0aW9uL3YzYWxwaGEvdGFyZ2V0LnByb3RvEiFwbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEi3gIKBlRhcmdldBIYCgRuYW1lGAEgASgJQgq6SAdyBRABGOgHEkkKDHJlc3Rfd2ViaG9vaxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZXRSRVNUV2ViaG9va0gAEloKFXJlc3RfcmVxdWVzdF9yZXNwb25zZRgDIAEoCzI5LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZXRSRVNUUmVxdWVzdFJlc3BvbnNlSAASOQoHdGltZW91dBgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIjgIqABISCghpc19hc3luYxgFIAEoCEgBEhwKEmludGVycnVwdF9vbl9lcnJvchgGIAEoCEgBQhQKC3RhcmdldF90eXBlEgW6SAIIAUIQCg5leGVjdXRpb25fdHlwZSKbAwoLUGF0Y2hUYXJnZXQSHQoEbmFtZRgBIAEoCUIKukgHcgUQARjoB0gCiAEBEkkKDHJlc3Rfd2ViaG9vaxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZXRSRVNUV2ViaG9va0gAEloKFXJlc3RfcmVxdWVzdF9yZXNwb25zZRgDIAEoCzI5LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZXRSRVNUUmVxdWVzdFJlc3BvbnNlSAASPgoHdGltZW91dBgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIjgIqAEgDiAEBEhIKCGlzX2FzeW5jGAUgASgISAESHAoSaW50ZXJydXB0X29uX2Vycm9yGAYgASgISAESHgoWcmVnZW5lcmF0ZV9zaWduaW5nX2tleRgHIAEoCEINCgt0YXJnZXRfdHlwZUIQCg5leGVjdXRpb25fdHlwZUIHCgVfbmFtZUIKCghfdGltZW91dCKWAQoOU2V0UkVTVFdlYmhvb2sSgwEKA3VybBgBIAEoCUJ2ukhzugFjCgh1cmwuaHR0cBIcbXVzdCBiZSBhbiBodHRwIG9yIGh0dHBzIFVSTBo5dGhpcy5zdGFydHNXaXRoKCdodHRwOi8vJykgfHwgdGhpcy5zdGFydHNXaXRoKCdodHRwczovLycpyAEBcggQARjoB4gBASKeAQoWU2V0UkVTVFJlcXVlc3RSZXNwb25zZRKDAQoDdXJsGAEgASgJQna6SHO6AWMKCHVybC5odHRwEhxtdXN0IGJlIGFuIGh0dHAgb3IgaHR0cHMgVVJMGjl0aGlzLnN0YXJ0c1dpdGgoJ2h0dHA6Ly8nKSB8fCB0aGlzLnN0YXJ0c1dpdGgoJ2h0dHBzOi8vJynIAQFyCBABGOgHiAEBIoMBCglHZXRUYXJnZXQSOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnRhcmdldBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5UYXJnZXQisgEKElRhcmdldFNlYXJjaEZpbHRlchJDCgRuYW1lGAEgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlRhcmdldE5hbWVGaWx0ZXJIABJGCgZpbl9pZHMYAiABKAsyNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuSW5UYXJnZXRJRHNGaWx0ZXJIAEIPCgZmaWx0ZXISBbpIAggBInkKEFRhcmdldE5hbWVGaWx0ZXISFgoEbmFtZRgBIAEoCUIIukgFcgMYyAESTQoGbWV0aG9kGAIgASgOMjMucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlRleHRGaWx0ZXJNZXRob2RCCLpIBYIBAhABIjQKEUluVGFyZ2V0SURzRmlsdGVyEh8KA2lkcxgBIAMoCUISukgPkgEMEOgHIgdyBRABGMgBKtYCCg9UYXJnZXRGaWVsZE5hbWUSIQodVEFSR0VUX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABIYChRUQVJHRVRfRklFTERfTkFNRV9JRBABEiMKH1RBUkdFVF9GSUVMRF9OQU1FX0NSRUFUSU9OX0RBVEUQAhIhCh1UQVJHRVRfRklFTERfTkFNRV9DSEFOR0VfREFURRADEhoKFlRBUkdFVF9GSUVMRF9OQU1FX05BTUUQBBIhCh1UQVJHRVRfRklFTERfTkFNRV9UQVJHRVRfVFlQRRAFEhkKFVRBUkdFVF9GSUVMRF9OQU1FX1VSTBAGEh0KGVRBUkdFVF9GSUVMRF9OQU1FX1RJTUVPVVQQBxIbChdUQVJHRVRfRklFTERfTkFNRV9BU1lOQxAIEigKJFRBUkdFVF9GSUVMRF9OQU1FX0lOVEVSUlVQVF9PTl9FUlJPUhAJYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_platform_resources_object_v3alpha_object]);
 
 /**
+ * An endpoint the service calls when an execution's condition triggers.
+ *
  * @generated from message platform.resources.action.v3alpha.Target
  */
 export type Target = Message<"platform.resources.action.v3alpha.Target"> & {
   /**
+   * Name of the target, unique in the instance.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -33,12 +37,16 @@ export type Target = Message<"platform.resources.action.v3alpha.Target"> & {
    */
   targetType: {
     /**
+     * Call a webhook: only the response status matters.
+     *
      * @generated from field: platform.resources.action.v3alpha.SetRESTWebhook rest_webhook = 2;
      */
     value: SetRESTWebhook;
     case: "restWebhook";
   } | {
     /**
+     * Call an endpoint whose response replaces the request or response it was sent.
+     *
      * @generated from field: platform.resources.action.v3alpha.SetRESTRequestResponse rest_request_response = 3;
      */
     value: SetRESTRequestResponse;
@@ -82,10 +90,14 @@ export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_target, 0);
 
 /**
+ * The changes to a target: absent fields keep their value.
+ *
  * @generated from message platform.resources.action.v3alpha.PatchTarget
  */
 export type PatchTarget = Message<"platform.resources.action.v3alpha.PatchTarget"> & {
   /**
+   * New name of the target.
+   *
    * @generated from field: optional string name = 1;
    */
   name?: string | undefined;
@@ -95,12 +107,16 @@ export type PatchTarget = Message<"platform.resources.action.v3alpha.PatchTarget
    */
   targetType: {
     /**
+     * Make the target a webhook at this URL.
+     *
      * @generated from field: platform.resources.action.v3alpha.SetRESTWebhook rest_webhook = 2;
      */
     value: SetRESTWebhook;
     case: "restWebhook";
   } | {
     /**
+     * Make the target a request/response call to this URL.
+     *
      * @generated from field: platform.resources.action.v3alpha.SetRESTRequestResponse rest_request_response = 3;
      */
     value: SetRESTRequestResponse;
@@ -108,6 +124,8 @@ export type PatchTarget = Message<"platform.resources.action.v3alpha.PatchTarget
   } | { case: undefined; value?: undefined };
 
   /**
+   * New time until the service cancels the call.
+   *
    * @generated from field: optional google.protobuf.Duration timeout = 4;
    */
   timeout?: Duration | undefined;
@@ -117,12 +135,16 @@ export type PatchTarget = Message<"platform.resources.action.v3alpha.PatchTarget
    */
   executionType: {
     /**
+     * Call the target asynchronously from now on.
+     *
      * @generated from field: bool is_async = 5;
      */
     value: boolean;
     case: "isAsync";
   } | {
     /**
+     * Let any error of the target stop the whole execution from now on.
+     *
      * @generated from field: bool interrupt_on_error = 6;
      */
     value: boolean;
@@ -151,6 +173,8 @@ export const PatchTargetSchema: GenMessage<PatchTarget> = /*@__PURE__*/
  */
 export type SetRESTWebhook = Message<"platform.resources.action.v3alpha.SetRESTWebhook"> & {
   /**
+   * The http or https URL called with POST.
+   *
    * @generated from field: string url = 1;
    */
   url: string;
@@ -170,6 +194,8 @@ export const SetRESTWebhookSchema: GenMessage<SetRESTWebhook> = /*@__PURE__*/
  */
 export type SetRESTRequestResponse = Message<"platform.resources.action.v3alpha.SetRESTRequestResponse"> & {
   /**
+   * The http or https URL called with POST.
+   *
    * @generated from field: string url = 1;
    */
   url: string;
@@ -183,15 +209,21 @@ export const SetRESTRequestResponseSchema: GenMessage<SetRESTRequestResponse> = 
   messageDesc(file_platform_resources_action_v3alpha_target, 3);
 
 /**
+ * A target as reads return it.
+ *
  * @generated from message platform.resources.action.v3alpha.GetTarget
  */
 export type GetTarget = Message<"platform.resources.action.v3alpha.GetTarget"> & {
   /**
+   * ID, sequence, change date and owner of the target.
+   *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
   details?: Details | undefined;
 
   /**
+   * The target's settings.
+   *
    * @generated from field: platform.resources.action.v3alpha.Target target = 2;
    */
   target?: Target | undefined;
@@ -205,6 +237,8 @@ export const GetTargetSchema: GenMessage<GetTarget> = /*@__PURE__*/
   messageDesc(file_platform_resources_action_v3alpha_target, 4);
 
 /**
+ * One condition of a target search; a search matches targets that meet all of them.
+ *
  * @generated from message platform.resources.action.v3alpha.TargetSearchFilter
  */
 export type TargetSearchFilter = Message<"platform.resources.action.v3alpha.TargetSearchFilter"> & {
@@ -213,12 +247,16 @@ export type TargetSearchFilter = Message<"platform.resources.action.v3alpha.Targ
    */
   filter: {
     /**
+     * Match on the target's name.
+     *
      * @generated from field: platform.resources.action.v3alpha.TargetNameFilter name = 1;
      */
     value: TargetNameFilter;
     case: "name";
   } | {
     /**
+     * Match targets with one of these IDs.
+     *
      * @generated from field: platform.resources.action.v3alpha.InTargetIDsFilter in_ids = 2;
      */
     value: InTargetIDsFilter;
@@ -234,15 +272,21 @@ export const TargetSearchFilterSchema: GenMessage<TargetSearchFilter> = /*@__PUR
   messageDesc(file_platform_resources_action_v3alpha_target, 5);
 
 /**
+ * Matches targets by name.
+ *
  * @generated from message platform.resources.action.v3alpha.TargetNameFilter
  */
 export type TargetNameFilter = Message<"platform.resources.action.v3alpha.TargetNameFilter"> & {
   /**
+   * The text to compare the name with.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * How to compare; exact equality by default.
+   *
    * @generated from field: platform.resources.object.v3alpha.TextFilterMethod method = 2;
    */
   method: TextFilterMethod;
@@ -256,10 +300,14 @@ export const TargetNameFilterSchema: GenMessage<TargetNameFilter> = /*@__PURE__*
   messageDesc(file_platform_resources_action_v3alpha_target, 6);
 
 /**
+ * Matches targets by ID.
+ *
  * @generated from message platform.resources.action.v3alpha.InTargetIDsFilter
  */
 export type InTargetIDsFilter = Message<"platform.resources.action.v3alpha.InTargetIDsFilter"> & {
   /**
+   * The IDs to match.
+   *
    * @generated from field: repeated string ids = 1;
    */
   ids: string[];
@@ -273,6 +321,8 @@ export const InTargetIDsFilterSchema: GenMessage<InTargetIDsFilter> = /*@__PURE_
   messageDesc(file_platform_resources_action_v3alpha_target, 7);
 
 /**
+ * Columns a target search can sort by.
+ *
  * @generated from enum platform.resources.action.v3alpha.TargetFieldName
  */
 export enum TargetFieldName {

@@ -18,10 +18,14 @@ export const file_platform_resources_object_v3alpha_object: GenFile = /*@__PURE_
   fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvb2JqZWN0L3YzYWxwaGEvb2JqZWN0LnByb3RvEiFwbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEikAEKB0RldGFpbHMSCgoCaWQYASABKAkSEAoIc2VxdWVuY2UYAiABKAQSLwoLY2hhbmdlX2RhdGUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKDnJlc291cmNlX293bmVyGAQgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIimgEKC0xpc3REZXRhaWxzEhUKDWFwcGxpZWRfbGltaXQYASABKA0SEwoLZW5kX29mX2xpc3QYAiABKAgSFAoMdG90YWxfcmVzdWx0GAMgASgEEhoKEnByb2Nlc3NlZF9zZXF1ZW5jZRgEIAEoBBItCgl0aW1lc3RhbXAYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkMKC1NlYXJjaFF1ZXJ5Eg4KBm9mZnNldBgBIAEoBBIXCgVsaW1pdBgCIAEoDUIIukgFKgMY6AcSCwoDYXNjGAMgASgIInEKBlBhcmVudBIuCgZwYXJlbnQYASABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lchI3CgVzdGF0ZRgCIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TdGF0ZSJTCgtTdGF0ZUZpbHRlchJECgVzdGF0ZRgBIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TdGF0ZUILukgIyAEBggECEAEiWgoMT3JnYW5pemF0aW9uEhwKBm9yZ19pZBgBIAEoCUIKukgHcgUQARjIAUgAEiAKCm9yZ19kb21haW4YAiABKAlCCrpIB3IFEAEY/QFIAEIKCghwcm9wZXJ0eSpiCgVTdGF0ZRIfChtFRkZFQ1RJVkVfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZFRkZFQ1RJVkVfU1RBVEVfQUNUSVZFEAESHAoYRUZGRUNUSVZFX1NUQVRFX0lOQUNUSVZFEAIqfQoLU3RhdGVQb2xpY3kSHAoYU1RBVEVfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVU1RBVEVfUE9MSUNZX0FDVElWQVRFEAESGwoXU1RBVEVfUE9MSUNZX0RFQUNUSVZBVEUQAhIYChRTVEFURV9QT0xJQ1lfSU5IRVJJVBADKs4CChBUZXh0RmlsdGVyTWV0aG9kEh0KGVRFWFRfRklMVEVSX01FVEhPRF9FUVVBTFMQABIpCiVURVhUX0ZJTFRFUl9NRVRIT0RfRVFVQUxTX0lHTk9SRV9DQVNFEAESIgoeVEVYVF9GSUxURVJfTUVUSE9EX1NUQVJUU19XSVRIEAISLgoqVEVYVF9GSUxURVJfTUVUSE9EX1NUQVJUU19XSVRIX0lHTk9SRV9DQVNFEAMSHwobVEVYVF9GSUxURVJfTUVUSE9EX0NPTlRBSU5TEAQSKwonVEVYVF9GSUxURVJfTUVUSE9EX0NPTlRBSU5TX0lHTk9SRV9DQVNFEAUSIAocVEVYVF9GSUxURVJfTUVUSE9EX0VORFNfV0lUSBAGEiwKKFRFWFRfRklMVEVSX01FVEhPRF9FTkRTX1dJVEhfSUdOT1JFX0NBU0UQByotChBMaXN0RmlsdGVyTWV0aG9kEhkKFUxJU1RfRklMVEVSX01FVEhPRF9JThAAKt0BChVUaW1lc3RhbXBGaWx0ZXJNZXRob2QSIgoeVElNRVNUQU1QX0ZpbHRlcl9NRVRIT0RfRVFVQUxTEAASIwofVElNRVNUQU1QX0ZpbHRlcl9NRVRIT0RfR1JFQVRFUhABEi0KKVRJTUVTVEFNUF9GaWx0ZXJfTUVUSE9EX0dSRUFURVJfT1JfRVFVQUxTEAISIAocVElNRVNUQU1QX0ZpbHRlcl9NRVRIT0RfTEVTUxADEioKJlRJTUVTVEFNUF9GaWx0ZXJfTUVUSE9EX0xFU1NfT1JfRVFVQUxTEARiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_object_v3alpha_object]);
 
 /**
+ * What a change or a read returns about one resource.
+ *
  * @generated from message platform.resources.object.v3alpha.Details
  */
 export type Details = Message<"platform.resources.object.v3alpha.Details"> & {
   /**
+   * ID of the resource.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -41,6 +45,8 @@ export type Details = Message<"platform.resources.object.v3alpha.Details"> & {
   changeDate?: Timestamp | undefined;
 
   /**
+   * The context the resource belongs to.
+   *
    * @generated from field: platform.object.v3alpha.Owner resource_owner = 4;
    */
   resourceOwner?: Owner | undefined;
@@ -54,30 +60,42 @@ export const DetailsSchema: GenMessage<Details> = /*@__PURE__*/
   messageDesc(file_platform_resources_object_v3alpha_object, 0);
 
 /**
+ * What a search returns about its result list.
+ *
  * @generated from message platform.resources.object.v3alpha.ListDetails
  */
 export type ListDetails = Message<"platform.resources.object.v3alpha.ListDetails"> & {
   /**
+   * The page size that was applied.
+   *
    * @generated from field: uint32 applied_limit = 1;
    */
   appliedLimit: number;
 
   /**
+   * True when no results follow this page.
+   *
    * @generated from field: bool end_of_list = 2;
    */
   endOfList: boolean;
 
   /**
+   * Number of all matches, on every page.
+   *
    * @generated from field: uint64 total_result = 3;
    */
   totalResult: bigint;
 
   /**
+   * Event store position of the newest event the searched projection has applied.
+   *
    * @generated from field: uint64 processed_sequence = 4;
    */
   processedSequence: bigint;
 
   /**
+   * Time of that event: when the projection last changed.
+   *
    * @generated from field: google.protobuf.Timestamp timestamp = 5;
    */
   timestamp?: Timestamp | undefined;
@@ -91,16 +109,20 @@ export const ListDetailsSchema: GenMessage<ListDetails> = /*@__PURE__*/
   messageDesc(file_platform_resources_object_v3alpha_object, 1);
 
 /**
+ * Paging and order of a search.
+ *
  * @generated from message platform.resources.object.v3alpha.SearchQuery
  */
 export type SearchQuery = Message<"platform.resources.object.v3alpha.SearchQuery"> & {
   /**
+   * Number of matches to skip.
+   *
    * @generated from field: uint64 offset = 1;
    */
   offset: bigint;
 
   /**
-   * 0 means the default of 100.
+   * Page size; 0 means the default of 100, at most 1000.
    *
    * @generated from field: uint32 limit = 2;
    */
@@ -122,15 +144,21 @@ export const SearchQuerySchema: GenMessage<SearchQuery> = /*@__PURE__*/
   messageDesc(file_platform_resources_object_v3alpha_object, 2);
 
 /**
+ * The parent context of a resource and the resource's state there.
+ *
  * @generated from message platform.resources.object.v3alpha.Parent
  */
 export type Parent = Message<"platform.resources.object.v3alpha.Parent"> & {
   /**
+   * The parent context.
+   *
    * @generated from field: platform.object.v3alpha.Owner parent = 1;
    */
   parent?: Owner | undefined;
 
   /**
+   * The resource's effective state in the parent context.
+   *
    * @generated from field: platform.resources.object.v3alpha.State state = 2;
    */
   state: State;
@@ -144,10 +172,14 @@ export const ParentSchema: GenMessage<Parent> = /*@__PURE__*/
   messageDesc(file_platform_resources_object_v3alpha_object, 3);
 
 /**
+ * Matches resources in one effective state.
+ *
  * @generated from message platform.resources.object.v3alpha.StateFilter
  */
 export type StateFilter = Message<"platform.resources.object.v3alpha.StateFilter"> & {
   /**
+   * The state to match.
+   *
    * @generated from field: platform.resources.object.v3alpha.State state = 1;
    */
   state: State;
@@ -161,6 +193,8 @@ export const StateFilterSchema: GenMessage<StateFilter> = /*@__PURE__*/
   messageDesc(file_platform_resources_object_v3alpha_object, 4);
 
 /**
+ * Names an organization by ID or by domain.
+ *
  * @generated from message platform.resources.object.v3alpha.Organization
  */
 export type Organization = Message<"platform.resources.object.v3alpha.Organization"> & {
@@ -169,12 +203,16 @@ export type Organization = Message<"platform.resources.object.v3alpha.Organizati
    */
   property: {
     /**
+     * The organization with this ID.
+     *
      * @generated from field: string org_id = 1;
      */
     value: string;
     case: "orgId";
   } | {
     /**
+     * The organization with this domain.
+     *
      * @generated from field: string org_domain = 2;
      */
     value: string;
@@ -190,6 +228,8 @@ export const OrganizationSchema: GenMessage<Organization> = /*@__PURE__*/
   messageDesc(file_platform_resources_object_v3alpha_object, 5);
 
 /**
+ * Effective state of a resource in a context.
+ *
  * @generated from enum platform.resources.object.v3alpha.State
  */
 export enum State {
@@ -216,6 +256,8 @@ export const StateSchema: GenEnum<State> = /*@__PURE__*/
   enumDesc(file_platform_resources_object_v3alpha_object, 0);
 
 /**
+ * How a reused resource's state in a child context follows its parent.
+ *
  * @generated from enum platform.resources.object.v3alpha.StatePolicy
  */
 export enum StatePolicy {
@@ -247,6 +289,8 @@ export const StatePolicySchema: GenEnum<StatePolicy> = /*@__PURE__*/
   enumDesc(file_platform_resources_object_v3alpha_object, 1);
 
 /**
+ * How a text filter compares.
+ *
  * @generated from enum platform.resources.object.v3alpha.TextFilterMethod
  */
 export enum TextFilterMethod {
@@ -298,6 +342,8 @@ export const TextFilterMethodSchema: GenEnum<TextFilterMethod> = /*@__PURE__*/
   enumDesc(file_platform_resources_object_v3alpha_object, 2);
 
 /**
+ * How a list filter compares.
+ *
  * @generated from enum platform.resources.object.v3alpha.ListFilterMethod
  */
 export enum ListFilterMethod {
@@ -314,7 +360,7 @@ export const ListFilterMethodSchema: GenEnum<ListFilterMethod> = /*@__PURE__*/
   enumDesc(file_platform_resources_object_v3alpha_object, 3);
 
 /**
- * The value names keep the specification's spelling.
+ * How a timestamp filter compares. The value names keep the specification's spelling.
  *
  * @generated from enum platform.resources.object.v3alpha.TimestampFilterMethod
  */

@@ -1,0 +1,46 @@
+import cluster from "node:cluster";
+import type { Interceptor } from "@connectrpc/connect";
+import type { Dialect } from "kysely";
+import type { Config } from "../config/config.js";
+import type { Logger } from "../log/logger.js";
+import { reportToPrimary, serveRegistry, type MetricsServer } from "./metrics-server.js";
+import { ServiceMetrics } from "./metrics.js";
+import { startTracing, type Tracing } from "./tracing.js";
+
+export type { ConnectionStats } from "./metrics.js";
+
+/** Metrics always (they cost a few counters), traces when a collector is configured. */
+export interface Telemetry {
+  readonly metrics: ServiceMetrics;
+  readonly tracing: Tracing | undefined;
+  /** Ahead of the interceptor chain: they observe the answer the client gets. */
+  interceptors(): Interceptor[];
+  wrapDialect(dialect: Dialect): Dialect;
+  /**
+   * Serves the metrics on PLATFORM_METRICS_BIND; undefined when that is off, and in a
+   * cluster worker, whose metrics the primary collects and serves for all.
+   */
+  serve(logger: Logger): Promise<MetricsServer | undefined>;
+  close(): Promise<void>;
+}
+
+export async function startTelemetry(config: Config): Promise<Telemetry> {
+  const metrics = new ServiceMetrics(config.healthTimeoutMs);
+  const tracing = await startTracing();
+  return {
+    metrics,
+    tracing,
+    interceptors: () => [...(tracing ? [tracing.interceptor()] : []), metrics.interceptor()],
+    wrapDialect: (dialect) => tracing?.wrapDialect(dialect) ?? dialect,
+    async serve(logger) {
+      if (cluster.isWorker) {
+        reportToPrimary(metrics.registry);
+        return undefined;
+      }
+      return config.metricsBind ? serveRegistry(config.metricsBind, metrics.registry, logger) : undefined;
+    },
+    close: async () => {
+      await tracing?.shutdown();
+    },
+  };
+}

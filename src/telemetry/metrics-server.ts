@@ -1,0 +1,71 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { AggregatorRegistry, type Registry } from "prom-client";
+import type { Logger } from "../log/logger.js";
+
+export interface MetricsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * `GET /metrics` on a listener of its own (PLATFORM_METRICS_BIND, loopback by default):
+ * operational data never answers on the tenant port, whatever Host a caller sends.
+ */
+export async function serveMetrics(
+  bind: { host: string; port: number },
+  scrape: { contentType: string; render(): Promise<string> },
+  logger: Logger,
+): Promise<MetricsServer> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? "/").split("?", 1)[0];
+    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found: metrics are at GET /metrics\n");
+      return;
+    }
+    scrape.render().then(
+      (body) => res.writeHead(200, { "content-type": scrape.contentType }).end(req.method === "HEAD" ? undefined : body),
+      (error: unknown) => {
+        logger.warn({ err: error }, "metrics scrape failed");
+        res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics unavailable\n");
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(bind.port, bind.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A scraper's idle keep-alive connection must not hold up shutdown.
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/** A process's own registry, served as is. */
+export function serveRegistry(bind: { host: string; port: number }, registry: Registry, logger: Logger): Promise<MetricsServer> {
+  return serveMetrics(bind, { contentType: registry.contentType, render: () => registry.metrics() }, logger);
+}
+
+/**
+ * With PLATFORM_WORKERS > 1 the primary serves the metrics of all workers: it asks each
+ * over the cluster channel and sums (or takes the max of) their answers. Workers never bind.
+ */
+export function serveClusterMetrics(bind: { host: string; port: number }, logger: Logger): Promise<MetricsServer> {
+  const aggregator = new AggregatorRegistry();
+  return serveMetrics(bind, { contentType: aggregator.contentType, render: () => aggregator.clusterMetrics() }, logger);
+}
+
+/** In a cluster worker: answers the primary's requests with this registry. */
+export function reportToPrimary(registry: Registry): void {
+  // Constructing one installs prom-client's worker-side listener; setRegistries picks what it reports.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([registry]);
+}

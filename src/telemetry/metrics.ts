@@ -1,0 +1,194 @@
+import type { Interceptor } from "@connectrpc/connect";
+import { sql } from "kysely";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Store } from "../store/database.js";
+import { withAbortSignal } from "../store/request-scope.js";
+import { codeName, outcomeOf, protocolOf, watchStream } from "./call.js";
+
+/** What the listener counts (src/server/listener.ts). */
+export interface ConnectionStats {
+  connections: number;
+  http2Sessions: number;
+  http2Streams: number;
+}
+
+/** What the scrape reads from the database. */
+interface EventStoreReading {
+  position: number;
+  oldestWriteSeconds: number;
+}
+
+const RPC_LABELS = ["service", "method", "protocol", "code"] as const;
+/** From a cache hit (a millisecond) to a deadline (seconds). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The Prometheus metrics of one process, in a registry of its own (not prom-client's
+ * global one), so that several services in one process (tests) never share counters.
+ * Sources that exist only later in start-up (the store, the listener) are attached then.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private store: Store | undefined;
+  private connections: (() => ConnectionStats) | undefined;
+  private reading: Promise<EventStoreReading> | undefined;
+
+  private readonly requests = new Counter({
+    name: "platform_rpc_requests_total",
+    help: "RPCs answered, by service, method, protocol (grpc, grpc-web, connect, rest) and code",
+    labelNames: RPC_LABELS,
+    registers: [this.registry],
+  });
+
+  private readonly duration = new Histogram({
+    name: "platform_rpc_duration_seconds",
+    help: "Time from an RPC's arrival to its answer (a stream's: to its end), by service, method, protocol and code",
+    labelNames: RPC_LABELS,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** `dbReadTimeoutMs` bounds the scrape's database read: a stuck database must not hang a scrape. */
+  constructor(private readonly dbReadTimeoutMs: number) {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    const self = this;
+    new Gauge({
+      name: "platform_db_pool_connections",
+      help: "Database connections of this process, by state (in_use, idle); PGlite is one connection",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const stats = self.store?.poolStats();
+        if (!stats) return;
+        this.set({ state: "in_use" }, stats.inUse);
+        this.set({ state: "idle" }, stats.idle);
+      },
+    });
+    new Gauge({
+      name: "platform_db_pool_waiting",
+      help: "Requests waiting for a database connection",
+      registers,
+      collect() {
+        const stats = self.store?.poolStats();
+        if (stats) this.set(stats.waiting);
+      },
+    });
+    const listenerGauge = (name: string, help: string, pick: (s: ConnectionStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const stats = self.connections?.();
+          if (stats) this.set(pick(stats));
+        },
+      });
+    listenerGauge("platform_open_connections", "Open client connections on the service port", (s) => s.connections);
+    listenerGauge("platform_http2_sessions", "Open HTTP/2 sessions on the service port", (s) => s.http2Sessions);
+    listenerGauge("platform_http2_streams", "Open HTTP/2 streams (calls in flight over HTTP/2)", (s) => s.http2Streams);
+
+    // With several workers each reports the same database: the primary keeps the largest
+    // (or, for "up", the smallest) instead of the sum. A reading that failed is absent
+    // (remove), not 0 and not the last value: neither would be true.
+    new Gauge({
+      name: "platform_eventstore_position",
+      help: "Position of the newest committed event in the event store",
+      registers,
+      aggregator: "max",
+      async collect() {
+        const reading = await self.readEventStore();
+        if (reading) this.set(reading.position);
+        else this.remove();
+      },
+    });
+    new Gauge({
+      name: "platform_projection_lag_seconds",
+      help:
+        "Projections are written in the transaction that appends their events, so they lag by the time that " +
+        "transaction stays open: age of the oldest open writing transaction, 0 when there is none",
+      registers,
+      aggregator: "max",
+      async collect() {
+        const reading = await self.readEventStore();
+        if (reading) this.set(reading.oldestWriteSeconds);
+        else this.remove();
+      },
+    });
+    new Gauge({
+      name: "platform_eventstore_up",
+      help: "1 when the event store answered this scrape's read in time, else 0 (and its gauges are absent)",
+      registers,
+      aggregator: "min",
+      async collect() {
+        this.set((await self.readEventStore()) ? 1 : 0);
+      },
+    });
+  }
+
+  watch(sources: { store?: Store; connections?: () => ConnectionStats }): void {
+    this.store = sources.store ?? this.store;
+    this.connections = sources.connections ?? this.connections;
+  }
+
+  /** Counts every call and its latency; outermost, so it sees the code the client gets. */
+  interceptor(): Interceptor {
+    return (next) => async (req) => {
+      const started = performance.now();
+      const labels = { service: req.service.typeName, method: req.method.name, protocol: protocolOf(req) };
+      const record = (thrown?: unknown) => {
+        const all = { ...labels, code: codeName(outcomeOf(req.signal, thrown)) };
+        this.requests.inc(all);
+        this.duration.observe(all, (performance.now() - started) / 1000);
+      };
+      let res;
+      try {
+        res = await next(req);
+      } catch (error) {
+        record(error);
+        throw error;
+      }
+      if (!res.stream) {
+        record();
+        return res;
+      }
+      return { ...res, message: watchStream(res.message, record) };
+    };
+  }
+
+  /**
+   * One read per scrape, shared by the gauges that need it, and never more than one in
+   * flight: scrapes during a database stall answer without it instead of queueing more.
+   */
+  private async readEventStore(): Promise<EventStoreReading | undefined> {
+    const store = this.store;
+    if (!store) return undefined;
+    this.reading ??= this.queryEventStore(store).finally(() => (this.reading = undefined));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.dbReadTimeoutMs)));
+    try {
+      return await Promise.race([this.reading.catch(() => undefined), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private queryEventStore(store: Store): Promise<EventStoreReading> {
+    // The signal ends the wait for a connection and cancels the statements (src/store/request-scope.ts).
+    return withAbortSignal(AbortSignal.timeout(this.dbReadTimeoutMs), async () => {
+      const newest = await store.db
+        .selectFrom("events")
+        .select((eb) => eb.fn.max("position").as("position"))
+        .executeTakeFirst();
+      // A writing transaction has an xid; our own (this read) has none.
+      const oldest = await store.db
+        .withTables<{ pg_stat_activity: { xact_start: Date | null; backend_xid: string | null; datname: string } }>()
+        .selectFrom("pg_stat_activity")
+        .select(sql<number | null>`extract(epoch from clock_timestamp() - min(xact_start))`.as("seconds"))
+        .where("datname", "=", sql<string>`current_database()`)
+        .where("backend_xid", "is not", null)
+        .executeTakeFirst();
+      return { position: Number(newest?.position ?? 0), oldestWriteSeconds: Math.max(0, Number(oldest?.seconds ?? 0)) };
+    });
+  }
+}

@@ -1,0 +1,192 @@
+import http2 from "node:http2";
+import net from "node:net";
+import { Code } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { protocolClient } from "../support/clients.js";
+import { DATABASE_KINDS } from "../support/database.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { h1, h2 } from "./raw-http.js";
+
+const SERVICE = "/platform.resources.action.v3alpha.PlatformActions";
+
+/** A gRPC/gRPC-web message frame: flags 0, big-endian length, payload. */
+function frame(payload: Buffer): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([prefix, payload]);
+}
+/** Protobuf field `number` (length-delimited) with the given bytes. */
+const lengthDelimited = (number: number, bytes: Buffer) => Buffer.concat([Buffer.from([(number << 3) | 2, bytes.length]), bytes]);
+
+const GARBAGE = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x7f, 0x01, 0x99, 0x42]);
+const NOT_UTF8 = Buffer.from([0x61, 0xc3, 0x28, 0xff]);
+/** CreateTargetRequest { target: Target { name: <not UTF-8> } } */
+const CREATE_WITH_BAD_NAME = lengthDelimited(1, lengthDelimited(1, NOT_UTF8));
+
+/** One raw request over HTTP/1.1 with exactly these header lines, answered on a fresh socket. */
+function rawHttp1(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.end(head));
+    let data = "";
+    socket.on("data", (chunk) => (data += chunk.toString()));
+    socket.on("end", () => resolve(data));
+    socket.on("error", reject);
+  });
+}
+
+/** A unary gRPC call with a raw body; resolves with grpc-status and grpc-message. */
+async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: Buffer, token: string) {
+  return new Promise<{ status: string; message: string }>((resolve, reject) => {
+    const stream = session.request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}` });
+    let headers: http2.IncomingHttpHeaders = {};
+    stream.on("response", (h) => (headers = h));
+    stream.on("trailers", (t) => (headers = { ...headers, ...t }));
+    stream.on("end", () => resolve({ status: String(headers["grpc-status"]), message: decodeURIComponent(String(headers["grpc-message"] ?? "")) }));
+    stream.on("error", reject);
+    stream.resume();
+    stream.end(frame(body));
+  });
+}
+
+describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
+  let server: TestServer;
+  let session: http2.ClientHttp2Session;
+  let port: number;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    port = server.service.port;
+    session = http2.connect(server.baseUrl);
+  });
+  afterAll(async () => {
+    session?.close();
+    await server?.close();
+  });
+
+  describe("binary bodies that do not decode", () => {
+    it("are InvalidArgument with a generic message on gRPC", async () => {
+      const res = await grpcRaw(session, "GetTarget", GARBAGE, server.adminToken);
+      expect(res.status).toBe(String(Code.InvalidArgument));
+      expect(res.message).toBe("the request body is not a valid platform.resources.action.v3alpha.GetTargetRequest message");
+    });
+
+    it("are InvalidArgument on gRPC-web and Connect (400)", async () => {
+      const web = await h1(`${server.baseUrl}${SERVICE}/GetTarget`, {
+        method: "POST",
+        headers: { "content-type": "application/grpc-web+proto", authorization: `Bearer ${server.adminToken}` },
+        body: frame(GARBAGE).toString("latin1"),
+      });
+      expect(web.status).toBe(200);
+      expect(web.headers["grpc-status"] ?? web.body).toMatch(/grpc-status:\s*3|^3$/);
+      const connectRes = await fetch(`${server.baseUrl}${SERVICE}/GetTarget`, {
+        method: "POST",
+        headers: { "content-type": "application/proto", authorization: `Bearer ${server.adminToken}` },
+        body: GARBAGE,
+      });
+      expect(connectRes.status).toBe(400);
+      const body = (await connectRes.json()) as { code: string; message: string };
+      expect(body.code).toBe("invalid_argument");
+      expect(body.message).not.toMatch(/parse binary|illegal tag|overflow/);
+    });
+
+    it("name the field whose text is not UTF-8 (gRPC and Connect)", async () => {
+      const res = await grpcRaw(session, "CreateTarget", CREATE_WITH_BAD_NAME, server.adminToken);
+      expect(res.status).toBe(String(Code.InvalidArgument));
+      expect(res.message).toContain("target.name");
+      const connectRes = await fetch(`${server.baseUrl}${SERVICE}/CreateTarget`, {
+        method: "POST",
+        headers: { "content-type": "application/proto", authorization: `Bearer ${server.adminToken}` },
+        body: CREATE_WITH_BAD_NAME,
+      });
+      expect(connectRes.status).toBe(400);
+      expect(((await connectRes.json()) as { message: string }).message).toContain("target.name");
+    });
+
+    it("leave a valid binary call alone", async () => {
+      const res = await grpcRaw(session, "SearchTargets", Buffer.alloc(0), server.adminToken);
+      expect(res.status).toBe("0");
+    });
+  });
+
+  describe("the Host header", () => {
+    const get = (headers: string) => rawHttp1(port, `GET /resources/v3alpha/targets/x HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
+
+    it.each([
+      ["userinfo", `Host: user@localhost:PORT\r\n`],
+      ["a path", `Host: localhost:PORT/resources\r\n`],
+      ["white space inside", `Host: local host:PORT\r\n`],
+      ["two Host headers", `Host: localhost:PORT\r\nHost: other.example:PORT\r\n`],
+      ["no Host header", ``],
+    ])("with %s is 400", async (_what, headers) => {
+      const answer = await get(headers.replaceAll("PORT", String(port)));
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    });
+
+    it("on HTTP/2, :authority decides and a host header that differs is 400", async () => {
+      const differs = await h2(session, "/resources/v3alpha/targets/x", { headers: { ":authority": `localhost:${port}`, host: "other.example", authorization: `Bearer ${server.adminToken}` } });
+      expect(differs.status).toBe(400);
+      const agrees = await h2(session, "/resources/v3alpha/targets/x", { headers: { host: `localhost:${port}`, authorization: `Bearer ${server.adminToken}` } });
+      expect(agrees.status).toBe(404);
+      expect(JSON.parse(agrees.body).message).toContain("target");
+    });
+
+    it("127.0.0.1 and [::1] reach the first instance when it is served as localhost", async () => {
+      const search = (host: string) =>
+        h1(`http://127.0.0.1:${port}/resources/v3alpha/targets/_search`, {
+          method: "POST",
+          headers: { host, authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+          body: "[]",
+        });
+      expect((await search(`127.0.0.1:${port}`)).status).toBe(200);
+      expect((await search(`[::1]:${port}`)).status).toBe(200);
+      const unknown = await search(`elsewhere.example:${port}`);
+      expect(unknown.status).toBe(404);
+      expect(JSON.parse(unknown.body).message).toBe('no instance serves the host "elsewhere.example"');
+    });
+  });
+
+  describe("401 answers", () => {
+    it.each(["rest", "connect"] as const)("carry WWW-Authenticate on %s (RFC 6750)", async (protocol) => {
+      const url = protocol === "rest" ? `${server.baseUrl}/resources/v3alpha/targets/_search` : `${server.baseUrl}${SERVICE}/SearchTargets`;
+      const call = (authorization?: string) =>
+        h1(url, { method: "POST", headers: { "content-type": "application/json", ...(authorization && { authorization }) }, body: protocol === "rest" ? "[]" : "{}" });
+      const none = await call();
+      expect(none.status).toBe(401);
+      expect(none.headers["www-authenticate"]).toBe("Bearer");
+      const wrong = await call("Bearer this-token-does-not-exist-0123");
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers["www-authenticate"]).toMatch(/^Bearer error="invalid_token"/);
+      const garbled = await call("Basic dXNlcjpwYXNz");
+      expect(garbled.status).toBe(401);
+      expect(garbled.headers["www-authenticate"]).toMatch(/^Bearer error="invalid_token"/);
+    });
+  });
+
+  describe("details.processedSequence", () => {
+    it("counts the caller's own instance only: another tenant's writes do not move it", async () => {
+      const other = await server.createInstance("tenant-b.example");
+      const mine = protocolClient(PlatformActions, "rest", server.baseUrl);
+      const processed = async () => {
+        const res = await mine.call("SearchTargets", {}, server.adminToken);
+        if (!res.ok) throw new Error(res.message);
+        return BigInt(String((res.message.details as { processedSequence?: string }).processedSequence ?? "0"));
+      };
+      const create = (name: string) => ({ target: { name, restWebhook: { url: "https://example.com" } } });
+      expect(await mine.call("CreateTarget", create("seq-mine-1"), server.adminToken)).toMatchObject({ ok: true });
+      const before = await processed();
+
+      // The other tenant's writes reach the service by its own host name.
+      const headers = { host: `tenant-b.example:${port}`, authorization: `Bearer ${other.adminToken}`, "content-type": "application/json" };
+      for (let i = 0; i < 5; i++) {
+        const res = await h1(`${server.baseUrl}/resources/v3alpha/targets`, { method: "POST", headers, body: JSON.stringify(create(`seq-theirs-${i}`).target) });
+        expect(res.status).toBe(201);
+      }
+      expect(await processed()).toBe(before);
+
+      expect(await mine.call("CreateTarget", create("seq-mine-2"), server.adminToken)).toMatchObject({ ok: true });
+      // Exactly one more: a count of this instance's events, not a global position.
+      expect(await processed()).toBe(before + 1n);
+    });
+  });
+});

@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+
+export interface ChildService {
+  process: ChildProcess;
+  port: number;
+  baseUrl: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal) once it has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The built service (`node dist/src/<script>`, see test/support/build.ts) as its own
+ * process, the way `npm start` runs it, on a free port of 127.0.0.1.
+ */
+export async function spawnService(env: Record<string, string>, script = "dist/src/main.js"): Promise<ChildService> {
+  const port = env.PLATFORM_PORT ? Number(env.PLATFORM_PORT) : await freePort();
+  const child = spawn(process.execPath, [script], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      PLATFORM_PORT: String(port),
+      PLATFORM_BIND: "127.0.0.1",
+      PLATFORM_METRICS_BIND: "",
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    process: child,
+    port,
+    baseUrl: `http://localhost:${port}`,
+    output: () => output,
+    exited,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Waits until GET /ready answers 200, or the process exits, or `timeoutMs` passes. */
+export async function waitReady(service: ChildService, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void service.exited.then(() => (exited = true));
+  while (Date.now() < deadline && !exited) {
+    const ok = await fetch(`${service.baseUrl}/ready`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the service did not become ready:\n${service.output()}`);
+}
