@@ -26,6 +26,8 @@ export async function startService(databaseUrl: string): Promise<ServiceUnderTes
   const dataDir = await mkdtemp(join(tmpdir(), "platform-bench-"));
   const patPath = join(dataDir, "admin.pat");
   const port = await freePort();
+  // Metrics stay on, as in production, so that their cost is measured; on a port of their own.
+  const metricsPort = await freePort();
   const child = startNode(join(ROOT, "dist/src/main.js"), serviceEnv({
     PLATFORM_PORT: String(port),
     PLATFORM_BIND: HOST,
@@ -35,6 +37,7 @@ export async function startService(databaseUrl: string): Promise<ServiceUnderTes
     PLATFORM_DATA_DIR: dataDir,
     PLATFORM_ADMIN_PAT_PATH: patPath,
     PLATFORM_WORKERS: "1",
+    PLATFORM_METRICS_BIND: `${HOST}:${metricsPort}`,
     LOG_LEVEL: "warn",
   }));
   child.process.stdout!.resume();
