@@ -8,6 +8,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
+import { instanceSequence } from "../src/store/instance-sequence.js";
 import { HOST, POOL_SIZE } from "./settings.js";
 
 const INT8 = 20;
@@ -61,8 +62,8 @@ async function searchTargets(limit: number) {
       'select *, count(*) over() as "total" from "targets" where "instance_id" = $1 order by "created_at" desc, "id" desc limit $2 offset $3',
       [instanceId, limit, 0],
     ),
-    pool.query<{ position: number; created_at: Date }>(
-      'select "position", "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $2 order by "position" desc limit $3',
+    pool.query<{ instance_position: number; created_at: Date }>(
+      'select "instance_position", "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $2 order by "position" desc limit $3',
       [instanceId, "target", 1],
     ),
   ]);
@@ -75,7 +76,7 @@ async function searchTargets(limit: number) {
         // proto3 JSON leaves out false, as the service does.
         ...(found.rows.length >= total && { endOfList: true }),
         totalResult: String(total),
-        processedSequence: String(state.rows[0]?.position ?? 0),
+        processedSequence: String(state.rows[0]?.instance_position ?? 0),
         timestamp: state.rows[0]?.created_at.toISOString(),
       },
       result: found.rows.map(view),
@@ -107,8 +108,8 @@ async function createTarget(input: { name: string; url: string }) {
       return { status: 409, body: { code: 6, message: "already exists" } };
     }
     const event = await client.query<{ sequence: number; created_at: Date }>(
-      'insert into "events" ("instance_id", "aggregate_type", "aggregate_id", "sequence", "event_type", "payload", "creator") values ($1, $2, $3, $4, $5, $6, $7) returning "sequence", "created_at"',
-      [instanceId, "target", id, 1, "target.added", JSON.stringify(spec), "baseline"],
+      'insert into "events" ("instance_id", "aggregate_type", "aggregate_id", "sequence", "event_type", "payload", "creator", "instance_position") values ($1, $2, $3, $4, $5, $6, $7, nextval($8::regclass)) returning "sequence", "created_at"',
+      [instanceId, "target", id, 1, "target.added", JSON.stringify(spec), "baseline", instanceSequence(instanceId)],
     );
     const { sequence, created_at } = event.rows[0]!;
     await client.query(

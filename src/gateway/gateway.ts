@@ -1,10 +1,11 @@
 import type { JsonValue, Registry } from "@bufbuild/protobuf";
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { invalidArgument } from "../domain/errors.js";
 import { send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import { toConnectError } from "../rpc/errors.js";
+import { restCallContext } from "../telemetry/call.js";
 import { HTTP_STATUS, rpcStatusFromConnect } from "./rpc-status.js";
 import { findRoutes, type Route } from "./routes.js";
 import { transcodeRequest } from "./transcode-request.js";
@@ -76,13 +77,18 @@ async function serve(
     if (typeof value === "string") header.set(name, value);
   }
   const controller = new AbortController();
-  res.on("close", () => controller.abort());
+  // Only a caller that left before the answer aborts the call: 'close' also follows every
+  // answer, and an abort without need costs an exception object per request.
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort(new ConnectError("the caller went away", Code.Canceled));
+  });
   const uRes = await handler({
     httpVersion: req.httpVersion,
     url: `http://${host}${route.procedure}`,
     method: "POST",
     header,
     body: message,
+    contextValues: restCallContext(),
     signal: controller.signal,
   });
   const chunks: Uint8Array[] = [];

@@ -19,7 +19,7 @@ export function checkBinaryBody(
   const type = (header.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
   const framing = FRAMING[type];
   if (!framing) return body;
-  const encoding = header.get(framing.encodingHeader) ?? "identity";
+  const encoding = (header.get(framing.encodingHeader) ?? "identity").trim().toLowerCase();
   const check = (bytes: Uint8Array, compressed: boolean) => checkMessage(input, compressed ? decompress(bytes, encoding, maxBytes) : bytes);
   return framing.enveloped ? checkEnvelopes(body, check, maxBytes) : checkWhole(body, check, maxBytes);
 }
@@ -37,18 +37,26 @@ type Check = (bytes: Uint8Array, compressed: boolean) => void;
 
 /** Enveloped protocols: each message is a 5-byte prefix (flags, length) and its bytes. */
 async function* checkEnvelopes(body: AsyncIterable<Uint8Array>, check: Check, maxBytes: number): AsyncIterable<Uint8Array> {
-  let pending = Buffer.alloc(0);
+  // Chunks not yet checked; joined only once a whole envelope has arrived, so a large message
+  // arriving in many chunks is copied once, not once per chunk.
+  let parts: Uint8Array[] = [];
+  let size = 0;
   for await (const chunk of body) {
-    pending = pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([pending, chunk]);
-    while (pending.length >= 5) {
-      const flags = pending[0]!;
-      const length = pending.readUInt32BE(1);
+    parts.push(chunk);
+    size += chunk.length;
+    while (size >= 5) {
+      const head = parts[0]!.length >= 5 ? parts[0]! : Buffer.concat(parts);
+      const flags = head[0]!;
+      const length = Buffer.from(head.buffer, head.byteOffset, head.length).readUInt32BE(1);
       // Oversized messages are connect's to refuse (ResourceExhausted); stop looking.
       if (length > maxBytes) return yield* passRest(chunk, body);
-      if (pending.length < 5 + length) break;
+      if (size < 5 + length) break;
+      const pending = Buffer.concat(parts, size);
       // Flag 0x80 marks an end-of-stream frame, not a message.
       if ((flags & 0x80) === 0) check(pending.subarray(5, 5 + length), (flags & 0x01) === 1);
-      pending = pending.subarray(5 + length);
+      const rest = pending.subarray(5 + length);
+      parts = rest.length > 0 ? [rest] : [];
+      size = rest.length;
     }
     yield chunk;
   }
@@ -59,7 +67,7 @@ async function* passRest(current: Uint8Array, body: AsyncIterable<Uint8Array>): 
   for await (const chunk of body) yield chunk;
 }
 
-/** Connect unary: the whole body is the message. */
+/** Connect unary: the whole body is the message, compressed as its content-encoding says. */
 async function* checkWhole(body: AsyncIterable<Uint8Array>, check: Check, maxBytes: number): AsyncIterable<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -72,11 +80,12 @@ async function* checkWhole(body: AsyncIterable<Uint8Array>, check: Check, maxByt
     }
   }
   const whole = Buffer.concat(chunks);
-  if (whole.length > 0) check(whole, false);
+  if (whole.length > 0) check(whole, true);
   yield whole;
 }
 
 function decompress(bytes: Uint8Array, encoding: string, maxBytes: number): Uint8Array {
+  if (encoding === "identity") return bytes;
   try {
     if (encoding === "gzip") return gunzipSync(bytes, { maxOutputLength: maxBytes });
     if (encoding === "br") return brotliDecompressSync(bytes, { maxOutputLength: maxBytes });

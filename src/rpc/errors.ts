@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DomainError, type ErrorKind } from "../domain/errors.js";
 import { SEQUENCE_CONSTRAINT } from "../store/database.js";
-import { DatabaseWaitAborted } from "../store/request-scope.js";
+import { DatabaseWaitAborted } from "../store/abort.js";
 
 const CODES: Record<ErrorKind, Code> = {
   invalid_argument: Code.InvalidArgument,
@@ -42,7 +42,7 @@ const SQLSTATES: Record<string, Mapped> = {
 };
 
 /** Node's socket errors and pg's own words for a connection that failed or never came. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "POOL_TIMEOUT"]);
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 const PG_CONNECTION_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable)/;
 

@@ -23,7 +23,6 @@ import { assertDeclared } from "../rpc/method-rules.js";
 import { watchStreams as watchStreamCounter } from "../rpc/services/health.js";
 import { PLATFORM_SERVICES, registerServices, SERVED_SERVICES } from "../rpc/services/index.js";
 import type { Store } from "../store/database.js";
-import { markedAsRest } from "../telemetry/call.js";
 import type { Telemetry } from "../telemetry/index.js";
 import { createCors } from "./cors.js";
 import { hostAliases, requestAuthority } from "./host.js";
@@ -45,7 +44,7 @@ export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features);
   const router = createConnectRouter({
-    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ db: store.db, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname) })],
+    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname) })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
@@ -56,13 +55,13 @@ export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { db: store.db, transact: store.transact, box, isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
   const registry = createRegistry(file_buf_validate_validate);
   // The gateway's calls carry a mark of their own, so that logs and metrics can say "rest".
-  const gateway = createRestGateway({ routes, handlers: markedAsRest(handlers), registry, maxBodyBytes: config.maxBodyBytes, logger });
+  const gateway = createRestGateway({ routes, handlers, registry, maxBodyBytes: config.maxBodyBytes, logger });
   const openapi = JSON.stringify(
     openApiDocument(routes, { title: "Platform identity service", version: "3.0-alpha", serverUrl: config.externalUrl.origin }),
   );

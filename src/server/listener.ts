@@ -4,7 +4,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import type { HttpLimits } from "../config/config.js";
 import type { NodeRequest, NodeResponse } from "../http/respond.js";
-import { enableRequestTimeouts, Http2Sessions, http2Options, type ConnectionStats } from "./connection-limits.js";
+import { enableRequestTimeouts, HeadDeadlines, Http2Sessions, http2Options, type ConnectionStats } from "./connection-limits.js";
 
 export type RequestHandler = (req: NodeRequest, res: NodeResponse) => void;
 
@@ -33,7 +33,9 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
  *
  * A plain net.Server owns the port in both cases and hands each socket on, so that the
  * connection cap is applied before any protocol work (a TLS handshake costs far more than
- * a refused connection) and counts the same way with or without TLS.
+ * a refused connection) and counts the same way with or without TLS. It also starts each
+ * connection's head deadline: the handshake, the first bytes and the first request head (or the
+ * HTTP/2 preface and SETTINGS) all share headersTimeoutMs from the accept.
  */
 export async function listen(handler: RequestHandler, opts: ListenOptions): Promise<Listener> {
   const { limits } = opts;
@@ -42,6 +44,7 @@ export async function listen(handler: RequestHandler, opts: ListenOptions): Prom
   const unrouted = new Set<net.Socket>();
   const busy = new WeakMap<net.Socket, number>();
   const sessions = new Http2Sessions(limits);
+  const heads = new HeadDeadlines(limits.headersTimeoutMs);
   let closing = false;
 
   const handle: RequestHandler = (req, res) => {
@@ -49,6 +52,7 @@ export async function listen(handler: RequestHandler, opts: ListenOptions): Prom
     // flight then stays open after its response; this counts requests per socket to close it.
     if (req.httpVersionMajor < 2) {
       const socket = req.socket;
+      heads.requestHead(socket);
       busy.set(socket, (busy.get(socket) ?? 0) + 1);
       if (closing) res.setHeader("connection", "close");
       res.on("close", () => {
@@ -58,6 +62,13 @@ export async function listen(handler: RequestHandler, opts: ListenOptions): Prom
       });
     }
     handler(req, res);
+  };
+  // node answers an Expect it cannot meet with 417 and emits no 'request': this is that answer,
+  // heard, so that the connection's first-head deadline ends there too.
+  const expectationFailed = (req: NodeRequest, res: NodeResponse) => {
+    if (req.httpVersionMajor < 2) heads.requestHead(req.socket);
+    res.statusCode = 417;
+    res.end();
   };
 
   let h1: http.Server | http2.Http2SecureServer;
@@ -69,27 +80,37 @@ export async function listen(handler: RequestHandler, opts: ListenOptions): Prom
         cert: readFileSync(opts.tls.certPath),
         key: readFileSync(opts.tls.keyPath),
         allowHTTP1: true,
-        // The handshake is the first part of a new connection's head.
+        // The handshake is the first part of a new connection's head; it starts at the accept,
+        // so this is the head's deadline (HeadDeadlines) too.
         handshakeTimeout: limits.headersTimeoutMs,
         ...http2Options(limits),
       },
       handle,
     );
     h1 = h2 = secure;
+    secure.on("checkExpectation", expectationFailed);
+    // Before node's own listener starts reading requests from it.
+    secure.prependListener("secureConnection", (socket) => {
+      if (socket.alpnProtocol !== "h2") heads.awaitFirstRequest(socket);
+    });
     accept = (socket) => secure.emit("connection", socket);
   } else {
     const h2c = http2.createServer(http2Options(limits), handle);
     const plain = http.createServer(handle);
+    plain.on("checkExpectation", expectationFailed);
     h1 = plain;
     h2 = h2c;
     accept = (socket) => {
       unrouted.add(socket);
       socket.once("close", () => unrouted.delete(socket));
-      route(socket, h2c, plain, limits.headersTimeoutMs, () => unrouted.delete(socket));
+      route(socket, h2c, plain, heads.remainingMs(socket), (isH2) => {
+        unrouted.delete(socket);
+        if (!isH2) heads.awaitFirstRequest(socket);
+      });
     };
   }
   enableRequestTimeouts(h1, limits);
-  h2.on("session", (session) => sessions.add(session));
+  h2.on("session", (session) => sessions.add(session, heads.remainingMs(session.socket)));
 
   // node:cluster workers each count their own: the cap is per process, like the memory it guards.
   const server = net.createServer({ noDelay: true }, (socket) => {
@@ -100,6 +121,7 @@ export async function listen(handler: RequestHandler, opts: ListenOptions): Prom
     }
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+    heads.accepted(socket);
     accept(socket);
   });
 
@@ -140,8 +162,11 @@ export async function listen(handler: RequestHandler, opts: ListenOptions): Prom
   };
 }
 
-/** Reads until the preface can be told apart, then hands the socket over unread. */
-function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server, timeoutMs: number, routed: () => void): void {
+/**
+ * Reads until the preface can be told apart, then hands the socket over unread; `routed` is
+ * told which way first. The next stage gets what is left of the head's budget (HeadDeadlines).
+ */
+function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server, timeoutMs: number, routed: (isH2: boolean) => void): void {
   let received = Buffer.alloc(0);
   // A deadline, not an idle timeout: a byte now and then must not keep a connection unrouted.
   const timer = setTimeout(() => socket.destroy(), timeoutMs).unref();
@@ -153,7 +178,7 @@ function route(socket: net.Socket, h2: http2.Http2Server, h1: http.Server, timeo
     if (isH2 && received.length < PREFACE.length) return;
     socket.off("data", onData);
     clearTimeout(timer);
-    routed();
+    routed(isH2);
     socket.pause();
     socket.unshift(received);
     if (isH2) {

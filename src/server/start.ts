@@ -33,7 +33,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       config.database,
       config.db,
       (error) => logger.warn({ err: error }, "a database connection failed; the pool replaces it"),
-      observed.wrapDialect,
+      observed.queryObserver,
     );
     store = opened;
     observed.metrics.watch({ store: opened });

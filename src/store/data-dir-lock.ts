@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { link, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 
 /** Another live process serves from this data directory. */
@@ -34,12 +35,14 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   const pending = `${path}.${process.pid}`;
   await writeFile(pending, mine, { mode: 0o600 });
   try {
-    // Bounded: each round either takes the lock, meets a live holder, or removes a dead one.
-    for (let round = 0; round < 10; round++) {
+    // Bounded: each round takes the lock, meets a live holder, removes a dead one or waits a
+    // turn; a takeover abandoned by a process that died is cleared after TAKEOVER_STALE_MS.
+    const deadline = Date.now() + TAKEOVER_STALE_MS + 2_000;
+    while (Date.now() < deadline) {
       try {
         // link() creates the lock only if none exists: atomic, unlike a check then a write.
         await link(pending, path);
-        return { release: () => unlink(path).catch(() => {}) };
+        return { release: () => releaseIfMine(path, mine) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
@@ -47,7 +50,7 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
       if (seen === undefined) continue;
       const holder = parse(seen);
       if (holder && isRunning(holder)) throw new DataDirInUse(dir, holder.pid);
-      await takeOverStale(path, seen);
+      await removeStale(path, seen);
     }
     throw new Error(`could not take the lock ${path}: it keeps changing hands`);
   } finally {
@@ -55,21 +58,37 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   }
 }
 
+/** A takeover that has not finished after this long was abandoned by a process that died. */
+const TAKEOVER_STALE_MS = 10_000;
+
 /**
- * Moves a dead holder's lock aside. Two starters may both find it dead; if what was moved
- * is no longer what was judged dead, the other starter won meanwhile, and its lock goes back.
+ * Removes a dead holder's lock, if it is still that lock. Starters that found it dead at the
+ * same time take turns (a directory as mutex: mkdir is atomic), and each looks again inside:
+ * only a takeover can change a dead holder's lock, so what is seen there is what is removed.
  */
-async function takeOverStale(path: string, judged: string): Promise<void> {
-  const aside = `${path}.stale.${process.pid}`;
+async function removeStale(path: string, judged: string): Promise<void> {
+  const mutex = `${path}.takeover`;
   try {
-    await rename(path, aside);
+    await mkdir(mutex);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const since = await stat(mutex).then((s) => Date.now() - s.mtimeMs, () => 0);
+    if (since > TAKEOVER_STALE_MS) await rmdir(mutex).catch(() => {});
+    else await sleep(50);
+    return;
   }
-  const moved = await readFile(aside, "utf8").catch(() => judged);
-  if (moved !== judged) await link(aside, path).catch(() => {});
-  await unlink(aside).catch(() => {});
+  try {
+    const now = await readFile(path, "utf8").catch(() => undefined);
+    if (now === judged) await unlink(path);
+  } finally {
+    await rmdir(mutex).catch(() => {});
+  }
+}
+
+/** On shutdown: the lock goes only if it is still this process's. */
+async function releaseIfMine(path: string, mine: string): Promise<void> {
+  const now = await readFile(path, "utf8").catch(() => undefined);
+  if (now === mine) await unlink(path).catch(() => {});
 }
 
 function parse(text: string): Holder | undefined {

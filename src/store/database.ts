@@ -1,13 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect, type Dialect } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { DatabaseLimits } from "../config/config.js";
-import { PGliteDialect } from "./dialect/pglite-dialect.js";
 import type { Tx } from "./eventstore.js";
-import { guardedPool } from "./pg/guarded-pool.js";
-import { currentAbortSignal, withAbortSignal } from "./request-scope.js";
+import { PgDriver } from "./pg/pg-driver.js";
+import { PGliteDriver } from "./pglite/pglite-driver.js";
+import { ScopedKysely, type QueryObserver } from "./scoped.js";
 import type { Database } from "./schema.js";
 
 export type DatabaseTarget =
@@ -15,15 +15,21 @@ export type DatabaseTarget =
   /** `dataDir` undefined keeps the database in memory (tests). */
   | { kind: "pglite"; dataDir?: string };
 
-export interface Store {
+/** The database as one request sees it: every wait and statement ends with the request's signal. */
+export interface RequestStore {
   readonly db: Kysely<Database>;
-  readonly kind: DatabaseTarget["kind"];
   /**
    * One transaction, retried when it lost a race that a fresh attempt can win (serialization
    * failure, deadlock, a concurrent append to the same aggregate); after the configured
    * retries the last error stands (Aborted for the caller).
    */
   transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+export interface Store extends RequestStore {
+  readonly kind: DatabaseTarget["kind"];
+  /** The database for one request: its deadline or disconnect ends waits and cancels statements. */
+  forRequest(signal: AbortSignal): RequestStore;
   /** True when the database answers a trivial query within `timeoutMs`. */
   isReachable(timeoutMs: number): Promise<boolean>;
   /** Schema work (migrations) on a connection without the request statement timeout. */
@@ -55,28 +61,20 @@ const READ_TIMEOUT_MARGIN_MS = 2_000;
 /**
  * `onConnectionError` hears of connections that failed (a database restart, a terminated
  * backend, a cut network). The pool replaces them; without a listener pg would crash the process.
- * `wrapDialect` lets telemetry observe every statement of request work (src/telemetry/).
+ * `observe` sees every statement (telemetry's SQL spans, src/telemetry/).
  */
 export async function openStore(
   target: DatabaseTarget,
   limits: DatabaseLimits,
   onConnectionError: (error: Error) => void = () => {},
-  wrapDialect: (dialect: Dialect) => Dialect = (dialect) => dialect,
+  observe?: QueryObserver,
 ): Promise<Store> {
   if (target.kind === "postgres") {
     const pool = postgresPool(target.url, limits, 1, limits.poolMax, onConnectionError);
-    const dialect = new PostgresDialect({
-      pool: guardedPool(pool, {
-        connectTimeoutMs: limits.connectTimeoutMs,
-        readTimeoutMs: limits.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
-      }),
-    });
-    const db = new Kysely<Database>({ dialect: wrapDialect(dialect) });
+    const scoped = new ScopedKysely(new PgDriver(pool), observe);
     return {
-      db,
+      ...common(scoped, limits),
       kind: "postgres",
-      transact: (fn) => transactWithRetries(db, fn, limits.conflictRetries),
-      isReachable: (timeoutMs) => answers(db, timeoutMs),
       async withMaintenance(fn) {
         const maintenance = new Kysely<any>({
           dialect: new PostgresDialect({ pool: postgresPool(target.url, limits, MAINTENANCE_TIMEOUT_FACTOR, 1, onConnectionError) }),
@@ -88,25 +86,43 @@ export async function openStore(
         }
       },
       poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => db.destroy(),
+      close: () => scoped.db.destroy(),
     };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   const pglite = await PGlite.create(target.dataDir ?? "memory://", {
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
   });
-  const dialect = new PGliteDialect(pglite, limits.statementTimeoutMs);
-  const db = new Kysely<Database>({ dialect: wrapDialect(dialect) });
+  const driver = new PGliteDriver(pglite, limits.statementTimeoutMs);
+  const scoped = new ScopedKysely(driver, observe);
   return {
-    db,
+    ...common(scoped, limits),
     kind: "pglite",
-    transact: (fn) => transactWithRetries(db, fn, limits.conflictRetries),
-    isReachable: (timeoutMs) => answers(db, timeoutMs),
-    withMaintenance: (fn) => fn(db),
-    poolStats: () => dialect.stats(),
+    withMaintenance: (fn) => fn(scoped.db),
+    poolStats: () => driver.stats(),
     close: async () => {
-      await db.destroy();
+      await scoped.db.destroy();
       await pglite.close();
+    },
+  };
+}
+
+/** What both databases do alike once their driver exists. */
+function common(scoped: ScopedKysely, limits: DatabaseLimits) {
+  const requestStore = (db: Kysely<Database>): RequestStore => ({
+    db,
+    transact: (fn) => transactWithRetries(db, fn, limits.conflictRetries),
+  });
+  return {
+    ...requestStore(scoped.db),
+    forRequest: (signal: AbortSignal) => requestStore(scoped.forSignal(signal)),
+    async isReachable(timeoutMs: number) {
+      try {
+        await scoped.forSignal(AbortSignal.timeout(timeoutMs)).selectNoFrom((eb) => eb.lit(1).as("one")).execute();
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }
@@ -118,15 +134,19 @@ function postgresPool(
   max: number,
   onConnectionError: (error: Error) => void,
 ): pg.Pool {
+  const statementTimeout = limits.statementTimeoutMs * timeoutFactor;
   const pool = new pg.Pool({
     connectionString: url,
     max,
     types: pgTypes,
     connectionTimeoutMillis: limits.connectTimeoutMs,
     keepAlive: true,
-    statement_timeout: limits.statementTimeoutMs * timeoutFactor,
-    lock_timeout: limits.statementTimeoutMs * timeoutFactor,
+    statement_timeout: statementTimeout,
+    lock_timeout: statementTimeout,
     idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs * timeoutFactor,
+    // The server's statement_timeout ends a slow statement; this ends one whose answer the
+    // network swallowed (the driver then discards the connection).
+    query_timeout: statementTimeout + READ_TIMEOUT_MARGIN_MS,
   });
   pool.on("error", onConnectionError);
   // pg removes the pool's listener while a client is checked out; a backend terminated
@@ -149,18 +169,9 @@ async function transactWithRetries<T>(db: Kysely<Database>, fn: (tx: Tx) => Prom
     try {
       return await db.transaction().execute(fn);
     } catch (error) {
-      if (attempt >= retries || !isRetryableConflict(error) || currentAbortSignal()?.aborted) throw error;
+      if (attempt >= retries || !isRetryableConflict(error)) throw error;
       // Jitter, so that the writers that collided do not collide again in lockstep.
       await sleep(Math.random() * 10 * (attempt + 1));
     }
-  }
-}
-
-async function answers(db: Kysely<Database>, timeoutMs: number): Promise<boolean> {
-  try {
-    await withAbortSignal(AbortSignal.timeout(timeoutMs), () => db.selectNoFrom((eb) => eb.lit(1).as("one")).execute());
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,5 +1,4 @@
 import { Code, ConnectError, createContextKey, createContextValues, type ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { HTTP_STATUS } from "../gateway/rpc-status.js";
 
@@ -35,15 +34,9 @@ export function protocolOf(req: CallInfo): Protocol {
   return "connect";
 }
 
-/** The handlers the gateway calls, each marking its calls as REST. */
-export function markedAsRest(handlers: ReadonlyMap<string, UniversalHandler>): Map<string, UniversalHandler> {
-  const marked = new Map<string, UniversalHandler>();
-  for (const [path, handler] of handlers) {
-    const wrapper = (req: UniversalServerRequest) =>
-      handler({ ...req, contextValues: (req.contextValues ?? createContextValues()).set(viaGatewayKey, true) });
-    marked.set(path, Object.assign(wrapper, handler));
-  }
-  return marked;
+/** The context of a call the REST gateway makes: marked as REST. */
+export function restCallContext(): ContextValues {
+  return createContextValues().set(viaGatewayKey, true);
 }
 
 /**

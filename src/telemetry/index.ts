@@ -1,13 +1,12 @@
 import cluster from "node:cluster";
 import type { Interceptor } from "@connectrpc/connect";
-import type { Dialect } from "kysely";
+import type { QueryObserver } from "../store/scoped.js";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../log/logger.js";
 import { reportToPrimary, serveRegistry, type MetricsServer } from "./metrics-server.js";
 import { ServiceMetrics } from "./metrics.js";
 import { startTracing, type Tracing } from "./tracing.js";
 
-export type { ConnectionStats } from "./metrics.js";
 
 /** Metrics always (they cost a few counters), traces when a collector is configured. */
 export interface Telemetry {
@@ -15,7 +14,8 @@ export interface Telemetry {
   readonly tracing: Tracing | undefined;
   /** Ahead of the interceptor chain: they observe the answer the client gets. */
   interceptors(): Interceptor[];
-  wrapDialect(dialect: Dialect): Dialect;
+  /** Sees every statement; undefined when nothing observes them. */
+  queryObserver: QueryObserver | undefined;
   /**
    * Serves the metrics on PLATFORM_METRICS_BIND; undefined when that is off, and in a
    * cluster worker, whose metrics the primary collects and serves for all.
@@ -31,7 +31,7 @@ export async function startTelemetry(config: Config): Promise<Telemetry> {
     metrics,
     tracing,
     interceptors: () => [...(tracing ? [tracing.interceptor()] : []), metrics.interceptor()],
-    wrapDialect: (dialect) => tracing?.wrapDialect(dialect) ?? dialect,
+    queryObserver: tracing?.queryObserver,
     async serve(logger) {
       if (cluster.isWorker) {
         reportToPrimary(metrics.registry);

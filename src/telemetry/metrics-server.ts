@@ -38,6 +38,8 @@ export async function serveMetrics(
       resolve();
     });
   });
+  // After listen, errors are failed accepts (out of descriptors): unheard, one would end the process.
+  server.on("error", (error) => logger.warn({ err: error }, "the metrics listener failed to accept a connection"));
   return {
     port: (server.address() as AddressInfo).port,
     close: () =>

@@ -1,16 +1,11 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { sql } from "kysely";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { ConnectionStats } from "../server/connection-limits.js";
 import type { Store } from "../store/database.js";
-import { withAbortSignal } from "../store/request-scope.js";
 import { codeName, outcomeOf, protocolOf, watchStream } from "./call.js";
+import { RpcMetrics } from "./rpc-metrics.js";
 
-/** What the listener counts (src/server/listener.ts). */
-export interface ConnectionStats {
-  connections: number;
-  http2Sessions: number;
-  http2Streams: number;
-}
 
 /** What the scrape reads from the database. */
 interface EventStoreReading {
@@ -18,7 +13,6 @@ interface EventStoreReading {
   oldestWriteSeconds: number;
 }
 
-const RPC_LABELS = ["service", "method", "protocol", "code"] as const;
 /** From a cache hit (a millisecond) to a deadline (seconds). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -33,20 +27,7 @@ export class ServiceMetrics {
   private connections: (() => ConnectionStats) | undefined;
   private reading: Promise<EventStoreReading> | undefined;
 
-  private readonly requests = new Counter({
-    name: "platform_rpc_requests_total",
-    help: "RPCs answered, by service, method, protocol (grpc, grpc-web, connect, rest) and code",
-    labelNames: RPC_LABELS,
-    registers: [this.registry],
-  });
-
-  private readonly duration = new Histogram({
-    name: "platform_rpc_duration_seconds",
-    help: "Time from an RPC's arrival to its answer (a stream's: to its end), by service, method, protocol and code",
-    labelNames: RPC_LABELS,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  private readonly rpcs = new RpcMetrics(this.registry, LATENCY_BUCKETS);
 
   /** `dbReadTimeoutMs` bounds the scrape's database read: a stuck database must not hang a scrape. */
   constructor(private readonly dbReadTimeoutMs: number) {
@@ -136,11 +117,8 @@ export class ServiceMetrics {
     return (next) => async (req) => {
       const started = performance.now();
       const labels = { service: req.service.typeName, method: req.method.name, protocol: protocolOf(req) };
-      const record = (thrown?: unknown) => {
-        const all = { ...labels, code: codeName(outcomeOf(req.signal, thrown)) };
-        this.requests.inc(all);
-        this.duration.observe(all, (performance.now() - started) / 1000);
-      };
+      const record = (thrown?: unknown) =>
+        this.rpcs.record({ ...labels, code: codeName(outcomeOf(req.signal, thrown)) }, (performance.now() - started) / 1000);
       let res;
       try {
         res = await next(req);
@@ -173,22 +151,21 @@ export class ServiceMetrics {
     }
   }
 
-  private queryEventStore(store: Store): Promise<EventStoreReading> {
-    // The signal ends the wait for a connection and cancels the statements (src/store/request-scope.ts).
-    return withAbortSignal(AbortSignal.timeout(this.dbReadTimeoutMs), async () => {
-      const newest = await store.db
-        .selectFrom("events")
-        .select((eb) => eb.fn.max("position").as("position"))
-        .executeTakeFirst();
-      // A writing transaction has an xid; our own (this read) has none.
-      const oldest = await store.db
-        .withTables<{ pg_stat_activity: { xact_start: Date | null; backend_xid: string | null; datname: string } }>()
-        .selectFrom("pg_stat_activity")
-        .select(sql<number | null>`extract(epoch from clock_timestamp() - min(xact_start))`.as("seconds"))
-        .where("datname", "=", sql<string>`current_database()`)
-        .where("backend_xid", "is not", null)
-        .executeTakeFirst();
-      return { position: Number(newest?.position ?? 0), oldestWriteSeconds: Math.max(0, Number(oldest?.seconds ?? 0)) };
-    });
+  private async queryEventStore(store: Store): Promise<EventStoreReading> {
+    // The signal ends the wait for a connection and cancels the statements (src/store/scoped.ts).
+    const { db } = store.forRequest(AbortSignal.timeout(this.dbReadTimeoutMs));
+    const newest = await db
+      .selectFrom("events")
+      .select((eb) => eb.fn.max("position").as("position"))
+      .executeTakeFirst();
+    // A writing transaction has an xid; our own (this read) has none.
+    const oldest = await db
+      .withTables<{ pg_stat_activity: { xact_start: Date | null; backend_xid: string | null; datname: string } }>()
+      .selectFrom("pg_stat_activity")
+      .select(sql<number | null>`extract(epoch from clock_timestamp() - min(xact_start))`.as("seconds"))
+      .where("datname", "=", sql<string>`current_database()`)
+      .where("backend_xid", "is not", null)
+      .executeTakeFirst();
+    return { position: Number(newest?.position ?? 0), oldestWriteSeconds: Math.max(0, Number(oldest?.seconds ?? 0)) };
   }
 }

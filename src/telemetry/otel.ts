@@ -16,7 +16,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { codeName, outcomeOf, protocolOf, traceIdKey, watchStream, type Outcome } from "./call.js";
-import { observeQueries, type QueryObserver } from "./observed-dialect.js";
+import type { QueryObserver } from "../store/scoped.js";
 import type { Tracing } from "./tracing.js";
 
 const SERVICE_NAME = "platform-identity";
@@ -49,7 +49,7 @@ export async function createTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
   const tracer = provider.getTracer(SERVICE_NAME);
   return {
     interceptor: () => rpcSpans(tracer),
-    wrapDialect: (dialect) => observeQueries(dialect, statementSpans(tracer)),
+    queryObserver: statementSpans(tracer),
     // An unreachable collector must not hold up the process's exit past a short flush.
     shutdown: () => Promise.race([provider.shutdown(), new Promise<void>((done) => setTimeout(done, SHUTDOWN_FLUSH_MS).unref())]),
   };

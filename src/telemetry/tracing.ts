@@ -1,12 +1,12 @@
 import type { Interceptor } from "@connectrpc/connect";
-import type { Dialect } from "kysely";
+import type { QueryObserver } from "../store/scoped.js";
 
 /** OpenTelemetry tracing of one service: a span per RPC, a child span per SQL statement. */
 export interface Tracing {
   /** Outermost interceptor: starts the call's span, as a child of the caller's traceparent. */
   interceptor(): Interceptor;
-  /** The store's dialect, with a span per statement run inside a call's span. */
-  wrapDialect(dialect: Dialect): Dialect;
+  /** A span per statement, inside the call's span (the store calls it: src/store/scoped.ts). */
+  queryObserver: QueryObserver;
   /** Sends the spans still buffered, then stops. */
   shutdown(): Promise<void>;
 }

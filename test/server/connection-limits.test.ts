@@ -35,11 +35,29 @@ function expectClosedAfter(elapsed: number, timeoutMs: number): void {
   expect(elapsed).toBeLessThan(LATE_MS);
 }
 
+/**
+ * A new connection's head (TLS handshake, first bytes, first request head or HTTP/2 preface
+ * and SETTINGS) is due within the headers timeout of its accept. This limit is long enough to
+ * tell a deadline from the accept, with a margin for a loaded machine, from the one restarted
+ * at each stage that it replaced: a head that began just before the limit then had a whole
+ * limit more.
+ */
+const HEAD_LIMIT_MS = 1_000;
+/** How long before that limit such a client sends its first bytes (over TLS: its hello). */
+const JUST_BEFORE_MS = 250;
+const LATE_HEAD_MS = 400;
+
+function expectClosedByHeadDeadline(elapsed: number): void {
+  expect(elapsed).toBeGreaterThanOrEqual(HEAD_LIMIT_MS - EARLY_MS);
+  expect(elapsed).toBeLessThan(HEAD_LIMIT_MS + LATE_HEAD_MS);
+}
+
 const GET_HEALTHZ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
 describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (mode) => {
   let server: TestServer;
   let dir: string;
+  let cert: ReturnType<typeof selfSignedCert> | undefined;
   let ca: Buffer | undefined;
   let origin: string;
   /** HTTP/1.1 and, with `h2`, HTTP/2 (TLS: by ALPN; cleartext: by the preface the test sends). */
@@ -47,7 +65,7 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "platform-limits-"));
-    const cert = mode === "TLS" ? selfSignedCert(dir) : undefined;
+    cert = mode === "TLS" ? selfSignedCert(dir) : undefined;
     ca = cert?.ca;
     server = await startTestServer("pglite", {
       ...LIMITS,
@@ -69,8 +87,7 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
       for (let i = 0; i < perTick; i++) {
         const conn = await openRaw(target());
         conn.socket.write("GET /healthz HT");
-        const sentAt = performance.now();
-        halfOpen.push({ closedAfter: closedWithin(conn.closed, sentAt, LATE_MS + 1_000), received: conn.received });
+        halfOpen.push({ closedAfter: closedWithin(conn.closed, conn.startedAt, LATE_MS + 1_000), received: conn.received });
       }
       normal.push((async () => {
         const started = performance.now();
@@ -94,7 +111,7 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
 
   it("closes a connection that sends nothing (not even a TLS hello) after the headers timeout", async () => {
     const conn = await openRaw({ port: server.service.port });
-    expectClosedAfter(await closedWithin(conn.closed, conn.openedAt, LATE_MS), HEADERS_MS);
+    expectClosedAfter(await closedWithin(conn.closed, conn.startedAt, LATE_MS), HEADERS_MS);
     expect(conn.received()).toBe("");
   });
 
@@ -104,7 +121,7 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
     const dribble = setInterval(() => conn.socket.write(PREFACE.subarray(sent, ++sent)), 100);
     try {
       // A byte every 100 ms would finish the preface after 2.4 s: only a deadline closes it sooner.
-      expectClosedAfter(await closedWithin(conn.closed, conn.openedAt, LATE_MS), HEADERS_MS);
+      expectClosedAfter(await closedWithin(conn.closed, conn.startedAt, LATE_MS), HEADERS_MS);
       expect(sent).toBeLessThan(PREFACE.length);
     } finally {
       clearInterval(dribble);
@@ -114,8 +131,7 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
   it("closes an HTTP/2 connection whose preface comes without SETTINGS after the headers timeout", async () => {
     const conn = await openRaw(target("h2"));
     conn.socket.write(PREFACE);
-    const sentAt = performance.now();
-    expectClosedAfter(await closedWithin(conn.closed, sentAt, LATE_MS), HEADERS_MS);
+    expectClosedAfter(await closedWithin(conn.closed, conn.startedAt, LATE_MS), HEADERS_MS);
   });
 
   it("answers 408 to an HTTP/1.1 request whose body does not arrive within the request timeout", async () => {
@@ -162,6 +178,80 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
     const answeredAt = performance.now();
     expectClosedAfter(await closedWithin(closed, answeredAt, LATE_MS), IDLE_MS);
     expect(goaway).toBe(http2.constants.NGHTTP2_NO_ERROR);
+  });
+
+  describe("a new connection's head, due within the headers timeout of its accept", () => {
+    let listener: Listener;
+    const late = (alpn: "http/1.1" | "h2" = "http/1.1"): Target => ({ port: listener.port, ...(ca && { tls: { ca, alpn: [alpn] } }) });
+
+    beforeAll(async () => {
+      // Only the head is timed here: the request and idle timeouts are out of the way.
+      const limits = { ...server.config.http, headersTimeoutMs: HEAD_LIMIT_MS, requestTimeoutMs: 60_000, idleTimeoutMs: 60_000 };
+      listener = await listen(server.service.app.handle, {
+        port: 0, host: "127.0.0.1", limits, ...(cert && { tls: { certPath: cert.certPath, keyPath: cert.keyPath } }),
+      });
+    });
+    afterAll(() => listener?.close(0));
+
+    it("closes an HTTP/1.1 connection whose first byte comes just before the headers timeout, then the rest of its head slowly", async () => {
+      const conn = await openRaw(late(), { silentMs: HEAD_LIMIT_MS - JUST_BEFORE_MS });
+      let sent = 0;
+      const dribble = () => conn.socket.write(GET_HEALTHZ.slice(sent, ++sent));
+      dribble();
+      const timer = setInterval(dribble, 100);
+      try {
+        expectClosedByHeadDeadline(await closedWithin(conn.closed, conn.startedAt, LATE_MS));
+        expect(sent).toBeLessThan(GET_HEALTHZ.length);
+        // A 408 once the server has the socket; before (TLS: mid-handshake on a slow machine) a bare close.
+        expect(conn.received()).toMatch(/^(HTTP\/1\.1 408 |$)/);
+      } finally {
+        clearInterval(timer);
+      }
+    });
+
+    it("closes an HTTP/2 connection whose preface comes just before the headers timeout, without SETTINGS", async () => {
+      const conn = await openRaw(late("h2"), { silentMs: HEAD_LIMIT_MS - JUST_BEFORE_MS });
+      conn.socket.write(PREFACE);
+      expectClosedByHeadDeadline(await closedWithin(conn.closed, conn.startedAt, LATE_MS));
+    });
+
+    it("keeps serving an HTTP/1.1 keep-alive connection past its first head's deadline", async () => {
+      const conn = await openRaw(late());
+      conn.socket.write(GET_HEALTHZ);
+      expect(await eventually(() => conn.received().endsWith("ok\n"))).toBe(true);
+      await sleep(conn.startedAt + HEAD_LIMIT_MS + 200 - performance.now());
+      conn.socket.write(GET_HEALTHZ);
+      expect(await eventually(() => conn.received().split("ok\n").length === 3)).toBe(true);
+      expect(conn.received().match(/^HTTP\/1\.1 200 /gm)).toHaveLength(2);
+      expect(conn.socket.destroyed).toBe(false);
+      conn.socket.destroy();
+    });
+
+    it("answers 417 to an Expect it cannot meet and keeps that connection past its first head's deadline", async () => {
+      const conn = await openRaw(late());
+      conn.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: the-unexpected\r\n\r\n");
+      expect(await eventually(() => /\r\n\r\n$/.test(conn.received()))).toBe(true);
+      expect(conn.received()).toMatch(/^HTTP\/1\.1 417 /);
+      await sleep(conn.startedAt + HEAD_LIMIT_MS + 200 - performance.now());
+      conn.socket.write(GET_HEALTHZ);
+      expect(await eventually(() => conn.received().endsWith("ok\n"))).toBe(true);
+      expect(conn.received()).toMatch(/\r\n\r\nHTTP\/1\.1 200 /);
+      conn.socket.destroy();
+    });
+
+    it("keeps an HTTP/2 session whose SETTINGS came in time open past its head's deadline", async () => {
+      const session = http2.connect(`${ca ? "https" : "http"}://localhost:${listener.port}`, { ca });
+      session.on("error", () => {});
+      const startedAt = performance.now();
+      try {
+        expect((await h2(session, "/healthz")).status).toBe(200);
+        await sleep(startedAt + HEAD_LIMIT_MS + 200 - performance.now());
+        expect(session.closed || session.destroyed).toBe(false);
+        expect((await h2(session, "/healthz")).status).toBe(200);
+      } finally {
+        session.destroy();
+      }
+    });
   });
 });
 

@@ -72,6 +72,21 @@ describe("the PGlite data directory", () => {
     expect(stopped).toBe(0);
   });
 
+  it("is taken over by exactly one of several processes that find a dead holder's lock at once", async () => {
+    const dataDir = join(root, "race");
+    await mkdir(dataDir, { recursive: true });
+    // A holder that no longer runs: a pid far above any this machine hands out.
+    await writeFile(join(dataDir, "platform.lock"), JSON.stringify({ pid: 4_000_000, started: "1" }));
+    const script = `import(${JSON.stringify(join(process.cwd(), "dist/src/store/data-dir-lock.js"))})
+      .then((m) => m.lockDataDir(${JSON.stringify(dataDir)}))
+      .then(() => { console.log("took"); setTimeout(() => {}, 3000); }, (e) => console.log(e.name));`;
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => run(process.execPath, ["--input-type=module", "-e", script]).then((r) => r.stdout.trim())),
+    );
+    expect(outcomes.filter((o) => o === "took")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "DataDirInUse")).toHaveLength(5);
+  });
+
   it("is created 0700 and everything written in it is 0600 (files) or 0700 (directories)", async () => {
     const dataDir = join(root, "fresh");
     const service = await start({ PLATFORM_DATA_DIR: dataDir });

@@ -14,6 +14,8 @@ export interface Target {
 /** A socket the test writes by hand; records what came back and when the server closed it. */
 export interface RawConnection {
   socket: net.Socket;
+  /** performance.now() just before connecting: the server accepted the connection after it. */
+  startedAt: number;
   /** performance.now() once connected (TLS: handshake done). */
   openedAt: number;
   received(): string;
@@ -21,20 +23,57 @@ export interface RawConnection {
   closed: Promise<number>;
 }
 
-export function openRaw(target: Target): Promise<RawConnection> {
+/**
+ * A raw connection. With `silentMs` it sends nothing, not even a TLS hello, until that long
+ * after `startedAt`: in cleartext it resolves then, for the test to send the first bytes; over
+ * TLS the handshake starts then, and it resolves once the handshake is done or the server has
+ * closed the connection (a late handshake may meet the server's deadline: that is a result).
+ */
+export async function openRaw(target: Target, opts: { silentMs?: number } = {}): Promise<RawConnection> {
+  const startedAt = performance.now();
+  const tlsOptions = target.tls && { servername: "localhost", ca: target.tls.ca, ALPNProtocols: target.tls.alpn };
+  let socket: net.Socket;
+  let closed: Promise<number>;
+  if (opts.silentMs === undefined) {
+    socket = tlsOptions ? tls.connect({ port: target.port, host: "127.0.0.1", ...tlsOptions }) : net.connect(target.port, "127.0.0.1");
+    closed = closedAt(socket);
+  } else {
+    const tcp = net.connect(target.port, "127.0.0.1");
+    closed = closedAt(tcp);
+    await settled(tcp, "connect", false);
+    tcp.on("error", () => {});
+    await sleep(startedAt + opts.silentMs - performance.now());
+    socket = tcp;
+    if (tlsOptions && !tcp.destroyed) {
+      socket = tls.connect({ socket: tcp, ...tlsOptions });
+      closed = closedAt(socket);
+    }
+  }
+  let data = "";
+  socket.on("data", (chunk: Buffer) => (data += chunk.toString("latin1")));
+  if (socket.connecting || tlsOptions) await settled(socket, tlsOptions ? "secureConnect" : "connect", opts.silentMs !== undefined);
+  // Later errors (the server closing mid-write) show as the close the tests wait for.
+  socket.on("error", () => {});
+  return { socket, startedAt, openedAt: performance.now(), received: () => data, closed };
+}
+
+const closedAt = (socket: net.Socket) => new Promise<number>((done) => socket.once("close", () => done(performance.now())));
+
+/** Resolves on `event`; on an error rejects, or with `closeIsResult` waits for the close and resolves. */
+function settled(socket: net.Socket, event: string, closeIsResult: boolean): Promise<void> {
+  if (socket.destroyed) return closeIsResult ? Promise.resolve() : Promise.reject(new Error("closed"));
   return new Promise((resolve, reject) => {
-    const socket = target.tls
-      ? tls.connect({ port: target.port, host: "127.0.0.1", servername: "localhost", ca: target.tls.ca, ALPNProtocols: target.tls.alpn })
-      : net.connect(target.port, "127.0.0.1");
-    let data = "";
-    socket.on("data", (chunk: Buffer) => (data += chunk.toString("latin1")));
-    const closed = new Promise<number>((done) => socket.once("close", () => done(performance.now())));
-    socket.once(target.tls ? "secureConnect" : "connect", () => {
-      socket.off("error", reject);
-      socket.on("error", () => {});
-      resolve({ socket, openedAt: performance.now(), received: () => data, closed });
-    });
-    socket.once("error", reject);
+    const failed = (error: Error) => {
+      socket.off(event, connected);
+      if (closeIsResult) socket.once("close", () => resolve());
+      else reject(error);
+    };
+    const connected = () => {
+      socket.off("error", failed);
+      resolve();
+    };
+    socket.once(event, connected);
+    socket.once("error", failed);
   });
 }
 

@@ -1,5 +1,6 @@
 import http2 from "node:http2";
 import net from "node:net";
+import { gzipSync } from "node:zlib";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
@@ -35,8 +36,11 @@ function rawHttp1(port: number, head: string): Promise<string> {
   });
 }
 
-/** A unary gRPC call with a raw body; resolves with grpc-status and grpc-message. */
-async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: Buffer, token: string) {
+/**
+ * A unary gRPC call with a raw body (or whatever `send` writes); resolves with grpc-status
+ * and grpc-message.
+ */
+async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: Buffer, token: string, send = (stream: http2.ClientHttp2Stream) => stream.end(frame(body))) {
   return new Promise<{ status: string; message: string }>((resolve, reject) => {
     const stream = session.request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}` });
     let headers: http2.IncomingHttpHeaders = {};
@@ -45,7 +49,7 @@ async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: 
     stream.on("end", () => resolve({ status: String(headers["grpc-status"]), message: decodeURIComponent(String(headers["grpc-message"] ?? "")) }));
     stream.on("error", reject);
     stream.resume();
-    stream.end(frame(body));
+    send(stream);
   });
 }
 
@@ -106,6 +110,33 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
     it("leave a valid binary call alone", async () => {
       const res = await grpcRaw(session, "SearchTargets", Buffer.alloc(0), server.adminToken);
       expect(res.status).toBe("0");
+    });
+
+    it("are read as their content-encoding says: a gzipped Connect body is checked uncompressed", async () => {
+      const call = (body: Buffer) =>
+        fetch(`${server.baseUrl}${SERVICE}/CreateTarget`, {
+          method: "POST",
+          headers: { "content-type": "application/proto", "content-encoding": "gzip", authorization: `Bearer ${server.adminToken}` },
+          body: gzipSync(body),
+        });
+      const valid = lengthDelimited(1, Buffer.concat([lengthDelimited(1, Buffer.from("gzipped")), lengthDelimited(2, lengthDelimited(1, Buffer.from("https://example.com")))]));
+      const ok = await call(valid);
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      const bad = await call(CREATE_WITH_BAD_NAME);
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { message: string }).message).toContain("target.name");
+    });
+
+    it("are checked however the envelope is split across chunks", async () => {
+      const res = await grpcRaw(session, "CreateTarget", CREATE_WITH_BAD_NAME, server.adminToken, (stream) => {
+        const bytes = frame(CREATE_WITH_BAD_NAME);
+        // Three bytes of the prefix, then the rest a byte at a time.
+        stream.write(bytes.subarray(0, 3));
+        for (let i = 3; i < bytes.length; i++) stream.write(bytes.subarray(i, i + 1));
+        stream.end();
+      });
+      expect(res.status).toBe(String(Code.InvalidArgument));
+      expect(res.message).toContain("target.name");
     });
   });
 

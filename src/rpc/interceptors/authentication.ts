@@ -3,7 +3,7 @@ import { TtlCache } from "../../cache/ttl-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
 import { isSystemMember, type Principal } from "../../domain/authz/principal.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Store } from "../../store/database.js";
 import { principalKey, tenantKey } from "../context.js";
 import { PUBLIC, requireRules } from "../method-rules.js";
 
@@ -15,7 +15,7 @@ const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
  * the system context may use theirs on another instance. Principals are cached briefly;
  * an expired token is never served from the cache.
  */
-export function authenticationInterceptor(db: Db, cacheTtlMs = 10_000): Interceptor {
+export function authenticationInterceptor(store: Pick<Store, "forRequest">, cacheTtlMs = 10_000): Interceptor {
   const principals = new TtlCache<string, { principal: Principal; expires: number }>(cacheTtlMs);
   return (next) => async (req) => {
     if (requireRules(req.method).permission === PUBLIC) return next(req);
@@ -27,7 +27,7 @@ export function authenticationInterceptor(db: Db, cacheTtlMs = 10_000): Intercep
     const key = hashToken(token);
     let entry = principals.get(key);
     if (!entry || entry.expires <= Date.now()) {
-      const found = await principalByTokenHash(db, key);
+      const found = await principalByTokenHash(store.forRequest(req.signal).db, key);
       if (!found) throw challenge("the token is unknown or expired", true);
       entry = found;
       principals.set(key, entry);

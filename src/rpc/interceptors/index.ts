@@ -1,17 +1,17 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Logger } from "../../log/logger.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Store } from "../../store/database.js";
 import { authenticationInterceptor } from "./authentication.js";
 import { authorizationInterceptor } from "./authorization.js";
 import { featureFlagInterceptor } from "./feature-flags.js";
 import { requestLogInterceptor } from "./request-log.js";
-import { requestScopeInterceptor } from "./request-scope.js";
 import { tenantInterceptor } from "./tenant.js";
 import { validationInterceptor } from "./validation.js";
 
 export interface InterceptorDeps {
-  db: Db;
+  /** Lookups on a cache miss run as the call's own database work, bounded by its deadline. */
+  store: Pick<Store, "forRequest">;
   logger: Logger;
   flags: FeatureFlags;
   /** Host names that select the same instance as another (see server/host.ts). */
@@ -26,9 +26,8 @@ export interface InterceptorDeps {
 export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
     requestLogInterceptor(deps.logger),
-    requestScopeInterceptor(),
-    tenantInterceptor(deps.db, deps.hostAliases),
-    authenticationInterceptor(deps.db),
+    tenantInterceptor(deps.store, deps.hostAliases),
+    authenticationInterceptor(deps.store),
     authorizationInterceptor(),
     featureFlagInterceptor(deps.flags),
     validationInterceptor(),

@@ -31,6 +31,7 @@ export function requestLogInterceptor(logger: Logger): Interceptor {
       ...(traceId && { traceId }),
     };
     const log = (outcome: Outcome, error?: ConnectError, cause?: { err: unknown; incident: boolean }) => {
+      if (!cause?.incident && !logger.isLevelEnabled("info")) return;
       const fields = { ...call, code: codeName(outcome), status: httpStatus(outcome), ms: Math.round(performance.now() - started) };
       if (cause?.incident) logger.error({ ...fields, err: cause.err }, "rpc failed");
       else logger.info({ ...fields, ...(error && { message: error.rawMessage }), ...(cause && { err: cause.err }) }, "rpc");

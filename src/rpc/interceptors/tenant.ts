@@ -2,7 +2,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import { TtlCache } from "../../cache/ttl-cache.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import { instanceByDomain, type InstanceRef } from "../../domain/instance/queries.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Store } from "../../store/database.js";
 import { tenantKey } from "../context.js";
 import { requireRules } from "../method-rules.js";
 
@@ -18,9 +18,10 @@ function hostOf(url: string): string {
  * The Host header's host name selects the instance. An alias (127.0.0.1 for localhost)
  * applies only when no instance has the name itself.
  */
-export function tenantInterceptor(db: Db, aliases: ReadonlyMap<string, string>): Interceptor {
+export function tenantInterceptor(store: Pick<Store, "forRequest">, aliases: ReadonlyMap<string, string>): Interceptor {
   const byDomain = new TtlCache<string, InstanceRef>(30_000);
-  const lookUp = async (host: string) => {
+  const lookUp = async (host: string, signal: AbortSignal) => {
+    const { db } = store.forRequest(signal);
     const alias = aliases.get(host);
     return (await instanceByDomain(db, host)) ?? (alias ? await instanceByDomain(db, alias) : undefined);
   };
@@ -29,7 +30,7 @@ export function tenantInterceptor(db: Db, aliases: ReadonlyMap<string, string>):
     const host = hostOf(req.url);
     let instance = byDomain.get(host);
     if (!instance) {
-      instance = await lookUp(host);
+      instance = await lookUp(host, req.signal);
       if (!instance) throw notFound(`no instance serves the host "${host}"`);
       byDomain.set(host, instance);
     }

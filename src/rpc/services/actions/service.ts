@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { PlatformActions } from "../../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import type { ExecutionCatalog } from "../../../domain/action/execution/catalog.js";
@@ -6,7 +6,8 @@ import { deleteExecution, putExecution } from "../../../domain/action/execution/
 import { searchExecutions } from "../../../domain/action/execution/queries.js";
 import { createTarget, deleteTarget, patchTarget } from "../../../domain/action/target/commands.js";
 import { getTarget, searchTargets } from "../../../domain/action/target/queries.js";
-import type { Db, Tx } from "../../../store/eventstore.js";
+import type { Store } from "../../../store/database.js";
+import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
 import { actorOf, tenantOf } from "../../context.js";
 import { detailsToProto, listDetailsToProto } from "../convert.js";
@@ -20,37 +21,38 @@ import {
 } from "./convert-target.js";
 
 export interface ActionsDeps {
-  db: Db;
-  /** A write transaction, retried on conflicts (Store.transact). */
-  transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+  /** The database as each call sees it: bounded by the call's deadline. */
+  store: Pick<Store, "forRequest">;
   box: SecretBox;
   catalog: ExecutionCatalog;
 }
 
 /** Translates between the API and the domain; the rules live in domain/action. */
-export function actionsService({ db, transact: write, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
+export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
+  const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
+  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
   return {
     async createTarget(req, ctx) {
       const spec = targetSpecFromProto(req.target!);
-      const { details, signingKey } = await write((tx) => createTarget(tx, actorOf(ctx), spec, box));
+      const { details, signingKey } = await write(ctx, (tx) => createTarget(tx, actorOf(ctx), spec, box));
       return { details: detailsToProto(details), signingKey };
     },
     async patchTarget(req, ctx) {
       const patch = targetPatchFromProto(req.target!);
-      const result = await write((tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box));
+      const result = await write(ctx, (tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box));
       return { details: detailsToProto(result.details), ...(result.signingKey && { signingKey: result.signingKey }) };
     },
     async deleteTarget(req, ctx) {
-      const details = await write((tx) => deleteTarget(tx, actorOf(ctx), req.id));
+      const details = await write(ctx, (tx) => deleteTarget(tx, actorOf(ctx), req.id));
       return { details: detailsToProto(details) };
     },
     async getTarget(req, ctx) {
-      const view = await getTarget(db, tenantOf(ctx).id, req.id);
+      const view = await getTarget(database(ctx).db, tenantOf(ctx).id, req.id);
       return { target: { details: detailsToProto(view.details), target: targetToProto(view) } };
     },
     async searchTargets(req, ctx) {
       const p = page(req.query);
-      const found = await searchTargets(db, tenantOf(ctx).id, {
+      const found = await searchTargets(database(ctx).db, tenantOf(ctx).id, {
         filters: req.filters.map(targetFilterFromProto),
         sort: targetSortFromProto(req.sortingColumn),
         page: p,
@@ -68,16 +70,16 @@ export function actionsService({ db, transact: write, box, catalog }: ActionsDep
         targets: execution.targets,
         includes: execution.includes,
       };
-      const { details, created } = await write((tx) => putExecution(tx, actorOf(ctx), spec, catalog));
+      const { details, created } = await write(ctx, (tx) => putExecution(tx, actorOf(ctx), spec, catalog));
       return { details: detailsToProto(details), created };
     },
     async deleteExecution(req, ctx) {
-      const details = await write((tx) => deleteExecution(tx, actorOf(ctx), req.id));
+      const details = await write(ctx, (tx) => deleteExecution(tx, actorOf(ctx), req.id));
       return { details: detailsToProto(details) };
     },
     async searchExecutions(req, ctx) {
       const p = page(req.query);
-      const found = await searchExecutions(db, tenantOf(ctx).id, req.filters.map(executionFilterFromProto), p);
+      const found = await searchExecutions(database(ctx).db, tenantOf(ctx).id, req.filters.map(executionFilterFromProto), p);
       return {
         details: listDetailsToProto(found, p, found.state),
         result: found.rows.map((v) => ({

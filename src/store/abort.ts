@@ -1,20 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-
-/**
- * The abort signal of the request a database call serves: it fires at the caller's deadline
- * (grpc-timeout, connect-timeout-ms) or when the caller goes away. The database layer reads it
- * without every command and query passing it along, so that no call site can forget it.
- */
-const scope = new AsyncLocalStorage<AbortSignal>();
-
-export function withAbortSignal<T>(signal: AbortSignal, fn: () => T): T {
-  return scope.run(signal, fn);
-}
-
-export function currentAbortSignal(): AbortSignal | undefined {
-  return scope.getStore();
-}
-
 /** The reason the signal gives, as an Error the error mapping understands. */
 export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;

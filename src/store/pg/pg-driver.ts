@@ -1,0 +1,179 @@
+import type { CompiledQuery, QueryResult } from "kysely";
+import pg from "pg";
+import { abortReason } from "../abort.js";
+import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
+import { isRollback, TransactionState } from "../transaction-state.js";
+import { cancelStatement } from "./cancel.js";
+
+/**
+ * A statement whose request was aborted gets this long to finish by itself before it is
+ * cancelled: most do (a lookup takes a millisecond), and then the connection stays usable
+ * instead of being cancelled, discarded and reopened.
+ */
+const CANCEL_GRACE_MS = 50;
+
+/**
+ * Kysely's driver for pg, with the faults of a real network handled in one place: a
+ * connection is had within the connect timeout or the request's signal; a statement whose
+ * request is aborted is abandoned at once and, if still running after a short grace,
+ * cancelled on the server (so that its locks go); a connection that failed, was cancelled or
+ * still holds an open transaction is discarded rather than reused. (Each statement is also
+ * bounded by the pool's query_timeout, set where the pool is made.)
+ */
+export class PgDriver extends StatementTransactions implements SignalDriver {
+  private readonly connections = new WeakMap<pg.PoolClient, PgConnection>();
+
+  constructor(private readonly pool: pg.Pool) {
+    super();
+  }
+
+  async init(): Promise<void> {}
+
+  acquireConnection(): Promise<PgConnection> {
+    return this.acquireFor(undefined);
+  }
+
+  async acquireFor(signal: AbortSignal | undefined): Promise<PgConnection> {
+    // pg-pool bounds the wait itself (connectionTimeoutMillis, the same limit); the signal ends it sooner.
+    const client = signal ? await abortableConnect(this.pool, signal) : await this.pool.connect();
+    let connection = this.connections.get(client);
+    if (!connection) {
+      connection = new PgConnection(client);
+      this.connections.set(client, connection);
+    }
+    connection.checkedOut();
+    return connection;
+  }
+
+  /** Returns at once; an abandoned statement is settled (or cancelled) before the pool gets the connection back. */
+  async releaseConnection(connection: PgConnection): Promise<void> {
+    void connection.release();
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** pool.connect(), given up when the signal fires; a connection that arrives after that goes back. */
+function abortableConnect(pool: pg.Pool, signal: AbortSignal): Promise<pg.PoolClient> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    pool.connect().then(
+      (client) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) client.release();
+        else resolve(client);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+const AFFECTING = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
+
+class PgConnection implements SignalConnection {
+  private readonly transaction = new TransactionState();
+  /** Why the connection must not go back to the pool, once it must not. */
+  private discard: Error | undefined;
+  /** A statement still running for a request that has already given up on it. */
+  private abandoned: Promise<unknown> | undefined;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  checkedOut(): void {
+    this.discard = undefined;
+    this.abandoned = undefined;
+    this.transaction.open = false;
+  }
+
+  async executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
+    const guarded = signal && !isRollback(query) ? signal : undefined;
+    if (guarded?.aborted) throw abortReason(guarded);
+    // After an abandoned statement nothing more is sent: the connection is settled and, if
+    // a transaction is open, discarded (the server then rolls it back).
+    if (this.abandoned) throw new Error("the connection's request was aborted");
+    const running = this.client.query<R & object>(query.sql, query.parameters as unknown[]);
+    let result;
+    try {
+      result = guarded ? await abandonOnAbort(running, guarded, () => (this.abandoned = running)) : await running;
+    } catch (error) {
+      if (guarded?.aborted) throw abortReason(guarded);
+      const statementError = isStatementError(error);
+      if (!statementError) this.discard ??= error as Error;
+      this.transaction.ran(query, statementError);
+      throw error;
+    }
+    this.transaction.ran(query, false);
+    return {
+      rows: result.rows ?? [],
+      ...(AFFECTING.has(result.command) && { numAffectedRows: BigInt(result.rowCount ?? 0) }),
+    };
+  }
+
+  // Kysely's interface; nothing here streams.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("streaming queries are not used");
+  }
+
+  async release(): Promise<void> {
+    if (this.abandoned) await this.settleAbandoned(this.abandoned);
+    if (this.transaction.open) this.discard ??= new Error("released inside a transaction");
+    this.client.release(this.discard);
+  }
+
+  /**
+   * Gives an abandoned statement a moment to end by itself; then asks the server to cancel it
+   * (a protocol cancel on a connection of its own: it needs no pooled connection, which a
+   * stalled database may not have free) and discards this connection, so that a cancel
+   * landing late never hits a later request's statement.
+   */
+  private async settleAbandoned(running: Promise<unknown>): Promise<void> {
+    const settled = running.then(
+      () => true,
+      () => true,
+    );
+    const ended = await Promise.race([settled, new Promise<false>((resolve) => setTimeout(resolve, CANCEL_GRACE_MS, false))]);
+    if (ended) return;
+    this.discard ??= new Error("statement cancelled: its request was aborted");
+    cancelStatement(this.client);
+    await settled;
+  }
+}
+
+/** Resolves with the statement's result, or rejects as soon as the signal fires (the statement runs on). */
+function abandonOnAbort<T>(running: Promise<T>, signal: AbortSignal, onAbandon: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      onAbandon();
+      // Its outcome no longer has a reader; it must not become an unhandled rejection.
+      running.catch(() => {});
+      reject(abortReason(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    running.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Errors the server reported for one statement (they carry a SQLSTATE and leave the
+ * connection usable); anything else is a broken connection or a read timeout.
+ */
+function isStatementError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08") && !code.startsWith("57P");
+}

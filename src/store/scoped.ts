@@ -1,0 +1,131 @@
+import {
+  CompiledQuery,
+  DefaultQueryExecutor,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type TransactionSettings,
+  type ConnectionProvider,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+} from "kysely";
+import type { Database } from "./schema.js";
+
+/**
+ * A driver whose connections can serve one request: had within the request's signal, and
+ * running each statement under it, so that a deadline or a caller that left ends the wait
+ * and the statement. Both of ours (pg, PGlite) are such drivers.
+ */
+export interface SignalDriver extends Driver {
+  acquireFor(signal: AbortSignal | undefined): Promise<SignalConnection>;
+}
+
+export interface SignalConnection extends DatabaseConnection {
+  executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>>;
+}
+
+/** Transactions as plain statements on the connection Kysely hands in (scoped, observed). */
+export abstract class StatementTransactions {
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : "";
+    const access = settings.accessMode ? ` ${settings.accessMode}` : "";
+    await connection.executeQuery(CompiledQuery.raw(`start transaction${level}${access}`));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("commit"));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("rollback"));
+  }
+}
+
+/** PostgreSQL's SQL dialect over one of our drivers (both databases speak PostgreSQL). */
+export function postgresDialect(driver: SignalDriver): Dialect {
+  return {
+    createDriver: () => driver,
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+    createAdapter: () => new PostgresAdapter(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+  };
+}
+
+/**
+ * Called as a statement starts; returns what to call when it ends (with the error, if it
+ * failed), or undefined to let the statement run unobserved. Telemetry's SQL spans.
+ */
+export type QueryObserver = (statement: string) => ((error?: unknown) => void) | undefined;
+
+/**
+ * Kysely instances over one driver: the process's own (no signal), and one per request,
+ * cheap to make (an executor and a Kysely object), bound to the request's signal. The signal
+ * is passed, not carried in AsyncLocalStorage: on Node 20 and 22 that turns on async hooks
+ * for every promise of the process, which cost more than a tenth of a request's CPU.
+ */
+export class ScopedKysely {
+  readonly db: Kysely<Database>;
+  private readonly executor: DefaultQueryExecutor;
+
+  private readonly dialect: Dialect;
+
+  constructor(
+    private readonly driver: SignalDriver,
+    private readonly observe: QueryObserver | undefined,
+  ) {
+    const dialect = (this.dialect = postgresDialect(driver));
+    this.executor = new DefaultQueryExecutor(dialect.createQueryCompiler(), dialect.createAdapter(), this.provider(undefined), []);
+    this.db = this.kysely(this.executor);
+  }
+
+  forSignal(signal: AbortSignal): Kysely<Database> {
+    return this.kysely(this.executor.withConnectionProvider(this.provider(signal)));
+  }
+
+  private kysely(executor: DefaultQueryExecutor): Kysely<Database> {
+    return new Kysely<Database>({ config: { dialect: this.dialect }, dialect: this.dialect, driver: this.driver, executor });
+  }
+
+  private provider(signal: AbortSignal | undefined): ConnectionProvider {
+    const { driver, observe } = this;
+    return {
+      async provideConnection(consumer) {
+        const connection = await driver.acquireFor(signal);
+        try {
+          return await consumer(signal || observe ? new ScopedConnection(connection, signal, observe) : connection);
+        } finally {
+          await driver.releaseConnection(connection);
+        }
+      },
+    };
+  }
+}
+
+/** What Kysely (and the driver's begin/commit) runs statements on while a request holds a connection. */
+class ScopedConnection implements DatabaseConnection {
+  constructor(
+    private readonly inner: SignalConnection,
+    private readonly signal: AbortSignal | undefined,
+    private readonly observe: QueryObserver | undefined,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const end = this.observe?.(query.sql);
+    if (!end) return this.inner.executeQuery<R>(query, this.signal);
+    try {
+      const result = await this.inner.executeQuery<R>(query, this.signal);
+      end();
+      return result;
+    } catch (error) {
+      end(error);
+      throw error;
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
