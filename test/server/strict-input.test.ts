@@ -40,7 +40,7 @@ function rawHttp1(port: number, head: string): Promise<string> {
  * A unary gRPC call with a raw body (or whatever `send` writes); resolves with grpc-status
  * and grpc-message.
  */
-async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: Buffer, token: string, send = (stream: http2.ClientHttp2Stream) => stream.end(frame(body))) {
+async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: Buffer, token: string, send: (stream: http2.ClientHttp2Stream) => void = (stream) => void stream.end(frame(body))) {
   return new Promise<{ status: string; message: string }>((resolve, reject) => {
     const stream = session.request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}` });
     let headers: http2.IncomingHttpHeaders = {};
