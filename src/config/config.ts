@@ -169,7 +169,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS };
 
 /** Go-style durations, as operators of identity servers write them: `8760h`, `90m`, `1h30m`, `20s`. */
-export function parseDuration(raw: string): number | undefined {
+function parseDuration(raw: string): number | undefined {
   const parts = [...raw.matchAll(/(\d+)(ms|h|m|s)/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join("") !== raw) return undefined;
   return parts.reduce((ms, [, n, unit]) => ms + Number(n) * UNIT_MS[unit!]!, 0);

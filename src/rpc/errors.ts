@@ -18,7 +18,7 @@ const UNAVAILABLE: Mapped = [Code.Unavailable, "the database is unavailable; ret
 const TOO_SLOW: Mapped = [Code.DeadlineExceeded, "the database did not answer in time"];
 
 /** How long a client should wait before retrying a call that met an unavailable database. */
-export const RETRY_AFTER_SECONDS = 2;
+const RETRY_AFTER_SECONDS = 2;
 
 /** PostgreSQL error codes (SQLSTATE) that callers should learn about, with what they mean for them. */
 const SQLSTATES: Record<string, Mapped> = {

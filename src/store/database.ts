@@ -159,7 +159,7 @@ const RETRYABLE = new Set(["40001", "40P01"]);
 /** Two writers appended to one aggregate at once: the later one lost, and may retry. */
 export const SEQUENCE_CONSTRAINT = "events_aggregate_sequence";
 
-export function isRetryableConflict(error: unknown): boolean {
+function isRetryableConflict(error: unknown): boolean {
   const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
   return (typeof code === "string" && RETRYABLE.has(code)) || (code === "23505" && constraint === SEQUENCE_CONSTRAINT);
 }

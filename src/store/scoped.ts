@@ -45,7 +45,7 @@ export abstract class StatementTransactions {
 }
 
 /** PostgreSQL's SQL dialect over one of our drivers (both databases speak PostgreSQL). */
-export function postgresDialect(driver: SignalDriver): Dialect {
+function postgresDialect(driver: SignalDriver): Dialect {
   return {
     createDriver: () => driver,
     createQueryCompiler: () => new PostgresQueryCompiler(),

@@ -2,6 +2,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { h1, type RawResponse } from "../server/raw-http.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
@@ -242,6 +243,27 @@ describe("a busy embedded database (pglite) gets bounded waits too", () => {
     expect((await search(server)).status).toBe(200);
     // The probe's answer is cached for a second.
     await expect.poll(async () => (await h1(`${server.baseUrl}/ready`)).status, { timeout: 3_000, interval: 100 }).toBe(200);
+  });
+
+  it("the gRPC health check says NOT_SERVING within the health timeout, and SERVING again after", async () => {
+    const health = createClient(Health, createGrpcTransport({ baseUrl: server.baseUrl }));
+    const release = await hold();
+    try {
+      // The probe's last answer is cached for a second; every check still answers promptly.
+      await expect
+        .poll(
+          async () => {
+            const { value, ms } = await timed(() => health.check({ service: "" }));
+            expect(ms).toBeLessThan(1_500);
+            return value.status;
+          },
+          { timeout: 3_000, interval: 100 },
+        )
+        .toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
+    } finally {
+      await release();
+    }
+    await expect.poll(async () => (await health.check({ service: "" })).status, { timeout: 3_000, interval: 100 }).toBe(HealthCheckResponse_ServingStatus.SERVING);
   });
 
   it("the request's deadline ends the wait sooner", async () => {
