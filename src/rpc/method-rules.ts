@@ -1,9 +1,9 @@
 import { getOption, hasOption } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import type { DescField, DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { isFeatureName } from "../domain/feature/catalog.js";
-import { method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
+import { ContextKind, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
 export const PUBLIC = "public";
 export const AUTHENTICATED = "authenticated";
@@ -16,6 +16,24 @@ export interface MethodRules {
   createdField: string | undefined;
   /** Serves no instance: no tenant is resolved from the Host header. */
   tenantless: boolean;
+  /** The kinds of context the request's `ctx` may select; empty for requests without one. */
+  contexts: ReadonlySet<ContextKindName>;
+  /** The request's `ctx` field, when it has one. */
+  ctxField: DescField | undefined;
+}
+
+export type ContextKindName = "system" | "instance" | "org";
+
+const CONTEXT_KINDS: Record<number, ContextKindName> = {
+  [ContextKind.SYSTEM]: "system",
+  [ContextKind.INSTANCE]: "instance",
+  [ContextKind.ORG]: "org",
+};
+
+/** The request field that selects the context, by the name the whole API uses. */
+function ctxFieldOf(method: DescMethod): DescField | undefined {
+  const field = method.input.fields.find((f) => f.name === "ctx");
+  return field?.message?.typeName === "platform.object.v3alpha.RequestContext" ? field : undefined;
 }
 
 /**
@@ -34,6 +52,8 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   successStatus: 200,
   createdField: undefined,
   tenantless: true,
+  contexts: new Set(),
+  ctxField: undefined,
 };
 
 const cache = new WeakMap<DescMethod, MethodRules | null>();
@@ -52,13 +72,15 @@ function readRules(method: DescMethod): MethodRules | null {
   if (INFRASTRUCTURE.has(method.parent.typeName)) return INFRASTRUCTURE_RULES;
   if (!hasOption(method, methodExt)) return null;
   const own = getOption(method, methodExt);
-  const inherited = hasOption(method.parent, serviceExt) ? getOption(method.parent, serviceExt).features : [];
+  const service = hasOption(method.parent, serviceExt) ? getOption(method.parent, serviceExt) : undefined;
   return {
     permission: own.permission,
-    features: [...new Set([...inherited, ...own.features])],
+    features: [...new Set([...(service?.features ?? []), ...own.features])],
     successStatus: own.successStatus || 200,
     createdField: own.createdField || undefined,
     tenantless: false,
+    contexts: new Set((service?.contexts ?? []).map((kind) => CONTEXT_KINDS[kind]).filter((k) => k !== undefined)),
+    ctxField: ctxFieldOf(method),
   };
 }
 
@@ -75,6 +97,12 @@ export function assertDeclared(services: readonly DescService[]): void {
       const unknown = rules.features.find((f) => !isFeatureName(f));
       if (unknown) throw new Error(`${name} names the unknown feature flag ${unknown}`);
       if (!rules.tenantless && !hasOption(method, http)) throw new Error(`${name} declares no google.api.http rule`);
+      // A ctx the server would ignore, or contexts nobody can select, is a wiring mistake.
+      if (Boolean(rules.ctxField) !== rules.contexts.size > 0) {
+        throw new Error(`${name}: a request with a ctx field needs (platform.options.v1.service).contexts, and only then`);
+      }
+      // Selecting an organization or the system comes with the services that act there.
+      if ([...rules.contexts].some((kind) => kind !== "instance")) throw new Error(`${name}: only instance contexts are served yet`);
     }
   }
 }

@@ -12,8 +12,9 @@ import { startTestServer, type TestServer } from "../support/server.js";
 
 /**
  * Tenancy: the Host header's host name selects the instance; an unknown host is NotFound
- * naming it; tokens are valid on their own instance only (system members excepted); a
- * resource of another instance is NotFound, never PermissionDenied, and never listed.
+ * naming it; tokens are valid on their own instance's hosts only (system members reach
+ * others through ctx); a resource of another instance is NotFound, never PermissionDenied,
+ * and never listed.
  */
 
 const ROUTES = routesOf([PlatformActions]);
@@ -195,30 +196,38 @@ describe.each(DATABASE_KINDS)("tenancy of PlatformActions (%s)", (kind) => {
     expectEmpty(await onA("grpc").call("SearchTargets", { filters: [{ name: { name: "tenancy-intruder" } }] }, server.adminToken), "intruder");
   });
 
-  it("accepts a system member's token on every instance, acting in the instance of the host", async () => {
+  it("lets a system member reach another instance through ctx, never through that instance's Host", async () => {
     const systemOfB = await server.createUser({ instanceId: b.instanceId, roles: [{ context: "system", roles: ["SYSTEM_OWNER"] }] });
+    const inB = { ctx: { instanceId: b.instanceId } };
+    const inA = { ctx: { instanceId: server.instanceId } };
     for (const protocol of ["grpc", "rest", "connect"] as const) {
-      const made = await onB(protocol).call("CreateTarget", webhook(`tenancy-by-platform-admin-${protocol}`), server.adminToken);
+      expectCode(await onB(protocol).call("SearchTargets", {}, server.adminToken), Code.Unauthenticated, 401, `${protocol} platform-admin on B's host`);
+      const made = await onA(protocol).call("CreateTarget", { ...webhook(`tenancy-by-platform-admin-${protocol}`), ...inB }, server.adminToken);
       expect(made, protocol).toMatchObject({ ok: true });
       expect(ownerOf(made)).toBe(b.instanceId);
       expectCode(await onA(protocol).call("GetTarget", { id: idOf(made) }, server.adminToken), Code.NotFound, 404, `${protocol} B's target on A`);
       expect(await onB(protocol).call("GetTarget", { id: idOf(made) }, b.adminToken), protocol).toMatchObject({ ok: true });
 
-      const madeInA = await onA(protocol).call("CreateTarget", webhook(`tenancy-by-system-of-b-${protocol}`), systemOfB.token);
+      expectCode(await onA(protocol).call("SearchTargets", {}, systemOfB.token), Code.Unauthenticated, 401, `${protocol} system member of B on A's host`);
+      const madeInA = await onB(protocol).call("CreateTarget", { ...webhook(`tenancy-by-system-of-b-${protocol}`), ...inA }, systemOfB.token);
       expect(madeInA, protocol).toMatchObject({ ok: true });
       expect(ownerOf(madeInA)).toBe(server.instanceId);
-      expect(await onA(protocol).call("GetTarget", { id: targetA }, systemOfB.token), protocol).toMatchObject({ ok: true });
+      expect(await onB(protocol).call("GetTarget", { id: targetA, ...inA }, systemOfB.token), protocol).toMatchObject({ ok: true });
     }
   });
 
   it("treats A's target as not found on B's host: Get, Patch and Delete are NotFound, never PermissionDenied", async () => {
     const viewerOfB = await server.createUser({ instanceId: b.instanceId, roles: [{ context: "instance", roles: ["IAM_OWNER_VIEWER"] }] });
     for (const protocol of PROTOCOLS) {
-      for (const [who, token] of [["B admin", b.adminToken], ["platform-admin", server.adminToken]] as const) {
+      const callers = [
+        ["B admin", onB(protocol), b.adminToken, {}],
+        ["platform-admin in B through ctx", onA(protocol), server.adminToken, { ctx: { instanceId: b.instanceId } }],
+      ] as const;
+      for (const [who, client, token, ctx] of callers) {
         const label = `${protocol} ${who}`;
-        expectCode(await onB(protocol).call("GetTarget", { id: targetA }, token), Code.NotFound, 404, `${label} Get`);
-        expectCode(await onB(protocol).call("PatchTarget", { id: targetA, target: { name: "stolen" } }, token), Code.NotFound, 404, `${label} Patch`);
-        expectCode(await onB(protocol).call("DeleteTarget", { id: targetA }, token), Code.NotFound, 404, `${label} Delete`);
+        expectCode(await client.call("GetTarget", { id: targetA, ...ctx }, token), Code.NotFound, 404, `${label} Get`);
+        expectCode(await client.call("PatchTarget", { id: targetA, target: { name: "stolen" }, ...ctx }, token), Code.NotFound, 404, `${label} Patch`);
+        expectCode(await client.call("DeleteTarget", { id: targetA, ...ctx }, token), Code.NotFound, 404, `${label} Delete`);
       }
       expectCode(await onB(protocol).call("GetTarget", { id: targetA }, viewerOfB.token), Code.NotFound, 404, `${protocol} B viewer Get`);
     }

@@ -20,3 +20,14 @@ export async function hasAnyInstance(db: Db): Promise<boolean> {
   const row = await db.selectFrom("instances").select("id").limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+export async function instanceById(db: Db, id: string): Promise<InstanceRef | undefined> {
+  const row = await db
+    .selectFrom("instances as i")
+    .innerJoin("instance_domains as d", (j) => j.onRef("d.instance_id", "=", "i.id").on("d.is_primary", "=", true))
+    .select(["i.id", "d.domain", "i.default_org_id"])
+    .where("i.id", "=", id)
+    .where("i.instance_id", "=", id)
+    .executeTakeFirst();
+  return row && { id: row.id, domain: row.domain, defaultOrgId: row.default_org_id };
+}

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { TtlCache } from "../../cache/ttl-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
-import { isSystemMember, type Principal } from "../../domain/authz/principal.js";
+import type { Principal } from "../../domain/authz/principal.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
 import type { Store } from "../../store/database.js";
 import { principalKey, tenantKey } from "../context.js";
@@ -11,9 +11,9 @@ import { PUBLIC, requireRules } from "../method-rules.js";
 const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
 
 /**
- * Resolves the bearer token to a principal. Tokens are instance-scoped: only members of
- * the system context may use theirs on another instance. Principals are cached briefly;
- * an expired token is never served from the cache.
+ * Resolves the bearer token to a principal. Tokens are instance-scoped: they work on their
+ * own instance's hosts only. Principals are cached briefly; an expired token is never served
+ * from the cache.
  */
 export function authenticationInterceptor(store: Pick<Store, "forRequest">, cacheTtlMs = 10_000): Interceptor {
   const principals = new TtlCache<string, { principal: Principal; expires: number }>(cacheTtlMs);
@@ -32,10 +32,10 @@ export function authenticationInterceptor(store: Pick<Store, "forRequest">, cach
       entry = found;
       principals.set(key, entry);
     }
+    // A token works on its own instance's hosts; system members reach other instances
+    // through the request's ctx (request-context.ts), never through another instance's Host.
     const tenant = req.contextValues.get(tenantKey);
-    if (tenant && entry.principal.instanceId !== tenant.id && !isSystemMember(entry.principal)) {
-      throw challenge("the token is not valid for this instance", true);
-    }
+    if (tenant && entry.principal.instanceId !== tenant.id) throw challenge("the token is not valid for this instance", true);
     req.contextValues.set(principalKey, entry.principal);
     return next(req);
   };

@@ -5,6 +5,7 @@ import type { Store } from "../../store/database.js";
 import { authenticationInterceptor } from "./authentication.js";
 import { authorizationInterceptor } from "./authorization.js";
 import { featureFlagInterceptor } from "./feature-flags.js";
+import { requestContextInterceptor } from "./request-context.js";
 import { requestLogInterceptor } from "./request-log.js";
 import { tenantInterceptor } from "./tenant.js";
 import { validationInterceptor } from "./validation.js";
@@ -19,7 +20,9 @@ export interface InterceptorDeps {
 }
 
 /**
- * The order every call passes through, outermost first. gRPC, gRPC-web, Connect and the
+ * The order every call passes through, outermost first. The tenant is the Host's instance
+ * until the request context (after authentication, which needs the Host's instance to
+ * check the token) replaces it with the one `ctx` selects. gRPC, gRPC-web, Connect and the
  * REST gateway all run this one chain. Action executions (request/response) will sit
  * between validation and the handler.
  */
@@ -28,6 +31,7 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
     requestLogInterceptor(deps.logger),
     tenantInterceptor(deps.store, deps.hostAliases),
     authenticationInterceptor(deps.store),
+    requestContextInterceptor(deps.store),
     authorizationInterceptor(),
     featureFlagInterceptor(deps.flags),
     validationInterceptor(),

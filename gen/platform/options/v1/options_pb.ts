@@ -5,8 +5,8 @@
 // Behaviour that generic server code reads from the descriptors, so that no handler
 // repeats its permission, feature gate or HTTP success status.
 
-import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { MethodOptions, ServiceOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/options/v1/options.proto.
  */
 export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiIAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJImIKC01ldGhvZFJ1bGVzEhIKCnBlcm1pc3Npb24YASABKAkSEAoIZmVhdHVyZXMYAiADKAkSFgoOc3VjY2Vzc19zdGF0dXMYAyABKA0SFQoNY3JlYXRlZF9maWVsZBgEIAEoCTpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCJiCgtNZXRob2RSdWxlcxISCgpwZXJtaXNzaW9uGAEgASgJEhAKCGZlYXR1cmVzGAIgAygJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgNEhUKDWNyZWF0ZWRfZmllbGQYBCABKAkqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Rules of a whole service.
@@ -29,6 +29,14 @@ export type ServiceRules = Message<"platform.options.v1.ServiceRules"> & {
    * @generated from field: repeated string features = 1;
    */
   features: string[];
+
+  /**
+   * The kinds of context the requests' `ctx` field may select (every request message of
+   * the service has one); any other kind is InvalidArgument.
+   *
+   * @generated from field: repeated platform.options.v1.ContextKind contexts = 2;
+   */
+  contexts: ContextKind[];
 };
 
 /**
@@ -81,6 +89,39 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
  */
 export const MethodRulesSchema: GenMessage<MethodRules> = /*@__PURE__*/
   messageDesc(file_platform_options_v1_options, 1);
+
+/**
+ * Kinds of context a request's `ctx` may select.
+ *
+ * @generated from enum platform.options.v1.ContextKind
+ */
+export enum ContextKind {
+  /**
+   * @generated from enum value: CONTEXT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CONTEXT_KIND_SYSTEM = 1;
+   */
+  SYSTEM = 1,
+
+  /**
+   * @generated from enum value: CONTEXT_KIND_INSTANCE = 2;
+   */
+  INSTANCE = 2,
+
+  /**
+   * @generated from enum value: CONTEXT_KIND_ORG = 3;
+   */
+  ORG = 3,
+}
+
+/**
+ * Describes the enum platform.options.v1.ContextKind.
+ */
+export const ContextKindSchema: GenEnum<ContextKind> = /*@__PURE__*/
+  enumDesc(file_platform_options_v1_options, 0);
 
 /**
  * Feature flags of a service.

@@ -6,6 +6,8 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../../../google/api/annotations_pb.js";
+import type { RequestContext } from "../../../object/v3alpha/object_pb.js";
+import { file_platform_object_v3alpha_object } from "../../../object/v3alpha/object_pb.js";
 import { file_platform_options_v1_options } from "../../../options/v1/options_pb.js";
 import type { Execution, ExecutionSearchFilter, GetExecution } from "./execution_pb.js";
 import { file_platform_resources_action_v3alpha_execution } from "./execution_pb.js";
@@ -19,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/action/v3alpha/action_service.proto.
  */
 export const file_platform_resources_action_v3alpha_action_service: GenFile = /*@__PURE__*/
-  fileDesc("CjZwbGF0Zm9ybS9yZXNvdXJjZXMvYWN0aW9uL3YzYWxwaGEvYWN0aW9uX3NlcnZpY2UucHJvdG8SIXBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYSJYChNDcmVhdGVUYXJnZXRSZXF1ZXN0EkEKBnRhcmdldBgBIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5UYXJnZXRCBrpIA8gBASJoChRDcmVhdGVUYXJnZXRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSEwoLc2lnbmluZ19rZXkYAiABKAkidAoSUGF0Y2hUYXJnZXRSZXF1ZXN0EhYKAmlkGAEgASgJQgq6SAdyBRABGMgBEkYKBnRhcmdldBgCIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5QYXRjaFRhcmdldEIGukgDyAEBInwKE1BhdGNoVGFyZ2V0UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhgKC3NpZ25pbmdfa2V5GAIgASgJSACIAQFCDgoMX3NpZ25pbmdfa2V5Ii0KE0RlbGV0ZVRhcmdldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAEiUwoURGVsZXRlVGFyZ2V0UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIioKEEdldFRhcmdldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAEiUQoRR2V0VGFyZ2V0UmVzcG9uc2USPAoGdGFyZ2V0GAEgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkdldFRhcmdldCL9AQoUU2VhcmNoVGFyZ2V0c1JlcXVlc3QSPQoFcXVlcnkYASABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU2VhcmNoUXVlcnkSVAoOc29ydGluZ19jb2x1bW4YAiABKA4yMi5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuVGFyZ2V0RmllbGROYW1lQgi6SAWCAQIQARJQCgdmaWx0ZXJzGAMgAygLMjUucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlRhcmdldFNlYXJjaEZpbHRlckIIukgFkgECEGQi4gEKFVNlYXJjaFRhcmdldHNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkoKDnNvcnRpbmdfY29sdW1uGAIgASgOMjIucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlRhcmdldEZpZWxkTmFtZRI8CgZyZXN1bHQYAyADKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuR2V0VGFyZ2V0Il4KE1B1dEV4ZWN1dGlvblJlcXVlc3QSRwoJZXhlY3V0aW9uGAEgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvbkIGukgDyAEBImQKFFB1dEV4ZWN1dGlvblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIPCgdjcmVhdGVkGAIgASgIIjAKFkRlbGV0ZUV4ZWN1dGlvblJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAEiVgoXRGVsZXRlRXhlY3V0aW9uUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIq0BChdTZWFyY2hFeGVjdXRpb25zUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJTCgdmaWx0ZXJzGAIgAygLMjgucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvblNlYXJjaEZpbHRlckIIukgFkgECEGQinAEKGFNlYXJjaEV4ZWN1dGlvbnNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEj8KBnJlc3VsdBgCIAMoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5HZXRFeGVjdXRpb24iKAomTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbkZ1bmN0aW9uc1JlcXVlc3QiPAonTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbkZ1bmN0aW9uc1Jlc3BvbnNlEhEKCWZ1bmN0aW9ucxgBIAMoCSImCiRMaXN0QXZhaWxhYmxlRXhlY3V0aW9uTWV0aG9kc1JlcXVlc3QiOAolTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHNSZXNwb25zZRIPCgdtZXRob2RzGAEgAygJIicKJUxpc3RBdmFpbGFibGVFeGVjdXRpb25TZXJ2aWNlc1JlcXVlc3QiOgomTGlzdEF2YWlsYWJsZUV4ZWN1dGlvblNlcnZpY2VzUmVzcG9uc2USEAoIc2VydmljZXMYASADKAkynhMKD1BsYXRmb3JtQWN0aW9ucxLHAQoMQ3JlYXRlVGFyZ2V0EjYucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkNyZWF0ZVRhcmdldFJlcXVlc3QaNy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuQ3JlYXRlVGFyZ2V0UmVzcG9uc2UiRqK7GBgKE2FjdGlvbi50YXJnZXQud3JpdGUYyQGC0+STAiQ6BnRhcmdldCIaL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMSxgEKC1BhdGNoVGFyZ2V0EjUucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlBhdGNoVGFyZ2V0UmVxdWVzdBo2LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5QYXRjaFRhcmdldFJlc3BvbnNlIkiiuxgVChNhY3Rpb24udGFyZ2V0LndyaXRlgtPkkwIpOgZ0YXJnZXQyHy9yZXNvdXJjZXMvdjNhbHBoYS90YXJnZXRzL3tpZH0SwgEKDERlbGV0ZVRhcmdldBI2LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5EZWxldGVUYXJnZXRSZXF1ZXN0GjcucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkRlbGV0ZVRhcmdldFJlc3BvbnNlIkGiuxgWChRhY3Rpb24udGFyZ2V0LmRlbGV0ZYLT5JMCISofL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMve2lkfRK3AQoJR2V0VGFyZ2V0EjMucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkdldFRhcmdldFJlcXVlc3QaNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuR2V0VGFyZ2V0UmVzcG9uc2UiP6K7GBQKEmFjdGlvbi50YXJnZXQucmVhZILT5JMCIRIfL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMve2lkfRLPAQoNU2VhcmNoVGFyZ2V0cxI3LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hUYXJnZXRzUmVxdWVzdBo4LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hUYXJnZXRzUmVzcG9uc2UiS6K7GBQKEmFjdGlvbi50YXJnZXQucmVhZILT5JMCLToHZmlsdGVycyIiL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMvX3NlYXJjaBLWAQoMUHV0RXhlY3V0aW9uEjYucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlB1dEV4ZWN1dGlvblJlcXVlc3QaNy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuUHV0RXhlY3V0aW9uUmVzcG9uc2UiVaK7GCEKFmFjdGlvbi5leGVjdXRpb24ud3JpdGUiB2NyZWF0ZWSC0+STAio6CWV4ZWN1dGlvbiIdL3Jlc291cmNlcy92M2FscGhhL2V4ZWN1dGlvbnMS1AEKD0RlbGV0ZUV4ZWN1dGlvbhI5LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5EZWxldGVFeGVjdXRpb25SZXF1ZXN0GjoucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkRlbGV0ZUV4ZWN1dGlvblJlc3BvbnNlIkqiuxgZChdhY3Rpb24uZXhlY3V0aW9uLmRlbGV0ZYLT5JMCJyolL3Jlc291cmNlcy92M2FscGhhL2V4ZWN1dGlvbnMve2lkPSoqfRLXAQoQU2VhcmNoRXhlY3V0aW9ucxI6LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hFeGVjdXRpb25zUmVxdWVzdBo7LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hFeGVjdXRpb25zUmVzcG9uc2UiSqK7GBAKDmV4ZWN1dGlvbi5yZWFkgtPkkwIwOgdmaWx0ZXJzIiUvcmVzb3VyY2VzL3YzYWxwaGEvZXhlY3V0aW9ucy9fc2VhcmNoEv0BCh9MaXN0QXZhaWxhYmxlRXhlY3V0aW9uRnVuY3Rpb25zEkkucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25GdW5jdGlvbnNSZXF1ZXN0GkoucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25GdW5jdGlvbnNSZXNwb25zZSJDorsYEAoOZXhlY3V0aW9uLnJlYWSC0+STAikSJy9yZXNvdXJjZXMvdjNhbHBoYS9leGVjdXRpb25zL2Z1bmN0aW9ucxL1AQodTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHMSRy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHNSZXF1ZXN0GkgucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25NZXRob2RzUmVzcG9uc2UiQaK7GBAKDmV4ZWN1dGlvbi5yZWFkgtPkkwInEiUvcmVzb3VyY2VzL3YzYWxwaGEvZXhlY3V0aW9ucy9tZXRob2RzEvkBCh5MaXN0QXZhaWxhYmxlRXhlY3V0aW9uU2VydmljZXMSSC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuTGlzdEF2YWlsYWJsZUV4ZWN1dGlvblNlcnZpY2VzUmVxdWVzdBpJLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5MaXN0QXZhaWxhYmxlRXhlY3V0aW9uU2VydmljZXNSZXNwb25zZSJCorsYEAoOZXhlY3V0aW9uLnJlYWSC0+STAigSJi9yZXNvdXJjZXMvdjNhbHBoYS9leGVjdXRpb25zL3NlcnZpY2VzGimiuxglChptdWx0aXRlbmFuY3lfcmVzb3VyY2VzX2FwaQoHYWN0aW9uc2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_platform_options_v1_options, file_platform_resources_action_v3alpha_execution, file_platform_resources_action_v3alpha_target, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjZwbGF0Zm9ybS9yZXNvdXJjZXMvYWN0aW9uL3YzYWxwaGEvYWN0aW9uX3NlcnZpY2UucHJvdG8SIXBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYSKOAQoTQ3JlYXRlVGFyZ2V0UmVxdWVzdBJBCgZ0YXJnZXQYASABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuVGFyZ2V0Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiaAoUQ3JlYXRlVGFyZ2V0UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhMKC3NpZ25pbmdfa2V5GAIgASgJIqoBChJQYXRjaFRhcmdldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESRgoGdGFyZ2V0GAIgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlBhdGNoVGFyZ2V0Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQifAoTUGF0Y2hUYXJnZXRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSGAoLc2lnbmluZ19rZXkYAiABKAlIAIgBAUIOCgxfc2lnbmluZ19rZXkiYwoTRGVsZXRlVGFyZ2V0UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJTChREZWxldGVUYXJnZXRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiYAoQR2V0VGFyZ2V0UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJRChFHZXRUYXJnZXRSZXNwb25zZRI8CgZ0YXJnZXQYASABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuR2V0VGFyZ2V0IrMCChRTZWFyY2hUYXJnZXRzUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJUCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjIyLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5UYXJnZXRGaWVsZE5hbWVCCLpIBYIBAhABElAKB2ZpbHRlcnMYAyADKAsyNS5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuVGFyZ2V0U2VhcmNoRmlsdGVyQgi6SAWSAQIQZBI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCLiAQoVU2VhcmNoVGFyZ2V0c1Jlc3BvbnNlEj8KB2RldGFpbHMYASABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuTGlzdERldGFpbHMSSgoOc29ydGluZ19jb2x1bW4YAiABKA4yMi5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuVGFyZ2V0RmllbGROYW1lEjwKBnJlc3VsdBgDIAMoCzIsLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5HZXRUYXJnZXQilAEKE1B1dEV4ZWN1dGlvblJlcXVlc3QSRwoJZXhlY3V0aW9uGAEgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvbkIGukgDyAEBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0ImQKFFB1dEV4ZWN1dGlvblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIPCgdjcmVhdGVkGAIgASgIImYKFkRlbGV0ZUV4ZWN1dGlvblJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVgoXRGVsZXRlRXhlY3V0aW9uUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIuMBChdTZWFyY2hFeGVjdXRpb25zUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJTCgdmaWx0ZXJzGAIgAygLMjgucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkV4ZWN1dGlvblNlYXJjaEZpbHRlckIIukgFkgECEGQSNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQinAEKGFNlYXJjaEV4ZWN1dGlvbnNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEj8KBnJlc3VsdBgCIAMoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5HZXRFeGVjdXRpb24iXgomTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbkZ1bmN0aW9uc1JlcXVlc3QSNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiPAonTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbkZ1bmN0aW9uc1Jlc3BvbnNlEhEKCWZ1bmN0aW9ucxgBIAMoCSJcCiRMaXN0QXZhaWxhYmxlRXhlY3V0aW9uTWV0aG9kc1JlcXVlc3QSNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiOAolTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHNSZXNwb25zZRIPCgdtZXRob2RzGAEgAygJIl0KJUxpc3RBdmFpbGFibGVFeGVjdXRpb25TZXJ2aWNlc1JlcXVlc3QSNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiOgomTGlzdEF2YWlsYWJsZUV4ZWN1dGlvblNlcnZpY2VzUmVzcG9uc2USEAoIc2VydmljZXMYASADKAkyoRMKD1BsYXRmb3JtQWN0aW9ucxLHAQoMQ3JlYXRlVGFyZ2V0EjYucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkNyZWF0ZVRhcmdldFJlcXVlc3QaNy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuQ3JlYXRlVGFyZ2V0UmVzcG9uc2UiRqK7GBgKE2FjdGlvbi50YXJnZXQud3JpdGUYyQGC0+STAiQ6BnRhcmdldCIaL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMSxgEKC1BhdGNoVGFyZ2V0EjUucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlBhdGNoVGFyZ2V0UmVxdWVzdBo2LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5QYXRjaFRhcmdldFJlc3BvbnNlIkiiuxgVChNhY3Rpb24udGFyZ2V0LndyaXRlgtPkkwIpOgZ0YXJnZXQyHy9yZXNvdXJjZXMvdjNhbHBoYS90YXJnZXRzL3tpZH0SwgEKDERlbGV0ZVRhcmdldBI2LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5EZWxldGVUYXJnZXRSZXF1ZXN0GjcucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkRlbGV0ZVRhcmdldFJlc3BvbnNlIkGiuxgWChRhY3Rpb24udGFyZ2V0LmRlbGV0ZYLT5JMCISofL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMve2lkfRK3AQoJR2V0VGFyZ2V0EjMucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkdldFRhcmdldFJlcXVlc3QaNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuR2V0VGFyZ2V0UmVzcG9uc2UiP6K7GBQKEmFjdGlvbi50YXJnZXQucmVhZILT5JMCIRIfL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMve2lkfRLPAQoNU2VhcmNoVGFyZ2V0cxI3LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hUYXJnZXRzUmVxdWVzdBo4LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hUYXJnZXRzUmVzcG9uc2UiS6K7GBQKEmFjdGlvbi50YXJnZXQucmVhZILT5JMCLToHZmlsdGVycyIiL3Jlc291cmNlcy92M2FscGhhL3RhcmdldHMvX3NlYXJjaBLWAQoMUHV0RXhlY3V0aW9uEjYucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLlB1dEV4ZWN1dGlvblJlcXVlc3QaNy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuUHV0RXhlY3V0aW9uUmVzcG9uc2UiVaK7GCEKFmFjdGlvbi5leGVjdXRpb24ud3JpdGUiB2NyZWF0ZWSC0+STAio6CWV4ZWN1dGlvbiIdL3Jlc291cmNlcy92M2FscGhhL2V4ZWN1dGlvbnMS1AEKD0RlbGV0ZUV4ZWN1dGlvbhI5LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5EZWxldGVFeGVjdXRpb25SZXF1ZXN0GjoucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkRlbGV0ZUV4ZWN1dGlvblJlc3BvbnNlIkqiuxgZChdhY3Rpb24uZXhlY3V0aW9uLmRlbGV0ZYLT5JMCJyolL3Jlc291cmNlcy92M2FscGhhL2V4ZWN1dGlvbnMve2lkPSoqfRLXAQoQU2VhcmNoRXhlY3V0aW9ucxI6LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hFeGVjdXRpb25zUmVxdWVzdBo7LnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5TZWFyY2hFeGVjdXRpb25zUmVzcG9uc2UiSqK7GBAKDmV4ZWN1dGlvbi5yZWFkgtPkkwIwOgdmaWx0ZXJzIiUvcmVzb3VyY2VzL3YzYWxwaGEvZXhlY3V0aW9ucy9fc2VhcmNoEv0BCh9MaXN0QXZhaWxhYmxlRXhlY3V0aW9uRnVuY3Rpb25zEkkucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25GdW5jdGlvbnNSZXF1ZXN0GkoucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25GdW5jdGlvbnNSZXNwb25zZSJDorsYEAoOZXhlY3V0aW9uLnJlYWSC0+STAikSJy9yZXNvdXJjZXMvdjNhbHBoYS9leGVjdXRpb25zL2Z1bmN0aW9ucxL1AQodTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHMSRy5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuTGlzdEF2YWlsYWJsZUV4ZWN1dGlvbk1ldGhvZHNSZXF1ZXN0GkgucGxhdGZvcm0ucmVzb3VyY2VzLmFjdGlvbi52M2FscGhhLkxpc3RBdmFpbGFibGVFeGVjdXRpb25NZXRob2RzUmVzcG9uc2UiQaK7GBAKDmV4ZWN1dGlvbi5yZWFkgtPkkwInEiUvcmVzb3VyY2VzL3YzYWxwaGEvZXhlY3V0aW9ucy9tZXRob2RzEvkBCh5MaXN0QXZhaWxhYmxlRXhlY3V0aW9uU2VydmljZXMSSC5wbGF0Zm9ybS5yZXNvdXJjZXMuYWN0aW9uLnYzYWxwaGEuTGlzdEF2YWlsYWJsZUV4ZWN1dGlvblNlcnZpY2VzUmVxdWVzdBpJLnBsYXRmb3JtLnJlc291cmNlcy5hY3Rpb24udjNhbHBoYS5MaXN0QXZhaWxhYmxlRXhlY3V0aW9uU2VydmljZXNSZXNwb25zZSJCorsYEAoOZXhlY3V0aW9uLnJlYWSC0+STAigSJi9yZXNvdXJjZXMvdjNhbHBoYS9leGVjdXRpb25zL3NlcnZpY2VzGiyiuxgoChptdWx0aXRlbmFuY3lfcmVzb3VyY2VzX2FwaQoHYWN0aW9ucxIBAmIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_action_v3alpha_execution, file_platform_resources_action_v3alpha_target, file_platform_resources_object_v3alpha_object]);
 
 /**
  * The target to create.
@@ -33,6 +35,14 @@ export type CreateTargetRequest = Message<"platform.resources.action.v3alpha.Cre
    * @generated from field: platform.resources.action.v3alpha.Target target = 1;
    */
   target?: Target | undefined;
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -89,6 +99,14 @@ export type PatchTargetRequest = Message<"platform.resources.action.v3alpha.Patc
    * @generated from field: platform.resources.action.v3alpha.PatchTarget target = 2;
    */
   target?: PatchTarget | undefined;
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -138,6 +156,14 @@ export type DeleteTargetRequest = Message<"platform.resources.action.v3alpha.Del
    * @generated from field: string id = 1;
    */
   id: string;
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -180,6 +206,14 @@ export type GetTargetRequest = Message<"platform.resources.action.v3alpha.GetTar
    * @generated from field: string id = 1;
    */
   id: string;
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -236,6 +270,14 @@ export type SearchTargetsRequest = Message<"platform.resources.action.v3alpha.Se
    * @generated from field: repeated platform.resources.action.v3alpha.TargetSearchFilter filters = 3;
    */
   filters: TargetSearchFilter[];
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -292,6 +334,14 @@ export type PutExecutionRequest = Message<"platform.resources.action.v3alpha.Put
    * @generated from field: platform.resources.action.v3alpha.Execution execution = 1;
    */
   execution?: Execution | undefined;
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -341,6 +391,14 @@ export type DeleteExecutionRequest = Message<"platform.resources.action.v3alpha.
    * @generated from field: string id = 1;
    */
   id: string;
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -390,6 +448,14 @@ export type SearchExecutionsRequest = Message<"platform.resources.action.v3alpha
    * @generated from field: repeated platform.resources.action.v3alpha.ExecutionSearchFilter filters = 2;
    */
   filters: ExecutionSearchFilter[];
+
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -433,6 +499,13 @@ export const SearchExecutionsResponseSchema: GenMessage<SearchExecutionsResponse
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionFunctionsRequest
  */
 export type ListAvailableExecutionFunctionsRequest = Message<"platform.resources.action.v3alpha.ListAvailableExecutionFunctionsRequest"> & {
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -469,6 +542,13 @@ export const ListAvailableExecutionFunctionsResponseSchema: GenMessage<ListAvail
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionMethodsRequest
  */
 export type ListAvailableExecutionMethodsRequest = Message<"platform.resources.action.v3alpha.ListAvailableExecutionMethodsRequest"> & {
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**
@@ -505,6 +585,13 @@ export const ListAvailableExecutionMethodsResponseSchema: GenMessage<ListAvailab
  * @generated from message platform.resources.action.v3alpha.ListAvailableExecutionServicesRequest
  */
 export type ListAvailableExecutionServicesRequest = Message<"platform.resources.action.v3alpha.ListAvailableExecutionServicesRequest"> & {
+  /**
+   * The instance to act in (`ctx.instanceId` or `ctx.instanceDomain`); absent: the instance of
+   * the Host header. Another instance than the Host's needs a system membership.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
 };
 
 /**

@@ -1,0 +1,51 @@
+import type { Interceptor } from "@connectrpc/connect";
+import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
+import { isSystemMember } from "../../domain/authz/principal.js";
+import { invalidArgument, notFound } from "../../domain/errors.js";
+import { instanceByDomain, instanceById } from "../../domain/instance/queries.js";
+import type { Store } from "../../store/database.js";
+import { principalKey, tenantKey } from "../context.js";
+import { requireRules, type ContextKindName } from "../method-rules.js";
+
+const KIND_OF_CASE: Record<string, ContextKindName> = {
+  system: "system",
+  instanceId: "instance",
+  instanceDomain: "instance",
+  orgId: "org",
+  orgDomain: "org",
+};
+
+/**
+ * The request's `ctx` selects the context it acts in (absent: the instance of the Host
+ * header). Which kinds a service accepts is declared in its proto options. Another instance
+ * than the Host's is reachable only with a system membership; to anyone else it is NotFound,
+ * exactly like one that does not exist, so that no caller learns which instances exist.
+ */
+export function requestContextInterceptor(store: Pick<Store, "forRequest">): Interceptor {
+  return (next) => async (req) => {
+    const rules = requireRules(req.method);
+    if (!rules.ctxField || req.stream) return next(req);
+    const ctx = (req.message as unknown as Record<string, RequestContext | undefined>)[rules.ctxField.localName];
+    if (!ctx) return next(req);
+    const selected = ctx.type;
+    if (selected.case === undefined) {
+      throw invalidArgument("ctx must name one context: system, instanceId, instanceDomain, orgId or orgDomain");
+    }
+    const kind = KIND_OF_CASE[selected.case]!;
+    if (!rules.contexts.has(kind)) {
+      throw invalidArgument(`${req.method.parent.name} acts in ${[...rules.contexts].join(" or ")} contexts: ctx.${selected.case} is not accepted`);
+    }
+    // assertDeclared admits only instance contexts until services acting in others exist.
+    if (selected.case !== "instanceId" && selected.case !== "instanceDomain") throw new Error(`ctx.${selected.case} is not wired`);
+
+    const host = req.contextValues.get(tenantKey);
+    const { db } = store.forRequest(req.signal);
+    const value = selected.value.toLowerCase();
+    const instance = selected.case === "instanceId" ? await instanceById(db, selected.value) : await instanceByDomain(db, value);
+    const principal = req.contextValues.get(principalKey);
+    const reachable = instance && (instance.id === host?.id || (principal !== undefined && isSystemMember(principal)));
+    if (!instance || !reachable) throw notFound(`no instance ${selected.case === "instanceId" ? "with the id" : "serves the domain"} "${selected.value}"`);
+    req.contextValues.set(tenantKey, instance);
+    return next(req);
+  };
+}
