@@ -12,45 +12,37 @@ export class DatabaseWaitAborted extends Error {
 }
 
 /**
- * Runs `start` unless the signal has fired, and rejects as soon as it fires or `timeoutMs`
- * passes; `onLate` receives the result that arrived after giving up, so that a connection
- * obtained too late can be handed back.
+ * `work`'s outcome, unless the signal fires or `timeoutMs` passes first: then a rejection at
+ * once, while the work runs on. `onLate` receives a result that arrived after giving up (a
+ * connection to hand back); a late failure is swallowed, as nobody waits for it any more.
  */
 export function boundedWait<T>(
-  start: () => Promise<T>,
-  opts: { signal: AbortSignal | undefined; timeoutMs: number; timeoutError: () => Error; onLate: (value: T) => void },
+  work: Promise<T>,
+  opts: { signal: AbortSignal | undefined; timeoutMs?: number; timeoutError?: () => Error; onLate?: (value: T) => void },
 ): Promise<T> {
   const { signal } = opts;
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
     let settled = false;
-    const finish = () => {
+    const giveUp = (error: Error) => {
+      if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      reject(error);
     };
-    const onAbort = () => {
-      if (settled) return;
-      finish();
-      reject(abortReason(signal!));
-    };
-    const timer = setTimeout(() => {
-      if (settled) return;
-      finish();
-      reject(opts.timeoutError());
-    }, opts.timeoutMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    start().then(
+    const onAbort = () => giveUp(abortReason(signal!));
+    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => giveUp(opts.timeoutError!()), opts.timeoutMs);
+    work.then(
       (value) => {
-        if (settled) return opts.onLate(value);
-        finish();
+        if (settled) return opts.onLate?.(value);
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
         resolve(value);
       },
-      (error: unknown) => {
-        if (settled) return;
-        finish();
-        reject(error);
-      },
+      (error: unknown) => giveUp(error as Error),
     );
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

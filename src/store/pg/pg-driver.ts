@@ -1,6 +1,6 @@
 import type { CompiledQuery, QueryResult } from "kysely";
 import pg from "pg";
-import { abortReason } from "../abort.js";
+import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 import { isRollback, TransactionState } from "../transaction-state.js";
 import { cancelStatement } from "./cancel.js";
@@ -35,7 +35,8 @@ export class PgDriver extends StatementTransactions implements SignalDriver {
 
   async acquireFor(signal: AbortSignal | undefined): Promise<PgConnection> {
     // pg-pool bounds the wait itself (connectionTimeoutMillis, the same limit); the signal ends it sooner.
-    const client = signal ? await abortableConnect(this.pool, signal) : await this.pool.connect();
+    if (signal?.aborted) throw abortReason(signal);
+    const client = await boundedWait(this.pool.connect(), { signal, onLate: (late) => late.release() });
     let connection = this.connections.get(client);
     if (!connection) {
       connection = new PgConnection(client);
@@ -53,26 +54,6 @@ export class PgDriver extends StatementTransactions implements SignalDriver {
   async destroy(): Promise<void> {
     await this.pool.end();
   }
-}
-
-/** pool.connect(), given up when the signal fires; a connection that arrives after that goes back. */
-function abortableConnect(pool: pg.Pool, signal: AbortSignal): Promise<pg.PoolClient> {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    pool.connect().then(
-      (client) => {
-        signal.removeEventListener("abort", onAbort);
-        if (signal.aborted) client.release();
-        else resolve(client);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 const AFFECTING = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
@@ -101,9 +82,13 @@ class PgConnection implements SignalConnection {
     const running = this.client.query<R & object>(query.sql, query.parameters as unknown[]);
     let result;
     try {
-      result = guarded ? await abandonOnAbort(running, guarded, () => (this.abandoned = running)) : await running;
+      result = guarded ? await boundedWait(running, { signal: guarded }) : await running;
     } catch (error) {
-      if (guarded?.aborted) throw abortReason(guarded);
+      if (guarded?.aborted) {
+        // The statement runs on; release() settles or cancels it before the pool gets the connection.
+        this.abandoned = running;
+        throw abortReason(guarded);
+      }
       const statementError = isStatementError(error);
       if (!statementError) this.discard ??= error as Error;
       this.transaction.ran(query, statementError);
@@ -144,29 +129,6 @@ class PgConnection implements SignalConnection {
     cancelStatement(this.client);
     await settled;
   }
-}
-
-/** Resolves with the statement's result, or rejects as soon as the signal fires (the statement runs on). */
-function abandonOnAbort<T>(running: Promise<T>, signal: AbortSignal, onAbandon: () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      onAbandon();
-      // Its outcome no longer has a reader; it must not become an unhandled rejection.
-      running.catch(() => {});
-      reject(abortReason(signal));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    running.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**

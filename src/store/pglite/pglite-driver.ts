@@ -53,11 +53,10 @@ export class PGliteDriver extends StatementTransactions implements SignalDriver 
       this.holders--;
       release();
     };
-    await boundedWait(() => previous, {
+    await boundedWait(previous, {
       signal,
       timeoutMs: this.waitTimeoutMs,
       timeoutError: () => new ConnectionWaitTimeout(this.waitTimeoutMs),
-      onLate: () => {},
     }).catch((error: unknown) => {
       void previous.then(handOver);
       throw error;
