@@ -50,7 +50,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       limits: config.http,
       onAcceptError: (error) => logger.warn({ err: error }, "accepting a connection failed"),
     });
-    observed.metrics.watch({ connections: () => listener.stats() });
+    observed.metrics.watch({ connections: () => listener.stats(), watchStreams: () => app.watchStreams.open });
     const metrics = await observed.serve(logger).catch(async (error: unknown) => {
       await listener.close(0);
       throw error;

@@ -25,6 +25,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private store: Store | undefined;
   private connections: (() => ConnectionStats) | undefined;
+  private watchStreams: (() => number) | undefined;
   private reading: Promise<EventStoreReading> | undefined;
 
   private readonly rpcs = new RpcMetrics(this.registry, LATENCY_BUCKETS);
@@ -68,6 +69,15 @@ export class ServiceMetrics {
     listenerGauge("platform_open_connections", "Open client connections on the service port", (s) => s.connections);
     listenerGauge("platform_http2_sessions", "Open HTTP/2 sessions on the service port", (s) => s.http2Sessions);
     listenerGauge("platform_http2_streams", "Open HTTP/2 streams (calls in flight over HTTP/2)", (s) => s.http2Streams);
+    new Gauge({
+      name: "platform_health_watch_streams",
+      help: "Open grpc.health.v1.Health/Watch streams (capped by PLATFORM_MAX_WATCH_STREAMS)",
+      registers,
+      collect() {
+        const open = self.watchStreams?.();
+        if (open !== undefined) this.set(open);
+      },
+    });
 
     // With several workers each reports the same database: the primary keeps the largest
     // (or, for "up", the smallest) instead of the sum. A reading that failed is absent
@@ -107,7 +117,8 @@ export class ServiceMetrics {
     });
   }
 
-  watch(sources: { store?: Store; connections?: () => ConnectionStats }): void {
+  watch(sources: { store?: Store; connections?: () => ConnectionStats; watchStreams?: () => number }): void {
+    this.watchStreams = sources.watchStreams ?? this.watchStreams;
     this.store = sources.store ?? this.store;
     this.connections = sources.connections ?? this.connections;
   }

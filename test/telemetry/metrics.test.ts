@@ -157,6 +157,7 @@ describe.each(DATABASE_KINDS)("Prometheus metrics (%s)", (kind) => {
       expect(valueOf(samples, "platform_open_connections")).toBeGreaterThanOrEqual(1);
       expect(valueOf(samples, "platform_http2_sessions")).toBeGreaterThanOrEqual(1);
       expect(valueOf(samples, "platform_http2_streams")).toBeGreaterThanOrEqual(1);
+      expect(valueOf(samples, "platform_health_watch_streams")).toBe(1);
     } finally {
       watching.abort();
       await stream.return?.();
@@ -164,6 +165,7 @@ describe.each(DATABASE_KINDS)("Prometheus metrics (%s)", (kind) => {
     await expect
       .poll(async () => valueOf((await scrape(metricsPort)).samples, "platform_http2_streams"), { timeout: 5_000 })
       .toBe(0);
+    expect(valueOf((await scrape(metricsPort)).samples, "platform_health_watch_streams")).toBe(0);
     // A stream is counted when it ends; this one ended by its caller's cancel.
     const watch = { service: Health.typeName, method: "Watch", protocol: "grpc" };
     await expect.poll(async () => valueOf((await scrape(metricsPort)).samples, "platform_rpc_requests_total", { ...watch, code: "canceled" })).toBe(1);
