@@ -1,10 +1,18 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { Principal } from "../domain/authz/principal.js";
 import type { Actor } from "../domain/details.js";
-import type { InstanceRef } from "../domain/instance/queries.js";
+import { defaultOrgId, type InstanceRef } from "../domain/instance/queries.js";
+import type { Db } from "../store/eventstore.js";
 
 /** The instance the request acts in, set by the tenant interceptor. */
 export const tenantKey = createContextKey<InstanceRef | undefined>(undefined, { description: "tenant" });
+/** The organization an org `ctx` selected, set by the request-context interceptor. */
+export const orgKey = createContextKey<{ id: string } | undefined>(undefined, { description: "organization" });
+/**
+ * The organizations a per-result search may show (see options.proto `per_result`), set by
+ * the authorization interceptor; undefined: every organization of the instance.
+ */
+export const visibleOrgsKey = createContextKey<ReadonlySet<string> | undefined>(undefined, { description: "visible organizations" });
 /** The authenticated caller, set by the authentication interceptor. */
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "principal" });
 
@@ -18,9 +26,24 @@ export function tenantOf(ctx: HandlerContext): InstanceRef {
   return required(ctx.values.get(tenantKey), "tenant");
 }
 
+export function principalOf(ctx: HandlerContext): Principal {
+  return required(ctx.values.get(principalKey), "principal");
+}
+
 export function actorOf(ctx: HandlerContext): Actor {
   return {
     instanceId: tenantOf(ctx).id,
     userId: required(ctx.values.get(principalKey), "principal").userId,
   };
+}
+
+/** The organization the request acts in: the one its ctx selected, else the instance's default. */
+export async function actingOrg(ctx: HandlerContext, db: Db): Promise<string> {
+  return ctx.values.get(orgKey)?.id ?? defaultOrgId(db, tenantOf(ctx).id);
+}
+
+/** What a per-result search may show: the ctx's organization, or what the caller may read. */
+export function visibleOrgs(ctx: HandlerContext): ReadonlySet<string> | undefined {
+  const selected = ctx.values.get(orgKey);
+  return selected ? new Set([selected.id]) : ctx.values.get(visibleOrgsKey);
 }

@@ -1,7 +1,9 @@
-import { getOption, hasOption } from "@bufbuild/protobuf";
+import { getOption, hasOption, ScalarType } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { DescField, DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
+import { isPermission } from "../domain/authz/roles.js";
+import { isResourceKind } from "../domain/authz/resource-owners.js";
 import { isFeatureName } from "../domain/feature/catalog.js";
 import { ContextKind, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
@@ -20,6 +22,10 @@ export interface MethodRules {
   contexts: ReadonlySet<ContextKindName>;
   /** The request's `ctx` field, when it has one. */
   ctxField: DescField | undefined;
+  /** The resource the request names, whose owning context the permission is checked in. */
+  resource: { kind: string; field: DescField } | undefined;
+  /** A search: the permission is checked per result (see options.proto). */
+  perResult: boolean;
 }
 
 export type ContextKindName = "system" | "instance" | "org";
@@ -54,6 +60,8 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   tenantless: true,
   contexts: new Set(),
   ctxField: undefined,
+  resource: undefined,
+  perResult: false,
 };
 
 const cache = new WeakMap<DescMethod, MethodRules | null>();
@@ -81,7 +89,17 @@ function readRules(method: DescMethod): MethodRules | null {
     tenantless: false,
     contexts: new Set((service?.contexts ?? []).map((kind) => CONTEXT_KINDS[kind]).filter((k) => k !== undefined)),
     ctxField: ctxFieldOf(method),
+    resource: own.resource ? resourceOf(method, own.resource, own.resourceField || "id") : undefined,
+    perResult: own.perResult,
   };
+}
+
+function resourceOf(method: DescMethod, kind: string, fieldName: string): MethodRules["resource"] {
+  const field = method.input.fields.find((f) => f.name === fieldName);
+  if (!field || field.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING) {
+    throw new Error(`${method.parent.typeName}.${method.name}: resource_field ${fieldName} is not a string field of the request`);
+  }
+  return { kind, field };
 }
 
 /**
@@ -94,6 +112,11 @@ export function assertDeclared(services: readonly DescService[]): void {
       const name = `${service.typeName}.${method.name}`;
       const rules = methodRules(method);
       if (!rules?.permission) throw new Error(`${name} declares no (platform.options.v1.method).permission`);
+      if (!rules.tenantless && rules.permission !== PUBLIC && rules.permission !== AUTHENTICATED && !isPermission(rules.permission)) {
+        throw new Error(`${name} declares the unknown permission ${rules.permission} (see domain/authz/roles.ts)`);
+      }
+      if (rules.resource && !isResourceKind(rules.resource.kind)) throw new Error(`${name} names the unknown resource kind ${rules.resource.kind}`);
+      if (rules.resource && rules.perResult) throw new Error(`${name}: a method names one resource or searches many, not both`);
       const unknown = rules.features.find((f) => !isFeatureName(f));
       if (unknown) throw new Error(`${name} names the unknown feature flag ${unknown}`);
       if (!rules.tenantless && !hasOption(method, http)) throw new Error(`${name} declares no google.api.http rule`);
@@ -101,8 +124,8 @@ export function assertDeclared(services: readonly DescService[]): void {
       if (Boolean(rules.ctxField) !== rules.contexts.size > 0) {
         throw new Error(`${name}: a request with a ctx field needs (platform.options.v1.service).contexts, and only then`);
       }
-      // Selecting an organization or the system comes with the services that act there.
-      if ([...rules.contexts].some((kind) => kind !== "instance")) throw new Error(`${name}: only instance contexts are served yet`);
+      // Selecting the system comes with the services that act there.
+      if (rules.contexts.has("system")) throw new Error(`${name}: system contexts are not served yet`);
     }
   }
 }

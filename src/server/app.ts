@@ -11,6 +11,7 @@ import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/vali
 import { TtlCache } from "../cache/ttl-cache.js";
 import type { Config } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
+import { AccessEpoch } from "../cache/access-epoch.js";
 import { FeatureFlags } from "../domain/feature/flags.js";
 import { createRestGateway } from "../gateway/gateway.js";
 import { openApiDocument } from "../gateway/openapi.js";
@@ -43,8 +44,9 @@ export interface AppDeps {
 export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features);
+  const access = new AccessEpoch();
   const router = createConnectRouter({
-    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname) })],
+    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname), access })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
@@ -55,7 +57,7 @@ export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, access, isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

@@ -6,6 +6,7 @@ export interface Database {
   instances: InstanceTable;
   instance_domains: InstanceDomainTable;
   orgs: OrgTable;
+  org_domains: OrgDomainTable;
   users: UserTable;
   personal_access_tokens: PersonalAccessTokenTable;
   memberships: MembershipTable;
@@ -53,10 +54,24 @@ export interface InstanceDomainTable {
   created_at: Timestamp;
 }
 
+export type OrgState = "active" | "inactive";
+
 export interface OrgTable extends ProjectionColumns {
   id: string;
   name: string;
+  state: ColumnType<OrgState, OrgState | undefined, OrgState>;
 }
+export type OrgRow = Selectable<OrgTable>;
+
+export interface OrgDomainTable extends ProjectionColumns {
+  domain: string;
+  org_id: string;
+  is_primary: boolean;
+  is_verified: boolean;
+  /** The domain made from the organization's name at its creation. */
+  is_generated: boolean;
+}
+export type OrgDomainRow = Selectable<OrgDomainTable>;
 
 export interface UserTable extends ProjectionColumns {
   id: string;

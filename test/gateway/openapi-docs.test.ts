@@ -51,7 +51,11 @@ describe("the OpenAPI document, documented from the proto comments", () => {
   });
 
   it("has one tag per service, described", () => {
-    expect(document.tags).toEqual([{ name: "PlatformActions", description: PROTO_COMMENTS["platform.resources.action.v3alpha.PlatformActions"] }]);
+    expect(document.tags).toEqual([
+      { name: "PlatformActions", description: PROTO_COMMENTS["platform.resources.action.v3alpha.PlatformActions"] },
+      { name: "PlatformDomains", description: PROTO_COMMENTS["platform.resources.domain.v3alpha.PlatformDomains"] },
+      { name: "PlatformOrganizations", description: PROTO_COMMENTS["platform.resources.org.v3alpha.PlatformOrganizations"] },
+    ]);
   });
 
   it("describes every schema, every property and every parameter", () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { loadConfig, type Config } from "../../src/config/config.js";
 import type { Actor } from "../../src/domain/details.js";
 import { addInstance } from "../../src/domain/instance/commands.js";
+import { BOOTSTRAP_PRINCIPAL } from "../../src/domain/authz/principal.js";
 import { addMembership } from "../../src/domain/membership/commands.js";
 import { addPersonalAccessToken } from "../../src/domain/pat/commands.js";
 import { addMachineUser } from "../../src/domain/user/commands.js";
@@ -71,7 +72,7 @@ export async function startTestServer(
         const org = await tx.selectFrom("instances").select("default_org_id").where("id", "=", instanceId).executeTakeFirstOrThrow();
         const user = await addMachineUser(tx, actor, { orgId: org.default_org_id, username: `user-${Math.random().toString(36).slice(2)}`, name: "test" });
         for (const r of roles) {
-          await addMembership(tx, actor, { userId: user.id, contextType: r.context, contextId: r.contextId ?? instanceId, roles: r.roles });
+          await addMembership(tx, actor, { userId: user.id, contextType: r.context, contextId: r.contextId ?? instanceId, roles: r.roles }, BOOTSTRAP_PRINCIPAL);
         }
         // Expired tokens are made valid first and expired afterwards: the command refuses past dates.
         const pat = await addPersonalAccessToken(tx, actor, { userId: user.id, expiresAt: expiresAt.getTime() > Date.now() ? expiresAt : new Date(Date.now() + 60_000) });

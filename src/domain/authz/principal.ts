@@ -1,5 +1,5 @@
 import type { ContextType } from "../../store/schema.js";
-import { permissionsOf } from "./roles.js";
+import { ROLES, permissionsOf, type RoleName } from "./roles.js";
 
 export interface Grant {
   contextType: ContextType;
@@ -16,10 +16,7 @@ export interface Principal {
 }
 
 /** Where a request acts; permissions of enclosing contexts apply inside it. */
-export interface Scope {
-  instanceId: string;
-  orgId?: string;
-}
+export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string };
 
 export function grantsFrom(
   memberships: { context_type: ContextType; context_id: string; roles: string[] }[],
@@ -31,6 +28,13 @@ export function grantsFrom(
   }));
 }
 
+/** The bootstrap acts before anyone could hold a membership: as the system's owner. */
+export const BOOTSTRAP_PRINCIPAL: Principal = {
+  userId: "system",
+  instanceId: "",
+  grants: grantsFrom([{ context_type: "system", context_id: "", roles: ["SYSTEM_OWNER"] }]),
+};
+
 export function isSystemMember(principal: Principal): boolean {
   return principal.grants.some((g) => g.contextType === "system");
 }
@@ -38,13 +42,32 @@ export function isSystemMember(principal: Principal): boolean {
 export function hasPermission(principal: Principal, permission: string, scope: Scope): boolean {
   return principal.grants.some((grant) => {
     if (!grant.permissions.has(permission)) return false;
-    switch (grant.contextType) {
-      case "system":
-        return true;
-      case "instance":
-        return principal.instanceId === scope.instanceId && grant.contextId === scope.instanceId;
-      case "org":
-        return principal.instanceId === scope.instanceId && grant.contextId === scope.orgId;
-    }
+    if (grant.contextType === "system") return true;
+    if (scope.system || principal.instanceId !== scope.instanceId) return false;
+    return grant.contextType === "instance" ? grant.contextId === scope.instanceId : grant.contextId === scope.orgId;
   });
+}
+
+/**
+ * Where within an instance the caller holds a permission: everywhere ("all"), or in these
+ * organizations only. Searches show what the caller may read and nothing else.
+ */
+export function organizationsWith(principal: Principal, permission: string, instanceId: string): "all" | Set<string> {
+  if (hasPermission(principal, permission, { instanceId })) return "all";
+  const orgs = new Set<string>();
+  if (principal.instanceId !== instanceId) return orgs;
+  for (const grant of principal.grants) {
+    if (grant.contextType === "org" && grant.permissions.has(permission)) orgs.add(grant.contextId);
+  }
+  return orgs;
+}
+
+/**
+ * A caller may grant only roles it could exercise itself: it needs member.write where the
+ * membership is, and only system members grant system roles. The bootstrap and every API
+ * that creates memberships go through this one rule.
+ */
+export function mayGrant(grantor: Principal, role: RoleName, scope: Scope): boolean {
+  if (ROLES[role].context === "system" && !isSystemMember(grantor)) return false;
+  return hasPermission(grantor, "member.write", scope);
 }

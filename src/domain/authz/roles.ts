@@ -1,7 +1,24 @@
 import type { ContextType } from "../../store/schema.js";
 
-/** The spec's permission strings. */
+/** Every permission a method may declare; method-rules.ts refuses any other. */
 export const PERMISSIONS = [
+  "system.instance.read",
+  "system.instance.write",
+  "system.instance.delete",
+  "instance.read",
+  "instance.write",
+  "org.read",
+  "org.write",
+  "org.delete",
+  "org.domain.read",
+  "org.domain.write",
+  "user.read",
+  "user.write",
+  "user.delete",
+  "user.credential.write",
+  "member.read",
+  "member.write",
+  "member.delete",
   "action.target.read",
   "action.target.write",
   "action.target.delete",
@@ -20,21 +37,47 @@ interface RoleDefinition {
   permissions: readonly Permission[];
 }
 
-const READ: readonly Permission[] = ["action.target.read", "execution.read", "idp.read"];
+const isRead = (p: Permission) => p.endsWith(".read");
+const instanceOwner = PERMISSIONS.filter((p) => !p.startsWith("system."));
+const orgOwner: readonly Permission[] = [
+  "org.read",
+  "org.write",
+  "org.domain.read",
+  "org.domain.write",
+  "user.read",
+  "user.write",
+  "user.delete",
+  "user.credential.write",
+  "member.read",
+  "member.write",
+  "member.delete",
+  "idp.read",
+  "idp.write",
+  "idp.delete",
+];
 
-/** One declarative table from role to permissions; authorization reads nothing else. */
+/**
+ * One declarative table from role to permissions; authorization reads nothing else. A
+ * permission granted in a context holds in the contexts inside it (system > instance >
+ * org), so SYSTEM_OWNER holds everything everywhere and IAM_OWNER everything in its
+ * instance. Viewers hold the read permissions of their owner role.
+ */
 export const ROLES = {
   SYSTEM_OWNER: { context: "system", permissions: PERMISSIONS },
-  IAM_OWNER: { context: "instance", permissions: PERMISSIONS },
-  IAM_OWNER_VIEWER: { context: "instance", permissions: READ },
-  ORG_OWNER: { context: "org", permissions: ["idp.read", "idp.write", "idp.delete"] },
-  ORG_OWNER_VIEWER: { context: "org", permissions: ["idp.read"] },
+  IAM_OWNER: { context: "instance", permissions: instanceOwner },
+  IAM_OWNER_VIEWER: { context: "instance", permissions: instanceOwner.filter(isRead) },
+  ORG_OWNER: { context: "org", permissions: orgOwner },
+  ORG_OWNER_VIEWER: { context: "org", permissions: orgOwner.filter(isRead) },
 } as const satisfies Record<string, RoleDefinition>;
 
 export type RoleName = keyof typeof ROLES;
 
 export function isRoleName(name: string): name is RoleName {
   return Object.hasOwn(ROLES, name);
+}
+
+export function isPermission(name: string): name is Permission {
+  return (PERMISSIONS as readonly string[]).includes(name);
 }
 
 export function permissionsOf(roles: readonly string[]): Set<string> {

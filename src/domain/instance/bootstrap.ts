@@ -1,4 +1,5 @@
 import type { Db } from "../../store/eventstore.js";
+import { BOOTSTRAP_PRINCIPAL } from "../authz/principal.js";
 import { addMachineUser } from "../user/commands.js";
 import { addMembership } from "../membership/commands.js";
 import { addPersonalAccessToken } from "../pat/commands.js";
@@ -35,8 +36,8 @@ export async function bootstrapFirstInstance(
     const { instanceId, orgId } = await addInstance(tx, { name: "Default", domain, defaultOrgName: "Default" }, BOOTSTRAP);
     const actor = { instanceId, userId: BOOTSTRAP };
     const admin = await addMachineUser(tx, actor, { orgId, username: ADMIN_USERNAME, name: "Platform administrator" });
-    await addMembership(tx, actor, { userId: admin.id, contextType: "instance", contextId: instanceId, roles: ["IAM_OWNER"] });
-    await addMembership(tx, actor, { userId: admin.id, contextType: "system", contextId: "", roles: ["SYSTEM_OWNER"] });
+    await addMembership(tx, actor, { userId: admin.id, contextType: "instance", contextId: instanceId, roles: ["IAM_OWNER"] }, BOOTSTRAP_PRINCIPAL);
+    await addMembership(tx, actor, { userId: admin.id, contextType: "system", contextId: "", roles: ["SYSTEM_OWNER"] }, BOOTSTRAP_PRINCIPAL);
     const { token } = await addPersonalAccessToken(tx, actor, { userId: admin.id, expiresAt: hooks.patExpiresAt });
     await hooks.beforeCommit(token);
     return { instanceId };

@@ -1,7 +1,8 @@
 import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";
-import { alreadyExists } from "../errors.js";
+import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
+import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { addOrg } from "../org/commands.js";
 
 export interface NewInstance {
@@ -51,4 +52,33 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
     .execute();
   await addOrg(tx, { instanceId, userId: creator }, { id: orgId, name: input.defaultOrgName });
   return { instanceId, orgId };
+}
+
+/** Makes an active organization the instance's default; naming the current default again changes nothing. */
+export async function setDefaultOrg(tx: Tx, actor: Actor, orgId: string): Promise<ObjectDetails> {
+  const instance = await tx
+    .selectFrom("instances")
+    .selectAll()
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", actor.instanceId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const org = await tx.selectFrom("orgs").select("state").where("instance_id", "=", actor.instanceId).where("id", "=", orgId).forShare().executeTakeFirst();
+  if (!org) throw notFound(`organization ${orgId} not found`);
+  if (org.state !== "active") throw failedPrecondition(`organization ${orgId} is deactivated; reactivate it first`);
+  if (instance.default_org_id === orgId) return instanceOwnedDetails(instance);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: "instance", id: actor.instanceId },
+    instance.sequence,
+    [{ type: "instance.default.org.set", payload: { orgId } }],
+    actor.userId,
+  );
+  await tx
+    .updateTable("instances")
+    .set({ default_org_id: orgId, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", actor.instanceId)
+    .execute();
+  return instanceOwnedDetails({ ...instance, sequence: appended.sequence, change_date: appended.createdAt });
 }

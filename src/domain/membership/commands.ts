@@ -1,8 +1,9 @@
 import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import type { ContextType } from "../../store/schema.js";
 import type { Actor } from "../details.js";
-import { alreadyExists, invalidArgument, notFound } from "../errors.js";
+import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors.js";
 import { requireExisting } from "../existence.js";
+import { mayGrant, type Principal, type Scope } from "../authz/principal.js";
 import { isRoleName, ROLES } from "../authz/roles.js";
 
 export interface NewMembership {
@@ -13,16 +14,22 @@ export interface NewMembership {
   roles: string[];
 }
 
-/** A user holds at most one membership per context; its roles must fit that context. */
-export async function addMembership(tx: Tx, actor: Actor, input: NewMembership) {
+/**
+ * A user holds at most one membership per context; its roles must fit that context, and
+ * the grantor must be allowed to grant each of them there.
+ */
+export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, grantor: Principal) {
   if (input.roles.length === 0) throw invalidArgument("a membership needs at least one role");
+  const contextId = input.contextType === "system" ? "" : input.contextId;
+  const scope: Scope =
+    input.contextType === "system" ? { system: true } : { instanceId: actor.instanceId, ...(input.contextType === "org" && { orgId: contextId }) };
   for (const role of input.roles) {
     if (!isRoleName(role)) throw invalidArgument(`unknown role ${role}`);
     if (ROLES[role].context !== input.contextType) {
       throw invalidArgument(`the role ${role} can only be granted in the ${ROLES[role].context} context`);
     }
+    if (!mayGrant(grantor, role, scope)) throw permissionDenied(`granting ${role} needs member.write in that ${input.contextType}${ROLES[role].context === "system" ? " and a system membership" : ""}`);
   }
-  const contextId = input.contextType === "system" ? "" : input.contextId;
   await requireExisting(tx, "users", actor.instanceId, input.userId);
   if (input.contextType === "instance" && contextId !== actor.instanceId) {
     throw notFound(`instance ${contextId} not found`);

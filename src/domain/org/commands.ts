@@ -1,24 +1,113 @@
 import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
-import type { Actor } from "../details.js";
+import type { OrgRow } from "../../store/schema.js";
+import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
+import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { addGeneratedDomain } from "../org-domain/commands.js";
+import { removeUsersWhere } from "../user/commands.js";
+import { AGGREGATE } from "./model.js";
 
+/** Creates an organization with its generated primary domain. */
 export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: string }) {
+  await ensureNameFree(tx, actor.instanceId, input.name);
   const id = input.id ?? newId();
+  const domain = await addGeneratedDomain(tx, actor.instanceId, input.name);
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: "org", id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id },
     0,
-    [{ type: "org.added", payload: { name: input.name } }],
+    [
+      { type: "org.added", payload: { name: input.name } },
+      { type: "org.domain.added", payload: { domain, generated: true, verified: true } },
+      { type: "org.domain.primary.set", payload: { domain } },
+    ],
     actor.userId,
   );
+  const row = { instance_id: actor.instanceId, id, name: input.name, ...createdBy(appended) };
+  await tx.insertInto("orgs").values(row).execute();
   await tx
-    .insertInto("orgs")
-    .values({
-      instance_id: actor.instanceId,
-      id,
-      name: input.name,
-      ...createdBy(appended),
-    })
+    .insertInto("org_domains")
+    .values({ instance_id: actor.instanceId, domain, org_id: id, is_primary: true, is_verified: true, is_generated: true, ...createdBy(appended) })
     .execute();
-  return { id };
+  return { id, domain, details: instanceOwnedDetails(row) };
+}
+
+/** A patch that changes nothing succeeds without an event. */
+export async function renameOrg(tx: Tx, actor: Actor, id: string, name: string | undefined): Promise<ObjectDetails> {
+  const current = await lockOrg(tx, actor.instanceId, id);
+  if (name === undefined || name === current.name) return instanceOwnedDetails(current);
+  if (name.toLowerCase() !== current.name.toLowerCase()) await ensureNameFree(tx, actor.instanceId, name);
+  return changeOrg(tx, actor, current, { type: "org.changed", payload: { name } }, { name });
+}
+
+export async function setOrgState(tx: Tx, actor: Actor, id: string, state: "active" | "inactive"): Promise<ObjectDetails> {
+  const current = await lockOrg(tx, actor.instanceId, id);
+  if (current.state === state) {
+    throw failedPrecondition(`organization ${id} is already ${state === "active" ? "active" : "deactivated"}`);
+  }
+  if (state === "inactive") await refuseForDefault(tx, actor.instanceId, id, "deactivated");
+  return changeOrg(tx, actor, current, { type: state === "active" ? "org.reactivated" : "org.deactivated", payload: {} }, { state });
+}
+
+/**
+ * Removes the organization and, in the same transaction, its domains, its users with their
+ * memberships and credentials, and every membership in it. One org.removed event stands for
+ * all of it, as a replay of the removal would remove them too.
+ */
+export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
+  const current = await lockOrg(tx, actor.instanceId, id);
+  await refuseForDefault(tx, actor.instanceId, id, "deleted");
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    current.sequence,
+    [{ type: "org.removed", payload: { name: current.name } }],
+    actor.userId,
+  );
+  await removeUsersWhere(tx, actor.instanceId, "org_id", id);
+  await tx.deleteFrom("memberships").where("instance_id", "=", actor.instanceId).where("context_type", "=", "org").where("context_id", "=", id).execute();
+  await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", id).execute();
+  await tx.deleteFrom("orgs").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
+  return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+async function changeOrg(
+  tx: Tx,
+  actor: Actor,
+  current: OrgRow,
+  event: { type: string; payload: unknown },
+  set: { name?: string; state?: "active" | "inactive" },
+): Promise<ObjectDetails> {
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor.userId);
+  await tx
+    .updateTable("orgs")
+    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", current.id)
+    .execute();
+  return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+/** Locks the organization's row: every change of it, and of its domains, is serialized here. */
+export async function lockOrg(tx: Tx, instanceId: string, id: string): Promise<OrgRow> {
+  const row = await tx.selectFrom("orgs").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
+  if (!row) throw notFound(`organization ${id} not found`);
+  return row;
+}
+
+async function refuseForDefault(tx: Tx, instanceId: string, id: string, what: string): Promise<void> {
+  const instance = await tx.selectFrom("instances").select("default_org_id").where("instance_id", "=", instanceId).where("id", "=", instanceId).executeTakeFirst();
+  if (instance?.default_org_id === id) {
+    throw failedPrecondition(`organization ${id} is the instance's default organization and cannot be ${what}; make another one the default first`);
+  }
+}
+
+async function ensureNameFree(tx: Tx, instanceId: string, name: string): Promise<void> {
+  const taken = await tx
+    .selectFrom("orgs")
+    .select("id")
+    .where("instance_id", "=", instanceId)
+    .where((eb) => eb(eb.fn("lower", [eb.ref("name")]), "=", eb.fn("lower", [eb.val(name)])))
+    .executeTakeFirst();
+  if (taken) throw alreadyExists(`an organization named "${name}" already exists`);
 }

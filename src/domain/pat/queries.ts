@@ -1,7 +1,7 @@
 import type { Db } from "../../store/eventstore.js";
 import { grantsFrom, type Principal } from "../authz/principal.js";
 
-/** The caller behind a personal access token (by its hash), or undefined when unknown or expired. */
+/** The caller behind a personal access token (by its hash), or undefined when unknown, expired or not allowed in. */
 export async function principalByTokenHash(
   db: Db,
   tokenHash: string,
@@ -9,8 +9,11 @@ export async function principalByTokenHash(
   const row = await db
     .selectFrom("personal_access_tokens as t")
     .innerJoin("users as u", (j) => j.onRef("u.instance_id", "=", "t.instance_id").onRef("u.id", "=", "t.user_id"))
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
     .select(["t.instance_id", "t.user_id", "t.expires_at"])
     .where("t.token_hash", "=", tokenHash)
+    // Users of a deactivated organization cannot authenticate.
+    .where("o.state", "=", "active")
     .executeTakeFirst();
   if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
   const memberships = await db

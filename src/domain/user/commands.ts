@@ -40,3 +40,14 @@ export async function addMachineUser(
     .execute();
   return { id };
 }
+
+/**
+ * Removes users with everything that hangs off them: their memberships anywhere and their
+ * credentials. Nothing may dangle, so every table that refers to users is named here.
+ */
+export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "id", value: string): Promise<void> {
+  const users = tx.selectFrom("users").select("id").where("instance_id", "=", instanceId).where(column, "=", value);
+  await tx.deleteFrom("personal_access_tokens").where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
+  await tx.deleteFrom("memberships").where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
+  await tx.deleteFrom("users").where("instance_id", "=", instanceId).where(column, "=", value).execute();
+}

@@ -1,4 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { TtlCache } from "../../cache/ttl-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Principal } from "../../domain/authz/principal.js";
@@ -13,10 +14,10 @@ const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
 /**
  * Resolves the bearer token to a principal. Tokens are instance-scoped: they work on their
  * own instance's hosts only. Principals are cached briefly; an expired token is never served
- * from the cache.
+ * from the cache, nor anything this process's own changes of access made stale (AccessEpoch).
  */
-export function authenticationInterceptor(store: Pick<Store, "forRequest">, cacheTtlMs = 10_000): Interceptor {
-  const principals = new TtlCache<string, { principal: Principal; expires: number }>(cacheTtlMs);
+export function authenticationInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch, cacheTtlMs = 10_000): Interceptor {
+  const principals = new TtlCache<string, { principal: Principal; expires: number; epoch: number }>(cacheTtlMs);
   return (next) => async (req) => {
     if (requireRules(req.method).permission === PUBLIC) return next(req);
     const header = req.header.get("authorization");
@@ -26,10 +27,11 @@ export function authenticationInterceptor(store: Pick<Store, "forRequest">, cach
 
     const key = hashToken(token);
     let entry = principals.get(key);
-    if (!entry || entry.expires <= Date.now()) {
+    if (!entry || entry.expires <= Date.now() || entry.epoch !== access.value) {
+      const epoch = access.value;
       const found = await principalByTokenHash(store.forRequest(req.signal).db, key);
       if (!found) throw challenge("the token is unknown or expired", true);
-      entry = found;
+      entry = { ...found, epoch };
       principals.set(key, entry);
     }
     // A token works on its own instance's hosts; system members reach other instances

@@ -1,19 +1,54 @@
 import type { Interceptor } from "@connectrpc/connect";
-import { hasPermission } from "../../domain/authz/principal.js";
-import { permissionDenied } from "../../domain/errors.js";
-import { principalKey, tenantKey } from "../context.js";
+import { hasPermission, organizationsWith, type Principal } from "../../domain/authz/principal.js";
+import { RESOURCE_OWNERS } from "../../domain/authz/resource-owners.js";
+import { notFound, permissionDenied } from "../../domain/errors.js";
+import type { Store } from "../../store/database.js";
+import { orgKey, principalKey, tenantKey, visibleOrgsKey } from "../context.js";
 import { AUTHENTICATED, PUBLIC, requireRules } from "../method-rules.js";
 
-/** Checks the permission the method declares against the caller's memberships. */
-export function authorizationInterceptor(): Interceptor {
+/**
+ * Checks the permission the method declares against the caller's memberships, in the
+ * context the request acts in: the organization its ctx selected, else the one owning the
+ * resource it names, else its instance. Permissions of enclosing contexts count.
+ */
+export function authorizationInterceptor(store: Pick<Store, "forRequest">): Interceptor {
   return (next) => async (req) => {
     const rules = requireRules(req.method);
     if (rules.permission === PUBLIC || rules.permission === AUTHENTICATED) return next(req);
     const principal = req.contextValues.get(principalKey);
     const tenant = req.contextValues.get(tenantKey);
-    if (!principal || !tenant || !hasPermission(principal, rules.permission, { instanceId: tenant.id })) {
-      throw permissionDenied(`missing permission ${rules.permission}`);
+    const denied = () => permissionDenied(`missing permission ${rules.permission}`);
+    if (!principal || !tenant) throw denied();
+    const selected = req.contextValues.get(orgKey)?.id;
+    let orgId = selected;
+
+    if (rules.resource) {
+      const key = (req.message as unknown as Record<string, string>)[rules.resource.field.localName]!;
+      const owner = await RESOURCE_OWNERS[rules.resource.kind]!(store.forRequest(req.signal).db, tenant.id, key);
+      if (owner === undefined && selected === undefined && hasPermission(principal, rules.permission, { instanceId: tenant.id })) {
+        // Allowed on whatever it is: validation and the handler give the precise answer.
+        return next(req);
+      }
+      if (owner === undefined || (selected !== undefined && owner !== selected)) {
+        // Only who may see such resources somewhere learns that this one does not exist.
+        if (!holdsAnywhere(principal, rules.permission, tenant.id)) throw denied();
+        throw notFound(`${rules.resource.kind} ${key} not found`);
+      }
+      orgId = owner;
     }
+
+    if (rules.perResult && orgId === undefined) {
+      const visible = organizationsWith(principal, rules.permission, tenant.id);
+      if (visible !== "all" && visible.size === 0) throw denied();
+      if (visible !== "all") req.contextValues.set(visibleOrgsKey, visible);
+      return next(req);
+    }
+    if (!hasPermission(principal, rules.permission, { instanceId: tenant.id, ...(orgId !== undefined && { orgId }) })) throw denied();
     return next(req);
   };
+}
+
+function holdsAnywhere(principal: Principal, permission: string, instanceId: string): boolean {
+  const where = organizationsWith(principal, permission, instanceId);
+  return where === "all" || where.size > 0;
 }

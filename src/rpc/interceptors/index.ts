@@ -1,4 +1,5 @@
 import type { Interceptor } from "@connectrpc/connect";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Logger } from "../../log/logger.js";
 import type { Store } from "../../store/database.js";
@@ -17,6 +18,7 @@ export interface InterceptorDeps {
   flags: FeatureFlags;
   /** Host names that select the same instance as another (see server/host.ts). */
   hostAliases: ReadonlyMap<string, string>;
+  access: AccessEpoch;
 }
 
 /**
@@ -30,9 +32,9 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
     requestLogInterceptor(deps.logger),
     tenantInterceptor(deps.store, deps.hostAliases),
-    authenticationInterceptor(deps.store),
+    authenticationInterceptor(deps.store, deps.access),
     requestContextInterceptor(deps.store),
-    authorizationInterceptor(),
+    authorizationInterceptor(deps.store),
     featureFlagInterceptor(deps.flags),
     validationInterceptor(),
   ];

@@ -4,7 +4,8 @@ import { isSystemMember } from "../../domain/authz/principal.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import { instanceByDomain, instanceById } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
-import { principalKey, tenantKey } from "../context.js";
+import { orgByIdOrDomain } from "../../domain/org/queries.js";
+import { orgKey, principalKey, tenantKey } from "../context.js";
 import { requireRules, type ContextKindName } from "../method-rules.js";
 
 const KIND_OF_CASE: Record<string, ContextKindName> = {
@@ -17,7 +18,8 @@ const KIND_OF_CASE: Record<string, ContextKindName> = {
 
 /**
  * The request's `ctx` selects the context it acts in (absent: the instance of the Host
- * header). Which kinds a service accepts is declared in its proto options. Another instance
+ * header; an organization always one of that instance). Which kinds a service accepts is
+ * declared in its proto options. Another instance
  * than the Host's is reachable only with a system membership; to anyone else it is NotFound,
  * exactly like one that does not exist, so that no caller learns which instances exist.
  */
@@ -35,11 +37,17 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">): Int
     if (!rules.contexts.has(kind)) {
       throw invalidArgument(`${req.method.parent.name} acts in ${[...rules.contexts].join(" or ")} contexts: ctx.${selected.case} is not accepted`);
     }
-    // assertDeclared admits only instance contexts until services acting in others exist.
-    if (selected.case !== "instanceId" && selected.case !== "instanceDomain") throw new Error(`ctx.${selected.case} is not wired`);
-
     const host = req.contextValues.get(tenantKey);
     const { db } = store.forRequest(req.signal);
+    if (selected.case === "orgId" || selected.case === "orgDomain") {
+      // An organization of the Host's instance: there is no way to name another's.
+      const org = host && (await orgByIdOrDomain(db, host.id, selected.case === "orgId" ? { id: selected.value } : { domain: selected.value }));
+      if (!org) throw notFound(`no organization ${selected.case === "orgId" ? "with the id" : "has the domain"} "${selected.value}"`);
+      req.contextValues.set(orgKey, { id: org.id });
+      return next(req);
+    }
+    // assertDeclared admits no system contexts until services acting there exist.
+    if (selected.case === "system") throw new Error(`ctx.${selected.case} is not wired`);
     const value = selected.value.toLowerCase();
     const instance = selected.case === "instanceId" ? await instanceById(db, selected.value) : await instanceByDomain(db, value);
     const principal = req.contextValues.get(principalKey);

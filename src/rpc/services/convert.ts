@@ -63,3 +63,8 @@ export function durationToMs(d: Duration): number {
 export function msToDuration(ms: number): { seconds: bigint; nanos: number } {
   return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 };
 }
+
+/** The answer of every search: the list details and the page's results. */
+export function searchResult<V, P>(found: { total: number; rows: V[]; state: ProjectionState }, page: { offset: number; limit: number }, toProto: (view: V) => P) {
+  return { details: listDetailsToProto(found, page, found.state), result: found.rows.map(toProto) };
+}

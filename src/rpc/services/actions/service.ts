@@ -10,7 +10,7 @@ import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
 import { actorOf, tenantOf } from "../../context.js";
-import { detailsToProto, listDetailsToProto } from "../convert.js";
+import { detailsToProto, searchResult } from "../convert.js";
 import { conditionFromProto, conditionToProto, executionFilterFromProto } from "./convert-execution.js";
 import {
   targetFilterFromProto,
@@ -58,9 +58,8 @@ export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImp
         page: p,
       });
       return {
-        details: listDetailsToProto(found, p, found.state),
+        ...searchResult(found, p, (v) => ({ details: detailsToProto(v.details), target: targetToProto(v) })),
         sortingColumn: req.sortingColumn,
-        result: found.rows.map((v) => ({ details: detailsToProto(v.details), target: targetToProto(v) })),
       };
     },
     async putExecution(req, ctx) {
@@ -80,13 +79,10 @@ export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImp
     async searchExecutions(req, ctx) {
       const p = page(req.query);
       const found = await searchExecutions(database(ctx).db, tenantOf(ctx).id, req.filters.map(executionFilterFromProto), p);
-      return {
-        details: listDetailsToProto(found, p, found.state),
-        result: found.rows.map((v) => ({
-          details: detailsToProto(v.details),
-          execution: { condition: conditionToProto(v.condition), targets: v.targets, includes: v.includes },
-        })),
-      };
+      return searchResult(found, p, (v) => ({
+        details: detailsToProto(v.details),
+        execution: { condition: conditionToProto(v.condition), targets: v.targets, includes: v.includes },
+      }));
     },
     listAvailableExecutionFunctions() {
       return { functions: [...catalog.functions].sort() };

@@ -1,0 +1,108 @@
+import { appendEvents, type Appended, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import type { OrgDomainRow, OrgRow } from "../../store/schema.js";
+import type { Actor, ObjectDetails } from "../details.js";
+import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { lockOrg } from "../org/commands.js";
+import { AGGREGATE as ORG_AGGREGATE, domainLabel } from "../org/model.js";
+import { domainDetails } from "./model.js";
+
+/**
+ * The domain an organization is created with: `<label>.<primary domain of the instance>`,
+ * with "-2", "-3"… after the label when another organization of the instance has it.
+ * The caller records it; this only finds a free one.
+ */
+export async function addGeneratedDomain(tx: Tx, instanceId: string, orgName: string): Promise<string> {
+  const primary = await tx
+    .selectFrom("instance_domains")
+    .select("domain")
+    .where("instance_id", "=", instanceId)
+    .where("is_primary", "=", true)
+    .executeTakeFirstOrThrow();
+  const label = domainLabel(orgName);
+  const suffix = `.${primary.domain}`;
+  const taken = new Set(
+    (
+      await tx
+        .selectFrom("org_domains")
+        .select("domain")
+        .where("instance_id", "=", instanceId)
+        .where("domain", "like", `${label}%${suffix.replace(/[\\%_]/g, (c) => `\\${c}`)}`)
+        .execute()
+    ).map((r) => r.domain),
+  );
+  for (let n = 1; ; n++) {
+    const domain = `${label}${n > 1 ? `-${n}` : ""}${suffix}`;
+    if (!taken.has(domain)) return domain;
+  }
+}
+
+/** Adds an unverified domain to an organization; a domain belongs to one organization of an instance. */
+export async function addDomain(tx: Tx, actor: Actor, orgId: string, domain: string): Promise<ObjectDetails> {
+  const org = await lockOrg(tx, actor.instanceId, orgId);
+  const name = domain.toLowerCase();
+  const taken = await findDomain(tx, actor.instanceId, name);
+  if (taken) {
+    throw alreadyExists(taken.org_id === orgId ? `the organization already has the domain ${name}` : `the domain ${name} belongs to another organization`);
+  }
+  const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.added", payload: { domain: name, generated: false, verified: false } });
+  const row = {
+    instance_id: actor.instanceId,
+    domain: name,
+    org_id: orgId,
+    is_primary: false,
+    is_verified: false,
+    is_generated: false,
+    created_at: appended.createdAt,
+    change_date: appended.createdAt,
+    sequence: appended.sequence,
+  };
+  await tx.insertInto("org_domains").values(row).execute();
+  return domainDetails(row);
+}
+
+/** The primary domain forms login names and cannot be removed; make another one primary first. */
+export async function removeDomain(tx: Tx, actor: Actor, domain: string): Promise<ObjectDetails> {
+  const { current, org } = await lockedDomain(tx, actor.instanceId, domain);
+  if (current.is_primary) throw failedPrecondition(`${current.domain} is its organization's primary domain; make another domain primary first`);
+  const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.removed", payload: { domain: current.domain } });
+  await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("domain", "=", current.domain).execute();
+  return domainDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+/** Setting the primary domain again succeeds without an event. */
+export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Promise<ObjectDetails> {
+  const { current, org } = await lockedDomain(tx, actor.instanceId, domain);
+  if (current.is_primary) return domainDetails(current);
+  const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.primary.set", payload: { domain: current.domain } });
+  const base = tx.updateTable("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", current.org_id);
+  // Two statements: the partial unique index allows one primary per organization at any moment.
+  await base.set({ is_primary: false }).where("is_primary", "=", true).execute();
+  await base.set({ is_primary: true, change_date: appended.createdAt, sequence: appended.sequence }).where("domain", "=", current.domain).execute();
+  return domainDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+/** Domain events live on the organization's aggregate: its projection row follows them. */
+async function appendOrgEvent(tx: Tx, actor: Actor, org: OrgRow, event: PendingEvent): Promise<Appended> {
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: ORG_AGGREGATE, id: org.id }, org.sequence, [event], actor.userId);
+  await tx
+    .updateTable("orgs")
+    .set({ sequence: appended.sequence, change_date: appended.createdAt })
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", org.id)
+    .execute();
+  return appended;
+}
+
+function findDomain(tx: Tx, instanceId: string, domain: string) {
+  return tx.selectFrom("org_domains").selectAll().where("instance_id", "=", instanceId).where("domain", "=", domain).executeTakeFirst();
+}
+
+/** The domain, read again under its organization's lock, which every change of it takes. */
+async function lockedDomain(tx: Tx, instanceId: string, domain: string): Promise<{ current: OrgDomainRow; org: OrgRow }> {
+  const name = domain.toLowerCase();
+  const seen = await findDomain(tx, instanceId, name);
+  const org = seen && (await lockOrg(tx, instanceId, seen.org_id));
+  const current = org && (await findDomain(tx, instanceId, name));
+  if (!org || !current || current.org_id !== org.id) throw notFound(`domain ${domain} not found`);
+  return { current, org };
+}

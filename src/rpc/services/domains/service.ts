@@ -1,0 +1,38 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { PlatformDomains } from "../../../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { addDomain, removeDomain, setPrimaryDomain } from "../../../domain/org-domain/commands.js";
+import { searchDomains } from "../../../domain/org-domain/queries.js";
+import type { Store } from "../../../store/database.js";
+import type { Tx } from "../../../store/eventstore.js";
+import { page } from "../../../store/search.js";
+import { actingOrg, actorOf, tenantOf, visibleOrgs } from "../../context.js";
+import { detailsToProto, searchResult } from "../convert.js";
+import { domainFilterFromProto, domainSortFromProto, domainToProto } from "./convert.js";
+
+/** Translates between the API and the domain; the rules live in domain/org-domain. */
+export function domainsService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformDomains> {
+  const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
+  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
+  return {
+    async addDomain(req, ctx) {
+      const orgId = await actingOrg(ctx, database(ctx).db);
+      return { details: detailsToProto(await write(ctx, (tx) => addDomain(tx, actorOf(ctx), orgId, req.domain!.domain))) };
+    },
+    async searchDomains(req, ctx) {
+      const p = page(req.query);
+      const found = await searchDomains(database(ctx).db, tenantOf(ctx).id, {
+        filters: req.filters.map(domainFilterFromProto),
+        sort: domainSortFromProto(req.sortingColumn),
+        page: p,
+        within: visibleOrgs(ctx),
+      });
+      return { ...searchResult(found, p, domainToProto), sortingColumn: req.sortingColumn };
+    },
+    async deleteDomain(req, ctx) {
+      return { details: detailsToProto(await write(ctx, (tx) => removeDomain(tx, actorOf(ctx), req.domain))) };
+    },
+    async setAsPrimary(req, ctx) {
+      return { details: detailsToProto(await write(ctx, (tx) => setPrimaryDomain(tx, actorOf(ctx), req.domain))) };
+    },
+  };
+}
