@@ -2,6 +2,7 @@ import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { DatabaseTarget } from "../store/database.js";
 import { randomAlphanumeric } from "../crypto/tokens.js";
+import type { Argon2Params } from "../crypto/passwords.js";
 import { FEATURE_DEFAULTS, isFeatureName, type FeatureSet } from "../domain/feature/catalog.js";
 
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   metricsBind: { host: string; port: number } | undefined;
   /** Lifetime of the personal access token written at bootstrap. */
   bootstrapPatExpiresMs: number;
+  /** Argon2id cost of new password hashes (docs/passwords.md). */
+  passwords: Argon2Params;
 }
 
 /** Bounds of the connection layer; every one an environment variable (README). */
@@ -128,6 +131,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),
     metricsBind: hostPort(env, "PLATFORM_METRICS_BIND", "127.0.0.1:9090"),
     bootstrapPatExpiresMs: duration(env, "PLATFORM_BOOTSTRAP_PAT_EXPIRES", "8760h"),
+    passwords: {
+      memoryKiB: integer(env, "PLATFORM_PASSWORD_ARGON2_MEMORY_KIB", 19_456, 1024, 4_194_304),
+      iterations: integer(env, "PLATFORM_PASSWORD_ARGON2_ITERATIONS", 2, 1, 100),
+      parallelism: integer(env, "PLATFORM_PASSWORD_ARGON2_PARALLELISM", 1, 1, 16),
+    },
   };
 }
 

@@ -157,6 +157,7 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(config.healthTimeoutMs).toBe(2_000);
     expect(config.metricsBind).toEqual({ host: "127.0.0.1", port: 9090 });
     expect(config.bootstrapPatExpiresMs).toBe(8760 * 3_600_000);
+    expect(config.passwords).toEqual({ memoryKiB: 19456, iterations: 2, parallelism: 1 });
   });
 
   it("read every variable", () => {
@@ -177,6 +178,9 @@ describe("limits and timeouts (README configuration table)", () => {
       PLATFORM_HEALTH_TIMEOUT_MS: "250",
       PLATFORM_METRICS_BIND: "[::1]:9464",
       PLATFORM_BOOTSTRAP_PAT_EXPIRES: "90m",
+      PLATFORM_PASSWORD_ARGON2_MEMORY_KIB: "65536",
+      PLATFORM_PASSWORD_ARGON2_ITERATIONS: "3",
+      PLATFORM_PASSWORD_ARGON2_PARALLELISM: "4",
     });
     expect(config.http).toEqual({
       headersTimeoutMs: 100,
@@ -192,6 +196,7 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(config.healthTimeoutMs).toBe(250);
     expect(config.metricsBind).toEqual({ host: "::1", port: 9464 });
     expect(config.bootstrapPatExpiresMs).toBe(90 * 60_000);
+    expect(config.passwords).toEqual({ memoryKiB: 65536, iterations: 3, parallelism: 4 });
   });
 
   it("turn metrics off with an empty PLATFORM_METRICS_BIND", () => {
@@ -209,6 +214,9 @@ describe("limits and timeouts (README configuration table)", () => {
     ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "10"],
     ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "500ms"],
     ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "1d"],
+    ["PLATFORM_PASSWORD_ARGON2_MEMORY_KIB", "1023"],
+    ["PLATFORM_PASSWORD_ARGON2_ITERATIONS", "0"],
+    ["PLATFORM_PASSWORD_ARGON2_PARALLELISM", "17"],
   ])("reject %s=%s with a message naming the variable", (name, value) => {
     expect(configError({ [name]: value }).message).toContain(name);
   });
