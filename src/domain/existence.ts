@@ -1,13 +1,17 @@
 import type { Tx } from "../store/eventstore.js";
 import { notFound } from "./errors.js";
 
-/** Commands that refer to another resource check it exists in the same instance. */
-export async function requireExisting(tx: Tx, table: "users" | "orgs", instanceId: string, id: string): Promise<void> {
-  const row = await tx
-    .selectFrom(table)
-    .select("id")
-    .where("instance_id", "=", instanceId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (!row) throw notFound(`${table === "users" ? "user" : "organization"} ${id} not found`);
+/**
+ * Commands that refer to another resource check it exists in the same instance. Returns
+ * the organization that owns it (an organization owns itself).
+ */
+export async function requireExisting(tx: Tx, table: "users" | "orgs", instanceId: string, id: string): Promise<string> {
+  if (table === "orgs") {
+    const org = await tx.selectFrom("orgs").select("id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+    if (!org) throw notFound(`organization ${id} not found`);
+    return org.id;
+  }
+  const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  if (!user) throw notFound(`user ${id} not found`);
+  return user.org_id;
 }

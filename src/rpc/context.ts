@@ -13,6 +13,10 @@ export const orgKey = createContextKey<{ id: string } | undefined>(undefined, { 
  * the authorization interceptor; undefined: every organization of the instance.
  */
 export const visibleOrgsKey = createContextKey<ReadonlySet<string> | undefined>(undefined, { description: "visible organizations" });
+/** Set when `ctx.system` selected the system context above all instances. */
+export const systemKey = createContextKey<boolean>(false, { description: "system context" });
+/** Set when the caller acts on itself without the method's permission (options.proto `self`). */
+export const selfOnlyKey = createContextKey<boolean>(false, { description: "acting on itself only" });
 /** The authenticated caller, set by the authentication interceptor. */
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "principal" });
 

@@ -26,6 +26,10 @@ export interface MethodRules {
   resource: { kind: string; field: DescField } | undefined;
   /** A search: the permission is checked per result (see options.proto). */
   perResult: boolean;
+  /** Users may call it on themselves without the permission. */
+  self: boolean;
+  /** Creates in an organization: the ctx's, else the instance's default. */
+  inOrg: boolean;
 }
 
 export type ContextKindName = "system" | "instance" | "org";
@@ -62,6 +66,8 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   ctxField: undefined,
   resource: undefined,
   perResult: false,
+  self: false,
+  inOrg: false,
 };
 
 const cache = new WeakMap<DescMethod, MethodRules | null>();
@@ -91,6 +97,8 @@ function readRules(method: DescMethod): MethodRules | null {
     ctxField: ctxFieldOf(method),
     resource: own.resource ? resourceOf(method, own.resource, own.resourceField || "id") : undefined,
     perResult: own.perResult,
+    self: own.self,
+    inOrg: own.inOrg,
   };
 }
 
@@ -117,6 +125,10 @@ export function assertDeclared(services: readonly DescService[]): void {
       }
       if (rules.resource && !isResourceKind(rules.resource.kind)) throw new Error(`${name} names the unknown resource kind ${rules.resource.kind}`);
       if (rules.resource && rules.perResult) throw new Error(`${name}: a method names one resource or searches many, not both`);
+      if (rules.self && rules.resource?.kind !== "user") throw new Error(`${name}: self needs resource "user"`);
+      if (rules.inOrg && (rules.resource || rules.perResult || !rules.contexts.has("org"))) {
+        throw new Error(`${name}: in_org is for creating in an organization context, not with resource or per_result`);
+      }
       const unknown = rules.features.find((f) => !isFeatureName(f));
       if (unknown) throw new Error(`${name} names the unknown feature flag ${unknown}`);
       if (!rules.tenantless && !hasOption(method, http)) throw new Error(`${name} declares no google.api.http rule`);
@@ -124,8 +136,7 @@ export function assertDeclared(services: readonly DescService[]): void {
       if (Boolean(rules.ctxField) !== rules.contexts.size > 0) {
         throw new Error(`${name}: a request with a ctx field needs (platform.options.v1.service).contexts, and only then`);
       }
-      // Selecting the system comes with the services that act there.
-      if (rules.contexts.has("system")) throw new Error(`${name}: system contexts are not served yet`);
+      if (rules.contexts.has("system") && (rules.resource || rules.inOrg)) throw new Error(`${name}: a system context names no resource of an instance`);
     }
   }
 }

@@ -12,6 +12,7 @@ import { TtlCache } from "../cache/ttl-cache.js";
 import type { Config } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import { AccessEpoch } from "../cache/access-epoch.js";
+import { createPasswordHasher } from "../crypto/passwords.js";
 import { FeatureFlags } from "../domain/feature/flags.js";
 import { createRestGateway } from "../gateway/gateway.js";
 import { openApiDocument } from "../gateway/openapi.js";
@@ -57,7 +58,7 @@ export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, access, hasher: createPasswordHasher(config.passwords), isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

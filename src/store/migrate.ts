@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from "k
 import * as foundation from "./migrations/0001-foundation.js";
 import * as instancePositions from "./migrations/0002-instance-positions.js";
 import * as organizations from "./migrations/0003-organizations.js";
+import * as users from "./migrations/0004-users.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
   "0001-foundation": foundation,
   "0002-instance-positions": instancePositions,
   "0003-organizations": organizations,
+  "0004-users": users,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -8,6 +8,8 @@ export interface Database {
   orgs: OrgTable;
   org_domains: OrgDomainTable;
   users: UserTable;
+  user_secrets: UserSecretTable;
+  user_keys: UserKeyTable;
   personal_access_tokens: PersonalAccessTokenTable;
   memberships: MembershipTable;
   instance_features: InstanceFeatureTable;
@@ -73,13 +75,53 @@ export interface OrgDomainTable extends ProjectionColumns {
 }
 export type OrgDomainRow = Selectable<OrgDomainTable>;
 
+export type UserState = "active" | "inactive" | "locked";
+export type UserKind = "machine" | "human";
+export type Gender = "female" | "male" | "diverse";
+export type AccessTokenKind = "bearer" | "jwt";
+
 export interface UserTable extends ProjectionColumns {
   id: string;
   org_id: string;
   username: string;
-  type: "machine" | "human";
+  type: UserKind;
+  /** A person's display name, a service account's name. */
   name: string;
+  state: ColumnType<UserState, UserState | undefined, UserState>;
+  given_name: string | null;
+  family_name: string | null;
+  nick_name: string | null;
+  preferred_language: string | null;
+  gender: Gender | null;
+  email: string | null;
+  email_verified: boolean | null;
+  phone: string | null;
+  phone_verified: boolean | null;
+  description: string | null;
+  access_token_type: AccessTokenKind | null;
 }
+export type UserRow = Selectable<UserTable>;
+export type UserUpdate = Updateable<UserTable>;
+
+/** Hashes only: Argon2id for passwords (or an imported hash until the next sign-in), SHA-256 for client secrets. */
+export interface UserSecretTable {
+  instance_id: string;
+  user_id: string;
+  kind: "password" | "client_secret";
+  hash: string;
+  change_required: boolean;
+  changed_at: Timestamp;
+}
+
+export interface UserKeyTable extends ProjectionColumns {
+  id: string;
+  user_id: string;
+  key_type: "rsa" | "ec";
+  /** PEM (SPKI). */
+  public_key: string;
+  expires_at: Timestamp;
+}
+export type UserKeyRow = Selectable<UserKeyTable>;
 
 export interface PersonalAccessTokenTable {
   instance_id: string;

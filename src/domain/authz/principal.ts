@@ -62,6 +62,12 @@ export function organizationsWith(principal: Principal, permission: string, inst
   return orgs;
 }
 
+/** Whether the caller holds a permission anywhere in an instance: who may learn what exists there. */
+export function holdsAnywhere(principal: Principal, permission: string, instanceId: string): boolean {
+  const where = organizationsWith(principal, permission, instanceId);
+  return where === "all" || where.size > 0;
+}
+
 /**
  * A caller may grant only roles it could exercise itself: it needs member.write where the
  * membership is, and only system members grant system roles. The bootstrap and every API

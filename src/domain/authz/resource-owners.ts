@@ -1,6 +1,7 @@
 import type { Db } from "../../store/eventstore.js";
 import { orgOfDomain } from "../org-domain/queries.js";
 import { orgByIdOrDomain } from "../org/queries.js";
+import { orgOfUser } from "../user/queries.js";
 
 /**
  * The organization that owns a resource, by the kind a method declares in its
@@ -10,6 +11,7 @@ import { orgByIdOrDomain } from "../org/queries.js";
 export const RESOURCE_OWNERS: Record<string, (db: Db, instanceId: string, key: string) => Promise<string | undefined>> = {
   organization: async (db, instanceId, id) => (await orgByIdOrDomain(db, instanceId, { id }))?.id,
   domain: orgOfDomain,
+  user: orgOfUser,
 };
 
 export function isResourceKind(kind: string): boolean {

@@ -1,10 +1,16 @@
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
-import type { ContextType } from "../../store/schema.js";
-import type { Actor } from "../details.js";
+import { appendEvents, createdBy, lastSequence, type Tx } from "../../store/eventstore.js";
+import type { ContextType, MembershipTable } from "../../store/schema.js";
+import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors.js";
 import { requireExisting } from "../existence.js";
 import { mayGrant, type Principal, type Scope } from "../authz/principal.js";
 import { isRoleName, ROLES } from "../authz/roles.js";
+
+export interface MembershipContext {
+  type: ContextType;
+  /** Instance or organization id; ignored for the system context. */
+  id: string;
+}
 
 export interface NewMembership {
   userId: string;
@@ -14,53 +20,102 @@ export interface NewMembership {
   roles: string[];
 }
 
-/**
- * A user holds at most one membership per context; its roles must fit that context, and
- * the grantor must be allowed to grant each of them there.
- */
-export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, grantor: Principal) {
-  if (input.roles.length === 0) throw invalidArgument("a membership needs at least one role");
-  const contextId = input.contextType === "system" ? "" : input.contextId;
-  const scope: Scope =
-    input.contextType === "system" ? { system: true } : { instanceId: actor.instanceId, ...(input.contextType === "org" && { orgId: contextId }) };
-  for (const role of input.roles) {
-    if (!isRoleName(role)) throw invalidArgument(`unknown role ${role}`);
-    if (ROLES[role].context !== input.contextType) {
-      throw invalidArgument(`the role ${role} can only be granted in the ${ROLES[role].context} context`);
-    }
-    if (!mayGrant(grantor, role, scope)) throw permissionDenied(`granting ${role} needs member.write in that ${input.contextType}${ROLES[role].context === "system" ? " and a system membership" : ""}`);
-  }
-  await requireExisting(tx, "users", actor.instanceId, input.userId);
-  if (input.contextType === "instance" && contextId !== actor.instanceId) {
-    throw notFound(`instance ${contextId} not found`);
-  }
-  if (input.contextType === "org") await requireExisting(tx, "orgs", actor.instanceId, contextId);
-  const existing = await tx
-    .selectFrom("memberships")
-    .select("user_id")
-    .where("instance_id", "=", actor.instanceId)
-    .where("user_id", "=", input.userId)
-    .where("context_type", "=", input.contextType)
-    .where("context_id", "=", contextId)
-    .executeTakeFirst();
-  if (existing) throw alreadyExists(`user ${input.userId} is already a member of that ${input.contextType}`);
+/** A membership's details: the user's id, owned by the context it holds in. */
+export function membershipDetails(row: Pick<MembershipTable, "user_id" | "context_type" | "context_id" | "sequence"> & { change_date: Date }): ObjectDetails {
+  return { id: row.user_id, sequence: row.sequence, changeDate: row.change_date, owner: { type: row.context_type, id: row.context_id } };
+}
 
+function aggregateOf(actor: Actor, context: MembershipContext, userId: string) {
+  return { instanceId: actor.instanceId, type: "membership", id: `${context.type}/${context.id}/${userId}` };
+}
+
+/**
+ * Every role must exist, fit the context, and be one the grantor could exercise there
+ * (mayGrant): the one rule of the bootstrap and of every API that grants roles.
+ */
+function checkGrantable(roles: readonly string[], context: MembershipContext, actor: Actor, grantor: Principal): void {
+  const scope: Scope = context.type === "system" ? { system: true } : { instanceId: actor.instanceId, ...(context.type === "org" && { orgId: context.id }) };
+  for (const role of roles) {
+    if (!isRoleName(role)) throw invalidArgument(`unknown role ${role}: ListAvailableRoles lists the roles of a context`);
+    if (ROLES[role].context !== context.type) throw invalidArgument(`the role ${role} can only be granted in the ${ROLES[role].context} context`);
+    if (!mayGrant(grantor, role, scope)) {
+      throw permissionDenied(`granting ${role} needs member.write in that ${context.type}${ROLES[role].context === "system" ? " and a system membership" : ""}`);
+    }
+  }
+}
+
+/** A user holds at most one membership per context. */
+export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, grantor: Principal): Promise<ObjectDetails> {
+  if (input.roles.length === 0) throw invalidArgument("a membership needs at least one role");
+  const context: MembershipContext = { type: input.contextType, id: input.contextType === "system" ? "" : input.contextId };
+  checkGrantable(input.roles, context, actor, grantor);
+  await requireExisting(tx, "users", actor.instanceId, input.userId);
+  if (context.type === "instance" && context.id !== actor.instanceId) throw notFound(`instance ${context.id} not found`);
+  if (context.type === "org") await requireExisting(tx, "orgs", actor.instanceId, context.id);
+  if (await findMembership(tx, actor, context, input.userId)) throw alreadyExists(`user ${input.userId} is already a member of that ${context.type}; patch its roles instead`);
+
+  // A membership ended earlier leaves its events: a new one continues their sequence.
+  const aggregate = aggregateOf(actor, context, input.userId);
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: "membership", id: `${input.contextType}/${contextId}/${input.userId}` },
-    0,
-    [{ type: `${input.contextType}.member.added`, payload: { userId: input.userId, contextId, roles: input.roles } }],
+    aggregate,
+    await lastSequence(tx, aggregate),
+    [{ type: `${context.type}.member.added`, payload: { userId: input.userId, contextId: context.id, roles: input.roles } }],
     actor.userId,
   );
+  const row = { instance_id: actor.instanceId, user_id: input.userId, context_type: context.type, context_id: context.id, roles: JSON.stringify(input.roles), ...createdBy(appended) };
+  await tx.insertInto("memberships").values(row).execute();
+  return membershipDetails(row);
+}
+
+/** Replaces the roles; the same roles again change nothing. Roles added and removed must both be grantable. */
+export async function changeMembershipRoles(tx: Tx, actor: Actor, context: MembershipContext, userId: string, roles: string[], grantor: Principal): Promise<ObjectDetails> {
+  const current = await lockMembership(tx, actor, context, userId);
+  const added = roles.filter((r) => !current.roles.includes(r));
+  const removed = current.roles.filter((r) => !roles.includes(r));
+  checkGrantable([...added, ...removed], context, actor, grantor);
+  if (added.length === 0 && removed.length === 0) return membershipDetails(current);
+  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.changed`, payload: { userId, roles } }], actor.userId);
   await tx
-    .insertInto("memberships")
-    .values({
-      instance_id: actor.instanceId,
-      user_id: input.userId,
-      context_type: input.contextType,
-      context_id: contextId,
-      roles: JSON.stringify(input.roles),
-      ...createdBy(appended),
-    })
+    .updateTable("memberships")
+    .set({ roles: JSON.stringify(roles), change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("context_type", "=", context.type)
+    .where("context_id", "=", context.id)
     .execute();
+  return membershipDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+export async function removeMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string, grantor: Principal): Promise<ObjectDetails> {
+  const current = await lockMembership(tx, actor, context, userId);
+  // Only who could grant a role may take it away: no IAM_OWNER removes a SYSTEM_OWNER.
+  checkGrantable(current.roles, context, actor, grantor);
+  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.removed`, payload: { userId } }], actor.userId);
+  await tx
+    .deleteFrom("memberships")
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("context_type", "=", context.type)
+    .where("context_id", "=", context.id)
+    .execute();
+  return membershipDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+function findMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {
+  return tx
+    .selectFrom("memberships")
+    .selectAll()
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("context_type", "=", context.type)
+    .where("context_id", "=", context.id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+async function lockMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {
+  const row = await findMembership(tx, actor, context, userId);
+  if (!row) throw notFound(`user ${userId} has no membership in that ${context.type}`);
+  return row;
 }

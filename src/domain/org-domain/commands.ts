@@ -7,11 +7,14 @@ import { AGGREGATE as ORG_AGGREGATE, domainLabel } from "../org/model.js";
 import { domainDetails } from "./model.js";
 
 /**
- * The domain an organization is created with: `<label>.<primary domain of the instance>`,
- * with "-2", "-3"… after the label when another organization of the instance has it.
- * The caller records it; this only finds a free one.
+ * Claims the domain an organization is created with: `<label>.<primary domain of the
+ * instance>`, with "-2", "-3"… after the label while another organization of the instance
+ * has it. Each candidate is inserted with ON CONFLICT DO NOTHING, which waits for a
+ * concurrent creator of the same candidate and moves on if it committed, so that
+ * organizations with the same label created at once all succeed. The row's event
+ * columns are set by recordGeneratedDomain once the events exist.
  */
-export async function addGeneratedDomain(tx: Tx, instanceId: string, orgName: string): Promise<string> {
+export async function claimGeneratedDomain(tx: Tx, instanceId: string, orgId: string, orgName: string): Promise<string> {
   const primary = await tx
     .selectFrom("instance_domains")
     .select("domain")
@@ -19,21 +22,26 @@ export async function addGeneratedDomain(tx: Tx, instanceId: string, orgName: st
     .where("is_primary", "=", true)
     .executeTakeFirstOrThrow();
   const label = domainLabel(orgName);
-  const suffix = `.${primary.domain}`;
-  const taken = new Set(
-    (
-      await tx
-        .selectFrom("org_domains")
-        .select("domain")
-        .where("instance_id", "=", instanceId)
-        .where("domain", "like", `${label}%${suffix.replace(/[\\%_]/g, (c) => `\\${c}`)}`)
-        .execute()
-    ).map((r) => r.domain),
-  );
+  const now = new Date();
   for (let n = 1; ; n++) {
-    const domain = `${label}${n > 1 ? `-${n}` : ""}${suffix}`;
-    if (!taken.has(domain)) return domain;
+    const domain = `${label}${n > 1 ? `-${n}` : ""}.${primary.domain}`;
+    const claimed = await tx
+      .insertInto("org_domains")
+      .values({ instance_id: instanceId, domain, org_id: orgId, is_primary: true, is_verified: true, is_generated: true, created_at: now, change_date: now, sequence: 0 })
+      .onConflict((oc) => oc.columns(["instance_id", "domain"]).doNothing())
+      .returning("domain")
+      .executeTakeFirst();
+    if (claimed) return domain;
   }
+}
+
+export async function recordGeneratedDomain(tx: Tx, instanceId: string, domain: string, appended: Appended): Promise<void> {
+  await tx
+    .updateTable("org_domains")
+    .set({ created_at: appended.createdAt, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", instanceId)
+    .where("domain", "=", domain)
+    .execute();
 }
 
 /** Adds an unverified domain to an organization; a domain belongs to one organization of an instance. */
@@ -76,7 +84,7 @@ export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Pr
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.primary.set", payload: { domain: current.domain } });
   const base = tx.updateTable("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", current.org_id);
   // Two statements: the partial unique index allows one primary per organization at any moment.
-  await base.set({ is_primary: false }).where("is_primary", "=", true).execute();
+  await base.set({ is_primary: false, change_date: appended.createdAt, sequence: appended.sequence }).where("is_primary", "=", true).execute();
   await base.set({ is_primary: true, change_date: appended.createdAt, sequence: appended.sequence }).where("domain", "=", current.domain).execute();
   return domainDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }

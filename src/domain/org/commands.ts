@@ -3,7 +3,7 @@ import { newId } from "../../store/ids.js";
 import type { OrgRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
-import { addGeneratedDomain } from "../org-domain/commands.js";
+import { claimGeneratedDomain, recordGeneratedDomain } from "../org-domain/commands.js";
 import { removeUsersWhere } from "../user/commands.js";
 import { AGGREGATE } from "./model.js";
 
@@ -11,7 +11,7 @@ import { AGGREGATE } from "./model.js";
 export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: string }) {
   await ensureNameFree(tx, actor.instanceId, input.name);
   const id = input.id ?? newId();
-  const domain = await addGeneratedDomain(tx, actor.instanceId, input.name);
+  const domain = await claimGeneratedDomain(tx, actor.instanceId, id, input.name);
   const appended = await appendEvents(
     tx,
     { instanceId: actor.instanceId, type: AGGREGATE, id },
@@ -25,10 +25,7 @@ export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: s
   );
   const row = { instance_id: actor.instanceId, id, name: input.name, ...createdBy(appended) };
   await tx.insertInto("orgs").values(row).execute();
-  await tx
-    .insertInto("org_domains")
-    .values({ instance_id: actor.instanceId, domain, org_id: id, is_primary: true, is_verified: true, is_generated: true, ...createdBy(appended) })
-    .execute();
+  await recordGeneratedDomain(tx, actor.instanceId, domain, appended);
   return { id, domain, details: instanceOwnedDetails(row) };
 }
 

@@ -31,7 +31,8 @@ export function domainLabel(name: string): string {
   const label = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
     .slice(0, 57)
-    .replace(/^-+|-+$/g, "");
+    .replace(/-+$/, "");
   return label || "org";
 }

@@ -1,24 +1,22 @@
 import { appendEvents, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
-import type { Actor } from "../details.js";
-import { invalidArgument } from "../errors.js";
+import type { Actor, ObjectDetails } from "../details.js";
+import { notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
+import { checkExpiration } from "../expiration.js";
+
+const AGGREGATE = "pat";
 
 /** Returns the token once; only its hash is stored. */
-export async function addPersonalAccessToken(
-  tx: Tx,
-  actor: Actor,
-  input: { userId: string; expiresAt: Date },
-) {
-  if (input.expiresAt.getTime() <= Date.now()) throw invalidArgument("the expiration date must be in the future");
-  await requireExisting(tx, "users", actor.instanceId, input.userId);
-
+export async function addPersonalAccessToken(tx: Tx, actor: Actor, input: { userId: string; expiresAt: Date }) {
+  checkExpiration(input.expiresAt);
+  const orgId = await requireExisting(tx, "users", actor.instanceId, input.userId);
   const id = newId();
   const token = newOpaqueToken();
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: "pat", id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id },
     0,
     [{ type: "user.pat.added", payload: { userId: input.userId, expiresAt: input.expiresAt.toISOString() } }],
     actor.userId,
@@ -34,5 +32,20 @@ export async function addPersonalAccessToken(
       created_at: appended.createdAt,
     })
     .execute();
-  return { id, token };
+  const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: orgId } };
+  return { id, token, details };
+}
+
+/** The token stops working at once: authentication finds no row for its hash. */
+export async function removePersonalAccessToken(tx: Tx, actor: Actor, userId: string, id: string): Promise<ObjectDetails> {
+  const orgId = await requireExisting(tx, "users", actor.instanceId, userId);
+  const removed = await tx
+    .deleteFrom("personal_access_tokens")
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (removed.numDeletedRows === 0n) throw notFound(`personal access token ${id} of user ${userId} not found`);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 1, [{ type: "user.pat.removed", payload: { userId } }], actor.userId);
+  return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: orgId } };
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../../store/eventstore.js";
+import { searchPage, type Page } from "../../store/search.js";
 import { grantsFrom, type Principal } from "../authz/principal.js";
 
 /** The caller behind a personal access token (by its hash), or undefined when unknown, expired or not allowed in. */
@@ -12,7 +13,8 @@ export async function principalByTokenHash(
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
     .select(["t.instance_id", "t.user_id", "t.expires_at"])
     .where("t.token_hash", "=", tokenHash)
-    // Users of a deactivated organization cannot authenticate.
+    // Locked or deactivated users, and users of a deactivated organization, cannot authenticate.
+    .where("u.state", "=", "active")
     .where("o.state", "=", "active")
     .executeTakeFirst();
   if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
@@ -29,5 +31,19 @@ export async function principalByTokenHash(
       grants: grantsFrom(memberships),
     },
     expires: row.expires_at.getTime(),
+  };
+}
+
+/** A user's tokens, newest first unless asked otherwise; never the token or its hash. */
+export async function searchPersonalAccessTokens(db: Db, instanceId: string, user: { id: string; orgId: string }, page: Page) {
+  const query = db.selectFrom("personal_access_tokens").where("instance_id", "=", instanceId).where("user_id", "=", user.id);
+  const found = await searchPage(db, "pat", instanceId, query, (q, direction) => q.orderBy("created_at", direction).orderBy("id", direction), page);
+  return {
+    ...found,
+    rows: found.rows.map((row) => ({
+      // A token is never changed: its one event is its creation.
+      details: { id: row.id, sequence: 1, changeDate: row.created_at, owner: { type: "org" as const, id: user.orgId } },
+      expiresAt: row.expires_at,
+    })),
   };
 }

@@ -1,44 +1,223 @@
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
-import type { Actor } from "../details.js";
-import { alreadyExists } from "../errors.js";
+import type { UserRow, UserState, UserUpdate } from "../../store/schema.js";
+import type { Actor, ObjectDetails } from "../details.js";
+import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
+import { AGGREGATE, userDetails, type UserPatch, type UserSpec } from "./model.js";
 
-export async function addMachineUser(
+/**
+ * Creates a user in an organization. Passwords arrive hashed: hashing is slow on purpose
+ * and runs before the transaction, so that no connection waits for it. Event payloads
+ * never carry a hash.
+ */
+export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpec): Promise<{ id: string; details: ObjectDetails }> {
+  await requireExisting(tx, "orgs", actor.instanceId, orgId);
+  await ensureUsernameFree(tx, actor.instanceId, spec.username);
+  const id = newId();
+  const { type } = spec;
+  const payload =
+    type.kind === "human"
+      ? { orgId, username: spec.username, profile: type.profile, email: type.email, phone: type.phone, hasPassword: type.passwordHash !== undefined }
+      : { orgId, username: spec.username, name: type.name, description: type.description, accessTokenType: type.accessTokenType };
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: `user.${type.kind}.added`, payload }], actor.userId);
+  const row = {
+    instance_id: actor.instanceId,
+    id,
+    org_id: orgId,
+    username: spec.username,
+    type: type.kind,
+    ...createdBy(appended),
+    ...(type.kind === "human"
+      ? {
+          name: type.profile.displayName,
+          given_name: type.profile.givenName,
+          family_name: type.profile.familyName,
+          nick_name: type.profile.nickName,
+          preferred_language: type.profile.preferredLanguage,
+          gender: type.profile.gender ?? null,
+          email: type.email.address,
+          email_verified: type.email.verified,
+          phone: type.phone?.number ?? null,
+          phone_verified: type.phone?.verified ?? null,
+        }
+      : { name: type.name, description: type.description, access_token_type: type.accessTokenType }),
+  };
+  await tx.insertInto("users").values(row).execute();
+  if (type.kind === "human" && type.passwordHash !== undefined) {
+    await tx
+      .insertInto("user_secrets")
+      .values({ instance_id: actor.instanceId, user_id: id, kind: "password", hash: type.passwordHash, change_required: type.passwordChangeRequired, changed_at: appended.createdAt })
+      .execute();
+  }
+  return { id, details: userDetails(row) };
+}
+
+/** The bootstrap's administrator and test fixtures: a service account with a bearer token type. */
+export function addMachineUser(tx: Tx, actor: Actor, input: { orgId: string; username: string; name: string }) {
+  return addUser(tx, actor, input.orgId, { username: input.username, type: { kind: "machine", name: input.name, description: "", accessTokenType: "bearer" } });
+}
+
+/** A patch that changes nothing succeeds without an event. */
+export async function patchUser(tx: Tx, actor: Actor, id: string, patch: UserPatch): Promise<ObjectDetails> {
+  const current = await lockUser(tx, actor.instanceId, id);
+  if (patch.human && current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no human properties`);
+  if (patch.machine && current.type !== "machine") throw failedPrecondition(`user ${id} is a human user: it has no machine properties`);
+  const set: UserUpdate = {};
+  const changed = <K extends keyof UserUpdate>(column: K, value: UserUpdate[K] | undefined) => {
+    if (value !== undefined && value !== current[column as keyof UserRow]) set[column] = value;
+  };
+  changed("username", patch.username);
+  const h = patch.human;
+  if (h) {
+    changed("given_name", h.givenName);
+    changed("family_name", h.familyName);
+    changed("name", h.displayName);
+    changed("nick_name", h.nickName);
+    changed("preferred_language", h.preferredLanguage);
+    if ("gender" in h) changed("gender", h.gender ?? null);
+    changed("email", h.email?.address);
+    changed("email_verified", h.email?.verified);
+    if (h.removePhone) {
+      changed("phone", null);
+      changed("phone_verified", null);
+    } else {
+      changed("phone", h.phone?.number);
+      changed("phone_verified", h.phone?.verified);
+    }
+  }
+  const m = patch.machine;
+  if (m) {
+    changed("name", m.name);
+    changed("description", m.description);
+    changed("access_token_type", m.accessTokenType);
+  }
+  if (Object.keys(set).length === 0) return userDetails(current);
+  if (set.username !== undefined && set.username.toLowerCase() !== current.username.toLowerCase()) {
+    await ensureUsernameFree(tx, actor.instanceId, set.username);
+  }
+  return changeUser(tx, actor, current, [{ type: "user.changed", payload: set }], set);
+}
+
+const TRANSITIONS: Record<"lock" | "unlock" | "deactivate" | "reactivate", { from: UserState[]; to: UserState; event: string }> = {
+  lock: { from: ["active"], to: "locked", event: "user.locked" },
+  unlock: { from: ["locked"], to: "active", event: "user.unlocked" },
+  deactivate: { from: ["active", "locked"], to: "inactive", event: "user.deactivated" },
+  reactivate: { from: ["inactive"], to: "active", event: "user.reactivated" },
+};
+
+export async function changeUserState(tx: Tx, actor: Actor, id: string, action: keyof typeof TRANSITIONS): Promise<ObjectDetails> {
+  const current = await lockUser(tx, actor.instanceId, id);
+  const transition = TRANSITIONS[action];
+  if (!transition.from.includes(current.state)) throw failedPrecondition(`user ${id} is ${current.state}: it cannot be ${action === "lock" ? "locked" : `${action}d`}`);
+  return changeUser(tx, actor, current, [{ type: transition.event, payload: {} }], { state: transition.to });
+}
+
+export async function removeUser(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
+  const current = await lockUser(tx, actor.instanceId, id);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    current.sequence,
+    [{ type: "user.removed", payload: { username: current.username } }],
+    actor.userId,
+  );
+  await removeUsersWhere(tx, actor.instanceId, "id", id);
+  return userDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+/**
+ * Stores a password hash. `expected` is the hash a current-password check verified
+ * (outside the transaction, as hashing is slow): when it changed meanwhile, the check
+ * no longer holds and the change is refused.
+ */
+export async function storePassword(
   tx: Tx,
   actor: Actor,
-  input: { orgId: string; username: string; name: string },
-) {
-  await requireExisting(tx, "orgs", actor.instanceId, input.orgId);
+  id: string,
+  /** "keep": a re-hash of the same password leaves a required change required. */
+  input: { hash: string; changeRequired: boolean | "keep"; expected?: string | undefined; event?: string },
+): Promise<ObjectDetails> {
+  const current = await lockUser(tx, actor.instanceId, id);
+  if (current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no password`);
+  const stored = await tx
+    .selectFrom("user_secrets")
+    .select(["hash", "change_required"])
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", id)
+    .where("kind", "=", "password")
+    .executeTakeFirst();
+  if (input.expected !== undefined && stored?.hash !== input.expected) throw failedPrecondition("the password was changed meanwhile; try again");
+  const changeRequired = input.changeRequired === "keep" ? (stored?.change_required ?? false) : input.changeRequired;
+  const details = await changeUser(tx, actor, current, [{ type: input.event ?? "user.password.changed", payload: { changeRequired } }], {});
+  await upsertSecret(tx, actor.instanceId, id, "password", input.hash, changeRequired, details.changeDate);
+  return details;
+}
+
+export async function passwordHash(db: Db, instanceId: string, userId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("user_secrets")
+    .select("hash")
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", "password")
+    .executeTakeFirst();
+  return row?.hash;
+}
+
+/** A machine user's client secret (its SHA-256: the secret is random, see crypto/tokens.ts). */
+export async function setClientSecret(tx: Tx, actor: Actor, id: string, hash: string | undefined): Promise<ObjectDetails> {
+  const current = await lockUser(tx, actor.instanceId, id);
+  if (current.type !== "machine") throw failedPrecondition(`user ${id} is a human user: client secrets belong to machine users`);
+  if (hash === undefined) {
+    const removed = await tx
+      .deleteFrom("user_secrets")
+      .where("instance_id", "=", actor.instanceId)
+      .where("user_id", "=", id)
+      .where("kind", "=", "client_secret")
+      .executeTakeFirst();
+    if (removed.numDeletedRows === 0n) throw failedPrecondition(`user ${id} has no client secret`);
+    return changeUser(tx, actor, current, [{ type: "user.secret.removed", payload: {} }], {});
+  }
+  const details = await changeUser(tx, actor, current, [{ type: "user.secret.set", payload: {} }], {});
+  await upsertSecret(tx, actor.instanceId, id, "client_secret", hash, false, details.changeDate);
+  return details;
+}
+
+async function upsertSecret(tx: Tx, instanceId: string, userId: string, kind: "password" | "client_secret", hash: string, changeRequired: boolean, at: Date) {
+  await tx
+    .insertInto("user_secrets")
+    .values({ instance_id: instanceId, user_id: userId, kind, hash, change_required: changeRequired, changed_at: at })
+    .onConflict((oc) => oc.columns(["instance_id", "user_id", "kind"]).doUpdateSet({ hash, change_required: changeRequired, changed_at: at }))
+    .execute();
+}
+
+async function changeUser(tx: Tx, actor: Actor, current: UserRow, events: PendingEvent[], set: UserUpdate): Promise<ObjectDetails> {
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, events, actor.userId);
+  await tx
+    .updateTable("users")
+    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", current.id)
+    .execute();
+  return userDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+/** Locks the user's row: every change of it and of its credentials is serialized here. */
+export async function lockUser(tx: Tx, instanceId: string, id: string): Promise<UserRow> {
+  const row = await tx.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
+  if (!row) throw notFound(`user ${id} not found`);
+  return row;
+}
+
+async function ensureUsernameFree(tx: Tx, instanceId: string, username: string): Promise<void> {
   const taken = await tx
     .selectFrom("users")
     .select("id")
-    .where("instance_id", "=", actor.instanceId)
-    .where("username", "=", input.username)
+    .where("instance_id", "=", instanceId)
+    .where((eb) => eb(eb.fn("lower", [eb.ref("username")]), "=", eb.fn("lower", [eb.val(username)])))
     .executeTakeFirst();
-  if (taken) throw alreadyExists(`the username ${input.username} is taken`);
-
-  const id = newId();
-  const appended = await appendEvents(
-    tx,
-    { instanceId: actor.instanceId, type: "user", id },
-    0,
-    [{ type: "user.machine.added", payload: { orgId: input.orgId, username: input.username, name: input.name } }],
-    actor.userId,
-  );
-  await tx
-    .insertInto("users")
-    .values({
-      instance_id: actor.instanceId,
-      id,
-      org_id: input.orgId,
-      username: input.username,
-      type: "machine",
-      name: input.name,
-      ...createdBy(appended),
-    })
-    .execute();
-  return { id };
+  if (taken) throw alreadyExists(`the username ${username} is taken`);
 }
 
 /**
@@ -47,7 +226,8 @@ export async function addMachineUser(
  */
 export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "id", value: string): Promise<void> {
   const users = tx.selectFrom("users").select("id").where("instance_id", "=", instanceId).where(column, "=", value);
-  await tx.deleteFrom("personal_access_tokens").where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
-  await tx.deleteFrom("memberships").where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
+  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "memberships"] as const) {
+    await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
+  }
   await tx.deleteFrom("users").where("instance_id", "=", instanceId).where(column, "=", value).execute();
 }

@@ -1,15 +1,17 @@
 import type { Interceptor } from "@connectrpc/connect";
-import { hasPermission, organizationsWith, type Principal } from "../../domain/authz/principal.js";
+import { hasPermission, holdsAnywhere, organizationsWith, type Principal } from "../../domain/authz/principal.js";
 import { RESOURCE_OWNERS } from "../../domain/authz/resource-owners.js";
 import { notFound, permissionDenied } from "../../domain/errors.js";
+import { defaultOrgId } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
-import { orgKey, principalKey, tenantKey, visibleOrgsKey } from "../context.js";
+import { orgKey, principalKey, selfOnlyKey, systemKey, tenantKey, visibleOrgsKey } from "../context.js";
 import { AUTHENTICATED, PUBLIC, requireRules } from "../method-rules.js";
 
 /**
  * Checks the permission the method declares against the caller's memberships, in the
- * context the request acts in: the organization its ctx selected, else the one owning the
- * resource it names, else its instance. Permissions of enclosing contexts count.
+ * context the request acts in: the system or organization its ctx selected, else the
+ * organization owning the resource it names, else (for creations in an organization) the
+ * default organization, else its instance. Permissions of enclosing contexts count.
  */
 export function authorizationInterceptor(store: Pick<Store, "forRequest">): Interceptor {
   return (next) => async (req) => {
@@ -19,6 +21,10 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
     const tenant = req.contextValues.get(tenantKey);
     const denied = () => permissionDenied(`missing permission ${rules.permission}`);
     if (!principal || !tenant) throw denied();
+    if (req.contextValues.get(systemKey)) {
+      if (!hasPermission(principal, rules.permission, { system: true })) throw denied();
+      return next(req);
+    }
     const selected = req.contextValues.get(orgKey)?.id;
     let orgId = selected;
 
@@ -37,18 +43,26 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
       orgId = owner;
     }
 
+    if (rules.inOrg && orgId === undefined) {
+      // Fixed here for the handler too (actingOrg), so that both see the same default.
+      orgId = await defaultOrgId(store.forRequest(req.signal).db, tenant.id);
+      req.contextValues.set(orgKey, { id: orgId });
+    }
+
     if (rules.perResult && orgId === undefined) {
       const visible = organizationsWith(principal, rules.permission, tenant.id);
       if (visible !== "all" && visible.size === 0) throw denied();
       if (visible !== "all") req.contextValues.set(visibleOrgsKey, visible);
       return next(req);
     }
-    if (!hasPermission(principal, rules.permission, { instanceId: tenant.id, ...(orgId !== undefined && { orgId }) })) throw denied();
+    if (!hasPermission(principal, rules.permission, { instanceId: tenant.id, ...(orgId !== undefined && { orgId }) })) {
+      if (!(rules.self && isSelf(principal, tenant.id, req.message, rules.resource!.field.localName))) throw denied();
+      req.contextValues.set(selfOnlyKey, true);
+    }
     return next(req);
   };
 }
 
-function holdsAnywhere(principal: Principal, permission: string, instanceId: string): boolean {
-  const where = organizationsWith(principal, permission, instanceId);
-  return where === "all" || where.size > 0;
+function isSelf(principal: Principal, instanceId: string, message: unknown, field: string): boolean {
+  return principal.instanceId === instanceId && (message as Record<string, unknown>)[field] === principal.userId;
 }

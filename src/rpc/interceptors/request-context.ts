@@ -1,12 +1,12 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
-import { isSystemMember } from "../../domain/authz/principal.js";
-import { invalidArgument, notFound } from "../../domain/errors.js";
+import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
+import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
 import { instanceByDomain, instanceById } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
 import { orgByIdOrDomain } from "../../domain/org/queries.js";
-import { orgKey, principalKey, tenantKey } from "../context.js";
-import { requireRules, type ContextKindName } from "../method-rules.js";
+import { orgKey, principalKey, systemKey, tenantKey } from "../context.js";
+import { AUTHENTICATED, PUBLIC, requireRules, type ContextKindName } from "../method-rules.js";
 
 const KIND_OF_CASE: Record<string, ContextKindName> = {
   system: "system",
@@ -42,15 +42,25 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">): Int
     if (selected.case === "orgId" || selected.case === "orgDomain") {
       // An organization of the Host's instance: there is no way to name another's.
       const org = host && (await orgByIdOrDomain(db, host.id, selected.case === "orgId" ? { id: selected.value } : { domain: selected.value }));
-      if (!org) throw notFound(`no organization ${selected.case === "orgId" ? "with the id" : "has the domain"} "${selected.value}"`);
+      if (!org) {
+        // As for resources: only who may act in some organization learns which ones exist.
+        const principal = req.contextValues.get(principalKey);
+        const open = rules.permission === PUBLIC || rules.permission === AUTHENTICATED;
+        if (!open && !(principal && host && holdsAnywhere(principal, rules.permission, host.id))) throw permissionDenied(`missing permission ${rules.permission}`);
+        throw notFound(`no organization ${selected.case === "orgId" ? "with the id" : "has the domain"} "${selected.value}"`);
+      }
       req.contextValues.set(orgKey, { id: org.id });
       return next(req);
     }
-    // assertDeclared admits no system contexts until services acting there exist.
-    if (selected.case === "system") throw new Error(`ctx.${selected.case} is not wired`);
+    const principal = req.contextValues.get(principalKey);
+    if (selected.case === "system") {
+      // The system always exists: refusing it tells nobody anything.
+      if (!principal || !isSystemMember(principal)) throw permissionDenied("the system context needs a system membership");
+      req.contextValues.set(systemKey, true);
+      return next(req);
+    }
     const value = selected.value.toLowerCase();
     const instance = selected.case === "instanceId" ? await instanceById(db, selected.value) : await instanceByDomain(db, value);
-    const principal = req.contextValues.get(principalKey);
     const reachable = instance && (instance.id === host?.id || (principal !== undefined && isSystemMember(principal)));
     if (!instance || !reachable) throw notFound(`no instance ${selected.case === "instanceId" ? "with the id" : "serves the domain"} "${selected.value}"`);
     req.contextValues.set(tenantKey, instance);

@@ -12,7 +12,7 @@ import type { ObjectDetails, OwnerKind } from "../../domain/details.js";
 import type { ProjectionState } from "../../store/eventstore.js";
 import type { TextMatch } from "../../store/search.js";
 
-const OWNER_TYPES: Record<OwnerKind, OwnerType> = {
+export const OWNER_TYPES: Record<OwnerKind, OwnerType> = {
   system: OwnerType.SYSTEM,
   instance: OwnerType.INSTANCE,
   org: OwnerType.ORG,

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/options/v1/options.proto.
  */
 export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCKgAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCK+AQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Rules of a whole service.
@@ -85,7 +85,7 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
   /**
    * The kind of resource the request names by `resource_field`: the permission is checked
    * in the context that owns that resource (an organization's user in that organization),
-   * so that requests naming a resource need no `ctx`. Kinds: "organization", "domain".
+   * so that requests naming a resource need no `ctx`. Kinds: "organization", "domain", "user".
    *
    * @generated from field: string resource = 5;
    */
@@ -105,6 +105,22 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
    * @generated from field: bool per_result = 7;
    */
   perResult: boolean;
+
+  /**
+   * The resource is a user, and users may call this on themselves without the permission
+   * (read themselves, change their own password with the current one).
+   *
+   * @generated from field: bool self = 8;
+   */
+  self: boolean;
+
+  /**
+   * The request creates something in one organization: the one its `ctx` selects, else the
+   * instance's default organization, where the permission is then checked.
+   *
+   * @generated from field: bool in_org = 9;
+   */
+  inOrg: boolean;
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { PlatformActions } from "../../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import type { ExecutionCatalog } from "../../../domain/action/execution/catalog.js";
@@ -7,9 +7,9 @@ import { searchExecutions } from "../../../domain/action/execution/queries.js";
 import { createTarget, deleteTarget, patchTarget } from "../../../domain/action/target/commands.js";
 import { getTarget, searchTargets } from "../../../domain/action/target/queries.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
 import { actorOf, tenantOf } from "../../context.js";
+import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { conditionFromProto, conditionToProto, executionFilterFromProto } from "./convert-execution.js";
 import {
@@ -29,8 +29,7 @@ export interface ActionsDeps {
 
 /** Translates between the API and the domain; the rules live in domain/action. */
 export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
-  const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
-  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
+  const { database, write } = handlerStore(store);
   return {
     async createTarget(req, ctx) {
       const spec = targetSpecFromProto(req.target!);

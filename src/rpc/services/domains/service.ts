@@ -1,18 +1,17 @@
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { PlatformDomains } from "../../../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
 import { addDomain, removeDomain, setPrimaryDomain } from "../../../domain/org-domain/commands.js";
 import { searchDomains } from "../../../domain/org-domain/queries.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, tenantOf, visibleOrgs } from "../../context.js";
+import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { domainFilterFromProto, domainSortFromProto, domainToProto } from "./convert.js";
 
 /** Translates between the API and the domain; the rules live in domain/org-domain. */
 export function domainsService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformDomains> {
-  const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
-  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
+  const { database, write } = handlerStore(store);
   return {
     async addDomain(req, ctx) {
       const orgId = await actingOrg(ctx, database(ctx).db);

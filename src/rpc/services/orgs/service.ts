@@ -1,4 +1,4 @@
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { PlatformOrganizations } from "../../../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import { defaultOrgId } from "../../../domain/instance/queries.js";
@@ -7,9 +7,9 @@ import { addMembership } from "../../../domain/membership/commands.js";
 import { addOrg, removeOrg, renameOrg, setOrgState } from "../../../domain/org/commands.js";
 import { getOrg, searchOrgs } from "../../../domain/org/queries.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
 import { actorOf, principalOf, tenantOf, visibleOrgs } from "../../context.js";
+import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { orgFilterFromProto, orgSortFromProto, orgToProto } from "./convert.js";
 
@@ -20,19 +20,13 @@ export interface OrgsDeps {
 
 /** Translates between the API and the domain; the rules live in domain/org. */
 export function orgsService({ store, access }: OrgsDeps): ServiceImpl<typeof PlatformOrganizations> {
-  const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
-  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
-  /** For changes that lock users out: no cached access decision of this process outlives them. */
-  const revoking = async <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => {
-    const result = await write(ctx, fn);
-    access.advance();
-    return result;
-  };
+  const { changingAccess, database, write } = handlerStore(store, access);
   return {
     async createOrganization(req, ctx) {
       const { name, admins } = req.organization!;
       const actor = actorOf(ctx);
-      const org = await write(ctx, async (tx) => {
+      // New owners must not wait for a cached principal of theirs to expire.
+      const org = await (admins.length > 0 ? changingAccess : write)(ctx, async (tx) => {
         const created = await addOrg(tx, actor, { name });
         for (const userId of admins) {
           await addMembership(tx, actor, { userId, contextType: "org", contextId: created.id, roles: ["ORG_OWNER"] }, principalOf(ctx));
@@ -58,10 +52,10 @@ export function orgsService({ store, access }: OrgsDeps): ServiceImpl<typeof Pla
       return { details: detailsToProto(await write(ctx, (tx) => renameOrg(tx, actorOf(ctx), req.id, req.organization!.name))) };
     },
     async deleteOrganization(req, ctx) {
-      return { details: detailsToProto(await revoking(ctx, (tx) => removeOrg(tx, actorOf(ctx), req.id))) };
+      return { details: detailsToProto(await changingAccess(ctx, (tx) => removeOrg(tx, actorOf(ctx), req.id))) };
     },
     async deactivateOrganization(req, ctx) {
-      return { details: detailsToProto(await revoking(ctx, (tx) => setOrgState(tx, actorOf(ctx), req.id, "inactive"))) };
+      return { details: detailsToProto(await changingAccess(ctx, (tx) => setOrgState(tx, actorOf(ctx), req.id, "inactive"))) };
     },
     async reactivateOrganization(req, ctx) {
       return { details: detailsToProto(await write(ctx, (tx) => setOrgState(tx, actorOf(ctx), req.id, "active"))) };

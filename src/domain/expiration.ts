@@ -1,0 +1,11 @@
+import { invalidArgument } from "./errors.js";
+
+/** Ten years: long-lived enough for any service account, short of "never". */
+const MAX_LIFETIME_MS = 10 * 365.25 * 24 * 3600 * 1000;
+
+/** Credentials expire in the future, and not beyond ten years. */
+export function checkExpiration(expiresAt: Date): void {
+  const now = Date.now();
+  if (expiresAt.getTime() <= now) throw invalidArgument("the expiration date must be in the future");
+  if (expiresAt.getTime() > now + MAX_LIFETIME_MS) throw invalidArgument("the expiration date must be at most 10 years ahead");
+}

@@ -1,0 +1,137 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { KeyType } from "../../../../gen/platform/resources/user/v3alpha/credential_pb.js";
+import {
+  AccessTokenType,
+  Gender,
+  UserFieldName,
+  UserState,
+  UserType,
+  type GetUser,
+  type PatchUser,
+  type Profile as ProfileProto,
+  type UserSearchFilter,
+} from "../../../../gen/platform/resources/user/v3alpha/user_pb.js";
+import type { Profile, UserPatch, UserView } from "../../../domain/user/model.js";
+import type { UserFilter, UserSortColumn } from "../../../domain/user/queries.js";
+import type { AccessTokenKind, Gender as GenderName, UserState as UserStateName } from "../../../store/schema.js";
+import { detailsToProto, textMatchFromProto } from "../convert.js";
+
+const GENDERS: Record<GenderName, Gender> = { female: Gender.FEMALE, male: Gender.MALE, diverse: Gender.DIVERSE };
+const TOKEN_TYPES: Record<AccessTokenKind, AccessTokenType> = { bearer: AccessTokenType.BEARER, jwt: AccessTokenType.JWT };
+const STATES: Record<UserStateName, UserState> = { active: UserState.ACTIVE, inactive: UserState.INACTIVE, locked: UserState.LOCKED };
+
+function reverse<K extends string, V extends number>(record: Record<K, V>): Map<V, K> {
+  return new Map(Object.entries(record).map(([k, v]) => [v as V, k as K]));
+}
+const GENDER_NAMES = reverse(GENDERS);
+const TOKEN_TYPE_NAMES = reverse(TOKEN_TYPES);
+const STATE_NAMES = reverse(STATES);
+
+export function genderFromProto(gender: Gender): GenderName | undefined {
+  return GENDER_NAMES.get(gender);
+}
+
+export function accessTokenTypeFromProto(type: AccessTokenType): AccessTokenKind {
+  return TOKEN_TYPE_NAMES.get(type) ?? "bearer";
+}
+
+export function profileFromProto(p: ProfileProto): Profile {
+  return {
+    givenName: p.givenName,
+    familyName: p.familyName,
+    displayName: p.displayName || `${p.givenName} ${p.familyName}`,
+    nickName: p.nickName,
+    preferredLanguage: p.preferredLanguage,
+    gender: genderFromProto(p.gender),
+  };
+}
+
+export function userPatchFromProto(p: PatchUser): UserPatch {
+  const patch: UserPatch = {};
+  if (p.username !== undefined) patch.username = p.username;
+  if (p.human) {
+    const h = p.human;
+    patch.human = {
+      ...(h.givenName !== undefined && { givenName: h.givenName }),
+      ...(h.familyName !== undefined && { familyName: h.familyName }),
+      ...(h.displayName !== undefined && { displayName: h.displayName }),
+      ...(h.nickName !== undefined && { nickName: h.nickName }),
+      ...(h.preferredLanguage !== undefined && { preferredLanguage: h.preferredLanguage }),
+      ...(h.gender !== undefined && { gender: genderFromProto(h.gender) }),
+      ...(h.email && { email: { address: h.email.address, verified: h.email.isVerified } }),
+      ...(h.phone && { phone: { number: h.phone.number, verified: h.phone.isVerified } }),
+      ...(h.removePhone && { removePhone: true }),
+    };
+  }
+  if (p.machine) {
+    const m = p.machine;
+    patch.machine = {
+      ...(m.name !== undefined && { name: m.name }),
+      ...(m.description !== undefined && { description: m.description }),
+      ...(m.accessTokenType !== undefined && { accessTokenType: accessTokenTypeFromProto(m.accessTokenType) }),
+    };
+  }
+  return patch;
+}
+
+export function userToProto(view: UserView): Omit<GetUser, "$typeName"> {
+  const base = { details: detailsToProto(view.details), username: view.username, loginName: view.loginName, state: STATES[view.state] };
+  if (view.machine) {
+    const m = view.machine;
+    return { ...base, type: { case: "machine", value: { name: m.name, description: m.description, accessTokenType: TOKEN_TYPES[m.accessTokenType], hasSecret: m.hasSecret } as never } };
+  }
+  const h = view.human!;
+  return {
+    ...base,
+    type: {
+      case: "human",
+      value: {
+        profile: { ...h.profile, gender: h.profile.gender ? GENDERS[h.profile.gender] : Gender.UNSPECIFIED },
+        email: { address: h.email.address, isVerified: h.email.verified },
+        ...(h.phone && { phone: { number: h.phone.number, isVerified: h.phone.verified } }),
+        hasPassword: h.hasPassword,
+        passwordChangeRequired: h.passwordChangeRequired,
+        ...(h.passwordChanged && { passwordChanged: timestampFromDate(h.passwordChanged) }),
+      } as never,
+    },
+  };
+}
+
+export function userFilterFromProto({ filter }: UserSearchFilter): UserFilter {
+  switch (filter.case) {
+    case "inIds":
+      return { ids: filter.value.ids };
+    case "username":
+    case "loginName":
+    case "email":
+    case "displayName":
+      return { [filter.case]: { value: filter.value.value, match: textMatchFromProto(filter.value.method) } } as UserFilter;
+    case "organization":
+      return { orgId: filter.value.orgId };
+    case "type":
+      return { type: filter.value.type === UserType.HUMAN ? "human" : "machine" };
+    case "state":
+      return { state: STATE_NAMES.get(filter.value.state)! };
+    default:
+      // Validation requires exactly one filter.
+      throw new Error("user filter without a case");
+  }
+}
+
+const SORT: Record<UserFieldName, UserSortColumn> = {
+  [UserFieldName.UNSPECIFIED]: "created_at",
+  [UserFieldName.ID]: "id",
+  [UserFieldName.CREATION_DATE]: "created_at",
+  [UserFieldName.CHANGE_DATE]: "change_date",
+  [UserFieldName.USERNAME]: "username",
+  [UserFieldName.DISPLAY_NAME]: "name",
+  [UserFieldName.EMAIL]: "email",
+  [UserFieldName.STATE]: "state",
+  [UserFieldName.TYPE]: "type",
+};
+
+export function userSortFromProto(column: UserFieldName): UserSortColumn {
+  return SORT[column];
+}
+
+export const KEY_TYPES: Record<"rsa" | "ec", KeyType> = { rsa: KeyType.RSA, ec: KeyType.EC };

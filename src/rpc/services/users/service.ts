@@ -1,0 +1,150 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { KeyType } from "../../../../gen/platform/resources/user/v3alpha/credential_pb.js";
+import { PlatformUsers } from "../../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import type { AccessEpoch } from "../../../cache/access-epoch.js";
+import type { PasswordHasher } from "../../../crypto/passwords.js";
+import { hashToken, newOpaqueToken } from "../../../crypto/tokens.js";
+import { invalidArgument, notFound } from "../../../domain/errors.js";
+import { addPersonalAccessToken, removePersonalAccessToken } from "../../../domain/pat/commands.js";
+import { searchPersonalAccessTokens } from "../../../domain/pat/queries.js";
+import { addUserKey, keyMaterial, removeUserKey } from "../../../domain/user-key/commands.js";
+import { searchUserKeys } from "../../../domain/user-key/queries.js";
+import { addUser, changeUserState, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
+import type { UserSpec } from "../../../domain/user/model.js";
+import { hashNewPassword, importedHash, verifyPassword } from "../../../domain/user/passwords.js";
+import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
+import type { Store } from "../../../store/database.js";
+import { page } from "../../../store/search.js";
+import { actingOrg, actorOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
+import { handlerStore } from "../writes.js";
+import { detailsToProto, searchResult } from "../convert.js";
+import { accessTokenTypeFromProto, KEY_TYPES, profileFromProto, userFilterFromProto, userPatchFromProto, userSortFromProto, userToProto } from "./convert.js";
+
+export interface UsersDeps {
+  store: Pick<Store, "forRequest">;
+  access: AccessEpoch;
+  hasher: PasswordHasher;
+}
+
+/** Translates between the API and the domain; the rules live in domain/user and its credential modules. */
+export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<typeof PlatformUsers> {
+  const { changingAccess, database, write } = handlerStore(store, access);
+  const details = async (pending: Promise<Parameters<typeof detailsToProto>[0]>) => ({ details: detailsToProto(await pending) });
+  /** The user a credential listing is about, with its organization (the owner of its credentials). */
+  const userRef = async (ctx: HandlerContext, id: string) => {
+    const orgId = await orgOfUser(database(ctx).db, tenantOf(ctx).id, id);
+    if (orgId === undefined) throw notFound(`user ${id} not found`);
+    return { id, orgId };
+  };
+
+  return {
+    async createUser(req, ctx) {
+      const { username, type } = req.user!;
+      let spec: UserSpec;
+      if (type.case === "human") {
+        const h = type.value;
+        const password = h.passwordType;
+        spec = {
+          username,
+          type: {
+            kind: "human",
+            profile: profileFromProto(h.profile!),
+            email: { address: h.email!.address, verified: h.email!.isVerified },
+            phone: h.phone && { number: h.phone.number, verified: h.phone.isVerified },
+            passwordHash:
+              password.case === "password" ? await hashNewPassword(hasher, password.value) : password.case === "hashedPassword" ? importedHash(password.value) : undefined,
+            passwordChangeRequired: h.passwordChangeRequired,
+          },
+        };
+      } else {
+        const m = type.value!;
+        spec = { username, type: { kind: "machine", name: m.name, description: m.description, accessTokenType: accessTokenTypeFromProto(m.accessTokenType) } };
+      }
+      const orgId = await actingOrg(ctx, database(ctx).db);
+      const created = await write(ctx, (tx) => addUser(tx, actorOf(ctx), orgId, spec));
+      return { details: detailsToProto(created.details) };
+    },
+    async getUser(req, ctx) {
+      return { user: userToProto(await getUser(database(ctx).db, tenantOf(ctx).id, req.id)) };
+    },
+    async searchUsers(req, ctx) {
+      const p = page(req.query);
+      const found = await searchUsers(database(ctx).db, tenantOf(ctx).id, {
+        filters: req.filters.map(userFilterFromProto),
+        sort: userSortFromProto(req.sortingColumn),
+        page: p,
+        within: visibleOrgs(ctx),
+      });
+      return { ...searchResult(found, p, userToProto), sortingColumn: req.sortingColumn };
+    },
+    patchUser(req, ctx) {
+      return details(write(ctx, (tx) => patchUser(tx, actorOf(ctx), req.id, userPatchFromProto(req.user!))));
+    },
+    deleteUser(req, ctx) {
+      return details(changingAccess(ctx, (tx) => removeUser(tx, actorOf(ctx), req.id)));
+    },
+    async setPassword(req, ctx) {
+      const { newPassword, currentPassword, changeRequired } = req.password!;
+      const selfOnly = ctx.values.get(selfOnlyKey);
+      if (selfOnly && !currentPassword) throw invalidArgument("current_password is required to change your own password");
+      if (selfOnly && changeRequired) throw invalidArgument("change_required is for administrators: users cannot require it of themselves");
+      const actor = actorOf(ctx);
+      let expected: string | undefined;
+      if (currentPassword) {
+        const checked = await verifyPassword(database(ctx).db, (fn) => write(ctx, fn), hasher, actor, req.id, currentPassword);
+        if (!checked.ok) throw invalidArgument("current_password is not the user's password");
+        expected = checked.hash;
+      }
+      const hash = await hashNewPassword(hasher, newPassword);
+      return details(write(ctx, (tx) => storePassword(tx, actor, req.id, { hash, changeRequired, expected })));
+    },
+    lockUser(req, ctx) {
+      return details(changingAccess(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "lock")));
+    },
+    unlockUser(req, ctx) {
+      return details(write(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "unlock")));
+    },
+    deactivateUser(req, ctx) {
+      return details(changingAccess(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "deactivate")));
+    },
+    reactivateUser(req, ctx) {
+      return details(write(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "reactivate")));
+    },
+    async addPersonalAccessToken(req, ctx) {
+      const expiresAt = timestampDate(req.pat!.expirationDate!);
+      const pat = await write(ctx, (tx) => addPersonalAccessToken(tx, actorOf(ctx), { userId: req.id, expiresAt }));
+      return { details: detailsToProto(pat.details), token: pat.token };
+    },
+    async searchPersonalAccessTokens(req, ctx) {
+      const p = page(req.query);
+      const found = await searchPersonalAccessTokens(database(ctx).db, tenantOf(ctx).id, await userRef(ctx, req.id), p);
+      return searchResult(found, p, (t) => ({ details: detailsToProto(t.details), expirationDate: timestampFromDate(t.expiresAt) }));
+    },
+    deletePersonalAccessToken(req, ctx) {
+      return details(changingAccess(ctx, (tx) => removePersonalAccessToken(tx, actorOf(ctx), req.id, req.patId)));
+    },
+    async addKey(req, ctx) {
+      const { source, expirationDate } = req.key!;
+      const material = await keyMaterial(source.case === "generate" ? { generate: source.value === KeyType.EC ? "ec" : "rsa" } : { publicKey: source.value! });
+      const added = await write(ctx, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, timestampDate(expirationDate!)));
+      return { details: detailsToProto(added.details), keyFile: added.keyFile };
+    },
+    async searchKeys(req, ctx) {
+      const p = page(req.query);
+      const found = await searchUserKeys(database(ctx).db, tenantOf(ctx).id, await userRef(ctx, req.id), p);
+      return searchResult(found, p, (k) => ({ details: detailsToProto(k.details), expirationDate: timestampFromDate(k.expiresAt), publicKey: k.publicKey, type: KEY_TYPES[k.type] }));
+    },
+    deleteKey(req, ctx) {
+      return details(write(ctx, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId)));
+    },
+    async generateSecret(req, ctx) {
+      const secret = newOpaqueToken();
+      const changed = await write(ctx, (tx) => setClientSecret(tx, actorOf(ctx), req.id, hashToken(secret)));
+      return { details: detailsToProto(changed), clientSecret: secret };
+    },
+    removeSecret(req, ctx) {
+      return details(write(ctx, (tx) => setClientSecret(tx, actorOf(ctx), req.id, undefined)));
+    },
+  };
+}

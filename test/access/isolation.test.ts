@@ -1,0 +1,274 @@
+import { request as httpRequest } from "node:http";
+import type { LookupFunction } from "node:net";
+import { fromJson, toJson, type DescService, type JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
+import { routesOf } from "../../src/gateway/routes.js";
+import { PROTOCOLS, restRequest, type CallResult, type Protocol } from "../support/clients.js";
+import { DATABASE_KINDS } from "../support/database.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+/**
+ * Isolation of instances for organizations and domains: on instance A (localhost), A's
+ * IAM_OWNER names B's organizations, domains and users wherever an id fits, and everything
+ * of B is NotFound or filtered out, never counted; the same the other way round. Domains and
+ * organization names are unique per instance, so B's are free on A. Nothing B owns changes.
+ */
+
+const ORGS = PlatformOrganizations;
+const DOMAINS = PlatformDomains;
+const B_HOST = "iso-b.example";
+
+/** Resolves every host name to the test server's loopback address. */
+const toLoopback: LookupFunction = (_host, options, callback) => {
+  if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
+  else callback(null, "127.0.0.1", 4);
+};
+
+interface Client {
+  call(method: string, request: JsonObject, token?: string): Promise<CallResult>;
+}
+
+/** Calls an RPC at http://<host>:<port> whatever the host name, so that Host selects the instance. */
+function hostClient(service: DescService, protocol: Protocol, baseUrl: string): Client {
+  if (protocol === "rest") {
+    const routes = routesOf([service]);
+    return {
+      async call(name, req, token) {
+        const route = routes.find((r) => r.method.name === name)!;
+        const { url, body } = restRequest(route, req, baseUrl);
+        const headers: Record<string, string> = { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { "content-type": "application/json" }) };
+        const { status, json } = await new Promise<{ status: number; json: JsonObject }>((resolve, reject) => {
+          const r = httpRequest(url, { method: route.httpMethod, lookup: toLoopback, headers }, (res) => {
+            let text = "";
+            res.setEncoding("utf8").on("data", (c: string) => (text += c)).on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) as JsonObject }));
+          });
+          r.on("error", reject).end(body === undefined ? undefined : JSON.stringify(body));
+        });
+        if (status < 300) return { ok: true, message: json, httpStatus: status };
+        return { ok: false, code: json.code as Code, message: String(json.message), httpStatus: status };
+      },
+    };
+  }
+  const nodeOptions = { lookup: toLoopback };
+  const transport: Transport =
+    protocol === "grpc" ? createGrpcTransport({ baseUrl, nodeOptions })
+    : protocol === "grpc-web" ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+    : protocol === "connect" ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+    : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
+  const client = createClient(service, transport) as unknown as Record<string, (r: unknown, o: unknown) => Promise<unknown>>;
+  return {
+    async call(name, req, token) {
+      const method = service.methods.find((m) => m.name === name)!;
+      try {
+        const output = await client[method.localName]!(fromJson(method.input, req), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+        return { ok: true, message: toJson(method.output, output as never) as JsonObject };
+      } catch (error) {
+        const e = ConnectError.from(error);
+        return { ok: false, code: e.code, message: e.rawMessage };
+      }
+    },
+  };
+}
+
+function expectNotFound(result: CallResult, label: string) {
+  expect(result, label).toMatchObject({ ok: false, code: Code.NotFound });
+  if (result.httpStatus !== undefined) expect(result.httpStatus, label).toBe(404);
+}
+
+async function must(r: Promise<CallResult>, what: string): Promise<JsonObject> {
+  const result = await r;
+  if (!result.ok) throw new Error(`${what}: ${Code[result.code]} ${result.message}`);
+  return result.message;
+}
+
+const rowsOf = (m: JsonObject) => (m.result ?? []) as JsonObject[];
+const idsOf = (m: JsonObject) => rowsOf(m).map((o) => String((o.details as JsonObject).id));
+const domainsOf = (m: JsonObject) => rowsOf(m).map((d) => String(d.domain));
+const totalOf = (m: JsonObject) => Number((m.details as JsonObject | undefined)?.totalResult ?? 0);
+const equals = (value: string) => ({ domain: value, method: "TEXT_FILTER_METHOD_EQUALS" });
+
+describe.each(DATABASE_KINDS)("isolation of organizations and domains between instances (%s)", (kind) => {
+  let server: TestServer;
+  let b: Awaited<ReturnType<TestServer["createInstance"]>>;
+  /** A's IAM_OWNER (no system membership: it cannot reach B through ctx either). */
+  let ownerOfA: string;
+  let aOrg: { id: string; primary: string };
+  let bOrg: { id: string; primary: string };
+  let bUserId: string;
+  /** Every organization id and domain of B. */
+  let bIds: string[];
+  let bDomains: string[];
+  let bBefore: JsonObject;
+
+  const onA = (service: DescService, protocol: Protocol) => hostClient(service, protocol, server.baseUrl);
+  const onB = (service: DescService, protocol: Protocol) => hostClient(service, protocol, b.baseUrl);
+  const asA = (service: DescService, method: string, req: JsonObject, protocol: Protocol = "grpc") => onA(service, protocol).call(method, req, ownerOfA);
+  const asB = (service: DescService, method: string, req: JsonObject, protocol: Protocol = "grpc") => onB(service, protocol).call(method, req, b.adminToken);
+
+  /** Everything of B its own admin can read. */
+  async function stateOfB(): Promise<JsonObject> {
+    return {
+      orgs: await must(asB(ORGS, "SearchOrganizations", { query: { limit: 1000 } }), "B orgs"),
+      domains: await must(asB(DOMAINS, "SearchDomains", { query: { limit: 1000 } }), "B domains"),
+      default: await must(asB(ORGS, "GetInstanceDefault", {}), "B default"),
+      org: await must(asB(ORGS, "GetOrganization", { id: bOrg.id }), "B org"),
+    };
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    b = await server.createInstance(B_HOST);
+    ownerOfA = (await server.createUser({ roles: [{ context: "instance", roles: ["IAM_OWNER"] }] })).token;
+    const madeB = await must(asB(ORGS, "CreateOrganization", { organization: { name: "Iso Shared" } }), "B creates its org");
+    bOrg = { id: String((madeB.details as JsonObject).id), primary: String(madeB.primaryDomain) };
+    expect(bOrg.primary).toBe(`iso-shared.${B_HOST}`);
+    for (const domain of ["shared.iso.example", "b-only.iso.example"]) {
+      await must(asB(DOMAINS, "AddDomain", { domain: { domain }, ctx: { orgId: bOrg.id } }), `B adds ${domain}`);
+    }
+    bUserId = (await server.createUser({ instanceId: b.instanceId })).userId;
+    const madeA = await must(asA(ORGS, "CreateOrganization", { organization: { name: "Iso A" } }), "A creates its org");
+    aOrg = { id: String((madeA.details as JsonObject).id), primary: String(madeA.primaryDomain) };
+    await must(asA(DOMAINS, "AddDomain", { domain: { domain: "a-only.iso.example" }, ctx: { orgId: aOrg.id } }), "A adds a-only");
+    bBefore = await stateOfB();
+    bIds = idsOf(bBefore.orgs as JsonObject);
+    bDomains = domainsOf(bBefore.domains as JsonObject);
+    expect(bIds.sort()).toEqual([b.orgId, bOrg.id].sort());
+    expect(bDomains).toEqual(expect.arrayContaining([bOrg.primary, "shared.iso.example", "b-only.iso.example"]));
+  });
+  afterAll(() => server?.close());
+
+  it.each(PROTOCOLS)("B's organizations are NotFound on A to every RPC that takes an organization id, over %s", async (protocol) => {
+    for (const id of [bOrg.id, b.orgId]) {
+      const label = (rpc: string) => `${protocol} ${rpc} ${id === b.orgId ? "B's default" : "B's org"}`;
+      expectNotFound(await asA(ORGS, "GetOrganization", { id }, protocol), label("Get"));
+      expectNotFound(await asA(ORGS, "PatchOrganization", { id, organization: { name: "Stolen" } }, protocol), label("Patch"));
+      expectNotFound(await asA(ORGS, "DeleteOrganization", { id }, protocol), label("Delete"));
+      expectNotFound(await asA(ORGS, "DeactivateOrganization", { id }, protocol), label("Deactivate"));
+      expectNotFound(await asA(ORGS, "ReactivateOrganization", { id }, protocol), label("Reactivate"));
+      expectNotFound(await asA(ORGS, "SetAsInstanceDefault", { id }, protocol), label("SetAsInstanceDefault"));
+    }
+    const def = await must(asA(ORGS, "GetInstanceDefault", {}, protocol), "A's default");
+    expect(String(((def.organization as JsonObject).details as JsonObject).id), protocol).toBe(server.defaultOrgId);
+  });
+
+  it.each(PROTOCOLS)("B's organizations and B itself are NotFound as ctx on A, over %s", async (protocol) => {
+    const orgCtxs: JsonObject[] = [{ orgId: bOrg.id }, { orgId: b.orgId }, { orgDomain: bOrg.primary }, { orgDomain: "b-only.iso.example" }];
+    for (const ctx of orgCtxs) {
+      const label = (rpc: string) => `${protocol} ${rpc} ctx=${JSON.stringify(ctx)}`;
+      expectNotFound(await asA(DOMAINS, "AddDomain", { domain: { domain: `ctx-${protocol}.iso.example` }, ctx }, protocol), label("AddDomain"));
+      expectNotFound(await asA(DOMAINS, "SearchDomains", { ctx }, protocol), label("SearchDomains"));
+      expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain: "a-only.iso.example", ctx }, protocol), label("DeleteDomain"));
+      expectNotFound(await asA(DOMAINS, "SetAsPrimary", { domain: "a-only.iso.example", ctx }, protocol), label("SetAsPrimary"));
+    }
+    for (const ctx of [{ instanceId: b.instanceId }, { instanceDomain: B_HOST }] as JsonObject[]) {
+      const label = (rpc: string) => `${protocol} ${rpc} ctx=${JSON.stringify(ctx)}`;
+      expectNotFound(await asA(ORGS, "CreateOrganization", { organization: { name: `Iso via ctx ${protocol}` }, ctx }, protocol), label("CreateOrganization"));
+      expectNotFound(await asA(ORGS, "SearchOrganizations", { ctx }, protocol), label("SearchOrganizations"));
+      expectNotFound(await asA(ORGS, "GetInstanceDefault", { ctx }, protocol), label("GetInstanceDefault"));
+      expectNotFound(await asA(ORGS, "GetOrganization", { id: bOrg.id, ctx }, protocol), label("GetOrganization"));
+      expectNotFound(await asA(DOMAINS, "AddDomain", { domain: { domain: `ctx-${protocol}.iso.example` }, ctx }, protocol), label("AddDomain"));
+      expectNotFound(await asA(DOMAINS, "SearchDomains", { ctx }, protocol), label("SearchDomains"));
+    }
+    // Nothing was added anywhere, and A's own domain is still A's.
+    const added = await must(asA(DOMAINS, "SearchDomains", { filters: [{ domain: equals(`ctx-${protocol}.iso.example`) }] }), "A searches");
+    expect(rowsOf(added)).toEqual([]);
+    const mine = await must(asA(DOMAINS, "SearchDomains", { filters: [{ domain: equals("a-only.iso.example") }] }), "A searches");
+    expect(rowsOf(mine)).toMatchObject([{ details: { resourceOwner: { id: aOrg.id } } }]);
+  });
+
+  it.each(PROTOCOLS)("B's domains are NotFound on A, over %s", async (protocol) => {
+    for (const domain of [bOrg.primary, "b-only.iso.example", "shared.iso.example", ...bDomains]) {
+      expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain }, protocol), `${protocol} DeleteDomain ${domain}`);
+      expectNotFound(await asA(DOMAINS, "SetAsPrimary", { domain }, protocol), `${protocol} SetAsPrimary ${domain}`);
+      expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain, ctx: { orgId: aOrg.id } }, protocol), `${protocol} DeleteDomain ${domain} in A's org`);
+    }
+  });
+
+  it.each(PROTOCOLS)("searches on A leave B's rows out and never count them, over %s", async (protocol) => {
+    const search = (req: JsonObject) => must(asA(ORGS, "SearchOrganizations", req, protocol), `${protocol} SearchOrganizations`);
+    const byIds = await search({ filters: [{ inIds: { ids: bIds } }] });
+    expect(rowsOf(byIds), "B's ids").toEqual([]);
+    expect(totalOf(byIds), "B's ids").toBe(0);
+    const mixed = await search({ filters: [{ inIds: { ids: [...bIds, aOrg.id] } }] });
+    expect(idsOf(mixed)).toEqual([aOrg.id]);
+    expect(totalOf(mixed)).toBe(1);
+    const bFilters: JsonObject[] = [{ name: { name: "Iso Shared", method: "TEXT_FILTER_METHOD_EQUALS" } }, { domain: { domain: B_HOST, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }, { domain: equals("b-only.iso.example") }];
+    for (const filter of bFilters) {
+      const found = await search({ filters: [filter] });
+      expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
+      expect(totalOf(found), JSON.stringify(filter)).toBe(0);
+    }
+    const all = await search({ query: { limit: 1000 } });
+    expect(idsOf(all).filter((id) => bIds.includes(id)), "B's orgs among A's").toEqual([]);
+    expect(idsOf(all)).toEqual(expect.arrayContaining([server.defaultOrgId, aOrg.id]));
+    expect(totalOf(all), "the total is A's own count").toBe(rowsOf(all).length);
+    expect(totalOf(await search({ query: { limit: 1 } })), "the total of a short page").toBe(rowsOf(all).length);
+
+    const domains = (req: JsonObject) => must(asA(DOMAINS, "SearchDomains", req, protocol), `${protocol} SearchDomains`);
+    const allDomains = await domains({ query: { limit: 1000 } });
+    expect(domainsOf(allDomains).filter((d) => d.endsWith(`.${B_HOST}`) || d === "b-only.iso.example"), "B's domains among A's").toEqual([]);
+    expect(totalOf(allDomains)).toBe(rowsOf(allDomains).length);
+    expect(totalOf(await domains({ query: { limit: 1 } }))).toBe(rowsOf(allDomains).length);
+    for (const filter of [{ domain: { domain: B_HOST, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }, { domain: equals("b-only.iso.example") }, { domain: equals(bOrg.primary) }]) {
+      const found = await domains({ filters: [filter] });
+      expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
+      expect(totalOf(found), JSON.stringify(filter)).toBe(0);
+    }
+  });
+
+  it.each(PROTOCOLS)("CreateOrganization on A with B's user as admin is NotFound and leaves nothing behind, over %s", async (protocol) => {
+    const name = `Iso Admins ${protocol}`;
+    expectNotFound(await asA(ORGS, "CreateOrganization", { organization: { name, admins: [bUserId] } }, protocol), `${protocol} CreateOrganization`);
+    const found = await must(asA(ORGS, "SearchOrganizations", { filters: [{ name: { name, method: "TEXT_FILTER_METHOD_EQUALS" } }] }), "search");
+    expect(rowsOf(found)).toEqual([]);
+    // Not even the generated domain was kept: the same name gets it without a "-2".
+    const made = await must(asA(ORGS, "CreateOrganization", { organization: { name } }, protocol), "create again");
+    expect(made.primaryDomain).toBe(`iso-admins-${protocol}.localhost`);
+  });
+
+  it("takes B's domain names and organization names on A: they are unique per instance only", async () => {
+    for (const domain of ["shared.iso.example", bOrg.primary]) {
+      const added = await asA(DOMAINS, "AddDomain", { domain: { domain }, ctx: { orgId: aOrg.id } }, "rest");
+      expect(added, domain).toMatchObject({ ok: true, httpStatus: 201, message: { details: { id: domain, resourceOwner: { id: aOrg.id } } } });
+    }
+    const made = await asA(ORGS, "CreateOrganization", { organization: { name: "Iso Shared" } });
+    expect(made).toMatchObject({ ok: true, message: { primaryDomain: "iso-shared.localhost", details: { resourceOwner: { id: server.instanceId } } } });
+    // On A, the shared names now find A's, and only A's.
+    const byDomain = await must(asA(ORGS, "SearchOrganizations", { filters: [{ domain: equals("shared.iso.example") }] }), "search");
+    expect(idsOf(byDomain)).toEqual([aOrg.id]);
+    expect(await asA(DOMAINS, "SearchDomains", { ctx: { orgDomain: "shared.iso.example" } })).toMatchObject({ ok: true });
+  });
+
+  it.each(PROTOCOLS)("the other way round: A's organizations and domains are NotFound on B, over %s", async (protocol) => {
+    const aBefore = await must(asA(ORGS, "GetOrganization", { id: aOrg.id }), "A's org");
+    for (const id of [aOrg.id, server.defaultOrgId]) {
+      expectNotFound(await asB(ORGS, "GetOrganization", { id }, protocol), `${protocol} Get`);
+      expectNotFound(await asB(ORGS, "PatchOrganization", { id, organization: { name: "Stolen" } }, protocol), `${protocol} Patch`);
+      expectNotFound(await asB(ORGS, "DeleteOrganization", { id }, protocol), `${protocol} Delete`);
+      expectNotFound(await asB(ORGS, "DeactivateOrganization", { id }, protocol), `${protocol} Deactivate`);
+      expectNotFound(await asB(ORGS, "SetAsInstanceDefault", { id }, protocol), `${protocol} SetAsInstanceDefault`);
+      expectNotFound(await asB(DOMAINS, "AddDomain", { domain: { domain: `rev-${protocol}.iso.example` }, ctx: { orgId: id } }, protocol), `${protocol} AddDomain`);
+    }
+    expectNotFound(await asB(DOMAINS, "DeleteDomain", { domain: "a-only.iso.example" }, protocol), `${protocol} DeleteDomain`);
+    expectNotFound(await asB(DOMAINS, "SetAsPrimary", { domain: aOrg.primary }, protocol), `${protocol} SetAsPrimary`);
+    const searched = await must(asB(ORGS, "SearchOrganizations", { filters: [{ inIds: { ids: [aOrg.id, server.defaultOrgId] } }] }, protocol), "B searches");
+    expect(rowsOf(searched)).toEqual([]);
+    expect(totalOf(searched)).toBe(0);
+    expect(await must(asA(ORGS, "GetOrganization", { id: aOrg.id }), "A's org")).toEqual(aBefore);
+  });
+
+  it("changed nothing B owns", async () => {
+    expect(await stateOfB()).toEqual(bBefore);
+  });
+
+  it("lets B take A's domain names in turn", async () => {
+    const added = await asB(DOMAINS, "AddDomain", { domain: { domain: "a-only.iso.example" }, ctx: { orgId: bOrg.id } });
+    expect(added).toMatchObject({ ok: true, message: { details: { resourceOwner: { id: bOrg.id } } } });
+    const mine = await must(asA(DOMAINS, "SearchDomains", { filters: [{ domain: equals("a-only.iso.example") }] }), "A searches");
+    expect(rowsOf(mine)).toMatchObject([{ details: { resourceOwner: { id: aOrg.id } } }]);
+  });
+});
