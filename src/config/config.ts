@@ -130,7 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),
     metricsBind: hostPort(env, "PLATFORM_METRICS_BIND", "127.0.0.1:9090"),
-    bootstrapPatExpiresMs: duration(env, "PLATFORM_BOOTSTRAP_PAT_EXPIRES", "8760h"),
+    bootstrapPatExpiresMs: duration(env, "PLATFORM_BOOTSTRAP_PAT_EXPIRES", "8760h", TEN_YEARS_MS),
     passwords: {
       memoryKiB: integer(env, "PLATFORM_PASSWORD_ARGON2_MEMORY_KIB", 19_456, 1024, 4_194_304),
       iterations: integer(env, "PLATFORM_PASSWORD_ARGON2_ITERATIONS", 2, 1, 100),
@@ -183,11 +183,14 @@ function parseDuration(raw: string): number | undefined {
   return parts.reduce((ms, [, n, unit]) => ms + Number(n) * UNIT_MS[unit!]!, 0);
 }
 
-function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+/** Tokens live at most this long (domain/expiration.ts): 87660h. */
+const TEN_YEARS_MS = 87_660 * 3_600_000;
+
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: string, max = Infinity): number {
   const raw = env[name] || fallback;
   const ms = parseDuration(raw);
-  if (ms === undefined || ms < 1000) {
-    throw new ConfigError(`${name} must be a duration of at least 1s such as 8760h, 30m or 20s, not "${raw}"`);
+  if (ms === undefined || ms < 1000 || ms > max) {
+    throw new ConfigError(`${name} must be a duration of at least 1s${max < Infinity ? ` and at most ${max / 3_600_000}h` : ""} such as 8760h, 30m or 20s, not "${raw}"`);
   }
   return ms;
 }

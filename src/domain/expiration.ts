@@ -1,7 +1,7 @@
 import { invalidArgument } from "./errors.js";
 
-/** Ten years: long-lived enough for any service account, short of "never". */
-const MAX_LIFETIME_MS = 10 * 365.25 * 24 * 3600 * 1000;
+/** Ten years (87660 hours): long-lived enough for any service account, short of "never". */
+const MAX_LIFETIME_MS = 87_660 * 3_600_000;
 
 /** Credentials expire in the future, and not beyond ten years. */
 export function checkExpiration(expiresAt: Date): void {

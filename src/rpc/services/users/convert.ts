@@ -1,8 +1,11 @@
+import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { KeyType } from "../../../../gen/platform/resources/user/v3alpha/credential_pb.js";
 import {
   AccessTokenType,
   Gender,
+  GetHumanUserSchema,
+  GetMachineUserSchema,
   UserFieldName,
   UserState,
   UserType,
@@ -78,21 +81,24 @@ export function userToProto(view: UserView): Omit<GetUser, "$typeName"> {
   const base = { details: detailsToProto(view.details), username: view.username, loginName: view.loginName, state: STATES[view.state] };
   if (view.machine) {
     const m = view.machine;
-    return { ...base, type: { case: "machine", value: { name: m.name, description: m.description, accessTokenType: TOKEN_TYPES[m.accessTokenType], hasSecret: m.hasSecret } as never } };
+    return {
+      ...base,
+      type: { case: "machine", value: create(GetMachineUserSchema, { name: m.name, description: m.description, accessTokenType: TOKEN_TYPES[m.accessTokenType], hasSecret: m.hasSecret }) },
+    };
   }
   const h = view.human!;
   return {
     ...base,
     type: {
       case: "human",
-      value: {
+      value: create(GetHumanUserSchema, {
         profile: { ...h.profile, gender: h.profile.gender ? GENDERS[h.profile.gender] : Gender.UNSPECIFIED },
         email: { address: h.email.address, isVerified: h.email.verified },
         ...(h.phone && { phone: { number: h.phone.number, isVerified: h.phone.verified } }),
         hasPassword: h.hasPassword,
         passwordChangeRequired: h.passwordChangeRequired,
         ...(h.passwordChanged && { passwordChanged: timestampFromDate(h.passwordChanged) }),
-      } as never,
+      }),
     },
   };
 }
