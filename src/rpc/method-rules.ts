@@ -136,7 +136,9 @@ export function assertDeclared(services: readonly DescService[]): void {
       if (Boolean(rules.ctxField) !== rules.contexts.size > 0) {
         throw new Error(`${name}: a request with a ctx field needs (platform.options.v1.service).contexts, and only then`);
       }
-      if (rules.contexts.has("system") && (rules.resource || rules.inOrg)) throw new Error(`${name}: a system context names no resource of an instance`);
+      if (rules.contexts.has("system") && ((rules.resource && rules.resource.kind !== "instance") || rules.inOrg)) {
+        throw new Error(`${name}: in a system context a request names no resource inside an instance`);
+      }
     }
   }
 }

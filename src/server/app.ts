@@ -11,7 +11,7 @@ import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/vali
 import { TtlCache } from "../cache/ttl-cache.js";
 import type { Config } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
-import { AccessEpoch } from "../cache/access-epoch.js";
+import type { AccessEpoch } from "../cache/access-epoch.js";
 import { createPasswordHasher } from "../crypto/passwords.js";
 import { FeatureFlags } from "../domain/feature/flags.js";
 import { createRestGateway } from "../gateway/gateway.js";
@@ -34,6 +34,8 @@ export interface AppDeps {
   store: Store;
   logger: Logger;
   box: SecretBox;
+  /** Changes of access, this process's and (by NOTIFY) the others'. */
+  access: AccessEpoch;
   /** Metrics and traces of every call; absent in tests that build an app alone. */
   telemetry?: Pick<Telemetry, "interceptors">;
 }
@@ -42,10 +44,9 @@ export interface AppDeps {
  * Dispatch on the one port: CORS, then Connect procedures (gRPC, gRPC-web, Connect),
  * then plain HTTP endpoints, then the REST gateway; anything else is 404.
  */
-export function createApp({ config, store, logger, box, telemetry }: AppDeps) {
+export function createApp({ config, store, logger, box, access, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features);
-  const access = new AccessEpoch();
   const router = createConnectRouter({
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname), access })],
     readMaxBytes: config.maxBodyBytes,

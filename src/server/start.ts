@@ -10,6 +10,8 @@ import { migrateToLatest } from "../store/migrate.js";
 import { startTelemetry, type Telemetry } from "../telemetry/index.js";
 import { createApp } from "./app.js";
 import { listen } from "./listener.js";
+import { ACCESS_CHANNEL, AccessEpoch } from "../cache/access-epoch.js";
+import { listenForChanges, type ChangeListener } from "../store/pg/change-listener.js";
 
 export interface Service {
   port: number;
@@ -26,6 +28,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
   const dataDir = config.database.kind === "pglite" && config.database.dataDir ? await openDataDir(config.dataDir) : undefined;
   let store: Store | undefined;
   let telemetry: Telemetry | undefined;
+  let changes: ChangeListener | undefined;
   try {
     const box = new SecretBox(await resolveMasterKey(config));
     const observed = (telemetry = await startTelemetry(config));
@@ -42,7 +45,9 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
     }
     await bootstrap(config, opened, logger);
-    const app = createApp({ config, store: opened, logger, box, telemetry: observed });
+    const access = new AccessEpoch();
+    changes = watchAccessChanges(config, access, logger);
+    const app = createApp({ config, store: opened, logger, box, access, telemetry: observed });
     const listener = await listen(app.handle, {
       port: config.port,
       host: config.bind,
@@ -69,6 +74,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
         app.shutdown();
         await listener.close();
         await metrics?.close();
+        await changes?.close();
         await opened.close();
         // Last: the spans of the final requests and statements are flushed to the collector.
         await observed.close();
@@ -76,6 +82,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       },
     };
   } catch (error) {
+    await changes?.close();
     await store?.close();
     await telemetry?.close();
     await dataDir?.release();
@@ -117,4 +124,27 @@ async function bootstrap(config: Config, store: Store, logger: Logger): Promise<
   });
   await rm(pending);
   logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath }, "bootstrapped the first instance");
+}
+
+/**
+ * On PostgreSQL, other processes may change access: their NOTIFYs advance this process's
+ * epoch, and until the listening connection stands, caches are not trusted. PGlite serves
+ * one process (its data directory is locked), which advances the epoch itself.
+ */
+function watchAccessChanges(config: Config, access: AccessEpoch, logger: Logger): ChangeListener | undefined {
+  if (config.database.kind !== "postgres") return undefined;
+  access.reliable = false;
+  return listenForChanges(
+    config.database.url,
+    ACCESS_CHANNEL,
+    {
+      onNotify: () => access.advance(),
+      onListening: (listening) => {
+        if (listening !== access.reliable) logger[listening ? "info" : "warn"]({ listening }, listening ? "listening for access changes" : "not listening for access changes: caches are bypassed until it is back");
+        access.reliable = listening;
+      },
+      onError: (error) => logger.warn({ err: error }, "the connection listening for access changes failed"),
+    },
+    config.db.connectTimeoutMs,
+  );
 }

@@ -3,6 +3,7 @@ import * as foundation from "./migrations/0001-foundation.js";
 import * as instancePositions from "./migrations/0002-instance-positions.js";
 import * as organizations from "./migrations/0003-organizations.js";
 import * as users from "./migrations/0004-users.js";
+import * as instanceSettings from "./migrations/0005-instance-settings.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   "0002-instance-positions": instancePositions,
   "0003-organizations": organizations,
   "0004-users": users,
+  "0005-instance-settings": instanceSettings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

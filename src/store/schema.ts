@@ -47,6 +47,20 @@ export interface InstanceTable extends ProjectionColumns {
   id: string;
   name: string;
   default_org_id: string;
+  default_language: ColumnType<string, string | undefined, string>;
+  /** Null: the default policy (domain/user/password-policy.ts). */
+  password_policy: ColumnType<PasswordPolicyJson | null, string | null | undefined, string | null>;
+  blocked: ColumnType<boolean, boolean | undefined, boolean>;
+  audit_log_retention_ms: number | null;
+}
+export type InstanceRow = Selectable<InstanceTable>;
+
+export interface PasswordPolicyJson {
+  minLength: number;
+  requireUppercase: boolean;
+  requireLowercase: boolean;
+  requireNumber: boolean;
+  requireSymbol: boolean;
 }
 
 export interface InstanceDomainTable {

@@ -1,17 +1,35 @@
 import type { Db } from "../../store/eventstore.js";
+import { instanceById } from "../instance/queries.js";
 import { orgOfDomain } from "../org-domain/queries.js";
 import { orgByIdOrDomain } from "../org/queries.js";
 import { orgOfUser } from "../user/queries.js";
 
+/** The context that owns a resource: an instance, or an organization of it. */
+export interface ResourceOwner {
+  instanceId: string;
+  orgId?: string;
+}
+
+type OwnerLookup = (db: Db, instanceId: string, key: string) => Promise<ResourceOwner | undefined>;
+
+const inOrg = (lookup: (db: Db, instanceId: string, key: string) => Promise<string | undefined>): OwnerLookup =>
+  async (db, instanceId, key) => {
+    const orgId = await lookup(db, instanceId, key);
+    return orgId === undefined ? undefined : { instanceId, orgId };
+  };
+
 /**
- * The organization that owns a resource, by the kind a method declares in its
+ * The context that owns a resource, by the kind a method declares in its
  * `(platform.options.v1.method).resource` option: requests that name a resource are
- * authorized in that resource's context. Undefined when the instance has no such resource.
+ * authorized in that resource's context. Resources of organizations are looked up in the
+ * request's instance; an instance is its own owner, found wherever it is (system members act
+ * on every instance). Undefined when there is no such resource.
  */
-export const RESOURCE_OWNERS: Record<string, (db: Db, instanceId: string, key: string) => Promise<string | undefined>> = {
-  organization: async (db, instanceId, id) => (await orgByIdOrDomain(db, instanceId, { id }))?.id,
-  domain: orgOfDomain,
-  user: orgOfUser,
+export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
+  organization: inOrg(async (db, instanceId, id) => (await orgByIdOrDomain(db, instanceId, { id }))?.id),
+  domain: inOrg(orgOfDomain),
+  user: inOrg(orgOfUser),
+  instance: async (db, _instanceId, id) => ((await instanceById(db, id)) ? { instanceId: id } : undefined),
 };
 
 export function isResourceKind(kind: string): boolean {

@@ -1,84 +1,201 @@
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";
-import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
+import type { InstanceRow, InstanceTable, PasswordPolicyJson } from "../../store/schema.js";
+import type { Updateable } from "kysely";
+import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { addOrg } from "../org/commands.js";
 
+const AGGREGATE = "instance";
+
 export interface NewInstance {
   name: string;
-  domain: string;
+  /** At least one; the first is primary. */
+  domains: string[];
   defaultOrgName: string;
+  defaultLanguage?: string;
+  passwordPolicy?: PasswordPolicyJson;
 }
 
-/** Creates an instance with its primary domain and its default organization. */
-export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
-  const domain = input.domain.toLowerCase();
-  const taken = await tx
-    .selectFrom("instance_domains")
-    .select("instance_id")
-    .where("domain", "=", domain)
-    .executeTakeFirst();
-  if (taken) throw alreadyExists(`the domain ${domain} belongs to another instance`);
+/** Instances belong to the system. */
+export function instanceDetails(row: Pick<InstanceRow, "id" | "sequence" | "change_date">): ObjectDetails {
+  return { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: { type: "system", id: "" } };
+}
 
+/** Creates an instance with its domains and its default organization. */
+export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
+  const domains = input.domains.map((d) => d.toLowerCase());
+  await ensureDomainsFree(tx, domains);
   const instanceId = newId();
   const orgId = newId();
   await createInstanceSequence(tx, instanceId);
-  const aggregate = { instanceId, type: "instance", id: instanceId };
   const appended = await appendEvents(
     tx,
-    aggregate,
+    { instanceId, type: AGGREGATE, id: instanceId },
     0,
     [
-      { type: "instance.added", payload: { name: input.name } },
-      { type: "instance.domain.added", payload: { domain, primary: true } },
+      { type: "instance.added", payload: { name: input.name, defaultLanguage: input.defaultLanguage ?? "en", passwordPolicy: input.passwordPolicy ?? null } },
+      ...domains.map((domain, i) => ({ type: "instance.domain.added", payload: { domain, primary: i === 0 } })),
       { type: "instance.default.org.set", payload: { orgId } },
     ],
     creator,
   );
-  await tx
-    .insertInto("instances")
-    .values({
-      instance_id: instanceId,
-      id: instanceId,
-      name: input.name,
-      default_org_id: orgId,
-      ...createdBy(appended),
-    })
-    .execute();
+  const row = {
+    instance_id: instanceId,
+    id: instanceId,
+    name: input.name,
+    default_org_id: orgId,
+    ...(input.defaultLanguage && { default_language: input.defaultLanguage }),
+    ...(input.passwordPolicy && { password_policy: JSON.stringify(input.passwordPolicy) }),
+    ...createdBy(appended),
+  };
+  await tx.insertInto("instances").values(row).execute();
   await tx
     .insertInto("instance_domains")
-    .values({ domain, instance_id: instanceId, is_primary: true, created_at: appended.createdAt })
+    .values(domains.map((domain, i) => ({ domain, instance_id: instanceId, is_primary: i === 0, created_at: appended.createdAt })))
     .execute();
   await addOrg(tx, { instanceId, userId: creator }, { id: orgId, name: input.defaultOrgName });
-  return { instanceId, orgId };
+  return { instanceId, orgId, details: instanceDetails({ id: instanceId, sequence: appended.sequence, change_date: appended.createdAt }) };
+}
+
+export interface InstancePatch {
+  name?: string;
+  defaultLanguage?: string;
+  passwordPolicy?: PasswordPolicyJson;
+}
+
+/** A patch that changes nothing succeeds without an event. */
+export async function patchInstance(tx: Tx, actor: Actor, id: string, patch: InstancePatch): Promise<ObjectDetails> {
+  const current = await lockInstance(tx, id);
+  const set: Updateable<InstanceTable> = {};
+  const payload: Record<string, unknown> = {};
+  if (patch.name !== undefined && patch.name !== current.name) set.name = payload.name = patch.name;
+  if (patch.defaultLanguage !== undefined && patch.defaultLanguage !== current.default_language) set.default_language = payload.defaultLanguage = patch.defaultLanguage;
+  if (patch.passwordPolicy && JSON.stringify(patch.passwordPolicy) !== JSON.stringify(current.password_policy)) {
+    payload.passwordPolicy = patch.passwordPolicy;
+    set.password_policy = JSON.stringify(patch.passwordPolicy);
+  }
+  if (Object.keys(set).length === 0) return instanceDetails(current);
+  return changeInstance(tx, actor, current, [{ type: "instance.changed", payload }], set);
+}
+
+/** Limits of several instances: all are changed, or none (an unknown id fails the whole). */
+export async function limitInstances(tx: Tx, actor: Actor, ids: string[], limits: { block?: boolean; auditLogRetentionMs?: number | null }): Promise<ObjectDetails[]> {
+  const results: ObjectDetails[] = [];
+  // A fixed order of locks: two bulk limits over the same instances never deadlock.
+  const order = [...ids].sort();
+  const locked = new Map<string, InstanceRow>();
+  for (const id of order) locked.set(id, await lockInstance(tx, id));
+  for (const id of ids) {
+    const current = locked.get(id)!;
+    const set: Updateable<InstanceTable> = {};
+    const events: PendingEvent[] = [];
+    if (limits.block !== undefined && limits.block !== current.blocked) {
+      set.blocked = limits.block;
+      events.push({ type: limits.block ? "instance.blocked" : "instance.unblocked", payload: {} });
+    }
+    if (limits.auditLogRetentionMs !== undefined && limits.auditLogRetentionMs !== current.audit_log_retention_ms) {
+      set.audit_log_retention_ms = limits.auditLogRetentionMs;
+      events.push({ type: "instance.audit_log_retention.set", payload: { ms: limits.auditLogRetentionMs } });
+    }
+    results.push(events.length === 0 ? instanceDetails(current) : await changeInstance(tx, actor, current, events, set));
+  }
+  return results;
+}
+
+export async function addInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
+  const current = await lockInstance(tx, id);
+  const name = domain.toLowerCase();
+  await ensureDomainsFree(tx, [name]);
+  const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.added", payload: { domain: name, primary: false } }], {});
+  await tx.insertInto("instance_domains").values({ domain: name, instance_id: id, is_primary: false, created_at: details.changeDate }).execute();
+  return details;
+}
+
+export async function removeInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
+  const current = await lockInstance(tx, id);
+  const row = await instanceDomain(tx, id, domain);
+  if (row.is_primary) throw failedPrecondition(`${row.domain} is the instance's primary domain; make another domain primary first`);
+  const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.removed", payload: { domain: row.domain } }], {});
+  await tx.deleteFrom("instance_domains").where("instance_id", "=", id).where("domain", "=", row.domain).execute();
+  return details;
+}
+
+/** Setting the primary domain again succeeds without an event. */
+export async function setPrimaryInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
+  const current = await lockInstance(tx, id);
+  const row = await instanceDomain(tx, id, domain);
+  if (row.is_primary) return instanceDetails(current);
+  const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.primary.set", payload: { domain: row.domain } }], {});
+  await tx.updateTable("instance_domains").set({ is_primary: false }).where("instance_id", "=", id).where("is_primary", "=", true).execute();
+  await tx.updateTable("instance_domains").set({ is_primary: true }).where("instance_id", "=", id).where("domain", "=", row.domain).execute();
+  return details;
+}
+
+/** Every projection row of an instance, by table: what deleting it removes. */
+const INSTANCE_TABLES = [
+  "executions",
+  "targets",
+  "instance_features",
+  "user_keys",
+  "user_secrets",
+  "personal_access_tokens",
+  "memberships",
+  "users",
+  "org_domains",
+  "orgs",
+  "instance_domains",
+  "instances",
+] as const;
+
+/**
+ * Deletes an instance: its projections go in one transaction, so that nothing of it is
+ * reachable afterwards; its events stay. Not the caller's own instance: that would delete
+ * the caller with it.
+ */
+export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: string }, id: string): Promise<ObjectDetails> {
+  if (id === actor.ownInstanceId) throw failedPrecondition("the instance you belong to cannot be deleted; call from another instance");
+  const current = await lockInstance(tx, id);
+  const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor.userId);
+  for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
+  return instanceDetails({ id, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
 /** Makes an active organization the instance's default; naming the current default again changes nothing. */
 export async function setDefaultOrg(tx: Tx, actor: Actor, orgId: string): Promise<ObjectDetails> {
-  const instance = await tx
-    .selectFrom("instances")
-    .selectAll()
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", actor.instanceId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  const instance = await lockInstance(tx, actor.instanceId);
   const org = await tx.selectFrom("orgs").select("state").where("instance_id", "=", actor.instanceId).where("id", "=", orgId).forShare().executeTakeFirst();
   if (!org) throw notFound(`organization ${orgId} not found`);
   if (org.state !== "active") throw failedPrecondition(`organization ${orgId} is deactivated; reactivate it first`);
-  if (instance.default_org_id === orgId) return instanceOwnedDetails(instance);
-  const appended = await appendEvents(
-    tx,
-    { instanceId: actor.instanceId, type: "instance", id: actor.instanceId },
-    instance.sequence,
-    [{ type: "instance.default.org.set", payload: { orgId } }],
-    actor.userId,
-  );
+  if (instance.default_org_id === orgId) return instanceDetails(instance);
+  return changeInstance(tx, actor, instance, [{ type: "instance.default.org.set", payload: { orgId } }], { default_org_id: orgId });
+}
+
+async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events: PendingEvent[], set: Updateable<InstanceTable>): Promise<ObjectDetails> {
+  const appended = await appendEvents(tx, { instanceId: current.id, type: AGGREGATE, id: current.id }, current.sequence, events, actor.userId);
   await tx
     .updateTable("instances")
-    .set({ default_org_id: orgId, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", actor.instanceId)
+    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", current.id)
+    .where("id", "=", current.id)
     .execute();
-  return instanceOwnedDetails({ ...instance, sequence: appended.sequence, change_date: appended.createdAt });
+  return instanceDetails({ id: current.id, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+async function lockInstance(tx: Tx, id: string): Promise<InstanceRow> {
+  const row = await tx.selectFrom("instances").selectAll().where("instance_id", "=", id).where("id", "=", id).forUpdate().executeTakeFirst();
+  if (!row) throw notFound(`instance ${id} not found`);
+  return row;
+}
+
+async function instanceDomain(tx: Tx, id: string, domain: string) {
+  const row = await tx.selectFrom("instance_domains").selectAll().where("instance_id", "=", id).where("domain", "=", domain.toLowerCase()).executeTakeFirst();
+  if (!row) throw notFound(`domain ${domain} of instance ${id} not found`);
+  return row;
+}
+
+async function ensureDomainsFree(tx: Tx, domains: string[]): Promise<void> {
+  const taken = await tx.selectFrom("instance_domains").select("domain").where("domain", "in", domains).executeTakeFirst();
+  if (taken) throw alreadyExists(`the domain ${taken.domain} belongs to another instance`);
 }

@@ -1,14 +1,10 @@
+import type { PasswordPolicyJson } from "../../store/schema.js";
 import { invalidArgument } from "../errors.js";
 
-export interface PasswordPolicy {
-  minLength: number;
-  requireUppercase: boolean;
-  requireLowercase: boolean;
-  requireNumber: boolean;
-  requireSymbol: boolean;
-}
+/** Stored as JSON on the instance, exactly in this shape. */
+export type PasswordPolicy = PasswordPolicyJson;
 
-/** ZITADEL's and Keycloak-with-policy's usual default; instances will be able to change it (PlatformInstances). */
+/** ZITADEL's usual default; each instance may set its own (PlatformInstances). */
 export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = {
   minLength: 8,
   requireUppercase: true,

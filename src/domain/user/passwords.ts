@@ -3,12 +3,18 @@ import type { Db, Tx } from "../../store/eventstore.js";
 import type { Actor } from "../details.js";
 import { DomainError, invalidArgument } from "../errors.js";
 import { passwordHash, storePassword } from "./commands.js";
-import { checkPassword, DEFAULT_PASSWORD_POLICY } from "./password-policy.js";
+import { checkPassword, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "./password-policy.js";
 
 /** The hash to store for a new password in clear text, after the instance's policy allowed it. */
-export async function hashNewPassword(hasher: PasswordHasher, password: string): Promise<string> {
-  checkPassword(password, DEFAULT_PASSWORD_POLICY);
+export async function hashNewPassword(hasher: PasswordHasher, password: string, policy: PasswordPolicy): Promise<string> {
+  checkPassword(password, policy);
   return hasher.hash(password);
+}
+
+/** The instance's password policy, or the default one where it has none. */
+export async function passwordPolicyOf(db: Db, instanceId: string): Promise<PasswordPolicy> {
+  const row = await db.selectFrom("instances").select("password_policy").where("instance_id", "=", instanceId).where("id", "=", instanceId).executeTakeFirst();
+  return row?.password_policy ?? DEFAULT_PASSWORD_POLICY;
 }
 
 /** An imported hash is stored as it is, once we know we can verify it. */

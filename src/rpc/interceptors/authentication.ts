@@ -27,7 +27,7 @@ export function authenticationInterceptor(store: Pick<Store, "forRequest">, acce
 
     const key = hashToken(token);
     let entry = principals.get(key);
-    if (!entry || entry.expires <= Date.now() || entry.epoch !== access.value) {
+    if (!entry || entry.expires <= Date.now() || entry.epoch !== access.value || !access.reliable) {
       const epoch = access.value;
       const found = await principalByTokenHash(store.forRequest(req.signal).db, key);
       if (!found) throw challenge("the token is unknown or expired", true);

@@ -26,21 +26,28 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
       return next(req);
     }
     const selected = req.contextValues.get(orgKey)?.id;
+    let instanceId = tenant.id;
     let orgId = selected;
 
     if (rules.resource) {
       const key = (req.message as unknown as Record<string, string>)[rules.resource.field.localName]!;
       const owner = await RESOURCE_OWNERS[rules.resource.kind]!(store.forRequest(req.signal).db, tenant.id, key);
-      if (owner === undefined && selected === undefined && hasPermission(principal, rules.permission, { instanceId: tenant.id })) {
+      if (owner === undefined && selected === undefined && hasPermission(principal, rules.permission, { instanceId })) {
         // Allowed on whatever it is: validation and the handler give the precise answer.
         return next(req);
       }
-      if (owner === undefined || (selected !== undefined && owner !== selected)) {
+      const visible =
+        owner !== undefined &&
+        (selected === undefined || owner.orgId === selected) &&
+        // Another instance exists only for who may act in it: system members.
+        (owner.instanceId === tenant.id || hasPermission(principal, rules.permission, owner));
+      if (!visible) {
         // Only who may see such resources somewhere learns that this one does not exist.
         if (!holdsAnywhere(principal, rules.permission, tenant.id)) throw denied();
         throw notFound(`${rules.resource.kind} ${key} not found`);
       }
-      orgId = owner;
+      instanceId = owner.instanceId;
+      orgId = owner.orgId;
     }
 
     if (rules.inOrg && orgId === undefined) {
@@ -55,7 +62,7 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
       if (visible !== "all") req.contextValues.set(visibleOrgsKey, visible);
       return next(req);
     }
-    if (!hasPermission(principal, rules.permission, { instanceId: tenant.id, ...(orgId !== undefined && { orgId }) })) {
+    if (!hasPermission(principal, rules.permission, { instanceId, ...(orgId !== undefined && { orgId }) })) {
       if (!(rules.self && isSelf(principal, tenant.id, req.message, rules.resource!.field.localName))) throw denied();
       req.contextValues.set(selfOnlyKey, true);
     }

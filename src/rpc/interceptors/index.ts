@@ -31,7 +31,7 @@ export interface InterceptorDeps {
 export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
     requestLogInterceptor(deps.logger),
-    tenantInterceptor(deps.store, deps.hostAliases),
+    tenantInterceptor(deps.store, deps.hostAliases, deps.access),
     authenticationInterceptor(deps.store, deps.access),
     requestContextInterceptor(deps.store),
     authorizationInterceptor(deps.store),

@@ -1,4 +1,6 @@
-import type { Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { TtlCache } from "../../cache/ttl-cache.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import { instanceByDomain, type InstanceRef } from "../../domain/instance/queries.js";
@@ -16,10 +18,13 @@ function hostOf(url: string): string {
 
 /**
  * The Host header's host name selects the instance. An alias (127.0.0.1 for localhost)
- * applies only when no instance has the name itself.
+ * applies only when no instance has the name itself. A blocked instance answers
+ * ResourceExhausted to everything but calls in the system context (`ctx.system`), so that
+ * system members can still lift the block. Cached per host until an access change
+ * (cache/access-epoch.ts) on any process.
  */
-export function tenantInterceptor(store: Pick<Store, "forRequest">, aliases: ReadonlyMap<string, string>): Interceptor {
-  const byDomain = new TtlCache<string, InstanceRef>(30_000);
+export function tenantInterceptor(store: Pick<Store, "forRequest">, aliases: ReadonlyMap<string, string>, access: AccessEpoch): Interceptor {
+  const byDomain = new TtlCache<string, { instance: InstanceRef; epoch: number }>(30_000);
   const lookUp = async (host: string, signal: AbortSignal) => {
     const { db } = store.forRequest(signal);
     const alias = aliases.get(host);
@@ -28,13 +33,23 @@ export function tenantInterceptor(store: Pick<Store, "forRequest">, aliases: Rea
   return (next) => async (req) => {
     if (requireRules(req.method).tenantless) return next(req);
     const host = hostOf(req.url);
-    let instance = byDomain.get(host);
+    const cached = byDomain.get(host);
+    let instance = cached && cached.epoch === access.value && access.reliable ? cached.instance : undefined;
     if (!instance) {
+      const epoch = access.value;
       instance = await lookUp(host, req.signal);
       if (!instance) throw notFound(`no instance serves the host "${host}"`);
-      byDomain.set(host, instance);
+      byDomain.set(host, { instance, epoch });
     }
+    if (instance.blocked && !inSystemContext(req)) throw new ConnectError("instance is blocked", Code.ResourceExhausted);
     req.contextValues.set(tenantKey, instance);
     return next(req);
   };
+}
+
+function inSystemContext(req: { method: Parameters<typeof requireRules>[0]; stream: boolean; message?: unknown }): boolean {
+  const field = requireRules(req.method).ctxField;
+  if (req.stream || !field) return false;
+  const ctx = (req.message as Record<string, RequestContext | undefined>)[field.localName];
+  return ctx?.type.case === "system";
 }

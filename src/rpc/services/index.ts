@@ -5,6 +5,7 @@ import { ServerReflection as ReflectionV1 } from "../../../gen/grpc/reflection/v
 import { ServerReflection as ReflectionV1alpha } from "../../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { PlatformActions } from "../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PlatformDomains } from "../../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { PlatformInstances } from "../../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
 import { PlatformMemberships } from "../../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
@@ -13,6 +14,7 @@ import type { PasswordHasher } from "../../crypto/passwords.js";
 import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
 import { actionsService, type ActionsDeps } from "./actions/service.js";
 import { domainsService } from "./domains/service.js";
+import { instancesService } from "./instances/service.js";
 import { membershipsService } from "./memberships/service.js";
 import { orgsService } from "./orgs/service.js";
 import { usersService } from "./users/service.js";
@@ -20,7 +22,7 @@ import { healthService, type WatchStreams } from "./health.js";
 import { reflectionServices } from "./reflection.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
-export const PLATFORM_SERVICES: readonly DescService[] = [PlatformActions, PlatformOrganizations, PlatformDomains, PlatformUsers, PlatformMemberships];
+export const PLATFORM_SERVICES: readonly DescService[] = [PlatformActions, PlatformInstances, PlatformOrganizations, PlatformDomains, PlatformUsers, PlatformMemberships];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
 export const SERVED_SERVICES: readonly DescService[] = [...PLATFORM_SERVICES, ...INFRA_SERVICES];
@@ -47,6 +49,7 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
   router.service(PlatformActions, actionsService({ ...deps, catalog: servedCatalog() }));
+  router.service(PlatformInstances, instancesService(deps));
   router.service(PlatformOrganizations, orgsService(deps));
   router.service(PlatformDomains, domainsService(deps));
   router.service(PlatformUsers, usersService(deps));

@@ -1,18 +1,24 @@
 import type { HandlerContext } from "@connectrpc/connect";
-import type { AccessEpoch } from "../../cache/access-epoch.js";
+import { sql } from "kysely";
+import { ACCESS_CHANNEL, type AccessEpoch } from "../../cache/access-epoch.js";
 import type { Store } from "../../store/database.js";
 import type { Tx } from "../../store/eventstore.js";
 
 /**
  * How handlers reach the database: bounded by the call's deadline and disconnect, writes in
  * one transaction, and writes that change who may do what (see cache/access-epoch.ts)
- * advancing the epoch once they committed.
+ * notifying every process at their commit and advancing this process's epoch after it.
  */
 export function handlerStore(store: Pick<Store, "forRequest">, access?: AccessEpoch) {
   const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
   const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
   const changingAccess = async <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => {
-    const result = await write(ctx, fn);
+    const result = await write(ctx, async (tx) => {
+      const done = await fn(tx);
+      // Delivered when the transaction commits, and not at all when it rolls back.
+      await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(tx);
+      return done;
+    });
     access?.advance();
     return result;
   };

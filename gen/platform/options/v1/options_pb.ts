@@ -85,7 +85,8 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
   /**
    * The kind of resource the request names by `resource_field`: the permission is checked
    * in the context that owns that resource (an organization's user in that organization),
-   * so that requests naming a resource need no `ctx`. Kinds: "organization", "domain", "user".
+   * so that requests naming a resource need no `ctx`. Kinds: "organization", "domain", "user", and
+   * "instance" (checked in that instance: system members reach every one).
    *
    * @generated from field: string resource = 5;
    */

@@ -12,9 +12,11 @@ import {
   type GetUser,
   type PatchUser,
   type Profile as ProfileProto,
+  type User,
   type UserSearchFilter,
 } from "../../../../gen/platform/resources/user/v3alpha/user_pb.js";
-import type { Profile, UserPatch, UserView } from "../../../domain/user/model.js";
+import type { Profile, UserPatch, UserSpec, UserView } from "../../../domain/user/model.js";
+import { importedHash } from "../../../domain/user/passwords.js";
 import type { UserFilter, UserSortColumn } from "../../../domain/user/queries.js";
 import type { AccessTokenKind, Gender as GenderName, UserState as UserStateName } from "../../../store/schema.js";
 import { detailsToProto, textMatchFromProto } from "../convert.js";
@@ -47,6 +49,31 @@ export function profileFromProto(p: ProfileProto): Profile {
     preferredLanguage: p.preferredLanguage,
     gender: genderFromProto(p.gender),
   };
+}
+
+/**
+ * A new user from its request: a clear-text password is hashed by `hashPassword` (which
+ * applies the instance's policy), an imported hash checked for a format we can verify.
+ */
+export async function userSpecFromProto({ username, type }: User, hashPassword: (password: string) => Promise<string>): Promise<UserSpec> {
+  if (type.case === "human") {
+    const h = type.value;
+    const password = h.passwordType;
+    return {
+      username,
+      type: {
+        kind: "human",
+        profile: profileFromProto(h.profile!),
+        email: { address: h.email!.address, verified: h.email!.isVerified },
+        phone: h.phone && { number: h.phone.number, verified: h.phone.isVerified },
+        passwordHash: password.case === "password" ? await hashPassword(password.value) : password.case === "hashedPassword" ? importedHash(password.value) : undefined,
+        passwordChangeRequired: h.passwordChangeRequired,
+      },
+    };
+  }
+  // Validation requires one of the two kinds.
+  const m = type.value!;
+  return { username, type: { kind: "machine", name: m.name, description: m.description, accessTokenType: accessTokenTypeFromProto(m.accessTokenType) } };
 }
 
 export function userPatchFromProto(p: PatchUser): UserPatch {

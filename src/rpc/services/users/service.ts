@@ -11,15 +11,14 @@ import { searchPersonalAccessTokens } from "../../../domain/pat/queries.js";
 import { addUserKey, keyMaterial, removeUserKey } from "../../../domain/user-key/commands.js";
 import { searchUserKeys } from "../../../domain/user-key/queries.js";
 import { addUser, changeUserState, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
-import type { UserSpec } from "../../../domain/user/model.js";
-import { hashNewPassword, importedHash, verifyPassword } from "../../../domain/user/passwords.js";
+import { hashNewPassword, passwordPolicyOf, verifyPassword } from "../../../domain/user/passwords.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
-import { accessTokenTypeFromProto, KEY_TYPES, profileFromProto, userFilterFromProto, userPatchFromProto, userSortFromProto, userToProto } from "./convert.js";
+import { KEY_TYPES, userFilterFromProto, userPatchFromProto, userSortFromProto, userSpecFromProto, userToProto } from "./convert.js";
 
 export interface UsersDeps {
   store: Pick<Store, "forRequest">;
@@ -40,27 +39,8 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
 
   return {
     async createUser(req, ctx) {
-      const { username, type } = req.user!;
-      let spec: UserSpec;
-      if (type.case === "human") {
-        const h = type.value;
-        const password = h.passwordType;
-        spec = {
-          username,
-          type: {
-            kind: "human",
-            profile: profileFromProto(h.profile!),
-            email: { address: h.email!.address, verified: h.email!.isVerified },
-            phone: h.phone && { number: h.phone.number, verified: h.phone.isVerified },
-            passwordHash:
-              password.case === "password" ? await hashNewPassword(hasher, password.value) : password.case === "hashedPassword" ? importedHash(password.value) : undefined,
-            passwordChangeRequired: h.passwordChangeRequired,
-          },
-        };
-      } else {
-        const m = type.value!;
-        spec = { username, type: { kind: "machine", name: m.name, description: m.description, accessTokenType: accessTokenTypeFromProto(m.accessTokenType) } };
-      }
+      const policy = () => passwordPolicyOf(database(ctx).db, tenantOf(ctx).id);
+      const spec = await userSpecFromProto(req.user!, async (password) => hashNewPassword(hasher, password, await policy()));
       const orgId = await actingOrg(ctx, database(ctx).db);
       const created = await write(ctx, (tx) => addUser(tx, actorOf(ctx), orgId, spec));
       return { details: detailsToProto(created.details) };
@@ -96,7 +76,7 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
         if (!checked.ok) throw invalidArgument("current_password is not the user's password");
         expected = checked.hash;
       }
-      const hash = await hashNewPassword(hasher, newPassword);
+      const hash = await hashNewPassword(hasher, newPassword, await passwordPolicyOf(database(ctx).db, actor.instanceId));
       return details(write(ctx, (tx) => storePassword(tx, actor, req.id, { hash, changeRequired, expected })));
     },
     lockUser(req, ctx) {
