@@ -1,6 +1,7 @@
 /**
  * The baseline: bare node:http and node:http2 (cleartext) servers doing the service's SQL
- * for each scenario, on a pg pool of the same size, with no auth, validation or protobuf.
+ * for each scenario, on a pg pool of the same size, with no auth, validation or protobuf;
+ * new passwords are hashed with the service's own Argon2id call and parameters.
  * Run as a child process; prints {"http1":port,"http2":port} once listening.
  */
 import { randomBytes } from "node:crypto";
@@ -8,8 +9,9 @@ import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
+import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { instanceSequence } from "../src/store/instance-sequence.js";
-import { HOST, POOL_SIZE } from "./settings.js";
+import { ARGON2, HOST, POOL_SIZE } from "./settings.js";
 
 const INT8 = 20;
 const instanceId = process.env.BASELINE_INSTANCE_ID!;
@@ -22,6 +24,9 @@ const pool = new pg.Pool({
       oid === INT8 ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
   },
 });
+
+/** The service's hasher, with the parameters the service is given (bench/service.ts). */
+const hasher = createPasswordHasher(ARGON2);
 
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
 type Res = http.ServerResponse | http2.Http2ServerResponse;
@@ -39,11 +44,11 @@ interface TargetRow {
   sequence: number;
 }
 
-const details = (r: Pick<TargetRow, "id" | "sequence" | "change_date" | "instance_id">) => ({
+const details = (r: Pick<TargetRow, "id" | "sequence" | "change_date" | "instance_id">, owner = { type: "OWNER_TYPE_INSTANCE", id: r.instance_id }) => ({
   id: r.id,
   sequence: String(r.sequence),
   changeDate: r.change_date.toISOString(),
-  resourceOwner: { type: "OWNER_TYPE_INSTANCE", id: r.instance_id },
+  resourceOwner: owner,
 });
 
 const view = (r: TargetRow) => ({
@@ -126,6 +131,148 @@ async function createTarget(input: { name: string; url: string }) {
   }
 }
 
+interface UserViewRow {
+  instance_id: string;
+  id: string;
+  org_id: string;
+  username: string;
+  type: "human" | "machine";
+  state: "active" | "inactive" | "locked";
+  name: string;
+  given_name: string | null;
+  family_name: string | null;
+  nick_name: string | null;
+  preferred_language: string | null;
+  gender: "female" | "male" | "diverse" | null;
+  email: string | null;
+  email_verified: boolean | null;
+  phone: string | null;
+  phone_verified: boolean | null;
+  description: string | null;
+  access_token_type: "bearer" | "jwt" | null;
+  change_date: Date;
+  sequence: number;
+  primary_domain: string | null;
+  password_changed_at: Date | null;
+  password_change_required: boolean | null;
+  has_secret: boolean;
+}
+
+/** The service's GetUser query (domain/user/queries.ts): the row with its login domain and credential flags. */
+const GET_USER =
+  'select "users".*, ' +
+  '(select "d"."domain" from "org_domains" as "d" where "d"."instance_id" = "users"."instance_id" and "d"."org_id" = "users"."org_id" and "d"."is_primary" = $1) as "primary_domain", ' +
+  '(select "p"."changed_at" from "user_secrets" as "p" where "p"."instance_id" = "users"."instance_id" and "p"."user_id" = "users"."id" and "p"."kind" = $2) as "password_changed_at", ' +
+  '(select "p"."change_required" from "user_secrets" as "p" where "p"."instance_id" = "users"."instance_id" and "p"."user_id" = "users"."id" and "p"."kind" = $3) as "password_change_required", ' +
+  'exists (select "s"."kind" from "user_secrets" as "s" where "s"."instance_id" = "users"."instance_id" and "s"."user_id" = "users"."id" and "s"."kind" = $4) as "has_secret" ' +
+  'from "users" where "users"."instance_id" = $5 and "users"."id" = $6';
+
+const userDetails = (r: Pick<UserViewRow, "id" | "sequence" | "change_date" | "instance_id" | "org_id">) =>
+  details(r, { type: "OWNER_TYPE_ORG", id: r.org_id });
+
+/** As the REST gateway answers: proto3 JSON, which leaves out empty strings, false and unset fields. */
+function userView(r: UserViewRow) {
+  const base = { details: userDetails(r), username: r.username, loginName: `${r.username}@${r.primary_domain ?? ""}`, state: `USER_STATE_${r.state.toUpperCase()}` };
+  if (r.type === "machine") {
+    return {
+      ...base,
+      machine: {
+        ...(r.name && { name: r.name }),
+        ...(r.description && { description: r.description }),
+        accessTokenType: `ACCESS_TOKEN_TYPE_${(r.access_token_type ?? "bearer").toUpperCase()}`,
+        ...(r.has_secret && { hasSecret: true }),
+      },
+    };
+  }
+  return {
+    ...base,
+    human: {
+      profile: {
+        ...(r.given_name && { givenName: r.given_name }),
+        ...(r.family_name && { familyName: r.family_name }),
+        ...(r.name && { displayName: r.name }),
+        ...(r.nick_name && { nickName: r.nick_name }),
+        ...(r.preferred_language && { preferredLanguage: r.preferred_language }),
+        ...(r.gender && { gender: `GENDER_${r.gender.toUpperCase()}` }),
+      },
+      email: { ...(r.email && { address: r.email }), ...(r.email_verified && { isVerified: true }) },
+      ...(r.phone && { phone: { number: r.phone, ...(r.phone_verified && { isVerified: true }) } }),
+      ...(r.password_changed_at && { hasPassword: true }),
+      ...(r.password_change_required && { passwordChangeRequired: true }),
+      ...(r.password_changed_at && { passwordChanged: r.password_changed_at.toISOString() }),
+    },
+  };
+}
+
+async function getUser(id: string) {
+  const { rows } = await pool.query<UserViewRow>(GET_USER, [true, "password", "password", "client_secret", instanceId, id]);
+  return rows[0] ? { status: 200, body: { user: userView(rows[0]) } } : { status: 404, body: { code: 5, message: "not found" } };
+}
+
+interface NewHuman {
+  username: string;
+  human: { profile: { givenName: string; familyName: string }; email: { address: string }; password: string };
+}
+
+/**
+ * As the service's CreateUser of a human with a password (domain/user/commands.ts): the hash
+ * first, outside the transaction; then organization check, username check (regardless of
+ * case), event, projection row, password row. The organization is the instance's default,
+ * as for a request without ctx; the service looks it up per request, this reads it once.
+ */
+async function createUser(input: NewHuman) {
+  const { username, human } = input;
+  const hash = await hasher.hash(human.password);
+  const profile = {
+    givenName: human.profile.givenName,
+    familyName: human.profile.familyName,
+    displayName: `${human.profile.givenName} ${human.profile.familyName}`,
+    nickName: "",
+    preferredLanguage: "",
+  };
+  const email = { address: human.email.address, verified: false };
+  const id = newId();
+  const orgId = defaultOrgId;
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const org = await client.query('select "id" from "orgs" where "instance_id" = $1 and "id" = $2', [instanceId, orgId]);
+    if (org.rows.length === 0) {
+      await client.query("rollback");
+      return { status: 404, body: { code: 5, message: "organization not found" } };
+    }
+    const taken = await client.query('select "id" from "users" where "instance_id" = $1 and lower("username") = lower($2)', [instanceId, username]);
+    if (taken.rows.length > 0) {
+      await client.query("rollback");
+      return { status: 409, body: { code: 6, message: "already exists" } };
+    }
+    const payload = { orgId, username, profile, email, hasPassword: true };
+    const event = await client.query<{ sequence: number; created_at: Date }>(
+      'insert into "events" ("instance_id", "aggregate_type", "aggregate_id", "sequence", "event_type", "payload", "creator", "instance_position") values ($1, $2, $3, $4, $5, $6, $7, nextval($8::regclass)) returning "sequence", "created_at"',
+      [instanceId, "user", id, 1, "user.human.added", JSON.stringify(payload), "baseline", instanceSequence(instanceId)],
+    );
+    const { sequence, created_at } = event.rows[0]!;
+    await client.query(
+      'insert into "users" ("instance_id", "id", "org_id", "username", "type", "created_at", "change_date", "sequence", "name", "given_name", "family_name", "nick_name", "preferred_language", "gender", "email", "email_verified", "phone", "phone_verified") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)',
+      [
+        instanceId, id, orgId, username, "human", created_at, created_at, sequence, profile.displayName, profile.givenName, profile.familyName,
+        profile.nickName, profile.preferredLanguage, null, email.address, email.verified, null, null,
+      ],
+    );
+    await client.query(
+      'insert into "user_secrets" ("instance_id", "user_id", "kind", "hash", "change_required", "changed_at") values ($1, $2, $3, $4, $5, $6)',
+      [instanceId, id, "password", hash, false, created_at],
+    );
+    await client.query("commit");
+    return { status: 201, body: { details: userDetails({ id, sequence, change_date: created_at, instance_id: instanceId, org_id: orgId }) } };
+  } catch (error) {
+    await client.query("rollback").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 function readBody(req: Req): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = "";
@@ -147,6 +294,8 @@ async function route(req: Req): Promise<{ status: number; body: unknown }> {
     const input = JSON.parse(await readBody(req)) as { name: string; url?: string };
     return createTarget({ name: input.name, url: input.url ?? "https://example.com/hook" });
   }
+  if (req.method === "GET" && path.startsWith("/users/")) return getUser(decodeURIComponent(path.slice(7)));
+  if (req.method === "POST" && path === "/users") return createUser(JSON.parse(await readBody(req)) as NewHuman);
   return { status: 404, body: { code: 5, message: `no endpoint at ${req.method} ${path}` } };
 }
 
@@ -169,6 +318,11 @@ function listen(server: http.Server | http2.Http2Server): Promise<number> {
     server.listen(0, HOST, () => resolve((server.address() as AddressInfo).port));
   });
 }
+
+/** The instance's default organization: where the service creates users for a request without ctx. */
+const defaultOrgId = (
+  await pool.query<{ default_org_id: string }>('select "default_org_id" from "instances" where "instance_id" = $1 and "id" = $2', [instanceId, instanceId])
+).rows[0]!.default_org_id;
 
 const h1 = http.createServer({ keepAliveTimeout: 65_000 }, handle);
 const h2 = http2.createServer({}, handle);

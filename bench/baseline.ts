@@ -6,6 +6,8 @@ import { ROOT } from "./settings.js";
 export interface Baseline {
   http1Port: number;
   http2Port: number;
+  /** The baseline's process, for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export async function startBaseline(databaseUrl: string, instanceId: string): Pr
       });
     });
     const ports = JSON.parse(first) as { http1: number; http2: number };
-    return { http1Port: ports.http1, http2Port: ports.http2, stop: () => child.stop() };
+    return { http1Port: ports.http1, http2Port: ports.http2, pid: child.process.pid, stop: () => child.stop() };
   } catch (error) {
     await child.stop();
     throw error;

@@ -10,6 +10,8 @@ export interface Measurement {
   errors: number;
   /** CPU time of the load generator (this process) per second of run: 1 = one core busy. */
   loadGeneratorCpu?: number;
+  /** CPU time (all threads) of the server under load per successful request, in µs. */
+  serverCpuUs?: number;
 }
 
 /** Nearest-rank percentile of sorted values. */

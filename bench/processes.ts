@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { HOST, ROOT } from "./settings.js";
 
@@ -57,4 +58,20 @@ export async function waitFor(child: Child, what: string, check: () => Promise<b
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${what}: not ready after ${timeoutMs} ms\n${child.stderr()}`);
+}
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms, from
+ * /proc/<pid>/stat; undefined where there is no such file. Its clock ticks are USER_HZ, 100 on Linux.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces: count from after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }

@@ -27,15 +27,15 @@ function meetsTargets(row: Row): string {
 
 export function markdownTable(rows: Row[]): string {
   const lines = [
-    "| Scenario | Protocol | req/s | p50 ms | p99 ms | throughput ratio | p99 ratio | errors | load-gen CPU | meets targets |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|",
+    "| Scenario | Protocol | req/s | p50 ms | p99 ms | throughput ratio | p99 ratio | errors | load-gen CPU | server CPU µs/req | meets targets |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
   ];
   for (const row of rows) {
     const { result: r, baseline: b } = row;
     lines.push(
       `| ${row.scenario} | ${row.protocol} | ${fixed(r.requestsPerSecond, 0)} | ${fixed(r.p50Ms, 1)} | ${fixed(r.p99Ms, 1)} | ` +
         `${b ? ratio(r.requestsPerSecond, b.requestsPerSecond) : "(baseline)"} | ${b ? ratio(r.p99Ms, b.p99Ms) : ""} | ` +
-        `${r.errors} | ${r.loadGeneratorCpu === undefined ? "" : fixed(r.loadGeneratorCpu, 2)} | ${meetsTargets(row)} |`,
+        `${r.errors} | ${r.loadGeneratorCpu === undefined ? "" : fixed(r.loadGeneratorCpu, 2)} | ${r.serverCpuUs === undefined ? "" : fixed(r.serverCpuUs, 0)} | ${meetsTargets(row)} |`,
     );
   }
   return lines.join("\n");
@@ -46,7 +46,8 @@ export function machineLine(): string {
   return `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${os.availableParallelism()} CPUs (${cpu}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
 }
 
-export function report(rows: Row[], machine: string): string {
+/** `notes`: lines about the run printed under the header, such as the cost of one password hash. */
+export function report(rows: Row[], machine: string, notes: string[] = []): string {
   return [
     "# Benchmark results",
     "",
@@ -54,6 +55,8 @@ export function report(rows: Row[], machine: string): string {
     "Throughput ratio = req/s ÷ baseline req/s; p99 ratio = p99 ÷ baseline p99. REST and Connect are compared with the",
     `HTTP/1.1 baseline, gRPC with the HTTP/2 baseline. Targets: throughput ratio ≥ ${TARGET_THROUGHPUT_RATIO}, p99 < ${TARGET_P99_MS} ms.`,
     "Load-gen CPU: cores the load generator itself used during the measured run (near 1.0 = it was the bottleneck).",
+    "Server CPU µs/req: CPU time of the serving process (all its threads, from /proc) per successful request of the measured run.",
+    ...notes,
     "",
     markdownTable(rows),
     "",

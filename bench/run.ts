@@ -3,32 +3,58 @@
  * PostgreSQL database, each scenario over REST, Connect JSON and gRPC, and a Markdown table.
  */
 import { performance } from "node:perf_hooks";
+import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { startBaseline, type Baseline } from "./baseline.js";
 import { createBenchDatabase, firstInstanceId, type BenchDatabase } from "./database.js";
 import { closeIdleSockets, requestJson } from "./http-json.js";
 import { loadHttp1, type Http1Request } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
 import type { Measurement } from "./measure.js";
+import { processCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
-import { seedTargets, startService, type ServiceUnderTest } from "./service.js";
-import { DATABASE_URL, MEASURE_SECONDS, SEED_TARGETS, WARMUP_SECONDS } from "./settings.js";
+import { seedTargets, seedUsers, startService, type ServiceUnderTest } from "./service.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-/** A warm-up run whose numbers are dropped, then the measured run. */
-async function measure(label: string, load: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
+/** A warm-up run whose numbers are dropped, then the measured run; `serverPid`: the process under load. */
+async function measure(label: string, serverPid: number | undefined, load: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
   await load(WARMUP_SECONDS);
   const cpu = process.cpuUsage();
+  const serverCpu = processCpuMs(serverPid);
   const started = performance.now();
   const result = await load(MEASURE_SECONDS);
   const used = process.cpuUsage(cpu);
+  const serverUsed = processCpuMs(serverPid);
   result.loadGeneratorCpu = (used.user + used.system) / 1000 / (performance.now() - started);
+  if (serverCpu !== undefined && serverUsed !== undefined && result.ok > 0) result.serverCpuUs = ((serverUsed - serverCpu) * 1000) / result.ok;
   log(
     `${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ` +
-      `${result.errors} errors, load generator CPU ${result.loadGeneratorCpu.toFixed(2)}`,
+      `${result.errors} errors, load generator CPU ${result.loadGeneratorCpu.toFixed(2)}` +
+      (result.serverCpuUs === undefined ? "" : `, server CPU ${result.serverCpuUs.toFixed(0)} µs/request`),
   );
   return result;
+}
+
+/**
+ * What bounds CreateUser: one Argon2id hash with the run's parameters, timed in this process
+ * before any load: 20 in a row (one libuv thread), then CONNECTIONS at once (the whole pool).
+ */
+async function argon2Cost(): Promise<string> {
+  const hasher = createPasswordHasher(ARGON2);
+  await hasher.hash(USER_PASSWORD);
+  let started = performance.now();
+  for (let i = 0; i < 20; i++) await hasher.hash(USER_PASSWORD);
+  const oneMs = (performance.now() - started) / 20;
+  started = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, () => hasher.hash(USER_PASSWORD)));
+  const perSecond = CONNECTIONS / ((performance.now() - started) / 1000);
+  const pool = process.env.UV_THREADPOOL_SIZE ? `UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE}` : "UV_THREADPOOL_SIZE unset: 4 threads";
+  return (
+    `Argon2id m=${ARGON2.memoryKiB} KiB, t=${ARGON2.iterations}, p=${ARGON2.parallelism} (service and baseline): ${oneMs.toFixed(1)} ms per hash ` +
+    `(mean of 20 in a row), ${perSecond.toFixed(0)} hashes/s with ${CONNECTIONS} at once on the libuv threadpool (${pool}), measured before the load.`
+  );
 }
 
 /** One call of each HTTP/1.1 variant first, so that a broken request fails loudly, not as a column of errors. */
@@ -45,11 +71,11 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
   const grpcSmoke = await loadHttp2(service.port, s.grpc, 0.2, service.headers.host);
   if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
-  const h1 = await measure(`${s.name} baseline HTTP/1.1`, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
-  const rest = await measure(`${s.name} REST`, (sec) => loadHttp1(service.port, s.rest, sec));
-  const connect = await measure(`${s.name} Connect`, (sec) => loadHttp1(service.port, s.connect, sec));
-  const h2 = await measure(`${s.name} baseline HTTP/2`, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
-  const grpcResult = await measure(`${s.name} gRPC`, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
+  const h1 = await measure(`${s.name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
+  const rest = await measure(`${s.name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
+  const connect = await measure(`${s.name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
+  const h2 = await measure(`${s.name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
+  const grpcResult = await measure(`${s.name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
   return [
     { scenario: s.name, protocol: "REST (HTTP/1.1)", result: rest, baseline: h1 },
     { scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result: connect, baseline: h1 },
@@ -67,6 +93,8 @@ async function main(): Promise<number> {
   };
   process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
   try {
+    const argon2 = await argon2Cost();
+    log(argon2);
     const database: BenchDatabase = await createBenchDatabase(DATABASE_URL);
     cleanups.push(() => database.drop());
     log(`database ${database.name}`);
@@ -74,19 +102,20 @@ async function main(): Promise<number> {
     const service = await startService(database.url);
     cleanups.push(() => service.stop());
     const ids = await seedTargets(service, SEED_TARGETS);
+    const userIds = await seedUsers(service, SEED_USERS);
     const instanceId = await firstInstanceId(database.url);
-    log(`service on port ${service.port}, instance ${instanceId}, ${ids.length} targets seeded`);
+    log(`service on port ${service.port}, instance ${instanceId}, ${ids.length} targets and ${userIds.length} users seeded`);
 
     const baseline = await startBaseline(database.url, instanceId);
     cleanups.push(() => baseline.stop());
     cleanups.push(() => closeIdleSockets());
     log(`baseline on ports ${baseline.http1Port} (HTTP/1.1) and ${baseline.http2Port} (HTTP/2)`);
 
-    // Search before Create: every created target makes the search's count(*) over() larger.
+    // Gets, then Search, then Creates: every created target makes the search's count(*) over() larger.
     const rows: Row[] = [];
-    for (const s of scenarios({ ids, headers: service.headers })) rows.push(...(await runScenario(s, service, baseline)));
+    for (const s of scenarios({ ids, userIds, headers: service.headers })) rows.push(...(await runScenario(s, service, baseline)));
 
-    const text = report(rows, machine);
+    const text = report(rows, machine, [argon2]);
     process.stdout.write(text);
     log(`written to ${await writeReport(text)}`);
     const errors = rows.reduce((sum, r) => sum + r.result.errors, 0);

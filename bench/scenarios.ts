@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { PlatformActions } from "../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { PlatformUsers } from "../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { grpcRequest } from "./load-grpc.js";
 import type { Http1Request } from "./load-http1.js";
 import type { Http2Request } from "./load-http2.js";
-import { SEARCH_LIMIT } from "./settings.js";
+import { SEARCH_LIMIT, USER_PASSWORD } from "./settings.js";
 
 /** How one scenario is called over each protocol, and on the baseline. */
 export interface Scenario {
@@ -18,21 +19,48 @@ export interface Scenario {
 export interface ScenarioContext {
   /** Ids of the seeded targets; GetTarget cycles through them. */
   ids: string[];
+  /** Ids of the seeded human users; GetUser cycles through them. */
+  userIds: string[];
   /** Host and Authorization for the service. */
   headers: { host: string; authorization: string };
 }
 
 const SERVICE = "/platform.resources.action.v3alpha.PlatformActions";
+const USERS = "/platform.resources.user.v3alpha.PlatformUsers";
 const HOOK = "https://example.com/hook";
 const run = randomBytes(3).toString("hex");
 let sequence = 0;
-/** Target names are unique across warm-ups, runs and protocols: the name is a unique key. */
+/** Target names and usernames are unique across warm-ups, runs and protocols: each is a unique key. */
 const uniqueName = (label: string) => `${label}-${run}-${sequence++}`;
 
-export function scenarios({ ids, headers }: ScenarioContext): Scenario[] {
+/** A new person with a password, as the REST body (a User) and inside Connect's and the baseline's. */
+const newHuman = (username: string) => ({
+  username,
+  human: { profile: { givenName: "Bench", familyName: "User" }, email: { address: `${username}@example.com` }, password: USER_PASSWORD },
+});
+
+/** The same person as a protobuf message, for gRPC. */
+const newHumanMessage = (username: string) => ({
+  username,
+  type: {
+    case: "human" as const,
+    value: {
+      profile: { givenName: "Bench", familyName: "User" },
+      email: { address: `${username}@example.com` },
+      passwordType: { case: "password" as const, value: USER_PASSWORD },
+    },
+  },
+});
+
+/**
+ * Reads first, then searches, then creates: every created target makes SearchTargets'
+ * count(*) over() larger, and every created user makes the users table larger.
+ */
+export function scenarios({ ids, userIds, headers }: ScenarioContext): Scenario[] {
   const json = { ...headers, "content-type": "application/json" };
   const connectJson = { ...json, "connect-protocol-version": "1" };
   const idOf = (n: number) => ids[n % ids.length]!;
+  const userIdOf = (n: number) => userIds[n % userIds.length]!;
   const post = (path: string, h: Record<string, string>, body: unknown) =>
     ({ method: "POST", path, headers: h, body: JSON.stringify(body) }) as const;
 
@@ -44,6 +72,14 @@ export function scenarios({ ids, headers }: ScenarioContext): Scenario[] {
       grpc: (n) => grpcRequest(PlatformActions.method.getTarget, { id: idOf(n) }, headers.authorization),
       baselineHttp1: (n) => ({ method: "GET", path: `/targets/${idOf(n)}`, headers: {} }),
       baselineHttp2: (n) => ({ method: "GET", path: `/targets/${idOf(n)}` }),
+    },
+    {
+      name: "GetUser",
+      rest: (n) => ({ method: "GET", path: `/resources/v3alpha/users/${userIdOf(n)}`, headers }),
+      connect: (n) => post(`${USERS}/GetUser`, connectJson, { id: userIdOf(n) }),
+      grpc: (n) => grpcRequest(PlatformUsers.method.getUser, { id: userIdOf(n) }, headers.authorization),
+      baselineHttp1: (n) => ({ method: "GET", path: `/users/${userIdOf(n)}`, headers: {} }),
+      baselineHttp2: (n) => ({ method: "GET", path: `/users/${userIdOf(n)}` }),
     },
     {
       name: "SearchTargets",
@@ -66,6 +102,14 @@ export function scenarios({ ids, headers }: ScenarioContext): Scenario[] {
         ),
       baselineHttp1: () => post("/targets", { "content-type": "application/json" }, { name: uniqueName("base1"), url: HOOK }),
       baselineHttp2: () => ({ method: "POST", path: "/targets", body: JSON.stringify({ name: uniqueName("base2"), url: HOOK }) }),
+    },
+    {
+      name: "CreateUser",
+      rest: () => post("/resources/v3alpha/users", json, newHuman(uniqueName("rest"))),
+      connect: () => post(`${USERS}/CreateUser`, connectJson, { user: newHuman(uniqueName("connect")) }),
+      grpc: () => grpcRequest(PlatformUsers.method.createUser, { user: newHumanMessage(uniqueName("grpc")) }, headers.authorization),
+      baselineHttp1: () => post("/users", { "content-type": "application/json" }, newHuman(uniqueName("base1"))),
+      baselineHttp2: () => ({ method: "POST", path: "/users", body: JSON.stringify(newHuman(uniqueName("base2"))) }),
     },
   ];
 }

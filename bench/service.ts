@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestJson } from "./http-json.js";
 import { freePort, startNode, waitFor } from "./processes.js";
-import { HOST, MASTER_KEY, ROOT } from "./settings.js";
+import { ARGON2, HOST, MASTER_KEY, ROOT, USER_PASSWORD } from "./settings.js";
 
 export interface ServiceUnderTest {
   port: number;
+  /** The serving process (one worker: the child itself), for its CPU time. */
+  pid: number | undefined;
   /** Sent on every call: the Host header selects the bootstrapped instance. */
   headers: { host: string; authorization: string };
   stop(): Promise<void>;
@@ -38,6 +40,9 @@ export async function startService(databaseUrl: string): Promise<ServiceUnderTes
     PLATFORM_ADMIN_PAT_PATH: patPath,
     PLATFORM_WORKERS: "1",
     PLATFORM_METRICS_BIND: `${HOST}:${metricsPort}`,
+    PLATFORM_PASSWORD_ARGON2_MEMORY_KIB: String(ARGON2.memoryKiB),
+    PLATFORM_PASSWORD_ARGON2_ITERATIONS: String(ARGON2.iterations),
+    PLATFORM_PASSWORD_ARGON2_PARALLELISM: String(ARGON2.parallelism),
     LOG_LEVEL: "warn",
   }));
   child.process.stdout!.resume();
@@ -48,7 +53,7 @@ export async function startService(databaseUrl: string): Promise<ServiceUnderTes
   try {
     await waitFor(child, "service", async () => (await requestJson(port, "GET", "/ready")).status === 200);
     const token = (await readFile(patPath, "utf8")).trim();
-    return { port, headers: { host: `localhost:${port}`, authorization: `Bearer ${token}` }, stop };
+    return { port, pid: child.process.pid, headers: { host: `localhost:${port}`, authorization: `Bearer ${token}` }, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -67,6 +72,25 @@ export async function seedTargets(service: ServiceUnderTest, count: number): Pro
     );
     for (const res of await Promise.all(batch)) {
       if (res.status !== 201) throw new Error(`seeding a target failed: ${res.status} ${JSON.stringify(res.body)}`);
+      ids.push(res.body.details.id);
+    }
+  }
+  return ids;
+}
+
+/** Creates `count` human users with a password over REST, eight at a time; returns their ids. */
+export async function seedUsers(service: ServiceUnderTest, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += 8) {
+    const batch = Array.from({ length: Math.min(8, count - start) }, (_, i) => {
+      const username = `seed-user-${start + i}`;
+      return requestJson(service.port, "POST", "/resources/v3alpha/users", {
+        headers: service.headers,
+        body: { username, human: { profile: { givenName: "Seed", familyName: `User ${start + i}` }, email: { address: `${username}@example.com` }, password: USER_PASSWORD } },
+      });
+    });
+    for (const res of await Promise.all(batch)) {
+      if (res.status !== 201) throw new Error(`seeding a user failed: ${res.status} ${JSON.stringify(res.body)}`);
       ids.push(res.body.details.id);
     }
   }

@@ -18,10 +18,19 @@ export const MEASURE_SECONDS = seconds(process.env.BENCH_SECONDS, 5);
 /** Both the service and the baseline use a pg pool of this size. */
 export const POOL_SIZE = 20;
 export const SEED_TARGETS = 200;
+/** Human users with a password, seeded for GetUser. */
+export const SEED_USERS = 200;
 export const SEARCH_LIMIT = 100;
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 /** 32 characters, as the service requires with DATABASE_URL. */
 export const MASTER_KEY = "bench-masterkey-0123456789abcdef";
+/**
+ * Argon2id cost of new password hashes: the service's defaults (PLATFORM_PASSWORD_ARGON2_*),
+ * passed to the service explicitly and used by the baseline, so that both hash alike.
+ */
+export const ARGON2 = { memoryKiB: 19_456, iterations: 2, parallelism: 1 } as const;
+/** Meets the default password policy: 8 characters or more, upper and lower case, a digit, a symbol. */
+export const USER_PASSWORD = "Bench-Passw0rd!";
 /** Gives up on a single request after this long; the runs stay bounded. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
