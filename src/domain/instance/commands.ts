@@ -4,7 +4,7 @@ import { createInstanceSequence } from "../../store/instance-sequence.js";
 import type { InstanceRow, InstanceTable, PasswordPolicyJson } from "../../store/schema.js";
 import type { Updateable } from "kysely";
 import type { Actor, ObjectDetails } from "../details.js";
-import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import { addOrg } from "../org/commands.js";
 
 const AGGREGATE = "instance";
@@ -26,6 +26,7 @@ export function instanceDetails(row: Pick<InstanceRow, "id" | "sequence" | "chan
 /** Creates an instance with its domains and its default organization. */
 export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
   const domains = input.domains.map((d) => d.toLowerCase());
+  if (new Set(domains).size !== domains.length) throw invalidArgument("domains must be distinct regardless of case");
   await ensureDomainsFree(tx, domains);
   const instanceId = newId();
   const orgId = newId();
@@ -72,7 +73,7 @@ export async function patchInstance(tx: Tx, actor: Actor, id: string, patch: Ins
   const payload: Record<string, unknown> = {};
   if (patch.name !== undefined && patch.name !== current.name) set.name = payload.name = patch.name;
   if (patch.defaultLanguage !== undefined && patch.defaultLanguage !== current.default_language) set.default_language = payload.defaultLanguage = patch.defaultLanguage;
-  if (patch.passwordPolicy && JSON.stringify(patch.passwordPolicy) !== JSON.stringify(current.password_policy)) {
+  if (patch.passwordPolicy && !samePolicy(patch.passwordPolicy, current.password_policy)) {
     payload.passwordPolicy = patch.passwordPolicy;
     set.password_policy = JSON.stringify(patch.passwordPolicy);
   }
@@ -198,4 +199,9 @@ async function instanceDomain(tx: Tx, id: string, domain: string) {
 async function ensureDomainsFree(tx: Tx, domains: string[]): Promise<void> {
   const taken = await tx.selectFrom("instance_domains").select("domain").where("domain", "in", domains).executeTakeFirst();
   if (taken) throw alreadyExists(`the domain ${taken.domain} belongs to another instance`);
+}
+
+/** Field by field: jsonb hands a stored policy back with its keys in its own order. */
+function samePolicy(a: PasswordPolicyJson, b: PasswordPolicyJson | null): boolean {
+  return b !== null && (Object.keys(a) as (keyof PasswordPolicyJson)[]).every((key) => a[key] === b[key]);
 }

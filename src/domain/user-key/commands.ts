@@ -32,6 +32,11 @@ export async function keyMaterial(source: KeySource): Promise<KeyMaterial> {
         : await generate("ec", { namedCurve: "P-256" });
     return { type: source.generate, publicKey: pem(pair.publicKey), privateKey: pair.privateKey.export({ type: "pkcs8", format: "pem" }).toString() };
   }
+  // createPublicKey would also take a private key and derive its public half: refuse one
+  // being sent where only the public key belongs.
+  if (/-----BEGIN ([A-Z0-9 ]+)-----/.exec(source.publicKey)?.[1] !== "PUBLIC KEY") {
+    throw invalidArgument("publicKey must be a PEM public key in SPKI form (-----BEGIN PUBLIC KEY-----)");
+  }
   let key: KeyObject;
   try {
     key = createPublicKey({ key: source.publicKey, format: "pem" });

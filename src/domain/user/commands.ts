@@ -135,22 +135,15 @@ export async function storePassword(
   tx: Tx,
   actor: Actor,
   id: string,
-  /** "keep": a re-hash of the same password leaves a required change required. */
-  input: { hash: string; changeRequired: boolean | "keep"; expected?: string | undefined; event?: string },
+  input: { hash: string; changeRequired: boolean; expected?: string | undefined },
 ): Promise<ObjectDetails> {
   const current = await lockUser(tx, actor.instanceId, id);
   if (current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no password`);
-  const stored = await tx
-    .selectFrom("user_secrets")
-    .select(["hash", "change_required"])
-    .where("instance_id", "=", actor.instanceId)
-    .where("user_id", "=", id)
-    .where("kind", "=", "password")
-    .executeTakeFirst();
-  if (input.expected !== undefined && stored?.hash !== input.expected) throw failedPrecondition("the password was changed meanwhile; try again");
-  const changeRequired = input.changeRequired === "keep" ? (stored?.change_required ?? false) : input.changeRequired;
-  const details = await changeUser(tx, actor, current, [{ type: input.event ?? "user.password.changed", payload: { changeRequired } }], {});
-  await upsertSecret(tx, actor.instanceId, id, "password", input.hash, changeRequired, details.changeDate);
+  if (input.expected !== undefined && (await passwordHash(tx, actor.instanceId, id)) !== input.expected) {
+    throw failedPrecondition("the password was changed meanwhile; try again");
+  }
+  const details = await changeUser(tx, actor, current, [{ type: "user.password.changed", payload: { changeRequired: input.changeRequired } }], {});
+  await upsertSecret(tx, actor.instanceId, id, "password", input.hash, input.changeRequired, details.changeDate);
   return details;
 }
 

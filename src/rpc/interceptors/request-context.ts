@@ -1,4 +1,4 @@
-import type { Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
 import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
 import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
@@ -63,6 +63,9 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">): Int
     const instance = selected.case === "instanceId" ? await instanceById(db, selected.value) : await instanceByDomain(db, value);
     const reachable = instance && (instance.id === host?.id || (principal !== undefined && isSystemMember(principal)));
     if (!instance || !reachable) throw notFound(`no instance ${selected.case === "instanceId" ? "with the id" : "serves the domain"} "${selected.value}"`);
+    // Acting inside a blocked instance is refused from anywhere; the system context (and
+    // PlatformInstances naming it by id) is how a system member reaches it.
+    if (instance.blocked) throw new ConnectError("instance is blocked", Code.ResourceExhausted);
     req.contextValues.set(tenantKey, instance);
     return next(req);
   };

@@ -11,7 +11,8 @@ import { searchPersonalAccessTokens } from "../../../domain/pat/queries.js";
 import { addUserKey, keyMaterial, removeUserKey } from "../../../domain/user-key/commands.js";
 import { searchUserKeys } from "../../../domain/user-key/queries.js";
 import { addUser, changeUserState, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
-import { hashNewPassword, passwordPolicyOf, verifyPassword } from "../../../domain/user/passwords.js";
+import { checkPassword } from "../../../domain/user/password-policy.js";
+import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
@@ -70,13 +71,16 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       if (selfOnly && !currentPassword) throw invalidArgument("current_password is required to change your own password");
       if (selfOnly && changeRequired) throw invalidArgument("change_required is for administrators: users cannot require it of themselves");
       const actor = actorOf(ctx);
+      // The policy first: a refused new password leaves everything as it was.
+      const policy = await passwordPolicyOf(database(ctx).db, actor.instanceId);
+      checkPassword(newPassword, policy);
       let expected: string | undefined;
       if (currentPassword) {
-        const checked = await verifyPassword(database(ctx).db, (fn) => write(ctx, fn), hasher, actor, req.id, currentPassword);
+        const checked = await checkCurrentPassword(database(ctx).db, hasher, actor.instanceId, req.id, currentPassword);
         if (!checked.ok) throw invalidArgument("current_password is not the user's password");
         expected = checked.hash;
       }
-      const hash = await hashNewPassword(hasher, newPassword, await passwordPolicyOf(database(ctx).db, actor.instanceId));
+      const hash = await hasher.hash(newPassword);
       return details(write(ctx, (tx) => storePassword(tx, actor, req.id, { hash, changeRequired, expected })));
     },
     lockUser(req, ctx) {
