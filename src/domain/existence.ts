@@ -2,16 +2,18 @@ import type { Tx } from "../store/eventstore.js";
 import { notFound } from "./errors.js";
 
 /**
- * Commands that refer to another resource check it exists in the same instance. Returns
+ * Commands that refer to another resource check it exists in the same instance, and hold a
+ * share lock on it until they commit: a concurrent removal (which locks for update) waits,
+ * and then removes what was added too, or the addition waits and finds nothing. Returns
  * the organization that owns it (an organization owns itself).
  */
 export async function requireExisting(tx: Tx, table: "users" | "orgs", instanceId: string, id: string): Promise<string> {
   if (table === "orgs") {
-    const org = await tx.selectFrom("orgs").select("id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+    const org = await tx.selectFrom("orgs").select("id").where("instance_id", "=", instanceId).where("id", "=", id).forShare().executeTakeFirst();
     if (!org) throw notFound(`organization ${id} not found`);
     return org.id;
   }
-  const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).forShare().executeTakeFirst();
   if (!user) throw notFound(`user ${id} not found`);
   return user.org_id;
 }

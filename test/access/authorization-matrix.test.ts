@@ -3,14 +3,18 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
+import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /**
- * The authorization matrix: every RPC of PlatformOrganizations, PlatformDomains and
- * PlatformActions for every kind of caller. The expected outcomes are written here by hand
+ * The authorization matrix: every RPC of PlatformOrganizations, PlatformDomains,
+ * PlatformActions, PlatformUsers and PlatformMemberships for every kind of caller
+ * (PlatformInstances, whose callers span instances, has its table in
+ * test/instances/access.test.ts). The expected outcomes are written here by hand
  * from the role table of the issue, not computed from src/domain/authz or method-rules:
  *
  *   SYSTEM_OWNER      everything, everywhere
@@ -19,7 +23,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
  *   ORG_OWNER         in its organization: org.read, org.write (no org.delete, no instance.*),
  *                     org.domain.read/write, user.*, member.*, idp.*
  *   ORG_OWNER_VIEWER  the reads of ORG_OWNER, in its organization
- *   plain user        nothing
+ *   plain user        nothing, except GetUser and SetPassword (with its current password) on itself
  *
  * A request is checked in the organization its ctx selects, else in the one owning the
  * resource it names, else in the instance. Searches show only what the caller may read and
@@ -31,17 +35,26 @@ import { startTestServer, type TestServer } from "../support/server.js";
  * primary domain and one added domain. The ORG_OWNER and ORG_OWNER_VIEWER hold their
  * membership in A; "in A" columns name A's resources (or ctx A), "in B" columns B's.
  * Everybody else acts on A, or on a fresh organization where the call destroys it.
+ *
+ * Users and memberships: every caller is a user of the instance's default organization (the
+ * plain user a person with a password, the others service accounts), so "itself" lies outside
+ * A and B. Creations without ctx (CreateUser) act in the default organization, where only
+ * instance roles hold. Users a row acts on are made fresh in the organization acted in by the
+ * admin; memberships likewise. Membership rows name the context by ctx (absent: the instance).
  */
 
 const COLUMNS = ["none", "system", "iamOwner", "iamViewer", "ownerInA", "ownerInB", "viewerInA", "viewerInB", "plain"] as const;
 type Column = (typeof COLUMNS)[number];
 
-type Outcome = "ok" | "denied" | "unauth" | "notfound" | "failed";
-/** ok: success; denied: PermissionDenied (403); unauth: Unauthenticated (401); notfound: NotFound (404); failed: FailedPrecondition (400). */
-const [OK, D, U, NF, FP] = ["ok", "denied", "unauth", "notfound", "failed"] as const satisfies Outcome[];
+type Outcome = "ok" | "denied" | "unauth" | "notfound" | "failed" | "invalid";
+/**
+ * ok: success; denied: PermissionDenied (403); unauth: Unauthenticated (401); notfound: NotFound (404);
+ * failed: FailedPrecondition (400); invalid: InvalidArgument (400).
+ */
+const [OK, D, U, NF, FP, IA] = ["ok", "denied", "unauth", "notfound", "failed", "invalid"] as const satisfies Outcome[];
 
-/** What a successful search returns: every organization's ("all"), exactly A's, or nothing. */
-type Visible = "all" | "A" | "none" | "-";
+/** What a successful search returns: every organization's ("all"), exactly A's, nothing, or the system's ("sys"). */
+type Visible = "all" | "A" | "none" | "sys" | "-";
 
 interface Org {
   id: string;
@@ -60,6 +73,11 @@ interface Scene {
   defaultOrgId: string;
   targetId: string;
   instanceId: string;
+  /** The caller's own user id (for "none": the plain user's). */
+  self: string;
+  /** The plain user: a person of the default organization with the password PLAIN_PASSWORD. */
+  plainId: string;
+  baseUrl: string;
   /** What a row's request remembers for its check (a generated name, a value before). */
   memo: Record<string, string>;
   admin(service: DescService, rpc: string, req: JsonObject): Promise<CallResult>;
@@ -86,6 +104,9 @@ interface Row {
 const ORGS = PlatformOrganizations;
 const DOMAINS = PlatformDomains;
 const ACTIONS = PlatformActions;
+const USERS = PlatformUsers;
+const MEMBERS = PlatformMemberships;
+const PLAIN_PASSWORD = "Matrix-Pa55word!";
 
 const idOf = (r: CallResult) => String(((r as { message: JsonObject }).message.details as JsonObject).id);
 
@@ -142,6 +163,91 @@ const domainAddedTo = (expectedOrg: (s: Scene) => string) => async (s: Scene, _r
 
 const NO_SUCH_ORG = "01a20000-0000-7000-8000-00000000dead";
 const NO_SUCH_DOMAIN = "no-such-domain.matrix.example";
+const NO_SUCH_USER = "01a20000-0000-7000-8000-00000000beef";
+const tomorrow = () => new Date(Date.now() + 24 * 3600_000).toISOString();
+const detailsId = (m: JsonObject) => String((m.details as JsonObject).id);
+
+/** A user the admin makes in the organization acted in (or the given one), remembered for the check. */
+async function freshUser(s: Scene, kind: "machine" | "human" = "machine", orgId = s.org.id): Promise<string> {
+  const username = s.unique("matrix-user");
+  const user: JsonObject =
+    kind === "machine"
+      ? { username, machine: { name: "matrix" } }
+      : { username, human: { profile: { givenName: "Matrix", familyName: "User" }, email: { address: `${username}@mail.example` } } };
+  s.memo.user = detailsId(await must(s.admin(USERS, "CreateUser", { user, ctx: { orgId } }), "admin CreateUser"));
+  return s.memo.user;
+}
+
+async function userAsAdminSees(s: Scene, id: string): Promise<JsonObject | undefined> {
+  const r = await s.admin(USERS, "GetUser", { id });
+  if (!r.ok && r.code === Code.NotFound) return undefined;
+  return (await must(Promise.resolve(r), "admin GetUser")).user as JsonObject;
+}
+
+/** A CreateUser request for a fresh machine user, its username remembered for the check. */
+function withNewUser(s: Scene, rest: JsonObject): JsonObject {
+  s.memo.username = s.unique("matrix-new");
+  return { ...rest, user: { username: s.memo.username, machine: { name: "matrix new" } } };
+}
+
+/** After CreateUser: the user exists in that organization when the call succeeded, else nowhere. */
+const userCreatedIn = (expectedOrg: (s: Scene) => string) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  const found = await must(s.admin(USERS, "SearchUsers", { filters: [{ username: { value: s.memo.username! } }] }), "admin SearchUsers");
+  const owners = ((found.result ?? []) as JsonObject[]).map((u) => String(((u.details as JsonObject).resourceOwner as JsonObject).id));
+  expect(owners, `organization of ${s.memo.username}`).toEqual(outcome === OK ? [expectedOrg(s)] : []);
+};
+
+/** The user the row acted on has this state afterwards when the call succeeded, that one otherwise. */
+const stateAfter = (whenOk: string, otherwise: string) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  expect((await userAsAdminSees(s, s.memo.user!))?.state, "the user's state afterwards").toBe(outcome === OK ? whenOk : otherwise);
+};
+
+/** A property of the user the row acted on, afterwards. */
+const userAfter = (pick: (u: JsonObject | undefined) => unknown, whenOk: unknown, otherwise: unknown) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  expect(pick(await userAsAdminSees(s, s.memo.user!)), "the user afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+};
+
+async function credentialCount(s: Scene, rpc: "SearchPersonalAccessTokens" | "SearchKeys"): Promise<number> {
+  const found = await must(s.admin(USERS, rpc, { id: s.memo.user! }), `admin ${rpc}`);
+  return Number((found.details as JsonObject | undefined)?.totalResult ?? 0);
+}
+
+const credentialsAfter = (rpc: "SearchPersonalAccessTokens" | "SearchKeys", whenOk: number, otherwise: number) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  expect(await credentialCount(s, rpc), `${rpc} afterwards`).toBe(outcome === OK ? whenOk : otherwise);
+};
+
+/** Rows that make users remove them again, whatever happened. */
+const removeUser = async (s: Scene) => {
+  for (const id of [s.memo.user, s.memo.other]) if (id) await s.admin(USERS, "DeleteUser", { id });
+};
+
+/** The roles of a user's membership in a context (ctx as in the request), as the admin sees them. */
+async function membershipRoles(s: Scene, userId: string, ctx: JsonObject | undefined): Promise<unknown> {
+  const found = await must(s.admin(MEMBERS, "SearchMemberships", { filters: [{ user: { userId } }], ...(ctx && { ctx }) }), "admin SearchMemberships");
+  const type = ctx?.system ? "OWNER_TYPE_SYSTEM" : ctx?.orgId ? "OWNER_TYPE_ORG" : "OWNER_TYPE_INSTANCE";
+  return ((found.result ?? []) as JsonObject[]).find((m) => (m.context as JsonObject).type === type)?.roles;
+}
+
+/** A fresh user (of the default organization) with a membership the admin grants in ctx. */
+async function member(s: Scene, roles: string[], ctx: JsonObject | undefined): Promise<string> {
+  const userId = await freshUser(s, "machine", s.defaultOrgId);
+  if (roles.length > 0) await must(s.admin(MEMBERS, "CreateMembership", { membership: { userId, roles }, ...(ctx && { ctx }) }), "admin CreateMembership");
+  return userId;
+}
+
+const rolesAfter = (ctx: (s: Scene) => JsonObject | undefined, whenOk: string[] | undefined, otherwise: string[] | undefined) =>
+  async (s: Scene, _r: CallResult, outcome: Outcome) => {
+    expect(await membershipRoles(s, s.memo.user!, ctx(s)), "the membership's roles afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+  };
+
+const inOrgActedIn = (s: Scene): JsonObject => ({ orgId: s.org.id });
+const inInstance = (): undefined => undefined;
+const inSystem = (): JsonObject => ({ system: true });
+
+/** Names of the roles ListAvailableRoles answered. */
+const roleNamesAre = (names: string[]) => async (_s: Scene, r: CallResult, outcome: Outcome) => {
+  if (outcome === OK) expect((((r as { message: JsonObject }).message.roles ?? []) as JsonObject[]).map((x) => x.name).sort()).toEqual(names);
+};
 
 //                                             none system iam  iamView ownerA ownerB viewA viewB plain
 const ROWS: Row[] = [
@@ -417,9 +523,471 @@ const ROWS: Row[] = [
     expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
     request: () => ({}),
   },
+
+  // PlatformUsers: user.* and user.credential.write in the user's organization; GetUser and
+  // SetPassword (with the current password) on oneself without them.
+  {
+    service: USERS, rpc: "CreateUser", what: "with ctx.orgId of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: (s) => withNewUser(s, { ctx: { orgId: s.org.id } }),
+    check: userCreatedIn((s) => s.org.id),
+  },
+  {
+    service: USERS, rpc: "CreateUser", what: "with ctx.orgDomain of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: (s) => withNewUser(s, { ctx: { orgDomain: s.org.primary } }),
+    check: userCreatedIn((s) => s.org.id),
+  },
+  {
+    service: USERS, rpc: "CreateUser", what: "without ctx (the default organization)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: (s) => withNewUser(s, {}),
+    check: userCreatedIn((s) => s.defaultOrgId),
+  },
+  {
+    service: USERS, rpc: "CreateUser", what: "with ctx.instanceId of its own instance (the default organization)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: (s) => withNewUser(s, { ctx: { instanceId: s.instanceId } }),
+    check: userCreatedIn((s) => s.defaultOrgId),
+  },
+  {
+    service: USERS, rpc: "CreateUser", what: "with ctx.orgId of no organization",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: (s) => withNewUser(s, { ctx: { orgId: NO_SUCH_ORG } }),
+    check: userCreatedIn(() => "none"),
+  },
+  {
+    service: USERS, rpc: "GetUser", what: "a user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    request: async (s) => ({ id: await freshUser(s) }),
+    async check(s, r, outcome) {
+      if (outcome === OK) expect(detailsId((r as { message: JsonObject }).message.user as JsonObject)).toBe(s.memo.user);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GetUser", what: "a user of the organization acted in, with ctx.orgId of it",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    request: async (s) => ({ id: await freshUser(s), ctx: { orgId: s.org.id } }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GetUser", what: "a user of the organization acted in, with ctx.orgId of the other one",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    request: async (s) => ({ id: await freshUser(s), ctx: { orgId: s.other.id } }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GetUser", what: "the caller itself (self)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => ({ id: s.self }),
+    async check(s, r, outcome) {
+      if (outcome === OK) expect(detailsId((r as { message: JsonObject }).message.user as JsonObject)).toBe(s.self);
+    },
+  },
+  {
+    service: USERS, rpc: "GetUser", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "SearchUsers", what: "without ctx",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
+    visible:                                  ["-", "all", "all", "all", "A",  "A",   "A",  "A",  "-"],
+    request: () => ({ query: { limit: 1000 } }),
+  },
+  {
+    service: USERS, rpc: "SearchUsers", what: "with ctx.orgId of the organization acted in",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    visible:                                  ["-", "A",   "A", "A",    "A",   "-",   "A",  "-",  "-"],
+    request: (s) => ({ ctx: { orgId: s.org.id }, query: { limit: 1000 } }),
+  },
+  {
+    service: USERS, rpc: "SearchUsers", what: "with ctx.orgId of no organization",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
+  },
+  {
+    service: USERS, rpc: "PatchUser", what: "a user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s), user: { machine: { name: "matrix renamed" } } }),
+    check: userAfter((u) => (u?.machine as JsonObject | undefined)?.name, "matrix renamed", "matrix"),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "PatchUser", what: "the caller itself (no self: its organization is the default one)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    async request(s) {
+      s.memo.user = s.self;
+      s.memo.nick = s.unique("nick");
+      const user: JsonObject = s.self === s.plainId ? { human: { nickName: s.memo.nick } } : { machine: { description: s.memo.nick } };
+      return { id: s.self, user };
+    },
+    async check(s, _r, outcome) {
+      const u = await userAsAdminSees(s, s.self);
+      const seen = s.self === s.plainId ? ((u?.human as JsonObject).profile as JsonObject).nickName : (u?.machine as JsonObject).description;
+      if (outcome === OK) expect(seen).toBe(s.memo.nick);
+      else expect(seen).not.toBe(s.memo.nick);
+    },
+  },
+  {
+    service: USERS, rpc: "PatchUser", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER, user: { username: "nobody" } }),
+  },
+  {
+    service: USERS, rpc: "DeleteUser", what: "a user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s) }),
+    check: userAfter((u) => u !== undefined, false, true),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeleteUser", what: "a user of the other organization, with ctx.orgId of the one acted in",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "machine", s.other.id), ctx: { orgId: s.org.id } }),
+    check: userAfter((u) => u !== undefined, true, true),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeleteUser", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "of a person of the organization acted in, without current password",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human"), password: { newPassword: PLAIN_PASSWORD } }),
+    check: userAfter((u) => (u?.human as JsonObject | undefined)?.hasPassword ?? false, true, false),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "of the plain user, with its current password (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      s.memo.user = s.plainId;
+      s.memo.before = String(((await userAsAdminSees(s, s.plainId))!.human as JsonObject).passwordChanged);
+      return { id: s.plainId, password: { newPassword: PLAIN_PASSWORD, currentPassword: PLAIN_PASSWORD } };
+    },
+    async check(s, _r, outcome) {
+      const changed = String(((await userAsAdminSees(s, s.plainId))!.human as JsonObject).passwordChanged);
+      if (outcome === OK) expect(changed, "passwordChanged afterwards").not.toBe(s.memo.before);
+      else expect(changed, "passwordChanged afterwards").toBe(s.memo.before);
+    },
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "of the plain user, without current password (required of users acting on themselves)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    IA],
+    request: (s) => ({ id: s.plainId, password: { newPassword: PLAIN_PASSWORD } }),
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "of the plain user, with a wrong current password (checked whenever given)",
+    expect:                                   [U,   IA,    IA,  D,      D,     D,     D,    D,    IA],
+    request: (s) => ({ id: s.plainId, password: { newPassword: PLAIN_PASSWORD, currentPassword: "Wrong-Pa55word!" } }),
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "of the plain user, requiring a change at the next sign-in (administrators only)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    IA],
+    request: (s) => ({ id: s.plainId, password: { newPassword: PLAIN_PASSWORD, currentPassword: PLAIN_PASSWORD, changeRequired: true } }),
+    async cleanup(s) {
+      await must(s.admin(USERS, "SetPassword", { id: s.plainId, password: { newPassword: PLAIN_PASSWORD } }), "admin clears the required change");
+    },
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER, password: { newPassword: PLAIN_PASSWORD } }),
+  },
+  {
+    service: USERS, rpc: "LockUser", what: "an active user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s) }),
+    check: stateAfter("USER_STATE_LOCKED", "USER_STATE_ACTIVE"),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "LockUser", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "UnlockUser", what: "a locked user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "LockUser", { id }), "admin LockUser");
+      return { id };
+    },
+    check: stateAfter("USER_STATE_ACTIVE", "USER_STATE_LOCKED"),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeactivateUser", what: "an active user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s) }),
+    check: stateAfter("USER_STATE_INACTIVE", "USER_STATE_ACTIVE"),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ReactivateUser", what: "a deactivated user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "DeactivateUser", { id }), "admin DeactivateUser");
+      return { id };
+    },
+    check: stateAfter("USER_STATE_ACTIVE", "USER_STATE_INACTIVE"),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddPersonalAccessToken", what: "for a user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s), pat: { expirationDate: tomorrow() } }),
+    async check(s, r, outcome) {
+      expect(await credentialCount(s, "SearchPersonalAccessTokens"), "tokens afterwards").toBe(outcome === OK ? 1 : 0);
+      if (outcome !== OK) return;
+      // The new token is the user's: it reads the user itself.
+      const token = String((r as { message: JsonObject }).message.token);
+      const self = await protocolClient(USERS, "grpc", s.baseUrl).call("GetUser", { id: s.memo.user! }, token);
+      expect(self, "the new token works").toMatchObject({ ok: true });
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddPersonalAccessToken", what: "for the caller itself (no self)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: (s) => ({ id: s.self, pat: { expirationDate: tomorrow() } }),
+  },
+  {
+    service: USERS, rpc: "SearchPersonalAccessTokens", what: "of a user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() } }), "admin AddPersonalAccessToken");
+      return { id };
+    },
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).length).toBe(1);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "SearchPersonalAccessTokens", what: "of the caller itself (no self)",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: (s) => ({ id: s.self }),
+  },
+  {
+    service: USERS, rpc: "DeletePersonalAccessToken", what: "a token of a user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      const pat = await must(s.admin(USERS, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() } }), "admin AddPersonalAccessToken");
+      return { id, patId: detailsId(pat) };
+    },
+    check: credentialsAfter("SearchPersonalAccessTokens", 0, 1),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeletePersonalAccessToken", what: "a token of a user of the other organization, named with the user of the one acted in",
+    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    async request(s) {
+      const theirs = await freshUser(s, "machine", s.other.id);
+      const pat = await must(s.admin(USERS, "AddPersonalAccessToken", { id: theirs, pat: { expirationDate: tomorrow() } }), "admin AddPersonalAccessToken");
+      s.memo.other = theirs;
+      return { id: await freshUser(s), patId: detailsId(pat) };
+    },
+    async check(s) {
+      const found = await must(s.admin(USERS, "SearchPersonalAccessTokens", { id: s.memo.other! }), "admin SearchPersonalAccessTokens");
+      expect(Number((found.details as JsonObject).totalResult), "the other user's token stays").toBe(1);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddKey", what: "a generated EC key for a machine user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s), key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }),
+    check: credentialsAfter("SearchKeys", 1, 0),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "SearchKeys", what: "of a machine user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "admin AddKey");
+      return { id };
+    },
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).length).toBe(1);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeleteKey", what: "a key of a machine user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      const key = await must(s.admin(USERS, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "admin AddKey");
+      return { id, keyId: detailsId(key) };
+    },
+    check: credentialsAfter("SearchKeys", 0, 1),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GenerateSecret", what: "for a machine user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s) }),
+    check: userAfter((u) => (u?.machine as JsonObject | undefined)?.hasSecret ?? false, true, false),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GenerateSecret", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "RemoveSecret", what: "of a machine user of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "GenerateSecret", { id }), "admin GenerateSecret");
+      return { id };
+    },
+    check: userAfter((u) => (u?.machine as JsonObject | undefined)?.hasSecret ?? false, false, true),
+    cleanup: removeUser,
+  },
+
+  // PlatformMemberships: member.* where the membership is; system roles for system members.
+  {
+    service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER_VIEWER with ctx.orgId of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["ORG_OWNER_VIEWER"] }, ctx: inOrgActedIn(s) }),
+    check: rolesAfter(inOrgActedIn, ["ORG_OWNER_VIEWER"], undefined),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "CreateMembership", what: "IAM_OWNER_VIEWER without ctx (the instance)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["IAM_OWNER_VIEWER"] } }),
+    check: rolesAfter(inInstance, ["IAM_OWNER_VIEWER"], undefined),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "CreateMembership", what: "SYSTEM_OWNER with ctx.system",
+    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["SYSTEM_OWNER"] }, ctx: inSystem() }),
+    check: rolesAfter(inSystem, ["SYSTEM_OWNER"], undefined),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER with ctx.orgId of no organization",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["ORG_OWNER"] }, ctx: { orgId: NO_SUCH_ORG } }),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER in the organization acted in, for an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    request: (s) => ({ membership: { userId: NO_SUCH_USER, roles: ["ORG_OWNER"] }, ctx: inOrgActedIn(s) }),
+  },
+  {
+    service: MEMBERS, rpc: "PatchMembership", what: "ORG_OWNER_VIEWER to ORG_OWNER in the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["ORG_OWNER_VIEWER"], inOrgActedIn(s)), membership: { roles: ["ORG_OWNER"] }, ctx: inOrgActedIn(s) }),
+    check: rolesAfter(inOrgActedIn, ["ORG_OWNER"], ["ORG_OWNER_VIEWER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "PatchMembership", what: "IAM_OWNER_VIEWER to IAM_OWNER in the instance (no ctx)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["IAM_OWNER_VIEWER"], undefined), membership: { roles: ["IAM_OWNER"] } }),
+    check: rolesAfter(inInstance, ["IAM_OWNER"], ["IAM_OWNER_VIEWER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "PatchMembership", what: "a SYSTEM_OWNER's roles, with ctx.system",
+    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["SYSTEM_OWNER"], inSystem()), membership: { roles: ["SYSTEM_OWNER"] }, ctx: inSystem() }),
+    check: rolesAfter(inSystem, ["SYSTEM_OWNER"], ["SYSTEM_OWNER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "DeleteMembership", what: "in the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["ORG_OWNER_VIEWER"], inOrgActedIn(s)), ctx: inOrgActedIn(s) }),
+    check: rolesAfter(inOrgActedIn, undefined, ["ORG_OWNER_VIEWER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "DeleteMembership", what: "in the instance (no ctx)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["IAM_OWNER_VIEWER"], undefined) }),
+    check: rolesAfter(inInstance, undefined, ["IAM_OWNER_VIEWER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "DeleteMembership", what: "a SYSTEM_OWNER's, with ctx.system",
+    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["SYSTEM_OWNER"], inSystem()), ctx: inSystem() }),
+    check: rolesAfter(inSystem, undefined, ["SYSTEM_OWNER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "DeleteMembership", what: "of a user without membership in the organization acted in",
+    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    request: async (s) => ({ userId: await member(s, ["IAM_OWNER_VIEWER"], undefined), ctx: inOrgActedIn(s) }),
+    check: rolesAfter(inInstance, ["IAM_OWNER_VIEWER"], ["IAM_OWNER_VIEWER"]),
+    cleanup: removeUser,
+  },
+  {
+    service: MEMBERS, rpc: "SearchMemberships", what: "without ctx",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
+    visible:                                  ["-", "all", "all", "all", "A",  "A",   "A",  "A",  "-"],
+    request: () => ({ query: { limit: 1000 } }),
+  },
+  {
+    service: MEMBERS, rpc: "SearchMemberships", what: "with ctx.orgId of the organization acted in",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    visible:                                  ["-", "A",   "A", "A",    "A",   "-",   "A",  "-",  "-"],
+    request: (s) => ({ ctx: inOrgActedIn(s), query: { limit: 1000 } }),
+  },
+  {
+    service: MEMBERS, rpc: "SearchMemberships", what: "with ctx.system",
+    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    visible:                                  ["-", "sys", "-", "-",    "-",   "-",   "-",  "-",  "-"],
+    request: () => ({ ctx: inSystem(), query: { limit: 1000 } }),
+  },
+  {
+    service: MEMBERS, rpc: "SearchMemberships", what: "with ctx.orgId of no organization",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
+  },
+  {
+    service: MEMBERS, rpc: "ListAvailableRoles", what: "without ctx (any authenticated caller)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: () => ({}),
+    check: roleNamesAre(["IAM_OWNER", "IAM_OWNER_VIEWER"]),
+  },
+  {
+    service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.orgId of the organization acted in (any authenticated caller)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => ({ ctx: inOrgActedIn(s) }),
+    check: roleNamesAre(["ORG_OWNER", "ORG_OWNER_VIEWER"]),
+  },
+  {
+    service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.system (system members only)",
+    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    request: () => ({ ctx: inSystem() }),
+    check: roleNamesAre(["SYSTEM_OWNER"]),
+  },
+  {
+    service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.orgId of no organization",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   NF],
+    request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
+  },
 ];
 
-const HTTP_STATUS: Record<Outcome, number> = { ok: 0, denied: 403, unauth: 401, notfound: 404, failed: 400 };
+const HTTP_STATUS: Record<Outcome, number> = { ok: 0, denied: 403, unauth: 401, notfound: 404, failed: 400, invalid: 400 };
 
 function outcomeOf(r: CallResult): string {
   if (r.ok) return OK;
@@ -432,14 +1000,16 @@ function outcomeOf(r: CallResult): string {
       return NF;
     case Code.FailedPrecondition:
       return FP;
+    case Code.InvalidArgument:
+      return IA;
     default:
       return `${Code[r.code]}`;
   }
 }
 
 describe("the expected table", () => {
-  it("has a row for every RPC of the three services, and a cell for every column", () => {
-    for (const service of [ORGS, DOMAINS, ACTIONS]) {
+  it("has a row for every RPC of the five services, and a cell for every column", () => {
+    for (const service of [ORGS, DOMAINS, ACTIONS, USERS, MEMBERS]) {
       for (const method of service.methods) {
         expect(ROWS.some((r) => r.service === service && r.rpc === method.name), `${service.name}.${method.name}`).toBe(true);
       }
@@ -457,7 +1027,12 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
   let a: Org;
   let b: Org;
   let targetId: string;
+  let plainId: string;
+  /** A user of A and one of B, each with a membership there. */
+  let userInA: string;
+  let userInB: string;
   const tokens = new Map<Column, string | undefined>();
+  const userIds = new Map<Column, string>();
   let counter = 0;
   const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
   const admin = (service: DescService, rpc: string, req: JsonObject) => protocolClient(service, "grpc", server.baseUrl).call(rpc, req, server.adminToken);
@@ -476,15 +1051,34 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
     const target = await admin(ACTIONS, "CreateTarget", { target: { name: "matrix-fixture", restWebhook: { url: "https://example.com/f" } } });
     expect(target.ok).toBe(true);
     targetId = idOf(target);
-    const user = async (roles: Parameters<TestServer["createUser"]>[0]["roles"]) => (await server.createUser({ roles })).token;
+    const user = async (columns: Column[], roles: Parameters<TestServer["createUser"]>[0]["roles"]) => {
+      const made = await server.createUser({ roles });
+      for (const column of columns) {
+        tokens.set(column, made.token);
+        userIds.set(column, made.userId);
+      }
+    };
     tokens.set("none", undefined);
-    tokens.set("system", await user([{ context: "system", roles: ["SYSTEM_OWNER"] }]));
-    tokens.set("iamOwner", await user([{ context: "instance", roles: ["IAM_OWNER"] }]));
-    tokens.set("iamViewer", await user([{ context: "instance", roles: ["IAM_OWNER_VIEWER"] }]));
-    const owner = await user([{ context: "org", contextId: a.id, roles: ["ORG_OWNER"] }]);
-    const viewer = await user([{ context: "org", contextId: a.id, roles: ["ORG_OWNER_VIEWER"] }]);
-    tokens.set("ownerInA", owner).set("ownerInB", owner).set("viewerInA", viewer).set("viewerInB", viewer);
-    tokens.set("plain", await user([]));
+    await user(["system"], [{ context: "system", roles: ["SYSTEM_OWNER"] }]);
+    await user(["iamOwner"], [{ context: "instance", roles: ["IAM_OWNER"] }]);
+    await user(["iamViewer"], [{ context: "instance", roles: ["IAM_OWNER_VIEWER"] }]);
+    await user(["ownerInA", "ownerInB"], [{ context: "org", contextId: a.id, roles: ["ORG_OWNER"] }]);
+    await user(["viewerInA", "viewerInB"], [{ context: "org", contextId: a.id, roles: ["ORG_OWNER_VIEWER"] }]);
+    // The plain user is a person with a password (SetPassword on itself), made through the API.
+    const plain = await must(
+      admin(USERS, "CreateUser", { user: { username: "matrix-plain", human: { profile: { givenName: "Plain", familyName: "User" }, email: { address: "plain@mail.example" }, password: PLAIN_PASSWORD } } }),
+      "admin creates the plain user",
+    );
+    plainId = detailsId(plain);
+    const pat = await must(admin(USERS, "AddPersonalAccessToken", { id: plainId, pat: { expirationDate: tomorrow() } }), "the plain user's token");
+    tokens.set("plain", String(pat.token));
+    userIds.set("plain", plainId);
+    for (const [org, name] of [[a, "matrix-in-a"], [b, "matrix-in-b"]] as const) {
+      const made = await must(admin(USERS, "CreateUser", { user: { username: name, machine: { name } }, ctx: { orgId: org.id } }), `admin creates ${name}`);
+      await must(admin(MEMBERS, "CreateMembership", { membership: { userId: detailsId(made), roles: ["ORG_OWNER_VIEWER"] }, ctx: { orgId: org.id } }), `${name} in its organization`);
+      if (org === a) userInA = detailsId(made);
+      else userInB = detailsId(made);
+    }
   });
   afterAll(() => server?.close());
 
@@ -494,6 +1088,32 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
     const result = (message.result ?? []) as JsonObject[];
     const total = Number((message.details as JsonObject | undefined)?.totalResult ?? 0);
     expect(total, "totalResult counts what is shown, nothing hidden").toBe(result.length);
+    if (row.service === USERS) {
+      const ids = result.map((u) => detailsId(u)).sort();
+      const ofA = await must(admin(USERS, "SearchUsers", { ctx: { orgId: a.id }, query: { limit: 1000 } }), "admin SearchUsers in A");
+      const idsOfA = ((ofA.result ?? []) as JsonObject[]).map((u) => detailsId(u)).sort();
+      expect(idsOfA).toContain(userInA);
+      if (visible === "A") expect(ids).toEqual(idsOfA);
+      if (visible === "all") expect(ids).toEqual(expect.arrayContaining([...idsOfA, userInB, plainId, userIds.get("system")!]));
+      return;
+    }
+    if (row.service === MEMBERS) {
+      const key = (m: JsonObject) => `${String(m.userId)}/${String((m.context as JsonObject).type)}/${String((m.context as JsonObject).id ?? "")}`;
+      const keys = result.map(key).sort();
+      const ofA = await must(admin(MEMBERS, "SearchMemberships", { ctx: { orgId: a.id }, query: { limit: 1000 } }), "admin SearchMemberships in A");
+      const keysOfA = ((ofA.result ?? []) as JsonObject[]).map(key).sort();
+      expect(keysOfA).toEqual(expect.arrayContaining([`${userInA}/OWNER_TYPE_ORG/${a.id}`, `${userIds.get("ownerInA")}/OWNER_TYPE_ORG/${a.id}`]));
+      if (visible === "A") expect(keys).toEqual(keysOfA);
+      if (visible === "all") {
+        expect(keys).toEqual(expect.arrayContaining([...keysOfA, `${userInB}/OWNER_TYPE_ORG/${b.id}`, `${userIds.get("iamOwner")}/OWNER_TYPE_INSTANCE/${server.instanceId}`]));
+        expect(keys.filter((k) => k.includes("OWNER_TYPE_SYSTEM")), "no system membership without ctx.system").toEqual([]);
+      }
+      if (visible === "sys") {
+        expect(keys.filter((k) => !k.includes("/OWNER_TYPE_SYSTEM/")), "only system memberships").toEqual([]);
+        expect(keys).toContain(`${userIds.get("system")}/OWNER_TYPE_SYSTEM/`);
+      }
+      return;
+    }
     if (row.service === ORGS) {
       const ids = result.map((o) => String((o.details as JsonObject).id)).sort();
       if (visible === "none") expect(ids).toEqual([]);
@@ -518,7 +1138,10 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
         const inB = column === "ownerInB" || column === "viewerInB";
         const member = column.startsWith("owner") || column.startsWith("viewer");
         const org = row.fresh && !member ? await createOrg(unique("Matrix fresh")) : inB ? b : a;
-        const s: Scene = { column, protocol, org, other: org.id === b.id ? a : b, a, b, defaultOrgId: server.defaultOrgId, targetId, instanceId: server.instanceId, memo: {}, admin, unique };
+        const s: Scene = {
+          column, protocol, org, other: org.id === b.id ? a : b, a, b, defaultOrgId: server.defaultOrgId, targetId, instanceId: server.instanceId,
+          self: userIds.get(column) ?? plainId, plainId, baseUrl: server.baseUrl, memo: {}, admin, unique,
+        };
         try {
           const request = await row.request(s);
           const result = await protocolClient(row.service, protocol, server.baseUrl).call(row.rpc, request, tokens.get(column));

@@ -5,21 +5,27 @@ import { Code, ConnectError, createClient, type Transport } from "@connectrpc/co
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
+import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { routesOf } from "../../src/gateway/routes.js";
 import { PROTOCOLS, restRequest, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /**
- * Isolation of instances for organizations and domains: on instance A (localhost), A's
- * IAM_OWNER names B's organizations, domains and users wherever an id fits, and everything
- * of B is NotFound or filtered out, never counted; the same the other way round. Domains and
- * organization names are unique per instance, so B's are free on A. Nothing B owns changes.
+ * Isolation of instances for organizations, domains, users and memberships: on instance A
+ * (localhost), A's IAM_OWNER names B's organizations, domains, users, tokens, keys and
+ * memberships wherever an id fits, and everything of B is NotFound or filtered out, never
+ * counted; the same the other way round. Domains, organization names and usernames are unique
+ * per instance, so B's are free on A. Nothing B owns changes.
  */
 
 const ORGS = PlatformOrganizations;
 const DOMAINS = PlatformDomains;
+const USERS = PlatformUsers;
+const MEMBERS = PlatformMemberships;
+const tomorrow = () => new Date(Date.now() + 24 * 3600_000).toISOString();
 const B_HOST = "iso-b.example";
 
 /** Resolves every host name to the test server's loopback address. */
@@ -90,6 +96,8 @@ const idsOf = (m: JsonObject) => rowsOf(m).map((o) => String((o.details as JsonO
 const domainsOf = (m: JsonObject) => rowsOf(m).map((d) => String(d.domain));
 const totalOf = (m: JsonObject) => Number((m.details as JsonObject | undefined)?.totalResult ?? 0);
 const equals = (value: string) => ({ domain: value, method: "TEXT_FILTER_METHOD_EQUALS" });
+const userIdsOf = (m: JsonObject) => rowsOf(m).map((u) => String((u.details as JsonObject).id));
+const membershipUsersOf = (m: JsonObject) => rowsOf(m).map((r) => String(r.userId));
 
 describe.each(DATABASE_KINDS)("isolation of organizations and domains between instances (%s)", (kind) => {
   let server: TestServer;
@@ -103,6 +111,17 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
   let bIds: string[];
   let bDomains: string[];
   let bBefore: JsonObject;
+  /** B's admin, a person of B's organization (with a token, a key and memberships), and its PAT and key ids. */
+  let bAdminId: string;
+  let bHumanId: string;
+  let bPatId: string;
+  let bKeyId: string;
+  /** Every user id of B. */
+  let bUserIds: string[];
+  /** A user of A's organization, with a token, a key and a membership there. */
+  let aUserId: string;
+  let aPatId: string;
+  let aKeyId: string;
 
   const onA = (service: DescService, protocol: Protocol) => hostClient(service, protocol, server.baseUrl);
   const onB = (service: DescService, protocol: Protocol) => hostClient(service, protocol, b.baseUrl);
@@ -116,6 +135,11 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       domains: await must(asB(DOMAINS, "SearchDomains", { query: { limit: 1000 } }), "B domains"),
       default: await must(asB(ORGS, "GetInstanceDefault", {}), "B default"),
       org: await must(asB(ORGS, "GetOrganization", { id: bOrg.id }), "B org"),
+      users: await must(asB(USERS, "SearchUsers", { query: { limit: 1000 } }), "B users"),
+      memberships: await must(asB(MEMBERS, "SearchMemberships", { query: { limit: 1000 } }), "B memberships"),
+      human: await must(asB(USERS, "GetUser", { id: bHumanId }), "B's person"),
+      pats: await must(asB(USERS, "SearchPersonalAccessTokens", { id: bHumanId }), "B's person's tokens"),
+      keys: await must(asB(USERS, "SearchKeys", { id: bUserId }), "B's machine's keys"),
     };
   }
 
@@ -133,7 +157,26 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     const madeA = await must(asA(ORGS, "CreateOrganization", { organization: { name: "Iso A" } }), "A creates its org");
     aOrg = { id: String((madeA.details as JsonObject).id), primary: String(madeA.primaryDomain) };
     await must(asA(DOMAINS, "AddDomain", { domain: { domain: "a-only.iso.example" }, ctx: { orgId: aOrg.id } }), "A adds a-only");
+
+    // Users, credentials and memberships on both sides.
+    const bAdmins = await must(asB(MEMBERS, "SearchMemberships", { filters: [{ role: { role: "IAM_OWNER" } }] }), "B's admins");
+    bAdminId = String(rowsOf(bAdmins)[0]!.userId);
+    const human = { username: "iso-shared-user", human: { profile: { givenName: "Iso", familyName: "Person" }, email: { address: "iso@b.example" } } };
+    bHumanId = String(((await must(asB(USERS, "CreateUser", { user: human, ctx: { orgId: bOrg.id } }), "B creates a person")).details as JsonObject).id);
+    bPatId = String(((await must(asB(USERS, "AddPersonalAccessToken", { id: bHumanId, pat: { expirationDate: tomorrow() } }), "B's PAT")).details as JsonObject).id);
+    bKeyId = String(((await must(asB(USERS, "AddKey", { id: bUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "B's key")).details as JsonObject).id);
+    await must(asB(USERS, "GenerateSecret", { id: bUserId }), "B's secret");
+    await must(asB(MEMBERS, "CreateMembership", { membership: { userId: bHumanId, roles: ["ORG_OWNER"] }, ctx: { orgId: bOrg.id } }), "B's person owns B's org");
+    await must(asB(MEMBERS, "CreateMembership", { membership: { userId: bUserId, roles: ["IAM_OWNER_VIEWER"] } }), "B's machine views B");
+    aUserId = String(((await must(asA(USERS, "CreateUser", { user: { username: "iso-a-user", machine: { name: "a" } }, ctx: { orgId: aOrg.id } }), "A creates a user")).details as JsonObject).id);
+    aPatId = String(((await must(asA(USERS, "AddPersonalAccessToken", { id: aUserId, pat: { expirationDate: tomorrow() } }), "A's PAT")).details as JsonObject).id);
+    aKeyId = String(((await must(asA(USERS, "AddKey", { id: aUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "A's key")).details as JsonObject).id);
+    await must(asA(MEMBERS, "CreateMembership", { membership: { userId: aUserId, roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } }), "A's user owns A's org");
+
     bBefore = await stateOfB();
+    bUserIds = userIdsOf(bBefore.users as JsonObject);
+    expect(bUserIds.sort()).toEqual([bAdminId, bUserId, bHumanId].sort());
+    expect(membershipUsersOf(bBefore.memberships as JsonObject).sort()).toEqual([bAdminId, bHumanId, bUserId].sort());
     bIds = idsOf(bBefore.orgs as JsonObject);
     bDomains = domainsOf(bBefore.domains as JsonObject);
     expect(bIds.sort()).toEqual([b.orgId, bOrg.id].sort());
@@ -259,6 +302,170 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     expect(rowsOf(searched)).toEqual([]);
     expect(totalOf(searched)).toBe(0);
     expect(await must(asA(ORGS, "GetOrganization", { id: aOrg.id }), "A's org")).toEqual(aBefore);
+  });
+
+  it.each(PROTOCOLS)("B's users, tokens and keys are NotFound on A to every RPC that takes a user id, over %s", async (protocol) => {
+    const users = onA(USERS, protocol);
+    const problems: string[] = [];
+    const nf = async (label: string, rpc: string, req: JsonObject) => {
+      const r = await users.call(rpc, req, ownerOfA);
+      if (r.ok || r.code !== Code.NotFound || (r.httpStatus !== undefined && r.httpStatus !== 404)) problems.push(`${label} ${rpc}: ${JSON.stringify(r)}`);
+    };
+    for (const id of [bUserId, bHumanId, bAdminId]) {
+      for (const ctx of [undefined, { orgId: aOrg.id }, { instanceId: server.instanceId }] as (JsonObject | undefined)[]) {
+        const label = `${id === bHumanId ? "B's person" : id === bAdminId ? "B's admin" : "B's machine"} ctx=${JSON.stringify(ctx)}`;
+        const c: JsonObject = ctx ? { ctx } : {};
+        await nf(label, "GetUser", { id, ...c });
+        await nf(label, "PatchUser", { id, user: { username: "stolen" }, ...c });
+        await nf(label, "DeleteUser", { id, ...c });
+        await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!" }, ...c });
+        for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys"]) await nf(label, rpc, { id, ...c });
+        await nf(label, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() }, ...c });
+        await nf(label, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() }, ...c });
+        await nf(label, "DeletePersonalAccessToken", { id, patId: bPatId, ...c });
+        await nf(label, "DeleteKey", { id, keyId: bKeyId, ...c });
+      }
+    }
+    // B's token and key ids, named with A's own user.
+    await nf("A's user with B's token", "DeletePersonalAccessToken", { id: aUserId, patId: bPatId });
+    await nf("A's user with B's key", "DeleteKey", { id: aUserId, keyId: bKeyId });
+    expect(problems).toEqual([]);
+    // A's own credentials are untouched by all this.
+    const pats = await must(asA(USERS, "SearchPersonalAccessTokens", { id: aUserId }), "A's tokens");
+    expect(idsOf(pats)).toEqual([aPatId]);
+    const keys = await must(asA(USERS, "SearchKeys", { id: aUserId }), "A's keys");
+    expect(idsOf(keys)).toEqual([aKeyId]);
+  });
+
+  it.each(PROTOCOLS)("B's users have no memberships on A: naming them is NotFound, over %s", async (protocol) => {
+    const members = onA(MEMBERS, protocol);
+    const problems: string[] = [];
+    const nf = async (label: string, rpc: string, req: JsonObject) => {
+      const r = await members.call(rpc, req, ownerOfA);
+      if (r.ok || r.code !== Code.NotFound || (r.httpStatus !== undefined && r.httpStatus !== 404)) problems.push(`${label} ${rpc}: ${JSON.stringify(r)}`);
+    };
+    for (const userId of [bAdminId, bUserId, bHumanId]) {
+      await nf(userId, "CreateMembership", { membership: { userId, roles: ["IAM_OWNER"] } });
+      await nf(userId, "CreateMembership", { membership: { userId, roles: ["IAM_OWNER_VIEWER"] }, ctx: { instanceId: server.instanceId } });
+      await nf(userId, "CreateMembership", { membership: { userId, roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } });
+      await nf(userId, "PatchMembership", { userId, membership: { roles: ["IAM_OWNER"] } });
+      await nf(userId, "PatchMembership", { userId, membership: { roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } });
+      await nf(userId, "DeleteMembership", { userId });
+      await nf(userId, "DeleteMembership", { userId, ctx: { orgId: aOrg.id } });
+    }
+    expect(problems).toEqual([]);
+    // A system member of A does not reach B's users from A's instance context either.
+    const asSystem = await onA(MEMBERS, protocol).call("CreateMembership", { membership: { userId: bHumanId, roles: ["IAM_OWNER"] } }, server.adminToken);
+    expect(asSystem, "the admin of A, in A").toMatchObject({ ok: false, code: Code.NotFound });
+  });
+
+  it.each(PROTOCOLS)("B and B's organizations are NotFound as ctx of users and memberships on A; the system is PermissionDenied, over %s", async (protocol) => {
+    const users = onA(USERS, protocol);
+    const members = onA(MEMBERS, protocol);
+    // (B's primary domain of "Iso Shared" is A's too by now: A took it in the test above.)
+    const ctxs: JsonObject[] = [{ orgId: bOrg.id }, { orgId: b.orgId }, { orgDomain: "b-only.iso.example" }, { instanceId: b.instanceId }, { instanceDomain: B_HOST }];
+    for (const ctx of ctxs) {
+      const label = (rpc: string) => `${protocol} ${rpc} ctx=${JSON.stringify(ctx)}`;
+      expectNotFound(await users.call("CreateUser", { user: { username: `iso-ctx-${protocol}`, machine: { name: "x" } }, ctx }, ownerOfA), label("CreateUser"));
+      expectNotFound(await users.call("SearchUsers", { ctx }, ownerOfA), label("SearchUsers"));
+      expectNotFound(await users.call("GetUser", { id: aUserId, ctx }, ownerOfA), label("GetUser"));
+      expectNotFound(await members.call("CreateMembership", { membership: { userId: aUserId, roles: ctx.orgId || ctx.orgDomain ? ["ORG_OWNER"] : ["IAM_OWNER"] }, ctx }, ownerOfA), label("CreateMembership"));
+      expectNotFound(await members.call("SearchMemberships", { ctx }, ownerOfA), label("SearchMemberships"));
+      expectNotFound(await members.call("DeleteMembership", { userId: bHumanId, ctx }, ownerOfA), label("DeleteMembership"));
+      expectNotFound(await members.call("ListAvailableRoles", { ctx }, ownerOfA), label("ListAvailableRoles"));
+    }
+    for (const rpc of ["SearchMemberships", "ListAvailableRoles"]) {
+      const r = await members.call(rpc, { ctx: { system: true } }, ownerOfA);
+      expect(r, `${protocol} ${rpc} ctx.system`).toMatchObject({ ok: false, code: Code.PermissionDenied });
+    }
+    const created = await must(asA(USERS, "SearchUsers", { filters: [{ username: { value: `iso-ctx-${protocol}` } }] }), "A searches");
+    expect(rowsOf(created)).toEqual([]);
+  });
+
+  it.each(PROTOCOLS)("user and membership searches on A leave B's out and never count them, over %s", async (protocol) => {
+    const users = (req: JsonObject) => must(onA(USERS, protocol).call("SearchUsers", req, ownerOfA), `${protocol} SearchUsers`);
+    const byIds = await users({ filters: [{ inIds: { ids: bUserIds } }] });
+    expect(rowsOf(byIds), "B's ids").toEqual([]);
+    expect(totalOf(byIds), "B's ids").toBe(0);
+    const mixed = await users({ filters: [{ inIds: { ids: [...bUserIds, aUserId] } }] });
+    expect(userIdsOf(mixed)).toEqual([aUserId]);
+    expect(totalOf(mixed)).toBe(1);
+    const bFilters: JsonObject[] = [
+      { username: { value: "iso-shared-user" } },
+      { loginName: { value: `@iso-shared.${B_HOST}`, method: "TEXT_FILTER_METHOD_ENDS_WITH" } },
+      { email: { value: "iso@b.example" } },
+      { organization: { orgId: bOrg.id } },
+      { organization: { orgId: b.orgId } },
+    ];
+    for (const filter of bFilters) {
+      const found = await users({ filters: [filter] });
+      expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
+      expect(totalOf(found), JSON.stringify(filter)).toBe(0);
+    }
+    const all = await users({ query: { limit: 1000 } });
+    expect(userIdsOf(all).filter((id) => bUserIds.includes(id)), "B's users among A's").toEqual([]);
+    expect(userIdsOf(all)).toContain(aUserId);
+    expect(totalOf(all)).toBe(rowsOf(all).length);
+    expect(totalOf(await users({ query: { limit: 1 } })), "the total of a short page").toBe(rowsOf(all).length);
+
+    const members = (req: JsonObject) => must(onA(MEMBERS, protocol).call("SearchMemberships", req, ownerOfA), `${protocol} SearchMemberships`);
+    for (const filter of [{ user: { userId: bAdminId } }, { user: { userId: bHumanId } }, { context: { id: b.instanceId } }, { context: { id: bOrg.id } }] as JsonObject[]) {
+      const found = await members({ filters: [filter] });
+      expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
+      expect(totalOf(found), JSON.stringify(filter)).toBe(0);
+    }
+    const instances = await members({ filters: [{ contextType: { type: "OWNER_TYPE_INSTANCE" } }], query: { limit: 1000 } });
+    expect(rowsOf(instances).map((r) => (r.context as JsonObject).id).filter((id) => id !== server.instanceId), "only A's instance").toEqual([]);
+    const allMembers = await members({ query: { limit: 1000 } });
+    expect(membershipUsersOf(allMembers).filter((id) => bUserIds.includes(id)), "B's users among A's members").toEqual([]);
+    expect(membershipUsersOf(allMembers)).toContain(aUserId);
+    expect(totalOf(allMembers)).toBe(rowsOf(allMembers).length);
+    expect(totalOf(await members({ query: { limit: 1 } })), "the total of a short page").toBe(rowsOf(allMembers).length);
+  });
+
+  it("takes B's usernames on A: they are unique per instance only", async () => {
+    const made = await asA(USERS, "CreateUser", { user: { username: "ISO-SHARED-USER", machine: { name: "a's own" } }, ctx: { orgId: aOrg.id } }, "rest");
+    expect(made).toMatchObject({ ok: true, httpStatus: 201, message: { details: { resourceOwner: { id: aOrg.id } } } });
+    const found = await must(asA(USERS, "SearchUsers", { filters: [{ username: { value: "iso-shared-user", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }), "A searches");
+    expect(userIdsOf(found)).toEqual([String(((made as { message: JsonObject }).message.details as JsonObject).id)]);
+  });
+
+  it.each(PROTOCOLS)("the other way round: A's users and memberships are NotFound on B, over %s", async (protocol) => {
+    const users = onB(USERS, protocol);
+    const members = onB(MEMBERS, protocol);
+    const token = b.adminToken;
+    for (const [rpc, req] of [
+      ["GetUser", { id: aUserId }],
+      ["PatchUser", { id: aUserId, user: { username: "stolen" } }],
+      ["DeleteUser", { id: aUserId }],
+      ["LockUser", { id: aUserId }],
+      ["SearchPersonalAccessTokens", { id: aUserId }],
+      ["DeletePersonalAccessToken", { id: aUserId, patId: aPatId }],
+      ["DeletePersonalAccessToken", { id: bHumanId, patId: aPatId }],
+      ["DeleteKey", { id: aUserId, keyId: aKeyId }],
+      ["DeleteKey", { id: bUserId, keyId: aKeyId }],
+      ["CreateUser", { user: { username: "iso-rev", machine: { name: "x" } }, ctx: { orgId: aOrg.id } }],
+    ] as [string, JsonObject][]) {
+      expectNotFound(await users.call(rpc, req, token), `${protocol} ${rpc} ${JSON.stringify(req)}`);
+    }
+    for (const [rpc, req] of [
+      ["CreateMembership", { membership: { userId: aUserId, roles: ["IAM_OWNER"] } }],
+      ["CreateMembership", { membership: { userId: bHumanId, roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } }],
+      ["PatchMembership", { userId: aUserId, membership: { roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } }],
+      ["DeleteMembership", { userId: aUserId, ctx: { orgId: aOrg.id } }],
+      ["SearchMemberships", { ctx: { instanceId: server.instanceId } }],
+    ] as [string, JsonObject][]) {
+      expectNotFound(await members.call(rpc, req, token), `${protocol} ${rpc} ${JSON.stringify(req)}`);
+    }
+    const searched = await must(users.call("SearchUsers", { filters: [{ inIds: { ids: [aUserId] } }] }, token), "B searches users");
+    expect(rowsOf(searched)).toEqual([]);
+    expect(totalOf(searched)).toBe(0);
+    const memberships = await must(members.call("SearchMemberships", { filters: [{ user: { userId: aUserId } }] }, token), "B searches memberships");
+    expect(rowsOf(memberships)).toEqual([]);
+    expect(totalOf(memberships)).toBe(0);
+    // A's user is still there, with its membership.
+    const mine = await must(asA(MEMBERS, "SearchMemberships", { filters: [{ user: { userId: aUserId } }] }), "A searches");
+    expect(rowsOf(mine)).toMatchObject([{ roles: ["ORG_OWNER"], context: { id: aOrg.id } }]);
   });
 
   it("changed nothing B owns", async () => {

@@ -240,7 +240,7 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
 
     // The instance's default: SetAsInstanceDefault answers with the instance's details.
     const setDefault = msg(r("setDefault")).details;
-    expect(setDefault).toMatchObject({ id: server.instanceId, resourceOwner: instanceOwner });
+    expect(setDefault).toMatchObject({ id: server.instanceId, resourceOwner: { type: "OWNER_TYPE_SYSTEM" } });
     expect(msg(r("setDefaultAgain")).details).toEqual(setDefault);
     expect(msg(r("getDefaultAfterSet")).organization).toMatchObject({ details: { id: ids.org }, isDefault: true });
     expect(r("deleteDefault")).toMatchObject({ ok: false, code: Code.FailedPrecondition });

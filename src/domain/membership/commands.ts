@@ -49,7 +49,8 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, 
   if (input.roles.length === 0) throw invalidArgument("a membership needs at least one role");
   const context: MembershipContext = { type: input.contextType, id: input.contextType === "system" ? "" : input.contextId };
   checkGrantable(input.roles, context, actor, grantor);
-  await requireExisting(tx, "users", actor.instanceId, input.userId);
+  if (context.type === "system") actor = { ...actor, instanceId: await instanceOfUser(tx, input.userId) };
+  else await requireExisting(tx, "users", actor.instanceId, input.userId);
   if (context.type === "instance" && context.id !== actor.instanceId) throw notFound(`instance ${context.id} not found`);
   if (context.type === "org") await requireExisting(tx, "orgs", actor.instanceId, context.id);
   if (await findMembership(tx, actor, context, input.userId)) throw alreadyExists(`user ${input.userId} is already a member of that ${context.type}; patch its roles instead`);
@@ -71,6 +72,7 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, 
 /** Replaces the roles; the same roles again change nothing. Roles added and removed must both be grantable. */
 export async function changeMembershipRoles(tx: Tx, actor: Actor, context: MembershipContext, userId: string, roles: string[], grantor: Principal): Promise<ObjectDetails> {
   const current = await lockMembership(tx, actor, context, userId);
+  actor = { ...actor, instanceId: current.instance_id };
   const added = roles.filter((r) => !current.roles.includes(r));
   const removed = current.roles.filter((r) => !roles.includes(r));
   checkGrantable([...added, ...removed], context, actor, grantor);
@@ -89,6 +91,7 @@ export async function changeMembershipRoles(tx: Tx, actor: Actor, context: Membe
 
 export async function removeMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string, grantor: Principal): Promise<ObjectDetails> {
   const current = await lockMembership(tx, actor, context, userId);
+  actor = { ...actor, instanceId: current.instance_id };
   // Only who could grant a role may take it away: no IAM_OWNER removes a SYSTEM_OWNER.
   checkGrantable(current.roles, context, actor, grantor);
   const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.removed`, payload: { userId } }], actor.userId);
@@ -102,16 +105,25 @@ export async function removeMembership(tx: Tx, actor: Actor, context: Membership
   return membershipDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
+/**
+ * System memberships belong to users of any instance and are kept in the user's instance;
+ * only system members act in the system context, so they are found in every instance.
+ */
 function findMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {
-  return tx
-    .selectFrom("memberships")
-    .selectAll()
-    .where("instance_id", "=", actor.instanceId)
+  let query = tx.selectFrom("memberships").selectAll();
+  if (context.type !== "system") query = query.where("instance_id", "=", actor.instanceId);
+  return query
     .where("user_id", "=", userId)
     .where("context_type", "=", context.type)
     .where("context_id", "=", context.id)
     .forUpdate()
     .executeTakeFirst();
+}
+
+async function instanceOfUser(tx: Tx, userId: string): Promise<string> {
+  const user = await tx.selectFrom("users").select("instance_id").where("id", "=", userId).forShare().executeTakeFirst();
+  if (!user) throw notFound(`user ${userId} not found`);
+  return user.instance_id;
 }
 
 async function lockMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {

@@ -219,6 +219,9 @@ async function ensureUsernameFree(tx: Tx, instanceId: string, username: string):
  */
 export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "id", value: string): Promise<void> {
   const users = tx.selectFrom("users").select("id").where("instance_id", "=", instanceId).where(column, "=", value);
+  // Locked first: whoever is adding a membership or credential to one of them (holding a
+  // share lock) finishes before, and is removed with it; whoever comes later finds no user.
+  await users.forUpdate().execute();
   for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "memberships"] as const) {
     await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
   }

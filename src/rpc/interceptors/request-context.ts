@@ -1,3 +1,4 @@
+import { createValidator } from "@bufbuild/protovalidate";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
 import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
@@ -7,6 +8,7 @@ import type { Store } from "../../store/database.js";
 import { orgByIdOrDomain } from "../../domain/org/queries.js";
 import { orgKey, principalKey, systemKey, tenantKey } from "../context.js";
 import { AUTHENTICATED, PUBLIC, requireRules, type ContextKindName } from "../method-rules.js";
+import { invalidRequest } from "./validation.js";
 
 const KIND_OF_CASE: Record<string, ContextKindName> = {
   system: "system",
@@ -24,15 +26,20 @@ const KIND_OF_CASE: Record<string, ContextKindName> = {
  * exactly like one that does not exist, so that no caller learns which instances exist.
  */
 export function requestContextInterceptor(store: Pick<Store, "forRequest">): Interceptor {
+  const validator = createValidator();
   return (next) => async (req) => {
     const rules = requireRules(req.method);
     if (!rules.ctxField || req.stream) return next(req);
     const ctx = (req.message as unknown as Record<string, RequestContext | undefined>)[rules.ctxField.localName];
     if (!ctx) return next(req);
+    // The ctx is used before the validation interceptor runs: its own rules are checked here.
+    const checked = validator.validate(req.method.input, req.message);
+    const ctxField = rules.ctxField;
+    const invalid = checked.kind === "invalid" ? checked.violations.filter((v) => v.field[0]?.kind === "field" && v.field[0].number === ctxField.number) : [];
+    if (invalid.length > 0) throw invalidRequest(invalid);
     const selected = ctx.type;
-    if (selected.case === undefined) {
-      throw invalidArgument("ctx must name one context: system, instanceId, instanceDomain, orgId or orgDomain");
-    }
+    // Validation (above) requires exactly one.
+    if (selected.case === undefined) throw new Error("ctx without a context");
     const kind = KIND_OF_CASE[selected.case]!;
     if (!rules.contexts.has(kind)) {
       throw invalidArgument(`${req.method.parent.name} acts in ${[...rules.contexts].join(" or ")} contexts: ctx.${selected.case} is not accepted`);
