@@ -2,20 +2,13 @@ import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import { protocolClient, type CallResult, type Protocol } from "../support/clients.js";
+import { protocolClient, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { okMessage, type Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Msg = any;
 
 const PA = "platform.resources.action.v3alpha.PlatformActions";
 const EXECUTIONS_PATH = "/resources/v3alpha/executions";
-
-function okMessage(r: CallResult): Msg {
-  expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
-  return (r as { message: Msg }).message;
-}
 
 describe.each(DATABASE_KINDS)("PutExecution, DeleteExecution and the execution catalog (%s)", (kind) => {
   let server: TestServer;

@@ -2,12 +2,11 @@ import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import { protocolClient, type CallResult, type Protocol } from "../support/clients.js";
+import { protocolClient, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { okMessage, listDetails, type Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Msg = any;
 type Mode = "sync" | "async" | "interrupt";
 interface Spec { name: string; kind: "restWebhook" | "restRequestResponse"; url: string; timeoutS: number; mode: Mode }
 interface Made extends Spec { id: string; created: number; changed: number }
@@ -36,23 +35,6 @@ function targetJson(s: Spec): JsonObject {
     timeout: `${s.timeoutS}s`,
     ...(s.mode === "async" && { isAsync: true }),
     ...(s.mode === "interrupt" && { interruptOnError: true }),
-  };
-}
-
-function okMessage(r: CallResult): Msg {
-  expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
-  return (r as { message: Msg }).message;
-}
-
-/** ListDetails with proto3 JSON defaults filled in. */
-function listDetails(m: Msg) {
-  const d = m.details ?? {};
-  return {
-    appliedLimit: d.appliedLimit ?? 0,
-    endOfList: d.endOfList ?? false,
-    totalResult: Number(d.totalResult ?? 0),
-    processedSequence: BigInt(d.processedSequence ?? 0),
-    timestamp: d.timestamp as string | undefined,
   };
 }
 

@@ -3,12 +3,11 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
-import { protocolClient, type CallResult, type Protocol } from "../support/clients.js";
+import { protocolClient, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { okMessage, listDetails, type Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Msg = any;
 type Key = string | number | boolean;
 
 interface Org { id: string; name: string; created: number; changed: number; state: "active" | "inactive"; primary: string }
@@ -24,23 +23,6 @@ const NAMES = ["srt Kilo", "SRT echo", "srt-Lima", "srtAlfa", "Srt hotel", "srt 
 const DEACTIVATED = [2, 7, 10];
 const FRUITS = ["Fruit-Apple", "fruit-apricot", "Fruit-Banana", "other-apple-FRUIT"];
 const LIKES = ["pct%lit", "pctXlit", "usc_lit", "uscXlit", "bs\\lit", "bsXlit"];
-
-function okMessage(r: CallResult): Msg {
-  expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
-  return (r as { message: Msg }).message;
-}
-
-/** ListDetails with proto3 JSON defaults filled in. */
-function listDetails(m: Msg) {
-  const d = m.details ?? {};
-  return {
-    appliedLimit: d.appliedLimit ?? 0,
-    endOfList: d.endOfList ?? false,
-    totalResult: Number(d.totalResult ?? 0),
-    processedSequence: BigInt(d.processedSequence ?? 0),
-    timestamp: d.timestamp as string | undefined,
-  };
-}
 
 const orgIds = (m: Msg): string[] => (m.result ?? []).map((r: Msg) => r.details.id);
 const domainNames = (m: Msg): string[] => (m.result ?? []).map((r: Msg) => r.domain);
