@@ -1,8 +1,7 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { Principal } from "../domain/authz/principal.js";
 import type { Actor } from "../domain/details.js";
-import { defaultOrgId, type InstanceRef } from "../domain/instance/queries.js";
-import type { Db } from "../store/eventstore.js";
+import type { InstanceRef } from "../domain/instance/queries.js";
 
 /** The instance the request acts in, set by the tenant interceptor. */
 export const tenantKey = createContextKey<InstanceRef | undefined>(undefined, { description: "tenant" });
@@ -41,9 +40,9 @@ export function actorOf(ctx: HandlerContext): Actor {
   };
 }
 
-/** The organization the request acts in: the one its ctx selected, else the instance's default. */
-export async function actingOrg(ctx: HandlerContext, db: Db): Promise<string> {
-  return ctx.values.get(orgKey)?.id ?? defaultOrgId(db, tenantOf(ctx).id);
+/** The organization an `in_org` request acts in: its ctx's, or the default the authorization fixed. */
+export function actingOrg(ctx: HandlerContext): string {
+  return required(ctx.values.get(orgKey), "organization").id;
 }
 
 /** What a per-result search may show: the ctx's organization, or what the caller may read. */

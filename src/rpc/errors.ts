@@ -20,6 +20,19 @@ const TOO_SLOW: Mapped = [Code.DeadlineExceeded, "the database did not answer in
 /** How long a client should wait before retrying a call that met an unavailable database. */
 const RETRY_AFTER_SECONDS = 2;
 
+/**
+ * Unique constraints a concurrent writer can beat a command's own check to: the loser hears
+ * what the check would have told it. (PGlite runs one transaction at a time and never gets here.)
+ */
+const UNIQUE_CONSTRAINTS: Record<string, string> = {
+  users_instance_username: "the username is taken",
+  orgs_instance_name: "an organization with this name already exists",
+  org_domains_pkey: "the domain belongs to an organization already",
+  instance_domains_pkey: "the domain belongs to an instance already",
+  targets_instance_name: "a target with this name already exists",
+  memberships_pkey: "the user is already a member of that context",
+};
+
 /** PostgreSQL error codes (SQLSTATE) that callers should learn about, with what they mean for them. */
 const SQLSTATES: Record<string, Mapped> = {
   "23505": [Code.AlreadyExists, "the resource already exists"],
@@ -73,6 +86,7 @@ function databaseFault(error: unknown): Mapped | undefined {
   const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
   if (typeof code === "string") {
     if (code === "23505" && constraint === SEQUENCE_CONSTRAINT) return CONFLICT;
+    if (code === "23505" && typeof constraint === "string" && Object.hasOwn(UNIQUE_CONSTRAINTS, constraint)) return [Code.AlreadyExists, UNIQUE_CONSTRAINTS[constraint]!];
     const known = SQLSTATES[code];
     if (known) return known;
     // Class 08: connection exceptions.

@@ -50,11 +50,14 @@ export async function bootstrapFirstInstance(
  */
 export async function issueAdminToken(db: Db, expiresAt: Date): Promise<{ token: string; instanceId: string } | undefined> {
   return db.transaction().execute(async (tx) => {
+    // The bootstrapped one: a system member, not some instance's own user of that name.
     const admin = await tx
-      .selectFrom("users")
-      .select(["id", "instance_id"])
-      .where("username", "=", ADMIN_USERNAME)
-      .orderBy("created_at")
+      .selectFrom("users as u")
+      .innerJoin("memberships as m", (j) => j.onRef("m.instance_id", "=", "u.instance_id").onRef("m.user_id", "=", "u.id"))
+      .select(["u.id", "u.instance_id"])
+      .where("u.username", "=", ADMIN_USERNAME)
+      .where("m.context_type", "=", "system")
+      .orderBy("u.created_at")
       .limit(1)
       .executeTakeFirst();
     if (!admin) return undefined;

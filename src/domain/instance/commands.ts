@@ -108,7 +108,7 @@ export async function limitInstances(tx: Tx, actor: Actor, ids: string[], limits
 export async function addInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
   const current = await lockInstance(tx, id);
   const name = domain.toLowerCase();
-  await ensureDomainsFree(tx, [name]);
+  await ensureDomainsFree(tx, [name], id);
   const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.added", payload: { domain: name, primary: false } }], {});
   await tx.insertInto("instance_domains").values({ domain: name, instance_id: id, is_primary: false, created_at: details.changeDate }).execute();
   return details;
@@ -196,9 +196,9 @@ async function instanceDomain(tx: Tx, id: string, domain: string) {
   return row;
 }
 
-async function ensureDomainsFree(tx: Tx, domains: string[]): Promise<void> {
-  const taken = await tx.selectFrom("instance_domains").select("domain").where("domain", "in", domains).executeTakeFirst();
-  if (taken) throw alreadyExists(`the domain ${taken.domain} belongs to another instance`);
+async function ensureDomainsFree(tx: Tx, domains: string[], instanceId?: string): Promise<void> {
+  const taken = await tx.selectFrom("instance_domains").select(["domain", "instance_id"]).where("domain", "in", domains).executeTakeFirst();
+  if (taken) throw alreadyExists(`the domain ${taken.domain} belongs to ${taken.instance_id === instanceId ? "this instance already" : "another instance"}`);
 }
 
 /** Field by field: jsonb hands a stored policy back with its keys in its own order. */

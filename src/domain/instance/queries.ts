@@ -102,8 +102,9 @@ export interface InstanceSearch {
 }
 
 /**
- * Instances across the system: the projection state is the system's newest instance event,
- * counted in the searching caller's instance numbering (`positionOf`).
+ * Instances across the system. The list details' projection state is that of the searching
+ * caller's own instance (`positionOf`): positions are counted per instance, and one instance's
+ * numbering says nothing about another's.
  */
 export async function searchInstances(db: Db, positionOf: string, search: InstanceSearch) {
   let query = db.selectFrom("instances").whereRef("instances.instance_id", "=", "instances.id");

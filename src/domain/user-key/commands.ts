@@ -63,7 +63,7 @@ export async function addUserKey(tx: Tx, actor: Actor, userId: string, material:
     tx,
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     0,
-    [{ type: "user.key.added", payload: { userId, type: material.type, expiresAt: expiresAt.toISOString() } }],
+    [{ type: "user.key.added", payload: { userId, type: material.type, publicKey: material.publicKey, expiresAt: expiresAt.toISOString() } }],
     actor.userId,
   );
   await tx

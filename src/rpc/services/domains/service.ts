@@ -14,7 +14,7 @@ export function domainsService({ store }: { store: Pick<Store, "forRequest"> }):
   const { database, write } = handlerStore(store);
   return {
     async addDomain(req, ctx) {
-      const orgId = await actingOrg(ctx, database(ctx).db);
+      const orgId = actingOrg(ctx);
       return { details: detailsToProto(await write(ctx, (tx) => addDomain(tx, actorOf(ctx), orgId, req.domain!.domain))) };
     },
     async searchDomains(req, ctx) {

@@ -1,16 +1,18 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { PlatformOrganizations } from "../../../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
-import { defaultOrgId } from "../../../domain/instance/queries.js";
+import { assertMayManageUsers } from "../../../domain/authz/manage.js";
 import { setDefaultOrg } from "../../../domain/instance/commands.js";
+import { defaultOrgId } from "../../../domain/instance/queries.js";
 import { addMembership } from "../../../domain/membership/commands.js";
-import { addOrg, removeOrg, renameOrg, setOrgState } from "../../../domain/org/commands.js";
+import { addOrg, lockOrg, removeOrg, renameOrg, setOrgState } from "../../../domain/org/commands.js";
 import { getOrg, searchOrgs } from "../../../domain/org/queries.js";
 import type { Store } from "../../../store/database.js";
+import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
 import { actorOf, principalOf, tenantOf, visibleOrgs } from "../../context.js";
-import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
+import { handlerStore } from "../writes.js";
 import { orgFilterFromProto, orgSortFromProto, orgToProto } from "./convert.js";
 
 export interface OrgsDeps {
@@ -21,6 +23,15 @@ export interface OrgsDeps {
 /** Translates between the API and the domain; the rules live in domain/org. */
 export function orgsService({ store, access }: OrgsDeps): ServiceImpl<typeof PlatformOrganizations> {
   const { changingAccess, database, write } = handlerStore(store, access);
+  /** Changes that reach every user of an organization need the power of each of them. */
+  const onOrgUsers = <T>(ctx: HandlerContext, orgId: string, fn: (tx: Tx) => Promise<T>) =>
+    changingAccess(ctx, async (tx) => {
+      const instanceId = tenantOf(ctx).id;
+      await lockOrg(tx, instanceId, orgId);
+      await assertMayManageUsers(tx, instanceId, principalOf(ctx), { orgId });
+      return fn(tx);
+    });
+
   return {
     async createOrganization(req, ctx) {
       const { name, admins } = req.organization!;
@@ -52,13 +63,13 @@ export function orgsService({ store, access }: OrgsDeps): ServiceImpl<typeof Pla
       return { details: detailsToProto(await write(ctx, (tx) => renameOrg(tx, actorOf(ctx), req.id, req.organization!.name))) };
     },
     async deleteOrganization(req, ctx) {
-      return { details: detailsToProto(await changingAccess(ctx, (tx) => removeOrg(tx, actorOf(ctx), req.id))) };
+      return { details: detailsToProto(await onOrgUsers(ctx, req.id, (tx) => removeOrg(tx, actorOf(ctx), req.id))) };
     },
     async deactivateOrganization(req, ctx) {
-      return { details: detailsToProto(await changingAccess(ctx, (tx) => setOrgState(tx, actorOf(ctx), req.id, "inactive"))) };
+      return { details: detailsToProto(await onOrgUsers(ctx, req.id, (tx) => setOrgState(tx, actorOf(ctx), req.id, "inactive"))) };
     },
     async reactivateOrganization(req, ctx) {
-      return { details: detailsToProto(await write(ctx, (tx) => setOrgState(tx, actorOf(ctx), req.id, "active"))) };
+      return { details: detailsToProto(await onOrgUsers(ctx, req.id, (tx) => setOrgState(tx, actorOf(ctx), req.id, "active"))) };
     },
     async setAsInstanceDefault(req, ctx) {
       return { details: detailsToProto(await write(ctx, (tx) => setDefaultOrg(tx, actorOf(ctx), req.id))) };

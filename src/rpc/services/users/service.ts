@@ -10,13 +10,15 @@ import { addPersonalAccessToken, removePersonalAccessToken } from "../../../doma
 import { searchPersonalAccessTokens } from "../../../domain/pat/queries.js";
 import { addUserKey, keyMaterial, removeUserKey } from "../../../domain/user-key/commands.js";
 import { searchUserKeys } from "../../../domain/user-key/queries.js";
-import { addUser, changeUserState, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
+import { assertMayManageUsers } from "../../../domain/authz/manage.js";
+import { addUser, changeUserState, lockUser, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
 import { checkPassword } from "../../../domain/user/password-policy.js";
 import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
 import type { Store } from "../../../store/database.js";
+import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
-import { actingOrg, actorOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
+import { actingOrg, actorOf, principalOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { KEY_TYPES, userFilterFromProto, userPatchFromProto, userSortFromProto, userSpecFromProto, userToProto } from "./convert.js";
@@ -38,11 +40,20 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
     return { id, orgId };
   };
 
+  /** Writes on one user: locked first, and refused when it holds roles the caller could not grant. */
+  const onUser = <T>(ctx: HandlerContext, userId: string, fn: (tx: Tx) => Promise<T>, endsAccess = false) =>
+    (endsAccess ? changingAccess : write)(ctx, async (tx) => {
+      const instanceId = tenantOf(ctx).id;
+      await lockUser(tx, instanceId, userId);
+      await assertMayManageUsers(tx, instanceId, principalOf(ctx), { userId });
+      return fn(tx);
+    });
+
   return {
     async createUser(req, ctx) {
       const policy = () => passwordPolicyOf(database(ctx).db, tenantOf(ctx).id);
       const spec = await userSpecFromProto(req.user!, async (password) => hashNewPassword(hasher, password, await policy()));
-      const orgId = await actingOrg(ctx, database(ctx).db);
+      const orgId = actingOrg(ctx);
       const created = await write(ctx, (tx) => addUser(tx, actorOf(ctx), orgId, spec));
       return { details: detailsToProto(created.details) };
     },
@@ -60,10 +71,10 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return { ...searchResult(found, p, userToProto), sortingColumn: req.sortingColumn };
     },
     patchUser(req, ctx) {
-      return details(write(ctx, (tx) => patchUser(tx, actorOf(ctx), req.id, userPatchFromProto(req.user!))));
+      return details(onUser(ctx, req.id, (tx) => patchUser(tx, actorOf(ctx), req.id, userPatchFromProto(req.user!))));
     },
     deleteUser(req, ctx) {
-      return details(changingAccess(ctx, (tx) => removeUser(tx, actorOf(ctx), req.id)));
+      return details(onUser(ctx, req.id, (tx) => removeUser(tx, actorOf(ctx), req.id), true));
     },
     async setPassword(req, ctx) {
       const { newPassword, currentPassword, changeRequired } = req.password!;
@@ -81,23 +92,23 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
         expected = checked.hash;
       }
       const hash = await hasher.hash(newPassword);
-      return details(write(ctx, (tx) => storePassword(tx, actor, req.id, { hash, changeRequired, expected })));
+      return details(onUser(ctx, req.id, (tx) => storePassword(tx, actor, req.id, { hash, changeRequired, expected })));
     },
     lockUser(req, ctx) {
-      return details(changingAccess(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "lock")));
+      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "lock"), true));
     },
     unlockUser(req, ctx) {
-      return details(write(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "unlock")));
+      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "unlock")));
     },
     deactivateUser(req, ctx) {
-      return details(changingAccess(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "deactivate")));
+      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "deactivate"), true));
     },
     reactivateUser(req, ctx) {
-      return details(write(ctx, (tx) => changeUserState(tx, actorOf(ctx), req.id, "reactivate")));
+      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "reactivate")));
     },
     async addPersonalAccessToken(req, ctx) {
       const expiresAt = timestampDate(req.pat!.expirationDate!);
-      const pat = await write(ctx, (tx) => addPersonalAccessToken(tx, actorOf(ctx), { userId: req.id, expiresAt }));
+      const pat = await onUser(ctx, req.id, (tx) => addPersonalAccessToken(tx, actorOf(ctx), { userId: req.id, expiresAt }));
       return { details: detailsToProto(pat.details), token: pat.token };
     },
     async searchPersonalAccessTokens(req, ctx) {
@@ -106,12 +117,12 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return searchResult(found, p, (t) => ({ details: detailsToProto(t.details), expirationDate: timestampFromDate(t.expiresAt) }));
     },
     deletePersonalAccessToken(req, ctx) {
-      return details(changingAccess(ctx, (tx) => removePersonalAccessToken(tx, actorOf(ctx), req.id, req.patId)));
+      return details(onUser(ctx, req.id, (tx) => removePersonalAccessToken(tx, actorOf(ctx), req.id, req.patId), true));
     },
     async addKey(req, ctx) {
       const { source, expirationDate } = req.key!;
       const material = await keyMaterial(source.case === "generate" ? { generate: source.value === KeyType.EC ? "ec" : "rsa" } : { publicKey: source.value! });
-      const added = await write(ctx, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, timestampDate(expirationDate!)));
+      const added = await onUser(ctx, req.id, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, timestampDate(expirationDate!)));
       return { details: detailsToProto(added.details), keyFile: added.keyFile };
     },
     async searchKeys(req, ctx) {
@@ -120,15 +131,15 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return searchResult(found, p, (k) => ({ details: detailsToProto(k.details), expirationDate: timestampFromDate(k.expiresAt), publicKey: k.publicKey, type: KEY_TYPES[k.type] }));
     },
     deleteKey(req, ctx) {
-      return details(write(ctx, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId)));
+      return details(onUser(ctx, req.id, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId)));
     },
     async generateSecret(req, ctx) {
       const secret = newOpaqueToken();
-      const changed = await write(ctx, (tx) => setClientSecret(tx, actorOf(ctx), req.id, hashToken(secret)));
+      const changed = await onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, hashToken(secret)));
       return { details: detailsToProto(changed), clientSecret: secret };
     },
     removeSecret(req, ctx) {
-      return details(write(ctx, (tx) => setClientSecret(tx, actorOf(ctx), req.id, undefined)));
+      return details(onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, undefined)));
     },
   };
 }
