@@ -27,7 +27,7 @@ export function detailsToProto(d: ObjectDetails): Details {
   });
 }
 
-export function listDetailsToProto(
+function listDetailsToProto(
   found: { total: number; rows: unknown[] },
   page: { offset: number; limit: number },
   state: ProjectionState,

@@ -32,15 +32,15 @@ const GENDER_NAMES = reverse(GENDERS);
 const TOKEN_TYPE_NAMES = reverse(TOKEN_TYPES);
 const STATE_NAMES = reverse(STATES);
 
-export function genderFromProto(gender: Gender): GenderName | undefined {
+function genderFromProto(gender: Gender): GenderName | undefined {
   return GENDER_NAMES.get(gender);
 }
 
-export function accessTokenTypeFromProto(type: AccessTokenType): AccessTokenKind {
+function accessTokenTypeFromProto(type: AccessTokenType): AccessTokenKind {
   return TOKEN_TYPE_NAMES.get(type) ?? "bearer";
 }
 
-export function profileFromProto(p: ProfileProto): Profile {
+function profileFromProto(p: ProfileProto): Profile {
   return {
     givenName: p.givenName,
     familyName: p.familyName,
