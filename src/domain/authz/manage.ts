@@ -1,6 +1,6 @@
 import type { Tx } from "../../store/eventstore.js";
 import { permissionDenied } from "../errors.js";
-import { mayGrant, type Principal, type Scope } from "./principal.js";
+import { mayGrant, scopeOf, type Principal } from "./principal.js";
 import { isRoleName } from "./roles.js";
 
 /**
@@ -19,10 +19,7 @@ export async function assertMayManageUsers(tx: Tx, instanceId: string, actor: Pr
   query = "userId" in users ? query.where("u.id", "=", users.userId) : query.where("u.org_id", "=", users.orgId);
   for (const membership of await query.execute()) {
     if (membership.user_id === actor.userId && actor.instanceId === instanceId) continue;
-    const scope: Scope =
-      membership.context_type === "system"
-        ? { system: true }
-        : { instanceId, ...(membership.context_type === "org" && { orgId: membership.context_id }) };
+    const scope = scopeOf(membership.context_type, membership.context_id, instanceId);
     for (const role of membership.roles) {
       if (isRoleName(role) && !mayGrant(actor, role, scope)) {
         throw permissionDenied(`user ${membership.user_id} holds ${role}, which you cannot grant: acting on it needs that much power`);

@@ -18,6 +18,11 @@ export interface Principal {
 /** Where a request acts; permissions of enclosing contexts apply inside it. */
 export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string };
 
+/** The scope a membership's roles hold in: the system, its instance, or one organization of it. */
+export function scopeOf(contextType: ContextType, contextId: string, instanceId: string): Scope {
+  return contextType === "system" ? { system: true } : { instanceId, ...(contextType === "org" && { orgId: contextId }) };
+}
+
 export function grantsFrom(
   memberships: { context_type: ContextType; context_id: string; roles: string[] }[],
 ): Grant[] {

@@ -3,7 +3,7 @@ import type { ContextType, MembershipTable } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors.js";
 import { requireExisting } from "../existence.js";
-import { mayGrant, type Principal, type Scope } from "../authz/principal.js";
+import { mayGrant, scopeOf, type Principal } from "../authz/principal.js";
 import { isRoleName, ROLES } from "../authz/roles.js";
 
 export interface MembershipContext {
@@ -34,7 +34,7 @@ function aggregateOf(actor: Actor, context: MembershipContext, userId: string) {
  * (mayGrant): the one rule of the bootstrap and of every API that grants roles.
  */
 function checkGrantable(roles: readonly string[], context: MembershipContext, actor: Actor, grantor: Principal): void {
-  const scope: Scope = context.type === "system" ? { system: true } : { instanceId: actor.instanceId, ...(context.type === "org" && { orgId: context.id }) };
+  const scope = scopeOf(context.type, context.id, actor.instanceId);
   for (const role of roles) {
     if (!isRoleName(role)) throw invalidArgument(`unknown role ${role}: ListAvailableRoles lists the roles of a context`);
     if (ROLES[role].context !== context.type) throw invalidArgument(`the role ${role} can only be granted in the ${ROLES[role].context} context`);

@@ -1,4 +1,3 @@
-import { createValidator } from "@bufbuild/protovalidate";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
 import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
@@ -8,7 +7,7 @@ import type { Store } from "../../store/database.js";
 import { orgByIdOrDomain } from "../../domain/org/queries.js";
 import { orgKey, principalKey, systemKey, tenantKey } from "../context.js";
 import { AUTHENTICATED, PUBLIC, requireRules, type ContextKindName } from "../method-rules.js";
-import { invalidRequest } from "./validation.js";
+import { invalidRequest, validateRequest } from "./validation.js";
 
 const KIND_OF_CASE: Record<string, ContextKindName> = {
   system: "system",
@@ -26,14 +25,13 @@ const KIND_OF_CASE: Record<string, ContextKindName> = {
  * exactly like one that does not exist, so that no caller learns which instances exist.
  */
 export function requestContextInterceptor(store: Pick<Store, "forRequest">): Interceptor {
-  const validator = createValidator();
   return (next) => async (req) => {
     const rules = requireRules(req.method);
     if (!rules.ctxField || req.stream) return next(req);
     const ctx = (req.message as unknown as Record<string, RequestContext | undefined>)[rules.ctxField.localName];
     if (!ctx) return next(req);
     // The ctx is used before the validation interceptor runs: its own rules are checked here.
-    const checked = validator.validate(req.method.input, req.message);
+    const checked = validateRequest(req);
     const ctxField = rules.ctxField;
     const invalid = checked.kind === "invalid" ? checked.violations.filter((v) => v.field[0]?.kind === "field" && v.field[0].number === ctxField.number) : [];
     if (invalid.length > 0) throw invalidRequest(invalid);

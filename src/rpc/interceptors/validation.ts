@@ -1,15 +1,31 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
 import { createValidator, violationsToProto, type Violation } from "@bufbuild/protovalidate";
+
+const validator = createValidator();
+type Result = ReturnType<typeof validator.validate>;
+const resultKey = createContextKey<Result | undefined>(undefined, { description: "validation result" });
+
+/**
+ * The buf.validate result of a request, computed once: the request context checks its `ctx`
+ * early (request-context.ts), and this interceptor the rest after authorization.
+ */
+export function validateRequest(req: UnaryRequest): Result {
+  let result = req.contextValues.get(resultKey);
+  if (!result) {
+    result = validator.validate(req.method.input, req.message);
+    req.contextValues.set(resultKey, result);
+  }
+  return result;
+}
 
 /**
  * Applies the buf.validate rules of the request message. Every violation goes into the
  * error's details; the message lists them too, for callers that only read the message.
  */
 export function validationInterceptor(): Interceptor {
-  const validator = createValidator();
   return (next) => async (req) => {
     if (req.stream) return next(req);
-    const result = validator.validate(req.method.input, req.message);
+    const result = validateRequest(req);
     if (result.kind === "invalid") throw invalidRequest(result.violations);
     if (result.kind === "error") throw result.error;
     return next(req);
