@@ -273,6 +273,115 @@ async function createUser(input: NewHuman) {
   }
 }
 
+interface IdpRow {
+  id: string;
+  instance_id: string;
+  org_id: string;
+  type: string;
+  name: string;
+  state_policy: string;
+  options: Record<string, unknown>;
+  change_date: Date;
+  sequence: number;
+  org_policy: string | null;
+  instance_policy: string | null;
+  total: number;
+}
+
+/** The service's SearchIDPs query from an organization (domain/idp/queries.ts), first page by creation date. */
+const SEARCH_IDPS_IN_ORG =
+  'select "idps".*, "p_org"."policy" as "org_policy", "p_inst"."policy" as "instance_policy", count(*) over() as "total" from "idps" ' +
+  'left join "idp_state_policies" as "p_org" on "p_org"."idp_id" = "idps"."id" and "p_org"."instance_id" = $1 and "p_org"."org_id" = $2 and true ' +
+  'left join "idp_state_policies" as "p_inst" on "p_inst"."idp_id" = "idps"."id" and "p_inst"."instance_id" = $3 and "p_inst"."org_id" = $4 and true ' +
+  'where ("idps"."instance_id" = $5 or ("idps"."instance_id" = $6 and "idps"."org_id" in ($7, $8))) ' +
+  'order by "idps"."created_at" desc, "idps"."id" desc limit $9 offset $10';
+
+const ownerOfRow = (instanceId: string, orgId: string) =>
+  orgId ? { type: "OWNER_TYPE_ORG", id: orgId } : instanceId ? { type: "OWNER_TYPE_INSTANCE", id: instanceId } : { type: "OWNER_TYPE_SYSTEM" };
+const stateOf = (policy: string | null | undefined) => (policy === "deactivate" ? "EFFECTIVE_STATE_INACTIVE" : "EFFECTIVE_STATE_ACTIVE");
+
+/** A provider seen from an organization, as the service's GetIDP in proto3 JSON: parent and state for inherited ones. */
+function idpView(r: IdpRow, orgId: string) {
+  const owned = r.org_id === orgId;
+  // In the instance: its own policy for a system provider, else the owner's.
+  const inInstance = r.instance_id === "" ? r.instance_policy ?? r.state_policy : r.state_policy;
+  return {
+    details: { id: r.id, sequence: String(r.sequence), changeDate: r.change_date.toISOString(), resourceOwner: ownerOfRow(r.instance_id, r.org_id) },
+    ...(!owned && { parent: { parent: { type: "OWNER_TYPE_INSTANCE", id: instanceId }, state: stateOf(inInstance) } }),
+    state: stateOf(owned ? r.state_policy : r.org_policy ?? inInstance),
+    type: `PROVIDER_TYPE_${r.type.toUpperCase()}`,
+    idp: { name: r.name, statePolicy: `STATE_POLICY_${(owned ? r.state_policy : r.org_policy ?? "inherit").toUpperCase()}`, options: r.options },
+  };
+}
+
+async function searchIdps(orgId: string, limit: number) {
+  const [found, state] = await Promise.all([
+    pool.query<IdpRow>(SEARCH_IDPS_IN_ORG, [instanceId, orgId, instanceId, "", "", instanceId, "", orgId, limit, 0]),
+    pool.query<{ instance_position: number; created_at: Date }>(
+      'select "instance_position", "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $2 order by "position" desc limit $3',
+      [instanceId, "idp", 1],
+    ),
+  ]);
+  const total = found.rows[0]?.total ?? 0;
+  return {
+    status: 200,
+    body: {
+      details: {
+        totalResult: String(total),
+        ...(found.rows.length >= total && { endOfList: true }),
+        appliedLimit: limit,
+        processedSequence: String(state.rows[0]?.instance_position ?? 0),
+        timestamp: state.rows[0]?.created_at.toISOString(),
+      },
+      result: found.rows.map((r) => idpView(r, orgId)),
+    },
+  };
+}
+
+const SUPPORTED_LANGUAGES = ["en", "de", "fr", "it", "es", "pt", "nl", "pl", "ja", "zh"];
+
+interface SettingsRow {
+  instance_id: string;
+  org_id: string;
+  properties: Record<string, unknown>;
+  change_date: Date;
+  sequence: number;
+}
+
+/**
+ * The service's ResolveLanguages in an organization (domain/settings/store.ts): one query for
+ * the rows of the organization, its instance and the system, then the nearest value per
+ * property, the fallback to the first restricted language, and owners for inherited values.
+ */
+async function resolveLanguages(orgId: string) {
+  const { rows } = await pool.query<SettingsRow>(
+    'select * from "settings" where "kind" = $1 and (("instance_id" = $2 and "org_id" = $3) or ("instance_id" = $4 and "org_id" = $5) or ("instance_id" = $6 and "org_id" = $7))',
+    ["language", instanceId, orgId, instanceId, "", "", ""],
+  );
+  const chain = [[instanceId, orgId], [instanceId, ""], ["", ""]].map(([i, o]) => rows.find((r) => r.instance_id === i && r.org_id === o));
+  const nearest = (name: string, builtIn: unknown) => {
+    const at = chain.findIndex((r) => r && Object.hasOwn(r.properties, name));
+    return at < 0 ? { value: builtIn, at: 2 } : { value: chain[at]!.properties[name], at };
+  };
+  let language = nearest("default_language", "en");
+  const restricted = nearest("restricted_languages", []);
+  const allowed = restricted.value as string[];
+  if (allowed.length > 0 && !allowed.includes(language.value as string)) language = { value: allowed[0], at: restricted.at };
+  const owners = [undefined, { type: "OWNER_TYPE_INSTANCE", id: instanceId }, { type: "OWNER_TYPE_SYSTEM" }];
+  const own = chain[0];
+  return {
+    status: 200,
+    body: {
+      details: { sequence: String(own?.sequence ?? 0), ...(own && { changeDate: own.change_date.toISOString() }), owner: { type: "OWNER_TYPE_ORG", id: orgId } },
+      settings: {
+        defaultLanguage: { value: language.value, ...(owners[language.at] && { owner: owners[language.at] }) },
+        restrictedLanguages: { value: allowed.map((key) => ({ key })), ...(owners[restricted.at] && { owner: owners[restricted.at] }) },
+        supportedLanguages: { value: SUPPORTED_LANGUAGES.map((key) => ({ key })), owner: owners[2] },
+      },
+    },
+  };
+}
+
 function readBody(req: Req): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = "";
@@ -284,7 +393,8 @@ function readBody(req: Req): Promise<string> {
 }
 
 async function route(req: Req): Promise<{ status: number; body: unknown }> {
-  const path = (req.url ?? "/").split("?", 1)[0]!;
+  const [path, query] = (req.url ?? "/").split("?", 2) as [string, string | undefined];
+  const org = new URLSearchParams(query).get("org") ?? "";
   if (req.method === "GET" && path.startsWith("/targets/")) return getTarget(decodeURIComponent(path.slice(9)));
   if (req.method === "POST" && path === "/targets/_search") {
     await readBody(req);
@@ -296,6 +406,11 @@ async function route(req: Req): Promise<{ status: number; body: unknown }> {
   }
   if (req.method === "GET" && path.startsWith("/users/")) return getUser(decodeURIComponent(path.slice(7)));
   if (req.method === "POST" && path === "/users") return createUser(JSON.parse(await readBody(req)) as NewHuman);
+  if (req.method === "POST" && path === "/idps/_search") {
+    await readBody(req);
+    return searchIdps(org, 100);
+  }
+  if (req.method === "GET" && path === "/languages") return resolveLanguages(org);
   return { status: 404, body: { code: 5, message: `no endpoint at ${req.method} ${path}` } };
 }
 

@@ -13,8 +13,8 @@ import type { Measurement } from "./measure.js";
 import { processCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
-import { seedTargets, seedUsers, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import { seedReusable, seedTargets, seedUsers, startService, type ServiceUnderTest } from "./service.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -58,26 +58,35 @@ async function argon2Cost(): Promise<string> {
 }
 
 /** One call of each HTTP/1.1 variant first, so that a broken request fails loudly, not as a column of errors. */
-async function smokeTest(port: number, label: string, request: Http1Request): Promise<void> {
+async function smokeTest(port: number, label: string, request: Http1Request): Promise<unknown> {
   const { method, path, headers, body } = request(0);
   const res = await requestJson(port, method, path, { headers, ...(body !== undefined && { body: JSON.parse(body) }) });
   if (res.status < 200 || res.status > 299) throw new Error(`${label}: ${method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
+/** JSON with sorted keys: the same answer whatever order the fields were written in. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+
 async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline): Promise<Row[]> {
-  await smokeTest(service.port, `${s.name} REST`, s.rest);
+  const rest = await smokeTest(service.port, `${s.name} REST`, s.rest);
   await smokeTest(service.port, `${s.name} Connect`, s.connect);
-  await smokeTest(baseline.http1Port, `${s.name} baseline`, s.baselineHttp1);
+  const bare = await smokeTest(baseline.http1Port, `${s.name} baseline`, s.baselineHttp1);
+  // A read must cost the baseline the same answer, or the ratio compares different work.
+  if (s.sameAnswer && canonical(rest) !== canonical(bare)) {
+    throw new Error(`${s.name}: the baseline answers differently from the service\nservice:  ${canonical(rest)}\nbaseline: ${canonical(bare)}`);
+  }
   const grpcSmoke = await loadHttp2(service.port, s.grpc, 0.2, service.headers.host);
   if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
   const h1 = await measure(`${s.name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
-  const rest = await measure(`${s.name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
+  const restRun = await measure(`${s.name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
   const connect = await measure(`${s.name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
   const h2 = await measure(`${s.name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
   const grpcResult = await measure(`${s.name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
   return [
-    { scenario: s.name, protocol: "REST (HTTP/1.1)", result: rest, baseline: h1 },
+    { scenario: s.name, protocol: "REST (HTTP/1.1)", result: restRun, baseline: h1 },
     { scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result: connect, baseline: h1 },
     { scenario: s.name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined },
     { scenario: s.name, protocol: "gRPC (HTTP/2)", result: grpcResult, baseline: h2 },
@@ -103,17 +112,23 @@ async function main(): Promise<number> {
     cleanups.push(() => service.stop());
     const ids = await seedTargets(service, SEED_TARGETS);
     const userIds = await seedUsers(service, SEED_USERS);
+    const { orgId } = await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES });
     const instanceId = await firstInstanceId(database.url);
-    log(`service on port ${service.port}, instance ${instanceId}, ${ids.length} targets and ${userIds.length} users seeded`);
+    log(
+      `service on port ${service.port}, instance ${instanceId}, ${ids.length} targets, ${userIds.length} users, ` +
+        `${SEED_ORGS} organizations and ${SEED_IDPS} identity providers seeded`,
+    );
 
     const baseline = await startBaseline(database.url, instanceId);
     cleanups.push(() => baseline.stop());
     cleanups.push(() => closeIdleSockets());
     log(`baseline on ports ${baseline.http1Port} (HTTP/1.1) and ${baseline.http2Port} (HTTP/2)`);
 
-    // Gets, then Search, then Creates: every created target makes the search's count(*) over() larger.
+    // Gets, then Searches, then Creates: every created target makes the search's count(*) over() larger.
     const rows: Row[] = [];
-    for (const s of scenarios({ ids, userIds, headers: service.headers })) rows.push(...(await runScenario(s, service, baseline)));
+    const chosen = scenarios({ ids, userIds, orgId, headers: service.headers }).filter((s) => ONLY_SCENARIOS.length === 0 || ONLY_SCENARIOS.includes(s.name));
+    if (chosen.length === 0) throw new Error(`BENCH_SCENARIOS names no scenario: ${ONLY_SCENARIOS.join(", ")}`);
+    for (const s of chosen) rows.push(...(await runScenario(s, service, baseline)));
 
     const text = report(rows, machine, [argon2]);
     process.stdout.write(text);

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { PlatformActions } from "../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { PlatformIdentityProviders } from "../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
 import { PlatformUsers } from "../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import { PlatformLanguageSettings } from "../gen/platform/settings/language/v3alpha/language_service_pb.js";
 import { grpcRequest } from "./load-grpc.js";
 import type { Http1Request } from "./load-http1.js";
 import type { Http2Request } from "./load-http2.js";
@@ -14,6 +16,8 @@ export interface Scenario {
   grpc: Http2Request;
   baselineHttp1: Http1Request;
   baselineHttp2: Http2Request;
+  /** A read whose first answer must be the same JSON from the service's REST gateway and the baseline. */
+  sameAnswer?: boolean;
 }
 
 export interface ScenarioContext {
@@ -21,12 +25,16 @@ export interface ScenarioContext {
   ids: string[];
   /** Ids of the seeded human users; GetUser cycles through them. */
   userIds: string[];
+  /** The organization SearchIDPs and ResolveLanguages ask in (bench/service.ts seedReusable). */
+  orgId: string;
   /** Host and Authorization for the service. */
   headers: { host: string; authorization: string };
 }
 
 const SERVICE = "/platform.resources.action.v3alpha.PlatformActions";
 const USERS = "/platform.resources.user.v3alpha.PlatformUsers";
+const IDPS = "/platform.resources.idp.v3alpha.PlatformIdentityProviders";
+const LANGUAGES = "/platform.settings.language.v3alpha.PlatformLanguageSettings";
 const HOOK = "https://example.com/hook";
 const run = randomBytes(3).toString("hex");
 let sequence = 0;
@@ -56,7 +64,7 @@ const newHumanMessage = (username: string) => ({
  * Reads first, then searches, then creates: every created target makes SearchTargets'
  * count(*) over() larger, and every created user makes the users table larger.
  */
-export function scenarios({ ids, userIds, headers }: ScenarioContext): Scenario[] {
+export function scenarios({ ids, userIds, orgId, headers }: ScenarioContext): Scenario[] {
   const json = { ...headers, "content-type": "application/json" };
   const connectJson = { ...json, "connect-protocol-version": "1" };
   const idOf = (n: number) => ids[n % ids.length]!;
@@ -67,6 +75,7 @@ export function scenarios({ ids, userIds, headers }: ScenarioContext): Scenario[
   return [
     {
       name: "GetTarget",
+      sameAnswer: true,
       rest: (n) => ({ method: "GET", path: `/resources/v3alpha/targets/${idOf(n)}`, headers }),
       connect: (n) => post(`${SERVICE}/GetTarget`, connectJson, { id: idOf(n) }),
       grpc: (n) => grpcRequest(PlatformActions.method.getTarget, { id: idOf(n) }, headers.authorization),
@@ -75,6 +84,7 @@ export function scenarios({ ids, userIds, headers }: ScenarioContext): Scenario[
     },
     {
       name: "GetUser",
+      sameAnswer: true,
       rest: (n) => ({ method: "GET", path: `/resources/v3alpha/users/${userIdOf(n)}`, headers }),
       connect: (n) => post(`${USERS}/GetUser`, connectJson, { id: userIdOf(n) }),
       grpc: (n) => grpcRequest(PlatformUsers.method.getUser, { id: userIdOf(n) }, headers.authorization),
@@ -83,11 +93,30 @@ export function scenarios({ ids, userIds, headers }: ScenarioContext): Scenario[
     },
     {
       name: "SearchTargets",
+      sameAnswer: true,
       rest: () => post(`/resources/v3alpha/targets/_search?query.limit=${SEARCH_LIMIT}`, json, []),
       connect: () => post(`${SERVICE}/SearchTargets`, connectJson, { query: { limit: SEARCH_LIMIT } }),
       grpc: () => grpcRequest(PlatformActions.method.searchTargets, { query: { limit: SEARCH_LIMIT } }, headers.authorization),
       baselineHttp1: () => post("/targets/_search", { "content-type": "application/json" }, []),
       baselineHttp2: () => ({ method: "POST", path: "/targets/_search", body: "[]" }),
+    },
+    {
+      name: "SearchIDPs",
+      sameAnswer: true,
+      rest: () => post(`/resources/v3alpha/idps/_search?ctx.orgId=${orgId}&query.limit=${SEARCH_LIMIT}`, json, []),
+      connect: () => post(`${IDPS}/SearchIDPs`, connectJson, { ctx: { orgId }, query: { limit: SEARCH_LIMIT } }),
+      grpc: () => grpcRequest(PlatformIdentityProviders.method.searchIDPs, { ctx: { type: { case: "orgId", value: orgId } }, query: { limit: SEARCH_LIMIT } }, headers.authorization),
+      baselineHttp1: () => post(`/idps/_search?org=${orgId}`, { "content-type": "application/json" }, []),
+      baselineHttp2: () => ({ method: "POST", path: `/idps/_search?org=${orgId}`, body: "[]" }),
+    },
+    {
+      name: "ResolveLanguages",
+      sameAnswer: true,
+      rest: () => ({ method: "GET", path: `/settings/v3alpha/languages?ctx.orgId=${orgId}`, headers }),
+      connect: () => post(`${LANGUAGES}/ResolveLanguages`, connectJson, { ctx: { orgId } }),
+      grpc: () => grpcRequest(PlatformLanguageSettings.method.resolveLanguages, { ctx: { type: { case: "orgId", value: orgId } } }, headers.authorization),
+      baselineHttp1: () => ({ method: "GET", path: `/languages?org=${orgId}`, headers: {} }),
+      baselineHttp2: () => ({ method: "GET", path: `/languages?org=${orgId}` }),
     },
     {
       name: "CreateTarget",

@@ -61,38 +61,66 @@ export async function startService(databaseUrl: string): Promise<ServiceUnderTes
 }
 
 /** Creates `count` targets over REST, eight at a time; returns their ids. */
-export async function seedTargets(service: ServiceUnderTest, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < count; start += 8) {
-    const batch = Array.from({ length: Math.min(8, count - start) }, (_, i) =>
-      requestJson(service.port, "POST", "/resources/v3alpha/targets", {
-        headers: service.headers,
-        body: { name: `seed-${start + i}`, restWebhook: { url: `https://example.com/hook/${start + i}` }, timeout: "10s" },
-      }),
-    );
-    for (const res of await Promise.all(batch)) {
-      if (res.status !== 201) throw new Error(`seeding a target failed: ${res.status} ${JSON.stringify(res.body)}`);
-      ids.push(res.body.details.id);
-    }
-  }
-  return ids;
+export function seedTargets(service: ServiceUnderTest, count: number): Promise<string[]> {
+  return inBatches(count, 201, "seeding a target", (n) =>
+    requestJson(service.port, "POST", "/resources/v3alpha/targets", {
+      headers: service.headers,
+      body: { name: `seed-${n}`, restWebhook: { url: `https://example.com/hook/${n}` }, timeout: "10s" },
+    }), (b) => b.details.id as string);
 }
 
 /** Creates `count` human users with a password over REST, eight at a time; returns their ids. */
-export async function seedUsers(service: ServiceUnderTest, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < count; start += 8) {
-    const batch = Array.from({ length: Math.min(8, count - start) }, (_, i) => {
-      const username = `seed-user-${start + i}`;
-      return requestJson(service.port, "POST", "/resources/v3alpha/users", {
-        headers: service.headers,
-        body: { username, human: { profile: { givenName: "Seed", familyName: `User ${start + i}` }, email: { address: `${username}@example.com` }, password: USER_PASSWORD } },
-      });
+export function seedUsers(service: ServiceUnderTest, count: number): Promise<string[]> {
+  return inBatches(count, 201, "seeding a user", (n) => {
+    const username = `seed-user-${n}`;
+    return requestJson(service.port, "POST", "/resources/v3alpha/users", {
+      headers: service.headers,
+      body: { username, human: { profile: { givenName: "Seed", familyName: `User ${n}` }, email: { address: `${username}@example.com` }, password: USER_PASSWORD } },
     });
-    for (const res of await Promise.all(batch)) {
-      if (res.status !== 201) throw new Error(`seeding a user failed: ${res.status} ${JSON.stringify(res.body)}`);
-      ids.push(res.body.details.id);
+  }, (b) => b.details.id as string);
+}
+
+/** Runs `count` calls eight at a time, failing on the first answer without `status`. */
+async function inBatches<T>(count: number, status: number, what: string, call: (n: number) => Promise<{ status: number; body: any }>, pick: (body: any) => T): Promise<T[]> {
+  const out: T[] = [];
+  for (let start = 0; start < count; start += 8) {
+    for (const res of await Promise.all(Array.from({ length: Math.min(8, count - start) }, (_, i) => call(start + i)))) {
+      if (res.status !== status) throw new Error(`${what} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      out.push(pick(res.body));
     }
   }
-  return ids;
+  return out;
+}
+
+export interface ReusableSeed {
+  /** The organization SearchIDPs and ResolveLanguages ask in. */
+  orgId: string;
+}
+
+/**
+ * Organizations with identity providers and language settings: half of `idps` GitLab
+ * providers in the instance, the rest spread over the organizations; the first organization
+ * switches `policies` of the instance's off for itself, sets its own default language, and
+ * the instance sets a default and a restriction. Everything through the REST API.
+ */
+export async function seedReusable(service: ServiceUnderTest, opts: { orgs: number; idps: number; policies: number }): Promise<ReusableSeed> {
+  const call = (method: string, path: string, body?: unknown) => requestJson(service.port, method, path, { headers: service.headers, body });
+  const orgIds = await inBatches(opts.orgs, 201, "creating an organization", (n) => call("POST", "/resources/v3alpha/organizations", { name: `bench-org-${n}` }), (b) => b.details.id as string);
+  const orgId = orgIds[0]!;
+  const gitlab = (n: number) => ({ idp: { name: `GitLab ${String(n).padStart(4, "0")}` }, config: { clientId: `client-${n}`, clientSecret: `secret-${n}`, scopes: ["openid", "profile"] } });
+  const instanceIdps = Math.ceil(opts.idps / 2);
+  const inInstance = await inBatches(instanceIdps, 201, "creating an instance provider", (n) => call("POST", "/resources/v3alpha/idps/gitlab", gitlab(n)), (b) => b.details.id as string);
+  await inBatches(opts.idps - instanceIdps, 201, "creating an organization's provider", (n) =>
+    call("POST", `/resources/v3alpha/idps/gitlab?ctx.orgId=${orgIds[n % orgIds.length]}`, gitlab(instanceIdps + n)), () => undefined);
+  await inBatches(opts.policies, 200, "switching a provider off in the organization", (n) =>
+    call("PATCH", `/resources/v3alpha/idps/gitlab/${inInstance[n]}?ctx.orgId=${orgId}`, { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } }), () => undefined);
+  const languages = [
+    ["", { defaultLanguage: { key: "de" }, restrictedLanguages: { languages: [{ key: "en" }, { key: "de" }] } }],
+    [`?ctx.orgId=${orgId}`, { defaultLanguage: { key: "en" } }],
+  ] as const;
+  for (const [ctx, settings] of languages) {
+    const res = await call("PATCH", `/settings/v3alpha/languages${ctx}`, settings);
+    if (res.status !== 200) throw new Error(`setting languages failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return { orgId };
 }

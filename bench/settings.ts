@@ -21,6 +21,14 @@ export const SEED_TARGETS = 200;
 /** Human users with a password, seeded for GetUser. */
 export const SEED_USERS = 200;
 export const SEARCH_LIMIT = 100;
+/** Organizations besides the default one; SearchIDPs and ResolveLanguages ask in the first. */
+export const SEED_ORGS = 10;
+/** Identity providers: half the instance's, the other half spread over the organizations. */
+export const SEED_IDPS = 1000;
+/** Of the instance's providers, how many the asked organization switches off for itself. */
+export const SEED_IDP_POLICIES = 100;
+/** Only these scenarios (comma-separated names, e.g. "SearchIDPs,ResolveLanguages"); empty: all. */
+export const ONLY_SCENARIOS = (process.env.BENCH_SCENARIOS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 /** 32 characters, as the service requires with DATABASE_URL. */
 export const MASTER_KEY = "bench-masterkey-0123456789abcdef";

@@ -1,5 +1,6 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { Principal } from "../domain/authz/principal.js";
+import { SYSTEM_CONTEXT, type ContextRef } from "../domain/context.js";
 import type { Actor } from "../domain/details.js";
 import type { InstanceRef } from "../domain/instance/queries.js";
 
@@ -16,6 +17,11 @@ export const visibleOrgsKey = createContextKey<ReadonlySet<string> | undefined>(
 export const systemKey = createContextKey<boolean>(false, { description: "system context" });
 /** Set when the caller acts on itself without the method's permission (options.proto `self`). */
 export const selfOnlyKey = createContextKey<boolean>(false, { description: "acting on itself only" });
+/**
+ * The context a request names a reusable resource in when it has no `ctx`: the resource's
+ * owner (set by the authorization interceptor).
+ */
+export const askedKey = createContextKey<ContextRef | undefined>(undefined, { description: "context asked for" });
 /** The authenticated caller, set by the authentication interceptor. */
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "principal" });
 
@@ -49,4 +55,14 @@ export function actingOrg(ctx: HandlerContext): string {
 export function visibleOrgs(ctx: HandlerContext): ReadonlySet<string> | undefined {
   const selected = ctx.values.get(orgKey);
   return selected ? new Set([selected.id]) : ctx.values.get(visibleOrgsKey);
+}
+
+/** The context a request acts in: its ctx's, a named reusable resource's owner, else the Host's instance. */
+export function askedContext(values: HandlerContext["values"]): ContextRef {
+  const owner = values.get(askedKey);
+  if (owner) return owner;
+  if (values.get(systemKey)) return SYSTEM_CONTEXT;
+  const instanceId = required(values.get(tenantKey), "tenant").id;
+  const org = values.get(orgKey);
+  return org ? { type: "org", instanceId, orgId: org.id } : { type: "instance", instanceId };
 }

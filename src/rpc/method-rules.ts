@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { DescField, DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { isPermission } from "../domain/authz/roles.js";
-import { isResourceKind } from "../domain/authz/resource-owners.js";
+import { isResourceKind, isReusableKind } from "../domain/authz/resource-owners.js";
 import { isFeatureName } from "../domain/feature/catalog.js";
 import { ContextKind, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
@@ -23,13 +23,15 @@ export interface MethodRules {
   /** The request's `ctx` field, when it has one. */
   ctxField: DescField | undefined;
   /** The resource the request names, whose owning context the permission is checked in. */
-  resource: { kind: string; field: DescField } | undefined;
+  resource: { kind: string; field: DescField; reusable: boolean } | undefined;
   /** A search: the permission is checked per result (see options.proto). */
   perResult: boolean;
   /** Users may call it on themselves without the permission. */
   self: boolean;
   /** Creates in an organization: the ctx's, else the instance's default. */
   inOrg: boolean;
+  /** With "authenticated": the caller must belong to the request's context. */
+  contextMember: boolean;
 }
 
 export type ContextKindName = "system" | "instance" | "org";
@@ -68,6 +70,7 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   perResult: false,
   self: false,
   inOrg: false,
+  contextMember: false,
 };
 
 const cache = new WeakMap<DescMethod, MethodRules | null>();
@@ -99,6 +102,7 @@ function readRules(method: DescMethod): MethodRules | null {
     perResult: own.perResult,
     self: own.self,
     inOrg: own.inOrg,
+    contextMember: own.contextMember,
   };
 }
 
@@ -107,7 +111,7 @@ function resourceOf(method: DescMethod, kind: string, fieldName: string): Method
   if (!field || field.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING) {
     throw new Error(`${method.parent.typeName}.${method.name}: resource_field ${fieldName} is not a string field of the request`);
   }
-  return { kind, field };
+  return { kind, field, reusable: isReusableKind(kind) };
 }
 
 /**
@@ -136,7 +140,8 @@ export function assertDeclared(services: readonly DescService[]): void {
       if (Boolean(rules.ctxField) !== rules.contexts.size > 0) {
         throw new Error(`${name}: a request with a ctx field needs (platform.options.v1.service).contexts, and only then`);
       }
-      if (rules.contexts.has("system") && ((rules.resource && rules.resource.kind !== "instance") || rules.inOrg)) {
+      if (rules.contextMember && rules.permission !== AUTHENTICATED) throw new Error(`${name}: context_member refines permission "authenticated" only`);
+      if (rules.contexts.has("system") && ((rules.resource && rules.resource.kind !== "instance" && !isReusableKind(rules.resource.kind)) || rules.inOrg)) {
         throw new Error(`${name}: in a system context a request names no resource inside an instance`);
       }
     }

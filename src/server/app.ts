@@ -46,7 +46,7 @@ export interface AppDeps {
  */
 export function createApp({ config, store, logger, box, access, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
-  const flags = new FeatureFlags(store.db, config.features);
+  const flags = new FeatureFlags(store.db, config.features, access);
   const router = createConnectRouter({
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname), access })],
     readMaxBytes: config.maxBodyBytes,
@@ -59,7 +59,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, hasher: createPasswordHasher(config.passwords), isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, access, flags, hasher: createPasswordHasher(config.passwords), isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

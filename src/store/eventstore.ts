@@ -77,6 +77,20 @@ export async function lastSequence(tx: Tx, aggregate: AggregateRef): Promise<num
   return Number(row?.sequence ?? 0);
 }
 
+/** The newest event of an aggregate, for answering a change that changed nothing. */
+export async function lastEvent(tx: Tx, aggregate: AggregateRef): Promise<{ sequence: number; createdAt: Date } | undefined> {
+  const row = await tx
+    .selectFrom("events")
+    .select(["sequence", "created_at"])
+    .where("instance_id", "=", aggregate.instanceId)
+    .where("aggregate_type", "=", aggregate.type)
+    .where("aggregate_id", "=", aggregate.id)
+    .orderBy("sequence", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row && { sequence: row.sequence, createdAt: row.created_at };
+}
+
 export interface ProjectionState {
   /** Instance position of the newest event the projection has applied: the tenant's own count. */
   position: number;

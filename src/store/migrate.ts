@@ -4,6 +4,7 @@ import * as instancePositions from "./migrations/0002-instance-positions.js";
 import * as organizations from "./migrations/0003-organizations.js";
 import * as users from "./migrations/0004-users.js";
 import * as instanceSettings from "./migrations/0005-instance-settings.js";
+import * as reusableAndSettings from "./migrations/0006-reusable-resources-and-settings.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "0003-organizations": organizations,
   "0004-users": users,
   "0005-instance-settings": instanceSettings,
+  "0006-reusable-resources-and-settings": reusableAndSettings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

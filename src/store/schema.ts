@@ -12,7 +12,9 @@ export interface Database {
   user_keys: UserKeyTable;
   personal_access_tokens: PersonalAccessTokenTable;
   memberships: MembershipTable;
-  instance_features: InstanceFeatureTable;
+  idps: IdpTable;
+  idp_state_policies: IdpStatePolicyTable;
+  settings: SettingsTable;
   targets: TargetTable;
   executions: ExecutionTable;
 }
@@ -47,7 +49,6 @@ export interface InstanceTable extends ProjectionColumns {
   id: string;
   name: string;
   default_org_id: string;
-  default_language: ColumnType<string, string | undefined, string>;
   /** Null: the default policy (domain/user/password-policy.ts). */
   password_policy: ColumnType<PasswordPolicyJson | null, string | null | undefined, string | null>;
   blocked: ColumnType<boolean, boolean | undefined, boolean>;
@@ -156,11 +157,45 @@ export interface MembershipTable extends ProjectionColumns {
   roles: Json<string[]>;
 }
 
-export interface InstanceFeatureTable {
+/** '' in instance_id: the system; '' in org_id: not an organization's. */
+export interface IdpTable {
+  id: string;
   instance_id: string;
+  org_id: string;
+  owner_type: ContextType;
+  type: string;
   name: string;
-  enabled: boolean;
+  /** The owning context's own policy. */
+  state_policy: StatePolicyName;
+  options: Json<Record<string, unknown>>;
+  /** The type's configuration without its client secret, in proto3 JSON. */
+  config: Json<Record<string, unknown>>;
+  /** Sealed with the master key (crypto/encryption.ts). */
+  client_secret: string;
+  created_at: Timestamp;
   change_date: Timestamp;
+  sequence: number;
+}
+
+export type StatePolicyName = "activate" | "deactivate" | "inherit";
+
+export interface IdpStatePolicyTable {
+  idp_id: string;
+  instance_id: string;
+  org_id: string;
+  /** INHERIT is the absence of a row. */
+  policy: Exclude<StatePolicyName, "inherit">;
+  change_date: Timestamp;
+}
+
+export interface SettingsTable {
+  instance_id: string;
+  org_id: string;
+  kind: string;
+  /** The properties set in this context; absent ones inherit. */
+  properties: Json<Record<string, unknown>>;
+  change_date: Timestamp;
+  sequence: number;
 }
 
 export type TargetKind = "rest_webhook" | "rest_request_response";

@@ -2,9 +2,9 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import { setInstanceFeature } from "../../src/domain/feature/commands.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { setInstanceFlag } from "../support/features.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /**
@@ -50,10 +50,8 @@ describe.each(DATABASE_KINDS)("feature flags gating PlatformActions (%s)", (kind
     for (const instanceId of [server.instanceId, b.instanceId]) for (const flag of FLAGS) await setFlag(instanceId, flag, true);
   });
 
-  async function setFlag(instanceId: string, name: string, enabled: boolean) {
-    await server.service.store.db.transaction().execute((tx) => setInstanceFeature(tx, { instanceId, userId: "test" }, name, enabled));
-    server.service.app.flags.forget(instanceId);
-  }
+  // Through the API, so that the change takes effect on the next request as for any caller.
+  const setFlag = (instanceId: string, name: string, enabled: boolean) => setInstanceFlag(server, instanceId, name, enabled);
 
   const instances = () => ({
     A: { baseUrl: server.baseUrl, token: server.adminToken, id: server.instanceId },

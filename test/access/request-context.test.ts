@@ -2,9 +2,9 @@ import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import { setInstanceFeature } from "../../src/domain/feature/commands.js";
 import { PROTOCOLS, protocolClient, type CallResult } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { setInstanceFlag } from "../support/features.js";
 import { h1 } from "../server/raw-http.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -85,17 +85,14 @@ describe.each(DATABASE_KINDS)("the request context of PlatformActions (%s)", (ki
   });
 
   it("feature flags are those of the instance the call acts in", async () => {
-    const setFlag = (enabled: boolean) =>
-      server.service.store.db.transaction().execute((tx) => setInstanceFeature(tx, { instanceId: b.instanceId, userId: "test" }, "actions", enabled));
+    const setFlag = (enabled: boolean) => setInstanceFlag(server, b.instanceId, "actions", enabled);
     await setFlag(false);
-    server.service.app.flags.forget(b.instanceId);
     try {
       const inB = await onA("grpc").call("SearchTargets", { ctx: { instanceId: b.instanceId } }, server.adminToken);
       expect(inB).toMatchObject({ ok: false, code: Code.FailedPrecondition });
       expect(await onA("grpc").call("SearchTargets", {}, server.adminToken)).toMatchObject({ ok: true });
     } finally {
       await setFlag(true);
-      server.service.app.flags.forget(b.instanceId);
     }
   });
 });

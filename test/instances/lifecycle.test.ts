@@ -52,7 +52,7 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
           instance: instanceJson([primary, second.toUpperCase()], {
             name: "Life Instance",
             firstOrgName: "Life Org",
-            defaultLanguage: "de-CH",
+            defaultLanguage: "de",
             passwordPolicy: { minLength: 4 },
             admin: { user: humanAdmin("boss", "abcd"), patExpirationDate: fromNow(DAY_MS) },
           }),
@@ -73,7 +73,7 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
       name: "Life Instance",
       state: "INSTANCE_STATE_ACTIVE",
       defaultOrgId: created.orgId,
-      defaultLanguage: "de-CH",
+      defaultLanguage: "de",
       passwordPolicy: { minLength: 4 },
     });
     expect(instance.passwordPolicy).toEqual({ minLength: 4 });
@@ -198,15 +198,15 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(Number(now.details.sequence)).toBe(Number(start.details.sequence) + 1);
     expect(now.details.changeDate).toBe(p1.details.changeDate);
 
-    ok(await call("PatchInstance", { id: created.id, instance: { defaultLanguage: "it-CH" } }));
+    ok(await call("PatchInstance", { id: created.id, instance: { defaultLanguage: "it" } }));
     now = await getInstance(created.id);
-    expect(now).toMatchObject({ name: "Renamed", defaultLanguage: "it-CH" });
+    expect(now).toMatchObject({ name: "Renamed", defaultLanguage: "it" });
     expect(Number(now.details.sequence)).toBe(Number(start.details.sequence) + 2);
 
     // The same values again: success, same sequence, no event.
     const events = async () => Number((await sql<{ n: number }>`select count(*)::int as n from events where instance_id = ${created.id}`.execute(server.service.store.db)).rows[0]!.n);
     const eventsBefore = await events();
-    const same = ok(await call("PatchInstance", { id: created.id, instance: { name: "Renamed", defaultLanguage: "it-CH" } }));
+    const same = ok(await call("PatchInstance", { id: created.id, instance: { name: "Renamed", defaultLanguage: "it" } }));
     expect(same.details.sequence).toBe(now.details.sequence);
     const empty = ok(await call("PatchInstance", { id: created.id, instance: {} }));
     expect(empty.details.sequence).toBe(now.details.sequence);

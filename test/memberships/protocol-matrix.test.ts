@@ -2,28 +2,12 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
+import { comparable, PROTOCOL_TOKEN } from "../support/comparable.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, HTTP, MEMBERS, ok, outcome, type Msg } from "./helpers.js";
 
-/** A short token per protocol that organization names carry. */
-const TOKEN: Record<Protocol, string> = { grpc: "ga", "grpc-web": "gw", connect: "cn", "connect-h2": "ch", rest: "rs" };
-
 type Step = { result: CallResult; expected: string };
-
-/**
- * What must agree across protocols: everything but generated ids (named), times and global
- * positions. Every protocol has its own users and organization, so sequences agree.
- */
-function comparable(result: CallResult, ids: Record<string, string>): unknown {
-  if (!result.ok) return { code: result.code };
-  const names = new Map(Object.entries(ids).map(([k, v]) => [v, `<${k}>`]));
-  return JSON.parse(
-    JSON.stringify(result.message, (key, value) =>
-      typeof value === "string" && names.has(value) ? names.get(value) : ["changeDate", "timestamp", "processedSequence"].includes(key) ? "*" : value,
-    ).replace(/mm(ga|gw|cn|ch|rs)/g, "mm<p>"),
-  );
-}
 
 describe.each(DATABASE_KINDS)("every PlatformMemberships RPC over every protocol (%s)", (kind) => {
   let server: TestServer;
@@ -37,7 +21,7 @@ describe.each(DATABASE_KINDS)("every PlatformMemberships RPC over every protocol
 
   /** The same scenario once per protocol, each with its own organization and users. */
   async function scenario(protocol: Protocol) {
-    const t = TOKEN[protocol];
+    const t = PROTOCOL_TOKEN[protocol];
     const client = protocolClient(MEMBERS, protocol, server.baseUrl);
     const steps: Record<string, Step> = {};
     /** One call, with the outcome it must have ("ok" or a code's name). */
@@ -179,7 +163,7 @@ describe.each(DATABASE_KINDS)("every PlatformMemberships RPC over every protocol
     for (const protocol of PROTOCOLS.slice(1)) {
       const other = byProtocol.get(protocol)!;
       for (const [name, step] of Object.entries(g)) {
-        expect(comparable(other.steps[name]!.result, other.ids), `${protocol} ${name}`).toEqual(comparable(step.result, ids));
+        expect(comparable(other.steps[name]!.result, other.ids, { prefix: "mm" }), `${protocol} ${name}`).toEqual(comparable(step.result, ids, { prefix: "mm" }));
       }
     }
   });

@@ -26,10 +26,11 @@ const ORG_OWNER = [
   "idp.read",
   "idp.write",
   "idp.delete",
+  "settings.write",
 ];
 const ORG_OWNER_VIEWER = ["org.read", "org.domain.read", "user.read", "member.read", "idp.read"];
 /** What IAM_OWNER has at least, besides all of ORG_OWNER's. */
-const IAM_OWNER_ALSO = ["instance.read", "instance.write", "org.delete", "action.target.read", "action.target.write", "action.target.delete", "action.execution.write", "action.execution.delete", "execution.read"];
+const IAM_OWNER_ALSO = ["instance.read", "instance.write", "org.delete", "action.target.read", "action.target.write", "action.target.delete", "action.execution.write", "action.execution.delete", "execution.read", "feature.read", "feature.write"];
 const SYSTEM_ONLY = ["system.instance.read", "system.instance.write", "system.instance.delete"];
 
 const byName = (m: Msg): Record<string, string[]> => Object.fromEntries((m.roles as Msg[]).map((r) => [r.name, r.permissions ?? []]));

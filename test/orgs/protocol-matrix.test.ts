@@ -4,12 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
+import { comparable, PROTOCOL_TOKEN } from "../support/comparable.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-
-/** A short token per protocol that names and domains carry, so that names never contain each other. */
-const TOKEN: Record<Protocol, string> = { grpc: "ga", "grpc-web": "gw", connect: "cn", "connect-h2": "ch", rest: "rs" };
-const TOKENS = /mx(ga|gw|cn|ch|rs)/g;
 
 type Step = { result: CallResult; status: number };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -21,21 +18,11 @@ const msg = (r: CallResult): Msg => {
 };
 
 /**
- * What must agree across protocols: everything but generated ids, times and global positions.
  * Organization sequences are kept (each protocol has its own organization, so they agree);
  * the instance's sequence (SetAsInstanceDefault) moves with every protocol's scenario.
  */
-function comparable(step: string, result: CallResult, ids: Record<string, string>): unknown {
-  if (!result.ok) return { code: result.code };
-  const names = new Map(Object.entries(ids).map(([k, v]) => [v, `<${k}>`]));
-  const instanceWide = step.startsWith("setDefault");
-  return JSON.parse(
-    JSON.stringify(result.message, (key, value) =>
-      typeof value === "string" && names.has(value) ? names.get(value) :
-      ["changeDate", "timestamp", "processedSequence"].includes(key) || (instanceWide && key === "sequence") ? "*" : value,
-    ).replace(TOKENS, "mx<p>"),
-  );
-}
+const comparableStep = (step: string, result: CallResult, ids: Record<string, string>) =>
+  comparable(result, ids, { prefix: "mx", alsoVolatile: step.startsWith("setDefault") ? ["sequence"] : [] });
 
 describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains RPC over every protocol (%s)", (kind) => {
   let server: TestServer;
@@ -46,7 +33,7 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
 
   /** Runs the same scenario once per protocol, each on its own organization, domains and owner. */
   async function scenario(protocol: Protocol) {
-    const t = TOKEN[protocol];
+    const t = PROTOCOL_TOKEN[protocol];
     const orgs = protocolClient(PlatformOrganizations, protocol, server.baseUrl);
     const domains = protocolClient(PlatformDomains, protocol, server.baseUrl);
     const steps: Record<string, Step> = {};
@@ -262,11 +249,11 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
     expect(r("unauthenticated")).toMatchObject({ ok: false, code: Code.Unauthenticated });
     expect(r("unauthenticatedDomains")).toMatchObject({ ok: false, code: Code.Unauthenticated });
 
-    const reference = Object.fromEntries(Object.entries(g).map(([k, v]) => [k, comparable(k, v.result, ids)]));
+    const reference = Object.fromEntries(Object.entries(g).map(([k, v]) => [k, comparableStep(k, v.result, ids)]));
     for (const [protocol, { steps, ids: theirs }] of byProtocol) {
       expect(Object.keys(steps), protocol).toEqual(Object.keys(g));
       for (const [step, { result, status }] of Object.entries(steps)) {
-        expect(comparable(step, result, theirs), `${protocol} ${step}`).toEqual(reference[step]);
+        expect(comparableStep(step, result, theirs), `${protocol} ${step}`).toEqual(reference[step]);
         if (protocol === "rest") expect(result.httpStatus, `rest ${step}: ${JSON.stringify(result)}`).toBe(status);
       }
     }

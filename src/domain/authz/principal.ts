@@ -1,4 +1,5 @@
 import type { ContextType } from "../../store/schema.js";
+import type { ContextRef } from "../context.js";
 import { ROLES, permissionsOf, type RoleName } from "./roles.js";
 
 export interface Grant {
@@ -12,6 +13,8 @@ export interface Principal {
   userId: string;
   /** The instance the user belongs to. */
   instanceId: string;
+  /** The organization the user belongs to; "" for the bootstrap. */
+  orgId: string;
   grants: Grant[];
 }
 
@@ -37,8 +40,22 @@ export function grantsFrom(
 export const BOOTSTRAP_PRINCIPAL: Principal = {
   userId: "system",
   instanceId: "",
+  orgId: "",
   grants: grantsFrom([{ context_type: "system", context_id: "", roles: ["SYSTEM_OWNER"] }]),
 };
+
+/**
+ * Whether the caller belongs to a context: as a user of it (a user of an organization
+ * belongs to its instance too), or by a membership there or in an enclosing context.
+ */
+export function belongsTo(principal: Principal, context: ContextRef): boolean {
+  if (context.type !== "system" && principal.instanceId === context.instanceId && (context.type === "instance" || principal.orgId === context.orgId)) return true;
+  return principal.grants.some((grant) => {
+    if (grant.contextType === "system") return true;
+    if (context.type === "system" || principal.instanceId !== context.instanceId) return false;
+    return grant.contextType === "instance" || (context.type === "org" && grant.contextId === context.orgId);
+  });
+}
 
 export function isSystemMember(principal: Principal): boolean {
   return principal.grants.some((g) => g.contextType === "system");

@@ -3,6 +3,8 @@ import { instanceById } from "../instance/queries.js";
 import { orgOfDomain } from "../org-domain/queries.js";
 import { orgByIdOrDomain } from "../org/queries.js";
 import { orgOfUser } from "../user/queries.js";
+import type { ContextRef } from "../context.js";
+import { idpOwner } from "../idp/queries.js";
 
 /** The context that owns a resource: an instance, or an organization of it. */
 export interface ResourceOwner {
@@ -32,6 +34,18 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
   instance: async (db, _instanceId, id) => ((await instanceById(db, id)) ? { instanceId: id } : undefined),
 };
 
+/**
+ * Reusable resources (spec §1): defined in the system, an instance or an organization, and
+ * reused below. Their ids are unique across all contexts, so they are found without one.
+ */
+export const REUSABLE_OWNERS: Record<string, (db: Db, id: string) => Promise<ContextRef | undefined>> = {
+  idp: idpOwner,
+};
+
+export function isReusableKind(kind: string): boolean {
+  return Object.hasOwn(REUSABLE_OWNERS, kind);
+}
+
 export function isResourceKind(kind: string): boolean {
-  return Object.hasOwn(RESOURCE_OWNERS, kind);
+  return Object.hasOwn(RESOURCE_OWNERS, kind) || isReusableKind(kind);
 }

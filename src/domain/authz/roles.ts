@@ -28,6 +28,9 @@ export const PERMISSIONS = [
   "idp.read",
   "idp.write",
   "idp.delete",
+  "settings.write",
+  "feature.read",
+  "feature.write",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -54,6 +57,7 @@ const orgOwner: readonly Permission[] = [
   "idp.read",
   "idp.write",
   "idp.delete",
+  "settings.write",
 ];
 
 /**

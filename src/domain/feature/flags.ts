@@ -1,36 +1,41 @@
+import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { TtlCache } from "../../cache/ttl-cache.js";
 import type { Db } from "../../store/eventstore.js";
-import type { FeatureName, FeatureSet } from "./catalog.js";
+import type { ContextRef } from "../context.js";
+import { featureSettings } from "../settings/feature.js";
+import type { SettingsKind } from "../settings/kind.js";
+import { resolveSettings } from "../settings/store.js";
+import type { FeatureSet } from "./catalog.js";
 
 /**
- * Effective flags of an instance: the system defaults from configuration with the
- * instance's overrides on top. Cached for a few seconds per process.
+ * Effective flags of an instance: the feature settings resolved there. Cached per process
+ * until the access epoch moves: a change advances it at its commit in this process and,
+ * by NOTIFY, in every other (cache/access-epoch.ts).
  */
 export class FeatureFlags {
-  private readonly cache: TtlCache<string, FeatureSet>;
+  private readonly cache = new TtlCache<string, { flags: FeatureSet; epoch: number }>(60_000);
+  readonly kind: SettingsKind;
 
   constructor(
     private readonly db: Db,
-    private readonly defaults: FeatureSet,
-    ttlMs = 5_000,
+    defaults: FeatureSet,
+    private readonly access: AccessEpoch,
   ) {
-    this.cache = new TtlCache(ttlMs);
+    this.kind = featureSettings(defaults);
   }
 
   async forInstance(instanceId: string): Promise<FeatureSet> {
-    return this.cache.getOrLoad(instanceId, async () => {
-      const overrides = await this.db
-        .selectFrom("instance_features")
-        .select(["name", "enabled"])
-        .where("instance_id", "=", instanceId)
-        .execute();
-      const set = { ...this.defaults };
-      for (const o of overrides) if (o.name in set) set[o.name as FeatureName] = o.enabled;
-      return set;
-    });
+    const cached = this.cache.get(instanceId);
+    if (cached && cached.epoch === this.access.value && this.access.reliable) return cached.flags;
+    const epoch = this.access.value;
+    const flags = await this.resolve({ type: "instance", instanceId });
+    this.cache.set(instanceId, { flags, epoch });
+    return flags;
   }
 
-  forget(instanceId: string): void {
-    this.cache.delete(instanceId);
+  /** The flags in any context, uncached (an organization's token exchange, for one). */
+  async resolve(at: ContextRef, db: Db = this.db): Promise<FeatureSet> {
+    const { resolved } = await resolveSettings(db, this.kind, at);
+    return Object.fromEntries(Object.entries(resolved).map(([name, v]) => [name, v.value === true])) as FeatureSet;
   }
 }

@@ -6,6 +6,8 @@ import type { Updateable } from "kysely";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import { addOrg } from "../org/commands.js";
+import { LANGUAGE_SETTINGS } from "../settings/language.js";
+import { writeSettings } from "../settings/store.js";
 
 const AGGREGATE = "instance";
 
@@ -36,7 +38,7 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
     { instanceId, type: AGGREGATE, id: instanceId },
     0,
     [
-      { type: "instance.added", payload: { name: input.name, defaultLanguage: input.defaultLanguage ?? "en", passwordPolicy: input.passwordPolicy ?? null } },
+      { type: "instance.added", payload: { name: input.name, passwordPolicy: input.passwordPolicy ?? null } },
       ...domains.map((domain, i) => ({ type: "instance.domain.added", payload: { domain, primary: i === 0 } })),
       { type: "instance.default.org.set", payload: { orgId } },
     ],
@@ -47,7 +49,6 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
     id: instanceId,
     name: input.name,
     default_org_id: orgId,
-    ...(input.defaultLanguage && { default_language: input.defaultLanguage }),
     ...(input.passwordPolicy && { password_policy: JSON.stringify(input.passwordPolicy) }),
     ...createdBy(appended),
   };
@@ -57,6 +58,7 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
     .values(domains.map((domain, i) => ({ domain, instance_id: instanceId, is_primary: i === 0, created_at: appended.createdAt })))
     .execute();
   await addOrg(tx, { instanceId, userId: creator }, { id: orgId, name: input.defaultOrgName });
+  if (input.defaultLanguage) await setDefaultLanguage(tx, creator, instanceId, input.defaultLanguage);
   return { instanceId, orgId, details: instanceDetails({ id: instanceId, sequence: appended.sequence, change_date: appended.createdAt }) };
 }
 
@@ -72,13 +74,19 @@ export async function patchInstance(tx: Tx, actor: Actor, id: string, patch: Ins
   const set: Updateable<InstanceTable> = {};
   const payload: Record<string, unknown> = {};
   if (patch.name !== undefined && patch.name !== current.name) set.name = payload.name = patch.name;
-  if (patch.defaultLanguage !== undefined && patch.defaultLanguage !== current.default_language) set.default_language = payload.defaultLanguage = patch.defaultLanguage;
   if (patch.passwordPolicy && !samePolicy(patch.passwordPolicy, current.password_policy)) {
     payload.passwordPolicy = patch.passwordPolicy;
     set.password_policy = JSON.stringify(patch.passwordPolicy);
   }
-  if (Object.keys(set).length === 0) return instanceDetails(current);
+  // Kept in the language settings; still a change of the instance for whoever patched it.
+  if (patch.defaultLanguage !== undefined && (await setDefaultLanguage(tx, actor.userId, id, patch.defaultLanguage)).changed) payload.defaultLanguage = patch.defaultLanguage;
+  if (Object.keys(payload).length === 0) return instanceDetails(current);
   return changeInstance(tx, actor, current, [{ type: "instance.changed", payload }], set);
+}
+
+/** The instance API's default language is the instance's language settings (settings/language.ts). */
+function setDefaultLanguage(tx: Tx, creator: string, instanceId: string, language: string) {
+  return writeSettings(tx, creator, LANGUAGE_SETTINGS, { type: "instance", instanceId }, { set: { default_language: language }, reset: [] });
 }
 
 /** Limits of several instances: all are changed, or none (an unknown id fails the whole). */
@@ -138,7 +146,9 @@ export async function setPrimaryInstanceDomain(tx: Tx, actor: Actor, id: string,
 const INSTANCE_TABLES = [
   "executions",
   "targets",
-  "instance_features",
+  "settings",
+  "idp_state_policies",
+  "idps",
   "user_keys",
   "user_secrets",
   "personal_access_tokens",

@@ -6,6 +6,8 @@ import { notFound } from "../errors.js";
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "../user/password-policy.js";
 import { instanceDetails } from "./commands.js";
 import type { ObjectDetails } from "../details.js";
+import { LANGUAGE_SETTINGS } from "../settings/language.js";
+import { resolveSettingsIn } from "../settings/store.js";
 
 export interface InstanceRef {
   id: string;
@@ -64,21 +66,24 @@ export interface InstanceView {
 
 async function instanceViews(db: Db, rows: InstanceRow[]): Promise<InstanceView[]> {
   if (rows.length === 0) return [];
-  const domains = await db
-    .selectFrom("instance_domains")
-    .selectAll()
-    .where("instance_id", "in", rows.map((r) => r.id))
-    .orderBy("is_primary", "desc")
-    .orderBy("created_at")
-    .orderBy("domain")
-    .execute();
-  return rows.map((row) => ({
+  const [domains, languages] = await Promise.all([
+    db
+      .selectFrom("instance_domains")
+      .selectAll()
+      .where("instance_id", "in", rows.map((r) => r.id))
+      .orderBy("is_primary", "desc")
+      .orderBy("created_at")
+      .orderBy("domain")
+      .execute(),
+    resolveSettingsIn(db, LANGUAGE_SETTINGS, rows.map((r) => ({ type: "instance", instanceId: r.id }))),
+  ]);
+  return rows.map((row, i) => ({
     details: instanceDetails(row),
     name: row.name,
     blocked: row.blocked,
     domains: domains.filter((d) => d.instance_id === row.id).map((d) => ({ domain: d.domain, isPrimary: d.is_primary, createdAt: d.created_at })),
     defaultOrgId: row.default_org_id,
-    defaultLanguage: row.default_language,
+    defaultLanguage: languages[i]!.resolved.default_language!.value as string,
     passwordPolicy: row.password_policy ?? DEFAULT_PASSWORD_POLICY,
     auditLogRetentionMs: row.audit_log_retention_ms,
   }));

@@ -5,6 +5,8 @@ import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { claimGeneratedDomain, recordGeneratedDomain } from "../org-domain/commands.js";
 import { removeUsersWhere } from "../user/commands.js";
+import { removeOrgIdps } from "../idp/commands.js";
+import { removeContextSettings } from "../settings/store.js";
 import { AGGREGATE } from "./model.js";
 
 /** Creates an organization with its generated primary domain. */
@@ -64,6 +66,8 @@ export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<Objec
   await removeUsersWhere(tx, actor.instanceId, "org_id", id);
   await tx.deleteFrom("memberships").where("instance_id", "=", actor.instanceId).where("context_type", "=", "org").where("context_id", "=", id).execute();
   await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", id).execute();
+  await removeOrgIdps(tx, actor.instanceId, id);
+  await removeContextSettings(tx, { type: "org", instanceId: actor.instanceId, orgId: id });
   await tx.deleteFrom("orgs").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }

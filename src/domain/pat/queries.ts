@@ -11,7 +11,7 @@ export async function principalByTokenHash(
     .selectFrom("personal_access_tokens as t")
     .innerJoin("users as u", (j) => j.onRef("u.instance_id", "=", "t.instance_id").onRef("u.id", "=", "t.user_id"))
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
-    .select(["t.instance_id", "t.user_id", "t.expires_at"])
+    .select(["t.instance_id", "t.user_id", "t.expires_at", "u.org_id"])
     .where("t.token_hash", "=", tokenHash)
     // Locked or deactivated users, and users of a deactivated organization, cannot authenticate.
     .where("u.state", "=", "active")
@@ -28,6 +28,7 @@ export async function principalByTokenHash(
     principal: {
       userId: row.user_id,
       instanceId: row.instance_id,
+      orgId: row.org_id,
       grants: grantsFrom(memberships),
     },
     expires: row.expires_at.getTime(),

@@ -1,11 +1,12 @@
 import type { Interceptor } from "@connectrpc/connect";
-import { hasPermission, holdsAnywhere, organizationsWith, type Principal } from "../../domain/authz/principal.js";
+import { belongsTo, hasPermission, holdsAnywhere, organizationsWith, type Principal } from "../../domain/authz/principal.js";
 import { RESOURCE_OWNERS } from "../../domain/authz/resource-owners.js";
 import { notFound, permissionDenied } from "../../domain/errors.js";
 import { defaultOrgId } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
-import { orgKey, principalKey, selfOnlyKey, systemKey, tenantKey, visibleOrgsKey } from "../context.js";
+import { askedContext, orgKey, principalKey, selfOnlyKey, systemKey, tenantKey, visibleOrgsKey } from "../context.js";
 import { AUTHENTICATED, PUBLIC, requireRules } from "../method-rules.js";
+import { authorizeReusable } from "./reusable-resources.js";
 
 /**
  * Checks the permission the method declares against the caller's memberships, in the
@@ -16,11 +17,21 @@ import { AUTHENTICATED, PUBLIC, requireRules } from "../method-rules.js";
 export function authorizationInterceptor(store: Pick<Store, "forRequest">): Interceptor {
   return (next) => async (req) => {
     const rules = requireRules(req.method);
-    if (rules.permission === PUBLIC || rules.permission === AUTHENTICATED) return next(req);
+    if (rules.permission === PUBLIC) return next(req);
     const principal = req.contextValues.get(principalKey);
     const tenant = req.contextValues.get(tenantKey);
+    if (rules.permission === AUTHENTICATED) {
+      if (rules.contextMember && !(principal && belongsTo(principal, askedContext(req.contextValues)))) {
+        throw permissionDenied("you belong neither to this context nor to one enclosing it");
+      }
+      return next(req);
+    }
     const denied = () => permissionDenied(`missing permission ${rules.permission}`);
     if (!principal || !tenant) throw denied();
+    if (rules.resource?.reusable) {
+      await authorizeReusable(store.forRequest(req.signal).db, req, rules.permission, rules.resource, principal, tenant.id);
+      return next(req);
+    }
     if (req.contextValues.get(systemKey)) {
       if (!hasPermission(principal, rules.permission, { system: true })) throw denied();
       return next(req);

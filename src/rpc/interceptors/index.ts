@@ -33,7 +33,7 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
     requestLogInterceptor(deps.logger),
     tenantInterceptor(deps.store, deps.hostAliases, deps.access),
     authenticationInterceptor(deps.store, deps.access),
-    requestContextInterceptor(deps.store),
+    requestContextInterceptor(deps.store, deps.access),
     authorizationInterceptor(deps.store),
     featureFlagInterceptor(deps.flags),
     validationInterceptor(),

@@ -1,8 +1,11 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
+import { TtlCache } from "../../cache/ttl-cache.js";
 import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
 import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
 import { instanceByDomain, instanceById } from "../../domain/instance/queries.js";
+import type { Db } from "../../store/eventstore.js";
 import type { Store } from "../../store/database.js";
 import { orgByIdOrDomain } from "../../domain/org/queries.js";
 import { orgKey, principalKey, systemKey, tenantKey } from "../context.js";
@@ -24,7 +27,21 @@ const KIND_OF_CASE: Record<string, ContextKindName> = {
  * than the Host's is reachable only with a system membership; to anyone else it is NotFound,
  * exactly like one that does not exist, so that no caller learns which instances exist.
  */
-export function requestContextInterceptor(store: Pick<Store, "forRequest">): Interceptor {
+export function requestContextInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch): Interceptor {
+  // Organizations named by id, per process until an access change: deleting or deactivating
+  // one advances the epoch everywhere. Domains move between organizations without such a
+  // change, so lookups by domain are not cached.
+  const byId = new TtlCache<string, { org: { id: string }; epoch: number }>(30_000);
+  const orgOf = async (db: Db, instanceId: string, selected: { case: "orgId" | "orgDomain"; value: string }) => {
+    if (selected.case === "orgDomain") return orgByIdOrDomain(db, instanceId, { domain: selected.value });
+    const key = `${instanceId}/${selected.value}`;
+    const cached = byId.get(key);
+    if (cached && cached.epoch === access.value && access.reliable) return cached.org;
+    const epoch = access.value;
+    const org = await orgByIdOrDomain(db, instanceId, { id: selected.value });
+    if (org) byId.set(key, { org: { id: org.id }, epoch });
+    return org;
+  };
   return (next) => async (req) => {
     const rules = requireRules(req.method);
     if (!rules.ctxField || req.stream) return next(req);
@@ -46,7 +63,7 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">): Int
     const { db } = store.forRequest(req.signal);
     if (selected.case === "orgId" || selected.case === "orgDomain") {
       // An organization of the Host's instance: there is no way to name another's.
-      const org = host && (await orgByIdOrDomain(db, host.id, selected.case === "orgId" ? { id: selected.value } : { domain: selected.value }));
+      const org = host && (await orgOf(db, host.id, selected));
       if (!org) {
         // As for resources: only who may act in some organization learns which ones exist.
         const principal = req.contextValues.get(principalKey);

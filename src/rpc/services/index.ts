@@ -9,8 +9,12 @@ import { PlatformInstances } from "../../../gen/platform/resources/instance/v3al
 import { PlatformMemberships } from "../../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import { PlatformIdentityProviders } from "../../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
+import { PlatformFeatureSettings } from "../../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
+import { PlatformLanguageSettings } from "../../../gen/platform/settings/language/v3alpha/language_service_pb.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { PasswordHasher } from "../../crypto/passwords.js";
+import type { FeatureFlags } from "../../domain/feature/flags.js";
 import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
 import { actionsService, type ActionsDeps } from "./actions/service.js";
 import { domainsService } from "./domains/service.js";
@@ -18,11 +22,24 @@ import { instancesService } from "./instances/service.js";
 import { membershipsService } from "./memberships/service.js";
 import { orgsService } from "./orgs/service.js";
 import { usersService } from "./users/service.js";
+import { idpsService } from "./idps/service.js";
+import { featureSettingsService } from "./settings/feature.js";
+import { languageSettingsService } from "./settings/language.js";
 import { healthService, type WatchStreams } from "./health.js";
 import { reflectionServices } from "./reflection.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
-export const PLATFORM_SERVICES: readonly DescService[] = [PlatformActions, PlatformInstances, PlatformOrganizations, PlatformDomains, PlatformUsers, PlatformMemberships];
+export const PLATFORM_SERVICES: readonly DescService[] = [
+  PlatformActions,
+  PlatformInstances,
+  PlatformOrganizations,
+  PlatformDomains,
+  PlatformUsers,
+  PlatformMemberships,
+  PlatformIdentityProviders,
+  PlatformLanguageSettings,
+  PlatformFeatureSettings,
+];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
 export const SERVED_SERVICES: readonly DescService[] = [...PLATFORM_SERVICES, ...INFRA_SERVICES];
@@ -39,6 +56,8 @@ export function servedCatalog(): ExecutionCatalog {
 export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   /** Advanced by changes that end someone's access; see cache/access-epoch.ts. */
   access: AccessEpoch;
+  /** The feature flags' settings kind, with the configured system defaults. */
+  flags: FeatureFlags;
   /** Argon2id with the configured cost (PLATFORM_PASSWORD_ARGON2_*). */
   hasher: PasswordHasher;
   isServing: () => Promise<boolean>;
@@ -54,6 +73,9 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformDomains, domainsService(deps));
   router.service(PlatformUsers, usersService(deps));
   router.service(PlatformMemberships, membershipsService(deps));
+  router.service(PlatformIdentityProviders, idpsService(deps));
+  router.service(PlatformLanguageSettings, languageSettingsService(deps));
+  router.service(PlatformFeatureSettings, featureSettingsService(deps));
   router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);

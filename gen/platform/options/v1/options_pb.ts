@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/options/v1/options.proto.
  */
 export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCK+AQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCLWAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Rules of a whole service.
@@ -122,6 +122,15 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
    * @generated from field: bool in_org = 9;
    */
   inOrg: boolean;
+
+  /**
+   * With permission "authenticated": the caller must belong to the request's context, as a
+   * user of it (a user of an organization belongs to its instance too) or by a membership
+   * there or in an enclosing context.
+   *
+   * @generated from field: bool context_member = 10;
+   */
+  contextMember: boolean;
 };
 
 /**

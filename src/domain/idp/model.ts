@@ -1,0 +1,66 @@
+import type { Selectable } from "kysely";
+import type { IdpTable, StatePolicyName } from "../../store/schema.js";
+import { contextFromColumns, encloses, parentOf, sameContext, type ContextRef } from "../context.js";
+import type { ObjectDetails } from "../details.js";
+import { ownerOfContext } from "../context.js";
+
+export const AGGREGATE = "idp";
+/** A child context's policy changes: an aggregate per provider in the child's instance. */
+export const POLICY_AGGREGATE = "idp.policy";
+
+export type IdpRow = Selectable<IdpTable>;
+export type EffectiveState = "active" | "inactive";
+
+/** The policies of the contexts between the asked one and the owner, as read with the row. */
+export interface PoliciesAlong {
+  /** The asked organization's own policy, when it reuses the provider. */
+  org?: Exclude<StatePolicyName, "inherit"> | null;
+  /** The asked (or the asked organization's) instance's policy, when it reuses a system provider. */
+  instance?: Exclude<StatePolicyName, "inherit"> | null;
+}
+
+/** A provider as seen in one context. */
+export interface IdpView {
+  details: ObjectDetails;
+  type: string;
+  name: string;
+  options: Record<string, unknown>;
+  config: Record<string, unknown>;
+  state: EffectiveState;
+  /** The asked context's own policy (the owner's, for a provider defined below it). */
+  statePolicy: StatePolicyName;
+  parent?: { context: ContextRef; state: EffectiveState };
+}
+
+export function ownerOfIdp(row: Pick<IdpRow, "instance_id" | "org_id">): ContextRef {
+  return contextFromColumns(row);
+}
+
+/**
+ * The effective state in a context: its own policy, else (INHERIT) the state in its parent;
+ * in the owning context INHERIT counts as ACTIVE.
+ */
+function stateIn(row: IdpRow, owner: ContextRef, policies: PoliciesAlong, at: ContextRef): EffectiveState {
+  if (sameContext(at, owner)) return row.state_policy === "deactivate" ? "inactive" : "active";
+  const own = at.type === "org" ? policies.org : at.type === "instance" ? policies.instance : undefined;
+  if (own) return own === "deactivate" ? "inactive" : "active";
+  return stateIn(row, owner, policies, parentOf(at)!);
+}
+
+/** The provider seen from `asked`, which is its owner, below it (reusing it) or above it (a child's). */
+export function idpView(row: IdpRow, asked: ContextRef, policies: PoliciesAlong): IdpView {
+  const owner = ownerOfIdp(row);
+  const details = { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: ownerOfContext(owner) };
+  const base = { details, type: row.type, name: row.name, options: row.options, config: row.config };
+  if (sameContext(owner, asked) || !encloses(owner, asked)) {
+    return { ...base, state: stateIn(row, owner, policies, owner), statePolicy: row.state_policy };
+  }
+  const parent = parentOf(asked)!;
+  const own = asked.type === "org" ? policies.org : policies.instance;
+  return {
+    ...base,
+    state: stateIn(row, owner, policies, asked),
+    statePolicy: own ?? "inherit",
+    parent: { context: parent, state: stateIn(row, owner, policies, parent) },
+  };
+}

@@ -1,0 +1,56 @@
+import { failedPrecondition, invalidArgument } from "../errors.js";
+import type { PropertyDefinition, Resolved, SettingsKind } from "./kind.js";
+
+/**
+ * The languages the service ships texts and login pages for, in the order they are
+ * offered. Fixed by the system.
+ */
+export const SUPPORTED_LANGUAGES = ["en", "de", "fr", "it", "es", "pt", "nl", "pl", "ja", "zh"] as const;
+
+const EVERYWHERE = new Set(["system", "instance", "org"] as const);
+
+/** Messages name the property (the request's field) and the language. */
+function checkSupported(field: string, language: string): void {
+  if (!(SUPPORTED_LANGUAGES as readonly string[]).includes(language)) {
+    throw invalidArgument(`${field}: language "${language}" is not supported; supported are ${SUPPORTED_LANGUAGES.join(", ")}`);
+  }
+}
+
+const properties: Record<string, PropertyDefinition> = {
+  default_language: { levels: EVERYWHERE, builtIn: "en", check: (v) => checkSupported("default_language", v as string) },
+  // Empty: every supported language.
+  restricted_languages: {
+    levels: EVERYWHERE,
+    builtIn: [],
+    check: (v) => {
+      const list = v as string[];
+      for (const language of list) checkSupported("restricted_languages", language);
+      const twice = list.find((l, i) => list.indexOf(l) !== i);
+      if (twice) throw invalidArgument(`restricted_languages: "${twice}" is named twice`);
+    },
+  },
+  supported_languages: { levels: new Set(), builtIn: [...SUPPORTED_LANGUAGES] },
+};
+
+function outsideRestriction(resolved: Resolved): boolean {
+  const restricted = resolved.restricted_languages!.value as string[];
+  return restricted.length > 0 && !restricted.includes(resolved.default_language!.value as string);
+}
+
+export const LANGUAGE_SETTINGS: SettingsKind = {
+  name: "language",
+  properties,
+  checkResolved(resolved) {
+    if (outsideRestriction(resolved)) {
+      const restricted = (resolved.restricted_languages!.value as string[]).join(", ");
+      throw failedPrecondition(`the default language "${resolved.default_language!.value}" must be one of the restricted languages (${restricted})`);
+    }
+  },
+  // A parent may restrict the languages after a child chose its default: the child then
+  // speaks its first allowed language, and says where that comes from.
+  adjust(resolved) {
+    if (!outsideRestriction(resolved)) return resolved;
+    const restriction = resolved.restricted_languages!;
+    return { ...resolved, default_language: { value: (restriction.value as string[])[0], from: restriction.from } };
+  },
+};

@@ -1,0 +1,149 @@
+import { appendEvents, type Db, type Tx } from "../../store/eventstore.js";
+import type { SettingsTable } from "../../store/schema.js";
+import type { Selectable } from "kysely";
+import { SYSTEM_CONTEXT, contextColumns, describeContext, lineage, ownerOfContext, sameContext, type ContextRef } from "../context.js";
+import type { Owner } from "../details.js";
+import { invalidArgument } from "../errors.js";
+import type { Resolved, SettingsChange, SettingsKind } from "./kind.js";
+
+/** Settings Details: the last change in one context, and that context. */
+export interface SettingsDetails {
+  sequence: number;
+  changeDate: Date | undefined;
+  owner: Owner;
+}
+
+type Row = Selectable<SettingsTable>;
+
+/** The rows of some contexts and their ancestors: one query, whatever the depth and count. */
+async function rowsAlong(db: Db | Tx, kind: string, contexts: ContextRef[]): Promise<Row[]> {
+  const keys = new Map(contexts.flatMap(lineage).map((c) => [key(contextColumns(c)), contextColumns(c)]));
+  return db
+    .selectFrom("settings")
+    .selectAll()
+    .where("kind", "=", kind)
+    .where((eb) => eb.or([...keys.values()].map((c) => eb.and([eb("instance_id", "=", c.instance_id), eb("org_id", "=", c.org_id)]))))
+    .execute();
+}
+
+function key(c: { instance_id: string; org_id: string }): string {
+  return `${c.instance_id}/${c.org_id}`;
+}
+
+function detailsOf(row: Row | undefined, at: ContextRef): SettingsDetails {
+  return { sequence: row?.sequence ?? 0, changeDate: row?.change_date, owner: ownerOfContext(at) };
+}
+
+export interface ResolvedSettings {
+  resolved: Resolved;
+  /** The last change in the context asked (sequence 0 when it sets nothing). */
+  details: SettingsDetails;
+}
+
+/** Per property, the nearest value along the context and its ancestors, else the built-in default. */
+export async function resolveSettings(db: Db | Tx, kind: SettingsKind, at: ContextRef): Promise<ResolvedSettings> {
+  return (await resolveSettingsIn(db, kind, [at]))[0]!;
+}
+
+/**
+ * resolveSettings for several contexts at once (a page of instances), in one query.
+ * `adjusted: false` gives the values as set, before the kind repairs combinations a
+ * parent broke: what a write's rules must judge.
+ */
+export async function resolveSettingsIn(db: Db | Tx, kind: SettingsKind, contexts: ContextRef[], { adjusted = true } = {}): Promise<ResolvedSettings[]> {
+  if (contexts.length === 0) return [];
+  const rows = new Map((await rowsAlong(db, kind.name, contexts)).map((r) => [key(r), r]));
+  const rowAt = (c: ContextRef) => rows.get(key(contextColumns(c)));
+  return contexts.map((at) => {
+    const chain = lineage(at);
+    const resolved: Resolved = {};
+    for (const [name, property] of Object.entries(kind.properties)) {
+      const from = chain.find((c) => Object.hasOwn(rowAt(c)?.properties ?? {}, name));
+      resolved[name] = from
+        ? { value: rowAt(from)!.properties[name], from }
+        : { value: property.builtIn, from: SYSTEM_CONTEXT, ...(property.levels.size === 0 && { fixed: true }) };
+    }
+    return { resolved: adjusted && kind.adjust ? kind.adjust(resolved) : resolved, details: detailsOf(rowAt(at), at) };
+  });
+}
+
+/**
+ * Where a resolved value comes from, as the API says it: nothing when from the context asked,
+ * except for values fixed by the system (the supported languages), which always name it.
+ */
+export function ownerFor(value: { from: ContextRef; fixed?: boolean }, at: ContextRef): Owner | undefined {
+  return sameContext(value.from, at) && !value.fixed ? undefined : ownerOfContext(value.from);
+}
+
+/**
+ * Sets and resets properties in one context. A change that changes nothing succeeds
+ * without an event. The kind's rules see the effective values after the change, in the
+ * same transaction: a refused change leaves nothing behind.
+ */
+export async function writeSettings(tx: Tx, creator: string, kind: SettingsKind, at: ContextRef, change: SettingsChange): Promise<SettingsDetails & { changed: boolean }> {
+  for (const name of [...Object.keys(change.set), ...change.reset]) {
+    const property = kind.properties[name];
+    if (!property) throw invalidArgument(`${kind.name} settings have no property ${name}`);
+    if (!property.levels.has(at.type)) {
+      throw invalidArgument(`${name} cannot be set in ${describeContext(at)}; it may be set in: ${[...property.levels].join(", ") || "nowhere (fixed by the system)"}`);
+    }
+  }
+  for (const [name, value] of Object.entries(change.set)) kind.properties[name]!.check?.(value);
+  const columns = contextColumns(at);
+  // The row is the lock: concurrent writers of one context's settings take turns.
+  await tx
+    .insertInto("settings")
+    .values({ ...columns, kind: kind.name, properties: "{}", change_date: new Date(), sequence: 0 })
+    .onConflict((oc) => oc.columns(["instance_id", "org_id", "kind"]).doNothing())
+    .execute();
+  const row = await tx
+    .selectFrom("settings")
+    .selectAll()
+    .where("instance_id", "=", columns.instance_id)
+    .where("org_id", "=", columns.org_id)
+    .where("kind", "=", kind.name)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const properties: Record<string, unknown> = { ...row.properties };
+  for (const name of change.reset) delete properties[name];
+  Object.assign(properties, change.set);
+  if (JSON.stringify(sorted(properties)) === JSON.stringify(sorted(row.properties))) {
+    // The row was made just now to lock: the context still sets nothing and has no change date.
+    if (row.sequence === 0) {
+      await deleteRow(tx, kind.name, at);
+      return { ...detailsOf(undefined, at), changed: false };
+    }
+    return { ...detailsOf(row, at), changed: false };
+  }
+  const appended = await appendEvents(
+    tx,
+    { instanceId: columns.instance_id, type: `settings.${kind.name}`, id: columns.org_id || columns.instance_id || "system" },
+    row.sequence,
+    [{ type: `settings.${kind.name}.set`, payload: change }],
+    creator,
+  );
+  await tx
+    .updateTable("settings")
+    .set({ properties: JSON.stringify(properties), change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", columns.instance_id)
+    .where("org_id", "=", columns.org_id)
+    .where("kind", "=", kind.name)
+    .execute();
+  if (kind.checkResolved) kind.checkResolved((await resolveSettingsIn(tx, kind, [at], { adjusted: false }))[0]!.resolved, at);
+  return { sequence: appended.sequence, changeDate: appended.createdAt, owner: ownerOfContext(at), changed: true };
+}
+
+function deleteRow(tx: Tx, kind: string, at: ContextRef) {
+  const columns = contextColumns(at);
+  return tx.deleteFrom("settings").where("instance_id", "=", columns.instance_id).where("org_id", "=", columns.org_id).where("kind", "=", kind).execute();
+}
+
+function sorted(o: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(o).sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** Part of removing an organization: every kind of settings it sets. */
+export async function removeContextSettings(tx: Tx, at: ContextRef): Promise<void> {
+  const columns = contextColumns(at);
+  await tx.deleteFrom("settings").where("instance_id", "=", columns.instance_id).where("org_id", "=", columns.org_id).execute();
+}
