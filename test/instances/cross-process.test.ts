@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformLanguageSettings } from "../../gen/platform/settings/language/v3alpha/language_service_pb.js";
+import { PlatformFeatureSettings } from "../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
 import { spawnService, waitReady, type ChildService } from "../support/child-service.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { at, createInstance, INSTANCES, MEMBERS, must, ok, outcome, pollUntil, sleep, uniqueDomain, USERS, type Created } from "./helpers.js";
@@ -147,5 +150,23 @@ describe.skipIf(!POSTGRES)("caches of another process follow access changes at o
     await bFollows("ok", call, "granted again");
     // The new role is read-only: B must not remember the old IAM_OWNER.
     expect(outcome(await onB(INSTANCES, x.domain).call("PatchInstance", { id: x.id, instance: { name: "by viewer" } }, user.token))).toBe("PermissionDenied");
+  });
+
+  it("a feature flag switched on A gates B at once, for the instance and from the system", async () => {
+    const x = await createInstance(sys(), a.adminToken, [uniqueDomain("xp-flag")]);
+    const call = () => onB(PlatformLanguageSettings, x.domain).call("ResolveLanguages", {}, x.adminPat);
+    ok(await call(), "warm B");
+    const set = (ctx: JsonObject, change: JsonObject) => onA(PlatformFeatureSettings, "localhost").call("SetFeatures", { ctx, settings: { multitenancySettings: change } }, a.adminToken);
+    ok(await set({ instanceId: x.id }, { set: false }), "off in the instance on A");
+    await bFollows("FailedPrecondition", call, "flag off in the instance");
+    ok(await set({ instanceId: x.id }, { reset: true }), "reset in the instance on A");
+    await bFollows("ok", call, "flag inherited again");
+    ok(await set({ system: true }, { set: false }), "off in the system on A");
+    try {
+      await bFollows("FailedPrecondition", call, "flag off in the system");
+    } finally {
+      ok(await set({ system: true }, { reset: true }), "reset in the system on A");
+    }
+    await bFollows("ok", call, "system default again");
   });
 });
