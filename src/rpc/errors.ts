@@ -31,6 +31,10 @@ const UNIQUE_CONSTRAINTS: Record<string, string> = {
   instance_domains_pkey: "the domain belongs to an instance already",
   targets_instance_name: "a target with this name already exists",
   memberships_pkey: "the user is already a member of that context",
+  projects_name: "a project with this name already exists in the organization",
+  project_roles_pkey: "the project has a role with this key already",
+  user_grants_user_project: "the user has a grant on this project already",
+  apps_name: "an application with this name already exists in the project",
 };
 
 /** PostgreSQL error codes (SQLSTATE) that callers should learn about, with what they mean for them. */

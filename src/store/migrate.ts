@@ -5,6 +5,7 @@ import * as organizations from "./migrations/0003-organizations.js";
 import * as users from "./migrations/0004-users.js";
 import * as instanceSettings from "./migrations/0005-instance-settings.js";
 import * as reusableAndSettings from "./migrations/0006-reusable-resources-and-settings.js";
+import * as projectsAppsAndGrants from "./migrations/0007-projects-apps-and-grants.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0004-users": users,
   "0005-instance-settings": instanceSettings,
   "0006-reusable-resources-and-settings": reusableAndSettings,
+  "0007-projects-apps-and-grants": projectsAppsAndGrants,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

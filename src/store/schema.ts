@@ -15,6 +15,10 @@ export interface Database {
   idps: IdpTable;
   idp_state_policies: IdpStatePolicyTable;
   settings: SettingsTable;
+  projects: ProjectTable;
+  project_roles: ProjectRoleTable;
+  user_grants: UserGrantTable;
+  apps: AppTable;
   targets: TargetTable;
   executions: ExecutionTable;
 }
@@ -200,6 +204,50 @@ export interface SettingsTable {
 
 export type TargetKind = "rest_webhook" | "rest_request_response";
 export type ExecutionMode = "sync" | "async" | "interrupt_on_error";
+
+export type ProjectState = "active" | "inactive";
+
+export interface ProjectTable extends ProjectionColumns {
+  id: string;
+  org_id: string;
+  name: string;
+  role_assertion: boolean;
+  role_check: boolean;
+  state: ColumnType<ProjectState, ProjectState | undefined, ProjectState>;
+}
+
+/** A role of a project; its changes are events of the project. */
+export interface ProjectRoleTable {
+  instance_id: string;
+  project_id: string;
+  key: string;
+  display_name: string;
+  group_name: string;
+  created_at: Timestamp;
+}
+
+/** Roles of a project given to a user; owned by the project's organization. */
+export interface UserGrantTable extends ProjectionColumns {
+  id: string;
+  org_id: string;
+  project_id: string;
+  user_id: string;
+  role_keys: Json<string[]>;
+}
+
+/** An application of a project; owned by the project's organization. */
+export interface AppTable extends ProjectionColumns {
+  id: string;
+  org_id: string;
+  project_id: string;
+  name: string;
+  type: "oidc" | "api";
+  config: Json<object>;
+  client_id: string;
+  /** SHA-256 of the client secret; null for methods without one. */
+  secret_hash: string | null;
+  state: ColumnType<"active" | "inactive", "active" | "inactive" | undefined, "active" | "inactive">;
+}
 
 export interface TargetTable extends ProjectionColumns {
   id: string;

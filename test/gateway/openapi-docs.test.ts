@@ -58,13 +58,16 @@ describe("the OpenAPI document, documented from the proto comments", () => {
   it("has one tag per service, described", () => {
     expect(document.tags).toEqual([
       { name: "PlatformActions", description: PROTO_COMMENTS["platform.resources.action.v3alpha.PlatformActions"] },
+      { name: "PlatformApps", description: PROTO_COMMENTS["platform.resources.app.v3alpha.PlatformApps"] },
       { name: "PlatformDomains", description: PROTO_COMMENTS["platform.resources.domain.v3alpha.PlatformDomains"] },
       { name: "PlatformFeatureSettings", description: PROTO_COMMENTS["platform.settings.feature.v3alpha.PlatformFeatureSettings"] },
+      { name: "PlatformGrants", description: PROTO_COMMENTS["platform.resources.grant.v3alpha.PlatformGrants"] },
       { name: "PlatformIdentityProviders", description: PROTO_COMMENTS["platform.resources.idp.v3alpha.PlatformIdentityProviders"] },
       { name: "PlatformInstances", description: PROTO_COMMENTS["platform.resources.instance.v3alpha.PlatformInstances"] },
       { name: "PlatformLanguageSettings", description: PROTO_COMMENTS["platform.settings.language.v3alpha.PlatformLanguageSettings"] },
       { name: "PlatformMemberships", description: PROTO_COMMENTS["platform.resources.membership.v3alpha.PlatformMemberships"] },
       { name: "PlatformOrganizations", description: PROTO_COMMENTS["platform.resources.org.v3alpha.PlatformOrganizations"] },
+      { name: "PlatformProjects", description: PROTO_COMMENTS["platform.resources.project.v3alpha.PlatformProjects"] },
       { name: "PlatformUsers", description: PROTO_COMMENTS["platform.resources.user.v3alpha.PlatformUsers"] },
     ]);
   });

@@ -26,9 +26,18 @@ const ORG_OWNER = [
   "idp.read",
   "idp.write",
   "idp.delete",
+  "project.read",
+  "project.write",
+  "project.delete",
+  "project.app.read",
+  "project.app.write",
+  "project.app.delete",
+  "user.grant.read",
+  "user.grant.write",
+  "user.grant.delete",
   "settings.write",
 ];
-const ORG_OWNER_VIEWER = ["org.read", "org.domain.read", "user.read", "member.read", "idp.read"];
+const ORG_OWNER_VIEWER = ["org.read", "org.domain.read", "user.read", "member.read", "idp.read", "project.read", "project.app.read", "user.grant.read"];
 /** What IAM_OWNER has at least, besides all of ORG_OWNER's. */
 const IAM_OWNER_ALSO = ["instance.read", "instance.write", "org.delete", "action.target.read", "action.target.write", "action.target.delete", "action.execution.write", "action.execution.delete", "execution.read", "feature.read", "feature.write"];
 const SYSTEM_ONLY = ["system.instance.read", "system.instance.write", "system.instance.delete"];

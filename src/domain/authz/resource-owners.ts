@@ -5,6 +5,9 @@ import { orgByIdOrDomain } from "../org/queries.js";
 import { orgOfUser } from "../user/queries.js";
 import type { ContextRef } from "../context.js";
 import { idpOwner } from "../idp/queries.js";
+import { orgOfProject } from "../project/queries.js";
+import { orgOfUserGrant } from "../grant/queries.js";
+import { orgOfApp } from "../app/queries.js";
 
 /** The context that owns a resource: an instance, or an organization of it. */
 export interface ResourceOwner {
@@ -31,6 +34,9 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
   organization: inOrg(async (db, instanceId, id) => (await orgByIdOrDomain(db, instanceId, { id }))?.id),
   domain: inOrg(orgOfDomain),
   user: inOrg(orgOfUser),
+  project: inOrg(orgOfProject),
+  user_grant: inOrg(orgOfUserGrant),
+  app: inOrg(orgOfApp),
   instance: async (db, _instanceId, id) => ((await instanceById(db, id)) ? { instanceId: id } : undefined),
 };
 

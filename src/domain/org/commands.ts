@@ -6,6 +6,7 @@ import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { claimGeneratedDomain, recordGeneratedDomain } from "../org-domain/commands.js";
 import { removeUsersWhere } from "../user/commands.js";
 import { removeOrgIdps } from "../idp/commands.js";
+import { removeProjectsWhere } from "../project/commands.js";
 import { removeContextSettings } from "../settings/store.js";
 import { AGGREGATE } from "./model.js";
 
@@ -49,9 +50,10 @@ export async function setOrgState(tx: Tx, actor: Actor, id: string, state: "acti
 }
 
 /**
- * Removes the organization and, in the same transaction, its domains, its users with their
- * memberships and credentials, and every membership in it. One org.removed event stands for
- * all of it, as a replay of the removal would remove them too.
+ * Removes the organization and, in the same transaction, its projects with their roles and
+ * grants, its domains, its users with their memberships, credentials and grants, every
+ * membership in it, its identity providers and policies, and its settings. One org.removed
+ * event stands for all of it, as a replay of the removal would remove them too.
  */
 export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await lockOrg(tx, actor.instanceId, id);
@@ -63,6 +65,8 @@ export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<Objec
     [{ type: "org.removed", payload: { name: current.name } }],
     actor.userId,
   );
+  // Projects before users: grant creations lock the project, then the user, and so does this.
+  await removeProjectsWhere(tx, actor.instanceId, "org_id", id);
   await removeUsersWhere(tx, actor.instanceId, "org_id", id);
   await tx.deleteFrom("memberships").where("instance_id", "=", actor.instanceId).where("context_type", "=", "org").where("context_id", "=", id).execute();
   await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", id).execute();

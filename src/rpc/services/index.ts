@@ -10,6 +10,9 @@ import { PlatformMemberships } from "../../../gen/platform/resources/membership/
 import { PlatformOrganizations } from "../../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PlatformIdentityProviders } from "../../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
+import { PlatformProjects } from "../../../gen/platform/resources/project/v3alpha/project_service_pb.js";
+import { PlatformGrants } from "../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js";
+import { PlatformApps } from "../../../gen/platform/resources/app/v3alpha/app_service_pb.js";
 import { PlatformFeatureSettings } from "../../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
 import { PlatformLanguageSettings } from "../../../gen/platform/settings/language/v3alpha/language_service_pb.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
@@ -23,6 +26,9 @@ import { membershipsService } from "./memberships/service.js";
 import { orgsService } from "./orgs/service.js";
 import { usersService } from "./users/service.js";
 import { idpsService } from "./idps/service.js";
+import { projectsService } from "./projects/service.js";
+import { grantsService } from "./grants/service.js";
+import { appsService } from "./apps/service.js";
 import { featureSettingsService } from "./settings/feature.js";
 import { languageSettingsService } from "./settings/language.js";
 import { healthService, type WatchStreams } from "./health.js";
@@ -39,6 +45,9 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformIdentityProviders,
   PlatformLanguageSettings,
   PlatformFeatureSettings,
+  PlatformProjects,
+  PlatformApps,
+  PlatformGrants,
 ];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
@@ -76,6 +85,9 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformIdentityProviders, idpsService(deps));
   router.service(PlatformLanguageSettings, languageSettingsService(deps));
   router.service(PlatformFeatureSettings, featureSettingsService(deps));
+  router.service(PlatformProjects, projectsService(deps));
+  router.service(PlatformApps, appsService(deps));
+  router.service(PlatformGrants, grantsService(deps));
   router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);

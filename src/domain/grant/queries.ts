@@ -1,0 +1,54 @@
+import { sql } from "kysely";
+import type { Db } from "../../store/eventstore.js";
+import { searchPage, type Page } from "../../store/search.js";
+import { notFound } from "../errors.js";
+import { AGGREGATE, grantView, type UserGrantView } from "./model.js";
+
+/** The organization owning a user grant (its project's); undefined when there is none. */
+export async function orgOfUserGrant(db: Db, instanceId: string, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom("user_grants").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  return row?.org_id;
+}
+
+/** Grants with the organization of their user. */
+function grants(db: Db, instanceId: string) {
+  return db
+    .selectFrom("user_grants")
+    .innerJoin("users", (j) => j.onRef("users.instance_id", "=", "user_grants.instance_id").onRef("users.id", "=", "user_grants.user_id"))
+    .where("user_grants.instance_id", "=", instanceId)
+    .selectAll("user_grants")
+    .select("users.org_id as user_org_id");
+}
+
+export async function getUserGrant(db: Db, instanceId: string, id: string): Promise<UserGrantView> {
+  const row = await grants(db, instanceId).where("user_grants.id", "=", id).executeTakeFirst();
+  if (!row) throw notFound(`user grant ${id} not found`);
+  return grantView(row);
+}
+
+export type UserGrantFilter = { userId: string } | { projectId: string } | { roleKey: string };
+
+export interface UserGrantSearch {
+  filters: UserGrantFilter[];
+  sort: "created_at" | "change_date";
+  page: Page;
+  /** Only grants of these organizations (an organization ctx, or what the caller may read). */
+  within?: ReadonlySet<string>;
+}
+
+/** Filters are combined with AND; ties of the sort column are broken by id. */
+export async function searchUserGrants(db: Db, instanceId: string, search: UserGrantSearch) {
+  let query = db.selectFrom("user_grants").where("user_grants.instance_id", "=", instanceId);
+  if (search.within) query = query.where("user_grants.org_id", "in", [...search.within, ""]);
+  for (const filter of search.filters) {
+    if ("userId" in filter) query = query.where("user_grants.user_id", "=", filter.userId);
+    else if ("projectId" in filter) query = query.where("user_grants.project_id", "=", filter.projectId);
+    else query = query.where(sql<boolean>`user_grants.role_keys @> ${JSON.stringify([filter.roleKey])}::jsonb`);
+  }
+  const found = await searchPage(db, AGGREGATE, instanceId, query, (q, direction) => q.orderBy(`user_grants.${search.sort}`, direction).orderBy("user_grants.id", direction), search.page);
+  if (found.rows.length === 0) return { ...found, rows: [] };
+  // The page read again with each user's organization: searchPage selects the table's own columns.
+  const ids = found.rows.map((r) => r.id);
+  const full = new Map((await grants(db, instanceId).where("user_grants.id", "in", ids).execute()).map((r) => [r.id, r]));
+  return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [grantView(full.get(id)!)] : [])) };
+}

@@ -1,0 +1,161 @@
+import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { newId } from "../../store/ids.js";
+import type { ProjectState } from "../../store/schema.js";
+import type { Actor, ObjectDetails } from "../details.js";
+import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { requireExisting } from "../existence.js";
+import { cascadeRoleRemoval } from "../grant/commands.js";
+import { AGGREGATE, projectDetails, type ProjectRow, type RoleView, roleView } from "./model.js";
+
+export interface ProjectSpec {
+  name: string;
+  roleAssertion: boolean;
+  roleCheck: boolean;
+}
+
+export interface ProjectPatch {
+  name?: string;
+  roleAssertion?: boolean;
+  roleCheck?: boolean;
+}
+
+export interface RoleSpec {
+  key: string;
+  displayName: string;
+  group: string;
+}
+
+async function ensureNameFree(tx: Tx, instanceId: string, orgId: string, name: string, except?: string): Promise<void> {
+  let query = tx
+    .selectFrom("projects")
+    .select("id")
+    .where("instance_id", "=", instanceId)
+    .where("org_id", "=", orgId)
+    .where((eb) => eb(eb.fn("lower", [eb.ref("name")]), "=", eb.fn("lower", [eb.val(name)])));
+  if (except) query = query.where("id", "!=", except);
+  if (await query.executeTakeFirst()) throw alreadyExists(`a project named "${name}" already exists in organization ${orgId}`);
+}
+
+/** Creates a project in an organization, which owns it. */
+export async function addProject(tx: Tx, actor: Actor, orgId: string, spec: ProjectSpec): Promise<ObjectDetails> {
+  await requireExisting(tx, "orgs", actor.instanceId, orgId);
+  await ensureNameFree(tx, actor.instanceId, orgId, spec.name);
+  const id = newId();
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "project.added", payload: { orgId, ...spec } }], actor.userId);
+  const row = { instance_id: actor.instanceId, id, org_id: orgId, name: spec.name, role_assertion: spec.roleAssertion, role_check: spec.roleCheck, ...createdBy(appended) };
+  await tx.insertInto("projects").values(row).execute();
+  return projectDetails(row);
+}
+
+/** The project, locked against concurrent changes until the transaction ends. */
+export async function lockProject(tx: Tx, instanceId: string, id: string, mode: "update" | "share" = "update"): Promise<ProjectRow> {
+  const query = tx.selectFrom("projects").selectAll().where("instance_id", "=", instanceId).where("id", "=", id);
+  const row = await (mode === "update" ? query.forUpdate() : query.forShare()).executeTakeFirst();
+  if (!row) throw notFound(`project ${id} not found`);
+  return row;
+}
+
+async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: { type: string; payload: unknown }, set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {}): Promise<ProjectRow> {
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor.userId);
+  await tx
+    .updateTable("projects")
+    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", current.id)
+    .execute();
+  return { ...current, ...set, sequence: appended.sequence, change_date: appended.createdAt };
+}
+
+/** A patch that changes nothing succeeds without an event. */
+export async function patchProject(tx: Tx, actor: Actor, id: string, patch: ProjectPatch): Promise<ObjectDetails> {
+  const current = await lockProject(tx, actor.instanceId, id);
+  const changed: ProjectPatch = {};
+  if (patch.name !== undefined && patch.name !== current.name) changed.name = patch.name;
+  if (patch.roleAssertion !== undefined && patch.roleAssertion !== current.role_assertion) changed.roleAssertion = patch.roleAssertion;
+  if (patch.roleCheck !== undefined && patch.roleCheck !== current.role_check) changed.roleCheck = patch.roleCheck;
+  if (Object.keys(changed).length === 0) return projectDetails(current);
+  if (changed.name !== undefined) await ensureNameFree(tx, actor.instanceId, current.org_id, changed.name, id);
+  const updated = await changeProject(tx, actor, current, { type: "project.changed", payload: changed }, {
+    ...(changed.name !== undefined && { name: changed.name }),
+    ...(changed.roleAssertion !== undefined && { role_assertion: changed.roleAssertion }),
+    ...(changed.roleCheck !== undefined && { role_check: changed.roleCheck }),
+  });
+  return projectDetails(updated);
+}
+
+export async function setProjectState(tx: Tx, actor: Actor, id: string, state: ProjectState): Promise<ObjectDetails> {
+  const current = await lockProject(tx, actor.instanceId, id);
+  if (current.state === state) throw failedPrecondition(`project ${id} is already ${state === "active" ? "active" : "deactivated"}`);
+  return projectDetails(await changeProject(tx, actor, current, { type: state === "active" ? "project.reactivated" : "project.deactivated", payload: {} }, { state }));
+}
+
+/** Removes a project with its roles, its applications and every user grant on it; one event stands for all of it. */
+export async function removeProject(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
+  const current = await lockProject(tx, actor.instanceId, id);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "project.removed", payload: { name: current.name } }], actor.userId);
+  await removeProjectsWhere(tx, actor.instanceId, "id", id);
+  return projectDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+/** Part of removing projects (one, or an organization's): their grants, applications, roles and rows. */
+export async function removeProjectsWhere(tx: Tx, instanceId: string, column: "id" | "org_id", value: string): Promise<void> {
+  const projects = tx.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where(column, "=", value);
+  // Locked first: a grant being created (holding a share lock on its project) is removed too.
+  await projects.forUpdate().execute();
+  await tx.deleteFrom("user_grants").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
+  await tx.deleteFrom("apps").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
+  await tx.deleteFrom("project_roles").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
+  await tx.deleteFrom("projects").where("instance_id", "=", instanceId).where(column, "=", value).execute();
+}
+
+async function findRole(tx: Tx, instanceId: string, projectId: string, key: string) {
+  return tx.selectFrom("project_roles").selectAll().where("instance_id", "=", instanceId).where("project_id", "=", projectId).where("key", "=", key).executeTakeFirst();
+}
+
+export async function addProjectRole(tx: Tx, actor: Actor, projectId: string, role: RoleSpec): Promise<RoleView> {
+  const current = await lockProject(tx, actor.instanceId, projectId);
+  if (await findRole(tx, actor.instanceId, projectId, role.key)) throw alreadyExists(`project ${projectId} has a role "${role.key}" already`);
+  const updated = await changeProject(tx, actor, current, { type: "project.role.added", payload: role });
+  const row = { instance_id: actor.instanceId, project_id: projectId, key: role.key, display_name: role.displayName, group_name: role.group, created_at: updated.change_date };
+  await tx.insertInto("project_roles").values(row).execute();
+  return roleView(row, updated);
+}
+
+export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, key: string, patch: { displayName?: string; group?: string }): Promise<RoleView> {
+  const current = await lockProject(tx, actor.instanceId, projectId);
+  const role = await findRole(tx, actor.instanceId, projectId, key);
+  if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
+  const changed: { displayName?: string; group?: string } = {};
+  if (patch.displayName !== undefined && patch.displayName !== role.display_name) changed.displayName = patch.displayName;
+  if (patch.group !== undefined && patch.group !== role.group_name) changed.group = patch.group;
+  if (Object.keys(changed).length === 0) return roleView(role, current);
+  const updated = await changeProject(tx, actor, current, { type: "project.role.changed", payload: { key, ...changed } });
+  const set = { ...(changed.displayName !== undefined && { display_name: changed.displayName }), ...(changed.group !== undefined && { group_name: changed.group }) };
+  await tx.updateTable("project_roles").set(set).where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
+  return roleView({ ...role, ...set }, updated);
+}
+
+/** Removes a role and takes it out of every user grant that gives it, each with its own event. */
+export async function removeProjectRole(tx: Tx, actor: Actor, projectId: string, key: string): Promise<RoleView> {
+  const current = await lockProject(tx, actor.instanceId, projectId);
+  const role = await findRole(tx, actor.instanceId, projectId, key);
+  if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
+  const updated = await changeProject(tx, actor, current, { type: "project.role.removed", payload: { key } });
+  await tx.deleteFrom("project_roles").where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
+  await cascadeRoleRemoval(tx, actor, projectId, key);
+  return roleView(role, updated);
+}
+
+/** The keys among `keys` that the project has no role for, in the order given. */
+export async function unknownRoleKeys(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const known = await tx
+    .selectFrom("project_roles")
+    .select("key")
+    .where("instance_id", "=", instanceId)
+    .where("project_id", "=", projectId)
+    .where((eb) => eb("key", "=", eb.fn.any(eb.val([...keys]))))
+    .execute();
+  const found = new Set(known.map((r) => r.key));
+  return keys.filter((k) => !found.has(k));
+}

@@ -1,0 +1,72 @@
+import { sql } from "kysely";
+import type { Db } from "../../store/eventstore.js";
+import type { ProjectState } from "../../store/schema.js";
+import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
+import { notFound } from "../errors.js";
+import { AGGREGATE, projectView, roleView, type ProjectView, type RoleView } from "./model.js";
+
+/** The organization owning a project; undefined when there is none in the instance. */
+export async function orgOfProject(db: Db, instanceId: string, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom("projects").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  return row?.org_id;
+}
+
+export async function getProject(db: Db, instanceId: string, id: string): Promise<ProjectView> {
+  const row = await db.selectFrom("projects").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  if (!row) throw notFound(`project ${id} not found`);
+  return projectView(row);
+}
+
+export type ProjectFilter = { ids: string[] } | { name: { value: string; match: TextMatch } } | { state: ProjectState };
+
+export interface ProjectSearch {
+  filters: ProjectFilter[];
+  sort: "id" | "created_at" | "change_date" | "name";
+  page: Page;
+  /** Only these organizations' projects (an organization ctx, or what the caller may read). */
+  within?: ReadonlySet<string>;
+}
+
+/** Filters are combined with AND; ties of the sort column are broken by id. */
+export async function searchProjects(db: Db, instanceId: string, search: ProjectSearch) {
+  let query = db.selectFrom("projects").where("projects.instance_id", "=", instanceId);
+  if (search.within) query = query.where("projects.org_id", "in", [...search.within, ""]);
+  for (const filter of search.filters) {
+    if ("ids" in filter) query = query.where((eb) => eb("projects.id", "=", eb.fn.any(eb.val(filter.ids))));
+    else if ("name" in filter) query = query.where((eb) => textMatches(eb, eb.ref("projects.name"), filter.name.match, filter.name.value));
+    else query = query.where("projects.state", "=", filter.state);
+  }
+  const found = await searchPage(
+    db,
+    AGGREGATE,
+    instanceId,
+    query,
+    (q, direction) =>
+      (search.sort === "name" ? q.orderBy(sql`projects.name collate "C"`, direction) : q.orderBy(`projects.${search.sort}`, direction)).orderBy("projects.id", direction),
+    search.page,
+  );
+  return { ...found, rows: found.rows.map(projectView) };
+}
+
+export type RoleFilter = { [K in "key" | "displayName" | "group"]: { field: K; value: string; match: TextMatch } }["key" | "displayName" | "group"];
+
+const ROLE_COLUMNS = { key: "key", displayName: "display_name", group: "group_name" } as const;
+
+/** The roles of a project; byte-wise sorted by the chosen column (default the key), ties by key. */
+export async function searchProjectRoles(db: Db, instanceId: string, projectId: string, search: { filters: RoleFilter[]; sort: keyof typeof ROLE_COLUMNS; page: Page }): Promise<{ rows: RoleView[]; total: number; state: Awaited<ReturnType<typeof searchPage>>["state"] }> {
+  const project = await db.selectFrom("projects").selectAll().where("instance_id", "=", instanceId).where("id", "=", projectId).executeTakeFirst();
+  if (!project) throw notFound(`project ${projectId} not found`);
+  let query = db.selectFrom("project_roles").where("project_roles.instance_id", "=", instanceId).where("project_roles.project_id", "=", projectId);
+  for (const filter of search.filters) {
+    query = query.where((eb) => textMatches(eb, eb.ref(`project_roles.${ROLE_COLUMNS[filter.field]}`), filter.match, filter.value));
+  }
+  const found = await searchPage(
+    db,
+    AGGREGATE,
+    instanceId,
+    query,
+    (q, direction) => q.orderBy(sql`${sql.ref(`project_roles.${ROLE_COLUMNS[search.sort]}`)} collate "C"`, direction).orderBy(sql`project_roles.key collate "C"`, direction),
+    search.page,
+  );
+  return { ...found, rows: found.rows.map((role) => roleView(role, project)) };
+}

@@ -1,0 +1,81 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { PlatformProjects } from "../../../../gen/platform/resources/project/v3alpha/project_service_pb.js";
+import type { ObjectDetails } from "../../../domain/details.js";
+import {
+  addProject,
+  addProjectRole,
+  patchProject,
+  patchProjectRole,
+  removeProject,
+  removeProjectRole,
+  setProjectState,
+} from "../../../domain/project/commands.js";
+import { getProject, searchProjectRoles, searchProjects } from "../../../domain/project/queries.js";
+import type { Store } from "../../../store/database.js";
+import type { Tx } from "../../../store/eventstore.js";
+import { page } from "../../../store/search.js";
+import { actingOrg, actorOf, tenantOf, visibleOrgs } from "../../context.js";
+import { detailsToProto, searchResult } from "../convert.js";
+import { handlerStore } from "../writes.js";
+import { projectFilterFromProto, projectSortFromProto, projectToProto, roleFilterFromProto, roleSortFromProto, roleToProto } from "./convert.js";
+
+/** Translates between the API and the domain; the rules live in domain/project. */
+export function projectsService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformProjects> {
+  const { database, write } = handlerStore(store);
+  const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails | { details: ObjectDetails }>) => {
+    const done = await write(ctx, fn);
+    return { details: detailsToProto("details" in done ? done.details : done) };
+  };
+
+  return {
+    createProject(req, ctx) {
+      const { name, projectRoleAssertion, projectRoleCheck } = req.project!;
+      return details(ctx, (tx) => addProject(tx, actorOf(ctx), actingOrg(ctx), { name, roleAssertion: projectRoleAssertion, roleCheck: projectRoleCheck }));
+    },
+    async getProject(req, ctx) {
+      return { project: projectToProto(await getProject(database(ctx).db, tenantOf(ctx).id, req.id)) };
+    },
+    async searchProjects(req, ctx) {
+      const p = page(req.query);
+      const found = await searchProjects(database(ctx).db, tenantOf(ctx).id, {
+        filters: req.filters.map(projectFilterFromProto),
+        sort: projectSortFromProto(req.sortingColumn),
+        page: p,
+        within: visibleOrgs(ctx),
+      });
+      return { ...searchResult(found, p, projectToProto), sortingColumn: req.sortingColumn };
+    },
+    patchProject(req, ctx) {
+      const { name, projectRoleAssertion, projectRoleCheck } = req.project!;
+      return details(ctx, (tx) => patchProject(tx, actorOf(ctx), req.id, { name, roleAssertion: projectRoleAssertion, roleCheck: projectRoleCheck }));
+    },
+    deleteProject(req, ctx) {
+      return details(ctx, (tx) => removeProject(tx, actorOf(ctx), req.id));
+    },
+    deactivateProject(req, ctx) {
+      return details(ctx, (tx) => setProjectState(tx, actorOf(ctx), req.id, "inactive"));
+    },
+    reactivateProject(req, ctx) {
+      return details(ctx, (tx) => setProjectState(tx, actorOf(ctx), req.id, "active"));
+    },
+    addProjectRole(req, ctx) {
+      const { key, displayName, group } = req.role!;
+      return details(ctx, (tx) => addProjectRole(tx, actorOf(ctx), req.projectId, { key, displayName, group }));
+    },
+    patchProjectRole(req, ctx) {
+      return details(ctx, (tx) => patchProjectRole(tx, actorOf(ctx), req.projectId, req.key, { displayName: req.role!.displayName, group: req.role!.group }));
+    },
+    removeProjectRole(req, ctx) {
+      return details(ctx, (tx) => removeProjectRole(tx, actorOf(ctx), req.projectId, req.key));
+    },
+    async searchProjectRoles(req, ctx) {
+      const p = page(req.query);
+      const found = await searchProjectRoles(database(ctx).db, tenantOf(ctx).id, req.projectId, {
+        filters: req.filters.map(roleFilterFromProto),
+        sort: roleSortFromProto(req.sortingColumn),
+        page: p,
+      });
+      return { ...searchResult(found, p, roleToProto), sortingColumn: req.sortingColumn };
+    },
+  };
+}
