@@ -19,6 +19,7 @@ export interface Database {
   project_roles: ProjectRoleTable;
   user_grants: UserGrantTable;
   apps: AppTable;
+  app_keys: AppKeyTable;
   targets: TargetTable;
   executions: ExecutionTable;
 }
@@ -247,6 +248,15 @@ export interface AppTable extends ProjectionColumns {
   /** SHA-256 of the client secret; null for methods without one. */
   secret_hash: string | null;
   state: ColumnType<"active" | "inactive", "active" | "inactive" | undefined, "active" | "inactive">;
+}
+
+/** A public key of an application, for private_key_jwt client authentication. */
+export interface AppKeyTable extends ProjectionColumns {
+  id: string;
+  app_id: string;
+  key_type: "rsa" | "ec";
+  public_key: string;
+  expires_at: Timestamp;
 }
 
 export interface TargetTable extends ProjectionColumns {

@@ -66,7 +66,7 @@ export async function addApp(tx: Tx, actor: Actor, projectId: string, input: { n
   return { details: appDetails(row), clientId, clientSecret: secret };
 }
 
-async function lockApp(tx: Tx, instanceId: string, id: string): Promise<AppRow> {
+export async function lockApp(tx: Tx, instanceId: string, id: string): Promise<AppRow> {
   const row = await tx.selectFrom("apps").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`application ${id} not found`);
   return row;
@@ -135,6 +135,7 @@ export async function regenerateAppSecret(tx: Tx, actor: Actor, id: string): Pro
 export async function removeApp(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await lockApp(tx, actor.instanceId, id);
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "app.removed", payload: { name: current.name } }], actor.userId);
+  await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", id).execute();
   await tx.deleteFrom("apps").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return appDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }

@@ -147,6 +147,7 @@ const INSTANCE_TABLES = [
   "executions",
   "targets",
   "user_grants",
+  "app_keys",
   "apps",
   "project_roles",
   "projects",

@@ -103,6 +103,8 @@ export async function removeProjectsWhere(tx: Tx, instanceId: string, column: "i
   // Locked first: a grant being created (holding a share lock on its project) is removed too.
   await projects.forUpdate().execute();
   await tx.deleteFrom("user_grants").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
+  const apps = tx.selectFrom("apps").select("id").where("instance_id", "=", instanceId).where("project_id", "in", projects);
+  await tx.deleteFrom("app_keys").where("instance_id", "=", instanceId).where("app_id", "in", apps).execute();
   await tx.deleteFrom("apps").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
   await tx.deleteFrom("project_roles").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
   await tx.deleteFrom("projects").where("instance_id", "=", instanceId).where(column, "=", value).execute();

@@ -69,4 +69,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex("apps_client_id").unique().on("apps").columns(["instance_id", "client_id"]).execute();
   await sql`create unique index apps_name on apps (instance_id, project_id, lower(name))`.execute(db);
+
+  // Public keys of applications that authenticate with private_key_jwt.
+  await db.schema
+    .createTable("app_keys")
+    .addColumn("instance_id", "text", (c) => c.notNull())
+    .addColumn("id", "text", (c) => c.notNull())
+    .addColumn("app_id", "text", (c) => c.notNull())
+    .addColumn("key_type", "text", (c) => c.notNull())
+    .addColumn("public_key", "text", (c) => c.notNull())
+    .addColumn("expires_at", "timestamptz", (c) => c.notNull())
+    .addColumn("created_at", "timestamptz", (c) => c.notNull())
+    .addColumn("change_date", "timestamptz", (c) => c.notNull())
+    .addColumn("sequence", "integer", (c) => c.notNull())
+    .addPrimaryKeyConstraint("app_keys_pkey", ["instance_id", "id"])
+    .execute();
+  await db.schema.createIndex("app_keys_app").on("app_keys").columns(["instance_id", "app_id"]).execute();
 }

@@ -1,11 +1,13 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { PlatformApps } from "../../../../gen/platform/resources/app/v3alpha/app_service_pb.js";
 import { addApp, patchApp, regenerateAppSecret, removeApp, setAppState } from "../../../domain/app/commands.js";
+import { addAppKey, removeAppKey, searchAppKeys } from "../../../domain/app/keys.js";
 import { getApp, searchApps } from "../../../domain/app/queries.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
 import { actorOf, tenantOf, visibleOrgs } from "../../context.js";
 import { detailsToProto, searchResult } from "../convert.js";
+import { keyFromProto, keyToProto } from "../keys.js";
 import { handlerStore } from "../writes.js";
 import { appConfigFromProto, appFilterFromProto, appPatchFromProto, appSortFromProto, appToProto } from "./convert.js";
 
@@ -43,6 +45,18 @@ export function appsService({ store }: { store: Pick<Store, "forRequest"> }): Se
     },
     async reactivateApp(req, ctx) {
       return { details: detailsToProto(await write(ctx, (tx) => setAppState(tx, actorOf(ctx), req.id, "active"))) };
+    },
+    async addAppKey(req, ctx) {
+      const { material, expiresAt } = await keyFromProto(req.key!);
+      const added = await write(ctx, (tx) => addAppKey(tx, actorOf(ctx), req.appId, material, expiresAt));
+      return { details: detailsToProto(added.details), keyFile: added.keyFile };
+    },
+    async searchAppKeys(req, ctx) {
+      const p = page(req.query);
+      return searchResult(await searchAppKeys(database(ctx).db, tenantOf(ctx).id, req.appId, p), p, keyToProto);
+    },
+    async deleteAppKey(req, ctx) {
+      return { details: detailsToProto(await write(ctx, (tx) => removeAppKey(tx, actorOf(ctx), req.appId, req.keyId))) };
     },
     async regenerateAppSecret(req, ctx) {
       const done = await write(ctx, (tx) => regenerateAppSecret(tx, actorOf(ctx), req.id));

@@ -1,6 +1,5 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { KeyType } from "../../../../gen/platform/resources/user/v3alpha/credential_pb.js";
 import {
   AccessTokenType,
   Gender,
@@ -166,5 +165,3 @@ const SORT: Record<UserFieldName, UserSortColumn> = {
 export function userSortFromProto(column: UserFieldName): UserSortColumn {
   return SORT[column];
 }
-
-export const KEY_TYPES: Record<"rsa" | "ec", KeyType> = { rsa: KeyType.RSA, ec: KeyType.EC };

@@ -1,6 +1,5 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { KeyType } from "../../../../gen/platform/resources/user/v3alpha/credential_pb.js";
 import { PlatformUsers } from "../../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { PasswordHasher } from "../../../crypto/passwords.js";
@@ -8,7 +7,8 @@ import { hashToken, newOpaqueToken } from "../../../crypto/tokens.js";
 import { invalidArgument, notFound } from "../../../domain/errors.js";
 import { addPersonalAccessToken, removePersonalAccessToken } from "../../../domain/pat/commands.js";
 import { searchPersonalAccessTokens } from "../../../domain/pat/queries.js";
-import { addUserKey, keyMaterial, removeUserKey } from "../../../domain/user-key/commands.js";
+import { keyFromProto, keyToProto } from "../keys.js";
+import { addUserKey, removeUserKey } from "../../../domain/user-key/commands.js";
 import { searchUserKeys } from "../../../domain/user-key/queries.js";
 import { assertMayManageUsers } from "../../../domain/authz/manage.js";
 import { addUser, changeUserState, lockUser, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
@@ -21,7 +21,7 @@ import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, principalOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
-import { KEY_TYPES, userFilterFromProto, userPatchFromProto, userSortFromProto, userSpecFromProto, userToProto } from "./convert.js";
+import { userFilterFromProto, userPatchFromProto, userSortFromProto, userSpecFromProto, userToProto } from "./convert.js";
 
 export interface UsersDeps {
   store: Pick<Store, "forRequest">;
@@ -120,15 +120,14 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return details(onUser(ctx, req.id, (tx) => removePersonalAccessToken(tx, actorOf(ctx), req.id, req.patId), true));
     },
     async addKey(req, ctx) {
-      const { source, expirationDate } = req.key!;
-      const material = await keyMaterial(source.case === "generate" ? { generate: source.value === KeyType.EC ? "ec" : "rsa" } : { publicKey: source.value! });
-      const added = await onUser(ctx, req.id, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, timestampDate(expirationDate!)));
+      const { material, expiresAt } = await keyFromProto(req.key!);
+      const added = await onUser(ctx, req.id, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, expiresAt));
       return { details: detailsToProto(added.details), keyFile: added.keyFile };
     },
     async searchKeys(req, ctx) {
       const p = page(req.query);
       const found = await searchUserKeys(database(ctx).db, tenantOf(ctx).id, await userRef(ctx, req.id), p);
-      return searchResult(found, p, (k) => ({ details: detailsToProto(k.details), expirationDate: timestampFromDate(k.expiresAt), publicKey: k.publicKey, type: KEY_TYPES[k.type] }));
+      return searchResult(found, p, keyToProto);
     },
     deleteKey(req, ctx) {
       return details(onUser(ctx, req.id, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId)));

@@ -13,13 +13,15 @@ import type { App, AppFieldName, AppSearchFilter, GetApp, PatchApp } from "./app
 import { file_platform_resources_app_v3alpha_app } from "./app_pb.js";
 import type { Details, ListDetails, SearchQuery } from "../../object/v3alpha/object_pb.js";
 import { file_platform_resources_object_v3alpha_object } from "../../object/v3alpha/object_pb.js";
+import type { GetKey, Key } from "../../user/v3alpha/credential_pb.js";
+import { file_platform_resources_user_v3alpha_credential } from "../../user/v3alpha/credential_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file platform/resources/app/v3alpha/app_service.proto.
  */
 export const file_platform_resources_app_v3alpha_app_service: GenFile = /*@__PURE__*/
-  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvYXBwL3YzYWxwaGEvYXBwX3NlcnZpY2UucHJvdG8SHnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYSKiAQoQQ3JlYXRlQXBwUmVxdWVzdBIeCgpwcm9qZWN0X2lkGAEgASgJQgq6SAdyBRABGMgBEjgKA2FwcBgCIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5BcHBCBrpIA8gBARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJ6ChFDcmVhdGVBcHBSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSEQoJY2xpZW50X2lkGAIgASgJEhUKDWNsaWVudF9zZWNyZXQYAyABKAkiXQoNR2V0QXBwUmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJFCg5HZXRBcHBSZXNwb25zZRIzCgNhcHAYASABKAsyJi5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuR2V0QXBwIqUCChFTZWFyY2hBcHBzUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJOCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5BcHBGaWVsZE5hbWVCCLpIBYIBAhABEksKB2ZpbHRlcnMYAyADKAsyLy5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuQXBwU2VhcmNoRmlsdGVyQgm6SAaSAQMQyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi0wEKElNlYXJjaEFwcHNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkQKDnNvcnRpbmdfY29sdW1uGAIgASgOMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkFwcEZpZWxkTmFtZRI2CgZyZXN1bHQYAyADKAsyJi5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuR2V0QXBwIp4BCg9QYXRjaEFwcFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESPQoDYXBwGAIgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlBhdGNoQXBwQga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiZgoQUGF0Y2hBcHBSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSFQoNY2xpZW50X3NlY3JldBgCIAEoCSJgChBEZWxldGVBcHBSZXF1ZXN0EhYKAmlkGAEgASgJQgq6SAdyBRABGMgBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlAKEURlbGV0ZUFwcFJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscyJkChREZWFjdGl2YXRlQXBwUmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJUChVEZWFjdGl2YXRlQXBwUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzImQKFFJlYWN0aXZhdGVBcHBSZXF1ZXN0EhYKAmlkGAEgASgJQgq6SAdyBRABGMgBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlQKFVJlYWN0aXZhdGVBcHBSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiagoaUmVnZW5lcmF0ZUFwcFNlY3JldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQicQobUmVnZW5lcmF0ZUFwcFNlY3JldFJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIVCg1jbGllbnRfc2VjcmV0GAIgASgJMuoMCgxQbGF0Zm9ybUFwcHMS2wEKCUNyZWF0ZUFwcBIwLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5DcmVhdGVBcHBSZXF1ZXN0GjEucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkNyZWF0ZUFwcFJlc3BvbnNlImmiuxgrChFwcm9qZWN0LmFwcC53cml0ZRjJASoHcHJvamVjdDIKcHJvamVjdF9pZILT5JMCNDoDYXBwIi0vcmVzb3VyY2VzL3YzYWxwaGEvcHJvamVjdHMve3Byb2plY3RfaWR9L2FwcHMSqAEKBkdldEFwcBItLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5HZXRBcHBSZXF1ZXN0Gi4ucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkdldEFwcFJlc3BvbnNlIj+iuxgXChBwcm9qZWN0LmFwcC5yZWFkKgNhcHCC0+STAh4SHC9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL3tpZH0SvQEKClNlYXJjaEFwcHMSMS5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuU2VhcmNoQXBwc1JlcXVlc3QaMi5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuU2VhcmNoQXBwc1Jlc3BvbnNlIkiiuxgUChBwcm9qZWN0LmFwcC5yZWFkOAGC0+STAio6B2ZpbHRlcnMiHy9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL19zZWFyY2gStAEKCFBhdGNoQXBwEi8ucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlBhdGNoQXBwUmVxdWVzdBowLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5QYXRjaEFwcFJlc3BvbnNlIkWiuxgYChFwcm9qZWN0LmFwcC53cml0ZSoDYXBwgtPkkwIjOgNhcHAyHC9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL3tpZH0SswEKCURlbGV0ZUFwcBIwLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5EZWxldGVBcHBSZXF1ZXN0GjEucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkRlbGV0ZUFwcFJlc3BvbnNlIkGiuxgZChJwcm9qZWN0LmFwcC5kZWxldGUqA2FwcILT5JMCHiocL3Jlc291cmNlcy92M2FscGhhL2FwcHMve2lkfRLKAQoNRGVhY3RpdmF0ZUFwcBI0LnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5EZWFjdGl2YXRlQXBwUmVxdWVzdBo1LnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5EZWFjdGl2YXRlQXBwUmVzcG9uc2UiTKK7GBgKEXByb2plY3QuYXBwLndyaXRlKgNhcHCC0+STAioiKC9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL3tpZH0vX2RlYWN0aXZhdGUSygEKDVJlYWN0aXZhdGVBcHASNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuUmVhY3RpdmF0ZUFwcFJlcXVlc3QaNS5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuUmVhY3RpdmF0ZUFwcFJlc3BvbnNlIkyiuxgYChFwcm9qZWN0LmFwcC53cml0ZSoDYXBwgtPkkwIqIigvcmVzb3VyY2VzL3YzYWxwaGEvYXBwcy97aWR9L19yZWFjdGl2YXRlEuMBChNSZWdlbmVyYXRlQXBwU2VjcmV0EjoucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlJlZ2VuZXJhdGVBcHBTZWNyZXRSZXF1ZXN0GjsucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlJlZ2VuZXJhdGVBcHBTZWNyZXRSZXNwb25zZSJTorsYGAoRcHJvamVjdC5hcHAud3JpdGUqA2FwcILT5JMCMSIvL3Jlc291cmNlcy92M2FscGhhL2FwcHMve2lkfS9fcmVnZW5lcmF0ZV9zZWNyZXQaJKK7GCAKGm11bHRpdGVuYW5jeV9yZXNvdXJjZXNfYXBpEgICA2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_app_v3alpha_app, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvYXBwL3YzYWxwaGEvYXBwX3NlcnZpY2UucHJvdG8SHnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYSKiAQoQQ3JlYXRlQXBwUmVxdWVzdBIeCgpwcm9qZWN0X2lkGAEgASgJQgq6SAdyBRABGMgBEjgKA2FwcBgCIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5BcHBCBrpIA8gBARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJ6ChFDcmVhdGVBcHBSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSEQoJY2xpZW50X2lkGAIgASgJEhUKDWNsaWVudF9zZWNyZXQYAyABKAkiXQoNR2V0QXBwUmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJFCg5HZXRBcHBSZXNwb25zZRIzCgNhcHAYASABKAsyJi5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuR2V0QXBwIqUCChFTZWFyY2hBcHBzUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJOCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5BcHBGaWVsZE5hbWVCCLpIBYIBAhABEksKB2ZpbHRlcnMYAyADKAsyLy5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuQXBwU2VhcmNoRmlsdGVyQgm6SAaSAQMQyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi0wEKElNlYXJjaEFwcHNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkQKDnNvcnRpbmdfY29sdW1uGAIgASgOMiwucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkFwcEZpZWxkTmFtZRI2CgZyZXN1bHQYAyADKAsyJi5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuR2V0QXBwIp4BCg9QYXRjaEFwcFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESPQoDYXBwGAIgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlBhdGNoQXBwQga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiZgoQUGF0Y2hBcHBSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSFQoNY2xpZW50X3NlY3JldBgCIAEoCSJgChBEZWxldGVBcHBSZXF1ZXN0EhYKAmlkGAEgASgJQgq6SAdyBRABGMgBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlAKEURlbGV0ZUFwcFJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscyJkChREZWFjdGl2YXRlQXBwUmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJUChVEZWFjdGl2YXRlQXBwUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzImQKFFJlYWN0aXZhdGVBcHBSZXF1ZXN0EhYKAmlkGAEgASgJQgq6SAdyBRABGMgBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlQKFVJlYWN0aXZhdGVBcHBSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiagoaUmVnZW5lcmF0ZUFwcFNlY3JldFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQicQobUmVnZW5lcmF0ZUFwcFNlY3JldFJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIVCg1jbGllbnRfc2VjcmV0GAIgASgJIp8BChBBZGRBcHBLZXlSZXF1ZXN0EhoKBmFwcF9pZBgBIAEoCUIKukgHcgUQARjIARI5CgNrZXkYAiABKAsyJC5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLktleUIGukgDyAEBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0ImIKEUFkZEFwcEtleVJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIQCghrZXlfZmlsZRgCIAEoCSKnAQoUU2VhcmNoQXBwS2V5c1JlcXVlc3QSGgoGYXBwX2lkGAEgASgJQgq6SAdyBRABGMgBEj0KBXF1ZXJ5GAIgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlNlYXJjaFF1ZXJ5EjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IpEBChVTZWFyY2hBcHBLZXlzUmVzcG9uc2USPwoHZGV0YWlscxgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5MaXN0RGV0YWlscxI3CgZyZXN1bHQYAiADKAsyJy5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLkdldEtleSKDAQoTRGVsZXRlQXBwS2V5UmVxdWVzdBIaCgZhcHBfaWQYASABKAlCCrpIB3IFEAEYyAESGgoGa2V5X2lkGAIgASgJQgq6SAdyBRABGMgBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlMKFERlbGV0ZUFwcEtleVJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlsczLpEQoMUGxhdGZvcm1BcHBzEtsBCglDcmVhdGVBcHASMC5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuQ3JlYXRlQXBwUmVxdWVzdBoxLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5DcmVhdGVBcHBSZXNwb25zZSJporsYKwoRcHJvamVjdC5hcHAud3JpdGUYyQEqB3Byb2plY3QyCnByb2plY3RfaWSC0+STAjQ6A2FwcCItL3Jlc291cmNlcy92M2FscGhhL3Byb2plY3RzL3twcm9qZWN0X2lkfS9hcHBzEqgBCgZHZXRBcHASLS5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuR2V0QXBwUmVxdWVzdBouLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5HZXRBcHBSZXNwb25zZSI/orsYFwoQcHJvamVjdC5hcHAucmVhZCoDYXBwgtPkkwIeEhwvcmVzb3VyY2VzL3YzYWxwaGEvYXBwcy97aWR9Er0BCgpTZWFyY2hBcHBzEjEucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlNlYXJjaEFwcHNSZXF1ZXN0GjIucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlNlYXJjaEFwcHNSZXNwb25zZSJIorsYFAoQcHJvamVjdC5hcHAucmVhZDgBgtPkkwIqOgdmaWx0ZXJzIh8vcmVzb3VyY2VzL3YzYWxwaGEvYXBwcy9fc2VhcmNoErQBCghQYXRjaEFwcBIvLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5QYXRjaEFwcFJlcXVlc3QaMC5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuUGF0Y2hBcHBSZXNwb25zZSJForsYGAoRcHJvamVjdC5hcHAud3JpdGUqA2FwcILT5JMCIzoDYXBwMhwvcmVzb3VyY2VzL3YzYWxwaGEvYXBwcy97aWR9ErMBCglEZWxldGVBcHASMC5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuRGVsZXRlQXBwUmVxdWVzdBoxLnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5EZWxldGVBcHBSZXNwb25zZSJBorsYGQoScHJvamVjdC5hcHAuZGVsZXRlKgNhcHCC0+STAh4qHC9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL3tpZH0SygEKDURlYWN0aXZhdGVBcHASNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuRGVhY3RpdmF0ZUFwcFJlcXVlc3QaNS5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuRGVhY3RpdmF0ZUFwcFJlc3BvbnNlIkyiuxgYChFwcm9qZWN0LmFwcC53cml0ZSoDYXBwgtPkkwIqIigvcmVzb3VyY2VzL3YzYWxwaGEvYXBwcy97aWR9L19kZWFjdGl2YXRlEsoBCg1SZWFjdGl2YXRlQXBwEjQucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlJlYWN0aXZhdGVBcHBSZXF1ZXN0GjUucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlJlYWN0aXZhdGVBcHBSZXNwb25zZSJMorsYGAoRcHJvamVjdC5hcHAud3JpdGUqA2FwcILT5JMCKiIoL3Jlc291cmNlcy92M2FscGhhL2FwcHMve2lkfS9fcmVhY3RpdmF0ZRLLAQoJQWRkQXBwS2V5EjAucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkFkZEFwcEtleVJlcXVlc3QaMS5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuQWRkQXBwS2V5UmVzcG9uc2UiWaK7GCMKEXByb2plY3QuYXBwLndyaXRlGMkBKgNhcHAyBmFwcF9pZILT5JMCLDoDa2V5IiUvcmVzb3VyY2VzL3YzYWxwaGEvYXBwcy97YXBwX2lkfS9rZXlzEtYBCg1TZWFyY2hBcHBLZXlzEjQucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlNlYXJjaEFwcEtleXNSZXF1ZXN0GjUucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLlNlYXJjaEFwcEtleXNSZXNwb25zZSJYorsYHwoQcHJvamVjdC5hcHAucmVhZCoDYXBwMgZhcHBfaWSC0+STAi8iLS9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL3thcHBfaWR9L2tleXMvX3NlYXJjaBLVAQoMRGVsZXRlQXBwS2V5EjMucGxhdGZvcm0ucmVzb3VyY2VzLmFwcC52M2FscGhhLkRlbGV0ZUFwcEtleVJlcXVlc3QaNC5wbGF0Zm9ybS5yZXNvdXJjZXMuYXBwLnYzYWxwaGEuRGVsZXRlQXBwS2V5UmVzcG9uc2UiWqK7GCAKEXByb2plY3QuYXBwLndyaXRlKgNhcHAyBmFwcF9pZILT5JMCMCouL3Jlc291cmNlcy92M2FscGhhL2FwcHMve2FwcF9pZH0va2V5cy97a2V5X2lkfRLjAQoTUmVnZW5lcmF0ZUFwcFNlY3JldBI6LnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5SZWdlbmVyYXRlQXBwU2VjcmV0UmVxdWVzdBo7LnBsYXRmb3JtLnJlc291cmNlcy5hcHAudjNhbHBoYS5SZWdlbmVyYXRlQXBwU2VjcmV0UmVzcG9uc2UiU6K7GBgKEXByb2plY3QuYXBwLndyaXRlKgNhcHCC0+STAjEiLy9yZXNvdXJjZXMvdjNhbHBoYS9hcHBzL3tpZH0vX3JlZ2VuZXJhdGVfc2VjcmV0GiSiuxggChptdWx0aXRlbmFuY3lfcmVzb3VyY2VzX2FwaRICAgNiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_app_v3alpha_app, file_platform_resources_object_v3alpha_object, file_platform_resources_user_v3alpha_credential]);
 
 /**
  * The application to create.
@@ -484,6 +486,190 @@ export const RegenerateAppSecretResponseSchema: GenMessage<RegenerateAppSecretRe
   messageDesc(file_platform_resources_app_v3alpha_app_service, 15);
 
 /**
+ * The key to add.
+ *
+ * @generated from message platform.resources.app.v3alpha.AddAppKeyRequest
+ */
+export type AddAppKeyRequest = Message<"platform.resources.app.v3alpha.AddAppKeyRequest"> & {
+  /**
+   * ID of the application.
+   *
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * The key: generated (RSA or EC) or a registered public key, and its expiration.
+   *
+   * @generated from field: platform.resources.user.v3alpha.Key key = 2;
+   */
+  key?: Key | undefined;
+
+  /**
+   * An organization the application must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.app.v3alpha.AddAppKeyRequest.
+ * Use `create(AddAppKeyRequestSchema)` to create a new message.
+ */
+export const AddAppKeyRequestSchema: GenMessage<AddAppKeyRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_app_v3alpha_app_service, 16);
+
+/**
+ * The added key.
+ *
+ * @generated from message platform.resources.app.v3alpha.AddAppKeyResponse
+ */
+export type AddAppKeyResponse = Message<"platform.resources.app.v3alpha.AddAppKeyResponse"> & {
+  /**
+   * ID, sequence, creation date and owner of the key.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+
+  /**
+   * For a generated pair: the JSON key file
+   * `{"type":"application","keyId","key","appId","clientId"}` with the private key in PEM
+   * (PKCS #8); shown only here. Empty for a registered public key.
+   *
+   * @generated from field: string key_file = 2;
+   */
+  keyFile: string;
+};
+
+/**
+ * Describes the message platform.resources.app.v3alpha.AddAppKeyResponse.
+ * Use `create(AddAppKeyResponseSchema)` to create a new message.
+ */
+export const AddAppKeyResponseSchema: GenMessage<AddAppKeyResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_app_v3alpha_app_service, 17);
+
+/**
+ * A search for an application's keys.
+ *
+ * @generated from message platform.resources.app.v3alpha.SearchAppKeysRequest
+ */
+export type SearchAppKeysRequest = Message<"platform.resources.app.v3alpha.SearchAppKeysRequest"> & {
+  /**
+   * ID of the application.
+   *
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * Paging and order (by creation date).
+   *
+   * @generated from field: platform.resources.object.v3alpha.SearchQuery query = 2;
+   */
+  query?: SearchQuery | undefined;
+
+  /**
+   * An organization the application must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.app.v3alpha.SearchAppKeysRequest.
+ * Use `create(SearchAppKeysRequestSchema)` to create a new message.
+ */
+export const SearchAppKeysRequestSchema: GenMessage<SearchAppKeysRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_app_v3alpha_app_service, 18);
+
+/**
+ * One page of keys.
+ *
+ * @generated from message platform.resources.app.v3alpha.SearchAppKeysResponse
+ */
+export type SearchAppKeysResponse = Message<"platform.resources.app.v3alpha.SearchAppKeysResponse"> & {
+  /**
+   * Size of the page and of the whole result.
+   *
+   * @generated from field: platform.resources.object.v3alpha.ListDetails details = 1;
+   */
+  details?: ListDetails | undefined;
+
+  /**
+   * The keys of this page.
+   *
+   * @generated from field: repeated platform.resources.user.v3alpha.GetKey result = 2;
+   */
+  result: GetKey[];
+};
+
+/**
+ * Describes the message platform.resources.app.v3alpha.SearchAppKeysResponse.
+ * Use `create(SearchAppKeysResponseSchema)` to create a new message.
+ */
+export const SearchAppKeysResponseSchema: GenMessage<SearchAppKeysResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_app_v3alpha_app_service, 19);
+
+/**
+ * Which key to delete.
+ *
+ * @generated from message platform.resources.app.v3alpha.DeleteAppKeyRequest
+ */
+export type DeleteAppKeyRequest = Message<"platform.resources.app.v3alpha.DeleteAppKeyRequest"> & {
+  /**
+   * ID of the application.
+   *
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * ID of the key.
+   *
+   * @generated from field: string key_id = 2;
+   */
+  keyId: string;
+
+  /**
+   * An organization the application must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.app.v3alpha.DeleteAppKeyRequest.
+ * Use `create(DeleteAppKeyRequestSchema)` to create a new message.
+ */
+export const DeleteAppKeyRequestSchema: GenMessage<DeleteAppKeyRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_app_v3alpha_app_service, 20);
+
+/**
+ * The deleted key.
+ *
+ * @generated from message platform.resources.app.v3alpha.DeleteAppKeyResponse
+ */
+export type DeleteAppKeyResponse = Message<"platform.resources.app.v3alpha.DeleteAppKeyResponse"> & {
+  /**
+   * Sequence and date of the deletion.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.app.v3alpha.DeleteAppKeyResponse.
+ * Use `create(DeleteAppKeyResponseSchema)` to create a new message.
+ */
+export const DeleteAppKeyResponseSchema: GenMessage<DeleteAppKeyResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_app_v3alpha_app_service, 21);
+
+/**
  * Applications of projects: the OpenID Connect clients that sign users in and the APIs
  * that introspect their tokens.
  *
@@ -561,6 +747,37 @@ export const PlatformApps: GenService<{
     methodKind: "unary";
     input: typeof ReactivateAppRequestSchema;
     output: typeof ReactivateAppResponseSchema;
+  },
+  /**
+   * Adds a key to an application that authenticates with PRIVATE_KEY_JWT: generates a pair
+   * and returns its private key once as a JSON key file, or registers a given public key.
+   *
+   * @generated from rpc platform.resources.app.v3alpha.PlatformApps.AddAppKey
+   */
+  addAppKey: {
+    methodKind: "unary";
+    input: typeof AddAppKeyRequestSchema;
+    output: typeof AddAppKeyResponseSchema;
+  },
+  /**
+   * Lists an application's keys (public parts only).
+   *
+   * @generated from rpc platform.resources.app.v3alpha.PlatformApps.SearchAppKeys
+   */
+  searchAppKeys: {
+    methodKind: "unary";
+    input: typeof SearchAppKeysRequestSchema;
+    output: typeof SearchAppKeysResponseSchema;
+  },
+  /**
+   * Deletes a key: client assertions signed with it are refused from now on.
+   *
+   * @generated from rpc platform.resources.app.v3alpha.PlatformApps.DeleteAppKey
+   */
+  deleteAppKey: {
+    methodKind: "unary";
+    input: typeof DeleteAppKeyRequestSchema;
+    output: typeof DeleteAppKeyResponseSchema;
   },
   /**
    * Replaces the client secret of an application that authenticates with one; the new

@@ -103,7 +103,7 @@ export const GetPersonalAccessTokenSchema: GenMessage<GetPersonalAccessToken> = 
   messageDesc(file_platform_resources_user_v3alpha_credential, 2);
 
 /**
- * A new key of a user, for signed JWT assertions (RFC 7523).
+ * A new key of a user or an application, for signed JWT assertions (RFC 7523).
  *
  * @generated from message platform.resources.user.v3alpha.Key
  */
@@ -153,7 +153,7 @@ export const KeySchema: GenMessage<Key> = /*@__PURE__*/
  */
 export type GetKey = Message<"platform.resources.user.v3alpha.GetKey"> & {
   /**
-   * ID, sequence, creation date and owner (the user's organization) of the key.
+   * ID, sequence, creation date and owner (the organization of the user or application) of the key.
    *
    * @generated from field: platform.resources.object.v3alpha.Details details = 1;
    */
