@@ -20,6 +20,7 @@ export interface Database {
   user_grants: UserGrantTable;
   apps: AppTable;
   app_keys: AppKeyTable;
+  signing_keys: SigningKeyTable;
   targets: TargetTable;
   executions: ExecutionTable;
 }
@@ -257,6 +258,19 @@ export interface AppKeyTable extends ProjectionColumns {
   key_type: "rsa" | "ec";
   public_key: string;
   expires_at: Timestamp;
+}
+
+/** A key an instance signs tokens with; see migrations/0008-signing-keys.ts. */
+export interface SigningKeyTable {
+  instance_id: string;
+  id: string;
+  algorithm: "ES256" | "RS256";
+  public_jwk: Json<Record<string, string>>;
+  /** The private JWK, sealed with the master key (crypto/encryption.ts). */
+  private_jwk: string;
+  created_at: Timestamp;
+  activates_at: Timestamp;
+  retires_at: Timestamp | null;
 }
 
 export interface TargetTable extends ProjectionColumns {

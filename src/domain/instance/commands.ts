@@ -147,6 +147,7 @@ const INSTANCE_TABLES = [
   "executions",
   "targets",
   "user_grants",
+  "signing_keys",
   "app_keys",
   "apps",
   "project_roles",
