@@ -5,7 +5,7 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
 import { cascadeRoleRemoval } from "../grant/commands.js";
-import { AGGREGATE, projectDetails, type ProjectRow, type RoleView, roleView } from "./model.js";
+import { AGGREGATE, projectDetails, roleView, type ProjectRow } from "./model.js";
 
 export interface ProjectSpec {
   name: string;
@@ -114,38 +114,38 @@ async function findRole(tx: Tx, instanceId: string, projectId: string, key: stri
   return tx.selectFrom("project_roles").selectAll().where("instance_id", "=", instanceId).where("project_id", "=", projectId).where("key", "=", key).executeTakeFirst();
 }
 
-export async function addProjectRole(tx: Tx, actor: Actor, projectId: string, role: RoleSpec): Promise<RoleView> {
+export async function addProjectRole(tx: Tx, actor: Actor, projectId: string, role: RoleSpec): Promise<ObjectDetails> {
   const current = await lockProject(tx, actor.instanceId, projectId);
   if (await findRole(tx, actor.instanceId, projectId, role.key)) throw alreadyExists(`project ${projectId} has a role "${role.key}" already`);
   const updated = await changeProject(tx, actor, current, { type: "project.role.added", payload: role });
   const row = { instance_id: actor.instanceId, project_id: projectId, key: role.key, display_name: role.displayName, group_name: role.group, created_at: updated.change_date };
   await tx.insertInto("project_roles").values(row).execute();
-  return roleView(row, updated);
+  return roleView(row, updated).details;
 }
 
-export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, key: string, patch: { displayName?: string; group?: string }): Promise<RoleView> {
+export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, key: string, patch: { displayName?: string; group?: string }): Promise<ObjectDetails> {
   const current = await lockProject(tx, actor.instanceId, projectId);
   const role = await findRole(tx, actor.instanceId, projectId, key);
   if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
   const changed: { displayName?: string; group?: string } = {};
   if (patch.displayName !== undefined && patch.displayName !== role.display_name) changed.displayName = patch.displayName;
   if (patch.group !== undefined && patch.group !== role.group_name) changed.group = patch.group;
-  if (Object.keys(changed).length === 0) return roleView(role, current);
+  if (Object.keys(changed).length === 0) return roleView(role, current).details;
   const updated = await changeProject(tx, actor, current, { type: "project.role.changed", payload: { key, ...changed } });
   const set = { ...(changed.displayName !== undefined && { display_name: changed.displayName }), ...(changed.group !== undefined && { group_name: changed.group }) };
   await tx.updateTable("project_roles").set(set).where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
-  return roleView({ ...role, ...set }, updated);
+  return roleView({ ...role, ...set }, updated).details;
 }
 
 /** Removes a role and takes it out of every user grant that gives it, each with its own event. */
-export async function removeProjectRole(tx: Tx, actor: Actor, projectId: string, key: string): Promise<RoleView> {
+export async function removeProjectRole(tx: Tx, actor: Actor, projectId: string, key: string): Promise<ObjectDetails> {
   const current = await lockProject(tx, actor.instanceId, projectId);
   const role = await findRole(tx, actor.instanceId, projectId, key);
   if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
   const updated = await changeProject(tx, actor, current, { type: "project.role.removed", payload: { key } });
   await tx.deleteFrom("project_roles").where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
   await cascadeRoleRemoval(tx, actor, projectId, key);
-  return roleView(role, updated);
+  return roleView(role, updated).details;
 }
 
 /** The keys among `keys` that the project has no role for, in the order given. */

@@ -22,10 +22,7 @@ import { projectFilterFromProto, projectSortFromProto, projectToProto, roleFilte
 /** Translates between the API and the domain; the rules live in domain/project. */
 export function projectsService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformProjects> {
   const { database, write } = handlerStore(store);
-  const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails | { details: ObjectDetails }>) => {
-    const done = await write(ctx, fn);
-    return { details: detailsToProto("details" in done ? done.details : done) };
-  };
+  const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await write(ctx, fn)) });
 
   return {
     createProject(req, ctx) {
