@@ -6,7 +6,7 @@ import * as users from "./migrations/0004-users.js";
 import * as instanceSettings from "./migrations/0005-instance-settings.js";
 import * as reusableAndSettings from "./migrations/0006-reusable-resources-and-settings.js";
 import * as projectsAppsAndGrants from "./migrations/0007-projects-apps-and-grants.js";
-import * as signingKeys from "./migrations/0008-signing-keys.js";
+import * as oidcStorage from "./migrations/0008-oidc-storage.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -17,7 +17,7 @@ const migrations: Record<string, Migration> = {
   "0005-instance-settings": instanceSettings,
   "0006-reusable-resources-and-settings": reusableAndSettings,
   "0007-projects-apps-and-grants": projectsAppsAndGrants,
-  "0008-signing-keys": signingKeys,
+  "0008-oidc-storage": oidcStorage,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

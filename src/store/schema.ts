@@ -21,6 +21,7 @@ export interface Database {
   apps: AppTable;
   app_keys: AppKeyTable;
   signing_keys: SigningKeyTable;
+  oidc_payloads: OidcPayloadTable;
   targets: TargetTable;
   executions: ExecutionTable;
 }
@@ -260,7 +261,7 @@ export interface AppKeyTable extends ProjectionColumns {
   expires_at: Timestamp;
 }
 
-/** A key an instance signs tokens with; see migrations/0008-signing-keys.ts. */
+/** A key an instance signs tokens with; see migrations/0008-oidc-storage.ts. */
 export interface SigningKeyTable {
   instance_id: string;
   id: string;
@@ -271,6 +272,19 @@ export interface SigningKeyTable {
   created_at: Timestamp;
   activates_at: Timestamp;
   retires_at: Timestamp | null;
+}
+
+/** A model node-oidc-provider stores; see src/oidc/payload-adapter.ts. */
+export interface OidcPayloadTable {
+  instance_id: string;
+  model: string;
+  id: string;
+  payload: Json<Record<string, unknown>>;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: Timestamp | null;
+  consumed_at: Timestamp | null;
 }
 
 export interface TargetTable extends ProjectionColumns {

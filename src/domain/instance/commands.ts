@@ -148,6 +148,7 @@ const INSTANCE_TABLES = [
   "targets",
   "user_grants",
   "signing_keys",
+  "oidc_payloads",
   "app_keys",
   "apps",
   "project_roles",

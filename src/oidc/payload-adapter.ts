@@ -1,0 +1,110 @@
+import { sql } from "kysely";
+import type { Db } from "../store/eventstore.js";
+
+/** What node-oidc-provider hands an adapter to keep: its own JSON, with a few properties we index. */
+export interface OidcPayload {
+  [property: string]: unknown;
+  grantId?: string;
+  uid?: string;
+  userCode?: string;
+  /** Set on what `find` returns once the model was consumed (seconds since the epoch). */
+  consumed?: number;
+}
+
+/** The adapter contract of node-oidc-provider (its example/my_adapter.js), one instance per model. */
+export interface OidcAdapter {
+  upsert(id: string, payload: OidcPayload, expiresIn: number): Promise<void>;
+  find(id: string): Promise<OidcPayload | undefined>;
+  findByUid(uid: string): Promise<OidcPayload | undefined>;
+  findByUserCode(userCode: string): Promise<OidcPayload | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+/**
+ * Every model of one instance's provider in one table (`oidc_payloads`), so that any process
+ * of a cluster can continue any flow: a code issued by one process is redeemed at another.
+ * Each statement is scoped to the instance. Rows past their expiry are invisible at once and
+ * deleted by `sweepExpiredPayloads`.
+ */
+export function payloadAdapters(db: () => Db, instanceId: string): new (model: string) => OidcAdapter {
+  return class PayloadAdapter implements OidcAdapter {
+    constructor(private readonly model: string) {}
+
+    private rows() {
+      return db()
+        .selectFrom("oidc_payloads")
+        .select(["payload", "consumed_at"])
+        .where("instance_id", "=", instanceId)
+        .where("model", "=", this.model)
+        .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", new Date())]));
+    }
+
+    async upsert(id: string, payload: OidcPayload, expiresIn: number): Promise<void> {
+      // A new version of a model replaces the old one whole, consumption included, as the
+      // provider's own in-memory adapter does.
+      const values = {
+        payload: JSON.stringify(payload),
+        grant_id: payload.grantId ?? null,
+        uid: payload.uid ?? null,
+        user_code: payload.userCode ?? null,
+        expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+        consumed_at: null,
+      };
+      await db()
+        .insertInto("oidc_payloads")
+        .values({ instance_id: instanceId, model: this.model, id, ...values })
+        .onConflict((oc) => oc.columns(["instance_id", "model", "id"]).doUpdateSet(values))
+        .execute();
+    }
+
+    find(id: string) {
+      return this.first(this.rows().where("id", "=", id));
+    }
+
+    findByUid(uid: string) {
+      return this.first(this.rows().where("uid", "=", uid));
+    }
+
+    findByUserCode(userCode: string) {
+      return this.first(this.rows().where("user_code", "=", userCode));
+    }
+
+    private async first(query: ReturnType<PayloadAdapter["rows"]>): Promise<OidcPayload | undefined> {
+      const row = await query.executeTakeFirst();
+      if (!row) return undefined;
+      const payload = row.payload as OidcPayload;
+      return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload;
+    }
+
+    async consume(id: string): Promise<void> {
+      await db()
+        .updateTable("oidc_payloads")
+        .set({ consumed_at: new Date() })
+        .where("instance_id", "=", instanceId)
+        .where("model", "=", this.model)
+        .where("id", "=", id)
+        .execute();
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("model", "=", this.model).where("id", "=", id).execute();
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      // Every model of the grant (codes, access and refresh tokens), not only this adapter's.
+      await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).execute();
+    }
+  };
+}
+
+/** Deletes up to `limit` rows that expired before `now`, of every instance; returns how many. */
+export async function sweepExpiredPayloads(db: Db, now: Date, limit: number): Promise<number> {
+  const expired = db.selectFrom("oidc_payloads").select(["instance_id", "model", "id"]).where("expires_at", "<=", now).limit(limit);
+  const result = await db
+    .deleteFrom("oidc_payloads")
+    .where(sql<boolean>`(instance_id, model, id) in (${expired})`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
