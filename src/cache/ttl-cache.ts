@@ -1,7 +1,7 @@
 /**
- * A bounded map whose entries expire. Used for lookups on every request (host to instance,
- * token to principal, feature flags) where a few seconds of staleness across processes is
- * the documented price of not querying the database each time.
+ * A bounded map whose entries expire. The lookups done on every request (host to instance,
+ * token to principal, organization, feature flags) keep their results in one through
+ * AccessCache, which also drops them at every change of access.
  */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; expires: number }>();

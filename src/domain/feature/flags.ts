@@ -1,5 +1,5 @@
 import type { AccessEpoch } from "../../cache/access-epoch.js";
-import { TtlCache } from "../../cache/ttl-cache.js";
+import { AccessCache } from "../../cache/access-cache.js";
 import type { Db } from "../../store/eventstore.js";
 import type { ContextRef } from "../context.js";
 import { featureSettings } from "../settings/feature.js";
@@ -13,24 +13,20 @@ import type { FeatureSet } from "./catalog.js";
  * by NOTIFY, in every other (cache/access-epoch.ts).
  */
 export class FeatureFlags {
-  private readonly cache = new TtlCache<string, { flags: FeatureSet; epoch: number }>(60_000);
+  private readonly cache: AccessCache<string, FeatureSet>;
   readonly kind: SettingsKind;
 
   constructor(
     private readonly db: Db,
     defaults: FeatureSet,
-    private readonly access: AccessEpoch,
+    access: AccessEpoch,
   ) {
     this.kind = featureSettings(defaults);
+    this.cache = new AccessCache(access, 60_000);
   }
 
   async forInstance(instanceId: string): Promise<FeatureSet> {
-    const cached = this.cache.get(instanceId);
-    if (cached && cached.epoch === this.access.value && this.access.reliable) return cached.flags;
-    const epoch = this.access.value;
-    const flags = await this.resolve({ type: "instance", instanceId });
-    this.cache.set(instanceId, { flags, epoch });
-    return flags;
+    return (await this.cache.get(instanceId, () => this.resolve({ type: "instance", instanceId })))!;
   }
 
   /** The flags in any context, uncached (an organization's token exchange, for one). */

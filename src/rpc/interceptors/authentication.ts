@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
-import { TtlCache } from "../../cache/ttl-cache.js";
+import { AccessCache } from "../../cache/access-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Principal } from "../../domain/authz/principal.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
@@ -17,7 +17,7 @@ const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
  * from the cache, nor anything this process's own changes of access made stale (AccessEpoch).
  */
 export function authenticationInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch, cacheTtlMs = 10_000): Interceptor {
-  const principals = new TtlCache<string, { principal: Principal; expires: number; epoch: number }>(cacheTtlMs);
+  const principals = new AccessCache<string, { principal: Principal; expires: number }>(access, cacheTtlMs);
   return (next) => async (req) => {
     if (requireRules(req.method).permission === PUBLIC) return next(req);
     const header = req.header.get("authorization");
@@ -26,14 +26,8 @@ export function authenticationInterceptor(store: Pick<Store, "forRequest">, acce
     if (!token) throw challenge("malformed Authorization header: expected Bearer <token>", true);
 
     const key = hashToken(token);
-    let entry = principals.get(key);
-    if (!entry || entry.expires <= Date.now() || entry.epoch !== access.value || !access.reliable) {
-      const epoch = access.value;
-      const found = await principalByTokenHash(store.forRequest(req.signal).db, key);
-      if (!found) throw challenge("the token is unknown or expired", true);
-      entry = { ...found, epoch };
-      principals.set(key, entry);
-    }
+    const entry = await principals.get(key, () => principalByTokenHash(store.forRequest(req.signal).db, key), (found) => found.expires > Date.now());
+    if (!entry) throw challenge("the token is unknown or expired", true);
     // A token works on its own instance's hosts; system members reach other instances
     // through the request's ctx (request-context.ts), never through another instance's Host.
     const tenant = req.contextValues.get(tenantKey);

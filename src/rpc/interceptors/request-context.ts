@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
-import { TtlCache } from "../../cache/ttl-cache.js";
+import { AccessCache } from "../../cache/access-cache.js";
 import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
 import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
 import { instanceByDomain, instanceById } from "../../domain/instance/queries.js";
@@ -31,17 +31,11 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">, acce
   // Organizations named by id, per process until an access change: deleting or deactivating
   // one advances the epoch everywhere. Domains move between organizations without such a
   // change, so lookups by domain are not cached.
-  const byId = new TtlCache<string, { org: { id: string }; epoch: number }>(30_000);
-  const orgOf = async (db: Db, instanceId: string, selected: { case: "orgId" | "orgDomain"; value: string }) => {
-    if (selected.case === "orgDomain") return orgByIdOrDomain(db, instanceId, { domain: selected.value });
-    const key = `${instanceId}/${selected.value}`;
-    const cached = byId.get(key);
-    if (cached && cached.epoch === access.value && access.reliable) return cached.org;
-    const epoch = access.value;
-    const org = await orgByIdOrDomain(db, instanceId, { id: selected.value });
-    if (org) byId.set(key, { org: { id: org.id }, epoch });
-    return org;
-  };
+  const byId = new AccessCache<string, { id: string }>(access, 30_000);
+  const orgOf = (db: Db, instanceId: string, selected: { case: "orgId" | "orgDomain"; value: string }) =>
+    selected.case === "orgDomain"
+      ? orgByIdOrDomain(db, instanceId, { domain: selected.value })
+      : byId.get(`${instanceId}/${selected.value}`, () => orgByIdOrDomain(db, instanceId, { id: selected.value }));
   return (next) => async (req) => {
     const rules = requireRules(req.method);
     if (!rules.ctxField || req.stream) return next(req);

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
-import { TtlCache } from "../../cache/ttl-cache.js";
+import { AccessCache } from "../../cache/access-cache.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import { instanceByDomain, type InstanceRef } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
@@ -24,7 +24,7 @@ function hostOf(url: string): string {
  * (cache/access-epoch.ts) on any process.
  */
 export function tenantInterceptor(store: Pick<Store, "forRequest">, aliases: ReadonlyMap<string, string>, access: AccessEpoch): Interceptor {
-  const byDomain = new TtlCache<string, { instance: InstanceRef; epoch: number }>(30_000);
+  const byDomain = new AccessCache<string, InstanceRef>(access, 30_000);
   const lookUp = async (host: string, signal: AbortSignal) => {
     const { db } = store.forRequest(signal);
     const alias = aliases.get(host);
@@ -33,14 +33,8 @@ export function tenantInterceptor(store: Pick<Store, "forRequest">, aliases: Rea
   return (next) => async (req) => {
     if (requireRules(req.method).tenantless) return next(req);
     const host = hostOf(req.url);
-    const cached = byDomain.get(host);
-    let instance = cached && cached.epoch === access.value && access.reliable ? cached.instance : undefined;
-    if (!instance) {
-      const epoch = access.value;
-      instance = await lookUp(host, req.signal);
-      if (!instance) throw notFound(`no instance serves the host "${host}"`);
-      byDomain.set(host, { instance, epoch });
-    }
+    const instance = await byDomain.get(host, () => lookUp(host, req.signal));
+    if (!instance) throw notFound(`no instance serves the host "${host}"`);
     if (instance.blocked && !inSystemContext(req)) throw new ConnectError("instance is blocked", Code.ResourceExhausted);
     req.contextValues.set(tenantKey, instance);
     return next(req);
