@@ -34,6 +34,21 @@ export interface Config {
   bootstrapPatExpiresMs: number;
   /** Argon2id cost of new password hashes (docs/passwords.md). */
   passwords: Argon2Params;
+  oidc: OidcSettings;
+}
+
+/** The OpenID Connect provider's lifetimes, keys and caches (docs/oidc.md). */
+export interface OidcSettings {
+  accessTokenTtlS: number;
+  idTokenTtlS: number;
+  refreshTokenTtlS: number;
+  signingAlg: "ES256" | "RS256";
+  keyRotateEveryMs: number;
+  keyPublishAheadMs: number;
+  /** Cache-Control max-age of the JWKS; must stay below the publication lead. */
+  jwksMaxAgeS: number;
+  /** Providers (one per issuer) kept in memory. */
+  providerCacheSize: number;
 }
 
 /** Bounds of the connection layer; every one an environment variable (README). */
@@ -136,7 +151,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       iterations: integer(env, "PLATFORM_PASSWORD_ARGON2_ITERATIONS", 2, 1, 100),
       parallelism: integer(env, "PLATFORM_PASSWORD_ARGON2_PARALLELISM", 1, 1, 16),
     },
+    oidc: oidcSettings(env),
   };
+}
+
+function oidcSettings(env: NodeJS.ProcessEnv): OidcSettings {
+  const signingAlg = env.PLATFORM_OIDC_SIGNING_ALG || "RS256";
+  if (signingAlg !== "RS256" && signingAlg !== "ES256") throw new ConfigError(`PLATFORM_OIDC_SIGNING_ALG must be RS256 or ES256, not "${signingAlg}"`);
+  const settings: OidcSettings = {
+    accessTokenTtlS: duration(env, "PLATFORM_OIDC_ACCESS_TOKEN_TTL", "1h", 24 * HOUR_MS) / 1000,
+    idTokenTtlS: duration(env, "PLATFORM_OIDC_ID_TOKEN_TTL", "1h", 24 * HOUR_MS) / 1000,
+    refreshTokenTtlS: duration(env, "PLATFORM_OIDC_REFRESH_TOKEN_TTL", "720h", 8760 * HOUR_MS) / 1000,
+    signingAlg,
+    keyRotateEveryMs: duration(env, "PLATFORM_OIDC_KEY_ROTATE_EVERY", "24h", 8760 * HOUR_MS),
+    keyPublishAheadMs: duration(env, "PLATFORM_OIDC_KEY_PUBLISH_AHEAD", "1h", 24 * HOUR_MS),
+    jwksMaxAgeS: duration(env, "PLATFORM_OIDC_JWKS_MAX_AGE", "5m", 24 * HOUR_MS) / 1000,
+    providerCacheSize: integer(env, "PLATFORM_OIDC_PROVIDER_CACHE_SIZE", 100, 1, 100_000),
+  };
+  // A relying party caching the JWKS for longer than a new key's lead could meet a token
+  // signed by a key it has never seen.
+  if (settings.jwksMaxAgeS * 1000 >= settings.keyPublishAheadMs) {
+    throw new ConfigError("PLATFORM_OIDC_JWKS_MAX_AGE must be shorter than PLATFORM_OIDC_KEY_PUBLISH_AHEAD");
+  }
+  if (settings.keyPublishAheadMs >= settings.keyRotateEveryMs) {
+    throw new ConfigError("PLATFORM_OIDC_KEY_PUBLISH_AHEAD must be shorter than PLATFORM_OIDC_KEY_ROTATE_EVERY");
+  }
+  return settings;
 }
 
 const HOUR_MS = 3_600_000;

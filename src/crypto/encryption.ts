@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 
 const VERSION = "v1";
 
@@ -27,5 +27,13 @@ export class SecretBox {
     const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));
     return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
+  }
+
+  /**
+   * A key for one purpose (cookie signing of an instance, …), derived from the master key so
+   * that every process has the same one and none of them reveals the master key.
+   */
+  derive(purpose: string): string {
+    return createHmac("sha256", this.key).update(purpose).digest("base64url");
   }
 }

@@ -26,7 +26,12 @@ import { watchStreams as watchStreamCounter } from "../rpc/services/health.js";
 import { PLATFORM_SERVICES, registerServices, SERVED_SERVICES } from "../rpc/services/index.js";
 import type { Store } from "../store/database.js";
 import type { Telemetry } from "../telemetry/index.js";
+import { oidcMount } from "../oidc/mount.js";
+import { AccessTokenPrincipals } from "../oidc/principals.js";
+import { Providers } from "../oidc/providers.js";
+import { SigningKeys } from "../oidc/signing-keys.js";
 import { createCors } from "./cors.js";
+import { TenantResolver } from "./tenant-resolver.js";
 import { hostAliases, requestAuthority } from "./host.js";
 
 export interface AppDeps {
@@ -42,13 +47,18 @@ export interface AppDeps {
 
 /**
  * Dispatch on the one port: CORS, then Connect procedures (gRPC, gRPC-web, Connect),
- * then plain HTTP endpoints, then the REST gateway; anything else is 404.
+ * then plain HTTP endpoints, then OpenID Connect, then the REST gateway; anything else is 404.
  */
 export function createApp({ config, store, logger, box, access, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features, access);
+  const tenants = new TenantResolver(store, hostAliases(config.externalUrl.hostname), access);
+  const signingKeys = new SigningKeys(store, box, config.oidc, config.oidc.providerCacheSize);
+  const accessTokens = new AccessTokenPrincipals(signingKeys);
+  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box }, config.oidc.providerCacheSize);
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access });
   const router = createConnectRouter({
-    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, hostAliases: hostAliases(config.externalUrl.hostname), access })],
+    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
@@ -59,7 +69,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, hasher: createPasswordHasher(config.passwords), isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher: createPasswordHasher(config.passwords), isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
@@ -112,12 +122,14 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
       }
       if (path === "/openapi.json") return send(res, 200, "application/json", openapi);
     }
-    gateway(req, res, host).then(
-      (handled) => {
-        if (!handled) sendStatus(res, 404, Code.NotFound, `no endpoint at ${req.method} ${path}`);
-      },
-      (error) => fail(res, error),
-    );
+    oidc(req, res, host)
+      .then((handled) => handled || gateway(req, res, host))
+      .then(
+        (handled) => {
+          if (!handled) sendStatus(res, 404, Code.NotFound, `no endpoint at ${req.method} ${path}`);
+        },
+        (error) => fail(res, error),
+      );
   }
 
   function handle(req: NodeRequest, res: NodeResponse): void {

@@ -18,21 +18,18 @@ export async function principalByTokenHash(
     .where("o.state", "=", "active")
     .executeTakeFirst();
   if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
+  return { principal: await principalOf(db, row.instance_id, row.user_id, row.org_id), expires: row.expires_at.getTime() };
+}
+
+/** A user with the permissions of its memberships, wherever they are. */
+export async function principalOf(db: Db, instanceId: string, userId: string, orgId: string): Promise<Principal> {
   const memberships = await db
     .selectFrom("memberships")
     .select(["context_type", "context_id", "roles"])
-    .where("instance_id", "=", row.instance_id)
-    .where("user_id", "=", row.user_id)
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
     .execute();
-  return {
-    principal: {
-      userId: row.user_id,
-      instanceId: row.instance_id,
-      orgId: row.org_id,
-      grants: grantsFrom(memberships),
-    },
-    expires: row.expires_at.getTime(),
-  };
+  return { userId, instanceId, orgId, grants: grantsFrom(memberships) };
 }
 
 /** A user's tokens, newest first unless asked otherwise; never the token or its hash. */

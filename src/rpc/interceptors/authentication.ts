@@ -4,6 +4,7 @@ import { AccessCache } from "../../cache/access-cache.js";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Principal } from "../../domain/authz/principal.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
+import type { AccessTokenPrincipals } from "../../oidc/principals.js";
 import type { Store } from "../../store/database.js";
 import { principalKey, tenantKey } from "../context.js";
 import { PUBLIC, requireRules } from "../method-rules.js";
@@ -12,11 +13,12 @@ import { PUBLIC, requireRules } from "../method-rules.js";
 const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
 
 /**
- * Resolves the bearer token to a principal. Tokens are instance-scoped: they work on their
- * own instance's hosts only. Principals are cached briefly; an expired token is never served
- * from the cache, nor anything this process's own changes of access made stale (AccessEpoch).
+ * Resolves the bearer token to a principal: a personal access token, else an OpenID Connect
+ * access token of the Host's instance (oidc/principals.ts). Tokens are instance-scoped: they
+ * work on their own instance's hosts only. Principals are cached briefly; an expired token
+ * is never served from the cache, nor anything a change of access made stale (AccessEpoch).
  */
-export function authenticationInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch, cacheTtlMs = 10_000): Interceptor {
+export function authenticationInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch, accessTokens: AccessTokenPrincipals, cacheTtlMs = 10_000): Interceptor {
   const principals = new AccessCache<string, { principal: Principal; expires: number }>(access, cacheTtlMs);
   return (next) => async (req) => {
     if (requireRules(req.method).permission === PUBLIC) return next(req);
@@ -26,11 +28,15 @@ export function authenticationInterceptor(store: Pick<Store, "forRequest">, acce
     if (!token) throw challenge("malformed Authorization header: expected Bearer <token>", true);
 
     const key = hashToken(token);
-    const entry = await principals.get(key, () => principalByTokenHash(store.forRequest(req.signal).db, key), (found) => found.expires > Date.now());
+    const tenant = req.contextValues.get(tenantKey);
+    const lookUp = async () => {
+      const { db } = store.forRequest(req.signal);
+      return (await principalByTokenHash(db, key)) ?? (tenant ? await accessTokens.principal(db, tenant.id, token) : undefined);
+    };
+    const entry = await principals.get(key, lookUp, (found) => found.expires > Date.now());
     if (!entry) throw challenge("the token is unknown or expired", true);
     // A token works on its own instance's hosts; system members reach other instances
     // through the request's ctx (request-context.ts), never through another instance's Host.
-    const tenant = req.contextValues.get(tenantKey);
     if (tenant && entry.principal.instanceId !== tenant.id) throw challenge("the token is not valid for this instance", true);
     req.contextValues.set(principalKey, entry.principal);
     return next(req);

@@ -2,6 +2,8 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Logger } from "../../log/logger.js";
+import type { AccessTokenPrincipals } from "../../oidc/principals.js";
+import type { TenantResolver } from "../../server/tenant-resolver.js";
 import type { Store } from "../../store/database.js";
 import { authenticationInterceptor } from "./authentication.js";
 import { authorizationInterceptor } from "./authorization.js";
@@ -16,9 +18,10 @@ export interface InterceptorDeps {
   store: Pick<Store, "forRequest">;
   logger: Logger;
   flags: FeatureFlags;
-  /** Host names that select the same instance as another (see server/host.ts). */
-  hostAliases: ReadonlyMap<string, string>;
+  tenants: TenantResolver;
   access: AccessEpoch;
+  /** OpenID Connect access tokens, accepted beside personal access tokens. */
+  accessTokens: AccessTokenPrincipals;
 }
 
 /**
@@ -31,8 +34,8 @@ export interface InterceptorDeps {
 export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
     requestLogInterceptor(deps.logger),
-    tenantInterceptor(deps.store, deps.hostAliases, deps.access),
-    authenticationInterceptor(deps.store, deps.access),
+    tenantInterceptor(deps.tenants),
+    authenticationInterceptor(deps.store, deps.access, deps.accessTokens),
     requestContextInterceptor(deps.store, deps.access),
     authorizationInterceptor(deps.store),
     featureFlagInterceptor(deps.flags),

@@ -21,6 +21,7 @@ import type { FeatureFlags } from "../../domain/feature/flags.js";
 import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
 import { actionsService, type ActionsDeps } from "./actions/service.js";
 import { domainsService } from "./domains/service.js";
+import type { SigningKeys } from "../../oidc/signing-keys.js";
 import { instancesService } from "./instances/service.js";
 import { membershipsService } from "./memberships/service.js";
 import { orgsService } from "./orgs/service.js";
@@ -73,6 +74,8 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   shutdown: AbortSignal;
   /** Open health Watch streams of this process and their cap (PLATFORM_MAX_WATCH_STREAMS). */
   watchStreams: WatchStreams;
+  /** The instances' token signing keys (oidc/signing-keys.ts). */
+  signingKeys: SigningKeys;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {

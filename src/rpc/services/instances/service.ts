@@ -11,6 +11,7 @@ import {
 import { PlatformInstances } from "../../../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { PasswordHasher } from "../../../crypto/passwords.js";
+import type { SigningKeys } from "../../../oidc/signing-keys.js";
 import { isSystemMember } from "../../../domain/authz/principal.js";
 import type { Actor } from "../../../domain/details.js";
 import {
@@ -85,7 +86,7 @@ function limitsFromProto(l: { block?: boolean; auditLogRetention?: Parameters<ty
 }
 
 /** Translates between the API and the domain; the rules live in domain/instance. */
-export function instancesService({ store, access, hasher }: { store: Pick<Store, "forRequest">; access: AccessEpoch; hasher: PasswordHasher }): ServiceImpl<typeof PlatformInstances> {
+export function instancesService({ store, access, hasher, signingKeys }: { store: Pick<Store, "forRequest">; access: AccessEpoch; hasher: PasswordHasher; signingKeys: SigningKeys }): ServiceImpl<typeof PlatformInstances> {
   const { changingAccess, database, write } = handlerStore(store, access);
   /** Commands on the instance a request names, as the calling user. */
   const on = (ctx: HandlerContext, instanceId: string): Actor => ({ instanceId, userId: principalOf(ctx).userId });
@@ -156,6 +157,10 @@ export function instancesService({ store, access, hasher }: { store: Pick<Store,
     async limit(req, ctx) {
       const [details] = await changingAccess(ctx, (tx) => limitInstances(tx, on(ctx, req.id), [req.id], limitsFromProto(req.limits!)));
       return { details: detailsToProto(details!) };
+    },
+    async rotateKeys(req) {
+      const { latest } = await signingKeys.rotate(req.id);
+      return { keyId: latest.kid, activationDate: timestampFromDate(latest.activatesAt) };
     },
     async bulkLimit(req, ctx) {
       const { instanceIds, ...limits } = req.limits!;

@@ -1,0 +1,127 @@
+import { createPublicKey } from "node:crypto";
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
+import type { Db } from "../../store/eventstore.js";
+import { secretMatches } from "../clients.js";
+import { ASSERTION_ALGORITHMS } from "../configuration.js";
+import { appParty, machineParty, type Party } from "../parties.js";
+import { OAuthError } from "./oauth-response.js";
+
+export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+
+const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+const MAX_ASSERTION_LIFETIME_S = 3600;
+
+export interface ClientAuthContext {
+  db: Db;
+  instanceId: string;
+  /** Audiences an assertion may name: the issuer and this endpoint's URL. */
+  audiences: string[];
+  /** Records an assertion's jti; false when it was seen before. */
+  unique(clientId: string, jti: string, exp: number): Promise<boolean>;
+}
+
+/**
+ * Client authentication at introspection and revocation (RFC 6749 section 2.3, RFC 7523
+ * section 2.2), with the methods the endpoint allows. The method used must be the one the
+ * application registered (Basic and the body are one registration, as in the provider);
+ * machine users authenticate with their secret.
+ */
+export async function authenticateClient(
+  header: string | undefined,
+  body: Record<string, string>,
+  allowed: ReadonlySet<ClientAuthMethod>,
+  context: ClientAuthContext,
+): Promise<{ party: Party; method: ClientAuthMethod }> {
+  const presented = [header !== undefined, body.client_secret !== undefined, body.client_assertion !== undefined].filter(Boolean).length;
+  if (presented > 1) throw new OAuthError(400, "invalid_request", "client authentication must only be provided using one mechanism");
+  let method: ClientAuthMethod;
+  let clientId: string;
+  let secret: string | undefined;
+  if (header !== undefined) {
+    ({ clientId, secret } = basicCredentials(header));
+    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError(400, "invalid_request", "client_id mismatch");
+    method = "client_secret_basic";
+  } else if (body.client_secret !== undefined) {
+    if (!body.client_id) throw new OAuthError(400, "invalid_request", "client_id is required with client_secret");
+    clientId = body.client_id;
+    secret = body.client_secret;
+    method = "client_secret_post";
+  } else if (body.client_assertion !== undefined) {
+    if (body.client_assertion_type !== ASSERTION_TYPE) throw new OAuthError(400, "invalid_request", `client_assertion_type must be ${ASSERTION_TYPE}`);
+    let sub: string | undefined;
+    try {
+      sub = decodeJwt(body.client_assertion).sub;
+    } catch {
+      throw new OAuthError(400, "invalid_request", "invalid client_assertion format");
+    }
+    if (!sub) throw invalidClient("the client_assertion has no sub");
+    if (body.client_id !== undefined && body.client_id !== sub) throw new OAuthError(400, "invalid_request", "client_id mismatch");
+    clientId = sub;
+    method = "private_key_jwt";
+  } else {
+    if (!body.client_id) throw new OAuthError(400, "invalid_request", "no client authentication mechanism provided");
+    clientId = body.client_id;
+    method = "none";
+  }
+  if (!allowed.has(method)) throw invalidClient(`${method} is not allowed at this endpoint; use ${[...allowed].join(" or ")}`, header !== undefined);
+  if (clientId.length > 200) throw invalidClient("client not found", header !== undefined);
+
+  const party = (await appParty(context.db, context.instanceId, clientId)) ?? (await machineParty(context.db, context.instanceId, { username: clientId }));
+  if (!party) throw invalidClient("client not found", header !== undefined);
+  const registered = party.kind === "app" ? (party.config.type === "oidc" ? party.config.oidc.authMethod : party.config.api.authMethod) : "basic";
+  const uses = method === "client_secret_basic" || method === "client_secret_post" ? "secret" : method === "private_key_jwt" ? "jwt" : "none";
+  const expected = registered === "basic" || registered === "post" ? "secret" : registered === "private_key_jwt" ? "jwt" : "none";
+  if (uses !== expected) throw invalidClient("the provided authentication mechanism does not match the registered client authentication method", header !== undefined);
+  if (uses === "secret" && !secretMatches(party.secretHash, secret)) throw invalidClient("invalid secret provided", header !== undefined);
+  if (uses === "jwt") await verifyClientAssertion(body.client_assertion!, party, context);
+  return { party, method };
+}
+
+function basicCredentials(header: string): { clientId: string; secret: string } {
+  const match = /^basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
+  const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
+  const colon = decoded.indexOf(":");
+  if (colon < 1) throw new OAuthError(400, "invalid_request", "invalid authorization header value format");
+  try {
+    // RFC 6749 section 2.3.1: both parts are form-urlencoded before encoding.
+    const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, "%20"));
+    const secret = decode(decoded.slice(colon + 1));
+    if (!secret) throw new OAuthError(400, "invalid_request", "client_secret must be provided in the Authorization header");
+    return { clientId: decode(decoded.slice(0, colon)), secret };
+  } catch (error) {
+    if (error instanceof OAuthError) throw error;
+    throw new OAuthError(400, "invalid_request", "client_id and client_secret in the authorization header are not properly encoded");
+  }
+}
+
+async function verifyClientAssertion(assertion: string, party: Party, context: ClientAuthContext): Promise<void> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(assertion).kid;
+  } catch {
+    throw invalidClient("invalid client_assertion");
+  }
+  const keys = kid === undefined ? party.keys : party.keys.filter((k) => k.id === kid);
+  for (const key of keys) {
+    try {
+      const { payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
+        algorithms: ASSERTION_ALGORITHMS,
+        issuer: party.clientId,
+        subject: party.clientId,
+        audience: context.audiences,
+        requiredClaims: ["exp", "jti"],
+        clockTolerance: 5,
+      });
+      if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + 5) throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
+      if (!(await context.unique(party.clientId, payload.jti!, payload.exp!))) throw invalidClient("the client_assertion was used before");
+      return;
+    } catch (error) {
+      if (error instanceof OAuthError) throw error;
+    }
+  }
+  throw invalidClient("the client_assertion is not signed by a key of the client, or its claims are invalid");
+}
+
+function invalidClient(description: string, basic = false): OAuthError {
+  return new OAuthError(401, "invalid_client", description, basic ? { "www-authenticate": `Basic error="invalid_client"` } : undefined);
+}

@@ -1,0 +1,121 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { sql } from "kysely";
+import { decodeJwt } from "jose";
+import { ACCESS_CHANNEL, type AccessEpoch } from "../cache/access-epoch.js";
+import type { Config } from "../config/config.js";
+import type { NodeRequest, NodeResponse } from "../http/respond.js";
+import type { Logger } from "../log/logger.js";
+import type { TenantResolver } from "../server/tenant-resolver.js";
+import type { Store } from "../store/database.js";
+import { JWT_BEARER } from "./clients.js";
+import type { EndpointContext } from "./endpoints/context.js";
+import { introspect } from "./endpoints/introspection.js";
+import { OAuthError, readForm, sendJson, sendOAuthError } from "./endpoints/oauth-response.js";
+import { revoke } from "./endpoints/revocation.js";
+import { userinfo } from "./endpoints/userinfo.js";
+import { payloadAdapters } from "./payload-adapter.js";
+import type { Providers } from "./providers.js";
+import { inRequestScope } from "./request-scope.js";
+import { DISCOVERY_PATH, OIDC_ROUTES } from "./routes.js";
+import type { SigningKeys } from "./signing-keys.js";
+
+type Served = "provider" | "token" | typeof introspect;
+
+/** What answers each path; the authorization and end-session endpoints arrive with the login pages. */
+const PATHS = new Map<string, Served>([
+  [DISCOVERY_PATH, "provider"],
+  [OIDC_ROUTES.jwks, "provider"],
+  [OIDC_ROUTES.token, "token"],
+  [OIDC_ROUTES.introspection, introspect],
+  [OIDC_ROUTES.revocation, revoke],
+  [OIDC_ROUTES.userinfo, userinfo],
+]);
+
+export interface OidcMountDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  tenants: TenantResolver;
+  providers: Providers;
+  keys: SigningKeys;
+  access: AccessEpoch;
+}
+
+/**
+ * The OpenID Connect and OAuth 2.0 endpoints at the spec's paths, for the instance the Host
+ * selects, whose issuer is the external URL's scheme with the request's host. Returns false
+ * for paths that are not ours.
+ */
+export function oidcMount(deps: OidcMountDeps) {
+  const { config, store, logger, tenants, providers, keys } = deps;
+  const scheme = config.tls ? "https" : config.externalUrl.protocol.replace(":", "");
+
+  return async function serve(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
+    const path = (req.url ?? "/").split("?", 1)[0]!;
+    const served = PATHS.get(path);
+    if (!served) return false;
+    const signal = requestSignal(res);
+    try {
+      const instance = await tenants.resolve(new URL(`http://${host}`).hostname.toLowerCase(), signal);
+      if (!instance) throw new OAuthError(404, "invalid_request", `no instance serves the host "${host}"`);
+      if (instance.blocked) throw new OAuthError(429, "access_denied", "the instance is blocked");
+      const issuer = `${scheme}://${host.toLowerCase()}`;
+      const { db } = store.forRequest(signal);
+      if (served === "provider" || served === "token") {
+        const jwtBearer = served === "token" && (await prepareTokenRequest(req, config.maxBodyBytes));
+        const provider = await providers.get(issuer, instance.id);
+        await inRequestScope({ db, jwtBearer }, () => provider.callback()(req as IncomingMessage, res as ServerResponse));
+        return true;
+      }
+      const Payloads = payloadAdapters(() => db, instance.id);
+      const context: EndpointContext = {
+        db,
+        instanceId: instance.id,
+        issuer,
+        keys: () => keys.get(instance.id),
+        adapter: (model) => new Payloads(model),
+        maxBodyBytes: config.maxBodyBytes,
+        accessChanged: async () => {
+          await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(db);
+          deps.access.advance();
+        },
+      };
+      await served(req, res, context);
+    } catch (error) {
+      if (error instanceof OAuthError) sendOAuthError(res, error);
+      else {
+        logger.error({ err: error, path }, "OpenID Connect endpoint failed");
+        if (!res.headersSent) sendJson(res, 500, { error: "server_error", error_description: "internal error" });
+      }
+    }
+    return true;
+  };
+}
+
+/**
+ * The token request's body is read here, bounded, and handed to the provider parsed (it
+ * uses a parsed body when it finds one). A jwt-bearer request without client
+ * authentication names its client by the assertion's subject: the machine user proves
+ * itself by the assertion, which the grant verifies (grants/jwt-bearer.ts).
+ */
+async function prepareTokenRequest(req: NodeRequest, limit: number): Promise<boolean> {
+  if (req.method !== "POST" || !String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) return false;
+  const form = await readForm(req, limit);
+  (req as NodeRequest & { body?: unknown }).body = form;
+  if (form.grant_type !== JWT_BEARER) return false;
+  if (req.headers.authorization === undefined && form.client_id === undefined && form.client_assertion === undefined && form.assertion) {
+    try {
+      const sub = decodeJwt(form.assertion).sub;
+      if (sub) form.client_id = sub;
+    } catch {
+      // The grant answers invalid_grant for an assertion that is no JWT.
+    }
+  }
+  return true;
+}
+
+function requestSignal(res: NodeResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once("close", () => controller.abort());
+  return controller.signal;
+}

@@ -1,0 +1,102 @@
+import { sql } from "kysely";
+import { configOf, type AppConfig } from "../domain/app/model.js";
+import type { Db } from "../store/eventstore.js";
+import type { AccessTokenKind } from "../store/schema.js";
+
+/** A public key a party signs its assertions with (PEM, SPKI). */
+export interface PartyKey {
+  id: string;
+  publicKey: string;
+  expiresAt: Date;
+}
+
+/** An application of an active project of an active organization. */
+export interface AppParty {
+  kind: "app";
+  clientId: string;
+  appId: string;
+  projectId: string;
+  orgId: string;
+  config: AppConfig;
+  secretHash: string | null;
+  keys: PartyKey[];
+}
+
+/** An active machine user of an active organization, acting for itself. */
+export interface MachineParty {
+  kind: "machine";
+  /** Its username for client_credentials, its id for the jwt-bearer grant. */
+  clientId: string;
+  userId: string;
+  orgId: string;
+  accessTokenType: AccessTokenKind;
+  secretHash: string | null;
+  keys: PartyKey[];
+}
+
+export type Party = AppParty | MachineParty;
+
+/** The application whose client_id this is, when it and its project and organization are active. */
+export async function appParty(db: Db, instanceId: string, clientId: string): Promise<AppParty | undefined> {
+  const row = await db
+    .selectFrom("apps as a")
+    .innerJoin("projects as p", (j) => j.onRef("p.instance_id", "=", "a.instance_id").onRef("p.id", "=", "a.project_id"))
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "a.instance_id").onRef("o.id", "=", "a.org_id"))
+    .select(["a.id", "a.client_id", "a.project_id", "a.org_id", "a.type", "a.config", "a.secret_hash"])
+    .where("a.instance_id", "=", instanceId)
+    .where("a.client_id", "=", clientId)
+    .where("a.state", "=", "active")
+    .where("p.state", "=", "active")
+    .where("o.state", "=", "active")
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const keys = await db
+    .selectFrom("app_keys")
+    .select(["id", "public_key", "expires_at"])
+    .where("instance_id", "=", instanceId)
+    .where("app_id", "=", row.id)
+    .where("expires_at", ">", new Date())
+    .execute();
+  return {
+    kind: "app",
+    clientId: row.client_id,
+    appId: row.id,
+    projectId: row.project_id,
+    orgId: row.org_id,
+    config: configOf(row),
+    secretHash: row.secret_hash,
+    keys: keys.map((k) => ({ id: k.id, publicKey: k.public_key, expiresAt: k.expires_at })),
+  };
+}
+
+/**
+ * The machine user acting as a client: by username (case-insensitive, as usernames are
+ * unique) for client credentials, by id for the jwt-bearer grant.
+ */
+export async function machineParty(db: Db, instanceId: string, by: { username: string } | { userId: string }): Promise<MachineParty | undefined> {
+  let query = db
+    .selectFrom("users as u")
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
+    .leftJoin("user_secrets as s", (j) => j.onRef("s.instance_id", "=", "u.instance_id").onRef("s.user_id", "=", "u.id").on("s.kind", "=", "client_secret"))
+    .select(["u.id", "u.username", "u.org_id", "u.access_token_type", "s.hash"])
+    .where("u.instance_id", "=", instanceId)
+    .where("u.type", "=", "machine")
+    .where("u.state", "=", "active")
+    .where("o.state", "=", "active");
+  query = "userId" in by ? query.where("u.id", "=", by.userId) : query.where(sql<string>`lower(u.username)`, "=", by.username.toLowerCase());
+  const row = await query.executeTakeFirst();
+  if (!row) return undefined;
+  const keys =
+    "userId" in by
+      ? await db.selectFrom("user_keys").select(["id", "public_key", "expires_at"]).where("instance_id", "=", instanceId).where("user_id", "=", row.id).where("expires_at", ">", new Date()).execute()
+      : [];
+  return {
+    kind: "machine",
+    clientId: "userId" in by ? row.id : row.username,
+    userId: row.id,
+    orgId: row.org_id,
+    accessTokenType: row.access_token_type ?? "bearer",
+    secretHash: row.hash,
+    keys: keys.map((k) => ({ id: k.id, publicKey: k.public_key, expiresAt: k.expires_at })),
+  };
+}

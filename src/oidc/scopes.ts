@@ -1,0 +1,50 @@
+import type { Db } from "../store/eventstore.js";
+
+/** The standard scopes of OpenID Connect Core 1.0, section 5.4, and refresh tokens. */
+export const STANDARD_SCOPES = ["openid", "profile", "email", "phone", "address", "offline_access"] as const;
+
+/** A project's audience scope; the project `platform` stands for this service's own APIs. */
+const PROJECT_AUDIENCE = /^urn:platform:iam:org:project:id:([^:\s]{1,200}):aud$/;
+const ROLE = /^urn:platform:iam:org:project:role:([^\s]{1,200})$/;
+const ORG = /^urn:platform:iam:org:id:([^:\s]{1,200})$/;
+
+/** The audience of tokens for the resource and settings APIs of this service. */
+export const PLATFORM_AUDIENCE = "platform";
+export const PLATFORM_AUDIENCE_SCOPE = `urn:platform:iam:org:project:id:${PLATFORM_AUDIENCE}:aud`;
+
+export function splitScope(scope: string | undefined): string[] {
+  return [...new Set((scope ?? "").split(" ").filter(Boolean))];
+}
+
+/** Whether a scope means anything here; others are dropped, as the provider drops unknown ones. */
+export function isKnownScope(scope: string): boolean {
+  return (STANDARD_SCOPES as readonly string[]).includes(scope) || PROJECT_AUDIENCE.test(scope) || ROLE.test(scope) || ORG.test(scope);
+}
+
+/** The projects a scope list asks to be in the audience. */
+export function requestedProjects(scopes: readonly string[]): string[] {
+  return scopes.flatMap((s) => PROJECT_AUDIENCE.exec(s)?.[1] ?? []);
+}
+
+/**
+ * A token's audience: the client it was issued to, its project, and the projects its scopes
+ * name that exist in the instance (`platform` for this service). Scopes of projects that do
+ * not exist are dropped from the granted scope as well.
+ */
+export async function audienceAndScope(
+  db: Db,
+  instanceId: string,
+  client: { clientId: string; projectId?: string },
+  scopes: readonly string[],
+): Promise<{ aud: string[]; scopes: string[] }> {
+  const asked = requestedProjects(scopes).filter((id) => id !== PLATFORM_AUDIENCE);
+  const existing = asked.length === 0
+    ? new Set<string>()
+    : new Set((await db.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where("id", "in", asked).where("state", "=", "active").execute()).map((r) => r.id));
+  const kept = scopes.filter((s) => {
+    const project = PROJECT_AUDIENCE.exec(s)?.[1];
+    return project === undefined || project === PLATFORM_AUDIENCE || existing.has(project);
+  });
+  const aud = [client.clientId, ...(client.projectId ? [client.projectId] : []), ...requestedProjects(kept)];
+  return { aud: [...new Set(aud)], scopes: kept };
+}

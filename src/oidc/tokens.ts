@@ -1,0 +1,108 @@
+import { createHash } from "node:crypto";
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
+import type { OidcAdapter, OidcPayload } from "./payload-adapter.js";
+import type { KeySet } from "./signing-keys.js";
+
+/** What is known of an issued access token, whichever its format. */
+export interface AccessTokenRecord {
+  jti: string;
+  /** The user the token acts for. */
+  accountId: string;
+  clientId: string;
+  scope: string;
+  aud: string[];
+  iat: number;
+  exp: number;
+  format: "jwt" | "opaque";
+  /** The grant type it was issued by. */
+  gty?: string;
+  grantId?: string;
+  /** The browser session it belongs to, if any. */
+  sessionUid?: string;
+}
+
+/** Where records of JWT access tokens live: by jti, so that they can be revoked and introspected. */
+export const JWT_RECORD_MODEL = "AccessTokenRecord";
+
+/** The record of a JWT access token, written when it is signed (configuration.ts). */
+export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: string; sessionUid?: string; gty?: string; accountId?: string }): OidcPayload {
+  return {
+    jti: payload.jti,
+    accountId: token.accountId,
+    clientId: payload.client_id,
+    scope: payload.scope ?? "",
+    aud: payload.aud,
+    iat: payload.iat,
+    exp: payload.exp,
+    format: "jwt",
+    gty: token.gty,
+    ...(token.grantId && { grantId: token.grantId }),
+    ...(token.sessionUid && { sessionUid: token.sessionUid }),
+  };
+}
+
+export function looksLikeJwt(value: string): boolean {
+  return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value);
+}
+
+const ALGORITHMS = ["RS256", "ES256"];
+
+/**
+ * The JWT access token's claims when one of the instance's keys signed it and it has not
+ * expired; undefined otherwise. ID tokens and other JWTs (typ other than at+jwt) are refused.
+ */
+export async function verifyJwtAccessToken(value: string, keys: KeySet, clockToleranceS = 0): Promise<JWTPayload | undefined> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(value).kid;
+  } catch {
+    return undefined;
+  }
+  const key = kid === undefined ? undefined : keys.publicKeys.get(kid);
+  if (!key) return undefined;
+  try {
+    const { payload } = await jwtVerify(value, key.key, { algorithms: ALGORITHMS, typ: "at+jwt", clockTolerance: clockToleranceS });
+    return typeof payload.jti === "string" ? payload : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stored record of an access token of either format, if it is valid now. */
+export async function findAccessToken(
+  value: string,
+  keys: () => Promise<KeySet>,
+  adapters: { accessTokens: OidcAdapter; jwtRecords: OidcAdapter },
+): Promise<AccessTokenRecord | undefined> {
+  let stored: OidcPayload | undefined;
+  if (looksLikeJwt(value)) {
+    const claims = await verifyJwtAccessToken(value, await keys());
+    if (!claims) return undefined;
+    stored = await adapters.jwtRecords.find(claims.jti!);
+  } else {
+    if (value.length > 200) return undefined;
+    stored = await adapters.accessTokens.find(value);
+    if (stored && (stored.kind !== "AccessToken" || stored.jti !== value)) return undefined;
+  }
+  if (!stored || typeof stored.accountId !== "string" || stored.consumed) return undefined;
+  const exp = Number(stored.exp);
+  if (!(exp > Date.now() / 1000)) return undefined;
+  return {
+    jti: String(stored.jti),
+    accountId: stored.accountId,
+    clientId: String(stored.clientId),
+    scope: typeof stored.scope === "string" ? stored.scope : "",
+    aud: Array.isArray(stored.aud) ? (stored.aud as string[]) : typeof stored.aud === "string" ? [stored.aud] : [],
+    iat: Number(stored.iat),
+    exp,
+    format: stored.format === "jwt" ? "jwt" : "opaque",
+    ...(typeof stored.gty === "string" && { gty: stored.gty }),
+    ...(typeof stored.grantId === "string" && { grantId: stored.grantId }),
+    ...(typeof stored.sessionUid === "string" && { sessionUid: stored.sessionUid }),
+  };
+}
+
+/** A cache key for a token value that is not the value itself. */
+export function tokenKey(value: string): string {
+  return createHash("sha256").update(value).digest("base64url");
+}
