@@ -8,14 +8,17 @@ export interface JsonResponse {
   body: any;
 }
 
-/** One HTTP/1.1 call to 127.0.0.1 with a JSON body, for setup and smoke checks (not for load). */
+/**
+ * One HTTP/1.1 call to 127.0.0.1 with a JSON body (or a raw one, a form say, whose
+ * content-type the headers give), for setup and smoke checks (not for load).
+ */
 export function requestJson(
   port: number,
   method: string,
   path: string,
-  opts: { body?: unknown; headers?: Record<string, string> } = {},
+  opts: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<JsonResponse> {
-  const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+  const payload = opts.rawBody !== undefined ? Buffer.from(opts.rawBody) : opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
   return new Promise((resolve, reject) => {
     const req = http.request(
       {

@@ -75,3 +75,17 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * What a run must undo (children, databases), undone in reverse order at its end and on
+ * SIGINT or SIGTERM, so that no run leaves processes or databases behind.
+ */
+export function cleanupStack(log: (message: string) => void) {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await Promise.resolve(fn()).catch((e) => log(`cleanup failed: ${String(e)}`));
+  };
+  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
+  process.once("SIGTERM", () => void cleanup().finally(() => process.exit(143)));
+  return { cleanups, cleanup };
+}

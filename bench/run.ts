@@ -10,7 +10,7 @@ import { closeIdleSockets, requestJson } from "./http-json.js";
 import { loadHttp1, type Http1Request } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
 import type { Measurement } from "./measure.js";
-import { processCpuMs } from "./processes.js";
+import { cleanupStack, processCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
 import { seedReusable, seedTargets, seedUsers, startService, type ServiceUnderTest } from "./service.js";
@@ -96,11 +96,7 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
 
 async function main(): Promise<number> {
   const machine = machineLine();
-  const cleanups: (() => Promise<void> | void)[] = [];
-  const cleanup = async () => {
-    for (const fn of cleanups.splice(0).reverse()) await Promise.resolve(fn()).catch((e) => log(`cleanup failed: ${String(e)}`));
-  };
-  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
+  const { cleanups, cleanup } = cleanupStack(log);
   try {
     const argon2 = await argon2Cost();
     log(argon2);

@@ -23,8 +23,11 @@ function serviceEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...vars };
 }
 
-/** `node dist/src/main.js` with one worker on a free port of 127.0.0.1, ready and bootstrapped. */
-export async function startService(databaseUrl: string): Promise<ServiceUnderTest> {
+/**
+ * `node dist/src/main.js` with one worker on a free port of 127.0.0.1, ready and bootstrapped;
+ * `extraEnv`: further PLATFORM_* settings (bench/oidc: PLATFORM_OIDC_SIGNING_ALG).
+ */
+export async function startService(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-bench-"));
   const patPath = join(dataDir, "admin.pat");
   const port = await freePort();
@@ -44,6 +47,7 @@ export async function startService(databaseUrl: string): Promise<ServiceUnderTes
     PLATFORM_PASSWORD_ARGON2_ITERATIONS: String(ARGON2.iterations),
     PLATFORM_PASSWORD_ARGON2_PARALLELISM: String(ARGON2.parallelism),
     LOG_LEVEL: "warn",
+    ...extraEnv,
   }));
   child.process.stdout!.resume();
   const stop = async () => {

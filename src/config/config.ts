@@ -35,6 +35,17 @@ export interface Config {
   /** Argon2id cost of new password hashes (docs/passwords.md). */
   passwords: Argon2Params;
   oidc: OidcSettings;
+  login: LoginLimits;
+}
+
+/** Guessing passwords on the login pages (docs/oidc.md). */
+export interface LoginLimits {
+  /** Failed passwords in a row that lock the user; 0 never locks. */
+  maxPasswordAttempts: number;
+  /** Password attempts per minute from one address, per process; 0: unlimited. */
+  perIpPerMinute: number;
+  /** Password attempts per minute at one login name, per process; 0: unlimited. */
+  perLoginNamePerMinute: number;
 }
 
 /** The OpenID Connect provider's lifetimes, keys and caches (docs/oidc.md). */
@@ -49,6 +60,8 @@ export interface OidcSettings {
   jwksMaxAgeS: number;
   /** Providers (one per issuer) kept in memory. */
   providerCacheSize: number;
+  /** How often expired OpenID Connect rows are deleted. */
+  sweepIntervalMs: number;
 }
 
 /** Bounds of the connection layer; every one an environment variable (README). */
@@ -152,6 +165,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parallelism: integer(env, "PLATFORM_PASSWORD_ARGON2_PARALLELISM", 1, 1, 16),
     },
     oidc: oidcSettings(env),
+    login: {
+      maxPasswordAttempts: integer(env, "PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS", 10, 0, 1000),
+      perIpPerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_IP", 60, 0, 1_000_000),
+      perLoginNamePerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_LOGIN_NAME", 20, 0, 1_000_000),
+    },
   };
 }
 
@@ -167,6 +185,7 @@ function oidcSettings(env: NodeJS.ProcessEnv): OidcSettings {
     keyPublishAheadMs: duration(env, "PLATFORM_OIDC_KEY_PUBLISH_AHEAD", "1h", 24 * HOUR_MS),
     jwksMaxAgeS: duration(env, "PLATFORM_OIDC_JWKS_MAX_AGE", "5m", 24 * HOUR_MS) / 1000,
     providerCacheSize: integer(env, "PLATFORM_OIDC_PROVIDER_CACHE_SIZE", 100, 1, 100_000),
+    sweepIntervalMs: duration(env, "PLATFORM_OIDC_SWEEP_INTERVAL", "5m", 24 * HOUR_MS),
   };
   // A relying party caching the JWKS for longer than a new key's lead could meet a token
   // signed by a key it has never seen.

@@ -1,20 +1,32 @@
 import { timingSafeEqual } from "node:crypto";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
-import { machineParty, type MachineParty } from "./parties.js";
+import { appParty, machineParty, type AppParty, type MachineParty, type PartyKey } from "./parties.js";
+import { createPublicKey } from "node:crypto";
 import type { OidcAdapter, OidcPayload } from "./payload-adapter.js";
 import { isJwtBearerRequest, scopedDb } from "./request-scope.js";
 
 export const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /** Client metadata of ours the provider carries along (extraClientMetadata). */
-export const PARTY_METADATA = ["platform_user_id", "platform_org_id", "platform_access_token_type"] as const;
+export const PARTY_METADATA = [
+  "platform_user_id",
+  "platform_org_id",
+  "platform_access_token_type",
+  "platform_project_id",
+  "platform_dev_mode",
+  "platform_id_token_userinfo_assertion",
+  "platform_id_token_role_assertion",
+  "platform_access_token_role_assertion",
+] as const;
 
 /**
  * The provider's clients, read from our tables on each lookup (the provider caches the
- * built client by its metadata). Machine users are clients for the client_credentials grant
- * by username, with their hashed secret, and for the jwt-bearer grant by id, without one:
- * the assertion they sign is their authentication.
+ * built client by its metadata): OpenID Connect applications of active projects of active
+ * organizations, by client_id; machine users for the client_credentials grant by username,
+ * with their hashed secret, and for the jwt-bearer grant by id, without one: the assertion
+ * they sign is their authentication. An application's client_id wins over a machine user
+ * named the same.
  */
 export function clientAdapter(db: Db, instanceId: string): OidcAdapter {
   const refuse = async () => {
@@ -24,6 +36,10 @@ export function clientAdapter(db: Db, instanceId: string): OidcAdapter {
     async find(id: string) {
       if (id.length > 200) return undefined;
       const jwtBearer = isJwtBearerRequest();
+      if (!jwtBearer) {
+        const app = await appParty(scopedDb(db), instanceId, id);
+        if (app) return app.config.type === "oidc" ? appMetadata(app) : undefined;
+      }
       const party = await machineParty(scopedDb(db), instanceId, jwtBearer ? { userId: id } : { username: id });
       if (!party) return undefined;
       if (jwtBearer) return party.keys.length > 0 ? metadata(party, { grant_types: [JWT_BEARER], token_endpoint_auth_method: "none" }) : undefined;
@@ -48,6 +64,39 @@ function metadata(party: MachineParty, grant: Record<string, unknown>): OidcPayl
     platform_org_id: party.orgId,
     platform_access_token_type: party.accessTokenType,
   };
+}
+
+const AUTH_METHOD = { basic: "client_secret_basic", post: "client_secret_post", none: "none", private_key_jwt: "private_key_jwt" } as const;
+
+/** An OpenID Connect application as the provider's client metadata (RFC 7591 names). */
+function appMetadata(app: AppParty): OidcPayload {
+  if (app.config.type !== "oidc") throw new Error("not an OpenID Connect application");
+  const c = app.config.oidc;
+  const customScheme = c.redirectUris.some((uri) => !/^https?:/i.test(uri));
+  return {
+    client_id: app.clientId,
+    ...(app.secretHash && { client_secret: app.secretHash }),
+    token_endpoint_auth_method: AUTH_METHOD[c.authMethod],
+    ...(c.authMethod === "private_key_jwt" && { jwks: { keys: app.keys.map(publicJwk) } }),
+    redirect_uris: c.redirectUris,
+    post_logout_redirect_uris: c.postLogoutRedirectUris,
+    response_types: c.responseTypes,
+    grant_types: c.grantTypes.filter((g) => g !== "token_exchange"),
+    // Development mode allows http anywhere (oidc-rules.ts): as a web client, unless a
+    // redirect needs a native app's own scheme.
+    application_type: c.appType === "native" && (!c.devMode || customScheme) ? "native" : "web",
+    platform_org_id: app.orgId,
+    platform_project_id: app.projectId,
+    platform_access_token_type: c.accessTokenType,
+    platform_dev_mode: c.devMode,
+    platform_id_token_userinfo_assertion: c.idTokenUserinfoAssertion,
+    platform_id_token_role_assertion: c.idTokenRoleAssertion,
+    platform_access_token_role_assertion: c.accessTokenRoleAssertion,
+  };
+}
+
+function publicJwk(key: PartyKey): Record<string, unknown> {
+  return { ...createPublicKey(key.publicKey).export({ format: "jwk" }), kid: key.id, use: "sig" };
 }
 
 /**

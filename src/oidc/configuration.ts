@@ -1,16 +1,22 @@
-import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { Db } from "../store/eventstore.js";
-import { activeAccount, claimsOf } from "./accounts.js";
+import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";
 import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches } from "./clients.js";
+import { discoveryAdditions } from "./discovery.js";
 import { clientCredentialsGrant } from "./grants/client-credentials.js";
 import { jwtBearerGrant } from "./grants/jwt-bearer.js";
+import { PLATFORM_RESOURCE } from "./issue.js";
+import { LOGIN_PATH } from "./login/paths.js";
+import { providerPages } from "./login/provider-pages.js";
 import { payloadAdapters } from "./payload-adapter.js";
 import { scopedDb } from "./request-scope.js";
+import { ROLES_CLAIM } from "./roles.js";
 import { OIDC_ROUTES } from "./routes.js";
 import type { KeySet } from "./signing-keys.js";
-import { JWT_RECORD_MODEL, jwtRecord } from "./tokens.js";
+import { extraTokenClaims, findAccount, jwtCustomizer, resourceScope } from "./token-claims.js";
+import { JWT_RECORD_MODEL } from "./tokens.js";
 
 export interface ProviderDeps {
   instanceId: string;
@@ -25,18 +31,31 @@ export interface ProviderDeps {
 export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export const ASSERTION_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
 
+const ORG_CLAIMS = ["urn:platform:iam:user:resourceowner:id", "urn:platform:iam:user:resourceowner:name", "urn:platform:iam:user:resourceowner:primary_domain"];
+export const CLAIMS = {
+  openid: ["sub", ROLES_CLAIM],
+  profile: ["name", "given_name", "family_name", "nickname", "locale", "gender", "preferred_username", "updated_at", ...ORG_CLAIMS],
+  email: ["email", "email_verified"],
+  phone: ["phone_number", "phone_number_verified"],
+  address: ["address"],
+};
+
+/** Rules of the provider's client validation that development mode lifts (http, localhost). */
+const DEV_MODE_WAIVERS = new Set(["implicit-force-https", "implicit-forbid-localhost"]);
+
 /**
  * One instance's provider at one issuer with one key set. Everything it keeps goes to the
- * instance's rows (payload-adapter.ts); its clients are our machine users (clients.ts); the
- * grants it serves are the ones registered below, and the endpoints the provider does not
- * serve itself (userinfo, introspection, revocation) are ours (endpoints/).
+ * instance's rows (payload-adapter.ts); its clients are our applications and machine users
+ * (clients.ts); the grants are the provider's (authorization code, implicit, refresh) and
+ * ours (grants/); the endpoints the provider does not serve as the spec wants (userinfo,
+ * introspection, revocation) are ours (endpoints/); interactions are our login pages (login/).
  */
 export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   const { instanceId, keys, settings } = deps;
   const db = () => scopedDb(deps.db);
   const Payloads = payloadAdapters(db, instanceId);
   const clients = clientAdapter(deps.db, instanceId);
-  const jwtRecords = new Payloads(JWT_RECORD_MODEL);
+  const pages = providerPages(db, instanceId);
   // The provider calls `new adapter(model)`; a constructor returning an object yields that object.
   const adapter = function (this: unknown, model: string) {
     return model === "Client" ? clients : new Payloads(model);
@@ -52,6 +71,13 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     clientDefaults: { id_token_signed_response_alg: keys.signingAlg, grant_types: [], response_types: [] },
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"], clientAuthSigningAlgValues: ASSERTION_ALGORITHMS as never },
     extraClientMetadata: { properties: [...PARTY_METADATA] },
+    interactions: { url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
+    pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
+    rotateRefreshToken: true,
+    // Ending the browser session ends the tokens of its grants, offline ones too (spec, end
+    // session); the provider's default keeps grants with offline_access.
+    expiresWithSession: () => true,
+    responseTypes: ["code", "id_token", "id_token token"],
     features: {
       devInteractions: { enabled: false },
       // Ours, with the spec's rules (endpoints/): the provider's revoke whole grants and
@@ -59,18 +85,27 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
       introspection: { enabled: false },
       revocation: { enabled: false },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
       // Not offered: nothing here checks sender-constrained tokens, nor pushed requests.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // One resource, this service: it decides each client's token format and audience.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => PLATFORM_RESOURCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo(ctx, resource, client) {
+          if (resource !== PLATFORM_RESOURCE) throw new errors.InvalidTarget("resource indicators are not supported");
+          return {
+            scope: resourceScope(ctx),
+            audience: client.clientId,
+            accessTokenFormat: client["platform_access_token_type"] === "jwt" ? "jwt" : "opaque",
+            accessTokenTTL: settings.accessTokenTtlS,
+          };
+        },
+      },
     },
-    claims: {
-      openid: ["sub"],
-      profile: ["name", "given_name", "family_name", "nickname", "locale", "gender", "preferred_username", "updated_at"],
-      email: ["email", "email_verified"],
-      phone: ["phone_number", "phone_number_verified"],
-      address: ["address"],
-    },
+    claims: CLAIMS,
     scopes: ["openid", "profile", "email", "phone", "address", "offline_access"],
     ttl: {
       AccessToken: settings.accessTokenTtlS,
@@ -82,24 +117,10 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
       Interaction: 3600,
       AuthorizationCode: 60,
     },
-    async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
-      const account = await activeAccount(db(), instanceId, sub);
-      if (!account) return undefined;
-      return { accountId: sub, claims: (_use: string, scope: string) => claimsOf(account, new Set(scope.split(" "))) as { sub: string } };
-    },
-    formats: {
-      customizers: {
-        // A JWT is not stored by the provider: record it by jti, so that it can be revoked and
-        // introspected, and give it the audience list the provider cannot hold.
-        async jwt(_ctx, token, jwt) {
-          const payload = jwt.payload as Record<string, unknown>;
-          const aud = (token as { aud?: string | string[] }).aud;
-          if (aud !== undefined) payload.aud = aud;
-          const record = jwtRecord(payload, token as never);
-          await jwtRecords.upsert(String(payload.jti), record, Math.max(1, Number(payload.exp) - Math.floor(Date.now() / 1000)));
-        },
-      },
-    },
+    renderError: pages.renderError as Configuration["renderError"],
+    findAccount: findAccount(db, instanceId),
+    extraTokenClaims: extraTokenClaims(db, instanceId) as Configuration["extraTokenClaims"],
+    formats: { customizers: { jwt: jwtCustomizer(new Payloads(JWT_RECORD_MODEL)) as never } },
   };
 
   const provider = new Provider(issuer, configuration);
@@ -107,34 +128,25 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   provider.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {
     return secretMatches(this.clientSecret, actual);
   };
+  const { Schema } = provider.Client as unknown as { Schema: { prototype: { invalidate(message: string, code?: string): void; platform_dev_mode?: boolean } } };
+  const invalidate = Schema.prototype.invalidate;
+  Schema.prototype.invalidate = function (message, code) {
+    if (this.platform_dev_mode && code && DEV_MODE_WAIVERS.has(code)) return;
+    invalidate.call(this, message, code);
+  };
   provider.registerGrantType("client_credentials", clientCredentialsGrant(db, instanceId), ["scope"]);
   provider.registerGrantType(JWT_BEARER, jwtBearerGrant(db, instanceId), ["assertion", "scope"]);
   provider.use(async (ctx, next) => {
+    if (await beforeAuthorization(ctx as unknown as KoaContextWithOIDC, provider)) return;
     await next();
+    if (ctx.oidc?.route === "authorization" || ctx.oidc?.route === "resume") afterAuthorization(ctx as unknown as KoaContextWithOIDC);
     if (ctx.oidc?.route === "discovery" && ctx.body) Object.assign(ctx.body as object, discoveryAdditions(ctx as unknown as KoaContextWithOIDC));
     if (ctx.oidc?.route === "jwks" && ctx.status === 200) ctx.set("cache-control", `public, max-age=${settings.jwksMaxAgeS}`);
+    // RFC 6749 section 5.2 names this case unauthorized_client; the provider says invalid_request.
+    const body = ctx.body as { error?: string; error_description?: string } | undefined;
+    if (ctx.oidc?.route === "token" && body?.error === "invalid_request" && body.error_description === "requested grant type is not allowed for this client") {
+      body.error = "unauthorized_client";
+    }
   });
   return provider;
-}
-
-/**
- * What discovery must say beyond the provider's own document: our endpoints, and only the
- * grants that work. The authorization endpoint arrives with the login pages.
- */
-function discoveryAdditions(ctx: KoaContextWithOIDC): Record<string, unknown> {
-  const url = (path: string) => new URL(path, ctx.oidc.issuer).href;
-  return {
-    authorization_endpoint: undefined,
-    response_modes_supported: undefined,
-    response_types_supported: [],
-    grant_types_supported: ["client_credentials", JWT_BEARER],
-    userinfo_endpoint: url(OIDC_ROUTES.userinfo),
-    introspection_endpoint: url(OIDC_ROUTES.introspection),
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt"],
-    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-    revocation_endpoint: url(OIDC_ROUTES.revocation),
-    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
-    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
-    claims_supported: ["sub", "name", "given_name", "family_name", "nickname", "locale", "gender", "preferred_username", "updated_at", "email", "email_verified", "phone_number", "phone_number_verified"],
-  };
 }

@@ -7,10 +7,16 @@ import type { NodeRequest, NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import type { TenantResolver } from "../server/tenant-resolver.js";
 import type { Store } from "../store/database.js";
+import type { SecretBox } from "../crypto/encryption.js";
+import type { PasswordHasher } from "../crypto/passwords.js";
 import { JWT_BEARER } from "./clients.js";
+import { loginPages } from "./login/pages.js";
+import { LOGIN_PATH } from "./login/paths.js";
+import { WindowLimiter } from "./login/rate-limit.js";
 import type { EndpointContext } from "./endpoints/context.js";
 import { introspect } from "./endpoints/introspection.js";
 import { OAuthError, readForm, sendJson, sendOAuthError } from "./endpoints/oauth-response.js";
+import { machineParty } from "./parties.js";
 import { revoke } from "./endpoints/revocation.js";
 import { userinfo } from "./endpoints/userinfo.js";
 import { payloadAdapters } from "./payload-adapter.js";
@@ -19,9 +25,9 @@ import { inRequestScope } from "./request-scope.js";
 import { DISCOVERY_PATH, OIDC_ROUTES } from "./routes.js";
 import type { SigningKeys } from "./signing-keys.js";
 
-type Served = "provider" | "token" | typeof introspect;
+type Served = "provider" | "token" | "login" | typeof introspect;
 
-/** What answers each path; the authorization and end-session endpoints arrive with the login pages. */
+/** What answers each path. */
 const PATHS = new Map<string, Served>([
   [DISCOVERY_PATH, "provider"],
   [OIDC_ROUTES.jwks, "provider"],
@@ -31,6 +37,17 @@ const PATHS = new Map<string, Served>([
   [OIDC_ROUTES.userinfo, userinfo],
 ]);
 
+function servedAt(path: string): Served | undefined {
+  const exact = PATHS.get(path);
+  if (exact) return exact;
+  // The authorization endpoint and its resumption after a login (`/oauth/v2/authorize/<uid>`),
+  // end session with its confirmation and success pages.
+  if (path === OIDC_ROUTES.authorization || path.startsWith(`${OIDC_ROUTES.authorization}/`)) return "provider";
+  if (path === OIDC_ROUTES.end_session || path.startsWith(`${OIDC_ROUTES.end_session}/`)) return "provider";
+  if (path.startsWith(`${LOGIN_PATH}/`)) return "login";
+  return undefined;
+}
+
 export interface OidcMountDeps {
   config: Config;
   store: Store;
@@ -39,6 +56,8 @@ export interface OidcMountDeps {
   providers: Providers;
   keys: SigningKeys;
   access: AccessEpoch;
+  box: SecretBox;
+  hasher: PasswordHasher;
 }
 
 /**
@@ -49,10 +68,15 @@ export interface OidcMountDeps {
 export function oidcMount(deps: OidcMountDeps) {
   const { config, store, logger, tenants, providers, keys } = deps;
   const scheme = config.tls ? "https" : config.externalUrl.protocol.replace(":", "");
+  const guards = {
+    perIp: new WindowLimiter(config.login.perIpPerMinute, 60_000),
+    perLoginName: new WindowLimiter(config.login.perLoginNamePerMinute, 60_000),
+    maxPasswordAttempts: config.login.maxPasswordAttempts,
+  };
 
   return async function serve(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
     const path = (req.url ?? "/").split("?", 1)[0]!;
-    const served = PATHS.get(path);
+    const served = servedAt(path);
     if (!served) return false;
     const signal = requestSignal(res);
     try {
@@ -60,11 +84,17 @@ export function oidcMount(deps: OidcMountDeps) {
       if (!instance) throw new OAuthError(404, "invalid_request", `no instance serves the host "${host}"`);
       if (instance.blocked) throw new OAuthError(429, "access_denied", "the instance is blocked");
       const issuer = `${scheme}://${host.toLowerCase()}`;
-      const { db } = store.forRequest(signal);
+      const { db, transact } = store.forRequest(signal);
+      if (served === "login") {
+        const { provider } = await providers.get(issuer, instance.id);
+        const csrfKey = deps.box.derive(`login-forms:${instance.id}`);
+        await inRequestScope({ db, jwtBearer: false }, () => loginPages(req, res, { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes }));
+        return true;
+      }
       if (served === "provider" || served === "token") {
-        const jwtBearer = served === "token" && (await prepareTokenRequest(req, config.maxBodyBytes));
-        const provider = await providers.get(issuer, instance.id);
-        await inRequestScope({ db, jwtBearer }, () => provider.callback()(req as IncomingMessage, res as ServerResponse));
+        const jwtBearer = served === "token" && (await prepareTokenRequest(req, config.maxBodyBytes, (sub) => machineParty(db, instance.id, { userId: sub })));
+        const { handle } = await providers.get(issuer, instance.id);
+        await inRequestScope({ db, jwtBearer }, () => handle(req as IncomingMessage, res as ServerResponse));
         return true;
       }
       const Payloads = payloadAdapters(() => db, instance.id);
@@ -98,18 +128,28 @@ export function oidcMount(deps: OidcMountDeps) {
  * authentication names its client by the assertion's subject: the machine user proves
  * itself by the assertion, which the grant verifies (grants/jwt-bearer.ts).
  */
-async function prepareTokenRequest(req: NodeRequest, limit: number): Promise<boolean> {
+async function prepareTokenRequest(
+  req: NodeRequest,
+  limit: number,
+  partyOf: (userId: string) => Promise<{ keys: unknown[] } | undefined>,
+): Promise<boolean> {
   if (req.method !== "POST" || !String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) return false;
   const form = await readForm(req, limit);
   (req as NodeRequest & { body?: unknown }).body = form;
   if (form.grant_type !== JWT_BEARER) return false;
   if (req.headers.authorization === undefined && form.client_id === undefined && form.client_assertion === undefined && form.assertion) {
+    // No client authenticates here: an assertion that names no machine user able to sign
+    // it is an invalid grant (RFC 7523 section 3.1), not a failed client authentication.
+    let sub: string | undefined;
     try {
-      const sub = decodeJwt(form.assertion).sub;
-      if (sub) form.client_id = sub;
+      sub = decodeJwt(form.assertion).sub;
     } catch {
-      // The grant answers invalid_grant for an assertion that is no JWT.
+      // handled below
     }
+    if (!sub) throw new OAuthError(400, "invalid_grant", "the assertion is not a JWT with a subject");
+    const party = await partyOf(sub);
+    if (!party || party.keys.length === 0) throw new OAuthError(400, "invalid_grant", "the assertion's subject is not an active machine user with a key");
+    form.client_id = sub;
   }
   return true;
 }

@@ -50,20 +50,26 @@ export async function appParty(db: Db, instanceId: string, clientId: string): Pr
     .where("o.state", "=", "active")
     .executeTakeFirst();
   if (!row) return undefined;
-  const keys = await db
-    .selectFrom("app_keys")
-    .select(["id", "public_key", "expires_at"])
-    .where("instance_id", "=", instanceId)
-    .where("app_id", "=", row.id)
-    .where("expires_at", ">", new Date())
-    .execute();
+  const config = configOf(row);
+  const method = config.type === "oidc" ? config.oidc.authMethod : config.api.authMethod;
+  // Keys matter only to applications that authenticate with them.
+  const keys =
+    method !== "private_key_jwt"
+      ? []
+      : await db
+          .selectFrom("app_keys")
+          .select(["id", "public_key", "expires_at"])
+          .where("instance_id", "=", instanceId)
+          .where("app_id", "=", row.id)
+          .where("expires_at", ">", new Date())
+          .execute();
   return {
     kind: "app",
     clientId: row.client_id,
     appId: row.id,
     projectId: row.project_id,
     orgId: row.org_id,
-    config: configOf(row),
+    config,
     secretHash: row.secret_hash,
     keys: keys.map((k) => ({ id: k.id, publicKey: k.public_key, expiresAt: k.expires_at })),
   };

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../store/eventstore.js";
 
@@ -97,6 +98,36 @@ export function payloadAdapters(db: () => Db, instanceId: string): new (model: s
       await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).execute();
     }
   };
+}
+
+/**
+ * Records an assertion's `jti` for its issuer until it expires; false when it was seen
+ * before. One statement claims it (a find, then an upsert, would let concurrent requests
+ * with the same assertion all pass): a new row, or the row of an expired one, is ours.
+ */
+export async function claimAssertion(db: Db, instanceId: string, issuer: string, jti: string, exp: number): Promise<boolean> {
+  const now = new Date();
+  const values = {
+    payload: JSON.stringify({ iss: issuer, jti }),
+    grant_id: null,
+    uid: null,
+    user_code: null,
+    expires_at: new Date(Math.max(exp * 1000, now.getTime() + 1000)),
+    consumed_at: null,
+  };
+  const id = createHash("sha256").update(`${issuer}:${jti}`).digest("base64url");
+  const claimed = await db
+    .insertInto("oidc_payloads")
+    .values({ instance_id: instanceId, model: "ReplayDetection", id, ...values })
+    .onConflict((oc) => oc.columns(["instance_id", "model", "id"]).doUpdateSet(values).where("oidc_payloads.expires_at", "<=", now))
+    .returning("id")
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** Deletes the given models of a grant (its access tokens, say), leaving the others. */
+export async function destroyGrantModels(db: Db, instanceId: string, grantId: string, models: string[]): Promise<void> {
+  await db.deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).where("model", "in", models).execute();
 }
 
 /** Deletes up to `limit` rows that expired before `now`, of every instance; returns how many. */

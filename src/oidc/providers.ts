@@ -2,8 +2,10 @@ import type Provider from "oidc-provider";
 import { createProvider, type ProviderDeps } from "./configuration.js";
 import type { SigningKeys } from "./signing-keys.js";
 
-interface Entry {
+export interface ProviderEntry {
   provider: Provider;
+  /** The provider's request handler, built once (Koa composes its middleware per call of callback()). */
+  handle: ReturnType<Provider["callback"]>;
   keysVersion: string;
 }
 
@@ -13,7 +15,7 @@ interface Entry {
  * it is rebuilt when the instance's keys change (signing-keys.ts decides when).
  */
 export class Providers {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, ProviderEntry>();
 
   constructor(
     private readonly keys: SigningKeys,
@@ -21,19 +23,20 @@ export class Providers {
     private readonly maxEntries: number,
   ) {}
 
-  async get(issuer: string, instanceId: string): Promise<Provider> {
+  async get(issuer: string, instanceId: string): Promise<ProviderEntry> {
     const keys = await this.keys.get(instanceId);
     const key = `${instanceId} ${issuer}`;
     let entry = this.#entries.get(key);
     if (entry && entry.keysVersion === keys.version) {
       this.#entries.delete(key);
       this.#entries.set(key, entry);
-      return entry.provider;
+      return entry;
     }
-    entry = { provider: createProvider(issuer, { ...this.deps, instanceId, keys }), keysVersion: keys.version };
+    const provider = createProvider(issuer, { ...this.deps, instanceId, keys });
+    entry = { provider, handle: provider.callback(), keysVersion: keys.version };
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     while (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-    return entry.provider;
+    return entry;
   }
 }

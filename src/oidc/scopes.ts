@@ -21,6 +21,16 @@ export function isKnownScope(scope: string): boolean {
   return (STANDARD_SCOPES as readonly string[]).includes(scope) || PROJECT_AUDIENCE.test(scope) || ROLE.test(scope) || ORG.test(scope);
 }
 
+/** The role keys a scope list asks for. */
+export function requestedRoles(scopes: readonly string[]): string[] {
+  return scopes.flatMap((s) => ROLE.exec(s)?.[1] ?? []);
+}
+
+/** The organization a scope list restricts the login to, if any. */
+export function requestedOrg(scopes: readonly string[]): string | undefined {
+  return scopes.map((s) => ORG.exec(s)?.[1]).find((id) => id !== undefined);
+}
+
 /** The projects a scope list asks to be in the audience. */
 export function requestedProjects(scopes: readonly string[]): string[] {
   return scopes.flatMap((s) => PROJECT_AUDIENCE.exec(s)?.[1] ?? []);

@@ -21,6 +21,9 @@ export interface AccessTokenRecord {
   sessionUid?: string;
 }
 
+/** Where an opaque token's audience list is kept (the provider's own `aud` holds one value). */
+export const AUDIENCE_EXTRA = "urn:platform:aud";
+
 /** Where records of JWT access tokens live: by jti, so that they can be revoked and introspected. */
 export const JWT_RECORD_MODEL = "AccessTokenRecord";
 
@@ -92,7 +95,7 @@ export async function findAccessToken(
     accountId: stored.accountId,
     clientId: String(stored.clientId),
     scope: typeof stored.scope === "string" ? stored.scope : "",
-    aud: Array.isArray(stored.aud) ? (stored.aud as string[]) : typeof stored.aud === "string" ? [stored.aud] : [],
+    aud: audienceOf(stored),
     iat: Number(stored.iat),
     exp,
     format: stored.format === "jwt" ? "jwt" : "opaque",
@@ -100,6 +103,13 @@ export async function findAccessToken(
     ...(typeof stored.grantId === "string" && { grantId: stored.grantId }),
     ...(typeof stored.sessionUid === "string" && { sessionUid: stored.sessionUid }),
   };
+}
+
+/** The audience list: the record's (JWT), or the one kept beside the provider's single value (opaque). */
+function audienceOf(stored: OidcPayload): string[] {
+  const extra = (stored.extra as Record<string, unknown> | undefined)?.[AUDIENCE_EXTRA];
+  const aud = Array.isArray(extra) ? extra : stored.aud;
+  return Array.isArray(aud) ? (aud as string[]) : typeof aud === "string" ? [aud] : [];
 }
 
 /** A cache key for a token value that is not the value itself. */

@@ -56,7 +56,8 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const signingKeys = new SigningKeys(store, box, config.oidc, config.oidc.providerCacheSize);
   const accessTokens = new AccessTokenPrincipals(signingKeys);
   const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box }, config.oidc.providerCacheSize);
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access });
+  const hasher = createPasswordHasher(config.passwords);
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher });
   const router = createConnectRouter({
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens })],
     readMaxBytes: config.maxBodyBytes,
@@ -69,7 +70,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher: createPasswordHasher(config.passwords), isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

@@ -8,6 +8,7 @@ import { openStore, type Store } from "../store/database.js";
 import { openDataDir } from "../store/data-dir.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { startTelemetry, type Telemetry } from "../telemetry/index.js";
+import { startPayloadSweeper } from "../oidc/sweeper.js";
 import { createApp } from "./app.js";
 import { listen } from "./listener.js";
 import { ACCESS_CHANNEL, AccessEpoch } from "../cache/access-epoch.js";
@@ -48,6 +49,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
     const access = new AccessEpoch();
     changes = watchAccessChanges(config, access, logger);
     const app = createApp({ config, store: opened, logger, box, access, telemetry: observed });
+    const sweeper = startPayloadSweeper(opened, logger, config.oidc.sweepIntervalMs);
     const listener = await listen(app.handle, {
       port: config.port,
       host: config.bind,
@@ -73,6 +75,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       async close() {
         app.shutdown();
         await listener.close();
+        await sweeper.stop();
         await metrics?.close();
         await changes?.close();
         await opened.close();

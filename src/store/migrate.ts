@@ -7,6 +7,7 @@ import * as instanceSettings from "./migrations/0005-instance-settings.js";
 import * as reusableAndSettings from "./migrations/0006-reusable-resources-and-settings.js";
 import * as projectsAppsAndGrants from "./migrations/0007-projects-apps-and-grants.js";
 import * as oidcStorage from "./migrations/0008-oidc-storage.js";
+import * as loginAttempts from "./migrations/0009-login-attempts.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0006-reusable-resources-and-settings": reusableAndSettings,
   "0007-projects-apps-and-grants": projectsAppsAndGrants,
   "0008-oidc-storage": oidcStorage,
+  "0009-login-attempts": loginAttempts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -133,6 +133,8 @@ export interface UserSecretTable {
   hash: string;
   change_required: boolean;
   changed_at: Timestamp;
+  /** Failed password checks since the last success (password rows). */
+  failed_attempts: ColumnType<number, number | undefined, number>;
 }
 
 export interface UserKeyTable extends ProjectionColumns {

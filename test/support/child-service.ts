@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import net from "node:net";
 
 export interface ChildService {
@@ -67,4 +70,31 @@ export async function waitReady(service: ChildService, timeoutMs = 30_000): Prom
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the service did not become ready:\n${service.output()}`);
+}
+
+/**
+ * A second process of the service on the database of a test server (PostgreSQL), as
+ * another node of a cluster: its own data directory, the same master key, ready to serve.
+ */
+export async function spawnPeer(database: { url: string }, env: Record<string, string> = {}): Promise<ChildService & { cleanup(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "platform-peer-"));
+  const peer = await spawnService({
+    DATABASE_URL: database.url,
+    PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef",
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_EXTERNAL_URL: "http://localhost",
+    PLATFORM_DB_POOL_MAX: "4",
+    ...env,
+  });
+  const cleanup = async () => {
+    await peer.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitReady(peer);
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  return { ...peer, cleanup };
 }

@@ -222,3 +222,42 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(configError({ [name]: value }).message).toContain(name);
   });
 });
+
+describe("OpenID Connect and login settings", () => {
+  it("defaults to the documented lifetimes, keys and limits", () => {
+    const config = loadConfig({});
+    expect(config.oidc).toEqual({
+      accessTokenTtlS: 3600,
+      idTokenTtlS: 3600,
+      refreshTokenTtlS: 720 * 3600,
+      signingAlg: "RS256",
+      keyRotateEveryMs: 24 * 3_600_000,
+      keyPublishAheadMs: 3_600_000,
+      jwksMaxAgeS: 300,
+      providerCacheSize: 100,
+      sweepIntervalMs: 300_000,
+    });
+    expect(config.login).toEqual({ maxPasswordAttempts: 10, perIpPerMinute: 60, perLoginNamePerMinute: 20 });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PLATFORM_OIDC_ACCESS_TOKEN_TTL: "20s",
+      PLATFORM_OIDC_SIGNING_ALG: "ES256",
+      PLATFORM_OIDC_KEY_PUBLISH_AHEAD: "4s",
+      PLATFORM_OIDC_JWKS_MAX_AGE: "1s",
+      PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS: "0",
+    });
+    expect(config.oidc).toMatchObject({ accessTokenTtlS: 20, signingAlg: "ES256", keyPublishAheadMs: 4000, jwksMaxAgeS: 1 });
+    expect(config.login.maxPasswordAttempts).toBe(0);
+  });
+
+  it("refuses what would break relying parties or is no value", () => {
+    expect(configError({ PLATFORM_OIDC_SIGNING_ALG: "HS256" }).message).toContain("RS256 or ES256");
+    expect(configError({ PLATFORM_OIDC_JWKS_MAX_AGE: "2h" }).message).toContain("shorter than PLATFORM_OIDC_KEY_PUBLISH_AHEAD");
+    expect(configError({ PLATFORM_OIDC_KEY_PUBLISH_AHEAD: "30h" }).message).toContain("PLATFORM_OIDC_KEY_PUBLISH_AHEAD");
+    expect(configError({ PLATFORM_OIDC_KEY_PUBLISH_AHEAD: "2h", PLATFORM_OIDC_KEY_ROTATE_EVERY: "2h" }).message).toContain("shorter than PLATFORM_OIDC_KEY_ROTATE_EVERY");
+    expect(configError({ PLATFORM_OIDC_ACCESS_TOKEN_TTL: "soon" }).message).toContain("PLATFORM_OIDC_ACCESS_TOKEN_TTL");
+    expect(configError({ PLATFORM_LOGIN_RATE_PER_IP: "-1" }).message).toContain("PLATFORM_LOGIN_RATE_PER_IP");
+  });
+});

@@ -59,7 +59,7 @@ export async function authenticateClient(
     clientId = sub;
     method = "private_key_jwt";
   } else {
-    if (!body.client_id) throw new OAuthError(400, "invalid_request", "no client authentication mechanism provided");
+    if (!body.client_id) throw invalidClient("no client authentication mechanism provided");
     clientId = body.client_id;
     method = "none";
   }
@@ -103,21 +103,23 @@ async function verifyClientAssertion(assertion: string, party: Party, context: C
   }
   const keys = kid === undefined ? party.keys : party.keys.filter((k) => k.id === kid);
   for (const key of keys) {
+    let payload;
     try {
-      const { payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
+      ({ payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
         algorithms: ASSERTION_ALGORITHMS,
         issuer: party.clientId,
         subject: party.clientId,
         audience: context.audiences,
         requiredClaims: ["exp", "jti"],
         clockTolerance: 5,
-      });
-      if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + 5) throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
-      if (!(await context.unique(party.clientId, payload.jti!, payload.exp!))) throw invalidClient("the client_assertion was used before");
-      return;
-    } catch (error) {
-      if (error instanceof OAuthError) throw error;
+      }));
+    } catch {
+      continue;
     }
+    // Outside the try: a failing database is a server error, not a bad assertion.
+    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + 5) throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
+    if (!(await context.unique(party.clientId, String(payload.jti), payload.exp!))) throw invalidClient("the client_assertion was used before");
+    return;
   }
   throw invalidClient("the client_assertion is not signed by a key of the client, or its claims are invalid");
 }

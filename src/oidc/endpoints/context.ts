@@ -1,6 +1,6 @@
 import type { Db } from "../../store/eventstore.js";
-import { tokenKey, JWT_RECORD_MODEL, findAccessToken, type AccessTokenRecord } from "../tokens.js";
-import type { OidcAdapter } from "../payload-adapter.js";
+import { JWT_RECORD_MODEL, findAccessToken, type AccessTokenRecord } from "../tokens.js";
+import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";
 import type { KeySet } from "../signing-keys.js";
 import type { ClientAuthContext } from "./client-auth.js";
 
@@ -25,17 +25,26 @@ export async function destroyAccessToken(c: EndpointContext, record: AccessToken
   await c.adapter(record.format === "jwt" ? JWT_RECORD_MODEL : "AccessToken").destroy(record.jti);
 }
 
+/** A refresh token that is valid now (not consumed by a rotation, not expired). */
+export async function lookUpRefreshToken(c: EndpointContext, value: string): Promise<{ jti: string; clientId: string; grantId?: string } | undefined> {
+  if (value.length > 200) return undefined;
+  const stored = await c.adapter("RefreshToken").find(value);
+  if (!stored || stored.kind !== "RefreshToken" || stored.jti !== value || stored.consumed) return undefined;
+  if (!(Number(stored.exp) > Date.now() / 1000)) return undefined;
+  return { jti: value, clientId: String(stored.clientId), ...(typeof stored.grantId === "string" && { grantId: stored.grantId }) };
+}
+
+/** Ends a refresh token and every access token of its grant; the grant (consent) stays. */
+export async function destroyRefreshToken(c: EndpointContext, token: { jti: string; grantId?: string }): Promise<void> {
+  await c.adapter("RefreshToken").destroy(token.jti);
+  if (token.grantId) await destroyGrantModels(c.db, c.instanceId, token.grantId, ["AccessToken", JWT_RECORD_MODEL]);
+}
+
 export function clientAuthContext(c: EndpointContext, endpointPath: string): ClientAuthContext {
-  const replay = c.adapter("ReplayDetection");
   return {
     db: c.db,
     instanceId: c.instanceId,
     audiences: [c.issuer, new URL(endpointPath, c.issuer).href],
-    async unique(clientId, jti, exp) {
-      const id = tokenKey(`${clientId}:${jti}`);
-      if (await replay.find(id)) return false;
-      await replay.upsert(id, { iss: clientId, jti }, Math.max(1, exp - Math.floor(Date.now() / 1000)));
-      return true;
-    },
+    unique: (clientId, jti, exp) => claimAssertion(c.db, c.instanceId, clientId, jti, exp),
   };
 }

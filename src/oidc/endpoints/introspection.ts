@@ -1,5 +1,6 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { activeAccount, claimsOf } from "../accounts.js";
+import { roleClaims } from "../roles.js";
 import { OIDC_ROUTES } from "../routes.js";
 import { authenticateClient, type ClientAuthMethod } from "./client-auth.js";
 import { clientAuthContext, lookUpAccessToken, type EndpointContext } from "./context.js";
@@ -27,6 +28,7 @@ export async function introspect(req: NodeRequest, res: NodeResponse, c: Endpoin
   const scopes = new Set(record.scope.split(" ").filter(Boolean));
   sendJson(res, 200, {
     ...claimsOf(account, scopes),
+    ...(await roleClaims(c.db, c.instanceId, account.userId, record.aud, [...scopes])),
     active: true,
     aud: record.aud,
     client_id: record.clientId,

@@ -1,5 +1,6 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { activeAccount, claimsOf } from "../accounts.js";
+import { roleClaims } from "../roles.js";
 import { lookUpAccessToken, type EndpointContext } from "./context.js";
 import { OAuthError, sendJson } from "./oauth-response.js";
 
@@ -22,7 +23,7 @@ export async function userinfo(req: NodeRequest, res: NodeResponse, c: EndpointC
   if (!scopes.has("openid")) throw challenge(403, "insufficient_scope", "the access token was not granted the openid scope");
   const account = await activeAccount(c.db, c.instanceId, record.accountId);
   if (!account) throw challenge(401, "invalid_token", "the token's user or organization is no longer active");
-  sendJson(res, 200, claimsOf(account, scopes));
+  sendJson(res, 200, { ...claimsOf(account, scopes), ...(await roleClaims(c.db, c.instanceId, account.userId, record.aud, [...scopes])) });
 }
 
 function challenge(status: number, error: string, description: string, tokenSent = true): OAuthError {

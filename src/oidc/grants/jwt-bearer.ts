@@ -4,6 +4,7 @@ import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Db } from "../../store/eventstore.js";
 import { issueAccessToken } from "../issue.js";
 import { machineParty, type PartyKey } from "../parties.js";
+import { claimAssertion } from "../payload-adapter.js";
 import { audienceAndScope, isKnownScope, splitScope } from "../scopes.js";
 
 const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
@@ -26,11 +27,8 @@ export function jwtBearerGrant(db: () => Db, instanceId: string) {
     const party = await machineParty(db(), instanceId, { userId: client.clientId });
     if (!party) throw new errors.InvalidGrant("the assertion's subject is not an active machine user");
     const claims = await verifyAssertion(params.assertion, party.userId, party.keys, [provider.issuer, ctx.oidc.urlFor("token")]);
-    const unique = await (provider as unknown as { ReplayDetection: { unique(iss: string, jti: string, exp: number): Promise<boolean> } }).ReplayDetection.unique(
-      party.userId,
-      claims.jti ?? `${claims.iat}:${claims.exp}:${params.assertion.slice(-16)}`,
-      claims.exp!,
-    );
+    // Without a jti, the signature (the assertion's last part) stands for it.
+    const unique = await claimAssertion(db(), instanceId, party.userId, claims.jti ?? `sig:${params.assertion.slice(params.assertion.lastIndexOf(".") + 1)}`, claims.exp!);
     if (!unique) throw new errors.InvalidGrant("the assertion was used before");
 
     const asked = splitScope(params.scope).filter((s) => isKnownScope(s) && s !== "offline_access");

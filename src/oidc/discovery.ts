@@ -1,0 +1,23 @@
+import type { KoaContextWithOIDC } from "oidc-provider";
+import { JWT_BEARER } from "./clients.js";
+import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./configuration.js";
+import { OIDC_ROUTES } from "./routes.js";
+
+/**
+ * What discovery must say beyond the provider's own document: our endpoints, and only the
+ * grants and claims that work.
+ */
+export function discoveryAdditions(ctx: KoaContextWithOIDC): Record<string, unknown> {
+  const url = (path: string) => new URL(path, ctx.oidc.issuer).href;
+  return {
+    grant_types_supported: ["authorization_code", "implicit", "refresh_token", "client_credentials", JWT_BEARER],
+    userinfo_endpoint: url(OIDC_ROUTES.userinfo),
+    introspection_endpoint: url(OIDC_ROUTES.introspection),
+    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt"],
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    revocation_endpoint: url(OIDC_ROUTES.revocation),
+    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    claims_supported: [...new Set(Object.values(CLAIMS).flat())],
+  };
+}

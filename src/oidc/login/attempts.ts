@@ -1,0 +1,37 @@
+import { sql } from "kysely";
+import { ACCESS_CHANNEL } from "../../cache/access-epoch.js";
+import { changeUserState } from "../../domain/user/commands.js";
+import type { Db, Tx } from "../../store/eventstore.js";
+
+/**
+ * Counts a failed password check; at `max` (0: never) the user is locked (`user.locked`, by
+ * the system) and the count starts again, so that an administrator's unlock gives the full
+ * number of attempts back. Locking changes access: every process hears of it at commit.
+ */
+export async function recordFailedPassword(tx: Tx, instanceId: string, userId: string, max: number): Promise<{ locked: boolean }> {
+  const row = await tx
+    .updateTable("user_secrets")
+    .set((eb) => ({ failed_attempts: eb("failed_attempts", "+", 1) }))
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", "password")
+    .returning("failed_attempts")
+    .executeTakeFirst();
+  if (max === 0 || !row || row.failed_attempts < max) return { locked: false };
+  await tx.updateTable("user_secrets").set({ failed_attempts: 0 }).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").execute();
+  await changeUserState(tx, { instanceId, userId: "system" }, userId, "lock");
+  await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(tx);
+  return { locked: true };
+}
+
+/** A successful check clears the count (writing only when there is one). */
+export async function clearFailedPasswords(db: Db, instanceId: string, userId: string): Promise<void> {
+  await db
+    .updateTable("user_secrets")
+    .set({ failed_attempts: 0 })
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", "password")
+    .where("failed_attempts", ">", 0)
+    .execute();
+}

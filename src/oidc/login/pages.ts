@@ -1,0 +1,162 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type Provider from "oidc-provider";
+import type { PasswordHasher } from "../../crypto/passwords.js";
+import { ConnectError } from "@connectrpc/connect";
+import { storePassword } from "../../domain/user/commands.js";
+import { DomainError } from "../../domain/errors.js";
+import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../domain/user/passwords.js";
+import type { NodeRequest, NodeResponse } from "../../http/respond.js";
+import type { Db, Tx } from "../../store/eventstore.js";
+import { clearFailedPasswords, recordFailedPassword } from "./attempts.js";
+import type { WindowLimiter } from "./rate-limit.js";
+import { OAuthError, readForm } from "../endpoints/oauth-response.js";
+import { requestedOrg, splitScope } from "../scopes.js";
+import { loginLanguage } from "./language.js";
+import { LOGIN_PATH } from "./paths.js";
+import { changePasswordForm, errorBody, loginNameForm, page, passwordForm } from "./render.js";
+import { TEXTS, type Language } from "./texts.js";
+import { defaultOrgOf, userByLoginName } from "./users.js";
+
+export interface LoginContext {
+  db: Db;
+  transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+  /** Password attempts per address and per login name (rate-limit.ts), and the lockout threshold. */
+  guards: { perIp: WindowLimiter; perLoginName: WindowLimiter; maxPasswordAttempts: number };
+  /** After a lock committed: this process's caches of access go (others hear the NOTIFY). */
+  accessChanged(): void;
+  instanceId: string;
+  provider: Provider;
+  hasher: PasswordHasher;
+  /** Signs the forms of an interaction (derived from the master key per instance). */
+  csrfKey: string;
+  maxBodyBytes: number;
+}
+
+type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
+
+/**
+ * The login pages of an interaction the provider started (`interactions.url`): login name,
+ * then password; consent is given by the service itself (its applications are first-party,
+ * as in ZITADEL). Plain forms without scripts; each carries a token bound to the
+ * interaction, whose cookie the provider sets SameSite=Lax and checks on every step.
+ */
+export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginContext): Promise<void> {
+  const path = (req.url ?? "/").split("?", 1)[0]!;
+  const [uid, step, ...rest] = path.slice(LOGIN_PATH.length + 1).split("/");
+  let details: Interaction;
+  try {
+    details = await c.provider.interactionDetails(req as never, res as never);
+  } catch {
+    return sendPage(res, 400, await fallbackLanguage(c, req), (t) => [t.errorTitle, errorBody(t.loginExpired)]);
+  }
+  if (!uid || details.uid !== uid || rest.length > 0) {
+    return sendPage(res, 404, await fallbackLanguage(c, req), (t) => [t.errorTitle, errorBody(t.loginExpired)]);
+  }
+  const scopes = splitScope(details.params.scope as string | undefined);
+  const orgId = requestedOrg(scopes);
+  const lang = await loginLanguage(c.db, { instanceId: c.instanceId, orgId: orgId ?? (await defaultOrgOf(c.db, c.instanceId)) }, details.params.ui_locales as string | undefined, req.headers["accept-language"]);
+  const t = TEXTS[lang];
+  const csrf = createHmac("sha256", c.csrfKey).update(uid).digest("base64url");
+  const base = `${LOGIN_PATH}/${uid}`;
+  const show = (status: number, title: string, body: string) => sendPage(res, status, lang, () => [title, body]);
+  const askLoginName = (status: number, loginName: string, error?: string) =>
+    show(status, t.signInTitle, loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }));
+
+  if (req.method === "GET" && step === undefined) {
+    if (details.prompt.name === "consent") return consent(req, res, c.provider, details);
+    return askLoginName(200, String(details.params.login_hint ?? ""));
+  }
+  if (req.method !== "POST" || (step !== "loginname" && step !== "password" && step !== "change")) {
+    return show(405, t.errorTitle, errorBody(t.loginExpired));
+  }
+  let form: Record<string, string>;
+  try {
+    form = await readForm(req, c.maxBodyBytes);
+  } catch (error) {
+    if (error instanceof OAuthError) return show(error.status, t.errorTitle, errorBody(t.formExpired));
+    throw error;
+  }
+  if (!sameToken(form.csrf, csrf)) return show(403, t.errorTitle, errorBody(t.formExpired));
+  const loginName = (form.loginName ?? "").slice(0, 400);
+  const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, orgId) : undefined;
+  if (!user || user.state === "inactive") return askLoginName(401, loginName, t.unknownUser);
+  if (user.state === "locked") return askLoginName(403, loginName, t.userLocked);
+  const askPassword = (status: number, error?: string) =>
+    show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, otherAccount: base, ...(error && { error }) }));
+  if (step === "loginname") return askPassword(200);
+  const askNewPassword = (status: number, error?: string) =>
+    show(status, t.changePasswordTitle, changePasswordForm(t, { action: `${base}/change`, csrf, loginName, ...(error && { error }) }));
+
+  const address = req.socket?.remoteAddress ?? "";
+  if (!c.guards.perIp.take(`${c.instanceId} ${address}`) || !c.guards.perLoginName.take(`${c.instanceId} ${user.id}`)) {
+    res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
+    return (step === "change" ? askNewPassword : askPassword)(429, t.tooManyAttempts);
+  }
+  const checked = form.password ? await checkCurrentPassword(c.db, c.hasher, c.instanceId, user.id, form.password) : { ok: false as const };
+  if (!checked.ok) {
+    const { locked } = await c.transact((tx) => recordFailedPassword(tx, c.instanceId, user.id, c.guards.maxPasswordAttempts));
+    if (locked) c.accessChanged();
+    return locked ? askLoginName(403, loginName, t.userLocked) : (step === "change" ? askNewPassword : askPassword)(401, t.wrongPassword);
+  }
+  await clearFailedPasswords(c.db, c.instanceId, user.id);
+  if (step === "change") {
+    const next = form.newPassword ?? "";
+    if (next !== form.newPasswordConfirmation) return askNewPassword(400, t.passwordsDiffer);
+    let hash: string;
+    try {
+      hash = await hashNewPassword(c.hasher, next, await passwordPolicyOf(c.db, c.instanceId));
+    } catch (error) {
+      // The policy check is the domain's: it throws a DomainError (invalid_argument), not a ConnectError.
+      if (error instanceof DomainError && error.kind === "invalid_argument") return askNewPassword(400, `${t.passwordPolicy} ${error.message.replace(/^[^:]*: /, "")}`);
+      if (error instanceof ConnectError) return askNewPassword(400, `${t.passwordPolicy} ${error.rawMessage.replace(/^[^:]*: /, "")}`);
+      throw error;
+    }
+    await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash, changeRequired: false, expected: checked.hash }));
+  } else if (await passwordChangeRequired(c.db, c.instanceId, user.id)) {
+    return askNewPassword(200);
+  }
+  await c.provider.interactionFinished(req as never, res as never, { login: { accountId: user.id, amr: ["pwd"], remember: true } }, { mergeWithLastSubmission: false });
+}
+
+async function passwordChangeRequired(db: Db, instanceId: string, userId: string): Promise<boolean> {
+  const row = await db.selectFrom("user_secrets").select("change_required").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
+  return row?.change_required ?? false;
+}
+
+/** The service's applications are its own: what they ask for is granted without a question. */
+async function consent(req: NodeRequest, res: NodeResponse, provider: Provider, details: Interaction): Promise<void> {
+  const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+  const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(" "));
+  if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+  for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(" "));
+  const grantId = await grant.save();
+  await provider.interactionFinished(req as never, res as never, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+function sameToken(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
+  return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
+}
+
+/** HTML that no other site may frame, no cache keeps, and that runs nothing. */
+export function sendPage(res: NodeResponse, status: number, lang: Language, content: (t: (typeof TEXTS)[Language]) => [string, string]): void {
+  const [title, body] = content(TEXTS[lang]);
+  const html = page(lang, title, body);
+  (res as ServerResponse).writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": Buffer.byteLength(html),
+    "cache-control": "no-store",
+    "x-frame-options": "DENY",
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    "referrer-policy": "no-referrer",
+  });
+  res.end(html);
+}
