@@ -2,6 +2,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "o
 import type { OidcSettings } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { Db } from "../store/eventstore.js";
+import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";
 import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches } from "./clients.js";
 import { discoveryAdditions } from "./discovery.js";
@@ -12,7 +13,6 @@ import { LOGIN_PATH } from "./login/paths.js";
 import { providerPages } from "./login/provider-pages.js";
 import { payloadAdapters } from "./payload-adapter.js";
 import { scopedDb } from "./request-scope.js";
-import { ROLES_CLAIM } from "./roles.js";
 import { OIDC_ROUTES } from "./routes.js";
 import type { KeySet } from "./signing-keys.js";
 import { extraTokenClaims, findAccount, jwtCustomizer, resourceScope } from "./token-claims.js";
@@ -27,18 +27,7 @@ export interface ProviderDeps {
   box: SecretBox;
 }
 
-/** Client authentication methods, as the spec allows them per endpoint (section 4). */
-export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
-export const ASSERTION_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
 
-const ORG_CLAIMS = ["urn:platform:iam:user:resourceowner:id", "urn:platform:iam:user:resourceowner:name", "urn:platform:iam:user:resourceowner:primary_domain"];
-export const CLAIMS = {
-  openid: ["sub", ROLES_CLAIM],
-  profile: ["name", "given_name", "family_name", "nickname", "locale", "gender", "preferred_username", "updated_at", ...ORG_CLAIMS],
-  email: ["email", "email_verified"],
-  phone: ["phone_number", "phone_number_verified"],
-  address: ["address"],
-};
 
 /** Rules of the provider's client validation that development mode lifts (http, localhost). */
 const DEV_MODE_WAIVERS = new Set(["implicit-force-https", "implicit-forbid-localhost"]);

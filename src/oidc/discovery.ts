@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
 import { JWT_BEARER } from "./clients.js";
-import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./configuration.js";
+import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { OIDC_ROUTES } from "./routes.js";
 
 /**

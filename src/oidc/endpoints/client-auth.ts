@@ -2,14 +2,13 @@ import { createPublicKey } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import type { Db } from "../../store/eventstore.js";
 import { secretMatches } from "../clients.js";
-import { ASSERTION_ALGORITHMS } from "../configuration.js";
+import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
 import { appParty, machineParty, type Party } from "../parties.js";
 import { OAuthError } from "./oauth-response.js";
 
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
 
 const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-const MAX_ASSERTION_LIFETIME_S = 3600;
 
 export interface ClientAuthContext {
   db: Db;
@@ -111,13 +110,13 @@ async function verifyClientAssertion(assertion: string, party: Party, context: C
         subject: party.clientId,
         audience: context.audiences,
         requiredClaims: ["exp", "jti"],
-        clockTolerance: 5,
+        clockTolerance: ASSERTION_CLOCK_TOLERANCE_S,
       }));
     } catch {
       continue;
     }
     // Outside the try: a failing database is a server error, not a bad assertion.
-    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + 5) throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
+    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + ASSERTION_CLOCK_TOLERANCE_S) throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
     if (!(await context.unique(party.clientId, String(payload.jti), payload.exp!))) throw invalidClient("the client_assertion was used before");
     return;
   }

@@ -1,5 +1,5 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { CLIENT_AUTH_METHODS } from "../configuration.js";
+import { CLIENT_AUTH_METHODS } from "../capabilities.js";
 import { OIDC_ROUTES } from "../routes.js";
 import { authenticateClient, type ClientAuthMethod } from "./client-auth.js";
 import { clientAuthContext, destroyAccessToken, destroyRefreshToken, lookUpAccessToken, lookUpRefreshToken, type EndpointContext } from "./context.js";

@@ -2,15 +2,12 @@ import { createPublicKey } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Db } from "../../store/eventstore.js";
+import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
 import { issueAccessToken } from "../issue.js";
 import { machineParty, type PartyKey } from "../parties.js";
 import { claimAssertion } from "../payload-adapter.js";
 import { audienceAndScope, isKnownScope, splitScope } from "../scopes.js";
 
-const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
-/** An assertion may not be valid for longer than this: it is a one-off proof, not a credential. */
-const MAX_ASSERTION_LIFETIME_S = 3600;
-const CLOCK_TOLERANCE_S = 5;
 
 /**
  * RFC 7523 section 2.1: a machine user proves itself with a JWT signed by one of its keys
@@ -60,18 +57,18 @@ async function verifyAssertion(assertion: string, userId: string, keys: PartyKey
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
-        algorithms: ALGORITHMS,
+        algorithms: ASSERTION_ALGORITHMS,
         issuer: userId,
         subject: userId,
         audience,
         requiredClaims: ["exp"],
-        clockTolerance: CLOCK_TOLERANCE_S,
+        clockTolerance: ASSERTION_CLOCK_TOLERANCE_S,
       }));
     } catch (error) {
       if (candidates.length === 1) throw new errors.InvalidGrant(`the assertion is invalid: ${(error as Error).message}`);
       continue;
     }
-    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + CLOCK_TOLERANCE_S) {
+    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + ASSERTION_CLOCK_TOLERANCE_S) {
       throw new errors.InvalidGrant(`the assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
     }
     return payload;
