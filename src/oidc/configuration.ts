@@ -13,6 +13,7 @@ import { LOGIN_PATH } from "./login/paths.js";
 import { providerPages } from "./login/provider-pages.js";
 import { payloadAdapters } from "./payload-adapter.js";
 import { scopedDb } from "./request-scope.js";
+import { STANDARD_SCOPES } from "./scopes.js";
 import { OIDC_ROUTES } from "./routes.js";
 import type { KeySet } from "./signing-keys.js";
 import { extraTokenClaims, findAccount, jwtCustomizer, resourceScope } from "./token-claims.js";
@@ -95,7 +96,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
       },
     },
     claims: CLAIMS,
-    scopes: ["openid", "profile", "email", "phone", "address", "offline_access"],
+    scopes: [...STANDARD_SCOPES],
     ttl: {
       AccessToken: settings.accessTokenTtlS,
       ClientCredentials: settings.accessTokenTtlS,

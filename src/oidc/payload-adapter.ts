@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { sql } from "kysely";
+import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
 
 /** What node-oidc-provider hands an adapter to keep: its own JSON, with a few properties we index. */
@@ -115,7 +115,7 @@ export async function claimAssertion(db: Db, instanceId: string, issuer: string,
     expires_at: new Date(Math.max(exp * 1000, now.getTime() + 1000)),
     consumed_at: null,
   };
-  const id = createHash("sha256").update(`${issuer}:${jti}`).digest("base64url");
+  const id = hashToken(`${issuer}:${jti}`);
   const claimed = await db
     .insertInto("oidc_payloads")
     .values({ instance_id: instanceId, model: "ReplayDetection", id, ...values })

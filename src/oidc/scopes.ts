@@ -10,7 +10,6 @@ const ORG = /^urn:platform:iam:org:id:([^:\s]{1,200})$/;
 
 /** The audience of tokens for the resource and settings APIs of this service. */
 export const PLATFORM_AUDIENCE = "platform";
-export const PLATFORM_AUDIENCE_SCOPE = `urn:platform:iam:org:project:id:${PLATFORM_AUDIENCE}:aud`;
 
 export function splitScope(scope: string | undefined): string[] {
   return [...new Set((scope ?? "").split(" ").filter(Boolean))];

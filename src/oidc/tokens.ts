@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import type { OidcAdapter, OidcPayload } from "./payload-adapter.js";
 import type { KeySet } from "./signing-keys.js";
@@ -110,9 +109,4 @@ function audienceOf(stored: OidcPayload): string[] {
   const extra = (stored.extra as Record<string, unknown> | undefined)?.[AUDIENCE_EXTRA];
   const aud = Array.isArray(extra) ? extra : stored.aud;
   return Array.isArray(aud) ? (aud as string[]) : typeof aud === "string" ? [aud] : [];
-}
-
-/** A cache key for a token value that is not the value itself. */
-export function tokenKey(value: string): string {
-  return createHash("sha256").update(value).digest("base64url");
 }
