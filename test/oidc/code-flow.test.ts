@@ -656,6 +656,31 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(new URL(page.url).searchParams.get("code")).toBeTruthy();
     });
 
+    it("answers in the fragment or by a form posted to the redirect URI when asked (response_mode)", async () => {
+      const { browser: b } = await codeFlow(basicApp);
+      const fragment = await start(basicApp, { response_mode: "fragment" });
+      let page = await b.open(fragment.url);
+      expect(page.left).toBe(true);
+      const u = new URL(page.url);
+      expect(u.search).toBe("");
+      expect(params(page.url)).toMatchObject({ state: fragment.state });
+      expect(params(page.url).code).toBeTruthy();
+
+      const posted = await start(basicApp, { response_mode: "form_post" });
+      page = await b.open(posted.url);
+      expect(page.status, page.html).toBe(200);
+      expect(page.left).toBe(false);
+      const form = parseForms(page.html).find((f) => f.action === CB);
+      expect(form, page.html).toBeDefined();
+      expect(form!.method.toLowerCase()).toBe("post");
+      expect(form!.fields).toMatchObject({ state: posted.state, iss: base() });
+      // The code in the posted form is a real one: it redeems like a query response.
+      const callback = new URL(CB);
+      for (const [k, v] of Object.entries(form!.fields)) callback.searchParams.set(k, v);
+      const tokens = await client.authorizationCodeGrant(basicApp.config, callback, { pkceCodeVerifier: posted.verifier, expectedState: posted.state });
+      expect(tokens.claims()!.sub).toBe(alice.id);
+    });
+
     it("shows an HTML error page (400, no redirect) for an unregistered or missing redirect_uri and an unknown client", async () => {
       for (const extra of [{ redirect_uri: "https://evil.example/cb" }, { redirect_uri: undefined }, { client_id: "no-such-client" }]) {
         const s = await start(basicApp, extra);
