@@ -15,7 +15,7 @@ export interface ServiceUnderTest {
 }
 
 /** The service's own environment only: nothing of the caller's PLATFORM_* settings leaks in. */
-function serviceEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
+export function serviceEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith("PLATFORM_") && key !== "DATABASE_URL" && key !== "LOG_LEVEL") env[key] = value;

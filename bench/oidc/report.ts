@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Measurement } from "../measure.js";
 import { CONNECTIONS, MEASURE_SECONDS, ROOT, WARMUP_SECONDS } from "../settings.js";
+import { LOGIN_CONCURRENCY } from "./login.js";
 
 /** A measured run with the CPU of its server and of PostgreSQL. */
 export interface Run extends Measurement {
@@ -49,11 +50,13 @@ export function report(rows: OidcRow[], machine: string): string {
   return [
     "# OIDC benchmark results",
     "",
-    `${machine}. ${CONNECTIONS} HTTP/1.1 keep-alive connections, ${WARMUP_SECONDS} s warm-up, ${MEASURE_SECONDS} s measured per row.`,
+    `${machine}. ${CONNECTIONS} HTTP/1.1 keep-alive connections (the password login: ${LOGIN_CONCURRENCY} concurrent sign-ins), ${WARMUP_SECONDS} s warm-up, ${MEASURE_SECONDS} s measured per row.`,
     "Service: `node dist/src/main.js`, one worker, PostgreSQL. Baseline: node-oidc-provider standalone (same version), in-memory adapter.",
     "Throughput ratio = service req/s ÷ baseline req/s. Server cores = the serving process's CPU seconds ÷ wall seconds;",
     "req/s per core = req/s ÷ server cores (= 10⁶ ÷ server CPU µs/req); per-core ratio = service per core ÷ baseline per core.",
     "PostgreSQL CPU: the backends of the service's database (its pool), per request (the baseline uses none). Load-gen CPU: cores the load generator used.",
+    "Password login: req/s are whole sign-ins per second; its baseline is Argon2id verifications per second, so its per-core ratio is the share of",
+    "a sign-in's service CPU that the one password verification explains (1.00: bounded by Argon2id alone).",
     "",
     markdownTable(rows),
     "",

@@ -12,14 +12,16 @@ import { decodeProtectedHeader } from "jose";
 import { createBenchDatabase, type BenchDatabase } from "../database.js";
 import { closeIdleSockets, requestJson } from "../http-json.js";
 import { loadHttp1, type Http1Request } from "../load-http1.js";
-import type { Measurement } from "../measure.js";
+import { closedLoop, type Measurement } from "../measure.js";
 import { cleanupStack, processCpuMs } from "../processes.js";
 import { machineLine } from "../report.js";
 import { startService, type ServiceUnderTest } from "../service.js";
 import { DATABASE_URL, MEASURE_SECONDS, WARMUP_SECONDS } from "../settings.js";
+import { startArgon2Baseline } from "./argon2.js";
 import { startBaselineProvider, type BaselineProvider } from "./baseline.js";
 import { backendPids, backendsCpuMs } from "./cpu.js";
 import { basic, form, FORM, send, type Answer } from "./http-form.js";
+import { closeLoginSockets, LOGIN_CONCURRENCY, passwordLogin, seedLogin, type LoginSeed } from "./login.js";
 import { report, writeOidcReport, type OidcRow, type Run } from "./report.js";
 import { BASELINE_API, BASELINE_CLIENT, BASELINE_RESOURCES, BASELINE_SCOPE } from "./shared.js";
 
@@ -49,7 +51,7 @@ interface Scenario {
 // ---------------------------------------------------------------- measuring
 
 /** A warm-up run whose numbers are dropped, then the measured run with the CPU of the server and of PostgreSQL. */
-async function measure(label: string, side: Side, load: (seconds: number) => Promise<Measurement>): Promise<Run> {
+async function measure(label: string, side: Pick<Side, "pid" | "database">, load: (seconds: number) => Promise<Measurement>): Promise<Run> {
   const serverPid = side.pid;
   await load(WARMUP_SECONDS);
   // The pool's connections are open after the warm-up; connections opened later are not counted.
@@ -274,9 +276,50 @@ function es256Scenarios(seed: ServiceSeed, b: BaselineProvider): Scenario[] {
   ];
 }
 
-/** Only these scenarios (comma-separated names, e.g. "userinfo, opaque"); empty: all. */
+/** Only these scenarios (comma-separated names, e.g. "userinfo, opaque" or "password login"); empty: all. */
 const ONLY = (process.env.BENCH_OIDC_SCENARIOS ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
-const chosen = (list: Scenario[]) => list.filter((s) => ONLY.length === 0 || ONLY.some((o) => s.name.toLowerCase().replace(/,/g, "").includes(o.replace(/,/g, ""))));
+const named = (name: string) => ONLY.length === 0 || ONLY.some((o) => name.toLowerCase().replace(/,/g, "").includes(o.replace(/,/g, "")));
+const chosen = (list: Scenario[]) => list.filter((s) => named(s.name));
+
+// ---------------------------------------------------------------- password login
+
+const LOGIN = `password login, ${LOGIN_CONCURRENCY} concurrent`;
+
+/**
+ * Whole sign-ins (login.ts) at LOGIN_CONCURRENCY against the service's own Argon2id
+ * verification rate in a child process (argon2-baseline.ts): the per-core ratio is the
+ * share of a login's service CPU that the password hash alone would explain.
+ */
+async function runLogin(seed: LoginSeed, side: Pick<Side, "pid" | "database">): Promise<OidcRow> {
+  const requests = await passwordLogin(seed, 0).catch((error: unknown) => {
+    throw new Error(`${LOGIN} (service): ${String(error)}`);
+  });
+  const argon2 = await startArgon2Baseline();
+  try {
+    const base = await measure(`${LOGIN} baseline`, { pid: argon2.pid }, (sec) => argon2.run(sec));
+    let firstError: unknown;
+    const login = async (n: number) => {
+      try {
+        await passwordLogin(seed, n);
+        return true;
+      } catch (error) {
+        firstError ??= error;
+        return false;
+      }
+    };
+    const result = await measure(`${LOGIN} service`, side, (sec) => closedLoop(LOGIN_CONCURRENCY, sec, login));
+    if (firstError) log(`${LOGIN}: first failure: ${String(firstError)}`);
+    await passwordLogin(seed, 1);
+    return {
+      scenario: LOGIN,
+      compares: `Argon2id verification of one hash by the service's PasswordHasher (bench/settings.ts ARGON2, the cost the service runs with) at ${LOGIN_CONCURRENCY} concurrent, in a child process; the service row's req/s are logins/s (${requests} HTTP requests each: authorize, login page, login name, password, resume, consent, resume, token)`,
+      result,
+      baseline: base,
+    };
+  } finally {
+    await argon2.stop();
+  }
+}
 
 // ---------------------------------------------------------------- main
 
@@ -287,22 +330,26 @@ async function main(): Promise<number> {
     const baseline = await startBaselineProvider();
     cleanups.push(() => baseline.stop());
     cleanups.push(() => closeIdleSockets());
+    cleanups.push(() => closeLoginSockets());
     log(`baseline provider on port ${baseline.port}`);
 
     const rows: OidcRow[] = [];
     for (const alg of ["RS256", "ES256"] as const) {
       const scenarios = (seed: ServiceSeed) => (alg === "RS256" ? rs256Scenarios : es256Scenarios)(seed, baseline);
       // Which scenarios run decides whether this service is needed at all.
-      if (chosen(scenarios({} as ServiceSeed)).length === 0) continue;
+      const withLogin = alg === "RS256" && named(LOGIN);
+      if (chosen(scenarios({} as ServiceSeed)).length === 0 && !withLogin) continue;
       const database: BenchDatabase = await createBenchDatabase(DATABASE_URL);
       const dropDatabase = () => database.drop();
       cleanups.push(dropDatabase);
-      const service = await startService(database.url, { PLATFORM_OIDC_SIGNING_ALG: alg });
+      // Logins would hit the per-address and per-login-name limits of a minute at once.
+      const service = await startService(database.url, { PLATFORM_OIDC_SIGNING_ALG: alg, PLATFORM_LOGIN_RATE_PER_IP: "1000000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000000" });
       const stopService = () => service.stop();
       cleanups.push(stopService);
       const seed = await seedService(service, database.name, alg);
       log(`service (${alg}) on port ${service.port}, database ${database.name}`);
       for (const s of chosen(scenarios(seed))) rows.push(await runScenario(s));
+      if (withLogin) rows.push(await runLogin(await seedLogin(service), { pid: service.pid, database: database.name }));
       // One service at a time: the first is gone before the second starts.
       await service.stop();
       await database.drop();

@@ -36,6 +36,35 @@ export interface Config {
   passwords: Argon2Params;
   oidc: OidcSettings;
   login: LoginLimits;
+  outbound: OutboundSettings;
+  actions: ActionSettings;
+}
+
+/** Calls of action targets (src/actions/). */
+export interface ActionSettings {
+  /** After a target's signing key is regenerated, calls carry a signature by the old key too for this long. */
+  signingKeyGraceMs: number;
+  /** Event executions' deliveries (actions/delivery-worker.ts). */
+  delivery: DeliverySettings;
+}
+
+export interface DeliverySettings {
+  /** A delivery that has not succeeded this long after its event (or its RetryDelivery) fails for good. */
+  maxAgeMs: number;
+  /** How long an idle worker waits before looking for due deliveries again. */
+  pollIntervalMs: number;
+  /** Calls in flight at once per process. */
+  concurrency: number;
+}
+
+/** Calls to other servers (upstream identity providers; src/http/outbound.ts). */
+export interface OutboundSettings {
+  /** Loopback, private, link-local and metadata addresses may be called (tests, on-premises). */
+  allowPrivate: boolean;
+  /** Bounds each call, connecting to reading the whole answer. */
+  timeoutMs: number;
+  /** Longer answers are an error. */
+  maxResponseBytes: number;
 }
 
 /** Guessing passwords on the login pages (docs/oidc.md). */
@@ -170,6 +199,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perIpPerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_IP", 60, 0, 1_000_000),
       perLoginNamePerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_LOGIN_NAME", 20, 0, 1_000_000),
     },
+    outbound: {
+      allowPrivate: boolean(env, "PLATFORM_OUTBOUND_ALLOW_PRIVATE", false),
+      timeoutMs: duration(env, "PLATFORM_OUTBOUND_TIMEOUT", "10s", 5 * 60_000),
+      maxResponseBytes: integer(env, "PLATFORM_OUTBOUND_MAX_RESPONSE_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    actions: {
+      signingKeyGraceMs: duration(env, "PLATFORM_ACTIONS_SIGNING_KEY_GRACE", "1h", 720 * HOUR_MS),
+      delivery: {
+        maxAgeMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_MAX_AGE", "24h", 720 * HOUR_MS),
+        pollIntervalMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL", "1s", HOUR_MS, 10),
+        concurrency: integer(env, "PLATFORM_ACTIONS_DELIVERY_CONCURRENCY", 10, 1, 1000),
+      },
+    },
   };
 }
 
@@ -233,6 +275,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError(`${name} must be true or false, not "${raw}"`);
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS };
 
 /** Go-style durations, as operators of identity servers write them: `8760h`, `90m`, `1h30m`, `20s`. */
@@ -245,11 +295,11 @@ function parseDuration(raw: string): number | undefined {
 /** Tokens live at most this long (domain/expiration.ts): 87660h. */
 const TEN_YEARS_MS = 87_660 * 3_600_000;
 
-function duration(env: NodeJS.ProcessEnv, name: string, fallback: string, max = Infinity): number {
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: string, max = Infinity, min = 1000): number {
   const raw = env[name] || fallback;
   const ms = parseDuration(raw);
-  if (ms === undefined || ms < 1000 || ms > max) {
-    throw new ConfigError(`${name} must be a duration of at least 1s${max < Infinity ? ` and at most ${max / 3_600_000}h` : ""} such as 8760h, 30m or 20s, not "${raw}"`);
+  if (ms === undefined || ms < min || ms > max) {
+    throw new ConfigError(`${name} must be a duration of at least ${min >= 1000 ? `${min / 1000}s` : `${min}ms`}${max < Infinity ? ` and at most ${max / 3_600_000}h` : ""} such as 8760h, 30m or 20s, not "${raw}"`);
   }
   return ms;
 }

@@ -1,12 +1,17 @@
 import { timingSafeEqual } from "node:crypto";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
-import { appParty, machineParty, type AppParty, type MachineParty, type PartyKey } from "./parties.js";
+import { findParty, machineParty, type AppParty, type MachineParty, type PartyKey } from "./parties.js";
 import { createPublicKey } from "node:crypto";
 import type { OidcAdapter, OidcPayload } from "./payload-adapter.js";
 import { isJwtBearerRequest, scopedDb } from "./request-scope.js";
+import type { OidcLookups } from "./lookups.js";
+
+/** How clients are found: straight from the tables, or through the per-process cache (lookups.ts). */
+export type PartyLookups = Pick<OidcLookups, "party" | "machine">;
 
 export const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 
 /** Client metadata of ours the provider carries along (extraClientMetadata). */
 export const PARTY_METADATA = [
@@ -21,14 +26,14 @@ export const PARTY_METADATA = [
 ] as const;
 
 /**
- * The provider's clients, read from our tables on each lookup (the provider caches the
- * built client by its metadata): OpenID Connect applications of active projects of active
+ * The provider's clients, read from our tables or the per-process cache that every change
+ * of access clears (lookups.ts; the provider caches the built client by its metadata): OpenID Connect applications of active projects of active
  * organizations, by client_id; machine users for the client_credentials grant by username,
  * with their hashed secret, and for the jwt-bearer grant by id, without one: the assertion
  * they sign is their authentication. An application's client_id wins over a machine user
  * named the same.
  */
-export function clientAdapter(db: Db, instanceId: string): OidcAdapter {
+export function clientAdapter(db: Db, instanceId: string, parties: PartyLookups = { party: findParty, machine: machineParty }): OidcAdapter {
   const refuse = async () => {
     throw new Error("clients are managed through PlatformApps and PlatformUsers");
   };
@@ -36,12 +41,9 @@ export function clientAdapter(db: Db, instanceId: string): OidcAdapter {
     async find(id: string) {
       if (id.length > 200) return undefined;
       const jwtBearer = isJwtBearerRequest();
-      if (!jwtBearer) {
-        const app = await appParty(scopedDb(db), instanceId, id);
-        if (app) return app.config.type === "oidc" ? appMetadata(app) : undefined;
-      }
-      const party = await machineParty(scopedDb(db), instanceId, jwtBearer ? { userId: id } : { username: id });
+      const party = jwtBearer ? await parties.machine(scopedDb(db), instanceId, { userId: id }) : await parties.party(scopedDb(db), instanceId, id);
       if (!party) return undefined;
+      if (party.kind === "app") return party.config.type === "oidc" ? appMetadata(party) : undefined;
       if (jwtBearer) return party.keys.length > 0 ? metadata(party, { grant_types: [JWT_BEARER], token_endpoint_auth_method: "none" }) : undefined;
       return party.secretHash ? metadata(party, { grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", client_secret: party.secretHash }) : undefined;
     },
@@ -81,7 +83,7 @@ function appMetadata(app: AppParty): OidcPayload {
     redirect_uris: c.redirectUris,
     post_logout_redirect_uris: c.postLogoutRedirectUris,
     response_types: c.responseTypes,
-    grant_types: c.grantTypes.filter((g) => g !== "token_exchange"),
+    grant_types: c.grantTypes.map((g) => (g === "token_exchange" ? TOKEN_EXCHANGE : g)),
     // Development mode allows http anywhere (oidc-rules.ts): as a web client, unless a
     // redirect needs a native app's own scheme.
     application_type: c.appType === "native" && (!c.devMode || customScheme) ? "native" : "web",

@@ -1,22 +1,28 @@
+import type { ActionFunctions } from "../actions/functions.js";
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { Db } from "../store/eventstore.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";
-import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches } from "./clients.js";
+import type { FeatureFlags } from "../domain/feature/flags.js";
+import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches, TOKEN_EXCHANGE } from "./clients.js";
+import type { OidcLookups } from "./lookups.js";
 import { discoveryAdditions } from "./discovery.js";
 import { clientCredentialsGrant } from "./grants/client-credentials.js";
 import { jwtBearerGrant } from "./grants/jwt-bearer.js";
+import { TOKEN_EXCHANGE_PARAMS, TOKEN_EXCHANGE_REPEATABLE, tokenExchangeGrant } from "./grants/token-exchange.js";
 import { PLATFORM_RESOURCE } from "./issue.js";
 import { LOGIN_PATH } from "./login/paths.js";
 import { providerPages } from "./login/provider-pages.js";
+import { KnownAccounts, knownAccountsKey } from "./login/known-accounts.js";
+import { forgetSignedOut, loginPolicy } from "./login/policy.js";
 import { payloadAdapters } from "./payload-adapter.js";
 import { scopedDb } from "./request-scope.js";
 import { STANDARD_SCOPES } from "./scopes.js";
 import { OIDC_ROUTES } from "./routes.js";
 import type { KeySet } from "./signing-keys.js";
-import { extraTokenClaims, findAccount, jwtCustomizer, resourceScope } from "./token-claims.js";
+import { extraTokenClaims, findAccount, functionClaimsInIdTokens, jwtCustomizer, resourceScope } from "./token-claims.js";
 import { JWT_RECORD_MODEL } from "./tokens.js";
 
 export interface ProviderDeps {
@@ -26,6 +32,12 @@ export interface ProviderDeps {
   /** The process's database; requests use their own (request-scope.ts). */
   db: Db;
   box: SecretBox;
+  /** Token exchange is a feature of the organization of the client's project. */
+  flags: Pick<FeatureFlags, "resolve" | "forInstance">;
+  /** Clients and projects cached until the next change of access; absent: read each time. */
+  lookups?: OidcLookups;
+  /** Action functions adding claims to ID tokens (preuserinfo) and JWT access tokens (preaccesstoken). */
+  functions?: ActionFunctions;
 }
 
 
@@ -44,8 +56,10 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   const { instanceId, keys, settings } = deps;
   const db = () => scopedDb(deps.db);
   const Payloads = payloadAdapters(db, instanceId);
-  const clients = clientAdapter(deps.db, instanceId);
+  const clients = clientAdapter(deps.db, instanceId, deps.lookups);
   const pages = providerPages(db, instanceId);
+  // The accounts signed in on a browser (login/known-accounts.ts), keyed like the login pages'.
+  const known = new KnownAccounts(db, instanceId, knownAccountsKey(deps.box.derive(`login-forms:${instanceId}`)), settings.refreshTokenTtlS);
   // The provider calls `new adapter(model)`; a constructor returning an object yields that object.
   const adapter = function (this: unknown, model: string) {
     return model === "Client" ? clients : new Payloads(model);
@@ -61,7 +75,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     clientDefaults: { id_token_signed_response_alg: keys.signingAlg, grant_types: [], response_types: [] },
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"], clientAuthSigningAlgValues: ASSERTION_ALGORITHMS as never },
     extraClientMetadata: { properties: [...PARTY_METADATA] },
-    interactions: { url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
+    interactions: { policy: loginPolicy(known), url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
     pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
     rotateRefreshToken: true,
     // Ending the browser session ends the tokens of its grants, offline ones too (spec, end
@@ -109,11 +123,12 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     },
     renderError: pages.renderError as Configuration["renderError"],
     findAccount: findAccount(db, instanceId),
-    extraTokenClaims: extraTokenClaims(db, instanceId) as Configuration["extraTokenClaims"],
-    formats: { customizers: { jwt: jwtCustomizer(new Payloads(JWT_RECORD_MODEL)) as never } },
+    extraTokenClaims: extraTokenClaims(db, instanceId, deps.lookups) as Configuration["extraTokenClaims"],
+    formats: { customizers: { jwt: jwtCustomizer(new Payloads(JWT_RECORD_MODEL), db, instanceId, deps.functions) as never } },
   };
 
   const provider = new Provider(issuer, configuration);
+  if (deps.functions) functionClaimsInIdTokens(provider, db, instanceId, deps.functions);
   // Clients carry the SHA-256 of their secret (clients.ts), never the secret.
   provider.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {
     return secretMatches(this.clientSecret, actual);
@@ -124,13 +139,15 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     if (this.platform_dev_mode && code && DEV_MODE_WAIVERS.has(code)) return;
     invalidate.call(this, message, code);
   };
-  provider.registerGrantType("client_credentials", clientCredentialsGrant(db, instanceId), ["scope"]);
+  provider.registerGrantType("client_credentials", clientCredentialsGrant(db, instanceId, deps.lookups), ["scope"]);
   provider.registerGrantType(JWT_BEARER, jwtBearerGrant(db, instanceId), ["assertion", "scope"]);
+  provider.registerGrantType(TOKEN_EXCHANGE, tokenExchangeGrant({ db, instanceId, keys, settings, flags: deps.flags }), TOKEN_EXCHANGE_PARAMS, TOKEN_EXCHANGE_REPEATABLE);
   provider.use(async (ctx, next) => {
     if (await beforeAuthorization(ctx as unknown as KoaContextWithOIDC, provider)) return;
     await next();
     if (ctx.oidc?.route === "authorization" || ctx.oidc?.route === "resume") afterAuthorization(ctx as unknown as KoaContextWithOIDC);
-    if (ctx.oidc?.route === "discovery" && ctx.body) Object.assign(ctx.body as object, discoveryAdditions(ctx as unknown as KoaContextWithOIDC));
+    await forgetSignedOut(ctx as unknown as KoaContextWithOIDC, known);
+    if (ctx.oidc?.route === "discovery" && ctx.body) Object.assign(ctx.body as object, discoveryAdditions(ctx as unknown as KoaContextWithOIDC, (await deps.flags.forInstance(instanceId)).token_exchange));
     if (ctx.oidc?.route === "jwks" && ctx.status === 200) ctx.set("cache-control", `public, max-age=${settings.jwksMaxAgeS}`);
     // RFC 6749 section 5.2 names this case unauthorized_client; the provider says invalid_request.
     const body = ctx.body as { error?: string; error_description?: string } | undefined;

@@ -1,16 +1,18 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
-import { JWT_BEARER } from "./clients.js";
+import { JWT_BEARER, TOKEN_EXCHANGE } from "./clients.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { OIDC_ROUTES } from "./routes.js";
 
 /**
  * What discovery must say beyond the provider's own document: our endpoints, and only the
- * grants and claims that work.
+ * grants and claims that work. Token exchange is decided per organization; it is listed when
+ * the instance has it on (as ZITADEL lists it by the instance's feature), which an
+ * organization may still turn off for its applications.
  */
-export function discoveryAdditions(ctx: KoaContextWithOIDC): Record<string, unknown> {
+export function discoveryAdditions(ctx: KoaContextWithOIDC, tokenExchange: boolean): Record<string, unknown> {
   const url = (path: string) => new URL(path, ctx.oidc.issuer).href;
   return {
-    grant_types_supported: ["authorization_code", "implicit", "refresh_token", "client_credentials", JWT_BEARER],
+    grant_types_supported: ["authorization_code", "implicit", "refresh_token", "client_credentials", JWT_BEARER, ...(tokenExchange ? [TOKEN_EXCHANGE] : [])],
     userinfo_endpoint: url(OIDC_ROUTES.userinfo),
     introspection_endpoint: url(OIDC_ROUTES.introspection),
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt"],

@@ -9,6 +9,10 @@ export interface AccessTokenRequest {
   aud: string[];
   format: "jwt" | "opaque";
   gty: string;
+  /** The grant a refresh token issued with it belongs to (token exchange with offline_access). */
+  grantId?: string;
+  /** RFC 8693 section 4.1: who acts for the user, when the token comes from an impersonation. */
+  act?: Record<string, unknown>;
 }
 
 /**
@@ -23,6 +27,9 @@ export async function issueAccessToken(ctx: KoaContextWithOIDC, request: AccessT
     client: client!,
     gty: request.gty,
     scope: request.scopes.join(" ") || undefined,
+    ...(request.grantId && { grantId: request.grantId }),
+    // extraTokenClaims (token-claims.ts) carries it into the stored payload or the JWT.
+    ...(request.act && { extra: { act: request.act } }),
   } as ConstructorParameters<typeof provider.AccessToken>[0]);
   if (request.format === "jwt") {
     token.resourceServer = new provider.ResourceServer(PLATFORM_RESOURCE, { accessTokenFormat: "jwt", audience: client!.clientId, scope: request.scopes.join(" ") });

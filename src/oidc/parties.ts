@@ -75,6 +75,11 @@ export async function appParty(db: Db, instanceId: string, clientId: string): Pr
   };
 }
 
+/** The application whose client_id this is, else the machine user with this username: an application wins. */
+export async function findParty(db: Db, instanceId: string, clientId: string): Promise<Party | undefined> {
+  return (await appParty(db, instanceId, clientId)) ?? (await machineParty(db, instanceId, { username: clientId }));
+}
+
 /**
  * The machine user acting as a client: by username (case-insensitive, as usernames are
  * unique) for client credentials, by id for the jwt-bearer grant.

@@ -94,8 +94,11 @@ export function payloadAdapters(db: () => Db, instanceId: string): new (model: s
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      // Every model of the grant (codes, access and refresh tokens), not only this adapter's.
-      await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).execute();
+      // Every model of the grant (codes, access and refresh tokens), not only this adapter's;
+      // not an interaction that merely started with the grant: when a login switches the
+      // browser to another account, the provider ends the old session (revoking its grants)
+      // and then resumes that very interaction.
+      await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).where("model", "!=", "Interaction").execute();
     }
   };
 }

@@ -13,7 +13,6 @@ export const ROLES_CLAIM = "urn:platform:iam:org:project:roles";
  */
 export async function roleClaims(db: Db, instanceId: string, userId: string, projectIds: readonly string[], scopes: readonly string[]): Promise<Record<string, unknown>> {
   if (projectIds.length === 0) return {};
-  const asked = requestedRoles(scopes);
   const rows = await db
     .selectFrom("user_grants as g")
     .innerJoin("projects as p", (j) => j.onRef("p.instance_id", "=", "g.instance_id").onRef("p.id", "=", "g.project_id"))
@@ -29,6 +28,21 @@ export async function roleClaims(db: Db, instanceId: string, userId: string, pro
     .where("g.project_id", "in", projectIds)
     .where("p.state", "=", "active")
     .execute();
+  return roleClaimsOf(rows as GrantRow[], scopes);
+}
+
+/** A user's grant on an active project, with its organization's primary domain. */
+export interface GrantRow {
+  project_id: string;
+  org_id: string;
+  role_keys: string[];
+  role_assertion: boolean;
+  domain: string;
+}
+
+/** The role claims of grants already loaded (accounts.ts loads them with the account). */
+export function roleClaimsOf(rows: readonly GrantRow[], scopes: readonly string[]): Record<string, unknown> {
+  const asked = requestedRoles(scopes);
   const all: Record<string, Record<string, string>> = {};
   const claims: Record<string, unknown> = {};
   for (const row of rows) {

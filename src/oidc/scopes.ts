@@ -45,15 +45,20 @@ export async function audienceAndScope(
   instanceId: string,
   client: { clientId: string; projectId?: string },
   scopes: readonly string[],
+  /** Cached per process until an access change (lookups.ts); without it, one statement. */
+  lookups?: { activeProjects(db: Db, instanceId: string, ids: readonly string[]): Promise<Set<string>> },
 ): Promise<{ aud: string[]; scopes: string[] }> {
   const asked = requestedProjects(scopes).filter((id) => id !== PLATFORM_AUDIENCE);
-  const existing = asked.length === 0
-    ? new Set<string>()
-    : new Set((await db.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where("id", "in", asked).where("state", "=", "active").execute()).map((r) => r.id));
+  const existing = asked.length === 0 ? new Set<string>() : await (lookups ? lookups.activeProjects(db, instanceId, asked) : activeProjectIds(db, instanceId, asked));
   const kept = scopes.filter((s) => {
     const project = PROJECT_AUDIENCE.exec(s)?.[1];
     return project === undefined || project === PLATFORM_AUDIENCE || existing.has(project);
   });
   const aud = [client.clientId, ...(client.projectId ? [client.projectId] : []), ...requestedProjects(kept)];
   return { aud: [...new Set(aud)], scopes: kept };
+}
+
+export async function activeProjectIds(db: Db, instanceId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where("id", "in", ids).where("state", "=", "active").execute();
+  return new Set(rows.map((r) => r.id));
 }

@@ -1,45 +1,58 @@
-import type { KoaContextWithOIDC } from "oidc-provider";
+import { errors, type KoaContextWithOIDC, type Provider } from "oidc-provider";
+import { FunctionError, type ActionFunctions } from "../actions/functions.js";
 import type { Db } from "../store/eventstore.js";
 import { activeAccount, claimsOf } from "./accounts.js";
+import { exchangeOf } from "./exchange-grants.js";
 import { PLATFORM_RESOURCE } from "./issue.js";
+import type { OidcLookups } from "./lookups.js";
 import type { OidcAdapter } from "./payload-adapter.js";
 import { roleClaims, ROLES_CLAIM } from "./roles.js";
 import { audienceAndScope, isKnownScope, requestedProjects, splitScope } from "./scopes.js";
 import { AUDIENCE_EXTRA, jwtRecord } from "./tokens.js";
 
 type ClientLike = { clientId: string; [key: string]: unknown };
-type TokenLike = { clientId?: string; client?: ClientLike; scope?: string; aud?: string | string[]; accountId?: string; kind?: string };
+type TokenLike = { clientId?: string; client?: ClientLike; scope?: string; aud?: string | string[]; accountId?: string; kind?: string; gty?: string; grantId?: string; extra?: Record<string, unknown> };
 
 /**
  * Claims every access token carries beside the provider's: the audience list (the client,
  * its project, the projects its scopes name, `platform`), and the user's roles when the
  * application asserts them in access tokens.
  */
-export function extraTokenClaims(db: () => Db, instanceId: string) {
+export function extraTokenClaims(db: () => Db, instanceId: string, lookups?: OidcLookups) {
   return async (_ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> => {
     if (token.kind !== "AccessToken") return undefined;
     const client = token.client;
     const scopes = splitScope(token.scope);
     const projectId = client?.["platform_project_id"] as string | undefined;
-    const aud = Array.isArray(token.aud) ? token.aud : (await audienceAndScope(db(), instanceId, { clientId: token.clientId!, ...(projectId && { projectId }) }, scopes)).aud;
+    // An exchanged token keeps its actor and its audience, refreshed ones too (exchange-grants.ts).
+    const exchange = await exchangeOf(db, instanceId, token);
+    const given = exchange.aud ?? (Array.isArray(token.aud) ? token.aud : undefined);
+    const aud = given ?? (await audienceAndScope(db(), instanceId, { clientId: token.clientId!, ...(projectId && { projectId }) }, scopes, lookups)).aud;
     const roles =
       client?.["platform_access_token_role_assertion"] && token.accountId
         ? await roleClaims(db(), instanceId, token.accountId, [...(projectId ? [projectId] : []), ...requestedProjects(scopes)], scopes)
         : {};
-    return { [AUDIENCE_EXTRA]: aud, ...roles };
+    return { [AUDIENCE_EXTRA]: aud, ...roles, ...(exchange.act && { act: exchange.act }) };
   };
 }
 
 /**
- * The JWT access token gets the audience list as `aud`, and is recorded by jti (it is not
- * stored by the provider) so that it can be revoked and introspected.
+ * The JWT access token gets the audience list as `aud` and what `function/preaccesstoken`
+ * adds, and is recorded by jti (it is not stored by the provider) so that it can be revoked
+ * and introspected.
  */
-export function jwtCustomizer(jwtRecords: OidcAdapter) {
+export function jwtCustomizer(jwtRecords: OidcAdapter, db: () => Db, instanceId: string, functions?: ActionFunctions) {
   return async (_ctx: unknown, token: unknown, jwt: { payload: Record<string, unknown> }) => {
     const payload = jwt.payload;
     const aud = payload[AUDIENCE_EXTRA] ?? (token as TokenLike).aud;
     delete payload[AUDIENCE_EXTRA];
     if (aud !== undefined) payload.aud = aud;
+    const accountId = (token as TokenLike).accountId;
+    if (functions && accountId) {
+      // preaccesstoken: before the JWT is signed; functions add claims, never replace one.
+      const account = await activeAccount(db(), instanceId, accountId);
+      if (account) Object.assign(payload, await asOidcError(functions.run(db(), instanceId, "preaccesstoken", account, payload)));
+    }
     const record = jwtRecord(payload, token as never);
     await jwtRecords.upsert(String(payload.jti), record, Math.max(1, Number(payload.exp) - Math.floor(Date.now() / 1000)));
   };
@@ -87,4 +100,30 @@ export function findAccount(db: () => Db, instanceId: string) {
       },
     };
   };
+}
+
+/**
+ * `function/preuserinfo` for ID tokens: the provider keeps only the claims its configuration
+ * names from what findAccount answers, so what functions add (any name) joins the payload
+ * after that filter, as the provider's own `IdToken#set` extras do. The class is this
+ * provider's own (one per Provider), so the wrapper changes no other instance's tokens.
+ */
+export function functionClaimsInIdTokens(provider: Provider, db: () => Db, instanceId: string, functions: ActionFunctions): void {
+  const proto = provider.IdToken.prototype as unknown as { payload(): Promise<Record<string, unknown>> };
+  const filtered = proto.payload;
+  proto.payload = async function (this: unknown) {
+    const claims = await filtered.call(this);
+    const account = typeof claims.sub === "string" ? await activeAccount(db(), instanceId, claims.sub) : undefined;
+    return account ? asOidcError(functions.run(db(), instanceId, "preuserinfo", account, claims)) : claims;
+  };
+}
+
+/** A function target's refusal as the provider's error (400 access_denied), never a 500. */
+async function asOidcError<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof FunctionError) throw new errors.AccessDenied(error.message);
+    throw error;
+  }
 }

@@ -18,6 +18,8 @@ export interface AccessTokenRecord {
   grantId?: string;
   /** The browser session it belongs to, if any. */
   sessionUid?: string;
+  /** RFC 8693 section 4.1: the actor of an impersonation (token exchange). */
+  act?: Record<string, unknown>;
 }
 
 /** Where an opaque token's audience list is kept (the provider's own `aud` holds one value). */
@@ -40,6 +42,7 @@ export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: s
     gty: token.gty,
     ...(token.grantId && { grantId: token.grantId }),
     ...(token.sessionUid && { sessionUid: token.sessionUid }),
+    ...(payload.act !== undefined && { act: payload.act }),
   };
 }
 
@@ -101,7 +104,14 @@ export async function findAccessToken(
     ...(typeof stored.gty === "string" && { gty: stored.gty }),
     ...(typeof stored.grantId === "string" && { grantId: stored.grantId }),
     ...(typeof stored.sessionUid === "string" && { sessionUid: stored.sessionUid }),
+    ...(actOf(stored) && { act: actOf(stored) }),
   };
+}
+
+/** The actor: the JWT record's, or the one kept in an opaque token's extra claims. */
+function actOf(stored: OidcPayload): Record<string, unknown> | undefined {
+  const act = stored.act ?? (stored.extra as Record<string, unknown> | undefined)?.act;
+  return typeof act === "object" && act !== null ? (act as Record<string, unknown>) : undefined;
 }
 
 /** The audience list: the record's (JWT), or the one kept beside the provider's single value (opaque). */

@@ -14,6 +14,7 @@ import type { SecretBox } from "../crypto/encryption.js";
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import { createPasswordHasher } from "../crypto/passwords.js";
 import { FeatureFlags } from "../domain/feature/flags.js";
+import { loginSettingsKind } from "../domain/settings/login.js";
 import { createRestGateway } from "../gateway/gateway.js";
 import { openApiDocument } from "../gateway/openapi.js";
 import { routesOf } from "../gateway/routes.js";
@@ -29,7 +30,11 @@ import type { Telemetry } from "../telemetry/index.js";
 import { oidcMount } from "../oidc/mount.js";
 import { AccessTokenPrincipals } from "../oidc/principals.js";
 import { Providers } from "../oidc/providers.js";
+import { OidcLookups } from "../oidc/lookups.js";
 import { SigningKeys } from "../oidc/signing-keys.js";
+import { ActionFunctions } from "../actions/functions.js";
+import { ExecutionPlans } from "../actions/plans.js";
+import { OutboundClient } from "../http/outbound.js";
 import { createCors } from "./cors.js";
 import { TenantResolver } from "./tenant-resolver.js";
 import { hostAliases, requestAuthority } from "./host.js";
@@ -45,6 +50,9 @@ export interface AppDeps {
   telemetry?: Pick<Telemetry, "interceptors">;
 }
 
+/** Writes of action functions (metadata) outlive no caller; the statement timeout bounds them. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /**
  * Dispatch on the one port: CORS, then Connect procedures (gRPC, gRPC-web, Connect),
  * then plain HTTP endpoints, then OpenID Connect, then the REST gateway; anything else is 404.
@@ -55,11 +63,17 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const tenants = new TenantResolver(store, hostAliases(config.externalUrl.hostname), access);
   const signingKeys = new SigningKeys(store, box, config.oidc, config.oidc.providerCacheSize);
   const accessTokens = new AccessTokenPrincipals(signingKeys);
-  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box }, config.oidc.providerCacheSize);
+  const lookups = new OidcLookups(access);
   const hasher = createPasswordHasher(config.passwords);
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher });
+  // The one client for calls to other servers: action targets and upstream identity providers.
+  const outbound = new OutboundClient({ allowPrivate: config.outbound.allowPrivate, maxResponseBytes: config.outbound.maxResponseBytes });
+  const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
+  const executions = { store, plans, outbound, flags, logger };
+  const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
+  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, lookups, flags, functions }, config.oidc.providerCacheSize);
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions });
   const router = createConnectRouter({
-    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens })],
+    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
@@ -70,7 +84,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login) });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
@@ -141,5 +155,5 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     }
   }
 
-  return { handle, flags, watchStreams, shutdown: () => shutdown.abort() };
+  return { handle, flags, watchStreams, outbound, shutdown: () => shutdown.abort() };
 }

@@ -9,6 +9,8 @@ import { openDataDir } from "../store/data-dir.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { startTelemetry, type Telemetry } from "../telemetry/index.js";
 import { startPayloadSweeper } from "../oidc/sweeper.js";
+import { DeliveryMetrics } from "../actions/delivery-metrics.js";
+import { startDeliveryWorker } from "../actions/delivery-worker.js";
 import { createApp } from "./app.js";
 import { listen } from "./listener.js";
 import { ACCESS_CHANNEL, AccessEpoch } from "../cache/access-epoch.js";
@@ -62,6 +64,17 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       await listener.close(0);
       throw error;
     });
+    // Started last: nothing after it can fail and leave it running.
+    const deliveries = startDeliveryWorker({
+      store: opened,
+      flags: app.flags,
+      outbound: app.outbound,
+      box,
+      signingKeyGraceMs: config.actions.signingKeyGraceMs,
+      settings: config.actions.delivery,
+      logger,
+      metrics: new DeliveryMetrics(observed.metrics.registry, opened.db, config.healthTimeoutMs),
+    });
     logger.info(
       { port: listener.port, database: opened.kind, url: config.externalUrl.origin, metricsPort: metrics?.port, tracing: Boolean(observed.tracing) },
       "serving",
@@ -75,6 +88,8 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       async close() {
         app.shutdown();
         await listener.close();
+        // Calls in flight finish (bounded by their targets' timeouts) and write their results.
+        await deliveries.stop();
         await sweeper.stop();
         await metrics?.close();
         await changes?.close();

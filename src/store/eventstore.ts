@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
+import { recordDeliveries } from "../actions/outbox.js";
 import { instanceSequence } from "./instance-sequence.js";
 import type { Database } from "./schema.js";
 
@@ -51,8 +52,10 @@ export async function appendEvents(
         instance_position: sql<number>`nextval(${numbered}::regclass)`,
       })),
     )
-    .returning(["sequence", "created_at"])
+    .returning(["position", "sequence", "event_type", "created_at"])
     .execute();
+  // Event executions' outbox, in this transaction (actions/outbox.ts).
+  await recordDeliveries(tx, aggregate, rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at })));
   const last = rows[rows.length - 1]!;
   return { sequence: last.sequence, createdAt: last.created_at };
 }

@@ -8,6 +8,10 @@ import * as reusableAndSettings from "./migrations/0006-reusable-resources-and-s
 import * as projectsAppsAndGrants from "./migrations/0007-projects-apps-and-grants.js";
 import * as oidcStorage from "./migrations/0008-oidc-storage.js";
 import * as loginAttempts from "./migrations/0009-login-attempts.js";
+import * as externalIdentities from "./migrations/0010-external-identities.js";
+import * as targetKeyRotation from "./migrations/0011-target-key-rotation.js";
+import * as userMetadata from "./migrations/0013-user-metadata.js";
+import * as actionDeliveries from "./migrations/0012-action-deliveries.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +24,10 @@ const migrations: Record<string, Migration> = {
   "0007-projects-apps-and-grants": projectsAppsAndGrants,
   "0008-oidc-storage": oidcStorage,
   "0009-login-attempts": loginAttempts,
+  "0010-external-identities": externalIdentities,
+  "0011-target-key-rotation": targetKeyRotation,
+  "0013-user-metadata": userMetadata,
+  "0012-action-deliveries": actionDeliveries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -10,10 +10,12 @@ export interface Database {
   users: UserTable;
   user_secrets: UserSecretTable;
   user_keys: UserKeyTable;
+  user_metadata: UserMetadataTable;
   personal_access_tokens: PersonalAccessTokenTable;
   memberships: MembershipTable;
   idps: IdpTable;
   idp_state_policies: IdpStatePolicyTable;
+  external_identities: ExternalIdentityTable;
   settings: SettingsTable;
   projects: ProjectTable;
   project_roles: ProjectRoleTable;
@@ -24,6 +26,7 @@ export interface Database {
   oidc_payloads: OidcPayloadTable;
   targets: TargetTable;
   executions: ExecutionTable;
+  action_deliveries: ActionDeliveryTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -137,6 +140,14 @@ export interface UserSecretTable {
   failed_attempts: ColumnType<number, number | undefined, number>;
 }
 
+export interface UserMetadataTable {
+  instance_id: string;
+  user_id: string;
+  key: string;
+  value: Uint8Array;
+  change_date: Timestamp;
+}
+
 export interface UserKeyTable extends ProjectionColumns {
   id: string;
   user_id: string;
@@ -187,6 +198,18 @@ export interface IdpTable {
 }
 
 export type StatePolicyName = "activate" | "deactivate" | "inherit";
+
+/** A user's account at an identity provider (external login); the provider's id of it is the key. */
+export interface ExternalIdentityTable {
+  instance_id: string;
+  idp_id: string;
+  external_user_id: string;
+  user_id: string;
+  external_username: string;
+  external_email: string;
+  created_at: Timestamp;
+  change_date: Timestamp;
+}
 
 export interface IdpStatePolicyTable {
   idp_id: string;
@@ -298,6 +321,9 @@ export interface TargetTable extends ProjectionColumns {
   execution_mode: ExecutionMode;
   /** AES-256-GCM under the master key; see crypto/encryption.ts. */
   signing_key: string;
+  /** The key before the last regeneration (sealed alike), still signing during the grace period. */
+  previous_signing_key: string | null;
+  signing_key_changed_at: Timestamp | null;
 }
 export type TargetRow = Selectable<TargetTable>;
 export type TargetUpdate = Updateable<TargetTable>;
@@ -311,3 +337,29 @@ export interface ExecutionTable extends ProjectionColumns {
   includes: Json<string[]>;
 }
 export type ExecutionRow = Selectable<ExecutionTable>;
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+/** One event for one target of an event execution (migrations/0012-action-deliveries.ts). */
+export interface ActionDeliveryTable {
+  instance_id: string;
+  id: string;
+  event_position: number;
+  event_type: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  event_sequence: number;
+  target_id: string;
+  execution_id: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  claimed_until: Timestamp | null;
+  claim_id: string | null;
+  last_error: string | null;
+  last_status: number | null;
+  created_at: Timestamp;
+  window_start: Timestamp;
+  delivered_at: Timestamp | null;
+}
+export type ActionDeliveryRow = Selectable<ActionDeliveryTable>;

@@ -77,6 +77,9 @@ describe.each(DATABASE_KINDS)("authentication of PlatformActions (%s)", (kind) =
       ["ListAvailableExecutionFunctions", {}],
       ["ListAvailableExecutionMethods", {}],
       ["ListAvailableExecutionServices", {}],
+      ["ListAvailableExecutionEvents", {}],
+      ["SearchDeliveries", {}],
+      ["RetryDelivery", { id: "no-such-delivery" }],
     ];
   });
   afterAll(() => server?.close());

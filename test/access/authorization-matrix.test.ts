@@ -207,12 +207,12 @@ const userAfter = (pick: (u: JsonObject | undefined) => unknown, whenOk: unknown
   expect(pick(await userAsAdminSees(s, s.memo.user!)), "the user afterwards").toEqual(outcome === OK ? whenOk : otherwise);
 };
 
-async function credentialCount(s: Scene, rpc: "SearchPersonalAccessTokens" | "SearchKeys"): Promise<number> {
+async function credentialCount(s: Scene, rpc: "SearchPersonalAccessTokens" | "SearchKeys" | "SearchMetadata"): Promise<number> {
   const found = await must(s.admin(USERS, rpc, { id: s.memo.user! }), `admin ${rpc}`);
   return Number((found.details as JsonObject | undefined)?.totalResult ?? 0);
 }
 
-const credentialsAfter = (rpc: "SearchPersonalAccessTokens" | "SearchKeys", whenOk: number, otherwise: number) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+const credentialsAfter = (rpc: "SearchPersonalAccessTokens" | "SearchKeys" | "SearchMetadata", whenOk: number, otherwise: number) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
   expect(await credentialCount(s, rpc), `${rpc} afterwards`).toBe(outcome === OK ? whenOk : otherwise);
 };
 
@@ -524,6 +524,21 @@ const ROWS: Row[] = [
     expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
     request: () => ({}),
   },
+  {
+    service: ACTIONS, rpc: "ListAvailableExecutionEvents", what: "",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: () => ({}),
+  },
+  {
+    service: ACTIONS, rpc: "SearchDeliveries", what: "",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: () => ({}),
+  },
+  {
+    service: ACTIONS, rpc: "RetryDelivery", what: "of no delivery",
+    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    request: () => ({ id: "no-such-delivery" }),
+  },
 
   // PlatformUsers: user.* and user.credential.write in the user's organization; GetUser and
   // SetPassword (with the current password) on oneself without them.
@@ -832,6 +847,47 @@ const ROWS: Row[] = [
       return { id, keyId: detailsId(key) };
     },
     check: credentialsAfter("SearchKeys", 0, 1),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "SetMetadata", what: "on a user of the organization acted in (user.write)",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s), metadata: [{ key: "matrix", value: "dg==" }] }),
+    check: credentialsAfter("SearchMetadata", 1, 0),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GetMetadata", what: "of a user of the organization acted in (user.read)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "SetMetadata", { id, metadata: [{ key: "matrix", value: "dg==" }] }), "admin SetMetadata");
+      return { id, key: "matrix" };
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "SearchMetadata", what: "of a user of the organization acted in (user.read)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "SetMetadata", { id, metadata: [{ key: "matrix", value: "dg==" }] }), "admin SetMetadata");
+      return { id };
+    },
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).length).toBe(1);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeleteMetadata", what: "of a user of the organization acted in (user.write)",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s);
+      await must(s.admin(USERS, "SetMetadata", { id, metadata: [{ key: "matrix", value: "dg==" }] }), "admin SetMetadata");
+      return { id, key: "matrix" };
+    },
+    check: credentialsAfter("SearchMetadata", 0, 1),
     cleanup: removeUser,
   },
   {

@@ -32,6 +32,8 @@ const RPCS: [string, Access, (f: Fixture) => JsonObject][] = [
   ["ListAvailableExecutionFunctions", "read", () => ({})],
   ["ListAvailableExecutionMethods", "read", () => ({})],
   ["ListAvailableExecutionServices", "read", () => ({})],
+  ["ListAvailableExecutionEvents", "read", () => ({})],
+  ["SearchDeliveries", "read", () => ({})],
   ["DeleteExecution", "write", (f) => ({ id: f.executionId })],
   ["DeleteTarget", "write", (f) => ({ id: f.targetId })],
 ];

@@ -31,6 +31,8 @@ const RPCS: [string, (f: Fixture) => JsonObject][] = [
   ["ListAvailableExecutionFunctions", () => ({})],
   ["ListAvailableExecutionMethods", () => ({})],
   ["ListAvailableExecutionServices", () => ({})],
+  ["ListAvailableExecutionEvents", () => ({})],
+  ["SearchDeliveries", () => ({})],
   ["DeleteExecution", () => ({ id: "function/preaccesstoken" })],
   ["DeleteTarget", (f) => ({ id: f.targetId })],
 ];

@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
  */
 
 const idOf = (r: CallResult) => (r as unknown as { message: { details: { id: string } } }).message.details.id;
-const webhook = (name: string, extra: JsonObject = {}) => ({ target: { name, restWebhook: { url: "https://example.com/c" }, ...extra } });
+const webhook = (name: string, extra: JsonObject = {}) => ({ target: { name, restWebhook: { url: "https://example.invalid/c" }, ...extra } });
 
 describe.each(DATABASE_KINDS)("consistency of PlatformActions writes (%s)", (kind) => {
   let server: TestServer;

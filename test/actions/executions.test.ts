@@ -21,7 +21,7 @@ describe.each(DATABASE_KINDS)("PutExecution, DeleteExecution and the execution c
     call("PutExecution", { execution: { condition, targets, includes } }, p);
   const event = (name: string) => ({ event: { event: name } });
   const createTarget = async (name: string) =>
-    okMessage(await call("CreateTarget", { target: { name, restWebhook: { url: `https://example.org/${name}` } } })).details.id as string;
+    okMessage(await call("CreateTarget", { target: { name, restWebhook: { url: `https://example.invalid/${name}` } } })).details.id as string;
 
   /** The stored execution of a condition, read through SearchExecutions; undefined when there is none. */
   async function read(condition: JsonObject): Promise<{ id: string; sequence: bigint; targets: string[]; includes: string[]; condition: Msg } | undefined> {
@@ -309,7 +309,7 @@ describe.each(DATABASE_KINDS)("PutExecution, DeleteExecution and the execution c
       expect(methods).toEqual(sorted(methods));
       expect(new Set(methods).size).toBe(methods.length);
       const ours = PlatformActions.methods.map((m) => `/${PA}/${m.name}`);
-      expect(ours).toHaveLength(11);
+      expect(ours).toHaveLength(14);
       expect(methods).toEqual(expect.arrayContaining([
         ...ours,
         "/grpc.health.v1.Health/Check",

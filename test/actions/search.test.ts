@@ -274,8 +274,8 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
     const searchEx = async (req: JsonObject, p: Protocol = "grpc") => okMessage(await call("SearchExecutions", req, p));
 
     beforeAll(async () => {
-      tA = await createTarget({ name: "ex-target-a", restWebhook: { url: "https://example.org/a" } });
-      tB = await createTarget({ name: "ex-target-b", restWebhook: { url: "https://example.org/b" } });
+      tA = await createTarget({ name: "ex-target-a", restWebhook: { url: "https://example.invalid/a" } });
+      tB = await createTarget({ name: "ex-target-b", restWebhook: { url: "https://example.invalid/b" } });
       const puts: [JsonObject, string, string[], string[]][] = [
         [{ request: { method: `/${PA}/GetTarget` } }, `request/${PA}/GetTarget`, [tA], []],
         [{ request: { service: PA } }, `request/${PA}`, [tB], []],

@@ -65,6 +65,7 @@ describe("the OpenAPI document, documented from the proto comments", () => {
       { name: "PlatformIdentityProviders", description: PROTO_COMMENTS["platform.resources.idp.v3alpha.PlatformIdentityProviders"] },
       { name: "PlatformInstances", description: PROTO_COMMENTS["platform.resources.instance.v3alpha.PlatformInstances"] },
       { name: "PlatformLanguageSettings", description: PROTO_COMMENTS["platform.settings.language.v3alpha.PlatformLanguageSettings"] },
+      { name: "PlatformLoginSettings", description: PROTO_COMMENTS["platform.settings.login.v3alpha.PlatformLoginSettings"] },
       { name: "PlatformMemberships", description: PROTO_COMMENTS["platform.resources.membership.v3alpha.PlatformMemberships"] },
       { name: "PlatformOrganizations", description: PROTO_COMMENTS["platform.resources.org.v3alpha.PlatformOrganizations"] },
       { name: "PlatformProjects", description: PROTO_COMMENTS["platform.resources.project.v3alpha.PlatformProjects"] },

@@ -434,10 +434,13 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
       const { username, secret } = await machineWithSecret();
       expectOAuthError(await tokenRequest(other.baseUrl, { grant_type: "client_credentials", scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) }), 401, "invalid_client");
 
-      for (const grant of ["password", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange", "nonsense"]) {
+      for (const grant of ["password", "urn:ietf:params:oauth:grant-type:device_code", "nonsense"]) {
         const res = await tokenRequest(base, { grant_type: grant, username, password: secret, scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) });
         expectOAuthError(res, 400, "unsupported_grant_type");
       }
+      // Token exchange is served, for applications only (test/oidc/token-exchange.test.ts).
+      const exchange = await tokenRequest(base, { grant_type: "urn:ietf:params:oauth:grant-type:token-exchange", subject_token: "x", subject_token_type: "urn:ietf:params:oauth:token-type:access_token" }, { authorization: basic(username, secret) });
+      expectOAuthError(exchange, 400, "unauthorized_client");
       const missing = await tokenRequest(base, { scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) });
       expectOAuthError(missing, 400, "invalid_request");
       // A refresh token or code grant for a client that may only use client_credentials.

@@ -261,3 +261,16 @@ describe("OpenID Connect and login settings", () => {
     expect(configError({ PLATFORM_LOGIN_RATE_PER_IP: "-1" }).message).toContain("PLATFORM_LOGIN_RATE_PER_IP");
   });
 });
+
+describe("action settings", () => {
+  it("keep a regenerated target key's predecessor signing for an hour by default, as told, at most 720h", () => {
+    expect(loadConfig({}).actions).toEqual({ signingKeyGraceMs: 3_600_000, delivery: { maxAgeMs: 86_400_000, pollIntervalMs: 1000, concurrency: 10 } });
+    expect(loadConfig({ PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "2h", PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "100ms", PLATFORM_ACTIONS_DELIVERY_CONCURRENCY: "3" }).actions.delivery).toEqual({ maxAgeMs: 7_200_000, pollIntervalMs: 100, concurrency: 3 });
+    expect(configError({ PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "5ms" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL");
+    expect(configError({ PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "721h" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_MAX_AGE");
+    expect(configError({ PLATFORM_ACTIONS_DELIVERY_CONCURRENCY: "0" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_CONCURRENCY");
+    expect(loadConfig({ PLATFORM_ACTIONS_SIGNING_KEY_GRACE: "90s" }).actions.signingKeyGraceMs).toBe(90_000);
+    expect(configError({ PLATFORM_ACTIONS_SIGNING_KEY_GRACE: "721h" }).message).toContain("PLATFORM_ACTIONS_SIGNING_KEY_GRACE");
+    expect(configError({ PLATFORM_ACTIONS_SIGNING_KEY_GRACE: "never" }).message).toContain("PLATFORM_ACTIONS_SIGNING_KEY_GRACE");
+  });
+});

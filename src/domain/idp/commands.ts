@@ -163,6 +163,8 @@ export async function removeIdp(tx: Tx, creator: string, id: string, asked: Cont
   }
   const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id }, row.sequence, [{ type: "idp.removed", payload: { name: row.name } }], creator);
   await tx.deleteFrom("idp_state_policies").where("idp_id", "=", id).execute();
+  // A system provider is used by every instance: its links go everywhere.
+  await tx.deleteFrom("external_identities").where("idp_id", "=", id).$if(row.instance_id !== "", (q) => q.where("instance_id", "=", row.instance_id)).execute();
   await tx.deleteFrom("idps").where("id", "=", id).execute();
   return detailsOf(row, appended.sequence, appended.createdAt);
 }
@@ -170,5 +172,10 @@ export async function removeIdp(tx: Tx, creator: string, id: string, asked: Cont
 /** Part of removing an organization: its providers and its policies for providers above it. */
 export async function removeOrgIdps(tx: Tx, instanceId: string, orgId: string): Promise<void> {
   await tx.deleteFrom("idp_state_policies").where("instance_id", "=", instanceId).where("org_id", "=", orgId).execute();
+  await tx
+    .deleteFrom("external_identities")
+    .where("instance_id", "=", instanceId)
+    .where("idp_id", "in", tx.selectFrom("idps").select("id").where("instance_id", "=", instanceId).where("org_id", "=", orgId))
+    .execute();
   await tx.deleteFrom("idps").where("instance_id", "=", instanceId).where("org_id", "=", orgId).execute();
 }

@@ -144,6 +144,8 @@ export async function setPrimaryInstanceDomain(tx: Tx, actor: Actor, id: string,
 
 /** Every projection row of an instance, by table: what deleting it removes. */
 const INSTANCE_TABLES = [
+  // Pending deliveries too: their targets go with the instance.
+  "action_deliveries",
   "executions",
   "targets",
   "user_grants",
@@ -155,8 +157,10 @@ const INSTANCE_TABLES = [
   "projects",
   "settings",
   "idp_state_policies",
+  "external_identities",
   "idps",
   "user_keys",
+  "user_metadata",
   "user_secrets",
   "personal_access_tokens",
   "memberships",

@@ -185,7 +185,7 @@ async function upsertSecret(tx: Tx, instanceId: string, userId: string, kind: "p
     .execute();
 }
 
-async function changeUser(tx: Tx, actor: Actor, current: UserRow, events: PendingEvent[], set: UserUpdate): Promise<ObjectDetails> {
+export async function changeUser(tx: Tx, actor: Actor, current: UserRow, events: PendingEvent[], set: UserUpdate): Promise<ObjectDetails> {
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, events, actor.userId);
   await tx
     .updateTable("users")
@@ -222,7 +222,7 @@ export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_
   // Locked first: whoever is adding a membership or credential to one of them (holding a
   // share lock) finishes before, and is removed with it; whoever comes later finds no user.
   await users.forUpdate().execute();
-  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "memberships", "user_grants"] as const) {
+  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "user_metadata", "memberships", "user_grants", "external_identities"] as const) {
     await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
   }
   await tx.deleteFrom("users").where("instance_id", "=", instanceId).where(column, "=", value).execute();

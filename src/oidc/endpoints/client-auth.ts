@@ -3,7 +3,7 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import type { Db } from "../../store/eventstore.js";
 import { secretMatches } from "../clients.js";
 import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
-import { appParty, machineParty, type Party } from "../parties.js";
+import type { Party } from "../parties.js";
 import { OAuthError } from "./oauth-response.js";
 
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
@@ -15,6 +15,8 @@ export interface ClientAuthContext {
   instanceId: string;
   /** Audiences an assertion may name: the issuer and this endpoint's URL. */
   audiences: string[];
+  /** The application by client_id, else the machine user by username (cached: lookups.ts). */
+  findParty(clientId: string): Promise<Party | undefined>;
   /** Records an assertion's jti; false when it was seen before. */
   unique(clientId: string, jti: string, exp: number): Promise<boolean>;
 }
@@ -65,7 +67,7 @@ export async function authenticateClient(
   if (!allowed.has(method)) throw invalidClient(`${method} is not allowed at this endpoint; use ${[...allowed].join(" or ")}`, header !== undefined);
   if (clientId.length > 200) throw invalidClient("client not found", header !== undefined);
 
-  const party = (await appParty(context.db, context.instanceId, clientId)) ?? (await machineParty(context.db, context.instanceId, { username: clientId }));
+  const party = await context.findParty(clientId);
   if (!party) throw invalidClient("client not found", header !== undefined);
   const registered = party.kind === "app" ? (party.config.type === "oidc" ? party.config.oidc.authMethod : party.config.api.authMethod) : "basic";
   const uses = method === "client_secret_basic" || method === "client_secret_post" ? "secret" : method === "private_key_jwt" ? "jwt" : "none";

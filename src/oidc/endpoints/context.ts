@@ -1,7 +1,9 @@
+import type { ActionFunctions } from "../../actions/functions.js";
 import type { Db } from "../../store/eventstore.js";
 import { JWT_RECORD_MODEL, findAccessToken, type AccessTokenRecord } from "../tokens.js";
 import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";
 import type { KeySet } from "../signing-keys.js";
+import type { OidcLookups } from "../lookups.js";
 import type { ClientAuthContext } from "./client-auth.js";
 
 /** What our own endpoints of one request know: its instance, issuer, database and stores. */
@@ -12,6 +14,10 @@ export interface EndpointContext {
   keys: () => Promise<KeySet>;
   adapter: (model: string) => OidcAdapter;
   maxBodyBytes: number;
+  /** Clients and projects, cached until the next change of access. */
+  lookups: OidcLookups;
+  /** Action functions (preuserinfo) that may add claims to userinfo. */
+  functions: ActionFunctions;
   /** Tells every process that cached decisions on tokens may be stale (a revocation). */
   accessChanged(): Promise<void>;
 }
@@ -45,6 +51,7 @@ export function clientAuthContext(c: EndpointContext, endpointPath: string): Cli
     db: c.db,
     instanceId: c.instanceId,
     audiences: [c.issuer, new URL(endpointPath, c.issuer).href],
+    findParty: (clientId) => c.lookups.party(c.db, c.instanceId, clientId),
     unique: (clientId, jti, exp) => claimAssertion(c.db, c.instanceId, clientId, jti, exp),
   };
 }

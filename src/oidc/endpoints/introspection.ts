@@ -1,6 +1,6 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { activeAccount, claimsOf } from "../accounts.js";
-import { roleClaims } from "../roles.js";
+import { activeAccountWithGrants, claimsOf } from "../accounts.js";
+import { roleClaimsOf } from "../roles.js";
 import { OIDC_ROUTES } from "../routes.js";
 import { authenticateClient, type ClientAuthMethod } from "./client-auth.js";
 import { clientAuthContext, lookUpAccessToken, type EndpointContext } from "./context.js";
@@ -20,15 +20,15 @@ export async function introspect(req: NodeRequest, res: NodeResponse, c: Endpoin
   if (party.kind !== "app") throw new OAuthError(401, "invalid_client", "only applications may introspect tokens");
   if (!form.token) throw new OAuthError(400, "invalid_request", "missing required parameter 'token'");
   const record = await lookUpAccessToken(c, form.token);
-  const account = record && (await activeAccount(c.db, c.instanceId, record.accountId));
-  if (!record || !account || !(record.aud.includes(party.clientId) || record.aud.includes(party.projectId))) {
+  const found = record && (await activeAccountWithGrants(c.db, c.instanceId, record.accountId, record.aud));
+  if (!record || !found || !(record.aud.includes(party.clientId) || record.aud.includes(party.projectId))) {
     sendJson(res, 200, { active: false });
     return;
   }
   const scopes = new Set(record.scope.split(" ").filter(Boolean));
   sendJson(res, 200, {
-    ...claimsOf(account, scopes),
-    ...(await roleClaims(c.db, c.instanceId, account.userId, record.aud, [...scopes])),
+    ...claimsOf(found.account, scopes),
+    ...roleClaimsOf(found.grants, [...scopes]),
     active: true,
     aud: record.aud,
     client_id: record.clientId,
@@ -39,6 +39,7 @@ export async function introspect(req: NodeRequest, res: NodeResponse, c: Endpoin
     jti: record.jti,
     scope: record.scope,
     token_type: "Bearer",
-    username: account.loginName,
+    username: found.account.loginName,
+    ...(record.act && { act: record.act }),
   });
 }

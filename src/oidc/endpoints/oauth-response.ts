@@ -31,8 +31,12 @@ export function sendOAuthError(res: NodeResponse, error: OAuthError): void {
   sendJson(res, error.status, { error: error.error, error_description: error.description }, error.headers);
 }
 
-/** Reads a form body up to `limit` bytes; a larger or unreadable one is an OAuthError. */
-export async function readForm(req: NodeRequest, limit: number): Promise<Record<string, string>> {
+/**
+ * Reads a form body up to `limit` bytes; a larger or unreadable one is an OAuthError. A
+ * parameter may appear once, except those in `repeatable`, whose values are joined by spaces
+ * (RFC 8693 repeats `audience` and `resource`, whose values are URIs or names without spaces).
+ */
+export async function readForm(req: NodeRequest, limit: number, repeatable: ReadonlySet<string> = new Set()): Promise<Record<string, string>> {
   const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (req.method !== "POST") throw new OAuthError(405, "invalid_request", "use POST");
   if (type !== "application/x-www-form-urlencoded") throw new OAuthError(400, "invalid_request", "only application/x-www-form-urlencoded bodies are supported");
@@ -46,8 +50,8 @@ export async function readForm(req: NodeRequest, limit: number): Promise<Record<
   const params = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
   const form: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (key in form) throw new OAuthError(400, "invalid_request", `'${key}' parameter must only be provided once`);
-    form[key] = value;
+    if (key in form && !repeatable.has(key)) throw new OAuthError(400, "invalid_request", `'${key}' parameter must only be provided once`);
+    form[key] = key in form ? `${form[key]} ${value}` : value;
   }
   return form;
 }

@@ -1,6 +1,7 @@
+import { FunctionError } from "../../actions/functions.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { activeAccount, claimsOf } from "../accounts.js";
-import { roleClaims } from "../roles.js";
+import { activeAccountWithGrants, claimsOf } from "../accounts.js";
+import { roleClaimsOf } from "../roles.js";
 import { lookUpAccessToken, type EndpointContext } from "./context.js";
 import { OAuthError, sendJson } from "./oauth-response.js";
 
@@ -21,9 +22,18 @@ export async function userinfo(req: NodeRequest, res: NodeResponse, c: EndpointC
   if (!record) throw challenge(401, "invalid_token", "the access token is invalid, expired or revoked");
   const scopes = new Set(record.scope.split(" ").filter(Boolean));
   if (!scopes.has("openid")) throw challenge(403, "insufficient_scope", "the access token was not granted the openid scope");
-  const account = await activeAccount(c.db, c.instanceId, record.accountId);
-  if (!account) throw challenge(401, "invalid_token", "the token's user or organization is no longer active");
-  sendJson(res, 200, { ...claimsOf(account, scopes), ...(await roleClaims(c.db, c.instanceId, account.userId, record.aud, [...scopes])) });
+  const found = await activeAccountWithGrants(c.db, c.instanceId, record.accountId, record.aud);
+  if (!found) throw challenge(401, "invalid_token", "the token's user or organization is no longer active");
+  const claims = { ...claimsOf(found.account, scopes), ...roleClaimsOf(found.grants, [...scopes]) };
+  let answered: Record<string, unknown>;
+  try {
+    answered = await c.functions.run(c.db, c.instanceId, "preuserinfo", found.account, claims);
+  } catch (error) {
+    // A function target that interrupts on error refused (or failed): its message, never a 500.
+    if (error instanceof FunctionError) throw new OAuthError(error.status, "access_denied", error.message);
+    throw error;
+  }
+  sendJson(res, 200, answered);
 }
 
 function challenge(status: number, error: string, description: string, tokenSent = true): OAuthError {

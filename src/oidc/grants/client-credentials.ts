@@ -1,6 +1,7 @@
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Db } from "../../store/eventstore.js";
 import { issueAccessToken } from "../issue.js";
+import type { OidcLookups } from "../lookups.js";
 import { audienceAndScope, isKnownScope, splitScope } from "../scopes.js";
 
 /**
@@ -9,13 +10,13 @@ import { audienceAndScope, isKnownScope, splitScope } from "../scopes.js";
  * client_secret_basic, which the provider pairs with client_secret_post). The token acts for
  * the machine user; no refresh token and no ID token are issued.
  */
-export function clientCredentialsGrant(db: () => Db, instanceId: string) {
+export function clientCredentialsGrant(db: () => Db, instanceId: string, lookups?: OidcLookups) {
   return async (ctx: KoaContextWithOIDC) => {
     const client = ctx.oidc.client!;
     const userId = client["platform_user_id"] as string | undefined;
     if (!userId) throw new errors.UnauthorizedClient("client_credentials is for machine users");
     const asked = splitScope(ctx.oidc.params!.scope as string | undefined).filter((s) => isKnownScope(s) && s !== "offline_access");
-    const { aud, scopes } = await audienceAndScope(db(), instanceId, { clientId: client.clientId }, asked);
+    const { aud, scopes } = await audienceAndScope(db(), instanceId, { clientId: client.clientId }, asked, lookups);
     const format = client["platform_access_token_type"] === "jwt" ? "jwt" : "opaque";
     const issued = await issueAccessToken(ctx, { accountId: userId, scopes, aud, format, gty: "client_credentials" });
     ctx.body = { access_token: issued.value, token_type: "Bearer", expires_in: issued.expiresIn, scope: scopes.join(" ") };

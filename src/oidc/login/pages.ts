@@ -2,10 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type Provider from "oidc-provider";
 import type { PasswordHasher } from "../../crypto/passwords.js";
-import { ConnectError } from "@connectrpc/connect";
 import { storePassword } from "../../domain/user/commands.js";
-import { DomainError } from "../../domain/errors.js";
-import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../domain/user/passwords.js";
+import { checkCurrentPassword } from "../../domain/user/passwords.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 import { clearFailedPasswords, recordFailedPassword } from "./attempts.js";
@@ -13,16 +11,27 @@ import type { WindowLimiter } from "./rate-limit.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
 import { loginLanguage } from "./language.js";
+import { hashUnderPolicy } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
 import { changePasswordForm, errorBody, loginNameForm, page, passwordForm } from "./render.js";
 import { TEXTS, type Language } from "./texts.js";
 import { defaultOrgOf, userByLoginName } from "./users.js";
+import { externalLoginButtons } from "./external/providers.js";
+import type { SettingsKind } from "../../domain/settings/kind.js";
+import { finishLogin, promptSteps, registerLink, settingsOf } from "./prompts.js";
 
 export interface LoginContext {
   db: Db;
   transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
-  /** Password attempts per address and per login name (rate-limit.ts), and the lockout threshold. */
-  guards: { perIp: WindowLimiter; perLoginName: WindowLimiter; maxPasswordAttempts: number };
+  /**
+   * Password attempts per address and per login name (rate-limit.ts); the login settings'
+   * kind with the configured lockout default (domain/settings/login.ts: the threshold is
+   * the user's organization's); how long a sign-in counts for account selection (the
+   * provider's session lifetime, known-accounts.ts). `maxPasswordAttempts` is only the
+   * system default (PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS); the threshold in effect is the
+   * user's organization's: `loginSettingsOf(db, instanceId, orgId, guards.loginSettings)`.
+   */
+  guards: { perIp: WindowLimiter; perLoginName: WindowLimiter; loginSettings: SettingsKind; sessionTtlS: number };
   /** After a lock committed: this process's caches of access go (others hear the NOTIFY). */
   accessChanged(): void;
   instanceId: string;
@@ -60,8 +69,10 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   const csrf = createHmac("sha256", c.csrfKey).update(uid).digest("base64url");
   const base = `${LOGIN_PATH}/${uid}`;
   const show = (status: number, title: string, body: string) => sendPage(res, status, lang, () => [title, body]);
-  const askLoginName = (status: number, loginName: string, error?: string) =>
-    show(status, t.signInTitle, loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }));
+  const askLoginName = async (status: number, loginName: string, error?: string) =>
+    show(status, t.signInTitle, loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }) + (await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid)) + (await registerLink(c, orgId, base, t)));
+
+  if (await promptSteps({ req, res, c, details, step, base, csrf, lang, t, requestedOrg: orgId, show, askLoginName })) return;
 
   if (req.method === "GET" && step === undefined) {
     if (details.prompt.name === "consent") return consent(req, res, c.provider, details);
@@ -82,6 +93,8 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, orgId) : undefined;
   if (!user || user.state === "inactive") return askLoginName(401, loginName, t.unknownUser);
   if (user.state === "locked") return askLoginName(403, loginName, t.userLocked);
+  const settings = await settingsOf(c, user.orgId);
+  if (!settings.allowUsernamePassword) return show(403, t.errorTitle, errorBody(t.passwordLoginDisabled));
   const askPassword = (status: number, error?: string) =>
     show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, otherAccount: base, ...(error && { error }) }));
   if (step === "loginname") return askPassword(200);
@@ -95,7 +108,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   }
   const checked = form.password ? await checkCurrentPassword(c.db, c.hasher, c.instanceId, user.id, form.password) : { ok: false as const };
   if (!checked.ok) {
-    const { locked } = await c.transact((tx) => recordFailedPassword(tx, c.instanceId, user.id, c.guards.maxPasswordAttempts));
+    const { locked } = await c.transact((tx) => recordFailedPassword(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
     if (locked) c.accessChanged();
     return locked ? askLoginName(403, loginName, t.userLocked) : (step === "change" ? askNewPassword : askPassword)(401, t.wrongPassword);
   }
@@ -103,20 +116,14 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   if (step === "change") {
     const next = form.newPassword ?? "";
     if (next !== form.newPasswordConfirmation) return askNewPassword(400, t.passwordsDiffer);
-    let hash: string;
-    try {
-      hash = await hashNewPassword(c.hasher, next, await passwordPolicyOf(c.db, c.instanceId));
-    } catch (error) {
-      // The policy check is the domain's: it throws a DomainError (invalid_argument), not a ConnectError.
-      if (error instanceof DomainError && error.kind === "invalid_argument") return askNewPassword(400, `${t.passwordPolicy} ${error.message.replace(/^[^:]*: /, "")}`);
-      if (error instanceof ConnectError) return askNewPassword(400, `${t.passwordPolicy} ${error.rawMessage.replace(/^[^:]*: /, "")}`);
-      throw error;
-    }
+    const hashed = await hashUnderPolicy(c, next);
+    if ("refused" in hashed) return askNewPassword(400, `${t.passwordPolicy} ${hashed.refused}`);
+    const { hash } = hashed;
     await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash, changeRequired: false, expected: checked.hash }));
   } else if (await passwordChangeRequired(c.db, c.instanceId, user.id)) {
     return askNewPassword(200);
   }
-  await c.provider.interactionFinished(req as never, res as never, { login: { accountId: user.id, amr: ["pwd"], remember: true } }, { mergeWithLastSubmission: false });
+  await finishLogin(req, res, c, user.id);
 }
 
 async function passwordChangeRequired(db: Db, instanceId: string, userId: string): Promise<boolean> {

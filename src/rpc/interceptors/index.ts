@@ -7,6 +7,7 @@ import type { TenantResolver } from "../../server/tenant-resolver.js";
 import type { Store } from "../../store/database.js";
 import { authenticationInterceptor } from "./authentication.js";
 import { authorizationInterceptor } from "./authorization.js";
+import { executionInterceptor, type ExecutionDeps } from "./executions.js";
 import { featureFlagInterceptor } from "./feature-flags.js";
 import { requestContextInterceptor } from "./request-context.js";
 import { requestLogInterceptor } from "./request-log.js";
@@ -22,14 +23,16 @@ export interface InterceptorDeps {
   access: AccessEpoch;
   /** OpenID Connect access tokens, accepted beside personal access tokens. */
   accessTokens: AccessTokenPrincipals;
+  /** Request and response executions of PlatformActions (actions/). */
+  executions: ExecutionDeps;
 }
 
 /**
  * The order every call passes through, outermost first. The tenant is the Host's instance
  * until the request context (after authentication, which needs the Host's instance to
  * check the token) replaces it with the one `ctx` selects. gRPC, gRPC-web, Connect and the
- * REST gateway all run this one chain. Action executions (request/response) will sit
- * between validation and the handler.
+ * REST gateway all run this one chain. Action executions (request/response) run after
+ * authorization and before validation, so a request a target rewrote is validated too.
  */
 export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
@@ -39,6 +42,7 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
     requestContextInterceptor(deps.store, deps.access),
     authorizationInterceptor(deps.store),
     featureFlagInterceptor(deps.flags),
+    executionInterceptor(deps.executions),
     validationInterceptor(),
   ];
 }

@@ -3,18 +3,18 @@ import { createValidator, violationsToProto, type Violation } from "@bufbuild/pr
 
 const validator = createValidator();
 type Result = ReturnType<typeof validator.validate>;
-const resultKey = createContextKey<Result | undefined>(undefined, { description: "validation result" });
+const resultKey = createContextKey<{ of: unknown; result: Result } | undefined>(undefined, { description: "validation result" });
 
 /**
  * The buf.validate result of a request, computed once: the request context checks its `ctx`
  * early (request-context.ts), and this interceptor the rest after authorization.
  */
 export function validateRequest(req: UnaryRequest): Result {
-  let result = req.contextValues.get(resultKey);
-  if (!result) {
-    result = validator.validate(req.method.input, req.message);
-    req.contextValues.set(resultKey, result);
-  }
+  const known = req.contextValues.get(resultKey);
+  // Of this very message: a request an execution's target rewrote is checked again.
+  if (known?.of === req.message) return known.result;
+  const result = validator.validate(req.method.input, req.message);
+  req.contextValues.set(resultKey, { of: req.message, result });
   return result;
 }
 

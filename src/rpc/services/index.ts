@@ -15,6 +15,7 @@ import { PlatformGrants } from "../../../gen/platform/resources/grant/v3alpha/gr
 import { PlatformApps } from "../../../gen/platform/resources/app/v3alpha/app_service_pb.js";
 import { PlatformFeatureSettings } from "../../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
 import { PlatformLanguageSettings } from "../../../gen/platform/settings/language/v3alpha/language_service_pb.js";
+import { PlatformLoginSettings } from "../../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
@@ -32,6 +33,8 @@ import { grantsService } from "./grants/service.js";
 import { appsService } from "./apps/service.js";
 import { featureSettingsService } from "./settings/feature.js";
 import { languageSettingsService } from "./settings/language.js";
+import { loginSettingsService } from "./settings/login.js";
+import type { SettingsKind } from "../../domain/settings/kind.js";
 import { healthService, type WatchStreams } from "./health.js";
 import { reflectionServices } from "./reflection.js";
 
@@ -45,6 +48,7 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformMemberships,
   PlatformIdentityProviders,
   PlatformLanguageSettings,
+  PlatformLoginSettings,
   PlatformFeatureSettings,
   PlatformProjects,
   PlatformApps,
@@ -76,6 +80,8 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   watchStreams: WatchStreams;
   /** The instances' token signing keys (oidc/signing-keys.ts). */
   signingKeys: SigningKeys;
+  /** The login settings' kind, with the configured lockout default (domain/settings/login.ts). */
+  loginSettings: SettingsKind;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
@@ -87,6 +93,7 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformMemberships, membershipsService(deps));
   router.service(PlatformIdentityProviders, idpsService(deps));
   router.service(PlatformLanguageSettings, languageSettingsService(deps));
+  router.service(PlatformLoginSettings, loginSettingsService(deps));
   router.service(PlatformFeatureSettings, featureSettingsService(deps));
   router.service(PlatformProjects, projectsService(deps));
   router.service(PlatformApps, appsService(deps));

@@ -70,7 +70,11 @@ export async function patchTarget(
     ...(changes.kind !== undefined && { target_type: changes.kind, url: changes.url }),
     ...(changes.timeoutMs !== undefined && { timeout_ms: changes.timeoutMs }),
     ...(changes.mode !== undefined && { execution_mode: changes.mode }),
-    ...(signingKey !== undefined && { signing_key: box.encrypt(signingKey) }),
+    ...(signingKey !== undefined && {
+      signing_key: box.encrypt(signingKey),
+      previous_signing_key: current.signing_key,
+      signing_key_changed_at: appended.createdAt,
+    }),
     change_date: appended.createdAt,
     sequence: appended.sequence,
   };

@@ -1,9 +1,14 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { PlatformActions } from "../../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import type { ExecutionCatalog } from "../../../domain/action/execution/catalog.js";
 import { deleteExecution, putExecution } from "../../../domain/action/execution/commands.js";
 import { searchExecutions } from "../../../domain/action/execution/queries.js";
+import { EVENT_TYPES, eventGroups } from "../../../domain/action/execution/events.js";
+import { retryDelivery } from "../../../domain/action/delivery/commands.js";
+import { searchDeliveries } from "../../../domain/action/delivery/queries.js";
+import { deliveryFilterFromProto, deliveryToProto } from "./convert-delivery.js";
 import { createTarget, deleteTarget, patchTarget } from "../../../domain/action/target/commands.js";
 import { getTarget, searchTargets } from "../../../domain/action/target/queries.js";
 import type { Store } from "../../../store/database.js";
@@ -25,11 +30,13 @@ export interface ActionsDeps {
   store: Pick<Store, "forRequest">;
   box: SecretBox;
   catalog: ExecutionCatalog;
+  /** Calls cache what their executions call (actions/plans.ts) until the next change of access. */
+  access: AccessEpoch;
 }
 
 /** Translates between the API and the domain; the rules live in domain/action. */
-export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
-  const { database, write } = handlerStore(store);
+export function actionsService({ store, box, catalog, access }: ActionsDeps): ServiceImpl<typeof PlatformActions> {
+  const { database, write, changingAccess } = handlerStore(store, access);
   return {
     async createTarget(req, ctx) {
       const spec = targetSpecFromProto(req.target!);
@@ -38,11 +45,11 @@ export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImp
     },
     async patchTarget(req, ctx) {
       const patch = targetPatchFromProto(req.target!);
-      const result = await write(ctx, (tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box));
+      const result = await changingAccess(ctx, (tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box));
       return { details: detailsToProto(result.details), ...(result.signingKey && { signingKey: result.signingKey }) };
     },
     async deleteTarget(req, ctx) {
-      const details = await write(ctx, (tx) => deleteTarget(tx, actorOf(ctx), req.id));
+      const details = await changingAccess(ctx, (tx) => deleteTarget(tx, actorOf(ctx), req.id));
       return { details: detailsToProto(details) };
     },
     async getTarget(req, ctx) {
@@ -68,11 +75,11 @@ export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImp
         targets: execution.targets,
         includes: execution.includes,
       };
-      const { details, created } = await write(ctx, (tx) => putExecution(tx, actorOf(ctx), spec, catalog));
+      const { details, created } = await changingAccess(ctx, (tx) => putExecution(tx, actorOf(ctx), spec, catalog));
       return { details: detailsToProto(details), created };
     },
     async deleteExecution(req, ctx) {
-      const details = await write(ctx, (tx) => deleteExecution(tx, actorOf(ctx), req.id));
+      const details = await changingAccess(ctx, (tx) => deleteExecution(tx, actorOf(ctx), req.id));
       return { details: detailsToProto(details) };
     },
     async searchExecutions(req, ctx) {
@@ -91,6 +98,18 @@ export function actionsService({ store, box, catalog }: ActionsDeps): ServiceImp
     },
     listAvailableExecutionServices() {
       return { services: [...catalog.services].sort() };
+    },
+    listAvailableExecutionEvents() {
+      return { events: [...EVENT_TYPES].sort(), groups: eventGroups() };
+    },
+    async searchDeliveries(req, ctx) {
+      const p = page(req.query);
+      const found = await searchDeliveries(database(ctx).db, tenantOf(ctx).id, req.filters.map(deliveryFilterFromProto), p);
+      return searchResult(found, p, deliveryToProto);
+    },
+    async retryDelivery(req, ctx) {
+      const row = await write(ctx, (tx) => retryDelivery(tx, tenantOf(ctx).id, req.id));
+      return { delivery: deliveryToProto(row) };
     },
   };
 }

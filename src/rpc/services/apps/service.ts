@@ -3,6 +3,7 @@ import type { PlatformApps } from "../../../../gen/platform/resources/app/v3alph
 import { addApp, patchApp, regenerateAppSecret, removeApp, setAppState } from "../../../domain/app/commands.js";
 import { addAppKey, removeAppKey, searchAppKeys } from "../../../domain/app/keys.js";
 import { getApp, searchApps } from "../../../domain/app/queries.js";
+import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
 import { actorOf, tenantOf, visibleOrgs } from "../../context.js";
@@ -11,9 +12,13 @@ import { keyFromProto, keyToProto } from "../keys.js";
 import { handlerStore } from "../writes.js";
 import { appConfigFromProto, appFilterFromProto, appPatchFromProto, appSortFromProto, appToProto } from "./convert.js";
 
-/** Translates between the API and the domain; the rules live in domain/app. */
-export function appsService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformApps> {
-  const { database, write } = handlerStore(store);
+/**
+ * Translates between the API and the domain; the rules live in domain/app. Every write
+ * changes access: applications, their secrets and keys are cached as OAuth clients until
+ * the next change (oidc/lookups.ts).
+ */
+export function appsService({ store, access }: { store: Pick<Store, "forRequest">; access: AccessEpoch }): ServiceImpl<typeof PlatformApps> {
+  const { database, changingAccess: write } = handlerStore(store, access);
   return {
     async createApp(req, ctx) {
       const config = appConfigFromProto(req.app!);

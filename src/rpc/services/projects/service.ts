@@ -11,6 +11,7 @@ import {
   setProjectState,
 } from "../../../domain/project/commands.js";
 import { getProject, searchProjectRoles, searchProjects } from "../../../domain/project/queries.js";
+import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
@@ -20,9 +21,12 @@ import { handlerStore } from "../writes.js";
 import { projectFilterFromProto, projectSortFromProto, projectToProto, roleFilterFromProto, roleSortFromProto, roleToProto } from "./convert.js";
 
 /** Translates between the API and the domain; the rules live in domain/project. */
-export function projectsService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformProjects> {
-  const { database, write } = handlerStore(store);
+export function projectsService({ store, access }: { store: Pick<Store, "forRequest">; access: AccessEpoch }): ServiceImpl<typeof PlatformProjects> {
+  const { changingAccess, database, write } = handlerStore(store, access);
   const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await write(ctx, fn)) });
+  // A project's state decides whether its applications are clients and whether it may be an
+  // audience, both cached until the next change of access (oidc/lookups.ts).
+  const stateChange = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await changingAccess(ctx, fn)) });
 
   return {
     createProject(req, ctx) {
@@ -47,13 +51,13 @@ export function projectsService({ store }: { store: Pick<Store, "forRequest"> })
       return details(ctx, (tx) => patchProject(tx, actorOf(ctx), req.id, { name, roleAssertion: projectRoleAssertion, roleCheck: projectRoleCheck }));
     },
     deleteProject(req, ctx) {
-      return details(ctx, (tx) => removeProject(tx, actorOf(ctx), req.id));
+      return stateChange(ctx, (tx) => removeProject(tx, actorOf(ctx), req.id));
     },
     deactivateProject(req, ctx) {
-      return details(ctx, (tx) => setProjectState(tx, actorOf(ctx), req.id, "inactive"));
+      return stateChange(ctx, (tx) => setProjectState(tx, actorOf(ctx), req.id, "inactive"));
     },
     reactivateProject(req, ctx) {
-      return details(ctx, (tx) => setProjectState(tx, actorOf(ctx), req.id, "active"));
+      return stateChange(ctx, (tx) => setProjectState(tx, actorOf(ctx), req.id, "active"));
     },
     addProjectRole(req, ctx) {
       const { key, displayName, group } = req.role!;

@@ -5,9 +5,12 @@ import {
   DetailsSchema,
   ResolvedBoolSchema,
   ResolvedStringSchema,
+  ResolvedUint32Schema,
   SetBoolSchema,
+  SetUint32Schema,
   type Details,
   type SetBool,
+  type SetUint32,
 } from "../../../../gen/platform/settings/object/v3alpha/object_pb.js";
 import type { ContextRef } from "../../../domain/context.js";
 import type { Owner } from "../../../domain/details.js";
@@ -27,6 +30,7 @@ type Written = { value: unknown } | typeof RESET;
 /** Per type of a Set message's field: the value it sets, or that it resets. */
 const WRITERS: Record<string, (field: never) => Written> = {
   [SetBoolSchema.typeName]: (f: SetBool) => (f.change.case === "set" ? { value: f.change.value } : RESET),
+  [SetUint32Schema.typeName]: (f: SetUint32) => (f.change.case === "set" ? { value: f.change.value } : RESET),
   // An empty key or list: no value of the context's own.
   [LanguageSchema.typeName]: (f: Language) => (f.key === "" ? RESET : { value: f.key }),
   [SetLanguagesSchema.typeName]: (f: SetLanguages) => (f.languages.length === 0 ? RESET : { value: f.languages.map((l) => l.key) }),
@@ -38,6 +42,7 @@ const ownerToProto = (owner: Owner | undefined) => owner && { type: OWNER_TYPES[
 const READERS: Record<string, (value: unknown, owner: Owner | undefined) => unknown> = {
   [ResolvedBoolSchema.typeName]: (value, owner) => ({ value: value === true, owner: ownerToProto(owner) }),
   [ResolvedStringSchema.typeName]: (value, owner) => ({ value: String(value), owner: ownerToProto(owner) }),
+  [ResolvedUint32Schema.typeName]: (value, owner) => ({ value: Number(value), owner: ownerToProto(owner) }),
   [ResolvedLanguagesSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((key) => ({ key })), owner: ownerToProto(owner) }),
 };
 

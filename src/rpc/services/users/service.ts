@@ -10,6 +10,8 @@ import { searchPersonalAccessTokens } from "../../../domain/pat/queries.js";
 import { keyFromProto, keyToProto } from "../keys.js";
 import { addUserKey, removeUserKey } from "../../../domain/user-key/commands.js";
 import { searchUserKeys } from "../../../domain/user-key/queries.js";
+import { removeUserMetadata, setUserMetadata } from "../../../domain/user-metadata/commands.js";
+import { getUserMetadata, searchUserMetadata } from "../../../domain/user-metadata/queries.js";
 import { assertMayManageUsers } from "../../../domain/authz/manage.js";
 import { addUser, changeUserState, lockUser, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
 import { checkPassword } from "../../../domain/user/password-policy.js";
@@ -40,7 +42,11 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
     return { id, orgId };
   };
 
-  /** Writes on one user: locked first, and refused when it holds roles the caller could not grant. */
+  /**
+   * Writes on one user: locked first, and refused when it holds roles the caller could not
+   * grant. `endsAccess`: the write changes who may do what, or what a machine user is as an
+   * OAuth client (secret, keys, username; cached in oidc/lookups.ts).
+   */
   const onUser = <T>(ctx: HandlerContext, userId: string, fn: (tx: Tx) => Promise<T>, endsAccess = false) =>
     (endsAccess ? changingAccess : write)(ctx, async (tx) => {
       const instanceId = tenantOf(ctx).id;
@@ -71,7 +77,8 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return { ...searchResult(found, p, userToProto), sortingColumn: req.sortingColumn };
     },
     patchUser(req, ctx) {
-      return details(onUser(ctx, req.id, (tx) => patchUser(tx, actorOf(ctx), req.id, userPatchFromProto(req.user!))));
+      // A machine user's username and token type are cached with it as an OAuth client (oidc/lookups.ts).
+      return details(onUser(ctx, req.id, (tx) => patchUser(tx, actorOf(ctx), req.id, userPatchFromProto(req.user!)), true));
     },
     deleteUser(req, ctx) {
       return details(onUser(ctx, req.id, (tx) => removeUser(tx, actorOf(ctx), req.id), true));
@@ -121,7 +128,7 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
     },
     async addKey(req, ctx) {
       const { material, expiresAt } = await keyFromProto(req.key!);
-      const added = await onUser(ctx, req.id, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, expiresAt));
+      const added = await onUser(ctx, req.id, (tx) => addUserKey(tx, actorOf(ctx), req.id, material, expiresAt), true);
       return { details: detailsToProto(added.details), keyFile: added.keyFile };
     },
     async searchKeys(req, ctx) {
@@ -130,15 +137,32 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return searchResult(found, p, keyToProto);
     },
     deleteKey(req, ctx) {
-      return details(onUser(ctx, req.id, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId)));
+      return details(onUser(ctx, req.id, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId), true));
+    },
+    setMetadata(req, ctx) {
+      return details(onUser(ctx, req.id, (tx) => setUserMetadata(tx, actorOf(ctx), req.id, req.metadata.map(({ key, value }) => ({ key, value })))));
+    },
+    async getMetadata(req, ctx) {
+      const user = await userRef(ctx, req.id);
+      const found = await getUserMetadata(database(ctx).db, tenantOf(ctx).id, user.id, req.key);
+      return { metadata: { key: found.key, value: found.value }, changeDate: timestampFromDate(found.changeDate) };
+    },
+    async searchMetadata(req, ctx) {
+      const p = page(req.query);
+      const user = await userRef(ctx, req.id);
+      const found = await searchUserMetadata(database(ctx).db, tenantOf(ctx).id, user.id, p);
+      return searchResult(found, p, (m) => ({ key: m.key, value: m.value }));
+    },
+    deleteMetadata(req, ctx) {
+      return details(onUser(ctx, req.id, (tx) => removeUserMetadata(tx, actorOf(ctx), req.id, req.key)));
     },
     async generateSecret(req, ctx) {
       const secret = newOpaqueToken();
-      const changed = await onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, hashToken(secret)));
+      const changed = await onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, hashToken(secret)), true);
       return { details: detailsToProto(changed), clientSecret: secret };
     },
     removeSecret(req, ctx) {
-      return details(onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, undefined)));
+      return details(onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, undefined), true));
     },
   };
 }

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/settings/object/v3alpha/object.proto.
  */
 export const file_platform_settings_object_v3alpha_object: GenFile = /*@__PURE__*/
-  fileDesc("Ci1wbGF0Zm9ybS9zZXR0aW5ncy9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SIHBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhInsKB0RldGFpbHMSEAoIc2VxdWVuY2UYASABKAQSLwoLY2hhbmdlX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBW93bmVyGAMgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIiTgoOUmVzb2x2ZWRTdHJpbmcSDQoFdmFsdWUYASABKAkSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJMCgxSZXNvbHZlZEJvb2wSDQoFdmFsdWUYASABKAgSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJDCgdTZXRCb29sEg0KA3NldBgBIAEoCEgAEhgKBXJlc2V0GAIgASgIQge6SARqAggBSABCDwoGY2hhbmdlEgW6SAIIAWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_object_v3alpha_object]);
+  fileDesc("Ci1wbGF0Zm9ybS9zZXR0aW5ncy9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SIHBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhInsKB0RldGFpbHMSEAoIc2VxdWVuY2UYASABKAQSLwoLY2hhbmdlX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBW93bmVyGAMgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIiTgoOUmVzb2x2ZWRTdHJpbmcSDQoFdmFsdWUYASABKAkSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJMCgxSZXNvbHZlZEJvb2wSDQoFdmFsdWUYASABKAgSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJOCg5SZXNvbHZlZFVpbnQzMhINCgV2YWx1ZRgBIAEoDRItCgVvd25lchgCIAEoCzIeLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLk93bmVyIkUKCVNldFVpbnQzMhINCgNzZXQYASABKA1IABIYCgVyZXNldBgCIAEoCEIHukgEagIIAUgAQg8KBmNoYW5nZRIFukgCCAEiQwoHU2V0Qm9vbBINCgNzZXQYASABKAhIABIYCgVyZXNldBgCIAEoCEIHukgEagIIAUgAQg8KBmNoYW5nZRIFukgCCAFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_object_v3alpha_object]);
 
 /**
  * What a change or a resolution of settings returns: settings have no ID.
@@ -110,6 +110,69 @@ export const ResolvedBoolSchema: GenMessage<ResolvedBool> = /*@__PURE__*/
   messageDesc(file_platform_settings_object_v3alpha_object, 2);
 
 /**
+ * An unsigned integer setting as resolved in a context.
+ *
+ * @generated from message platform.settings.object.v3alpha.ResolvedUint32
+ */
+export type ResolvedUint32 = Message<"platform.settings.object.v3alpha.ResolvedUint32"> & {
+  /**
+   * The value.
+   *
+   * @generated from field: uint32 value = 1;
+   */
+  value: number;
+
+  /**
+   * The context the value comes from; absent when it is set in the context asked for.
+   *
+   * @generated from field: platform.object.v3alpha.Owner owner = 2;
+   */
+  owner?: Owner | undefined;
+};
+
+/**
+ * Describes the message platform.settings.object.v3alpha.ResolvedUint32.
+ * Use `create(ResolvedUint32Schema)` to create a new message.
+ */
+export const ResolvedUint32Schema: GenMessage<ResolvedUint32> = /*@__PURE__*/
+  messageDesc(file_platform_settings_object_v3alpha_object, 3);
+
+/**
+ * Sets an unsigned integer setting in a context, or resets it to the parent's value.
+ *
+ * @generated from message platform.settings.object.v3alpha.SetUint32
+ */
+export type SetUint32 = Message<"platform.settings.object.v3alpha.SetUint32"> & {
+  /**
+   * @generated from oneof platform.settings.object.v3alpha.SetUint32.change
+   */
+  change: {
+    /**
+     * The value to set; each setting names its own bounds.
+     *
+     * @generated from field: uint32 set = 1;
+     */
+    value: number;
+    case: "set";
+  } | {
+    /**
+     * Remove the context's own value; must be true when given.
+     *
+     * @generated from field: bool reset = 2;
+     */
+    value: boolean;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.settings.object.v3alpha.SetUint32.
+ * Use `create(SetUint32Schema)` to create a new message.
+ */
+export const SetUint32Schema: GenMessage<SetUint32> = /*@__PURE__*/
+  messageDesc(file_platform_settings_object_v3alpha_object, 4);
+
+/**
  * Sets a boolean setting in a context, or resets it to the parent's value.
  *
  * @generated from message platform.settings.object.v3alpha.SetBool
@@ -142,5 +205,5 @@ export type SetBool = Message<"platform.settings.object.v3alpha.SetBool"> & {
  * Use `create(SetBoolSchema)` to create a new message.
  */
 export const SetBoolSchema: GenMessage<SetBool> = /*@__PURE__*/
-  messageDesc(file_platform_settings_object_v3alpha_object, 3);
+  messageDesc(file_platform_settings_object_v3alpha_object, 5);
 

@@ -1,0 +1,60 @@
+import { eventCandidates } from "../domain/action/execution/events.js";
+import { newId } from "../store/ids.js";
+import type { AggregateRef, Tx } from "../store/eventstore.js";
+import { targetOrder } from "./plans.js";
+
+/** An event as appendEvents inserted it. */
+export interface AppendedEvent {
+  position: number;
+  sequence: number;
+  type: string;
+  createdAt: Date;
+}
+
+/**
+ * The outbox half of event executions: for every event just inserted, one pending delivery
+ * per target of the most specific event execution of its instance (the type, else its
+ * longest group, else `event`, includes flattened as for requests), in the event's own
+ * transaction: a committed event never lacks its deliveries, a rolled back one never has
+ * any, and no reader has to follow the event log past events committed late.
+ *
+ * The executions are read inside the transaction, not from a per-process cache: a cache
+ * can be stale relative to a concurrent execution change for as long as a NOTIFY takes,
+ * and this read costs one indexed query, which finds nothing in instances without event
+ * executions. An execution therefore applies to the events of every transaction that
+ * reads after it committed.
+ *
+ * The instance's `actions` flag is not consulted here (its system default is per process
+ * configuration, which a transaction cannot see); the worker checks it before each call and
+ * records a delivery of an instance with actions off as failed, without calling.
+ */
+export async function recordDeliveries(tx: Tx, aggregate: AggregateRef, events: readonly AppendedEvent[]): Promise<void> {
+  const executions = await tx
+    .selectFrom("executions")
+    .select(["id", "targets", "includes"])
+    .where("instance_id", "=", aggregate.instanceId)
+    .where("condition_type", "=", "event")
+    .execute();
+  if (executions.length === 0) return;
+  const byId = new Map(executions.map((e) => [e.id, e]));
+  const rows = events.flatMap((event) => {
+    const chosen = eventCandidates(event.type).find((id) => byId.has(id));
+    if (!chosen) return [];
+    return targetOrder(chosen, byId).map((targetId) => ({
+      instance_id: aggregate.instanceId,
+      id: newId(),
+      event_position: event.position,
+      event_type: event.type,
+      aggregate_type: aggregate.type,
+      aggregate_id: aggregate.id,
+      event_sequence: event.sequence,
+      target_id: targetId,
+      execution_id: chosen,
+      status: "pending" as const,
+      next_attempt_at: event.createdAt,
+      created_at: event.createdAt,
+      window_start: event.createdAt,
+    }));
+  });
+  if (rows.length > 0) await tx.insertInto("action_deliveries").values(rows).execute();
+}

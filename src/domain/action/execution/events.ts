@@ -1,0 +1,108 @@
+/**
+ * The event types appendEvents writes, as event conditions may name them
+ * (ListAvailableExecutionEvents). Kept by hand next to the commands that write them;
+ * test/actions/event-deliveries.test.ts checks the ones it sees against this list.
+ */
+export const EVENT_TYPES: readonly string[] = [
+  "app.added",
+  "app.changed",
+  "app.deactivated",
+  "app.key.added",
+  "app.key.removed",
+  "app.reactivated",
+  "app.removed",
+  "app.secret.regenerated",
+  "execution.removed",
+  "execution.set",
+  "idp.added",
+  "idp.changed",
+  "idp.policy.set",
+  "idp.removed",
+  "instance.added",
+  "instance.audit_log_retention.set",
+  "instance.blocked",
+  "instance.changed",
+  "instance.default.org.set",
+  "instance.domain.added",
+  "instance.domain.primary.set",
+  "instance.domain.removed",
+  "instance.member.added",
+  "instance.member.changed",
+  "instance.member.removed",
+  "instance.removed",
+  "instance.unblocked",
+  "org.added",
+  "org.changed",
+  "org.deactivated",
+  "org.domain.added",
+  "org.domain.primary.set",
+  "org.domain.removed",
+  "org.member.added",
+  "org.member.changed",
+  "org.member.removed",
+  "org.reactivated",
+  "org.removed",
+  "project.added",
+  "project.changed",
+  "project.deactivated",
+  "project.reactivated",
+  "project.removed",
+  "project.role.added",
+  "project.role.changed",
+  "project.role.removed",
+  "settings.feature.set",
+  "settings.language.set",
+  "settings.login.set",
+  "signing_key.added",
+  "signing_key.removed",
+  "signing_key.retiring",
+  "system.member.added",
+  "system.member.changed",
+  "system.member.removed",
+  "target.added",
+  "target.changed",
+  "target.removed",
+  "target.signing_key.regenerated",
+  "user.changed",
+  "user.deactivated",
+  "user.grant.added",
+  "user.grant.cascade.changed",
+  "user.grant.changed",
+  "user.grant.removed",
+  "user.human.added",
+  "user.idp.link.added",
+  "user.key.added",
+  "user.key.removed",
+  "user.locked",
+  "user.machine.added",
+  "user.password.changed",
+  "user.pat.added",
+  "user.pat.removed",
+  "user.reactivated",
+  "user.removed",
+  "user.secret.removed",
+  "user.secret.set",
+  "user.unlocked",
+];
+
+/** Every dotted prefix of a listed type (`user`, `user.grant`, …): what `event/<group>.*` may name. */
+export function eventGroups(types: readonly string[] = EVENT_TYPES): string[] {
+  const groups = new Set<string>();
+  for (const type of types) {
+    const parts = type.split(".");
+    for (let i = 1; i < parts.length; i++) groups.add(parts.slice(0, i).join("."));
+  }
+  return [...groups].sort();
+}
+
+/**
+ * The execution ids that may apply to an event, the most specific first: the type itself,
+ * then its groups from the longest prefix to the shortest, then all events. A group matches
+ * by dotted prefix only: `user.*` matches `user.human.added`, never `username.changed`.
+ */
+export function eventCandidates(eventType: string): string[] {
+  const parts = eventType.split(".");
+  const groups: string[] = [];
+  for (let i = parts.length - 1; i >= 1; i--) groups.push(`event/${parts.slice(0, i).join(".")}.*`);
+  return [`event/${eventType}`, ...groups, "event"];
+}

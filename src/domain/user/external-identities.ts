@@ -1,0 +1,115 @@
+import { sql } from "kysely";
+import type { Db, Tx } from "../../store/eventstore.js";
+import type { Actor, ObjectDetails } from "../details.js";
+import { alreadyExists, failedPrecondition } from "../errors.js";
+import { changeUser, lockUser } from "./commands.js";
+
+/** An account at an identity provider, as the login learned it from the provider. */
+export interface ExternalAccount {
+  idpId: string;
+  /** The provider's stable id of the account (`sub`, or the OAuth id attribute). */
+  externalUserId: string;
+  username: string;
+  email: string;
+}
+
+export interface LinkedUser {
+  userId: string;
+  orgId: string;
+  state: "active" | "inactive" | "locked";
+  /** False when the user's organization is deactivated: nobody of it signs in. */
+  orgActive: boolean;
+}
+
+/** The user an external account is linked to in an instance, if any. */
+export async function linkedUser(db: Db, instanceId: string, idpId: string, externalUserId: string): Promise<LinkedUser | undefined> {
+  const row = await db
+    .selectFrom("external_identities as e")
+    .innerJoin("users as u", (j) => j.onRef("u.instance_id", "=", "e.instance_id").onRef("u.id", "=", "e.user_id"))
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
+    .select(["u.id", "u.org_id", "u.state", "o.state as org_state"])
+    .where("e.instance_id", "=", instanceId)
+    .where("e.idp_id", "=", idpId)
+    .where("e.external_user_id", "=", externalUserId)
+    .executeTakeFirst();
+  return row && { userId: row.id, orgId: row.org_id, state: row.state, orgActive: row.org_state === "active" };
+}
+
+/**
+ * Links an external account to a user (event `user.idp.link.added` on the user). The user's
+ * row lock orders it with the user's removal; the table's keys refuse a second user for the
+ * account and a second account of the same provider for the user.
+ */
+export async function linkExternalAccount(tx: Tx, actor: Actor, userId: string, account: ExternalAccount): Promise<ObjectDetails> {
+  const user = await lockUser(tx, actor.instanceId, userId);
+  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: it cannot sign in with an identity provider`);
+  const taken = await tx
+    .selectFrom("external_identities")
+    .select(["user_id", "external_user_id"])
+    .where("instance_id", "=", actor.instanceId)
+    .where("idp_id", "=", account.idpId)
+    .where((eb) => eb.or([eb("external_user_id", "=", account.externalUserId), eb("user_id", "=", userId)]))
+    .execute();
+  if (taken.some((t) => t.external_user_id === account.externalUserId)) throw alreadyExists("this external account is linked to a user already");
+  if (taken.length > 0) throw alreadyExists(`user ${userId} is linked to another account of this identity provider`);
+  const details = await changeUser(
+    tx,
+    actor,
+    user,
+    [{ type: "user.idp.link.added", payload: { idpId: account.idpId, externalUserId: account.externalUserId, externalUsername: account.username } }],
+    {},
+  );
+  await tx
+    .insertInto("external_identities")
+    .values({
+      instance_id: actor.instanceId,
+      idp_id: account.idpId,
+      external_user_id: account.externalUserId,
+      user_id: userId,
+      external_username: account.username,
+      external_email: account.email,
+      created_at: details.changeDate,
+      change_date: details.changeDate,
+    })
+    .execute();
+  return details;
+}
+
+/** Keeps the link's copy of the provider's username and email current (no event: they are the provider's). */
+export async function refreshExternalAccount(db: Db, instanceId: string, account: ExternalAccount): Promise<void> {
+  await db
+    .updateTable("external_identities")
+    .set({ external_username: account.username, external_email: account.email, change_date: new Date() })
+    .where("instance_id", "=", instanceId)
+    .where("idp_id", "=", account.idpId)
+    .where("external_user_id", "=", account.externalUserId)
+    .where((eb) => eb.or([eb("external_username", "!=", account.username), eb("external_email", "!=", account.email)]))
+    .execute();
+}
+
+/**
+ * The active human users (of active organizations; of `orgId` when given) whose verified
+ * email is `email`, at most two: auto linking proposes a user only when exactly one matches.
+ */
+export async function usersWithVerifiedEmail(db: Db, instanceId: string, email: string, orgId: string | undefined): Promise<string[]> {
+  const rows = await db
+    .selectFrom("users as u")
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
+    .select("u.id")
+    .where("u.instance_id", "=", instanceId)
+    .where("u.type", "=", "human")
+    .where("u.state", "=", "active")
+    .where("o.state", "=", "active")
+    .where("u.email_verified", "=", true)
+    .where(sql<string>`lower(u.email)`, "=", email.trim().toLowerCase())
+    .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!))
+    .limit(2)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Whether the user is linked to an account of the provider already. */
+export async function hasLinkTo(db: Db, instanceId: string, userId: string, idpId: string): Promise<boolean> {
+  const row = await db.selectFrom("external_identities").select("user_id").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("idp_id", "=", idpId).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,480 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type { SecretBox } from "../../../crypto/encryption.js";
+import { DomainError } from "../../../domain/errors.js";
+import { addUser, patchUser } from "../../../domain/user/commands.js";
+import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail, type ExternalAccount } from "../../../domain/user/external-identities.js";
+import { checkCurrentPassword } from "../../../domain/user/passwords.js";
+import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
+import type { Logger } from "../../../log/logger.js";
+import type { Db } from "../../../store/eventstore.js";
+import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
+import { clearFailedPasswords, recordFailedPassword } from "../attempts.js";
+import { loginLanguage } from "../language.js";
+import type { LoginContext } from "../pages.js";
+import { sendPage } from "../pages.js";
+import { errorBody, escapeHtml } from "../render.js";
+import { LOGIN_PATH } from "../paths.js";
+import { TEXTS, type Language, type Texts } from "../texts.js";
+import { defaultOrgOf, userByLoginName } from "../users.js";
+import { finishLogin, settingsOf } from "../prompts.js";
+import { activeProvider, loginOrgOf } from "./providers.js";
+import { backLink, choices, createForm, linkForm, type NewAccountFields } from "./render.js";
+import { UpstreamError, authorizationUrl, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "./upstream.js";
+
+/**
+ * External login (docs/oidc.md, "External login"): a provider's button on the login-name page
+ * posts to `<login>/<uid>/idp/start`, which sends the browser upstream; the provider returns to
+ * the one callback of the instance's host, `/ui/login/idp/callback`, where the state finds the
+ * interaction, the code is redeemed and the upstream user kept with the interaction; then
+ * `<login>/<uid>/idp` decides by the provider's options: sign in a linked user, propose an
+ * account to link, create one, or offer the pages to create or link one.
+ *
+ * Everything in between lives in `oidc_payloads` (instance-scoped, expiring, swept), so any
+ * process can continue the flow. The callback carries no interaction cookie (the provider
+ * scopes it to the interaction's path); the pages after it require it, which binds the
+ * upstream login to the browser that started it.
+ */
+
+export const CALLBACK_PATH = `${LOGIN_PATH}/idp/callback`;
+
+export interface ExternalContext extends LoginContext {
+  /** The issuer of the request's host: the callback is under it. */
+  issuer: string;
+  box: SecretBox;
+  calls: Calls;
+  logger: Logger;
+}
+
+/** What the start keeps for the callback, under the state's hash. */
+interface StateRecord extends Pending {
+  uid: string;
+  idpId: string;
+  orgId: string;
+  lang: Language;
+}
+
+/** What the callback keeps for the pages after it, under the interaction's uid. */
+interface LoginRecord {
+  idpId: string;
+  orgId: string;
+  /** The login is restricted to the organization (its scope names it). */
+  restricted: boolean;
+  user: ExternalUser;
+}
+
+const STATE_MODEL = "ExternalLoginState";
+const LOGIN_MODEL = "ExternalLogin";
+const STATE_TTL_S = 10 * 60;
+const LOGIN_TTL_S = 30 * 60;
+
+type Interaction = Awaited<ReturnType<LoginContext["provider"]["interactionDetails"]>>;
+
+interface IdpOptions {
+  isAutoCreation?: boolean;
+  isManualCreationAllowed?: boolean;
+  isManualLinkingAllowed?: boolean;
+  isAutoUpdate?: boolean;
+  autoLinking?: string;
+}
+
+/** Serves external login's paths; false for the other login paths. */
+export async function externalLogin(req: NodeRequest, res: NodeResponse, c: ExternalContext): Promise<boolean> {
+  const path = (req.url ?? "/").split("?", 1)[0]!;
+  if (path === CALLBACK_PATH) {
+    await callback(req, res, c);
+    return true;
+  }
+  const [uid, section, action, ...rest] = path.slice(LOGIN_PATH.length + 1).split("/");
+  if (section !== "idp" || !uid) return false;
+  let details: Interaction;
+  try {
+    details = await c.provider.interactionDetails(req as never, res as never);
+  } catch {
+    await errorPage(res, 400, await fallbackLanguage(c, req), (t) => t.loginExpired);
+    return true;
+  }
+  const orgOfLogin = await loginOrgOf(c.db, c.instanceId, details.params);
+  const lang = await loginLanguage(c.db, { instanceId: c.instanceId, orgId: orgOfLogin.orgId }, details.params.ui_locales as string | undefined, req.headers["accept-language"]);
+  if (details.uid !== uid || rest.length > 0) {
+    await errorPage(res, 404, lang, (t) => t.loginExpired);
+    return true;
+  }
+  const step = new Step(req, res, c, details, lang);
+  if (action === "start" && req.method === "POST") await step.start(orgOfLogin.orgId);
+  else if (action === undefined && req.method === "GET") await step.decide();
+  else if (action === "link" && (req.method === "GET" || req.method === "POST")) await step.link();
+  else if (action === "create" && (req.method === "GET" || req.method === "POST")) await step.create();
+  else await errorPage(res, 405, lang, (t) => t.loginExpired);
+  return true;
+}
+
+/** The pages of one interaction after its cookie was checked. */
+class Step {
+  readonly t: Texts;
+  readonly csrf: string;
+  readonly base: string;
+
+  constructor(
+    readonly req: NodeRequest,
+    readonly res: NodeResponse,
+    readonly c: ExternalContext,
+    readonly details: Interaction,
+    readonly lang: Language,
+  ) {
+    this.t = TEXTS[lang];
+    this.csrf = createHmac("sha256", c.csrfKey).update(details.uid).digest("base64url");
+    this.base = `${LOGIN_PATH}/${details.uid}`;
+  }
+
+  show(status: number, title: string, body: string): void {
+    sendPage(this.res, status, this.lang, () => [title, body]);
+  }
+
+  fail(status: number, message: string): void {
+    this.show(status, this.t.errorTitle, errorBody(message) + backLink(this.t, this.base));
+  }
+
+  /** A posted form with its token checked; undefined when a page was already sent. */
+  async form(): Promise<Record<string, string> | undefined> {
+    let form: Record<string, string>;
+    try {
+      form = await readForm(this.req, this.c.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof OAuthError) return void this.fail(error.status, this.t.formExpired);
+      throw error;
+    }
+    if (!sameToken(form.csrf, this.csrf)) return void this.fail(403, this.t.formExpired);
+    return form;
+  }
+
+  /** The provider's button: the browser goes upstream with a new state, verifier and nonce. */
+  async start(orgId: string): Promise<void> {
+    const form = await this.form();
+    if (!form) return;
+    const idp = form.idpId ? await activeProvider(this.c.db, this.c.instanceId, orgId, form.idpId.slice(0, 200)) : undefined;
+    if (!idp) return this.fail(404, this.t.externalFailed);
+    let location: string;
+    try {
+      const upstream = await upstreamOf(idp, this.c.box, this.c.calls);
+      const pending = newPending();
+      const record: StateRecord = { ...pending, uid: this.details.uid, idpId: idp.id, orgId, lang: this.lang };
+      await putRecord(this.c.db, this.c.instanceId, STATE_MODEL, stateKey(pending.state), record, STATE_TTL_S);
+      location = authorizationUrl(upstream, pending, this.c.issuer + CALLBACK_PATH);
+    } catch (error) {
+      return upstreamFailed(this.res, this.c, this.lang, error, this.base);
+    }
+    (this.res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    this.res.end();
+  }
+
+  async loginRecord(): Promise<LoginRecord | undefined> {
+    const record = await readRecord<LoginRecord>(this.c.db, this.c.instanceId, LOGIN_MODEL, this.details.uid);
+    if (!record) this.fail(400, this.t.loginExpired);
+    return record;
+  }
+
+  async options(record: LoginRecord): Promise<IdpOptions | undefined> {
+    const idp = await activeProvider(this.c.db, this.c.instanceId, record.orgId, record.idpId);
+    if (!idp) this.fail(400, this.t.externalFailed);
+    return idp?.view.options as IdpOptions | undefined;
+  }
+
+  /** After the callback: the provider's options decide what happens to the upstream user. */
+  async decide(): Promise<void> {
+    const record = await this.loginRecord();
+    if (!record) return;
+    const options = await this.options(record);
+    if (!options) return;
+    const { user } = record;
+    const linked = await linkedUser(this.c.db, this.c.instanceId, record.idpId, user.id);
+    if (linked) {
+      if (!linked.orgActive || linked.state === "inactive" || (record.restricted && linked.orgId !== record.orgId)) return this.fail(403, this.t.unknownUser);
+      if (linked.state === "locked") return this.fail(403, this.t.userLocked);
+      if (options.isAutoUpdate) await this.update(linked.userId, user);
+      await refreshExternalAccount(this.c.db, this.c.instanceId, accountOf(record));
+      return this.finish(linked.userId, ["fed"]);
+    }
+    const candidate = await this.candidate(record, options);
+    if (candidate) return this.askLink(200, record, options, candidate);
+    if (options.isAutoCreation) {
+      const created = await this.createUser(record, fieldsOf(user));
+      if (created.ok) return this.finish(created.userId, ["fed"]);
+      if (!options.isManualCreationAllowed) return this.fail(409, created.message);
+      return this.askCreate(409, fieldsOf(user), created.message);
+    }
+    const links = [
+      ...(options.isManualCreationAllowed ? [{ href: `${this.base}/idp/create`, label: this.t.externalCreateNew }] : []),
+      ...(options.isManualLinkingAllowed ? [{ href: `${this.base}/idp/link`, label: this.t.externalLinkExisting }] : []),
+    ];
+    if (links.length === 0) return this.fail(403, this.t.externalNoAccount);
+    this.show(200, this.t.externalAccountTitle, choices(this.t, [...links, { href: this.base, label: this.t.externalBack }], this.t.externalNotLinked));
+  }
+
+  /** The account auto linking proposes: exactly one active user by username or verified email, not linked to this provider yet. */
+  async candidate(record: LoginRecord, options: IdpOptions): Promise<{ id: string; loginName: string } | undefined> {
+    const { user } = record;
+    const orgId = record.restricted ? record.orgId : undefined;
+    let id: string | undefined;
+    if (options.autoLinking === "AUTO_LINKING_OPTION_USERNAME" && user.username) {
+      const found = await userByLoginName(this.c.db, this.c.instanceId, user.username, orgId);
+      if (found?.state === "active") id = found.id;
+    } else if (options.autoLinking === "AUTO_LINKING_OPTION_EMAIL" && user.email && user.emailVerified) {
+      const found = await usersWithVerifiedEmail(this.c.db, this.c.instanceId, user.email, orgId);
+      if (found.length === 1) id = found[0];
+    }
+    if (!id || (await hasLinkTo(this.c.db, this.c.instanceId, id, record.idpId))) return undefined;
+    return { id, loginName: await loginNameOf(this.c.db, this.c.instanceId, id) };
+  }
+
+  askLink(status: number, record: LoginRecord, options: IdpOptions, candidate: { loginName: string } | undefined, error?: string): void {
+    const fixed = candidate !== undefined && !options.isManualLinkingAllowed;
+    const intro = candidate ? this.t.externalLinkProposal : this.t.externalLinkManual;
+    const create = options.isManualCreationAllowed ? `<p><a href="${escapeHtml(`${this.base}/idp/create`)}">${escapeHtml(this.t.externalCreateNew)}</a></p>` : "";
+    this.show(
+      status,
+      this.t.externalLinkTitle,
+      linkForm(this.t, { action: `${this.base}/idp/link`, csrf: this.csrf, loginName: candidate?.loginName ?? "", fixed, intro, ...(error && { error }) }) + create + backLink(this.t, this.base),
+    );
+  }
+
+  /**
+   * Linking an existing account, proven by its password. Without manual linking only the
+   * account auto linking proposes may be linked, whatever login name the form carries.
+   */
+  async link(): Promise<void> {
+    const record = await this.loginRecord();
+    if (!record) return;
+    const options = await this.options(record);
+    if (!options) return;
+    const candidate = await this.candidate(record, options);
+    if (!candidate && !options.isManualLinkingAllowed) return this.fail(403, this.t.externalNoAccount);
+    if (this.req.method === "GET") return this.askLink(200, record, options, candidate);
+    const form = await this.form();
+    if (!form) return;
+    const loginName = options.isManualLinkingAllowed ? (form.loginName ?? "").slice(0, 400) : candidate!.loginName;
+    const user = loginName ? await userByLoginName(this.c.db, this.c.instanceId, loginName, record.restricted ? record.orgId : undefined) : undefined;
+    const again = (status: number, error: string) => this.askLink(status, record, options, candidate ?? { loginName }, error);
+    if (!user || user.state === "inactive") return again(401, this.t.unknownUser);
+    if (user.state === "locked") return again(403, this.t.userLocked);
+    const { guards } = this.c;
+    if (!guards.perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) || !guards.perLoginName.take(`${this.c.instanceId} ${user.id}`)) {
+      this.res.setHeader("retry-after", String(guards.perIp.retryAfterS()));
+      return again(429, this.t.tooManyAttempts);
+    }
+    const checked = form.password ? await checkCurrentPassword(this.c.db, this.c.hasher, this.c.instanceId, user.id, form.password) : { ok: false as const };
+    if (!checked.ok) {
+      const { maxPasswordAttempts } = await settingsOf(this.c, user.orgId);
+      const { locked } = await this.c.transact((tx) => recordFailedPassword(tx, this.c.instanceId, user.id, maxPasswordAttempts));
+      if (locked) this.c.accessChanged();
+      return again(locked ? 403 : 401, locked ? this.t.userLocked : this.t.wrongPassword);
+    }
+    await clearFailedPasswords(this.c.db, this.c.instanceId, user.id);
+    try {
+      await this.c.transact((tx) => linkExternalAccount(tx, { instanceId: this.c.instanceId, userId: user.id }, user.id, accountOf(record)));
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === "already_exists") return again(409, this.t.externalAlreadyLinked);
+      throw error;
+    }
+    return this.finish(user.id, ["pwd", "fed"]);
+  }
+
+  askCreate(status: number, values: NewAccountFields, error?: string): void {
+    this.show(status, this.t.externalCreateTitle, createForm(this.t, { action: `${this.base}/idp/create`, csrf: this.csrf, values, ...(error && { error }) }) + backLink(this.t, this.base));
+  }
+
+  /** A new account from the confirmed (or corrected) claims of the provider. */
+  async create(): Promise<void> {
+    const record = await this.loginRecord();
+    if (!record) return;
+    const options = await this.options(record);
+    if (!options) return;
+    if (!options.isManualCreationAllowed) return this.fail(403, this.t.externalNoAccount);
+    if (this.req.method === "GET") return this.askCreate(200, fieldsOf(record.user));
+    const form = await this.form();
+    if (!form) return;
+    const values: NewAccountFields = {
+      username: (form.username ?? "").trim().slice(0, 200),
+      givenName: (form.givenName ?? "").trim().slice(0, 200),
+      familyName: (form.familyName ?? "").trim().slice(0, 200),
+      email: (form.email ?? "").trim().slice(0, 200),
+    };
+    if (!values.username || !values.givenName || !values.familyName || !/^[^@\s]+@[^@\s]+$/.test(values.email)) return this.askCreate(400, values, this.t.externalFieldsRequired);
+    const created = await this.createUser(record, values);
+    if (!created.ok) return this.askCreate(409, values, created.message);
+    return this.finish(created.userId, ["fed"]);
+  }
+
+  /**
+   * Creates a human user in the login's organization, linked to the external account, in one
+   * transaction. The email counts as verified only when it is the one the provider verified.
+   */
+  async createUser(record: LoginRecord, values: NewAccountFields): Promise<{ ok: true; userId: string } | { ok: false; message: string }> {
+    const { user } = record;
+    if (!values.username || !values.email) return { ok: false, message: this.t.externalFieldsRequired };
+    const verified = user.emailVerified && values.email.toLowerCase() === user.email.toLowerCase();
+    const displayName = user.displayName && values.givenName === user.givenName && values.familyName === user.familyName ? user.displayName : `${values.givenName} ${values.familyName}`.trim();
+    try {
+      const userId = await this.c.transact(async (tx) => {
+        const actor = { instanceId: this.c.instanceId, userId: "system" };
+        const { id } = await addUser(tx, actor, record.orgId, {
+          username: values.username,
+          type: {
+            kind: "human",
+            profile: { givenName: values.givenName, familyName: values.familyName, displayName, nickName: "", preferredLanguage: user.preferredLanguage, gender: undefined },
+            email: { address: values.email, verified },
+            phone: undefined,
+            passwordHash: undefined,
+            passwordChangeRequired: false,
+          },
+        });
+        await linkExternalAccount(tx, actor, id, accountOf(record));
+        return id;
+      });
+      return { ok: true, userId };
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === "already_exists") return { ok: false, message: /username/.test(error.message) ? this.t.externalUsernameTaken : this.t.externalAlreadyLinked };
+      if (error instanceof DomainError && error.kind === "not_found") return { ok: false, message: this.t.externalFailed };
+      throw error;
+    }
+  }
+
+  /** Auto update: names and email follow the provider's on every login (events as any change of the user). */
+  async update(userId: string, external: ExternalUser): Promise<void> {
+    const current = await this.c.db.selectFrom("users").select(["email", "email_verified"]).where("instance_id", "=", this.c.instanceId).where("id", "=", userId).executeTakeFirst();
+    if (!current) return;
+    const sameEmail = (current.email ?? "").toLowerCase() === external.email.toLowerCase();
+    const email = external.email && (!sameEmail || (external.emailVerified && !current.email_verified)) ? { address: external.email, verified: external.emailVerified } : undefined;
+    const human = {
+      ...(external.givenName && { givenName: external.givenName }),
+      ...(external.familyName && { familyName: external.familyName }),
+      ...(external.displayName && { displayName: external.displayName }),
+      ...(email && { email }),
+    };
+    if (Object.keys(human).length === 0) return;
+    await this.c.transact((tx) => patchUser(tx, { instanceId: this.c.instanceId, userId }, userId, { human }));
+  }
+
+  /** The upstream user is used once: a second finish of the same interaction finds nothing. */
+  async finish(accountId: string, amr: string[]): Promise<void> {
+    await dropRecord(this.c.db, this.c.instanceId, LOGIN_MODEL, this.details.uid);
+    await finishLogin(this.req, this.res, this.c, accountId, { amr });
+  }
+}
+
+/**
+ * The provider's return: the state is taken (once: a replayed or foreign state finds
+ * nothing), the code redeemed, the upstream user kept for the interaction's pages.
+ */
+async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext): Promise<void> {
+  const query = new URL(req.url ?? "/", "http://x").searchParams;
+  const state = query.get("state");
+  if (req.method !== "GET") return errorPage(res, 405, await fallbackLanguage(c, req), (t) => t.loginExpired);
+  const record = state ? await takeRecord<StateRecord>(c.db, c.instanceId, STATE_MODEL, stateKey(state)) : undefined;
+  if (!record) return errorPage(res, 400, await fallbackLanguage(c, req), (t) => t.loginExpired);
+  const t = TEXTS[record.lang];
+  const back = `${LOGIN_PATH}/${record.uid}`;
+  const fail = (status: number, message: string) => sendPage(res, status, record.lang, () => [t.errorTitle, errorBody(message) + backLink(t, back)]);
+  const code = query.get("code");
+  if (query.get("error") || !code) return fail(400, query.get("error") === "access_denied" ? t.externalCancelled : t.externalFailed);
+  const idp = await activeProvider(c.db, c.instanceId, record.orgId, record.idpId);
+  if (!idp) return fail(400, t.externalFailed);
+  let user: ExternalUser;
+  try {
+    const upstream = await upstreamOf(idp, c.box, c.calls);
+    user = await redeem(upstream, c.calls, code, record, c.issuer + CALLBACK_PATH);
+  } catch (error) {
+    return upstreamFailed(res, c, record.lang, error, back);
+  }
+  const interaction = await c.provider.Interaction.find(record.uid);
+  if (!interaction) return fail(400, t.loginExpired);
+  const restricted = (await loginOrgOf(c.db, c.instanceId, interaction.params)).restricted;
+  const login: LoginRecord = { idpId: record.idpId, orgId: record.orgId, restricted, user };
+  await putRecord(c.db, c.instanceId, LOGIN_MODEL, record.uid, login, LOGIN_TTL_S);
+  (res as ServerResponse).writeHead(303, { location: `${back}/idp`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+  res.end();
+}
+
+/** An upstream that could not be used: a page saying so (502), the details in the log. */
+function upstreamFailed(res: NodeResponse, c: ExternalContext, lang: Language, error: unknown, back: string): void {
+  if (!(error instanceof UpstreamError)) throw error;
+  c.logger.warn({ kind: error.kind, reason: error.message }, "external login: the identity provider could not be used");
+  const t = TEXTS[lang];
+  const message = error.kind === "invalid" ? t.externalFailed : t.externalUnreachable;
+  sendPage(res, 502, lang, () => [t.errorTitle, `${errorBody(message)}<p class="muted"><code>${escapeHtml(error.kind)}</code></p>${backLink(t, back)}`]);
+}
+
+function accountOf(record: LoginRecord): ExternalAccount {
+  return { idpId: record.idpId, externalUserId: record.user.id, username: record.user.username, email: record.user.email };
+}
+
+function fieldsOf(user: ExternalUser): NewAccountFields {
+  return { username: user.username || user.email, givenName: user.givenName || user.username, familyName: user.familyName, email: user.email };
+}
+
+async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<string> {
+  const row = await db
+    .selectFrom("users as u")
+    .leftJoin("org_domains as d", (j) => j.onRef("d.instance_id", "=", "u.instance_id").onRef("d.org_id", "=", "u.org_id").on("d.is_primary", "=", true))
+    .select(["u.username", "d.domain"])
+    .where("u.instance_id", "=", instanceId)
+    .where("u.id", "=", userId)
+    .executeTakeFirstOrThrow();
+  return row.domain ? `${row.username}@${row.domain}` : row.username;
+}
+
+function errorPage(res: NodeResponse, status: number, lang: Language, message: (t: Texts) => string): void {
+  sendPage(res, status, lang, (t) => [t.errorTitle, errorBody(message(t))]);
+}
+
+async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
+  return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
+}
+
+function sameToken(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** States are looked up by their hash: the table never holds one that could be replayed. */
+const stateKey = (state: string) => createHash("sha256").update(state).digest("base64url");
+
+async function putRecord(db: Db, instanceId: string, model: string, id: string, payload: object, ttlS: number): Promise<void> {
+  const values = { payload: JSON.stringify(payload), grant_id: null, uid: null, user_code: null, expires_at: new Date(Date.now() + ttlS * 1000), consumed_at: null };
+  await db
+    .insertInto("oidc_payloads")
+    .values({ instance_id: instanceId, model, id, ...values })
+    .onConflict((oc) => oc.columns(["instance_id", "model", "id"]).doUpdateSet(values))
+    .execute();
+}
+
+async function readRecord<T>(db: Db, instanceId: string, model: string, id: string): Promise<T | undefined> {
+  const row = await db
+    .selectFrom("oidc_payloads")
+    .select("payload")
+    .where("instance_id", "=", instanceId)
+    .where("model", "=", model)
+    .where("id", "=", id)
+    .where("expires_at", ">", new Date())
+    .executeTakeFirst();
+  return row?.payload as T | undefined;
+}
+
+/** Read and deleted in one statement: of two concurrent callbacks with one state, one gets it. */
+async function takeRecord<T>(db: Db, instanceId: string, model: string, id: string): Promise<T | undefined> {
+  const row = await db
+    .deleteFrom("oidc_payloads")
+    .where("instance_id", "=", instanceId)
+    .where("model", "=", model)
+    .where("id", "=", id)
+    .where("expires_at", ">", new Date())
+    .returning("payload")
+    .executeTakeFirst();
+  return row?.payload as T | undefined;
+}
+
+async function dropRecord(db: Db, instanceId: string, model: string, id: string): Promise<void> {
+  await db.deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("model", "=", model).where("id", "=", id).execute();
+}

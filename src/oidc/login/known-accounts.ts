@@ -1,0 +1,99 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { hashToken } from "../../crypto/tokens.js";
+import type { Db } from "../../store/eventstore.js";
+import { payloadAdapters, type OidcAdapter, type OidcPayload } from "../payload-adapter.js";
+
+/**
+ * The accounts that signed in on one user agent, kept beside the provider's session:
+ * node-oidc-provider holds one account per browser session, while the spec lets a person
+ * choose between the accounts signed in on the browser. The browser carries a random id in
+ * a signed, HttpOnly, SameSite=Lax cookie (Secure when the issuer is https); the entries
+ * live in `oidc_payloads` under the SHA-256 of that id, so a copy of the table names no
+ * cookie. An entry says "this account proved its password here at authTime"; it counts
+ * until authTime + the session lifetime, and goes when that account signs out.
+ */
+
+export const KNOWN_ACCOUNTS_COOKIE = "platform_accounts";
+const MODEL = "KnownAccounts";
+/** A person with more accounts than this on one browser loses the oldest. */
+const MAX_ENTRIES = 20;
+
+export interface KnownAccount {
+  accountId: string;
+  /** Seconds since the epoch of the sign-in that proved it. */
+  authTime: number;
+}
+
+/** The signing key of the cookie, from the key of the login forms (pages.ts `csrfKey`). */
+export function knownAccountsKey(formsKey: string): string {
+  return createHmac("sha256", formsKey).update("known-accounts").digest("base64url");
+}
+
+function sign(key: string, id: string): string {
+  return createHmac("sha256", key).update(id).digest("base64url");
+}
+
+/** The id a Cookie header carries, when its signature holds. */
+export function knownAccountsId(cookieHeader: string | undefined, key: string): string | undefined {
+  for (const part of (cookieHeader ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0 || part.slice(0, eq).trim() !== KNOWN_ACCOUNTS_COOKIE) continue;
+    const [id, mac] = part.slice(eq + 1).trim().split(".");
+    if (!id || !mac) return undefined;
+    const given = Buffer.from(mac);
+    const expected = Buffer.from(sign(key, id));
+    return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined;
+  }
+  return undefined;
+}
+
+export class KnownAccounts {
+  readonly #adapter: OidcAdapter;
+
+  constructor(
+    db: () => Db,
+    instanceId: string,
+    private readonly key: string,
+    /** How long a sign-in counts: the provider's session lifetime. */
+    private readonly ttlS: number,
+  ) {
+    this.#adapter = new (payloadAdapters(db, instanceId))(MODEL);
+  }
+
+  /** The entries still valid for this browser, newest sign-in first. */
+  async list(cookieHeader: string | undefined, now = Math.floor(Date.now() / 1000)): Promise<KnownAccount[]> {
+    const id = knownAccountsId(cookieHeader, this.key);
+    if (!id) return [];
+    return this.#live(await this.#adapter.find(hashToken(id)), now);
+  }
+
+  #live(payload: OidcPayload | undefined, now: number): KnownAccount[] {
+    const accounts = Array.isArray(payload?.accounts) ? (payload.accounts as KnownAccount[]) : [];
+    return accounts.filter((a) => a.authTime + this.ttlS > now).sort((a, b) => b.authTime - a.authTime);
+  }
+
+  /**
+   * Records a sign-in; returns the Set-Cookie value to send when the browser had no valid
+   * cookie yet (a new id), else undefined.
+   */
+  async remember(cookieHeader: string | undefined, entry: KnownAccount, secure: boolean): Promise<string | undefined> {
+    const existing = knownAccountsId(cookieHeader, this.key);
+    const id = existing ?? randomBytes(24).toString("base64url");
+    const now = Math.floor(Date.now() / 1000);
+    const current = existing ? this.#live(await this.#adapter.find(hashToken(id)), now) : [];
+    const accounts = [entry, ...current.filter((a) => a.accountId !== entry.accountId)].slice(0, MAX_ENTRIES);
+    await this.#adapter.upsert(hashToken(id), { accounts }, this.ttlS);
+    if (existing) return undefined;
+    return `${KNOWN_ACCOUNTS_COOKIE}=${id}.${sign(this.key, id)}; Path=/; Max-Age=${this.ttlS}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+  }
+
+  /** Forgets an account on this browser (it signed out). */
+  async forget(cookieHeader: string | undefined, accountId: string): Promise<void> {
+    const id = knownAccountsId(cookieHeader, this.key);
+    if (!id) return;
+    const now = Math.floor(Date.now() / 1000);
+    const accounts = this.#live(await this.#adapter.find(hashToken(id)), now).filter((a) => a.accountId !== accountId);
+    if (accounts.length === 0) await this.#adapter.destroy(hashToken(id));
+    else await this.#adapter.upsert(hashToken(id), { accounts }, this.ttlS);
+  }
+}

@@ -1,0 +1,42 @@
+import { interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
+import { OIDC_ROUTES } from "../routes.js";
+import type { KnownAccounts } from "./known-accounts.js";
+
+const { base, Check, Prompt } = interactionPolicy;
+
+/**
+ * The provider's interaction policy with the two prompts of the spec it lacks. Without them
+ * node-oidc-provider 9 answers `prompt=select_account` and `prompt=create` with
+ * invalid_request ("unsupported prompt value requested": only the policy's prompt names
+ * are supported). Both come before `login`, so that their pages open the interaction:
+ * - `create`: requested only (prompt=create), the registration page (register.ts);
+ * - `select_account`: requested (prompt=select_account), or without any prompt when more
+ *   than one account is signed in on this browser (the spec: "with no prompt the user
+ *   chooses when several sessions exist"). A finished login resolves it (prompts.ts puts
+ *   `select_account` into every login result), so the resume does not ask again, and
+ *   `prompt=none` never reaches the check (it names a prompt).
+ */
+export function loginPolicy(known: KnownAccounts): interactionPolicy.DefaultPolicy {
+  const policy = base();
+  const severalAccounts = new Check("several_accounts", "several accounts are signed in on this user agent", async (ctx: KoaContextWithOIDC) => {
+    if (ctx.oidc.params?.prompt !== undefined || (ctx.oidc.result as Record<string, unknown> | undefined)?.select_account) return Check.NO_NEED_TO_PROMPT;
+    return (await known.list(ctx.get("cookie"))).length > 1 ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+  });
+  policy.add(new Prompt({ name: "select_account", requestable: true }, severalAccounts), 0);
+  policy.add(new Prompt({ name: "create", requestable: true }), 0);
+  return policy;
+}
+
+/**
+ * After the end-session confirmation: the account the browser signed out of is no longer
+ * offered for selection. The provider also passes here when a login switches the browser
+ * to another account (it ends the old session and returns to the authorization's resume);
+ * that account was not signed out by its person and stays known.
+ */
+export async function forgetSignedOut(ctx: KoaContextWithOIDC, known: KnownAccounts): Promise<void> {
+  if (ctx.oidc?.route !== "end_session_confirm" || ctx.status !== 303 || !ctx.oidc.params?.logout) return;
+  const accountId = ctx.oidc.session?.accountId;
+  const location = new URL(ctx.response.get("location") || "/", "http://host");
+  if (!accountId || location.pathname.startsWith(`${OIDC_ROUTES.authorization}/`)) return;
+  await known.forget(ctx.get("cookie"), accountId);
+}

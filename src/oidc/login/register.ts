@@ -1,0 +1,104 @@
+import { hashUnderPolicy } from "./new-password.js";
+import { DomainError } from "../../domain/errors.js";
+import { addUser } from "../../domain/user/commands.js";
+import { escapeHtml } from "./render.js";
+import { finishLogin, loginOrgOf, settingsOf, type PromptStep } from "./prompts.js";
+import type { Texts } from "./texts.js";
+
+/** What the form posts; the field names are stable for people's test automation. */
+interface Entered {
+  givenName: string;
+  familyName: string;
+  email: string;
+  loginName: string;
+}
+
+// The user API's rules (proto/platform/resources/user/v3alpha/user.proto): names of 1 to
+// 200 characters, an address of at most 254, a username without spaces or control characters.
+const USERNAME = /^[^\p{Z}\p{Cc}\u200B\uFEFF]{1,200}$/u;
+const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
+
+function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: string): string {
+  const field = (name: keyof Entered | "password" | "passwordConfirmation", label: string, type: string, autocomplete: string, value?: string) =>
+    `<label for="${name}">${escapeHtml(label)}</label>` +
+    `<input id="${name}" name="${name}" type="${type}" autocomplete="${autocomplete}" required${value === undefined ? "" : ` value="${escapeHtml(value)}"`}>`;
+  return (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "") +
+    `<form method="post" action="${escapeHtml(`${s.base}/register`)}">` +
+    `<input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}">` +
+    field("givenName", t.givenName, "text", "given-name", entered.givenName) +
+    field("familyName", t.familyName, "text", "family-name", entered.familyName) +
+    field("email", t.email, "email", "email", entered.email) +
+    field("loginName", t.username, "text", "username", entered.loginName) +
+    field("password", t.password, "password", "new-password") +
+    field("passwordConfirmation", t.confirmPassword, "password", "new-password") +
+    `<button type="submit">${escapeHtml(t.registerButton)}</button></form>` +
+    `<p><a href="${escapeHtml(`${s.base}/other`)}">${escapeHtml(t.signIn)}</a></p>`;
+}
+
+/**
+ * Whether the login's organization takes registrations. When it does not, prompt=create
+ * shows the sign-in page with a notice, as ZITADEL's login does; an error at the
+ * client's redirect URI would end a flow in which the person can still sign in.
+ */
+async function allowed(s: PromptStep): Promise<string | undefined> {
+  const orgId = await loginOrgOf(s.c, s.requestedOrg);
+  const active = await s.c.db.selectFrom("orgs").select("id").where("instance_id", "=", s.c.instanceId).where("id", "=", orgId).where("state", "=", "active").executeTakeFirst();
+  return active && (await settingsOf(s.c, orgId)).allowRegister ? orgId : undefined;
+}
+
+export async function registerPage(s: PromptStep): Promise<void> {
+  if (!(await allowed(s))) return s.askLoginName(200, String(s.details.params.login_hint ?? ""), s.t.registerNotAllowed);
+  s.show(200, s.t.registerTitle, registerForm(s.t, s, { givenName: "", familyName: "", email: "", loginName: String(s.details.params.login_hint ?? "") }));
+}
+
+/**
+ * Creates a person in the login's organization with the user commands (the instance's
+ * password policy, usernames unique in the instance) and signs them in. Registrations
+ * count per address against PLATFORM_LOGIN_RATE_PER_IP, apart from password attempts.
+ */
+export async function registerSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
+  const { c, t } = s;
+  const orgId = await allowed(s);
+  if (!orgId) return s.askLoginName(403, "", t.registerNotAllowed);
+  const entered: Entered = {
+    givenName: (form.givenName ?? "").trim().slice(0, 400),
+    familyName: (form.familyName ?? "").trim().slice(0, 400),
+    email: (form.email ?? "").trim().slice(0, 400),
+    loginName: (form.loginName ?? "").trim().slice(0, 400),
+  };
+  const again = (status: number, error: string) => s.show(status, t.registerTitle, registerForm(t, s, entered, error));
+  const address = s.req.socket?.remoteAddress ?? "";
+  if (!c.guards.perIp.take(`${c.instanceId} register ${address}`)) {
+    s.res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
+    return again(429, t.tooManyAttempts);
+  }
+  if (!entered.givenName || !entered.familyName || entered.givenName.length > 200 || entered.familyName.length > 200) return again(400, t.registerInvalidName);
+  if (entered.email.length > 254 || !EMAIL.test(entered.email)) return again(400, t.registerInvalidEmail);
+  if (!USERNAME.test(entered.loginName)) return again(400, t.registerInvalidUsername);
+  const password = form.password ?? "";
+  if (password !== form.passwordConfirmation) return again(400, t.passwordsDiffer);
+  const hashed = await hashUnderPolicy(c, password);
+  if ("refused" in hashed) return again(400, `${t.passwordPolicy} ${hashed.refused}`);
+  const { hash } = hashed;
+  let userId: string;
+  try {
+    const created = await c.transact((tx) =>
+      addUser(tx, { instanceId: c.instanceId, userId: "system" }, orgId, {
+        username: entered.loginName,
+        type: {
+          kind: "human",
+          profile: { givenName: entered.givenName, familyName: entered.familyName, displayName: `${entered.givenName} ${entered.familyName}`, nickName: "", preferredLanguage: s.lang, gender: undefined },
+          email: { address: entered.email, verified: false },
+          phone: undefined,
+          passwordHash: hash,
+          passwordChangeRequired: false,
+        },
+      }),
+    );
+    userId = created.id;
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === "already_exists") return again(409, t.registerUsernameTaken);
+    throw error;
+  }
+  await finishLogin(s.req, s.res, c, userId);
+}

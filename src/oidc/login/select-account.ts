@@ -1,0 +1,58 @@
+import { activeAccount, type Account } from "../accounts.js";
+import { errorBody, escapeHtml, passwordForm } from "./render.js";
+import { finishLogin, knownAccountsOf, settingsOf, type PromptStep } from "./prompts.js";
+import type { KnownAccount } from "./known-accounts.js";
+
+interface Choice {
+  entry: KnownAccount;
+  account: Account;
+}
+
+/**
+ * The accounts this browser may choose from: its live entries whose user and organization
+ * are still active and, when the scope restricts the login, of that organization.
+ */
+async function choices(s: PromptStep): Promise<Choice[]> {
+  const entries = await knownAccountsOf(s.c).list(s.req.headers.cookie);
+  const found = await Promise.all(entries.map(async (entry) => ({ entry, account: await activeAccount(s.c.db, s.c.instanceId, entry.accountId) })));
+  return found.filter((f): f is Choice => f.account !== undefined && f.account.row.type === "human" && (s.requestedOrg === undefined || f.account.orgId === s.requestedOrg));
+}
+
+/** What the password form names the account by: its login name when its organization has a domain. */
+function signInName(account: Account): string {
+  return account.primaryDomain ? account.loginName : account.username;
+}
+
+/** One button per known account (its login name), then "use another account". */
+export async function accountChooser(s: PromptStep): Promise<void> {
+  const { t, base, csrf } = s;
+  const list = await choices(s);
+  const buttons = list
+    .map(({ account }) =>
+      `<form method="post" action="${escapeHtml(`${base}/select`)}">` +
+      `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">` +
+      `<input type="hidden" name="accountId" value="${escapeHtml(account.userId)}">` +
+      `<button type="submit">${escapeHtml(account.loginName)}</button></form>`,
+    )
+    .join("");
+  const empty = list.length === 0 ? `<p class="muted">${escapeHtml(t.selectAccountEmpty)}</p>` : "";
+  s.show(200, t.selectAccountTitle, `${empty}${buttons}<p><a href="${escapeHtml(`${base}/other`)}">${escapeHtml(t.otherAccount)}</a></p>`);
+}
+
+/**
+ * A known account chosen: finished with its original sign-in when that still counts for
+ * this request; the password step for it when the request wants a fresh one (prompt=login,
+ * or max_age older than the sign-in); the login name page when the browser does not know
+ * it (any more).
+ */
+export async function chooseAccount(s: PromptStep, form: Record<string, string>): Promise<void> {
+  const chosen = (await choices(s)).find((c) => c.account.userId === form.accountId);
+  if (!chosen) return s.askLoginName(200, "");
+  const prompts = String(s.details.params.prompt ?? "").split(" ");
+  const maxAge = s.details.params.max_age === undefined ? undefined : Number(s.details.params.max_age);
+  const now = Math.floor(Date.now() / 1000);
+  const fresh = !prompts.includes("login") && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
+  if (fresh) return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime });
+  if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
+  s.show(200, s.t.signInTitle, passwordForm(s.t, { action: `${s.base}/password`, csrf: s.csrf, loginName: signInName(chosen.account), otherAccount: `${s.base}/other` }));
+}
