@@ -167,6 +167,27 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
     expect(count().map((n, i) => n - before[i]!)).toEqual([0, 0, 1, 0]);
   });
 
+  it("picks the most specific response execution too: method over service over all", async () => {
+    const m = await target("resp-m");
+    const sv = await target("resp-s");
+    const al = await target("resp-a");
+    await put({ response: { all: true } }, [al.id]);
+    await put({ response: { service: USERS } }, [sv.id]);
+    await put({ response: { method: GET_USER } }, [m.id]);
+    const count = () => ["/resp-m", "/resp-s", "/resp-a"].map((p) => receiver.callsTo(p).length);
+    const id = okMessage(await createUser()).details.id as string;
+    let before = count();
+    okMessage(await users("rest").call("GetUser", { id }, server.adminToken));
+    expect(count().map((n, i) => n - before[i]!)).toEqual([1, 0, 0]);
+    before = count();
+    okMessage(await users("connect").call("SearchUsers", {}, server.adminToken));
+    expect(count().map((n, i) => n - before[i]!)).toEqual([0, 1, 0]);
+    before = count();
+    okMessage(await protocolClient(PlatformOrganizations, "grpc-web", server.baseUrl).call("GetOrganization", { id: server.defaultOrgId }, server.adminToken));
+    expect(count().map((n, i) => n - before[i]!)).toEqual([0, 0, 1]);
+    expect(receiver.callsTo("/resp-a").at(-1)!.body).toMatchObject({ response: { organization: { details: { id: server.defaultOrgId } } } });
+  });
+
   it("rewrites the request with a request-response target's answer, and validates the result", async () => {
     const t = await target("rewrite", "restRequestResponse", { interruptOnError: true });
     await put({ request: { method: CREATE_USER } }, [t.id]);
