@@ -48,11 +48,17 @@ interface Answer {
 export class ActionFunctions {
   constructor(private readonly deps: FunctionDeps) {}
 
-  /** The claims with what the function's targets add; `claims` itself is not changed. */
-  async run(db: Db, instanceId: string, name: FunctionName, account: Account, claims: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * The claims with what the function's targets add; `claims` itself is not changed. `user`
+   * may be a loader, called only when the function has targets.
+   */
+  async run(db: Db, instanceId: string, name: FunctionName, user: Account | (() => Promise<Account | undefined>), claims: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!(await this.deps.flags.forInstance(instanceId)).actions) return claims;
     const targets = await this.deps.plans.targets(db, instanceId, [`function/${name}`]);
     if (targets.length === 0) return claims;
+    // Token paths pass a loader: the user is read only when a function will run.
+    const account = typeof user === "function" ? await user() : user;
+    if (!account) return claims;
     const result = { ...claims };
     const log: string[] = [];
     const metadata = await allUserMetadata(db, instanceId, account.userId);

@@ -50,8 +50,7 @@ export function jwtCustomizer(jwtRecords: OidcAdapter, db: () => Db, instanceId:
     const accountId = (token as TokenLike).accountId;
     if (functions && accountId) {
       // preaccesstoken: before the JWT is signed; functions add claims, never replace one.
-      const account = await activeAccount(db(), instanceId, accountId);
-      if (account) Object.assign(payload, await asOidcError(functions.run(db(), instanceId, "preaccesstoken", account, payload)));
+      Object.assign(payload, await asOidcError(functions.run(db(), instanceId, "preaccesstoken", () => activeAccount(db(), instanceId, accountId), payload)));
     }
     const record = jwtRecord(payload, token as never);
     await jwtRecords.upsert(String(payload.jti), record, Math.max(1, Number(payload.exp) - Math.floor(Date.now() / 1000)));
@@ -113,8 +112,8 @@ export function functionClaimsInIdTokens(provider: Provider, db: () => Db, insta
   const filtered = proto.payload;
   proto.payload = async function (this: unknown) {
     const claims = await filtered.call(this);
-    const account = typeof claims.sub === "string" ? await activeAccount(db(), instanceId, claims.sub) : undefined;
-    return account ? asOidcError(functions.run(db(), instanceId, "preuserinfo", account, claims)) : claims;
+    const sub = claims.sub;
+    return typeof sub === "string" ? asOidcError(functions.run(db(), instanceId, "preuserinfo", () => activeAccount(db(), instanceId, sub), claims)) : claims;
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type Provider from "oidc-provider";
 import type { PasswordHasher } from "../../crypto/passwords.js";
@@ -10,6 +10,7 @@ import { clearFailedPasswords, recordFailedPassword } from "./attempts.js";
 import type { WindowLimiter } from "./rate-limit.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
+import { sameToken } from "./form-token.js";
 import { loginLanguage } from "./language.js";
 import { hashUnderPolicy } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
@@ -140,13 +141,6 @@ async function consent(req: NodeRequest, res: NodeResponse, provider: Provider, 
   for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(" "));
   const grantId = await grant.save();
   await provider.interactionFinished(req as never, res as never, { consent: { grantId } }, { mergeWithLastSubmission: true });
-}
-
-function sameToken(given: string | undefined, expected: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {

@@ -1,8 +1,8 @@
-import { timingSafeEqual } from "node:crypto";
 import type Provider from "oidc-provider";
 import { loginSettingsOf, type LoginSettings } from "../../domain/settings/login.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
+import { sameToken } from "./form-token.js";
 import { KnownAccounts, knownAccountsKey } from "./known-accounts.js";
 import type { LoginContext } from "./pages.js";
 import { errorBody, escapeHtml } from "./render.js";
@@ -65,9 +65,7 @@ async function readCheckedForm(s: PromptStep): Promise<Record<string, string> | 
     }
     throw error;
   }
-  const given = Buffer.from(form.csrf ?? "");
-  const expected = Buffer.from(s.csrf);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (!sameToken(form.csrf, s.csrf)) {
     s.show(403, s.t.errorTitle, errorBody(s.t.formExpired));
     return undefined;
   }

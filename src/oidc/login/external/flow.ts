@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { DomainError } from "../../../domain/errors.js";
@@ -12,6 +12,7 @@ import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
 import { clearFailedPasswords, recordFailedPassword } from "../attempts.js";
 import { loginLanguage } from "../language.js";
 import type { LoginContext } from "../pages.js";
+import { sameToken } from "../form-token.js";
 import { sendPage } from "../pages.js";
 import { errorBody, escapeHtml } from "../render.js";
 import { LOGIN_PATH } from "../paths.js";
@@ -429,13 +430,6 @@ function errorPage(res: NodeResponse, status: number, lang: Language, message: (
 
 async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
   return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
-}
-
-function sameToken(given: string | undefined, expected: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** States are looked up by their hash: the table never holds one that could be replayed. */
