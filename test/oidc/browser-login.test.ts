@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import * as client from "openid-client";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appClient, createProject, oidc } from "../apps/helpers.js";
+import { AUTH_CODE, BASIC, BEARER, WEB, appClient, createProject, oidc } from "../apps/helpers.js";
+import { idpClient } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, uniqueName, Users } from "../users/helpers.js";
@@ -18,25 +19,37 @@ const PASSWORD = "Corr3ct-horse!";
  */
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real browser on %s (skipped when ${CHROMIUM} is missing: apt-get install chromium, or set CHROMIUM_PATH)`, (kind) => {
   let server: TestServer;
+  /** An upstream identity provider for the external login: a second service, on 127.0.0.1 (cookies are per host, not per port). */
+  let upstream: TestServer;
   let browser: Browser;
   let config: client.Configuration;
 
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    [server, upstream] = await Promise.all([startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true" }), startTestServer(kind)]);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+    const upstreamBase = upstream.baseUrl.replace("localhost", "127.0.0.1");
+    const upProject = await createProject(upstream.baseUrl, upstream.adminToken, "downstream");
+    const upApp = await appClient(upstream.baseUrl, upstream.adminToken).ok("CreateApp", {
+      projectId: upProject,
+      app: { name: "downstream", oidc: oidc({ redirectUris: [`${server.baseUrl}/ui/login/idp/callback`], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE], accessTokenType: BEARER, devMode: true }) },
+    });
+    await idpClient(server.baseUrl, server.adminToken).ok("CreateOIDCIDP", {
+      idp: { idp: { name: "Upstream", options: { isAutoCreation: true } }, config: { clientId: upApp.clientId, clientSecret: upApp.clientSecret, issuer: upstreamBase, scopes: ["openid", "profile", "email"] } },
+    });
     const projectId = await createProject(server.baseUrl, server.adminToken, "browser");
     const app = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId, app: { name: "web", oidc: oidc({ redirectUris: [REDIRECT] }) } });
     config = await client.discovery(new URL(server.baseUrl), app.clientId, app.clientSecret, undefined, { execute: [client.allowInsecureRequests] });
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await Promise.all([server?.close(), upstream?.close()]);
   });
 
-  /** Signs in through the pages; returns the page's language and the callback URL the browser was sent to. */
-  async function signIn(opts: { locale: string; uiLocales?: string; labels: { loginName: string; password: string; next: string; signIn: string } }) {
-    const loginName = uniqueName("person");
-    const userId = await new Users(server).create(humanUser(loginName, { password: PASSWORD }));
+  /**
+   * An authorization request opened in a fresh browser context, the pages driven by `drive`,
+   * and the code the browser brings back to the relying party exchanged for tokens.
+   */
+  async function authorizeIn(locale: string, extra: Record<string, string>, drive: (page: Page) => Promise<void>) {
     const verifier = client.randomPKCECodeVerifier();
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: REDIRECT,
@@ -44,9 +57,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       state: "browser",
-      ...(opts.uiLocales && { ui_locales: opts.uiLocales }),
+      ...extra,
     });
-    const context = await browser.newContext({ locale: opts.locale });
+    const context = await browser.newContext({ locale });
     const page = await context.newPage();
     let callback: URL | undefined;
     await page.route(`${new URL(REDIRECT).origin}/**`, async (route) => {
@@ -55,17 +68,27 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
     });
     try {
       await page.goto(url.href);
-      const lang = await page.locator("html").getAttribute("lang");
+      await drive(page);
+      await page.waitForURL((u) => u.origin === new URL(REDIRECT).origin);
+      return { tokens: await client.authorizationCodeGrant(config, callback!, { pkceCodeVerifier: verifier, expectedState: "browser" }) };
+    } finally {
+      await context.close();
+    }
+  }
+
+  /** Signs in through the pages; returns the page's language and whom the tokens name. */
+  async function signIn(opts: { locale: string; uiLocales?: string; labels: { loginName: string; password: string; next: string; signIn: string } }) {
+    const loginName = uniqueName("person");
+    const userId = await new Users(server).create(humanUser(loginName, { password: PASSWORD }));
+    let lang: string | null = null;
+    const { tokens } = await authorizeIn(opts.locale, opts.uiLocales ? { ui_locales: opts.uiLocales } : {}, async (page) => {
+      lang = await page.locator("html").getAttribute("lang");
       await page.getByLabel(opts.labels.loginName).fill(loginName);
       await page.getByRole("button", { name: opts.labels.next }).click();
       await page.getByLabel(opts.labels.password).fill(PASSWORD);
       await page.getByRole("button", { name: opts.labels.signIn }).click();
-      await page.waitForURL((u) => u.origin === new URL(REDIRECT).origin);
-      const tokens = await client.authorizationCodeGrant(config, callback!, { pkceCodeVerifier: verifier, expectedState: "browser" });
-      return { lang, sub: tokens.claims()!.sub, userId };
-    } finally {
-      await context.close();
-    }
+    });
+    return { lang, sub: tokens.claims()!.sub, userId };
   }
 
   it("in the browser's language (German by Accept-Language)", async () => {
@@ -78,5 +101,27 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
     const result = await signIn({ locale: "en-US", uiLocales: "fr-CA en", labels: { loginName: "Nom de connexion", password: "Mot de passe", next: "Suivant", signIn: "Se connecter" } });
     expect(result.lang).toBe("fr");
     expect(result.sub).toBe(result.userId);
+  });
+
+  it("through an external identity provider: the browser that started the login finishes it", async () => {
+    const loginName = uniqueName("upstream");
+    const email = `${loginName}@upstream.example`;
+    await new Users(upstream).create(humanUser(loginName, { password: PASSWORD, email: { address: email, isVerified: true } }, { givenName: "Uma", familyName: "Stream" }));
+    let bindings: string[] = [];
+    const { tokens } = await authorizeIn("en-US", {}, async (page) => {
+      await page.getByRole("button", { name: "Sign in with Upstream" }).click();
+      // The upstream's own pages, on its host.
+      await page.waitForURL((u) => u.host === new URL(upstream.baseUrl.replace("localhost", "127.0.0.1")).host);
+      await page.getByLabel("Login name").fill(loginName);
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL((u) => u.origin === new URL(REDIRECT).origin);
+      bindings = (await page.context().cookies(server.baseUrl)).map((c) => c.name).filter((n) => n.startsWith("platform_idp_"));
+    });
+    // The binding cookie was scoped to the callback and is gone after it.
+    expect(bindings).toEqual([]);
+    const created = await new Users(server).get(tokens.claims()!.sub);
+    expect(created.human.email).toMatchObject({ address: email, isVerified: true });
   });
 });

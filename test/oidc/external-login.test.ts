@@ -1,8 +1,9 @@
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
+import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEXTS } from "../../src/oidc/login/texts.js";
+import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { AUTH_CODE, BASIC, BEARER, POST, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { DEACTIVATE, idpClient } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -221,16 +222,73 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     expect(foreign.headers.get("content-security-policy")).toContain("default-src 'none'");
   });
 
-  it("refuses the pages after the callback in another browser (the interaction's cookie binds them)", async () => {
-    const b = new Browser(down.baseUrl);
+  /** The upstream authorization URL of a login started in a downstream browser, not followed. */
+  async function startedLogin(b: Browser, idpId = idp.autoCreate) {
     const request = await authorize(down, rp);
     let page = await b.open(request.url);
-    page = await b.submit(providerForm(page, idp.autoCreate)!, {}, page.url);
-    const back = await upstreamLogin(new Browser(up.baseUrl), page.url, carol.name);
-    const stranger = await new Browser(down.baseUrl).open(back.url);
-    expect(stranger.left).toBe(false);
-    expect(stranger.status).toBe(400);
-    expect(alertText(stranger.html)).toBe(en.loginExpired);
+    const uid = new URL(page.url).pathname.split("/").pop()!;
+    page = await b.submit(providerForm(page, idpId)!, {}, page.url);
+    expect(page.left, page.html).toBe(true);
+    const state = new URL(page.url).searchParams.get("state")!;
+    return { request, uid, upstreamUrl: page.url, state };
+  }
+
+  /** The name of a flow's binding cookie (src/oidc/login/external/browser-binding.ts). */
+  const bindingName = (state: string) => `platform_idp_${createHash("sha256").update(state).digest("base64url").slice(0, 22)}`;
+
+  it("refuses the callback in a browser that did not start the login: the login-CSRF account takeover", async () => {
+    // The victim: a person upstream whose downstream account must never reach the attacker.
+    const victim = uniqueName("victim");
+    const email = `${victim}@victim.example`;
+    await new Users(up).create(humanUser(victim, { password: PASSWORD, email: { address: email, isVerified: true } }, { givenName: "Vic", familyName: "Tim" }));
+    // (1) The attacker starts an external login in their own browser and keeps the upstream URL.
+    const attacker = new Browser(down.baseUrl);
+    const started = await startedLogin(attacker);
+    // (2) The victim, signed in upstream, is made to open it; the upstream sends the victim's
+    // browser, which holds none of the downstream's cookies, back with the victim's code.
+    const victimUpstream = new Browser(up.baseUrl);
+    const back = await upstreamLogin(victimUpstream, started.upstreamUrl, victim);
+    expect(back.left, back.html).toBe(true);
+    expect(new URL(back.url).searchParams.get("state")).toBe(started.state);
+    const victimDown = new Browser(down.baseUrl);
+    const delivered = await victimDown.open(back.url);
+    expect(delivered.left).toBe(false);
+    expect(delivered.status).toBe(400);
+    expect(delivered.hops).toHaveLength(1);
+    expect(alertText(delivered.html)).toBe(en.externalOtherBrowser);
+    // (3) The attacker continues their interaction: nothing was attached to it.
+    const cont = await attacker.open(`/ui/login/${started.uid}/idp`);
+    expect(cont.left).toBe(false);
+    expect(cont.status).toBe(400);
+    expect(alertText(cont.html)).toBe(en.loginExpired);
+    // The state was consumed: the attacker's own browser cannot deliver the code afterwards either.
+    const replayed = await attacker.open(back.url);
+    expect(replayed.status).toBe(400);
+    expect(alertText(replayed.html)).toBe(en.loginExpired);
+    // And no account was created for, or linked to, the victim's upstream identity.
+    expect(ok(await new Users(down).call("SearchUsers", { filters: [{ email: { value: email } }] })).result ?? []).toEqual([]);
+  });
+
+  it("refuses the callback with another flow's binding cookie, and clears the flow's cookie", async () => {
+    const b = new Browser(down.baseUrl);
+    const first = await startedLogin(b);
+    const second = await startedLogin(b);
+    const bindings = b.cookieNames().filter((n) => n.startsWith("platform_idp_"));
+    expect(bindings).toHaveLength(2);
+    const back = await upstreamLogin(new Browser(up.baseUrl), first.upstreamUrl, carol.name);
+    // The first flow's cookie name with the second flow's value.
+    const cookies = Object.fromEntries(b.cookieHeader("/ui/login/idp/callback").split("; ").map((c) => [c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1)]));
+    const [firstName, secondName] = [bindingName(first.state), bindingName(second.state)];
+    expect(Object.keys(cookies).sort()).toEqual([firstName, secondName].sort());
+    const forged = await fetch(back.url, { redirect: "manual", headers: { accept: "text/html", cookie: `${firstName}=${cookies[secondName]}` } });
+    expect(forged.status).toBe(400);
+    expect(alertText(await forged.text())).toBe(en.externalOtherBrowser);
+    expect(forged.headers.getSetCookie().some((l) => l.startsWith(`${firstName}=;`) && /Max-Age=0/.test(l))).toBe(true);
+    // The second flow still works in the browser that started it, which then drops its cookie.
+    const back2 = await upstreamLogin(new Browser(up.baseUrl), second.upstreamUrl, carol.name);
+    const page = await b.open(back2.url);
+    await tokensOf(second.request, page);
+    expect(b.cookieNames()).not.toContain(secondName);
   });
 
   it("links an existing user by verified email after their password; the link signs in directly afterwards", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SUPPORTED_LANGUAGES } from "../../src/domain/settings/language.js";
-import { TEXTS } from "../../src/oidc/login/texts.js";
+import { TEXTS } from "../../src/oidc/login/texts/index.js";
 
 describe("login page texts", () => {
   it("exist for exactly the supported languages", () => {

@@ -135,20 +135,20 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
   }
 
   /** A token request of the app, authenticated by its registered method. */
-  async function token(app: App, form: Record<string, string | string[]>): Promise<Answer> {
+  async function token(app: App, form: Record<string, string | string[]>, at = base): Promise<Answer> {
     switch (app.auth) {
       case "basic":
-        return post(base, "/oauth/v2/token", form, { authorization: basic(app.clientId, app.secret!) });
+        return post(at, "/oauth/v2/token", form, { authorization: basic(app.clientId, app.secret!) });
       case "post":
-        return post(base, "/oauth/v2/token", { ...form, client_id: app.clientId, client_secret: app.secret! });
+        return post(at, "/oauth/v2/token", { ...form, client_id: app.clientId, client_secret: app.secret! });
       case "none":
-        return post(base, "/oauth/v2/token", { ...form, client_id: app.clientId });
+        return post(at, "/oauth/v2/token", { ...form, client_id: app.clientId });
       case "key":
-        return post(base, "/oauth/v2/token", { ...form, client_id: app.clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: await signedByApp(app) });
+        return post(at, "/oauth/v2/token", { ...form, client_id: app.clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: await signedByApp(app) });
     }
   }
 
-  const exchange = (app: App, form: Record<string, string | string[]>) => token(app, { grant_type: GRANT, ...form });
+  const exchange = (app: App, form: Record<string, string | string[]>, at = base) => token(app, { grant_type: GRANT, ...form }, at);
 
   /** Introspection by the project's API application, or by an application in the token's audience. */
   async function introspect(value: string, as: { clientId: string; secret?: string } = introspector): Promise<Record<string, unknown>> {
@@ -177,18 +177,18 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
   }
 
   /** The code flow of an app through the login pages; the token response. */
-  async function codeFlow(app: App, loginName: string, scope: string) {
+  async function codeFlow(app: App, loginName: string, scope: string, at = base) {
     const verifier = client.randomPKCECodeVerifier();
-    const url = new URL("/oauth/v2/authorize", base);
+    const url = new URL("/oauth/v2/authorize", at);
     const query = { client_id: app.clientId, redirect_uri: RP, response_type: "code", scope, state: client.randomState(), code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" };
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const b = new Browser(base);
+    const b = new Browser(at);
     let page = await b.open(url.href);
     page = await b.submit(formWith(page.html, "loginName"), { loginName }, page.url);
     page = await b.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
     expect(page.left, page.html).toBe(true);
     const code = new URL(page.url).searchParams.get("code")!;
-    const r = await token(app, { grant_type: "authorization_code", code, redirect_uri: RP, code_verifier: verifier });
+    const r = await token(app, { grant_type: "authorization_code", code, redirect_uri: RP, code_verifier: verifier }, at);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body as { access_token: string; id_token: string; refresh_token?: string };
   }
@@ -307,15 +307,56 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       expect(decodeProtectedHeader(r.body.access_token).typ ?? "JWT").not.toBe("at+jwt");
     });
 
-    it("accepts an ID token as the subject, with its user's claims but nothing it did not hold", async () => {
-      const r = await exchange(apps.none, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid email" });
+    it("accepts the client's own ID token as the subject, with its user's claims but nothing it did not hold", async () => {
+      const r = await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid email" });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       // The audience is the ID token's: the application it was issued to.
       expect(await introspect(r.body.access_token, apps.basic)).toMatchObject({ active: true, sub: alice.id, aud: [apps.basic.clientId], scope: "openid email" });
-      expectError(await exchange(apps.none, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid offline_access" }), 400, "invalid_scope");
+      expectError(await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid offline_access" }), 400, "invalid_scope");
       // An access token is no ID token, nor the other way round.
-      expectError(await exchange(apps.none, { subject_token: aliceTokens.access_token, subject_token_type: T.id }), 400, "invalid_request");
-      expectError(await exchange(apps.none, { subject_token: aliceTokens.id_token, subject_token_type: T.access }), 400, "invalid_request");
+      expectError(await exchange(apps.basic, { subject_token: aliceTokens.access_token, subject_token_type: T.id }), 400, "invalid_request");
+      expectError(await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.access }), 400, "invalid_request");
+    });
+
+    it("refuses an ID token issued to another client, of another organization or of the same project, as subject and as actor", async () => {
+      // A leaked ID token of application `basic`, exchanged by an application of another
+      // organization that turned token exchange on: it must not become that user's token.
+      await setOrgFlag(offOrg, true);
+      try {
+        const leaked = { subject_token: aliceTokens.id_token, subject_token_type: T.id, requested_token_type: T.jwt, scope: "openid profile email" };
+        const r = await exchange(offApp, leaked);
+        expectError(r, 400, "invalid_request");
+        expect(r.body.error_description).toMatch(/subject_token is invalid: the token was not issued for this client/);
+        expect(r.body.id_token).toBeUndefined();
+        // The same rule for the actor of an impersonation.
+        const asActor = await exchange(offApp, { subject_token: stranger, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+        expectError(asActor, 400, "invalid_request");
+        expect(asActor.body.error_description).toMatch(/actor_token is invalid: the token was not issued for this client/);
+      } finally {
+        await setOrgFlag(offOrg, undefined);
+      }
+      // Another application of the same project: the ID token names its client only.
+      for (const auth of ["none", "post", "key"] as const) {
+        const r = await exchange(apps[auth], { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid" });
+        expectError(r, 400, "invalid_request");
+        const actor = await exchange(apps[auth], { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+        expectError(actor, 400, "invalid_request");
+      }
+      // The owner still exchanges its own, as subject and as actor.
+      const own = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+      expect(own.status, JSON.stringify(own.body)).toBe(200);
+    });
+
+    it("refuses an ID token of this instance's keys that names another issuer (another of its hosts)", async () => {
+      // The instance answers on 127.0.0.1 too, where its issuer is another URL under the same keys.
+      const other = base.replace("localhost", "127.0.0.1");
+      const tokens = await codeFlow(apps.basic, alice.name, "openid", other);
+      expect(decodeJwt(tokens.id_token).iss).toBe(other);
+      const here = await exchange(apps.basic, { subject_token: tokens.id_token, subject_token_type: T.id, scope: "openid" });
+      expectError(here, 400, "invalid_request");
+      expect(here.body.error_description).toMatch(/iss/);
+      const there = await exchange(apps.basic, { subject_token: tokens.id_token, subject_token_type: T.id, scope: "openid" }, other);
+      expect(there.status, JSON.stringify(there.body)).toBe(200);
     });
 
     it("narrows the scope, and refuses a scope the subject token does not hold", async () => {

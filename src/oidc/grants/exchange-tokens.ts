@@ -41,6 +41,8 @@ export interface ExchangeVerifier {
   db: Db;
   instanceId: string;
   keys: KeySet;
+  /** This instance's issuer at the request's host: the only `iss` an ID token may name. */
+  issuer: string;
   /** Where the client's JWTs must be addressed: the issuer or its token endpoint. */
   audiences: string[];
   client: { clientId: string; projectId: string; orgId: string };
@@ -71,19 +73,29 @@ export async function verifyExchangeToken(v: ExchangeVerifier, role: "subject" |
 }
 
 /**
- * An access token of either format, issued for this client or its project (as introspection
- * requires): a client exchanges what was meant for it, not tokens it merely came across.
+ * Whether a token was meant for the exchanging client: its audience names the client or the
+ * client's project, or (ID tokens) its authorized party is the client. A client exchanges
+ * what was issued to it, never a token it merely came across (a leaked ID token travels in
+ * logout URLs and browser history).
  */
+function meantFor(v: ExchangeVerifier, aud: string[], azp?: unknown): boolean {
+  return aud.includes(v.client.clientId) || aud.includes(v.client.projectId) || azp === v.client.clientId;
+}
+
+/** An access token of either format, issued for this client or its project (as introspection requires). */
 async function accessToken(v: ExchangeVerifier, role: string, value: string): Promise<ExchangeToken> {
   const record = await findAccessToken(value, async () => v.keys, { accessTokens: v.accessTokens, jwtRecords: v.jwtRecords });
   if (!record) throw invalid(role, "not an active access token of this instance");
-  if (!record.aud.includes(v.client.clientId) && !record.aud.includes(v.client.projectId)) throw invalid(role, "the token was not issued for this client or its project");
+  if (!meantFor(v, record.aud)) throw invalid(role, "the token was not issued for this client or its project");
   const account = await activeAccount(v.db, v.instanceId, record.accountId);
   if (!account) throw invalid(role, "its user or organization is not active");
   return { account, aud: record.aud, scopes: splitScope(record.scope), ...(isActor(record.act) && { act: record.act }) };
 }
 
-/** An ID token signed by this instance's keys, not expired. */
+/**
+ * An ID token signed by this instance's keys, not expired, naming this issuer, and issued to
+ * the exchanging client (as access tokens must be): the exchanged token inherits its audience.
+ */
 async function idToken(v: ExchangeVerifier, role: string, value: string): Promise<ExchangeToken> {
   let header;
   try {
@@ -97,13 +109,14 @@ async function idToken(v: ExchangeVerifier, role: string, value: string): Promis
   if (!key) throw invalid(role, "not signed by a key of this instance");
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(value, key.key, { algorithms: ["RS256", "ES256"], requiredClaims: ["sub", "aud", "exp", "iat"] }));
+    ({ payload } = await jwtVerify(value, key.key, { algorithms: ["RS256", "ES256"], issuer: v.issuer, requiredClaims: ["sub", "aud", "exp", "iat"] }));
   } catch (error) {
     throw invalid(role, (error as Error).message);
   }
+  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud!];
+  if (!meantFor(v, aud, payload.azp)) throw invalid(role, "the token was not issued for this client or its project");
   const account = await activeAccount(v.db, v.instanceId, payload.sub!);
   if (!account) throw invalid(role, "its user or organization is not active");
-  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud!];
   return { account, aud, ...(isActor(payload.act) && { act: payload.act }) };
 }
 

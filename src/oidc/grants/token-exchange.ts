@@ -73,6 +73,7 @@ export function tokenExchangeGrant(deps: TokenExchangeDeps) {
       db: db(),
       instanceId,
       keys: deps.keys,
+      issuer: provider.issuer,
       audiences: [provider.issuer, ctx.oidc.urlFor("token")],
       client: { clientId: client.clientId, projectId, orgId },
       accessTokens: new Payloads("AccessToken"),

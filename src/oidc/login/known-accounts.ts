@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { hashToken } from "../../crypto/tokens.js";
+import { readCookie, setCookieValue } from "../../http/cookies.js";
 import type { Db } from "../../store/eventstore.js";
 import { payloadAdapters, type OidcAdapter, type OidcPayload } from "../payload-adapter.js";
 
@@ -35,16 +36,11 @@ function sign(key: string, id: string): string {
 
 /** The id a Cookie header carries, when its signature holds. */
 export function knownAccountsId(cookieHeader: string | undefined, key: string): string | undefined {
-  for (const part of (cookieHeader ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0 || part.slice(0, eq).trim() !== KNOWN_ACCOUNTS_COOKIE) continue;
-    const [id, mac] = part.slice(eq + 1).trim().split(".");
-    if (!id || !mac) return undefined;
-    const given = Buffer.from(mac);
-    const expected = Buffer.from(sign(key, id));
-    return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined;
-  }
-  return undefined;
+  const [id, mac] = (readCookie(cookieHeader, KNOWN_ACCOUNTS_COOKIE) ?? "").split(".");
+  if (!id || !mac) return undefined;
+  const given = Buffer.from(mac);
+  const expected = Buffer.from(sign(key, id));
+  return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined;
 }
 
 export class KnownAccounts {
@@ -84,7 +80,7 @@ export class KnownAccounts {
     const accounts = [entry, ...current.filter((a) => a.accountId !== entry.accountId)].slice(0, MAX_ENTRIES);
     await this.#adapter.upsert(hashToken(id), { accounts }, this.ttlS);
     if (existing) return undefined;
-    return `${KNOWN_ACCOUNTS_COOKIE}=${id}.${sign(this.key, id)}; Path=/; Max-Age=${this.ttlS}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+    return setCookieValue(KNOWN_ACCOUNTS_COOKIE, `${id}.${sign(this.key, id)}`, { path: "/", maxAge: this.ttlS, secure });
   }
 
   /** Forgets an account on this browser (it signed out). */

@@ -1,7 +1,7 @@
 import { LANGUAGE_SETTINGS } from "../../domain/settings/language.js";
 import { resolveSettings } from "../../domain/settings/store.js";
 import type { Db } from "../../store/eventstore.js";
-import type { Language } from "./texts.js";
+import type { Language } from "./texts/index.js";
 
 /** Primary language subtags in order of preference (RFC 4647 ranges with q-values). */
 function acceptLanguages(header: string | undefined): string[] {

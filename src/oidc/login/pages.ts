@@ -15,7 +15,7 @@ import { loginLanguage } from "./language.js";
 import { hashUnderPolicy } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
 import { changePasswordForm, errorBody, loginNameForm, page, passwordForm } from "./render.js";
-import { TEXTS, type Language } from "./texts.js";
+import { TEXTS, type Language } from "./texts/index.js";
 import { defaultOrgOf, userByLoginName } from "./users.js";
 import { externalLoginButtons } from "./external/providers.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";

@@ -1,5 +1,6 @@
 import type Provider from "oidc-provider";
 import { loginSettingsOf, type LoginSettings } from "../../domain/settings/login.js";
+import { appendSetCookie } from "../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { sameToken } from "./form-token.js";
@@ -8,7 +9,7 @@ import type { LoginContext } from "./pages.js";
 import { errorBody, escapeHtml } from "./render.js";
 import { registerPage, registerSubmit } from "./register.js";
 import { accountChooser, chooseAccount } from "./select-account.js";
-import type { Language, Texts } from "./texts.js";
+import type { Language, Texts } from "./texts/index.js";
 import { defaultOrgOf } from "./users.js";
 
 export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
@@ -104,9 +105,6 @@ export async function registerLink(c: LoginContext, requestedOrg: string | undef
 export async function finishLogin(req: NodeRequest, res: NodeResponse, c: LoginContext, accountId: string, { authTime, amr = ["pwd"] }: { authTime?: number; amr?: string[] } = {}): Promise<void> {
   const ts = authTime ?? Math.floor(Date.now() / 1000);
   const cookie = await knownAccountsOf(c).remember(req.headers.cookie, { accountId, authTime: ts }, c.provider.issuer.startsWith("https:"));
-  if (cookie) {
-    const before = res.getHeader("set-cookie");
-    res.setHeader("set-cookie", [...(before === undefined ? [] : Array.isArray(before) ? before : [String(before)]), cookie]);
-  }
+  if (cookie) appendSetCookie(res, cookie);
   await c.provider.interactionFinished(req as never, res as never, { login: { accountId, amr, remember: true, ts }, select_account: {}, create: {} }, { mergeWithLastSubmission: false });
 }

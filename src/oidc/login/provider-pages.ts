@@ -2,7 +2,7 @@ import type { KoaContextWithOIDC } from "oidc-provider";
 import type { Db } from "../../store/eventstore.js";
 import { loginLanguage } from "./language.js";
 import { errorBody, escapeHtml, page } from "./render.js";
-import { TEXTS, type Language } from "./texts.js";
+import { TEXTS, type Language } from "./texts/index.js";
 import { defaultOrgOf } from "./users.js";
 
 const HEADERS = {

@@ -3,7 +3,7 @@ import { DomainError } from "../../domain/errors.js";
 import { addUser } from "../../domain/user/commands.js";
 import { escapeHtml } from "./render.js";
 import { finishLogin, loginOrgOf, settingsOf, type PromptStep } from "./prompts.js";
-import type { Texts } from "./texts.js";
+import type { Texts } from "./texts/index.js";
 
 /** What the form posts; the field names are stable for people's test automation. */
 interface Entered {

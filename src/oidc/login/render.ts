@@ -1,4 +1,4 @@
-import type { Language, Texts } from "./texts.js";
+import type { Language, Texts } from "./texts/index.js";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);

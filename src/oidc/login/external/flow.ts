@@ -5,6 +5,7 @@ import { DomainError } from "../../../domain/errors.js";
 import { addUser, patchUser } from "../../../domain/user/commands.js";
 import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail, type ExternalAccount } from "../../../domain/user/external-identities.js";
 import { checkCurrentPassword } from "../../../domain/user/passwords.js";
+import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
 import type { Logger } from "../../../log/logger.js";
 import type { Db } from "../../../store/eventstore.js";
@@ -16,9 +17,10 @@ import { sameToken } from "../form-token.js";
 import { sendPage } from "../pages.js";
 import { errorBody, escapeHtml } from "../render.js";
 import { LOGIN_PATH } from "../paths.js";
-import { TEXTS, type Language, type Texts } from "../texts.js";
+import { TEXTS, type Language, type Texts } from "../texts/index.js";
 import { defaultOrgOf, userByLoginName } from "../users.js";
 import { finishLogin, settingsOf } from "../prompts.js";
+import { clearBinding, isBound, newBinding } from "./browser-binding.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
 import { backLink, choices, createForm, linkForm, type NewAccountFields } from "./render.js";
 import { UpstreamError, authorizationUrl, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "./upstream.js";
@@ -33,8 +35,8 @@ import { UpstreamError, authorizationUrl, newPending, redeem, upstreamOf, type C
  *
  * Everything in between lives in `oidc_payloads` (instance-scoped, expiring, swept), so any
  * process can continue the flow. The callback carries no interaction cookie (the provider
- * scopes it to the interaction's path); the pages after it require it, which binds the
- * upstream login to the browser that started it.
+ * scopes it to the interaction's path): a cookie of its own binds it to the browser that
+ * started the flow (browser-binding.ts), and the pages after it require the interaction's.
  */
 
 export const CALLBACK_PATH = `${LOGIN_PATH}/idp/callback`;
@@ -50,6 +52,8 @@ export interface ExternalContext extends LoginContext {
 /** What the start keeps for the callback, under the state's hash. */
 interface StateRecord extends Pending {
   uid: string;
+  /** The SHA-256 of the value of the browser's binding cookie. */
+  binding: string;
   idpId: string;
   orgId: string;
   lang: Language;
@@ -159,9 +163,12 @@ class Step {
     try {
       const upstream = await upstreamOf(idp, this.c.box, this.c.calls);
       const pending = newPending();
-      const record: StateRecord = { ...pending, uid: this.details.uid, idpId: idp.id, orgId, lang: this.lang };
-      await putRecord(this.c.db, this.c.instanceId, STATE_MODEL, stateKey(pending.state), record, STATE_TTL_S);
+      const key = stateKey(pending.state);
+      const binding = newBinding(key, CALLBACK_PATH, STATE_TTL_S, isSecure(this.c));
+      const record: StateRecord = { ...pending, uid: this.details.uid, binding: binding.hash, idpId: idp.id, orgId, lang: this.lang };
+      await putRecord(this.c.db, this.c.instanceId, STATE_MODEL, key, record, STATE_TTL_S);
       location = authorizationUrl(upstream, pending, this.c.issuer + CALLBACK_PATH);
+      appendSetCookie(this.res, binding.setCookie);
     } catch (error) {
       return upstreamFailed(this.res, this.c, this.lang, error, this.base);
     }
@@ -365,14 +372,22 @@ class Step {
 
 /**
  * The provider's return: the state is taken (once: a replayed or foreign state finds
- * nothing), the code redeemed, the upstream user kept for the interaction's pages.
+ * nothing), the browser checked to be the one that started the flow, the code redeemed,
+ * the upstream user kept for the interaction's pages.
  */
 async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext): Promise<void> {
   const query = new URL(req.url ?? "/", "http://x").searchParams;
   const state = query.get("state");
   if (req.method !== "GET") return errorPage(res, 405, await fallbackLanguage(c, req), (t) => t.loginExpired);
-  const record = state ? await takeRecord<StateRecord>(c.db, c.instanceId, STATE_MODEL, stateKey(state)) : undefined;
+  const key = state ? stateKey(state) : undefined;
+  const record = key ? await takeRecord<StateRecord>(c.db, c.instanceId, STATE_MODEL, key) : undefined;
   if (!record) return errorPage(res, 400, await fallbackLanguage(c, req), (t) => t.loginExpired);
+  appendSetCookie(res, clearBinding(key!, CALLBACK_PATH, isSecure(c)));
+  if (!isBound(req.headers.cookie, key!, record.binding)) {
+    // Consumed above and never redeemed: the code is worthless to whoever delivered it.
+    c.logger.warn({ idpId: record.idpId, uid: record.uid }, "external login: callback from a browser that did not start the login refused");
+    return errorPage(res, 400, record.lang, (t) => t.externalOtherBrowser);
+  }
   const t = TEXTS[record.lang];
   const back = `${LOGIN_PATH}/${record.uid}`;
   const fail = (status: number, message: string) => sendPage(res, status, record.lang, () => [t.errorTitle, errorBody(message) + backLink(t, back)]);
@@ -431,6 +446,8 @@ function errorPage(res: NodeResponse, status: number, lang: Language, message: (
 async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
   return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
 }
+
+const isSecure = (c: ExternalContext) => c.issuer.startsWith("https:");
 
 /** States are looked up by their hash: the table never holds one that could be replayed. */
 const stateKey = (state: string) => createHash("sha256").update(state).digest("base64url");

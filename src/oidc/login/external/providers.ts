@@ -4,7 +4,7 @@ import type { IdpView } from "../../../domain/idp/model.js";
 import type { Db } from "../../../store/eventstore.js";
 import { requestedOrg, splitScope } from "../../scopes.js";
 import { LOGIN_PATH } from "../paths.js";
-import type { Texts } from "../texts.js";
+import type { Texts } from "../texts/index.js";
 import { defaultOrgOf, userByLoginName } from "../users.js";
 import { providerButtons } from "./render.js";
 import { SUPPORTED_TYPES, type StoredIdp } from "./upstream.js";

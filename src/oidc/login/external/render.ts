@@ -1,5 +1,5 @@
 import { errorBody, escapeHtml } from "../render.js";
-import type { Texts } from "../texts.js";
+import type { Texts } from "../texts/index.js";
 
 /**
  * The HTML of external login: a button per identity provider under the login-name form, the
