@@ -119,6 +119,11 @@ function appendClaims(answer: Answer, claims: Record<string, unknown>, log: stri
   for (const entry of answer.append_claims ?? []) {
     const key = entry?.key;
     if (typeof key !== "string" || key === "") continue;
+    // Assigned, "__proto__" would set the prototype of the claims instead of adding one.
+    if (key === "__proto__") {
+      log.push(`key "${key}" is not allowed`);
+      continue;
+    }
     if (key.startsWith(RESERVED_PREFIX)) {
       log.push(`key "${key}" is reserved`);
       continue;

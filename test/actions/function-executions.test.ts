@@ -78,6 +78,8 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
           { key: "tier", value: "gold" },
           { key: "sub", value: "someone else" },
           { key: "urn:platform:iam:org:project:roles", value: { admin: {} } },
+          // Not a claim: assigned as one, it would replace the prototype of the claims.
+          { key: "__proto__", value: { sub: "someone else", email: "victim@example.com" } },
         ],
         append_log_claims: ["checked"],
       },
@@ -87,7 +89,8 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
     const claims = decodeJwt(issued.body.access_token as string);
     expect(claims).toMatchObject({ tier: "gold", sub: machine.id });
     expect(claims["urn:platform:iam:org:project:roles"]).toBeUndefined();
-    expect(claims[LOG_AT]).toEqual(['key "sub" already exists', 'key "urn:platform:iam:org:project:roles" is reserved', "checked"]);
+    expect(claims[LOG_AT]).toEqual(['key "sub" already exists', 'key "urn:platform:iam:org:project:roles" is reserved', 'key "__proto__" is not allowed', "checked"]);
+    expect(claims.email).toBeUndefined();
     const call = receiver.callsTo("/at").at(-1)!;
     expect(call.body).toMatchObject({
       function: "preaccesstoken",

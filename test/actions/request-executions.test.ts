@@ -205,6 +205,13 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
     expect(await createUser("grpc")).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "execution failed" });
     receiver.answers.set("/rewrite", () => ({ raw: "not json" }));
     expect(await createUser("rest")).toMatchObject({ ok: false, httpStatus: 400, message: "execution failed" });
+    // Keys naming the prototype are unknown fields, as anywhere else: nothing is merged.
+    for (const raw of ['{"__proto__":{"user":{"username":"proto"}}}', '{"user":{"__proto__":{"username":"proto"}}}', '{"constructor":{"prototype":{"username":"proto"}}}']) {
+      receiver.answers.set("/rewrite", () => ({ raw }));
+      expect(await createUser("rest"), raw).toMatchObject({ ok: false, httpStatus: 400, message: "execution failed" });
+    }
+    expect(({} as Record<string, unknown>).username).toBeUndefined();
+    expect(await userNamed("proto")).toHaveLength(0);
   });
 
   it("sends request and response to response targets and lets a request-response target replace the response", async () => {

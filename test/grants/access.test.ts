@@ -5,7 +5,9 @@ import type { CallResult } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import type { Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { clients, createGrant, createMachineUser, createOrg, createProject, getGrant, type Clients } from "./helpers.js";
+import { appClient } from "../apps/helpers.js";
+import { idpClient } from "../idps/helpers.js";
+import { clients, createGrant, createMachineUser, createOrg, createProject, getGrant, unique, type Clients } from "./helpers.js";
 
 /** user.grant.read/write/delete, checked in the organization of the grant's project. */
 describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) => {
@@ -160,4 +162,31 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
     expect(await c.grants.call("DeleteUserGrant", { id: grantP }, other.adminToken)).toMatchObject({ ok: false, code: Code.Unauthenticated });
     expect(await getGrant(c, grantP)).toMatchObject({ details: { sequence: "1" }, grant: { userId: userU, roleKeys: ["a"] } });
   });
+
+  it("counts in totalResult only what the caller may see: projects, applications, user grants, identity providers", async () => {
+    // One more of each in the organizations ownerP does not own.
+    const apps = appClient(server.baseUrl, server.adminToken);
+    const idps = idpClient(server.baseUrl, server.adminToken);
+    const appOf = async (projectId: string) => (await apps.ok("CreateApp", { projectId, app: { name: unique("app"), api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" } } })).details.id as string;
+    const idpOf = async (orgId: string) => (await idps.ok("CreateGitLabIDP", { idp: { idp: { name: unique("gitlab") }, config: { clientId: "c", clientSecret: "s" } }, ctx: { orgId } })).details.id as string;
+    const hidden = new Set([projectU, grantU, await appOf(projectU), await idpOf(orgU), await idpOf(orgX)]);
+    await appOf(projectP);
+    await idpOf(orgP);
+    const searches: [string, (req: JsonObject) => Promise<CallResult>][] = [
+      ["SearchProjects", (req) => c.projects.call("SearchProjects", req, tokens.ownerP)],
+      ["SearchUserGrants", (req) => as("ownerP", "SearchUserGrants", req)],
+      ["SearchApps", (req) => appClient(server.baseUrl, tokens.ownerP!).call("SearchApps", req)],
+      ["SearchIDPs", (req) => idps.call("SearchIDPs", { ...req, ctx: { orgId: orgP } }, tokens.ownerP)],
+    ];
+    for (const [name, search] of searches) {
+      const all = ok(await search({ query: { limit: 1000 } }), name);
+      const ids = ((all.result ?? []) as Msg[]).map((r) => String((r.details as Msg).id));
+      expect(ids.length, name).toBeGreaterThan(0);
+      expect(ids.filter((id) => hidden.has(id)), `${name} shows nothing of other organizations`).toEqual([]);
+      expect(Number(all.details.totalResult), `${name} total`).toBe(ids.length);
+      const first = ok(await search({ query: { limit: 1 } }), name);
+      expect(Number(first.details.totalResult), `${name} total of a short page`).toBe(ids.length);
+    }
+  });
 });
+

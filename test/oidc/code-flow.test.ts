@@ -761,6 +761,23 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(page.url).toBe(`${LOGGED_OUT}?state=s2`);
     });
 
+    it("takes only a URI registered, exactly, for the client the hint names", async () => {
+      const other = await createApp("logout-other", { redirectUris: [CB], postLogoutRedirectUris: [`${RP}/other-out`] }, "basic");
+      const { browser: b, tokens } = await codeFlow(basicApp);
+      const refusedFor = async (uri: string, hint = tokens.id_token!) => {
+        const page = await b.open(`${base()}/oidc/v1/end_session?id_token_hint=${hint}&post_logout_redirect_uri=${encodeURIComponent(uri)}&state=x`);
+        expect({ uri, status: page.status, left: page.left }).toEqual({ uri, status: 400, left: false });
+      };
+      // Another client's registered URI, and near matches of the hint's own.
+      for (const uri of [`${RP}/other-out`, `${LOGGED_OUT}/`, `${LOGGED_OUT}?next=1`, `${LOGGED_OUT}#x`, LOGGED_OUT.replace("https:", "http:"), LOGGED_OUT.toUpperCase()]) await refusedFor(uri);
+      // A hint that is not this instance's ID token: forged signature.
+      const [h, p] = tokens.id_token!.split(".");
+      await refusedFor(LOGGED_OUT, `${h}.${p}.${"A".repeat(43)}`);
+      // The other client with its own URI works (client_id instead of a hint).
+      const page = await confirmLogout(b, { client_id: other.clientId, post_logout_redirect_uri: `${RP}/other-out`, state: "o" });
+      expect(page.url).toBe(`${RP}/other-out?state=o`);
+    });
+
     it("refuses a hint and client_id that disagree", async () => {
       const { browser: b, tokens } = await codeFlow(basicApp);
       const page = await b.open(`${base()}/oidc/v1/end_session?id_token_hint=${tokens.id_token}&client_id=${postApp.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGGED_OUT)}`);

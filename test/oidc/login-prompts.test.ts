@@ -1,13 +1,14 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { Users, createOrg, humanUser, uniqueName } from "../users/helpers.js";
+import { Users, createOrg, humanUser, ok, uniqueName } from "../users/helpers.js";
 import { Browser, alertText, formWith, parseForms, type Page } from "./browser.js";
 
 /*
@@ -222,10 +223,13 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
 
         const username = uniqueName("carol");
         const good = { givenName: "Carol", familyName: "Clark", email: `${username}@mail.example`, loginName: username, password: PASSWORD, passwordConfirmation: PASSWORD };
+        // A username that would read as the login name of a person of another organization.
+        const other = await createOrg(server, uniqueName("Elsewhere"));
         const refusals: [Record<string, string>, number, string][] = [
           [{ passwordConfirmation: "other" }, 400, en.passwordsDiffer],
           [{ password: "short", passwordConfirmation: "short" }, 400, en.passwordPolicy],
           [{ loginName: alice.name.toUpperCase() }, 409, en.registerUsernameTaken],
+          [{ loginName: `${username}@${other.primary.toUpperCase()}` }, 400, en.registerUsernameTaken],
           [{ loginName: "with space" }, 400, en.registerInvalidUsername],
           [{ email: "not-an-address" }, 400, en.registerInvalidEmail],
           [{ givenName: " " }, 400, en.registerInvalidName],
@@ -270,6 +274,23 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
       const username = uniqueName("dave");
       const done = await tokensOf(s, await b.submit(formWith(page.html, "givenName"), { givenName: "Dave", familyName: "Doe", email: `${username}@mail.example`, loginName: username, password: PASSWORD, passwordConfirmation: PASSWORD }, page.url));
       expect((await users.get(done.claims.sub)).details.resourceOwner).toMatchObject({ id: org.id });
+    });
+  });
+
+  describe("login names", () => {
+    it("reads name@domain as the user of the organization with that domain, before a username that reads the same", async () => {
+      // A username made before any organization had the domain ...
+      const domain = `${uniqueName("later")}.example`;
+      const squatter = await users.create(humanUser(`bob@${domain}`, { password: PASSWORD, email: { address: "squatter@mail.example" } }));
+      // ... which an organization adds afterwards, with its own bob.
+      const org = await createOrg(server, uniqueName("Later"));
+      ok(await protocolClient(PlatformDomains, "grpc", base()).call("AddDomain", { domain: { domain }, ctx: { orgId: org.id } }, server.adminToken));
+      const bob = await users.create(humanUser("bob", { password: PASSWORD }), { orgId: org.id });
+      const b = new Browser(base());
+      const s = await start();
+      const signedIn = await tokensOf(s, await password(b, await b.open(s.url), `bob@${domain.toUpperCase()}`));
+      expect(signedIn.claims.sub).toBe(bob);
+      expect(signedIn.claims.sub).not.toBe(squatter);
     });
   });
 

@@ -220,4 +220,23 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
       expect(await processed()).toBe(before + 1n);
     });
   });
+  describe("JSON keys that name the prototype", () => {
+    const polluted = () => ({}) as Record<string, unknown>;
+    const bodies: [string, string][] = [
+      ["__proto__ at the top", '{"name":"p1","restWebhook":{"url":"https://example.com"},"__proto__":{"polluted":true}}'],
+      ["__proto__ nested", '{"name":"p2","restWebhook":{"url":"https://example.com","__proto__":{"polluted":true}}}'],
+      ["constructor.prototype", '{"name":"p3","restWebhook":{"url":"https://example.com"},"constructor":{"prototype":{"polluted":true}}}'],
+    ];
+    it.each(bodies)("are unknown fields on REST and Connect (400), and change no prototype: %s", async (_, body) => {
+      const headers = { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" };
+      const rest = await h1(`${server.baseUrl}/resources/v3alpha/targets`, { method: "POST", headers, body });
+      expect(rest.status, rest.body).toBe(400);
+      expect(JSON.parse(rest.body)).toMatchObject({ code: Code.InvalidArgument });
+      const connect = await h1(`${server.baseUrl}${SERVICE}/CreateTarget`, { method: "POST", headers, body: `{"target":${body}}` });
+      expect(connect.status, connect.body).toBe(400);
+      // The service runs in this process: its objects would show it.
+      expect(polluted().polluted).toBeUndefined();
+      expect(Object.getPrototypeOf(polluted())).toBe(Object.prototype);
+    });
+  });
 });

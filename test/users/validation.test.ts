@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { DAY_MS, fromNow, humanUser, ok, Users, type Msg } from "./helpers.js";
+import { createOrg, DAY_MS, fromNow, humanUser, ok, Users, type Msg } from "./helpers.js";
 
 const VIOLATIONS = "type.googleapis.com/buf.validate.Violations";
 const s = (n: number, c = "a") => c.repeat(n);
@@ -314,6 +314,24 @@ describe.each(DATABASE_KINDS)("PlatformUsers request validation (%s)", (kind) =>
       if (patched.ok || patched.code !== Code.InvalidArgument) accepted.push(`PatchUser with a ${what}: ${JSON.stringify(patched).slice(0, 160)}`);
     }
     expect(accepted).toEqual([]);
+  });
+
+  it("refuses a username that ends with a domain of another organization (FailedPrecondition), on create and patch, on every protocol", async () => {
+    const other = await createOrg(server, "Other Domain Owner");
+    for (const protocol of PROTOCOLS) {
+      const name = `val-${protocol}@${other.primary}`;
+      const created = await clients[protocol].call("CreateUser", { user: { username: name, machine: { name: "svc" } } });
+      expect(created, `${protocol} create`).toMatchObject({ ok: false, code: Code.FailedPrecondition });
+      expect((created as { message: string }).message).toContain(other.primary);
+      if (protocol === "rest") expect(created).toMatchObject({ httpStatus: 400 });
+      const patched = await clients[protocol].call("PatchUser", { id: ctx.machine, user: { username: name.toUpperCase() } });
+      expect(patched, `${protocol} patch`).toMatchObject({ ok: false, code: Code.FailedPrecondition });
+    }
+    // The organization's own domain is its users' to use, and other domains are just text.
+    const own = await new Users(server).create({ username: `val-own@${other.primary}`, machine: { name: "svc" } }, { orgId: other.id });
+    expect((await clients.grpc.get(own)).username).toBe(`val-own@${other.primary}`);
+    expect(ok(await clients.grpc.call("PatchUser", { id: ctx.machine, user: { username: "valmachine@mail.example" } }))).toBeTruthy();
+    ok(await clients.grpc.call("PatchUser", { id: ctx.machine, user: { username: "valmachine" } }));
   });
 
   it.each(PROTOCOLS)("accepts the boundary values over %s", async (protocol) => {

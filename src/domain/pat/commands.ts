@@ -5,7 +5,7 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
 import { checkExpiration } from "../expiration.js";
-import { lockUser } from "../user/commands.js";
+import { userRowForUpdate } from "../user/commands.js";
 
 const AGGREGATE = "pat";
 
@@ -13,7 +13,7 @@ const AGGREGATE = "pat";
 export async function addPersonalAccessToken(tx: Tx, actor: Actor, input: { userId: string; expiresAt: Date }) {
   checkExpiration(input.expiresAt);
   // Locked as every change of a user's credentials: a concurrent DeleteUser cannot leave this token behind.
-  const orgId = (await lockUser(tx, actor.instanceId, input.userId)).org_id;
+  const orgId = (await userRowForUpdate(tx, actor.instanceId, input.userId)).org_id;
   const id = newId();
   const token = newOpaqueToken();
   const appended = await appendEvents(

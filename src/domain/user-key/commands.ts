@@ -4,14 +4,14 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import type { KeyMaterial } from "../key-material.js";
 import { checkExpiration } from "../expiration.js";
-import { lockUser } from "../user/commands.js";
+import { userRowForUpdate } from "../user/commands.js";
 
 const AGGREGATE = "user_key";
 
 /** Keys sign JWT assertions of service accounts (RFC 7523): machine users only. */
 export async function addUserKey(tx: Tx, actor: Actor, userId: string, material: KeyMaterial, expiresAt: Date) {
   checkExpiration(expiresAt);
-  const user = await lockUser(tx, actor.instanceId, userId);
+  const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "machine") throw failedPrecondition(`user ${userId} is a human user: keys belong to machine users`);
   const id = newId();
   const appended = await appendEvents(
@@ -31,7 +31,7 @@ export async function addUserKey(tx: Tx, actor: Actor, userId: string, material:
 }
 
 export async function removeUserKey(tx: Tx, actor: Actor, userId: string, id: string): Promise<ObjectDetails> {
-  const user = await lockUser(tx, actor.instanceId, userId);
+  const user = await userRowForUpdate(tx, actor.instanceId, userId);
   const key = await tx
     .deleteFrom("user_keys")
     .where("instance_id", "=", actor.instanceId)

@@ -1,7 +1,7 @@
 import type { Tx } from "../../store/eventstore.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { changeUser, lockUser } from "../user/commands.js";
+import { changeUser, userRowForUpdate } from "../user/commands.js";
 
 export interface MetadataEntry {
   key: string;
@@ -18,7 +18,7 @@ export async function setUserMetadata(tx: Tx, actor: Actor, userId: string, entr
     if (keys.has(key)) throw invalidArgument(`metadata: the key "${key}" is given twice`);
     keys.add(key);
   }
-  const user = await lockUser(tx, actor.instanceId, userId);
+  const user = await userRowForUpdate(tx, actor.instanceId, userId);
   const details = await changeUser(tx, actor, user, entries.map(({ key }) => ({ type: "user.metadata.set", payload: { key } })), {});
   await tx
     .insertInto("user_metadata")
@@ -29,7 +29,7 @@ export async function setUserMetadata(tx: Tx, actor: Actor, userId: string, entr
 }
 
 export async function removeUserMetadata(tx: Tx, actor: Actor, userId: string, key: string): Promise<ObjectDetails> {
-  const user = await lockUser(tx, actor.instanceId, userId);
+  const user = await userRowForUpdate(tx, actor.instanceId, userId);
   const removed = await tx.deleteFrom("user_metadata").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("key", "=", key).executeTakeFirst();
   if (removed.numDeletedRows === 0n) throw notFound(`user ${userId} has no metadata "${key}"`);
   return changeUser(tx, actor, user, [{ type: "user.metadata.removed", payload: { key } }], {});

@@ -13,7 +13,7 @@ import { AGGREGATE, userDetails, type UserPatch, type UserSpec } from "./model.j
  */
 export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpec): Promise<{ id: string; details: ObjectDetails }> {
   await requireExisting(tx, "orgs", actor.instanceId, orgId);
-  await ensureUsernameFree(tx, actor.instanceId, spec.username);
+  await ensureUsernameFree(tx, actor.instanceId, orgId, spec.username);
   const id = newId();
   const { type } = spec;
   const payload =
@@ -60,7 +60,7 @@ export function addMachineUser(tx: Tx, actor: Actor, input: { orgId: string; use
 
 /** A patch that changes nothing succeeds without an event. */
 export async function patchUser(tx: Tx, actor: Actor, id: string, patch: UserPatch): Promise<ObjectDetails> {
-  const current = await lockUser(tx, actor.instanceId, id);
+  const current = await userRowForUpdate(tx, actor.instanceId, id);
   if (patch.human && current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no human properties`);
   if (patch.machine && current.type !== "machine") throw failedPrecondition(`user ${id} is a human user: it has no machine properties`);
   const set: UserUpdate = {};
@@ -94,7 +94,7 @@ export async function patchUser(tx: Tx, actor: Actor, id: string, patch: UserPat
   }
   if (Object.keys(set).length === 0) return userDetails(current);
   if (set.username !== undefined && set.username.toLowerCase() !== current.username.toLowerCase()) {
-    await ensureUsernameFree(tx, actor.instanceId, set.username);
+    await ensureUsernameFree(tx, actor.instanceId, current.org_id, set.username);
   }
   return changeUser(tx, actor, current, [{ type: "user.changed", payload: set }], set);
 }
@@ -107,14 +107,14 @@ const TRANSITIONS: Record<"lock" | "unlock" | "deactivate" | "reactivate", { fro
 };
 
 export async function changeUserState(tx: Tx, actor: Actor, id: string, action: keyof typeof TRANSITIONS): Promise<ObjectDetails> {
-  const current = await lockUser(tx, actor.instanceId, id);
+  const current = await userRowForUpdate(tx, actor.instanceId, id);
   const transition = TRANSITIONS[action];
   if (!transition.from.includes(current.state)) throw failedPrecondition(`user ${id} is ${current.state}: it cannot be ${action === "lock" ? "locked" : `${action}d`}`);
   return changeUser(tx, actor, current, [{ type: transition.event, payload: {} }], { state: transition.to });
 }
 
 export async function removeUser(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await lockUser(tx, actor.instanceId, id);
+  const current = await userRowForUpdate(tx, actor.instanceId, id);
   const appended = await appendEvents(
     tx,
     { instanceId: actor.instanceId, type: AGGREGATE, id },
@@ -137,7 +137,7 @@ export async function storePassword(
   id: string,
   input: { hash: string; changeRequired: boolean; expected?: string | undefined },
 ): Promise<ObjectDetails> {
-  const current = await lockUser(tx, actor.instanceId, id);
+  const current = await userRowForUpdate(tx, actor.instanceId, id);
   if (current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no password`);
   if (input.expected !== undefined && (await passwordHash(tx, actor.instanceId, id)) !== input.expected) {
     throw failedPrecondition("the password was changed meanwhile; try again");
@@ -160,7 +160,7 @@ export async function passwordHash(db: Db, instanceId: string, userId: string): 
 
 /** A machine user's client secret (its SHA-256: the secret is random, see crypto/tokens.ts). */
 export async function setClientSecret(tx: Tx, actor: Actor, id: string, hash: string | undefined): Promise<ObjectDetails> {
-  const current = await lockUser(tx, actor.instanceId, id);
+  const current = await userRowForUpdate(tx, actor.instanceId, id);
   if (current.type !== "machine") throw failedPrecondition(`user ${id} is a human user: client secrets belong to machine users`);
   if (hash === undefined) {
     const removed = await tx
@@ -197,13 +197,18 @@ export async function changeUser(tx: Tx, actor: Actor, current: UserRow, events:
 }
 
 /** Locks the user's row: every change of it and of its credentials is serialized here. */
-export async function lockUser(tx: Tx, instanceId: string, id: string): Promise<UserRow> {
+export async function userRowForUpdate(tx: Tx, instanceId: string, id: string): Promise<UserRow> {
   const row = await tx.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`user ${id} not found`);
   return row;
 }
 
-async function ensureUsernameFree(tx: Tx, instanceId: string, username: string): Promise<void> {
+/**
+ * Usernames are unique in the instance, and one that ends with `@<domain>` may not name a
+ * domain of another organization: it would read as the login name of that organization's
+ * user of that name (as ZITADEL refuses it, "domain not allowed as username").
+ */
+async function ensureUsernameFree(tx: Tx, instanceId: string, orgId: string, username: string): Promise<void> {
   const taken = await tx
     .selectFrom("users")
     .select("id")
@@ -211,6 +216,17 @@ async function ensureUsernameFree(tx: Tx, instanceId: string, username: string):
     .where((eb) => eb(eb.fn("lower", [eb.ref("username")]), "=", eb.fn("lower", [eb.val(username)])))
     .executeTakeFirst();
   if (taken) throw alreadyExists(`the username ${username} is taken`);
+  const at = username.lastIndexOf("@");
+  if (at < 0) return;
+  const domain = username.slice(at + 1).toLowerCase();
+  const claimed = await tx
+    .selectFrom("org_domains")
+    .select("org_id")
+    .where("instance_id", "=", instanceId)
+    .where((eb) => eb(eb.fn("lower", [eb.ref("domain")]), "=", domain))
+    .where("org_id", "!=", orgId)
+    .executeTakeFirst();
+  if (claimed) throw failedPrecondition(`the username must not end with @${domain}: that is a domain of another organization`);
 }
 
 /**
@@ -227,3 +243,4 @@ export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_
   }
   await tx.deleteFrom("users").where("instance_id", "=", instanceId).where(column, "=", value).execute();
 }
+

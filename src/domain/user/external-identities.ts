@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition } from "../errors.js";
-import { changeUser, lockUser } from "./commands.js";
+import { changeUser, userRowForUpdate } from "./commands.js";
 
 /** An account at an identity provider, as the login learned it from the provider. */
 export interface ExternalAccount {
@@ -41,7 +41,7 @@ export async function linkedUser(db: Db, instanceId: string, idpId: string, exte
  * account and a second account of the same provider for the user.
  */
 export async function linkExternalAccount(tx: Tx, actor: Actor, userId: string, account: ExternalAccount): Promise<ObjectDetails> {
-  const user = await lockUser(tx, actor.instanceId, userId);
+  const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: it cannot sign in with an identity provider`);
   const taken = await tx
     .selectFrom("external_identities")

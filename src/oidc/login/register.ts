@@ -98,6 +98,8 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     userId = created.id;
   } catch (error) {
     if (error instanceof DomainError && error.kind === "already_exists") return again(409, t.registerUsernameTaken);
+    // A username that reads as a login name of another organization (user/commands.ts).
+    if (error instanceof DomainError && error.kind === "failed_precondition") return again(400, t.registerUsernameTaken);
     throw error;
   }
   await finishLogin(s.req, s.res, c, userId);

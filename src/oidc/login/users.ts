@@ -9,8 +9,10 @@ export interface LoginUser {
 }
 
 /**
- * The person a login name names: the username itself (unique in the instance, and it may
- * contain "@"), else `username@domain` with a domain of the user's organization. Users of
+ * The person a login name names: `username@domain` with a domain of the user's organization,
+ * else the username itself (unique in the instance, and it may contain "@"). The domain
+ * reading comes first, so that a username that happens to read as another organization's
+ * login name (made before that organization added the domain) never shadows it. Users of
  * inactive organizations and machine users cannot sign in here; `orgId` restricts the login
  * to one organization (scope urn:platform:iam:org:id:<id>).
  */
@@ -29,18 +31,19 @@ export async function userByLoginName(db: Db, instanceId: string, loginName: str
     .where("o.state", "=", "active")
     .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!));
   const name = loginName.trim().toLowerCase();
-  let row = await base.where(sql<string>`lower(u.username)`, "=", name).executeTakeFirst();
   const at = name.lastIndexOf("@");
-  if (!row && at > 0) {
-    row = await base
-      .where(sql<string>`lower(u.username)`, "=", name.slice(0, at))
-      .where((eb) =>
-        eb.exists(
-          eb.selectFrom("org_domains as d").select("d.domain").whereRef("d.instance_id", "=", "u.instance_id").whereRef("d.org_id", "=", "u.org_id").where(sql<string>`lower(d.domain)`, "=", name.slice(at + 1)),
-        ),
-      )
-      .executeTakeFirst();
-  }
+  let row =
+    at > 0
+      ? await base
+          .where(sql<string>`lower(u.username)`, "=", name.slice(0, at))
+          .where((eb) =>
+            eb.exists(
+              eb.selectFrom("org_domains as d").select("d.domain").whereRef("d.instance_id", "=", "u.instance_id").whereRef("d.org_id", "=", "u.org_id").where(sql<string>`lower(d.domain)`, "=", name.slice(at + 1)),
+            ),
+          )
+          .executeTakeFirst()
+      : undefined;
+  row ??= await base.where(sql<string>`lower(u.username)`, "=", name).executeTakeFirst();
   return row && { id: row.id, orgId: row.org_id, state: row.state as LoginUser["state"], loginName: row.login_name };
 }
 

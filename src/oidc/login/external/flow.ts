@@ -342,6 +342,7 @@ class Step {
       return { ok: true, userId };
     } catch (error) {
       if (error instanceof DomainError && error.kind === "already_exists") return { ok: false, message: /username/.test(error.message) ? this.t.externalUsernameTaken : this.t.externalAlreadyLinked };
+      if (error instanceof DomainError && error.kind === "failed_precondition") return { ok: false, message: this.t.externalUsernameTaken };
       if (error instanceof DomainError && error.kind === "not_found") return { ok: false, message: this.t.externalFailed };
       throw error;
     }

@@ -13,7 +13,7 @@ import { searchUserKeys } from "../../../domain/user-key/queries.js";
 import { removeUserMetadata, setUserMetadata } from "../../../domain/user-metadata/commands.js";
 import { getUserMetadata, searchUserMetadata } from "../../../domain/user-metadata/queries.js";
 import { assertMayManageUsers } from "../../../domain/authz/manage.js";
-import { addUser, changeUserState, lockUser, patchUser, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
+import { addUser, changeUserState, patchUser, userRowForUpdate, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
 import { checkPassword } from "../../../domain/user/password-policy.js";
 import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
@@ -50,7 +50,7 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
   const onUser = <T>(ctx: HandlerContext, userId: string, fn: (tx: Tx) => Promise<T>, endsAccess = false) =>
     (endsAccess ? changingAccess : write)(ctx, async (tx) => {
       const instanceId = tenantOf(ctx).id;
-      await lockUser(tx, instanceId, userId);
+      await userRowForUpdate(tx, instanceId, userId);
       await assertMayManageUsers(tx, instanceId, principalOf(ctx), { userId });
       return fn(tx);
     });
