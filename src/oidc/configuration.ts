@@ -6,6 +6,7 @@ import type { Db } from "../store/eventstore.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";
 import type { FeatureFlags } from "../domain/feature/flags.js";
+import { instanceLanguages } from "../domain/settings/language.js";
 import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches, TOKEN_EXCHANGE } from "./clients.js";
 import type { OidcLookups } from "./lookups.js";
 import { discoveryAdditions } from "./discovery.js";
@@ -23,6 +24,7 @@ import { STANDARD_SCOPES } from "./scopes.js";
 import { OIDC_ROUTES } from "./routes.js";
 import type { KeySet } from "./signing-keys.js";
 import { extraTokenClaims, findAccount, functionClaimsInIdTokens, jwtCustomizer, resourceScope } from "./token-claims.js";
+import { keepRefreshTokenChains } from "./token-chains.js";
 import { JWT_RECORD_MODEL } from "./tokens.js";
 
 export interface ProviderDeps {
@@ -77,6 +79,9 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     extraClientMetadata: { properties: [...PARTY_METADATA] },
     interactions: { policy: loginPolicy(known), url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
     pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
+    // The spec requires redirect_uri at the authorization and token endpoints; the provider's
+    // OAuth 2.0 default takes a client's only registered URI when it is missing.
+    allowOmittingSingleRegisteredRedirectUri: false,
     rotateRefreshToken: true,
     // Ending the browser session ends the tokens of its grants, offline ones too (spec, end
     // session); the provider's default keeps grants with offline_access.
@@ -128,6 +133,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   };
 
   const provider = new Provider(issuer, configuration);
+  keepRefreshTokenChains(provider);
   if (deps.functions) functionClaimsInIdTokens(provider, db, instanceId, deps.functions);
   // Clients carry the SHA-256 of their secret (clients.ts), never the secret.
   provider.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {
@@ -147,7 +153,10 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     await next();
     if (ctx.oidc?.route === "authorization" || ctx.oidc?.route === "resume") afterAuthorization(ctx as unknown as KoaContextWithOIDC);
     await forgetSignedOut(ctx as unknown as KoaContextWithOIDC, known);
-    if (ctx.oidc?.route === "discovery" && ctx.body) Object.assign(ctx.body as object, discoveryAdditions(ctx as unknown as KoaContextWithOIDC, (await deps.flags.forInstance(instanceId)).token_exchange));
+    if (ctx.oidc?.route === "discovery" && ctx.body) {
+      const [flags, languages] = await Promise.all([deps.flags.forInstance(instanceId), deps.lookups ? deps.lookups.languages(db(), instanceId) : instanceLanguages(db(), instanceId)]);
+      Object.assign(ctx.body as object, discoveryAdditions(ctx as unknown as KoaContextWithOIDC, { tokenExchange: flags.token_exchange, languages }));
+    }
     if (ctx.oidc?.route === "jwks" && ctx.status === 200) ctx.set("cache-control", `public, max-age=${settings.jwksMaxAgeS}`);
     // RFC 6749 section 5.2 names this case unauthorized_client; the provider says invalid_request.
     const body = ctx.body as { error?: string; error_description?: string } | undefined;

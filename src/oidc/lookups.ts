@@ -1,5 +1,6 @@
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import { AccessCache } from "../cache/access-cache.js";
+import { instanceLanguages } from "../domain/settings/language.js";
 import type { Db } from "../store/eventstore.js";
 import { findParty, machineParty, type MachineParty, type Party } from "./parties.js";
 import { activeProjectIds } from "./scopes.js";
@@ -13,22 +14,29 @@ const keysUnexpired = (party: Party) => party.keys.every((k) => k.expiresAt.getT
 /**
  * What the token, introspection and revocation endpoints look up on every request and what
  * changes only by an administrator's write: the application or machine user acting as a
- * client, and whether a project asked for as an audience is active. Held per process until
- * the next change of access on any process (cache/access-cache.ts): the writes of apps,
- * their secrets and keys, projects' state, machine users' secrets, keys, usernames and
- * state all advance the epoch (rpc/services/*), so a regenerated secret or a deactivated
- * application is refused at once. Keys are always the instance's: no entry outlives its
- * instance's scope.
+ * client, and whether a project asked for as an audience is active; for discovery, the
+ * instance's languages. Held per process until the next change of access on any process
+ * (cache/access-cache.ts): the writes of apps, their secrets and keys, projects' state,
+ * machine users' secrets, keys, usernames and state, and language settings all advance the
+ * epoch (rpc/services/*), so a regenerated secret or a deactivated application is refused
+ * at once. Keys are always the instance's: no entry outlives its instance's scope.
  */
 export class OidcLookups {
   readonly #parties: AccessCache<string, Party>;
   readonly #machines: AccessCache<string, MachineParty>;
   readonly #projects: AccessCache<string, true>;
+  readonly #languages: AccessCache<string, string[]>;
 
   constructor(access: AccessEpoch, ttlMs = TTL_MS) {
     this.#parties = new AccessCache(access, ttlMs);
     this.#machines = new AccessCache(access, ttlMs);
     this.#projects = new AccessCache(access, ttlMs);
+    this.#languages = new AccessCache(access, ttlMs);
+  }
+
+  /** The languages the instance allows, for discovery (language settings writes advance the epoch). */
+  languages(db: Db, instanceId: string): Promise<string[]> {
+    return this.#languages.get(instanceId, () => instanceLanguages(db, instanceId)) as Promise<string[]>;
   }
 
   machine(db: Db, instanceId: string, by: { username: string } | { userId: string }): Promise<MachineParty | undefined> {

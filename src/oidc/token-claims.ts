@@ -7,19 +7,21 @@ import { PLATFORM_RESOURCE } from "./issue.js";
 import type { OidcLookups } from "./lookups.js";
 import type { OidcAdapter } from "./payload-adapter.js";
 import { roleClaims, ROLES_CLAIM } from "./roles.js";
+import { chainOf } from "./token-chains.js";
 import { audienceAndScope, isKnownScope, requestedProjects, splitScope } from "./scopes.js";
-import { AUDIENCE_EXTRA, jwtRecord } from "./tokens.js";
+import { AUDIENCE_EXTRA, CHAIN_EXTRA, jwtRecord } from "./tokens.js";
 
 type ClientLike = { clientId: string; [key: string]: unknown };
 type TokenLike = { clientId?: string; client?: ClientLike; scope?: string; aud?: string | string[]; accountId?: string; kind?: string; gty?: string; grantId?: string; extra?: Record<string, unknown> };
 
 /**
  * Claims every access token carries beside the provider's: the audience list (the client,
- * its project, the projects its scopes name, `platform`), and the user's roles when the
- * application asserts them in access tokens.
+ * its project, the projects its scopes name, `platform`), the user's roles when the
+ * application asserts them in access tokens, and its refresh-token chain (token-chains.ts,
+ * kept with the token, never in a JWT).
  */
 export function extraTokenClaims(db: () => Db, instanceId: string, lookups?: OidcLookups) {
-  return async (_ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> => {
+  return async (ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> => {
     if (token.kind !== "AccessToken") return undefined;
     const client = token.client;
     const scopes = splitScope(token.scope);
@@ -32,20 +34,22 @@ export function extraTokenClaims(db: () => Db, instanceId: string, lookups?: Oid
       client?.["platform_access_token_role_assertion"] && token.accountId
         ? await roleClaims(db(), instanceId, token.accountId, [...(projectId ? [projectId] : []), ...requestedProjects(scopes)], scopes)
         : {};
-    return { [AUDIENCE_EXTRA]: aud, ...roles, ...(exchange.act && { act: exchange.act }) };
+    const chain = chainOf(ctx);
+    return { [AUDIENCE_EXTRA]: aud, ...roles, ...(exchange.act && { act: exchange.act }), ...(chain && { [CHAIN_EXTRA]: chain }) };
   };
 }
 
 /**
  * The JWT access token gets the audience list as `aud` and what `function/preaccesstoken`
- * adds, and is recorded by jti (it is not stored by the provider) so that it can be revoked
- * and introspected.
+ * adds, and is recorded by jti (it is not stored by the provider), with its refresh-token
+ * chain, so that it can be revoked and introspected.
  */
 export function jwtCustomizer(jwtRecords: OidcAdapter, db: () => Db, instanceId: string, functions?: ActionFunctions) {
   return async (_ctx: unknown, token: unknown, jwt: { payload: Record<string, unknown> }) => {
     const payload = jwt.payload;
     const aud = payload[AUDIENCE_EXTRA] ?? (token as TokenLike).aud;
     delete payload[AUDIENCE_EXTRA];
+    delete payload[CHAIN_EXTRA];
     if (aud !== undefined) payload.aud = aud;
     const accountId = (token as TokenLike).accountId;
     if (functions && accountId) {
@@ -76,7 +80,8 @@ export function resourceScope(ctx: KoaContextWithOIDC): string {
  * The provider's account: claims by scope, and the spec's rule that an ID token issued
  * together with an access token carries no profile, email, phone or address claims unless
  * the application sets `id_token_userinfo_assertion`; roles when it sets
- * `id_token_role_assertion`.
+ * `id_token_role_assertion`; the actor when the refresh grant serves an impersonation's
+ * refresh token (token exchange issues its first ID token itself, with `act`).
  */
 export function findAccount(db: () => Db, instanceId: string) {
   return async (ctx: KoaContextWithOIDC, sub: string) => {
@@ -94,6 +99,11 @@ export function findAccount(db: () => Db, instanceId: string) {
           const projectId = client["platform_project_id"] as string | undefined;
           const roles = await roleClaims(db(), instanceId, sub, [...(projectId ? [projectId] : []), ...requestedProjects(scopes)], scopes);
           if (roles[ROLES_CLAIM]) Object.assign(claims, { [ROLES_CLAIM]: roles[ROLES_CLAIM] });
+        }
+        const refreshToken = (ctx.oidc.entities as { RefreshToken?: TokenLike }).RefreshToken;
+        if (use === "id_token" && refreshToken) {
+          const { act } = await exchangeOf(db, instanceId, refreshToken);
+          if (act) Object.assign(claims, { act });
         }
         return claims as { sub: string };
       },

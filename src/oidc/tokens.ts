@@ -25,11 +25,18 @@ export interface AccessTokenRecord {
 /** Where an opaque token's audience list is kept (the provider's own `aud` holds one value). */
 export const AUDIENCE_EXTRA = "urn:platform:aud";
 
+/**
+ * Where an opaque token keeps its refresh-token chain (token-chains.ts); a JWT's record keeps
+ * it as `chain`, and the JWT does not carry it.
+ */
+export const CHAIN_EXTRA = "urn:platform:chain";
+
 /** Where records of JWT access tokens live: by jti, so that they can be revoked and introspected. */
 export const JWT_RECORD_MODEL = "AccessTokenRecord";
 
-/** The record of a JWT access token, written when it is signed (configuration.ts). */
-export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: string; sessionUid?: string; gty?: string; accountId?: string }): OidcPayload {
+/** The record of a JWT access token, written when it is signed (configuration.ts), with its refresh-token chain. */
+export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: string; sessionUid?: string; gty?: string; accountId?: string; extra?: Record<string, unknown> }): OidcPayload {
+  const chain = token.extra?.[CHAIN_EXTRA];
   return {
     jti: payload.jti,
     accountId: token.accountId,
@@ -42,6 +49,7 @@ export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: s
     gty: token.gty,
     ...(token.grantId && { grantId: token.grantId }),
     ...(token.sessionUid && { sessionUid: token.sessionUid }),
+    ...(typeof chain === "string" && { chain }),
     ...(payload.act !== undefined && { act: payload.act }),
   };
 }

@@ -472,6 +472,15 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(asserted.preferred_username).toBe(`${alice.name}@${orgDomain}`);
     });
 
+    it("says how the user signed in (amr: pwd) in the ID tokens of the code exchange and of refreshes", async () => {
+      for (const app of [basicApp, postApp]) {
+        const { tokens } = await codeFlow(app, { scope: "openid offline_access" });
+        expect(tokens.claims()!.amr).toEqual(["pwd"]);
+        const refreshed = await client.refreshTokenGrant(app.config, tokens.refresh_token!);
+        expect(refreshed.claims()!.amr).toEqual(["pwd"]);
+      }
+    });
+
     it("answers userinfo by scope with the access token", async () => {
       const { tokens } = await codeFlow(basicApp, { scope: "openid email" });
       const info = await client.fetchUserInfo(basicApp.config, tokens.access_token, alice.id);
@@ -568,19 +577,52 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect((await client.refreshTokenGrant(basicApp.config, tokens.refresh_token!)).access_token).toBeTruthy();
     });
 
+    /** Revokes a token as the app (basicApp by Basic, postApp in the body); expects 200. */
+    async function revoke(app: App, token: string, hint: "access_token" | "refresh_token") {
+      const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+      const form: Record<string, string> = { token, token_type_hint: hint };
+      if (app === basicApp) headers.authorization = basicAuth(app.clientId, app.clientSecret!);
+      else Object.assign(form, { client_id: app.clientId, client_secret: app.clientSecret! });
+      const res = await fetch(`${base()}/oauth/v2/revoke`, { method: "POST", headers, body: new URLSearchParams(form) });
+      expect(res.status, await res.text()).toBe(200);
+    }
+
     it("revokes a refresh token and the access tokens of its grant", async () => {
       for (const app of [basicApp, postApp]) {
         const { tokens } = await codeFlow(app, { scope: "openid offline_access" });
         expect((await introspect(tokens.access_token)).active).toBe(true);
-        const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
-        const form: Record<string, string> = { token: tokens.refresh_token!, token_type_hint: "refresh_token" };
-        if (app === basicApp) headers.authorization = basicAuth(app.clientId, app.clientSecret!);
-        else Object.assign(form, { client_id: app.clientId, client_secret: app.clientSecret! });
-        const res = await fetch(`${base()}/oauth/v2/revoke`, { method: "POST", headers, body: new URLSearchParams(form) });
-        expect(res.status, await res.text()).toBe(200);
+        await revoke(app, tokens.refresh_token!, "refresh_token");
         await expect(client.refreshTokenGrant(app.config, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
         expect((await introspect(tokens.access_token)).active).toBe(false);
         expect(await userinfoStatus(tokens.access_token)).toBe(401);
+      }
+    });
+
+    it("revokes only what a refresh token issued: another authorization of the client in the same browser session keeps its tokens", async () => {
+      const active = async (tokens: Record<string, string>) => Object.fromEntries(await Promise.all(Object.entries(tokens).map(async ([k, t]) => [k, (await introspect(t)).active])));
+      for (const app of [basicApp, postApp]) {
+        const label = app === basicApp ? "jwt" : "opaque";
+        const first = await codeFlow(app, { scope: "openid offline_access" });
+        // A second authorization of the client in the same browser session (single sign-on):
+        // the provider gives both the session's one grant for the client.
+        const s = await start(app, { scope: "openid offline_access" });
+        const sso = await first.browser.open(s.url);
+        expect(sso.left, sso.html).toBe(true);
+        const second = await client.authorizationCodeGrant(app.config, new URL(sso.url), { pkceCodeVerifier: s.verifier, expectedState: s.state });
+        const firstRefreshed = await client.refreshTokenGrant(app.config, first.tokens.refresh_token!);
+
+        // An access token revokes itself only: its own refresh token still works.
+        await revoke(app, second.access_token, "access_token");
+        expect(await active({ second: second.access_token, first: first.tokens.access_token, firstRefreshed: firstRefreshed.access_token }), label).toEqual({ second: false, first: true, firstRefreshed: true });
+        const secondRefreshed = await client.refreshTokenGrant(app.config, second.refresh_token!);
+
+        // The first authorization's refresh token ends its chain: the access tokens of its code
+        // exchange and of its refresh, and itself; the second authorization's tokens stay.
+        await revoke(app, firstRefreshed.refresh_token!, "refresh_token");
+        expect(await active({ first: first.tokens.access_token, firstRefreshed: firstRefreshed.access_token, secondRefreshed: secondRefreshed.access_token }), label).toEqual({ first: false, firstRefreshed: false, secondRefreshed: true });
+        await expect(client.refreshTokenGrant(app.config, firstRefreshed.refresh_token!), label).rejects.toMatchObject({ error: "invalid_grant" });
+        const again = await client.refreshTokenGrant(app.config, secondRefreshed.refresh_token!);
+        expect(await active({ secondRefreshed: secondRefreshed.access_token, again: again.access_token }), label).toEqual({ secondRefreshed: true, again: true });
       }
     });
   });
@@ -682,11 +724,13 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     });
 
     it("shows an HTML error page (400, no redirect) for an unregistered or missing redirect_uri and an unknown client", async () => {
-      for (const extra of [{ redirect_uri: "https://evil.example/cb" }, { redirect_uri: undefined }, { client_id: "no-such-client" }]) {
-        const s = await start(basicApp, extra);
+      // postApp registers one URI: the spec requires redirect_uri even then (OAuth 2.0 would take it).
+      const cases = [[basicApp, { redirect_uri: "https://evil.example/cb" }], [basicApp, { redirect_uri: undefined }], [postApp, { redirect_uri: undefined }], [basicApp, { client_id: "no-such-client" }]] as const;
+      for (const [app, extra] of cases) {
+        const s = await start(app, extra);
         const res = await fetch(s.url, { redirect: "manual" });
         const html = await res.text();
-        expect(res.status, `${JSON.stringify(extra)} ${html.slice(0, 300)}`).toBe(400);
+        expect(res.status, `${app === postApp ? "postApp" : "basicApp"} ${JSON.stringify(extra)} ${html.slice(0, 300)}`).toBe(400);
         expect(res.headers.get("location")).toBeNull();
         expect(res.headers.get("content-type")).toMatch(/^text\/html/);
         expect(res.headers.get("cache-control")).toBe("no-store");
@@ -813,7 +857,7 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(p.access_token).toBeUndefined();
       expect(p.code).toBeUndefined();
       let id = decodeJwt(p.id_token!);
-      expect(id).toMatchObject({ iss: base(), aud: implicitApp.clientId, sub: alice.id, nonce: "n-1", given_name: "Given", email: `${alice.name}@mail.example` });
+      expect(id).toMatchObject({ iss: base(), aud: implicitApp.clientId, sub: alice.id, nonce: "n-1", given_name: "Given", email: `${alice.name}@mail.example`, amr: ["pwd"] });
 
       const t = await start(implicitApp, { response_type: "id_token token", nonce: "n-2", scope: "openid profile email", code_challenge: undefined, code_challenge_method: undefined });
       page = await b.open(t.url);
@@ -822,7 +866,7 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(p.access_token).toBeTruthy();
       expect(p.token_type?.toLowerCase()).toBe("bearer");
       id = decodeJwt(p.id_token!);
-      expect(id).toMatchObject({ sub: alice.id, nonce: "n-2" });
+      expect(id).toMatchObject({ sub: alice.id, nonce: "n-2", amr: ["pwd"] });
       expect(id.at_hash).toBeTruthy();
       expect(id).not.toHaveProperty("email");
       expect(id).not.toHaveProperty("given_name");

@@ -192,11 +192,12 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     expect(providerForm(again, idp.autoCreate)).toBeDefined();
   });
 
-  it("creates a user automatically, signs them in, and reuses the link at the next login", async () => {
+  it("creates a user automatically, signs them in (amr fed), and reuses the link at the next login", async () => {
     const ub = new Browser(up.baseUrl);
     const first = await viaProvider(idp.autoCreate, ub, carol.name);
     const tokens = await tokensOf(first.request, first.page);
     const sub = tokens.claims()!.sub;
+    expect(tokens.claims()!.amr).toEqual(["fed"]);
     const created = await new Users(down).get(sub);
     expect(created.human.profile).toMatchObject({ givenName: "Carol", familyName: "Upstream" });
     expect(created.human.email).toMatchObject({ address: carol.email, isVerified: true });
@@ -204,9 +205,17 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
 
     // A new downstream browser; the upstream one has a session and comes straight back.
     const second = await viaProvider(idp.autoCreate, ub, carol.name);
-    expect((await tokensOf(second.request, second.page)).claims()!.sub).toBe(sub);
+    expect((await tokensOf(second.request, second.page)).claims()!).toMatchObject({ sub, amr: ["fed"] });
     const found = ok(await new Users(down).call("SearchUsers", { filters: [{ email: { value: carol.email } }] }));
     expect(found.result.length).toBe(1);
+
+    // Chosen again on the first browser (account selection, no new sign-in): still fed.
+    const request = await authorize(down, rp);
+    let page = await first.b.open(`${request.url}&prompt=select_account`);
+    const choice = parseForms(page.html).find((f) => f.fields.accountId === sub);
+    expect(choice, page.html).toBeDefined();
+    page = await first.b.submit(choice!, {}, page.url);
+    expect((await tokensOf(request, page)).claims()!).toMatchObject({ sub, amr: ["fed"] });
   });
 
   it("refuses a replayed callback and a state it never issued, with an error page", async () => {
@@ -291,7 +300,7 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     expect(b.cookieNames()).not.toContain(secondName);
   });
 
-  it("links an existing user by verified email after their password; the link signs in directly afterwards", async () => {
+  it("links an existing user by verified email after their password (amr pwd and fed); the link signs in directly afterwards (fed)", async () => {
     const ub = new Browser(up.baseUrl);
     const flow = await viaProvider(idp.linkByEmail, ub, dave.name);
     expect(flow.page.status, flow.page.html).toBe(200);
@@ -303,10 +312,10 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     expect(alertText(wrong.html)).toBe(en.wrongPassword);
     const linked = await flow.b.submit(formWith(wrong.html, "password"), { password: PASSWORD, loginName: "someone-else" }, wrong.url);
     const tokens = await tokensOf(flow.request, linked);
-    expect(tokens.claims()!.sub).toBe(daveLocal);
+    expect(tokens.claims()!).toMatchObject({ sub: daveLocal, amr: ["pwd", "fed"] });
 
     const again = await viaProvider(idp.linkByEmail, ub, dave.name);
-    expect((await tokensOf(again.request, again.page)).claims()!.sub).toBe(daveLocal);
+    expect((await tokensOf(again.request, again.page)).claims()!).toMatchObject({ sub: daveLocal, amr: ["fed"] });
   });
 
   it("signs in with an OAuth provider (user endpoint, id attribute sub, client_secret_post)", async () => {

@@ -11,6 +11,7 @@ import { protocolClient, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createProject, projectClient } from "../projects/helpers.js";
+import { langs, languageClient, SUPPORTED } from "../settings/helpers.js";
 import { createOrg, DAY_MS, fromNow, humanUser, machineUser, ok, uniqueName, Users } from "../users/helpers.js";
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -212,6 +213,19 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
       const oauthMetadata = await fetch(`${base}/.well-known/oauth-authorization-server`);
       expect(oauthMetadata.status).toBe(404);
       await oauthMetadata.arrayBuffer();
+    });
+
+    it("lists the instance's languages as ui_locales_supported: all when unrestricted, the restricted ones in order, all again after a reset", async () => {
+      const languages = languageClient(server, "rest");
+      const uiLocales = async (url = base) => ((await (await fetch(`${url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>).ui_locales_supported;
+      const restrict = async (keys: string[]) => ok(await languages.set({ restrictedLanguages: { languages: langs(...keys) } }, { instanceId: server.instanceId }, server.adminToken));
+      expect(await uiLocales()).toEqual(SUPPORTED);
+      await restrict(["fr", "en"]);
+      expect(await uiLocales()).toEqual(["fr", "en"]);
+      // Discovery is per instance: another one keeps its own.
+      expect(await uiLocales(other.baseUrl)).toEqual(SUPPORTED);
+      await restrict([]);
+      expect(await uiLocales()).toEqual(SUPPORTED);
     });
 
     it("is not served for a host no instance has", async () => {

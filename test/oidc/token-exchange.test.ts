@@ -486,7 +486,7 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       expectError(await exchange(apps.basic, { subject_token: subject, subject_token_type: T.access, requested_token_type: T.userId }), 400, "invalid_request");
     });
 
-    it("issues a refresh token with offline_access, whose refreshed tokens keep the actor and the audience", async () => {
+    it("issues a refresh token with offline_access, whose refreshed tokens keep the actor (ID token too) and the audience", async () => {
       const r = await exchange(apps.basic, {
         subject_token: alice.id,
         subject_token_type: T.userId,
@@ -498,8 +498,8 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.scope).toBe("openid offline_access");
       expect(typeof r.body.refresh_token).toBe("string");
-      expect(r.body.id_token).toBeTruthy();
       const act = { sub: bob.id, iss: base };
+      expect(await verify(r.body.id_token)).toMatchObject({ sub: alice.id, aud: apps.basic.clientId, act });
       expect(await introspect(r.body.access_token)).toMatchObject({ active: true, sub: alice.id, aud: [projectId], act });
 
       const refreshed = await token(apps.basic, { grant_type: "refresh_token", refresh_token: r.body.refresh_token });
@@ -508,6 +508,11 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       // The basic app issues JWT access tokens at its refresh grant.
       expect(decodeJwt(refreshed.body.access_token)).toMatchObject({ sub: alice.id, aud: [projectId], act });
       expect(await introspect(refreshed.body.access_token)).toMatchObject({ active: true, sub: alice.id, act });
+      // Its ID token names the actor as the first one did, and again after the next rotation.
+      expect(await verify(refreshed.body.id_token)).toMatchObject({ sub: alice.id, aud: apps.basic.clientId, act });
+      const rotated = await token(apps.basic, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token });
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      expect(await verify(rotated.body.id_token)).toMatchObject({ sub: alice.id, act });
 
       // Without offline_access, or for an ID token, no refresh token.
       const plain = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.access_token, actor_token_type: T.access, scope: "openid" });

@@ -1,5 +1,7 @@
+import type { Db } from "../../store/eventstore.js";
 import { failedPrecondition, invalidArgument } from "../errors.js";
 import type { PropertyDefinition, Resolved, SettingsKind } from "./kind.js";
+import { resolveSettings } from "./store.js";
 
 /**
  * The languages the service ships texts and login pages for, in the order they are
@@ -32,6 +34,12 @@ const properties: Record<string, PropertyDefinition> = {
   supported_languages: { levels: new Set(), builtIn: [...SUPPORTED_LANGUAGES] },
 };
 
+/** The languages a context allows, in order: its restricted languages, or every supported one. */
+export function allowedLanguages(resolved: Resolved): string[] {
+  const restricted = resolved.restricted_languages!.value as string[];
+  return restricted.length > 0 ? restricted : (resolved.supported_languages!.value as string[]);
+}
+
 function outsideRestriction(resolved: Resolved): boolean {
   const restricted = resolved.restricted_languages!.value as string[];
   return restricted.length > 0 && !restricted.includes(resolved.default_language!.value as string);
@@ -54,3 +62,8 @@ export const LANGUAGE_SETTINGS: SettingsKind = {
     return { ...resolved, default_language: { value: (restriction.value as string[])[0], from: restriction.from } };
   },
 };
+
+/** The languages an instance allows (its own restriction or its system's), in order. */
+export async function instanceLanguages(db: Db, instanceId: string): Promise<string[]> {
+  return allowedLanguages((await resolveSettings(db, LANGUAGE_SETTINGS, { type: "instance", instanceId })).resolved);
+}

@@ -4,6 +4,7 @@ import { JWT_RECORD_MODEL, findAccessToken, type AccessTokenRecord } from "../to
 import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";
 import type { KeySet } from "../signing-keys.js";
 import type { OidcLookups } from "../lookups.js";
+import { destroyChain } from "../token-chains.js";
 import type { ClientAuthContext } from "./client-auth.js";
 
 /** What our own endpoints of one request know: its instance, issuer, database and stores. */
@@ -31,17 +32,35 @@ export async function destroyAccessToken(c: EndpointContext, record: AccessToken
   await c.adapter(record.format === "jwt" ? JWT_RECORD_MODEL : "AccessToken").destroy(record.jti);
 }
 
+interface RefreshTokenRecord {
+  jti: string;
+  clientId: string;
+  grantId?: string;
+  /** Its refresh-token chain (token-chains.ts); absent for token exchange's, whose grant is its own. */
+  chain?: string;
+}
+
 /** A refresh token that is valid now (not consumed by a rotation, not expired). */
-export async function lookUpRefreshToken(c: EndpointContext, value: string): Promise<{ jti: string; clientId: string; grantId?: string } | undefined> {
+export async function lookUpRefreshToken(c: EndpointContext, value: string): Promise<RefreshTokenRecord | undefined> {
   if (value.length > 200) return undefined;
   const stored = await c.adapter("RefreshToken").find(value);
   if (!stored || stored.kind !== "RefreshToken" || stored.jti !== value || stored.consumed) return undefined;
   if (!(Number(stored.exp) > Date.now() / 1000)) return undefined;
-  return { jti: value, clientId: String(stored.clientId), ...(typeof stored.grantId === "string" && { grantId: stored.grantId }) };
+  return {
+    jti: value,
+    clientId: String(stored.clientId),
+    ...(typeof stored.grantId === "string" && { grantId: stored.grantId }),
+    ...(typeof stored.chain === "string" && { chain: stored.chain }),
+  };
 }
 
-/** Ends a refresh token and every access token of its grant; the grant (consent) stays. */
-export async function destroyRefreshToken(c: EndpointContext, token: { jti: string; grantId?: string }): Promise<void> {
+/**
+ * Ends a refresh token and the access tokens issued from it: those of its chain (its code
+ * exchange and rotations), or, for a token of no chain, those of its grant. The grant
+ * (consent) and its other authorizations' tokens stay.
+ */
+export async function destroyRefreshToken(c: EndpointContext, token: RefreshTokenRecord): Promise<void> {
+  if (token.grantId && token.chain) return destroyChain(c.db, c.instanceId, token.grantId, token.chain);
   await c.adapter("RefreshToken").destroy(token.jti);
   if (token.grantId) await destroyGrantModels(c.db, c.instanceId, token.grantId, ["AccessToken", JWT_RECORD_MODEL]);
 }

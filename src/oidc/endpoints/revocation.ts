@@ -9,10 +9,10 @@ const ALLOWED = new Set<ClientAuthMethod>(CLIENT_AUTH_METHODS);
 
 /**
  * RFC 7009 with the spec's scope: an access token revokes itself and nothing else; a refresh
- * token itself and the access tokens of its grant (the provider's own endpoint would end
- * the whole grant, codes and consent included). Only the client the token was issued to,
- * or the machine user it acts for, may revoke it; an unknown or expired token is answered
- * 200, as the RFC asks.
+ * token itself and the access tokens issued from it (context.ts; the provider's own endpoint
+ * would end the whole grant, codes, consent and the client's other authorizations in the
+ * browser session included). Only the client the token was issued to, or the machine user
+ * it acts for, may revoke it; an unknown or expired token is answered 200, as the RFC asks.
  */
 export async function revoke(req: NodeRequest, res: NodeResponse, c: EndpointContext): Promise<void> {
   const form = await readForm(req, c.maxBodyBytes);

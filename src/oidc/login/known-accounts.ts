@@ -10,7 +10,7 @@ import { payloadAdapters, type OidcAdapter, type OidcPayload } from "../payload-
  * choose between the accounts signed in on the browser. The browser carries a random id in
  * a signed, HttpOnly, SameSite=Lax cookie (Secure when the issuer is https); the entries
  * live in `oidc_payloads` under the SHA-256 of that id, so a copy of the table names no
- * cookie. An entry says "this account proved its password here at authTime"; it counts
+ * cookie. An entry says "this account signed in here at authTime, by amr"; it counts
  * until authTime + the session lifetime, and goes when that account signs out.
  */
 
@@ -23,6 +23,8 @@ export interface KnownAccount {
   accountId: string;
   /** Seconds since the epoch of the sign-in that proved it. */
   authTime: number;
+  /** How it proved it (`pwd`, `fed`): the ID tokens of a later choice of this account say so. */
+  amr?: string[];
 }
 
 /** The signing key of the cookie, from the key of the login forms (pages.ts `csrfKey`). */

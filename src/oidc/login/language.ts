@@ -1,4 +1,4 @@
-import { LANGUAGE_SETTINGS } from "../../domain/settings/language.js";
+import { allowedLanguages, LANGUAGE_SETTINGS } from "../../domain/settings/language.js";
 import { resolveSettings } from "../../domain/settings/store.js";
 import type { Db } from "../../store/eventstore.js";
 import type { Language } from "./texts/index.js";
@@ -24,8 +24,7 @@ function acceptLanguages(header: string | undefined): string[] {
  */
 export async function loginLanguage(db: Db, at: { instanceId: string; orgId: string }, uiLocales: string | undefined, acceptLanguage: string | undefined): Promise<Language> {
   const { resolved } = await resolveSettings(db, LANGUAGE_SETTINGS, { type: "org", instanceId: at.instanceId, orgId: at.orgId });
-  const restricted = resolved.restricted_languages!.value as string[];
-  const allowed = restricted.length > 0 ? restricted : (resolved.supported_languages!.value as string[]);
+  const allowed = allowedLanguages(resolved);
   const fromLocales = (uiLocales ?? "").split(" ").map((l) => l.toLowerCase().split("-")[0]!);
   const chosen = [...fromLocales, ...acceptLanguages(acceptLanguage)].find((l) => allowed.includes(l));
   return (chosen ?? resolved.default_language!.value) as Language;

@@ -52,7 +52,7 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const maxAge = s.details.params.max_age === undefined ? undefined : Number(s.details.params.max_age);
   const now = Math.floor(Date.now() / 1000);
   const fresh = !prompts.includes("login") && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
-  if (fresh) return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime });
+  if (fresh) return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime, ...(chosen.entry.amr && { amr: chosen.entry.amr }) });
   if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
   s.show(200, s.t.signInTitle, passwordForm(s.t, { action: `${s.base}/password`, csrf: s.csrf, loginName: signInName(chosen.account), otherAccount: `${s.base}/other` }));
 }
