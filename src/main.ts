@@ -4,7 +4,7 @@ import { createLogger, type Logger } from "./log/logger.js";
 import { DataDirInUse } from "./store/data-dir-lock.js";
 import { MigrationError } from "./store/migrate.js";
 import { startService } from "./server/start.js";
-import { serveClusterMetrics } from "./telemetry/metrics-server.js";
+import { serveClusterMetrics, serveConfiguredMetrics } from "./telemetry/metrics-server.js";
 
 /** A worker that dies at once would otherwise be restarted in a tight loop. */
 const RESTART_DELAY_MS = 1_000;
@@ -30,14 +30,12 @@ async function main(): Promise<void> {
  * their metrics, collected from each over the cluster channel (workers never bind it).
  */
 async function supervise(config: Config, logger: Logger): Promise<void> {
-  if (config.metricsBind) {
-    try {
-      const metrics = await serveClusterMetrics(config.metricsBind, logger);
-      logger.info({ metricsPort: metrics.port, workers: config.workers }, "serving the workers' metrics");
-    } catch (error) {
-      logger.fatal({ err: error }, "start-up failed: cannot serve metrics");
-      process.exit(1);
-    }
+  try {
+    const metrics = await serveConfiguredMetrics(config, (bind) => serveClusterMetrics(bind, logger), logger);
+    if (metrics) logger.info({ metricsPort: metrics.port, workers: config.workers }, "serving the workers' metrics");
+  } catch (error) {
+    logger.fatal({ err: error }, "start-up failed: cannot serve metrics");
+    process.exit(1);
   }
   let stopping = false;
   for (let i = 0; i < config.workers; i++) cluster.fork();

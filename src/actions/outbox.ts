@@ -1,15 +1,10 @@
 import { eventCandidates } from "../domain/action/execution/events.js";
 import { newId } from "../store/ids.js";
-import type { AggregateRef, Tx } from "../store/eventstore.js";
+import { onAppend, type AppendedEvent, type Tx } from "../store/eventstore.js";
 import { targetOrder } from "./plans.js";
 
-/** An event as appendEvents inserted it. */
-export interface AppendedEvent {
-  position: number;
-  sequence: number;
-  type: string;
-  createdAt: Date;
-}
+/** Outbox rows per statement: 14 parameters each, well below PostgreSQL's 65535. */
+const ROWS_PER_INSERT = 1000;
 
 /**
  * The outbox half of event executions: for every event just inserted, one pending delivery
@@ -28,11 +23,11 @@ export interface AppendedEvent {
  * configuration, which a transaction cannot see); the worker checks it before each call and
  * records a delivery of an instance with actions off as failed, without calling.
  */
-export async function recordDeliveries(tx: Tx, aggregate: AggregateRef, events: readonly AppendedEvent[]): Promise<void> {
+export async function recordDeliveries(tx: Tx, instanceId: string, events: readonly AppendedEvent[]): Promise<void> {
   const executions = await tx
     .selectFrom("executions")
     .select(["id", "targets", "includes"])
-    .where("instance_id", "=", aggregate.instanceId)
+    .where("instance_id", "=", instanceId)
     .where("condition_type", "=", "event")
     .execute();
   if (executions.length === 0) return;
@@ -41,12 +36,12 @@ export async function recordDeliveries(tx: Tx, aggregate: AggregateRef, events: 
     const chosen = eventCandidates(event.type).find((id) => byId.has(id));
     if (!chosen) return [];
     return targetOrder(chosen, byId).map((targetId) => ({
-      instance_id: aggregate.instanceId,
+      instance_id: instanceId,
       id: newId(),
       event_position: event.position,
       event_type: event.type,
-      aggregate_type: aggregate.type,
-      aggregate_id: aggregate.id,
+      aggregate_type: event.aggregateType,
+      aggregate_id: event.aggregateId,
       event_sequence: event.sequence,
       target_id: targetId,
       execution_id: chosen,
@@ -56,5 +51,14 @@ export async function recordDeliveries(tx: Tx, aggregate: AggregateRef, events: 
       window_start: event.createdAt,
     }));
   });
-  if (rows.length > 0) await tx.insertInto("action_deliveries").values(rows).execute();
+  // In statements of ROWS_PER_INSERT: an organization's removal records many events at once.
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await tx.insertInto("action_deliveries").values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+}
+
+/**
+ * Makes every append of this process record its deliveries (the store's append hook). The
+ * service calls it at start, and so does every other entry point that writes events.
+ */
+export function installOutbox(): void {
+  onAppend(recordDeliveries);
 }

@@ -21,14 +21,15 @@ export class TtlCache<K, V> {
     return entry.value;
   }
 
-  set(key: K, value: V): void {
-    if (this.ttlMs <= 0) return;
+  /** `ttlMs` sets this entry's own life; zero or less stores nothing (and drops what the key held). */
+  set(key: K, value: V, ttlMs = this.ttlMs): void {
     this.entries.delete(key);
+    if (ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+    this.entries.set(key, { value, expires: Date.now() + ttlMs });
   }
 
   delete(key: K): void {

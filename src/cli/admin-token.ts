@@ -4,6 +4,7 @@ import { issueAdminToken } from "../domain/instance/bootstrap.js";
 import { DataDirInUse } from "../store/data-dir-lock.js";
 import { openDataDir } from "../store/data-dir.js";
 import { openStore } from "../store/database.js";
+import { installOutbox } from "../actions/outbox.js";
 
 /**
  * `npm run admin-token`: a new personal access token for the bootstrapped administrator,
@@ -16,6 +17,7 @@ async function main(): Promise<number> {
   const embedded = config.database.kind === "pglite" && config.database.dataDir;
   const dataDir = embedded ? await openDataDir(config.dataDir) : undefined;
   try {
+    installOutbox();
     const store = await openStore(config.database, config.db);
     try {
       const expiresAt = new Date(Date.now() + config.bootstrapPatExpiresMs);

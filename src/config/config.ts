@@ -30,13 +30,20 @@ export interface Config {
   healthTimeoutMs: number;
   /** Where GET /metrics answers, off the tenant port; undefined turns it off. */
   metricsBind: { host: string; port: number } | undefined;
+  /**
+   * PLATFORM_METRICS_BIND was not set: the default port may belong to another service on the
+   * host, and then the service runs without metrics instead of failing to start.
+   */
+  metricsBindDefaulted: boolean;
   /** Lifetime of the personal access token written at bootstrap. */
   bootstrapPatExpiresMs: number;
   /** Argon2id cost of new password hashes (docs/passwords.md). */
   passwords: Argon2Params;
   oidc: OidcSettings;
   login: LoginLimits;
+  unknownLookups: UnknownLookupLimits;
   outbound: OutboundSettings;
+  externalLogin: ExternalLoginSettings;
   actions: ActionSettings;
 }
 
@@ -55,6 +62,10 @@ export interface DeliverySettings {
   pollIntervalMs: number;
   /** Calls in flight at once per process. */
   concurrency: number;
+  /** Delivered and failed deliveries are removed this long after their event, unless the instance's audit log retention says otherwise. */
+  retentionMs: number;
+  /** How often each process removes deliveries past their retention. */
+  sweepIntervalMs: number;
 }
 
 /** Calls to other servers (upstream identity providers; src/http/outbound.ts). */
@@ -65,6 +76,36 @@ export interface OutboundSettings {
   timeoutMs: number;
   /** Longer answers are an error. */
   maxResponseBytes: number;
+}
+
+/** Upstream identity providers of external login (src/oidc/login/external/; docs/oidc.md). */
+export interface ExternalLoginSettings {
+  /** Discovery documents and JWKS are kept at most this long, whatever their Cache-Control allows; 0: never. */
+  cacheMaxAgeMs: number;
+  /** How long one whose Cache-Control has no max-age (nor no-store or no-cache) is kept. */
+  cacheDefaultAgeMs: number;
+  /** Documents kept per process, the oldest going first. */
+  cacheSize: number;
+  /** Longer documents are used but not kept (with cacheSize, this bounds the memory they take). */
+  cacheMaxDocumentBytes: number;
+  /** An ID token signed by a key the kept JWKS lacks refetches it, at most once per this per provider. */
+  jwksRefetchIntervalMs: number;
+  /** GitHub's web address (authorization, token endpoint) and its API's (user, emails). */
+  githubUrl: string;
+  githubApiUrl: string;
+}
+
+/**
+ * Host names and bearer tokens that nobody knows (src/cache/unknown-lookups.ts): a client may
+ * send any, and each would cost a database lookup.
+ */
+export interface UnknownLookupLimits {
+  /** A miss is remembered this long (and until the next change of access); 0: not at all. */
+  cacheTtlMs: number;
+  /** Misses remembered per cache (hosts; tokens), the oldest going first; 0: none. */
+  cacheSize: number;
+  /** Lookups that find nothing, per minute and client address, per process; 0: unlimited. */
+  perIpPerMinute: number;
 }
 
 /** Guessing passwords on the login pages (docs/oidc.md). */
@@ -134,7 +175,7 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, "PLATFORM_PORT", 8080, 0, 65535);
   const dataDir = env.PLATFORM_DATA_DIR || "./data";
-  const externalUrl = url(env.PLATFORM_EXTERNAL_URL || `http://localhost:${port}`);
+  const externalUrl = url(env, "PLATFORM_EXTERNAL_URL", `http://localhost:${port}`);
   const databaseUrl = env.DATABASE_URL;
   const masterKey = env.PLATFORM_MASTERKEY || undefined;
   if (masterKey !== undefined) checkMasterKey(masterKey);
@@ -187,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),
     metricsBind: hostPort(env, "PLATFORM_METRICS_BIND", "127.0.0.1:9090"),
+    // Unset, not empty: empty turns metrics off on purpose.
+    metricsBindDefaulted: env.PLATFORM_METRICS_BIND === undefined,
     bootstrapPatExpiresMs: duration(env, "PLATFORM_BOOTSTRAP_PAT_EXPIRES", "8760h", TEN_YEARS_MS),
     passwords: {
       memoryKiB: integer(env, "PLATFORM_PASSWORD_ARGON2_MEMORY_KIB", 19_456, 1024, 4_194_304),
@@ -199,10 +242,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perIpPerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_IP", 60, 0, 1_000_000),
       perLoginNamePerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_LOGIN_NAME", 20, 0, 1_000_000),
     },
+    unknownLookups: {
+      cacheTtlMs: integer(env, "PLATFORM_UNKNOWN_CACHE_TTL_MS", 5_000, 0, 60_000),
+      cacheSize: integer(env, "PLATFORM_UNKNOWN_CACHE_SIZE", 10_000, 0, 1_000_000),
+      perIpPerMinute: integer(env, "PLATFORM_UNKNOWN_LOOKUPS_PER_IP", 600, 0, 1_000_000),
+    },
     outbound: {
       allowPrivate: boolean(env, "PLATFORM_OUTBOUND_ALLOW_PRIVATE", false),
       timeoutMs: duration(env, "PLATFORM_OUTBOUND_TIMEOUT", "10s", 5 * 60_000),
       maxResponseBytes: integer(env, "PLATFORM_OUTBOUND_MAX_RESPONSE_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    externalLogin: {
+      cacheMaxAgeMs: duration(env, "PLATFORM_IDP_CACHE_MAX_AGE", "1h", 24 * HOUR_MS, 0),
+      cacheDefaultAgeMs: duration(env, "PLATFORM_IDP_CACHE_DEFAULT_AGE", "5m", 24 * HOUR_MS, 0),
+      cacheSize: integer(env, "PLATFORM_IDP_CACHE_SIZE", 1000, 1, 1_000_000),
+      cacheMaxDocumentBytes: integer(env, "PLATFORM_IDP_CACHE_MAX_DOCUMENT_BYTES", 65_536, 0, 64 * 1024 * 1024),
+      jwksRefetchIntervalMs: duration(env, "PLATFORM_IDP_JWKS_REFETCH_INTERVAL", "30s", HOUR_MS),
+      githubUrl: baseUrl(env, "PLATFORM_GITHUB_URL", "https://github.com"),
+      githubApiUrl: baseUrl(env, "PLATFORM_GITHUB_API_URL", "https://api.github.com"),
     },
     actions: {
       signingKeyGraceMs: duration(env, "PLATFORM_ACTIONS_SIGNING_KEY_GRACE", "1h", 720 * HOUR_MS),
@@ -210,6 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         maxAgeMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_MAX_AGE", "24h", 720 * HOUR_MS),
         pollIntervalMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL", "1s", HOUR_MS, 10),
         concurrency: integer(env, "PLATFORM_ACTIONS_DELIVERY_CONCURRENCY", 10, 1, 1000),
+        retentionMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_RETENTION", "720h", TEN_YEARS_MS),
+        sweepIntervalMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_SWEEP_INTERVAL", "5m", 24 * HOUR_MS, 100),
       },
     },
   };
@@ -314,15 +373,19 @@ function hostPort(env: NodeJS.ProcessEnv, name: string, fallback: string): { hos
   return { host: match[1] ?? match[2]!, port };
 }
 
-function url(raw: string): URL {
+function url(env: NodeJS.ProcessEnv, name: string, fallback: string): URL {
+  const raw = env[name] || fallback;
   try {
     const parsed = new URL(raw);
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
     return parsed;
   } catch {
-    throw new ConfigError(`PLATFORM_EXTERNAL_URL must be an http(s) URL, not "${raw}"`);
+    throw new ConfigError(`${name} must be an http(s) URL, not "${raw}"`);
   }
 }
+
+/** An http(s) URL that paths are appended to: without its trailing slash. */
+const baseUrl = (env: NodeJS.ProcessEnv, name: string, fallback: string) => url(env, name, fallback).href.replace(/\/+$/, "");
 
 /** `PLATFORM_FEATURES=token_exchange=on,actions=off` changes the system defaults. */
 function features(raw: string | undefined): FeatureSet {

@@ -1,5 +1,5 @@
 import type { Tx } from "../store/eventstore.js";
-import { notFound } from "./errors.js";
+import { failedPrecondition, notFound } from "./errors.js";
 
 /**
  * Commands that refer to another resource check it exists in the same instance, and hold a
@@ -8,12 +8,23 @@ import { notFound } from "./errors.js";
  * the organization that owns it (an organization owns itself).
  */
 export async function requireExisting(tx: Tx, table: "users" | "orgs", instanceId: string, id: string): Promise<string> {
-  if (table === "orgs") {
-    const org = await tx.selectFrom("orgs").select("id").where("instance_id", "=", instanceId).where("id", "=", id).forShare().executeTakeFirst();
-    if (!org) throw notFound(`organization ${id} not found`);
-    return org.id;
-  }
+  if (table === "orgs") return (await orgForShare(tx, instanceId, id)).id;
   const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).forShare().executeTakeFirst();
   if (!user) throw notFound(`user ${id} not found`);
   return user.org_id;
+}
+
+/**
+ * requireExisting for an organization that gets something new: a deactivated one does not
+ * (its share lock holds off a deactivation until the addition commits).
+ */
+export async function requireActiveOrg(tx: Tx, instanceId: string, id: string): Promise<void> {
+  const org = await orgForShare(tx, instanceId, id);
+  if (org.state !== "active") throw failedPrecondition(`organization ${id} is deactivated; reactivate it first`);
+}
+
+async function orgForShare(tx: Tx, instanceId: string, id: string) {
+  const org = await tx.selectFrom("orgs").select(["id", "state"]).where("instance_id", "=", instanceId).where("id", "=", id).forShare().executeTakeFirst();
+  if (!org) throw notFound(`organization ${id} not found`);
+  return org;
 }

@@ -2,12 +2,13 @@ import type { JsonValue, Registry } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { invalidArgument } from "../domain/errors.js";
-import { send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
+import { callerLeft, send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
+import { clientAddressKey } from "../rpc/context.js";
 import { toConnectError } from "../rpc/errors.js";
-import { restCallContext } from "../telemetry/call.js";
+import { codeName, restCallContext } from "../telemetry/call.js";
 import { HTTP_STATUS, rpcStatusFromConnect } from "./rpc-status.js";
-import { findRoutes, type Route } from "./routes.js";
+import { findRoutes, successStatus, type Route } from "./routes.js";
 import { transcodeRequest } from "./transcode-request.js";
 
 export interface GatewayOptions {
@@ -47,6 +48,12 @@ export function createRestGateway(opts: GatewayOptions) {
       }
       await serve(opts, match.route, match.params, url, req, res, host);
     } catch (thrown) {
+      // A caller that cancelled or disconnected (the body read fails with "aborted" or
+      // "Premature close"): an answer nobody reads, logged at info as on the other protocols.
+      if (callerLeft(res)) {
+        opts.logger.info({ err: thrown, url: req.url, code: codeName(Code.Canceled), status: HTTP_STATUS[Code.Canceled] }, "the REST caller went away before its answer");
+        return true;
+      }
       const { error, unexpected } = toConnectError(thrown);
       if (unexpected) opts.logger.error({ err: error.cause ?? error, url: req.url }, "REST gateway failed");
       sendStatus(res, HTTP_STATUS[error.code], error.code, unexpected ? "internal error" : error.rawMessage);
@@ -88,7 +95,7 @@ async function serve(
     method: "POST",
     header,
     body: message,
-    contextValues: restCallContext(),
+    contextValues: callContext(route, req),
     signal: controller.signal,
   });
   const chunks: Uint8Array[] = [];
@@ -103,12 +110,14 @@ async function serve(
     sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);
     return;
   }
-  let status = route.successStatus;
-  if (route.createdJsonField) {
-    const parsed = parseJson(payload) as Record<string, JsonValue> | undefined;
-    status = parsed?.[route.createdJsonField] === true ? 201 : 200;
-  }
-  send(res, status, "application/json", payload);
+  const created = route.createdJsonField !== undefined && (parseJson(payload) as Record<string, JsonValue> | undefined)?.[route.createdJsonField] === true;
+  send(res, successStatus(route, created), "application/json", payload);
+}
+
+/** A REST call's context: its caller's address, and the status its success is answered with. */
+function callContext(route: Route, req: NodeRequest) {
+  const created = (message: unknown) => route.createdLocalName !== undefined && (message as Record<string, unknown>)[route.createdLocalName] === true;
+  return restCallContext((message) => successStatus(route, created(message))).set(clientAddressKey, req.socket.remoteAddress);
 }
 
 const TOO_LARGE = Symbol("too large");

@@ -16,6 +16,14 @@ export interface Route {
   successStatus: number;
   /** JSON name of the response's bool field that turns 200 into 201. */
   createdJsonField: string | undefined;
+  /** The same field's name in the response message. */
+  createdLocalName: string | undefined;
+}
+
+/** A successful answer's status: with a created field, 201 when it is true and 200 when not. */
+export function successStatus(route: Route, created: boolean): number {
+  if (route.createdJsonField === undefined) return route.successStatus;
+  return created ? 201 : 200;
 }
 
 export function routesOf(services: readonly DescService[]): Route[] {
@@ -41,6 +49,7 @@ function routeOf(method: DescMethod, rule: HttpRule): Route {
   const [httpMethod, path] =
     pattern.case === "custom" ? [pattern.value.kind.toUpperCase(), pattern.value.path] : [pattern.case.toUpperCase(), pattern.value];
   const rules = methodRules(method);
+  const created = rules?.createdField ? method.output.fields.find((f) => f.name === rules.createdField) : undefined;
   const route: Route = {
     httpMethod,
     template: parsePathTemplate(path),
@@ -48,7 +57,8 @@ function routeOf(method: DescMethod, rule: HttpRule): Route {
     method,
     procedure: `/${method.parent.typeName}/${method.name}`,
     successStatus: rules?.successStatus ?? 200,
-    createdJsonField: rules?.createdField && method.output.fields.find((f) => f.name === rules.createdField)?.jsonName,
+    createdJsonField: created?.jsonName,
+    createdLocalName: created?.localName,
   };
   if (rules?.createdField && !route.createdJsonField) {
     throw new Error(`${method.name}: created_field ${rules.createdField} is not a field of ${method.output.typeName}`);

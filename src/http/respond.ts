@@ -12,6 +12,11 @@ export interface RpcStatus {
   details: unknown[];
 }
 
+/** The caller hung up before its answer was written: whatever failed then is no failure of ours. */
+export function callerLeft(res: NodeResponse): boolean {
+  return "stream" in res ? res.stream.destroyed : res.destroyed;
+}
+
 export function send(res: NodeResponse, status: number, contentType: string, body: Buffer | string): void {
   const payload = typeof body === "string" ? Buffer.from(body) : body;
   // Both response types write heads alike; their declared overloads just do not unify.

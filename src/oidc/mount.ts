@@ -6,6 +6,7 @@ import type { Config } from "../config/config.js";
 import type { NodeRequest, NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import type { TenantResolver } from "../server/tenant-resolver.js";
+import { TooManyUnknownLookups } from "../cache/unknown-lookups.js";
 import type { Store } from "../store/database.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { PasswordHasher } from "../crypto/passwords.js";
@@ -32,6 +33,16 @@ import { DISCOVERY_PATH, OIDC_ROUTES } from "./routes.js";
 import type { SigningKeys } from "./signing-keys.js";
 
 type Served = "provider" | "token" | "login" | typeof introspect;
+
+/** The Host's instance; too many unknown hosts from one address are the OAuth error 429. */
+async function resolveTenant(tenants: TenantResolver, host: string, signal: AbortSignal, address: string | undefined) {
+  try {
+    return await tenants.resolve(new URL(`http://${host}`).hostname.toLowerCase(), signal, address);
+  } catch (error) {
+    if (!(error instanceof TooManyUnknownLookups)) throw error;
+    throw new OAuthError(429, "invalid_request", error.rawMessage, { "retry-after": String(error.retryAfterS) });
+  }
+}
 
 /** What answers each path. */
 const PATHS = new Map<string, Served>([
@@ -88,7 +99,7 @@ export function oidcMount(deps: OidcMountDeps) {
     sessionTtlS: config.oidc.refreshTokenTtlS,
   };
   // Upstream identity providers of external login (login/external/).
-  const calls = upstreamCalls(deps.outbound, config.outbound.timeoutMs);
+  const calls = upstreamCalls(deps.outbound, config.outbound.timeoutMs, config.externalLogin);
 
   return async function serve(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
     const path = (req.url ?? "/").split("?", 1)[0]!;
@@ -96,7 +107,7 @@ export function oidcMount(deps: OidcMountDeps) {
     if (!served) return false;
     const signal = requestSignal(res);
     try {
-      const instance = await tenants.resolve(new URL(`http://${host}`).hostname.toLowerCase(), signal);
+      const instance = await resolveTenant(tenants, host, signal, req.socket.remoteAddress);
       if (!instance) throw new OAuthError(404, "invalid_request", `no instance serves the host "${host}"`);
       if (instance.blocked) throw new OAuthError(429, "access_denied", "the instance is blocked");
       const issuer = `${scheme}://${host.toLowerCase()}`;

@@ -4,6 +4,8 @@ import { SYSTEM_CONTEXT, type ContextRef } from "../domain/context.js";
 import type { Actor } from "../domain/details.js";
 import type { InstanceRef } from "../domain/instance/queries.js";
 
+/** The caller's address (the peer of its connection), set where the request comes in (server/app.ts, the REST gateway). */
+export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: "client address" });
 /** The instance the request acts in, set by the tenant interceptor. */
 export const tenantKey = createContextKey<InstanceRef | undefined>(undefined, { description: "tenant" });
 /** The organization an org `ctx` selected, set by the request-context interceptor. */

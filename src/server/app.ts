@@ -1,5 +1,5 @@
 import { createRegistry } from "@bufbuild/protobuf";
-import { Code, createConnectRouter } from "@connectrpc/connect";
+import { Code, createConnectRouter, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import {
   compressionBrotli,
@@ -9,6 +9,8 @@ import {
 } from "@connectrpc/connect-node";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { TtlCache } from "../cache/ttl-cache.js";
+import { UnknownLookups } from "../cache/unknown-lookups.js";
+import { clientAddressKey } from "../rpc/context.js";
 import type { Config } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { AccessEpoch } from "../cache/access-epoch.js";
@@ -18,7 +20,7 @@ import { loginSettingsKind } from "../domain/settings/login.js";
 import { createRestGateway } from "../gateway/gateway.js";
 import { openApiDocument } from "../gateway/openapi.js";
 import { routesOf } from "../gateway/routes.js";
-import { send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
+import { callerLeft, send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import { interceptorChain } from "../rpc/interceptors/index.js";
 import { checkBinaryBody } from "../rpc/binary-input.js";
@@ -60,7 +62,9 @@ const NEVER_ABORTED = new AbortController().signal;
 export function createApp({ config, store, logger, box, access, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features, access);
-  const tenants = new TenantResolver(store, hostAliases(config.externalUrl.hostname), access);
+  // Host names and tokens nobody knows: cached misses and one budget per address for both.
+  const unknown = { lookups: new UnknownLookups(config.unknownLookups.perIpPerMinute), misses: { ttlMs: config.unknownLookups.cacheTtlMs, maxEntries: config.unknownLookups.cacheSize } };
+  const tenants = new TenantResolver(store, hostAliases(config.externalUrl.hostname), access, unknown.lookups, unknown.misses);
   const signingKeys = new SigningKeys(store, box, config.oidc, config.oidc.providerCacheSize);
   const accessTokens = new AccessTokenPrincipals(signingKeys);
   const lookups = new OidcLookups(access);
@@ -73,7 +77,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, lookups, flags, functions }, config.oidc.providerCacheSize);
   const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions });
   const router = createConnectRouter({
-    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions })],
+    interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
@@ -97,8 +101,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const applyCors = createCors(config.corsOrigins);
 
   const fail = (res: NodeResponse, error: unknown) => {
-    // A caller that hung up before its answer was written is no failure of ours.
-    if ("stream" in res ? res.stream.destroyed : res.destroyed) {
+    if (callerLeft(res)) {
       logger.info({ err: error }, "the caller went away before the answer was written");
       return;
     }
@@ -119,7 +122,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     const host = authority.host;
     const procedure = handlers.get(path);
     if (procedure) {
-      const uReq = universalRequestFromNodeRequest(req, res, undefined, undefined);
+      const uReq = universalRequestFromNodeRequest(req, res, undefined, createContextValues().set(clientAddressKey, req.socket.remoteAddress));
       const body = checkBinaryBody(uReq.body as AsyncIterable<Uint8Array>, uReq.header, procedure.method.input, config.maxBodyBytes);
       procedure({ ...uReq, body })
         .then((uRes) => universalResponseToNodeResponse(uRes, res))

@@ -11,6 +11,8 @@ import { startTelemetry, type Telemetry } from "../telemetry/index.js";
 import { startPayloadSweeper } from "../oidc/sweeper.js";
 import { DeliveryMetrics } from "../actions/delivery-metrics.js";
 import { startDeliveryWorker } from "../actions/delivery-worker.js";
+import { installOutbox } from "../actions/outbox.js";
+import { startDeliveryRetention } from "../actions/delivery-retention.js";
 import { createApp } from "./app.js";
 import { listen } from "./listener.js";
 import { ACCESS_CHANNEL, AccessEpoch } from "../cache/access-epoch.js";
@@ -47,6 +49,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       const applied = await opened.withMaintenance(migrateToLatest);
       if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
     }
+    installOutbox();
     await bootstrap(config, opened, logger);
     const access = new AccessEpoch();
     changes = watchAccessChanges(config, access, logger);
@@ -75,6 +78,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       logger,
       metrics: new DeliveryMetrics(observed.metrics.registry, opened.db, config.healthTimeoutMs),
     });
+    const retention = startDeliveryRetention(opened, logger, config.actions.delivery);
     logger.info(
       { port: listener.port, database: opened.kind, url: config.externalUrl.origin, metricsPort: metrics?.port, tracing: Boolean(observed.tracing) },
       "serving",
@@ -90,6 +94,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
         await listener.close();
         // Calls in flight finish (bounded by their targets' timeouts) and write their results.
         await deliveries.stop();
+        await retention.stop();
         await sweeper.stop();
         await metrics?.close();
         await changes?.close();

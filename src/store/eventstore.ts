@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import { recordDeliveries } from "../actions/outbox.js";
 import { instanceSequence } from "./instance-sequence.js";
+import { changedBy } from "./projection-sources.js";
 import type { Database } from "./schema.js";
 
 export type Tx = Transaction<Database>;
@@ -23,6 +23,30 @@ export interface Appended {
   createdAt: Date;
 }
 
+/** An event as it was inserted, as append hooks see it. */
+export interface AppendedEvent {
+  aggregateType: string;
+  aggregateId: string;
+  position: number;
+  sequence: number;
+  type: string;
+  createdAt: Date;
+}
+
+/**
+ * Work that must commit or roll back with the events it follows, run in the appending
+ * transaction after each insert. The layers above register theirs (the action engine's
+ * outbox, actions/outbox.ts), so that the store knows of none of them.
+ */
+export type AppendHook = (tx: Tx, instanceId: string, events: readonly AppendedEvent[]) => Promise<void>;
+
+const appendHooks = new Set<AppendHook>();
+
+/** Registers a hook for every append of this process (once, however often it is called). */
+export function onAppend(hook: AppendHook): void {
+  appendHooks.add(hook);
+}
+
 /**
  * Appends events to one aggregate after `previousSequence`. The caller holds the
  * aggregate's projection row lock (or creates it); the unique constraint on
@@ -37,27 +61,54 @@ export async function appendEvents(
   creator: string,
 ): Promise<Appended> {
   if (events.length === 0) throw new Error("appendEvents needs at least one event");
-  const numbered = instanceSequence(aggregate.instanceId);
+  const rows = await insertEvents(tx, aggregate.instanceId, events.map((event, i) => ({ aggregateType: aggregate.type, aggregateId: aggregate.id, sequence: previousSequence + i + 1, event })), creator);
+  const last = rows[rows.length - 1]!;
+  return { sequence: last.sequence, createdAt: last.createdAt };
+}
+
+/** Rows one statement of appendToEach inserts: well below PostgreSQL's 65535 parameters. */
+const APPEND_CHUNK = 1000;
+
+/**
+ * Appends one event to each of many aggregates of one type, each after its own
+ * `previousSequence` (the users removed with their organization), in statements of
+ * APPEND_CHUNK rows. The caller holds the aggregates' row locks, as for appendEvents.
+ */
+export async function appendToEach(
+  tx: Tx,
+  instanceId: string,
+  aggregateType: string,
+  items: readonly { id: string; previousSequence: number; event: PendingEvent }[],
+  creator: string,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += APPEND_CHUNK) {
+    const chunk = items.slice(i, i + APPEND_CHUNK).map((item) => ({ aggregateType, aggregateId: item.id, sequence: item.previousSequence + 1, event: item.event }));
+    await insertEvents(tx, instanceId, chunk, creator);
+  }
+}
+
+/** One statement for the events, then the append hooks, in the caller's transaction. */
+async function insertEvents(tx: Tx, instanceId: string, events: { aggregateType: string; aggregateId: string; sequence: number; event: PendingEvent }[], creator: string): Promise<AppendedEvent[]> {
+  const numbered = instanceSequence(instanceId);
   const rows = await tx
     .insertInto("events")
     .values(
-      events.map((event, i) => ({
-        instance_id: aggregate.instanceId,
-        aggregate_type: aggregate.type,
-        aggregate_id: aggregate.id,
-        sequence: previousSequence + i + 1,
+      events.map(({ aggregateType, aggregateId, sequence, event }) => ({
+        instance_id: instanceId,
+        aggregate_type: aggregateType,
+        aggregate_id: aggregateId,
+        sequence,
         event_type: event.type,
         payload: JSON.stringify(event.payload ?? {}),
         creator,
         instance_position: sql<number>`nextval(${numbered}::regclass)`,
       })),
     )
-    .returning(["position", "sequence", "event_type", "created_at"])
+    .returning(["position", "sequence", "event_type", "created_at", "aggregate_type", "aggregate_id"])
     .execute();
-  // Event executions' outbox, in this transaction (actions/outbox.ts).
-  await recordDeliveries(tx, aggregate, rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at })));
-  const last = rows[rows.length - 1]!;
-  return { sequence: last.sequence, createdAt: last.created_at };
+  const appended = rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id }));
+  for (const hook of appendHooks) await hook(tx, instanceId, appended);
+  return appended;
 }
 
 /** The projection columns of a row that its aggregate's first events just created. */
@@ -102,20 +153,24 @@ export interface ProjectionState {
 
 /**
  * Projections are written in the same transaction as their events, so a projection has
- * processed exactly the events that exist for its aggregate type.
+ * processed exactly the events that exist for the aggregate types that change it
+ * (projection-sources.ts: its own, and those whose removals cascade into it). One index
+ * probe per type (events_instance_type_position), newest first.
  */
 export async function projectionState(
   db: Db,
   instanceId: string,
   aggregateType: string,
 ): Promise<ProjectionState> {
-  const row = await db
-    .selectFrom("events")
-    .select(["instance_position", "created_at"])
-    .where("instance_id", "=", instanceId)
-    .where("aggregate_type", "=", aggregateType)
-    .orderBy("position", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return { position: row?.instance_position ?? 0, timestamp: row?.created_at };
+  const { rows } = await sql<{ instance_position: number; created_at: Date }>`
+    select e.instance_position, e.created_at
+    from unnest(${changedBy(aggregateType)}::text[]) as t(aggregate_type)
+    cross join lateral (
+      select instance_position, created_at, position from events
+      where instance_id = ${instanceId} and aggregate_type = t.aggregate_type
+      order by position desc limit 1
+    ) e
+    order by e.position desc limit 1`.execute(db);
+  const row = rows[0];
+  return { position: row ? Number(row.instance_position) : 0, timestamp: row?.created_at };
 }

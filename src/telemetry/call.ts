@@ -11,7 +11,11 @@ export type Protocol = "grpc" | "grpc-web" | "connect" | "rest";
 /** A call's outcome: a Connect code, or 0 for success (Connect has no code for ok). */
 export type Outcome = Code | 0;
 
-const viaGatewayKey = createContextKey(false, { description: "the call came through the REST gateway" });
+/**
+ * Set on the calls of the REST gateway: the HTTP status of a successful answer (200, or 201
+ * when the response says it created something), from the response message.
+ */
+const restSuccessKey = createContextKey<((message: unknown) => number) | undefined>(undefined, { description: "the call came through the REST gateway" });
 
 /** The id of the trace the call's span belongs to, for log lines; set only while tracing. */
 export const traceIdKey = createContextKey<string | undefined>(undefined, { description: "trace id" });
@@ -26,7 +30,7 @@ interface CallInfo {
  * it cannot forge tells them apart: a context value, which no client can send.
  */
 export function protocolOf(req: CallInfo): Protocol {
-  if (req.contextValues.get(viaGatewayKey)) return "rest";
+  if (req.contextValues.get(restSuccessKey)) return "rest";
   const type = req.header.get("content-type")?.toLowerCase() ?? "";
   if (type.startsWith("application/grpc-web")) return "grpc-web";
   if (type.startsWith("application/grpc")) return "grpc";
@@ -34,9 +38,9 @@ export function protocolOf(req: CallInfo): Protocol {
   return "connect";
 }
 
-/** The context of a call the REST gateway makes: marked as REST. */
-export function restCallContext(): ContextValues {
-  return createContextValues().set(viaGatewayKey, true);
+/** The context of a call the REST gateway makes: marked as REST, with how its success is answered. */
+export function restCallContext(successStatus: (message: unknown) => number): ContextValues {
+  return createContextValues().set(restSuccessKey, successStatus);
 }
 
 /**
@@ -58,9 +62,16 @@ export function codeName(outcome: Outcome): string {
   return outcome === 0 ? "ok" : codeToString(outcome);
 }
 
-/** The HTTP status REST answers with for the outcome (Connect's own mapping differs for a few). */
-export function httpStatus(outcome: Outcome): number {
-  return outcome === 0 ? 200 : HTTP_STATUS[outcome];
+/**
+ * The HTTP status the answer goes out with. gRPC and gRPC-web always answer 200 and carry
+ * the code in grpc-status, and so do Connect's streams (in their end message); Connect's unary
+ * errors and REST's use the same mapping (HTTP_STATUS). `message` is a successful unary answer.
+ */
+export function wireStatus(req: CallInfo & { method: { methodKind: string } }, outcome: Outcome, message?: unknown): number {
+  const protocol = protocolOf(req);
+  if (protocol === "grpc" || protocol === "grpc-web" || (protocol === "connect" && req.method.methodKind !== "unary")) return 200;
+  if (outcome !== 0) return HTTP_STATUS[outcome];
+  return protocol === "rest" ? req.contextValues.get(restSuccessKey)!(message) : 200;
 }
 
 /** What a stream whose reader stopped before its end counts as. */

@@ -3,7 +3,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { QueryObserver } from "../store/scoped.js";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../log/logger.js";
-import { reportToPrimary, serveRegistry, type MetricsServer } from "./metrics-server.js";
+import { reportToPrimary, serveConfiguredMetrics, serveRegistry, type MetricsServer } from "./metrics-server.js";
 import { ServiceMetrics } from "./metrics.js";
 import { startTracing, type Tracing } from "./tracing.js";
 
@@ -17,8 +17,8 @@ export interface Telemetry {
   /** Sees every statement; undefined when nothing observes them. */
   queryObserver: QueryObserver | undefined;
   /**
-   * Serves the metrics on PLATFORM_METRICS_BIND; undefined when that is off, and in a
-   * cluster worker, whose metrics the primary collects and serves for all.
+   * Serves the metrics on PLATFORM_METRICS_BIND; undefined when that is off (or unset and its
+   * default port taken), and in a cluster worker, whose metrics the primary collects and serves for all.
    */
   serve(logger: Logger): Promise<MetricsServer | undefined>;
   close(): Promise<void>;
@@ -37,7 +37,7 @@ export async function startTelemetry(config: Config): Promise<Telemetry> {
         reportToPrimary(metrics.registry);
         return undefined;
       }
-      return config.metricsBind ? serveRegistry(config.metricsBind, metrics.registry, logger) : undefined;
+      return serveConfiguredMetrics(config, (bind) => serveRegistry(bind, metrics.registry, logger), logger);
     },
     close: async () => {
       await tracing?.shutdown();

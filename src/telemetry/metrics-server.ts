@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { AggregatorRegistry, type Registry } from "prom-client";
+import type { Config } from "../config/config.js";
 import type { Logger } from "../log/logger.js";
 
 export interface MetricsServer {
@@ -49,6 +50,31 @@ export async function serveMetrics(
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Serves the metrics where the configuration says; undefined when they are off. The default
+ * port is a guess that another service on the host (a second instance of this one, a
+ * Prometheus) may have taken: then the service runs without metrics and says so. A port
+ * chosen explicitly that cannot be had fails the start, as any other misconfiguration.
+ */
+export async function serveConfiguredMetrics(
+  config: Pick<Config, "metricsBind" | "metricsBindDefaulted">,
+  serve: (bind: { host: string; port: number }) => Promise<MetricsServer>,
+  logger: Logger,
+): Promise<MetricsServer | undefined> {
+  const bind = config.metricsBind;
+  if (!bind) return undefined;
+  try {
+    return await serve(bind);
+  } catch (error) {
+    if (!config.metricsBindDefaulted || (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    logger.warn(
+      { err: error, metricsBind: `${bind.host}:${bind.port}` },
+      "the default metrics port is taken: serving without metrics (set PLATFORM_METRICS_BIND to another host:port, or empty to turn them off)",
+    );
+    return undefined;
+  }
 }
 
 /** A process's own registry, served as is. */

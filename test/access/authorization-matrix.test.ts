@@ -3,12 +3,15 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { gitlab } from "../idps/helpers.js";
+import { linkAccount } from "../users/idp-links.js";
 
 /**
  * The authorization matrix: every RPC of PlatformOrganizations, PlatformDomains,
@@ -82,6 +85,10 @@ interface Scene {
   memo: Record<string, string>;
   admin(service: DescService, rpc: string, req: JsonObject): Promise<CallResult>;
   unique(prefix: string): string;
+  /** A delivered event delivery to the fixture target; returns its id. */
+  deliveredDelivery(): Promise<string>;
+  /** Links a person to a new account at the fixture identity provider, as an external login does. */
+  linkAccount(userId: string): Promise<{ idpId: string; externalUserId: string }>;
 }
 
 interface Row {
@@ -207,12 +214,14 @@ const userAfter = (pick: (u: JsonObject | undefined) => unknown, whenOk: unknown
   expect(pick(await userAsAdminSees(s, s.memo.user!)), "the user afterwards").toEqual(outcome === OK ? whenOk : otherwise);
 };
 
-async function credentialCount(s: Scene, rpc: "SearchPersonalAccessTokens" | "SearchKeys" | "SearchMetadata"): Promise<number> {
+type CredentialList = "SearchPersonalAccessTokens" | "SearchKeys" | "SearchMetadata" | "ListIDPLinks";
+
+async function credentialCount(s: Scene, rpc: CredentialList): Promise<number> {
   const found = await must(s.admin(USERS, rpc, { id: s.memo.user! }), `admin ${rpc}`);
   return Number((found.details as JsonObject | undefined)?.totalResult ?? 0);
 }
 
-const credentialsAfter = (rpc: "SearchPersonalAccessTokens" | "SearchKeys" | "SearchMetadata", whenOk: number, otherwise: number) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+const credentialsAfter = (rpc: CredentialList, whenOk: number, otherwise: number) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
   expect(await credentialCount(s, rpc), `${rpc} afterwards`).toBe(outcome === OK ? whenOk : otherwise);
 };
 
@@ -538,6 +547,11 @@ const ROWS: Row[] = [
     service: ACTIONS, rpc: "RetryDelivery", what: "of no delivery",
     expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
     request: () => ({ id: "no-such-delivery" }),
+  },
+  {
+    service: ACTIONS, rpc: "RetryDelivery", what: "of a delivered delivery",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ id: await s.deliveredDelivery() }),
   },
 
   // PlatformUsers: user.* and user.credential.write in the user's organization; GetUser and
@@ -913,6 +927,73 @@ const ROWS: Row[] = [
     check: userAfter((u) => (u?.machine as JsonObject | undefined)?.hasSecret ?? false, false, true),
     cleanup: removeUser,
   },
+  {
+    service: USERS, rpc: "ListIDPLinks", what: "of a person of the organization acted in (user.read)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      await s.linkAccount(id);
+      return { id };
+    },
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).length).toBe(1);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ListIDPLinks", what: "of the caller itself (no self)",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: (s) => ({ id: s.self }),
+  },
+  {
+    service: USERS, rpc: "ListIDPLinks", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "DeleteIDPLink", what: "a link of a person of the organization acted in (user.write)",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      return { id, ...(await s.linkAccount(id)) };
+    },
+    check: credentialsAfter("ListIDPLinks", 0, 1),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeleteIDPLink", what: "a link of a person of the other organization, named with a person of the one acted in",
+    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    async request(s) {
+      const theirs = await freshUser(s, "human", s.other.id);
+      const link = await s.linkAccount(theirs);
+      s.memo.other = theirs;
+      return { id: await freshUser(s, "human"), ...link };
+    },
+    async check(s) {
+      const found = await must(s.admin(USERS, "ListIDPLinks", { id: s.memo.other! }), "admin ListIDPLinks");
+      expect(Number((found.details as JsonObject).totalResult), "the other person's link stays").toBe(1);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "DeleteIDPLink", what: "the plain user's own link (no self)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    async request(s) {
+      s.memo.user = s.plainId;
+      const link = await s.linkAccount(s.plainId);
+      s.memo.link = JSON.stringify(link);
+      return { id: s.plainId, ...link };
+    },
+    check: credentialsAfter("ListIDPLinks", 0, 1),
+    async cleanup(s) {
+      await s.admin(USERS, "DeleteIDPLink", { id: s.plainId, ...(JSON.parse(s.memo.link!) as JsonObject) });
+    },
+  },
+  {
+    service: USERS, rpc: "DeleteIDPLink", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER, idpId: "no-such-idp", externalUserId: "no-such-account" }),
+  },
 
   // PlatformMemberships: member.* where the membership is; system roles for system members.
   {
@@ -1085,6 +1166,8 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
   let b: Org;
   let targetId: string;
   let plainId: string;
+  /** The fixture identity provider (GitLab, of the instance) links are made to. */
+  let idpId: string;
   /** A user of A and one of B, each with a membership there. */
   let userInA: string;
   let userInB: string;
@@ -1093,6 +1176,30 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
   let counter = 0;
   const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
   const admin = (service: DescService, rpc: string, req: JsonObject) => protocolClient(service, "grpc", server.baseUrl).call(rpc, req, server.adminToken);
+
+  /**
+   * Written into the outbox as a worker leaves a delivered row: a real one needs a reachable
+   * target, which this server (no private addresses) has not. Its event does not exist, so a
+   * retried row fails at its next attempt without any call.
+   */
+  async function deliveredDelivery(): Promise<string> {
+    const id = unique("matrix-delivery");
+    const now = new Date();
+    await server.service.store.db
+      .insertInto("action_deliveries")
+      .values({
+        instance_id: server.instanceId, id, event_position: 0, event_type: "target.changed", aggregate_type: "target", aggregate_id: id, event_sequence: 1,
+        target_id: targetId, execution_id: "event/target.changed", status: "delivered", attempts: 1, next_attempt_at: now, created_at: now, window_start: now, delivered_at: now,
+      })
+      .execute();
+    return id;
+  }
+
+  async function linkAccountOf(userId: string) {
+    const link = { idpId, externalUserId: unique("matrix-account") };
+    await linkAccount(server, server.instanceId, userId, { ...link, username: link.externalUserId, email: `${link.externalUserId}@mail.example` });
+    return link;
+  }
 
   async function createOrg(name: string): Promise<Org> {
     const made = await must(admin(ORGS, "CreateOrganization", { organization: { name } }), `admin creates ${name}`);
@@ -1108,6 +1215,7 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
     const target = await admin(ACTIONS, "CreateTarget", { target: { name: "matrix-fixture", restWebhook: { url: "https://example.com/f" } } });
     expect(target.ok).toBe(true);
     targetId = idOf(target);
+    idpId = idOf(await admin(PlatformIdentityProviders, "CreateGitLabIDP", { idp: gitlab("Matrix GitLab") }));
     const user = async (columns: Column[], roles: Parameters<TestServer["createUser"]>[0]["roles"]) => {
       const made = await server.createUser({ roles });
       for (const column of columns) {
@@ -1197,7 +1305,7 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
         const org = row.fresh && !member ? await createOrg(unique("Matrix fresh")) : inB ? b : a;
         const s: Scene = {
           column, protocol, org, other: org.id === b.id ? a : b, a, b, defaultOrgId: server.defaultOrgId, targetId, instanceId: server.instanceId,
-          self: userIds.get(column) ?? plainId, plainId, baseUrl: server.baseUrl, memo: {}, admin, unique,
+          self: userIds.get(column) ?? plainId, plainId, baseUrl: server.baseUrl, memo: {}, admin, unique, deliveredDelivery, linkAccount: linkAccountOf,
         };
         try {
           const request = await row.request(s);

@@ -5,6 +5,7 @@ import { Code, ConnectError, createClient, type Transport } from "@connectrpc/co
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/domain_service_pb.js";
+import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
@@ -12,11 +13,13 @@ import { routesOf } from "../../src/gateway/routes.js";
 import { PROTOCOLS, restRequest, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { gitlab } from "../idps/helpers.js";
+import { linkAccount } from "../users/idp-links.js";
 
 /**
  * Isolation of instances for organizations, domains, users and memberships: on instance A
- * (localhost), A's IAM_OWNER names B's organizations, domains, users, tokens, keys and
- * memberships wherever an id fits, and everything of B is NotFound or filtered out, never
+ * (localhost), A's IAM_OWNER names B's organizations, domains, users, tokens, keys, links
+ * and memberships wherever an id fits, and everything of B is NotFound or filtered out, never
  * counted; the same the other way round. Domains, organization names and usernames are unique
  * per instance, so B's are free on A. Nothing B owns changes.
  */
@@ -111,11 +114,13 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
   let bIds: string[];
   let bDomains: string[];
   let bBefore: JsonObject;
-  /** B's admin, a person of B's organization (with a token, a key and memberships), and its PAT and key ids. */
+  /** B's admin, a person of B's organization (with a token, a key, memberships and a link to an external account), and its PAT and key ids. */
   let bAdminId: string;
   let bHumanId: string;
   let bPatId: string;
   let bKeyId: string;
+  /** B's person's link: B's provider and the account there. */
+  let bLink: { idpId: string; externalUserId: string };
   /** Every user id of B. */
   let bUserIds: string[];
   /** A user of A's organization, with a token, a key and a membership there. */
@@ -140,6 +145,7 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       human: await must(asB(USERS, "GetUser", { id: bHumanId }), "B's person"),
       pats: await must(asB(USERS, "SearchPersonalAccessTokens", { id: bHumanId }), "B's person's tokens"),
       keys: await must(asB(USERS, "SearchKeys", { id: bUserId }), "B's machine's keys"),
+      links: await must(asB(USERS, "ListIDPLinks", { id: bHumanId }), "B's person's links"),
     };
   }
 
@@ -166,6 +172,9 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     bPatId = String(((await must(asB(USERS, "AddPersonalAccessToken", { id: bHumanId, pat: { expirationDate: tomorrow() } }), "B's PAT")).details as JsonObject).id);
     bKeyId = String(((await must(asB(USERS, "AddKey", { id: bUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "B's key")).details as JsonObject).id);
     await must(asB(USERS, "GenerateSecret", { id: bUserId }), "B's secret");
+    const bIdp = await must(asB(PlatformIdentityProviders, "CreateGitLabIDP", { idp: gitlab("Iso GitLab") }), "B's provider");
+    bLink = { idpId: String((bIdp.details as JsonObject).id), externalUserId: "iso-external-1" };
+    await linkAccount(server, b.instanceId, bHumanId, { ...bLink, username: "iso-external", email: "iso@b.example" });
     await must(asB(MEMBERS, "CreateMembership", { membership: { userId: bHumanId, roles: ["ORG_OWNER"] }, ctx: { orgId: bOrg.id } }), "B's person owns B's org");
     await must(asB(MEMBERS, "CreateMembership", { membership: { userId: bUserId, roles: ["IAM_OWNER_VIEWER"] } }), "B's machine views B");
     aUserId = String(((await must(asA(USERS, "CreateUser", { user: { username: "iso-a-user", machine: { name: "a" } }, ctx: { orgId: aOrg.id } }), "A creates a user")).details as JsonObject).id);
@@ -174,6 +183,7 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     await must(asA(MEMBERS, "CreateMembership", { membership: { userId: aUserId, roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } }), "A's user owns A's org");
 
     bBefore = await stateOfB();
+    expect(rowsOf(bBefore.links as JsonObject)).toMatchObject([bLink]);
     bUserIds = userIdsOf(bBefore.users as JsonObject);
     expect(bUserIds.sort()).toEqual([bAdminId, bUserId, bHumanId].sort());
     expect(membershipUsersOf(bBefore.memberships as JsonObject).sort()).toEqual([bAdminId, bHumanId, bUserId].sort());
@@ -304,7 +314,7 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     expect(await must(asA(ORGS, "GetOrganization", { id: aOrg.id }), "A's org")).toEqual(aBefore);
   });
 
-  it.each(PROTOCOLS)("B's users, tokens and keys are NotFound on A to every RPC that takes a user id, over %s", async (protocol) => {
+  it.each(PROTOCOLS)("B's users, tokens, keys and links are NotFound on A to every RPC that takes a user id, over %s", async (protocol) => {
     const users = onA(USERS, protocol);
     const problems: string[] = [];
     const nf = async (label: string, rpc: string, req: JsonObject) => {
@@ -319,7 +329,8 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
         await nf(label, "PatchUser", { id, user: { username: "stolen" }, ...c });
         await nf(label, "DeleteUser", { id, ...c });
         await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!" }, ...c });
-        for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys"]) await nf(label, rpc, { id, ...c });
+        for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys", "ListIDPLinks"]) await nf(label, rpc, { id, ...c });
+        await nf(label, "DeleteIDPLink", { id, ...bLink, ...c });
         await nf(label, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() }, ...c });
         await nf(label, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() }, ...c });
         await nf(label, "DeletePersonalAccessToken", { id, patId: bPatId, ...c });
@@ -329,6 +340,7 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     // B's token and key ids, named with A's own user.
     await nf("A's user with B's token", "DeletePersonalAccessToken", { id: aUserId, patId: bPatId });
     await nf("A's user with B's key", "DeleteKey", { id: aUserId, keyId: bKeyId });
+    await nf("A's user with B's link", "DeleteIDPLink", { id: aUserId, ...bLink });
     expect(problems).toEqual([]);
     // A's own credentials are untouched by all this.
     const pats = await must(asA(USERS, "SearchPersonalAccessTokens", { id: aUserId }), "A's tokens");
@@ -444,6 +456,8 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       ["DeletePersonalAccessToken", { id: bHumanId, patId: aPatId }],
       ["DeleteKey", { id: aUserId, keyId: aKeyId }],
       ["DeleteKey", { id: bUserId, keyId: aKeyId }],
+      ["ListIDPLinks", { id: aUserId }],
+      ["DeleteIDPLink", { id: aUserId, ...bLink }],
       ["CreateUser", { user: { username: "iso-rev", machine: { name: "x" } }, ctx: { orgId: aOrg.id } }],
     ] as [string, JsonObject][]) {
       expectNotFound(await users.call(rpc, req, token), `${protocol} ${rpc} ${JSON.stringify(req)}`);

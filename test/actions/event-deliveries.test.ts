@@ -4,71 +4,30 @@ import { join } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { verifySignature } from "../../src/actions/signature.js";
+import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { EVENT_TYPES } from "../../src/domain/action/execution/events.js";
 import { protocolClient } from "../support/clients.js";
 import { spawnPeer, spawnService, waitReady, type ChildService } from "../support/child-service.js";
 import { createTestDatabase, DATABASE_KINDS } from "../support/database.js";
 import { setInstanceFlag } from "../support/features.js";
-import { okMessage, type Msg } from "../support/results.js";
+import { okMessage } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
-import { humanUser, uniqueName } from "../users/helpers.js";
+import { until } from "../support/until.js";
+import { uniqueName } from "../users/helpers.js";
+import { actionsApi, PASSWORD, startWithReceiver } from "./helpers.js";
 
 /*
  * Event executions: the outbox written with each event, delivered by the workers of every
  * process to a receiver on 127.0.0.1 (hence PLATFORM_OUTBOUND_ALLOW_PRIVATE=true).
  */
 
-const PASSWORD = "Deliver#Pass1";
-
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** What a test needs of a running service: where it is and the administrator's token. */
-interface Endpoint {
-  baseUrl: string;
-  adminToken: string;
-}
-
-function apiOf(server: Endpoint, origin: string) {
-  const actions = () => protocolClient(PlatformActions, "grpc", server.baseUrl);
-  const users = () => protocolClient(PlatformUsers, "grpc", server.baseUrl);
-  return {
-    actions,
-    async target(name: string, timeout = "5s") {
-      const made = okMessage(await actions().call("CreateTarget", { target: { name: uniqueName(name), restWebhook: { url: `${origin}/${name}` }, timeout } }, server.adminToken));
-      return { id: made.details.id as string, key: made.signingKey as string };
-    },
-    async put(condition: JsonObject, targets: string[], includes: string[] = []) {
-      okMessage(await actions().call("PutExecution", { execution: { condition, targets, includes } }, server.adminToken));
-    },
-    async createUser(username = uniqueName("ev")) {
-      const made = okMessage(await users().call("CreateUser", { user: humanUser(username, { password: PASSWORD }) }, server.adminToken));
-      return made.details.id as string;
-    },
-    async lock(id: string) {
-      okMessage(await users().call("LockUser", { id }, server.adminToken));
-    },
-    async deliveries(filters: JsonObject[]): Promise<Msg[]> {
-      return okMessage(await actions().call("SearchDeliveries", { filters }, server.adminToken)).result ?? [];
-    },
-  };
-}
-
 describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
   let server: TestServer;
   let receiver: Receiver;
-  let api: ReturnType<typeof apiOf>;
+  let api: ReturnType<typeof actionsApi>;
   const conditions: JsonObject[] = [];
 
   async function put(condition: JsonObject, targets: string[], includes: string[] = []) {
@@ -76,15 +35,12 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     conditions.push(condition);
   }
 
+  let close = async () => {};
+
   beforeAll(async () => {
-    receiver = new Receiver();
-    const origin = await receiver.start();
-    server = await startTestServer(kind, {
-      PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true",
-      PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms",
-      PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "5s",
-    });
-    api = apiOf(server, origin);
+    let origin: string;
+    ({ server, receiver, origin, close } = await startWithReceiver(kind, { PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms", PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "5s" }));
+    api = actionsApi(server, origin);
   }, 120_000);
   afterEach(async () => {
     while (conditions.length > 0) {
@@ -95,10 +51,7 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
       }
     }
   });
-  afterAll(async () => {
-    await server?.close();
-    receiver?.close();
-  });
+  afterAll(() => close());
 
   it("lists the event types and groups an event condition may name", async () => {
     const listed = okMessage(await api.actions().call("ListAvailableExecutionEvents", {}, server.adminToken));
@@ -204,7 +157,7 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     expect(logged.find((d) => d.eventType === "user.locked")).toMatchObject({ attempts: 1 });
   }, 30_000);
 
-  it("gives up after the maximum age, and RetryDelivery sends a failed delivery again", async () => {
+  it("gives up after the maximum age; RetryDelivery sends a failed or a delivered delivery again, never a pending one", async () => {
     const t = await api.target("down");
     await put({ event: { event: "user.human.added" } }, [t.id]);
     let up = false;
@@ -218,16 +171,44 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     expect(failed.attempts).toBeGreaterThanOrEqual(2);
     expect(failed.lastError).toContain("gave up");
     expect(failed.nextAttemptDate).toBeUndefined();
+    const calls = () => receiver.callsTo("/down").filter((c) => c.body.aggregateID === id);
+    const delivered = (attempts: number) =>
+      until(`delivered after ${attempts} attempts`, async () => (await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).find((d) => d.id === failed.id && d.attempts === attempts));
 
+    // A failed one: pending at once, sent by the worker as one more attempt.
     up = true;
-    const retried = okMessage(await api.actions().call("RetryDelivery", { id: failed.id }, server.adminToken));
-    expect(retried.delivery).toMatchObject({ id: failed.id, status: "DELIVERY_STATUS_PENDING" });
-    await until("the delivery after the retry", async () => (await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).some((d) => d.id === failed.id));
+    const before = calls().length;
+    const retried = okMessage(await api.retry(failed.id));
+    expect(retried.delivery).toMatchObject({ id: failed.id, status: "DELIVERY_STATUS_PENDING", attempts: failed.attempts });
+    expect(retried.delivery.nextAttemptDate).toBeDefined();
+    expect((await delivered(failed.attempts + 1)).deliveryDate).toBeDefined();
+    expect(calls()).toHaveLength(before + 1);
 
-    const again = await api.actions().call("RetryDelivery", { id: failed.id }, server.adminToken);
-    expect(again).toMatchObject({ ok: false, code: Code.FailedPrecondition });
-    const missing = await api.actions().call("RetryDelivery", { id: "no-such-delivery" }, server.adminToken);
-    expect(missing).toMatchObject({ ok: false, code: Code.NotFound });
+    // A delivered one (the receiver lost it): the same event again. While its call is in
+    // flight it is pending, and a retry of a pending delivery is refused.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answers.set("/down", async () => {
+      await held;
+      return {};
+    });
+    const replay = okMessage(await api.retry(failed.id));
+    expect(replay.delivery).toMatchObject({ status: "DELIVERY_STATUS_PENDING" });
+    expect(replay.delivery.deliveryDate).toBeUndefined();
+    await until("the replayed call", () => calls().length === before + 2);
+    try {
+      expect(await api.retry(failed.id)).toMatchObject({ ok: false, code: Code.FailedPrecondition });
+      const rest = await protocolClient(PlatformActions, "rest", server.baseUrl).call("RetryDelivery", { id: failed.id }, server.adminToken);
+      expect(rest).toMatchObject({ ok: false, httpStatus: 400 });
+    } finally {
+      release();
+    }
+    await delivered(failed.attempts + 2);
+    const [first, again] = calls().slice(-2);
+    expect(again!.raw).toBe(first!.raw);
+    expect(calls()).toHaveLength(before + 2);
+
+    expect(await api.retry("no-such-delivery")).toMatchObject({ ok: false, code: Code.NotFound });
   }, 30_000);
 
   it("filters the delivery log by time range, and the audit log retention bounds it", async () => {
@@ -247,6 +228,30 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
       expect(await api.deliveries([{ target: { id: t.id } }])).toHaveLength(0);
     } finally {
       await server.service.store.db.updateTable("instances").set({ audit_log_retention_ms: null }).where("id", "=", server.instanceId).execute();
+    }
+  });
+
+  it("sends user.removed for each user removed with their organization, with the event's fields", async () => {
+    const t = await api.target("removed");
+    await put({ event: { event: "user.removed" } }, [t.id]);
+    const orgs = protocolClient(PlatformOrganizations, "grpc", server.baseUrl);
+    const org = okMessage(await orgs.call("CreateOrganization", { organization: { name: uniqueName("Removed Org") } }, server.adminToken)).details.id as string;
+    const users = new Map<string, string>();
+    for (let i = 0; i < 3; i++) {
+      const username = uniqueName(`gone-${i}`);
+      users.set(await api.createUser(username, { orgId: org }), username);
+    }
+    okMessage(await orgs.call("DeleteOrganization", { id: org }, server.adminToken));
+
+    const logged = await until("a delivery per user", async () => {
+      const found = await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }]);
+      return found.length >= users.size && found;
+    });
+    expect(logged.map((d) => d.aggregateId).sort()).toEqual([...users.keys()].sort());
+    const calls = receiver.callsTo("/removed");
+    expect(calls).toHaveLength(users.size);
+    for (const call of calls) {
+      expect(call.body).toMatchObject({ event_type: "user.removed", aggregateType: "user", resourceOwner: org, sequence: 2, event_payload: { username: users.get(call.body.aggregateID as string) } });
     }
   });
 
@@ -308,7 +313,7 @@ describe.each(DATABASE_KINDS)("event deliveries survive kill -9 (%s)", (kind) =>
     const first = await serviceProcess(kind, dataDir, url);
     running.push(first);
     const endpoint = { baseUrl: first.baseUrl, adminToken: (await readFile(join(dataDir, "admin.pat"), "utf8")).trim() };
-    const api = apiOf(endpoint, origin);
+    const api = actionsApi(endpoint, origin);
     const t = await api.target("crash", "2s");
     await api.put({ event: { event: "user.human.added" } }, [t.id]);
     // Calls hang until the process dies: some deliveries are claimed, the others pending.
@@ -333,9 +338,9 @@ describe.each(DATABASE_KINDS)("event deliveries survive kill -9 (%s)", (kind) =>
       },
       60_000,
     );
-    const logged = await apiOf({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([{ target: { id: t.id } }]);
+    const logged = await actionsApi({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([{ target: { id: t.id } }]);
     expect(logged).toHaveLength(ids.length);
-    await until("all delivered in the log", async () => (await apiOf({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).length === ids.length);
+    await until("all delivered in the log", async () => (await actionsApi({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).length === ids.length);
     await second.stop();
   }, 120_000);
 });
@@ -360,7 +365,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two processes share the outbox 
   });
 
   it("sends every event once and in order per aggregate", async () => {
-    const api = apiOf(a, origin);
+    const api = actionsApi(a, origin);
     const t = await api.target("shared");
     await api.put({ event: { group: "user" } }, [t.id]);
     // A slow receiver, so that both workers find due rows.

@@ -1,16 +1,16 @@
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
-import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
-import { AUTH_CODE, BASIC, BEARER, POST, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
+import { AUTH_CODE, BASIC, BEARER, POST, WEB } from "../apps/helpers.js";
 import { DEACTIVATE, idpClient } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { protocolClient } from "../support/clients.js";
 import { Users, humanUser, ok, uniqueName } from "../users/helpers.js";
 import { Browser, alertText, formWith, parseForms, type Page } from "./browser.js";
+import { authorize, createApp, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
 
 /*
  * External login (src/oidc/login/external/) against a real upstream: a second instance of this
@@ -20,14 +20,7 @@ import { Browser, alertText, formWith, parseForms, type Page } from "./browser.j
  */
 
 const PASSWORD = "Corr3ct-horse!";
-const RP = "https://rp.example/cb";
 const en = TEXTS.en;
-
-interface App {
-  clientId: string;
-  clientSecret: string;
-  config: client.Configuration;
-}
 
 describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
   let up: TestServer;
@@ -43,31 +36,6 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
   let dave: { name: string; email: string };
   let erin: { name: string; email: string };
   let daveLocal: string;
-
-  async function createApp(server: TestServer, name: string, config: Record<string, unknown>) {
-    const project = await projectClient(server.baseUrl, server.adminToken).ok("CreateProject", { project: { name: `${name}-project` } });
-    const made = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId: project.details.id, app: { name, oidc: oidc(config as never) } });
-    return { clientId: made.clientId as string, clientSecret: made.clientSecret as string };
-  }
-
-  async function createRp(server: TestServer): Promise<App> {
-    const made = await createApp(server, "rp", { redirectUris: [RP], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE], accessTokenType: BEARER });
-    const discovered = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), { execute: [client.allowInsecureRequests] });
-    return { ...made, config: discovered };
-  }
-
-  async function authorize(server: TestServer, app: App) {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const url = new URL("/oauth/v2/authorize", server.baseUrl);
-    const query = { client_id: app.clientId, redirect_uri: RP, response_type: "code", scope: "openid profile email", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" };
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    return { url: url.href, verifier, state };
-  }
-
-  function providerForm(page: Page, idpId: string) {
-    return parseForms(page.html).find((f) => f.fields.idpId === idpId);
-  }
 
   /** Signs in at the upstream's pages when it asks (a browser with an upstream session is sent straight back). */
   async function upstreamLogin(ub: Browser, url: string, loginName: string): Promise<Page> {
@@ -101,10 +69,7 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     return { b, request, callback: back.url, page: await b.open(back.url) };
   }
 
-  async function tokensOf(request: { verifier: string; state: string }, page: Page) {
-    expect(page.left, page.html).toBe(true);
-    return client.authorizationCodeGrant(rp.config, new URL(page.url), { pkceCodeVerifier: request.verifier, expectedState: request.state, idTokenExpected: true });
-  }
+  const tokensOf = (request: { verifier: string; state: string }, page: Page) => tokensOfApp(rp, request, page);
 
   beforeAll(async () => {
     [up, down] = await Promise.all([

@@ -68,24 +68,35 @@ export interface LoggedServer {
   close(): Promise<void>;
 }
 
-/** The real service, as test/support/server.ts starts it, but logging into `logs`. */
-export async function startLoggedServer(kind: DatabaseTarget["kind"], logs: LogCapture, env: Record<string, string> = {}): Promise<LoggedServer> {
+/**
+ * The real service, as test/support/server.ts starts it, but logging into `logs`. An `env`
+ * value of undefined leaves that variable unset (PLATFORM_METRICS_BIND: its default applies).
+ */
+export async function startLoggedServer(kind: DatabaseTarget["kind"], logs: LogCapture, env: Record<string, string | undefined> = {}): Promise<LoggedServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-telemetry-"));
   const database = await createTestDatabase(kind);
+  const vars: Record<string, string | undefined> = {
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_PORT: "0",
+    PLATFORM_BIND: "127.0.0.1",
+    PLATFORM_EXTERNAL_URL: "http://localhost",
+    PLATFORM_METRICS_BIND: "",
+    PLATFORM_DB_POOL_MAX: "10",
+    PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef",
+    ...env,
+  };
   const config = {
-    ...loadConfig({
-      PLATFORM_DATA_DIR: dataDir,
-      PLATFORM_PORT: "0",
-      PLATFORM_BIND: "127.0.0.1",
-      PLATFORM_EXTERNAL_URL: "http://localhost",
-      PLATFORM_METRICS_BIND: "",
-      PLATFORM_DB_POOL_MAX: "10",
-      PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef",
-      ...env,
-    }),
+    ...loadConfig(Object.fromEntries(Object.entries(vars).filter(([, value]) => value !== undefined))),
     database: database.target,
   };
-  const service = await startService(config, createLogger("info", logs));
+  let service: Service;
+  try {
+    service = await startService(config, createLogger("info", logs));
+  } catch (error) {
+    await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     service,
     baseUrl: `http://localhost:${service.port}`,

@@ -77,6 +77,36 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
     });
     expect(config.externalUrl.hostname).toBe("id.example.com");
   });
+
+  it("reads the settings of external login, GitHub's addresses without a trailing slash", () => {
+    expect(loadConfig({}).externalLogin).toEqual({
+      cacheMaxAgeMs: 3_600_000,
+      cacheDefaultAgeMs: 300_000,
+      cacheSize: 1000,
+      cacheMaxDocumentBytes: 65_536,
+      jwksRefetchIntervalMs: 30_000,
+      githubUrl: "https://github.com",
+      githubApiUrl: "https://api.github.com",
+    });
+    const env = {
+      PLATFORM_IDP_CACHE_MAX_AGE: "0s",
+      PLATFORM_IDP_CACHE_DEFAULT_AGE: "1m",
+      PLATFORM_IDP_CACHE_SIZE: "5",
+      PLATFORM_IDP_CACHE_MAX_DOCUMENT_BYTES: "1024",
+      PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "2m",
+      PLATFORM_GITHUB_URL: "http://127.0.0.1:9999/",
+      PLATFORM_GITHUB_API_URL: "http://127.0.0.1:9999/api/",
+    };
+    expect(loadConfig(env).externalLogin).toEqual({
+      cacheMaxAgeMs: 0,
+      cacheDefaultAgeMs: 60_000,
+      cacheSize: 5,
+      cacheMaxDocumentBytes: 1024,
+      jwksRefetchIntervalMs: 120_000,
+      githubUrl: "http://127.0.0.1:9999",
+      githubApiUrl: "http://127.0.0.1:9999/api",
+    });
+  });
 });
 
 describe("loadConfig errors", () => {
@@ -97,6 +127,10 @@ describe("loadConfig errors", () => {
     ["a PLATFORM_FEATURES item without a value", { PLATFORM_FEATURES: "actions" }, /PLATFORM_FEATURES.*"actions"/],
     ["PLATFORM_EXTERNAL_URL=ftp://x", { PLATFORM_EXTERNAL_URL: "ftp://x" }, /PLATFORM_EXTERNAL_URL.*"ftp:\/\/x"/],
     ["PLATFORM_EXTERNAL_URL that is no URL", { PLATFORM_EXTERNAL_URL: "localhost:8080" }, /PLATFORM_EXTERNAL_URL/],
+    ["PLATFORM_GITHUB_API_URL=ftp://x", { PLATFORM_GITHUB_API_URL: "ftp://x" }, /PLATFORM_GITHUB_API_URL.*"ftp:\/\/x"/],
+    ["PLATFORM_IDP_CACHE_SIZE=0", { PLATFORM_IDP_CACHE_SIZE: "0" }, /PLATFORM_IDP_CACHE_SIZE/],
+    ["PLATFORM_IDP_CACHE_MAX_AGE=48h", { PLATFORM_IDP_CACHE_MAX_AGE: "48h" }, /PLATFORM_IDP_CACHE_MAX_AGE/],
+    ["PLATFORM_IDP_JWKS_REFETCH_INTERVAL=0s", { PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "0s" }, /PLATFORM_IDP_JWKS_REFETCH_INTERVAL/],
   ])("rejects %s with a ConfigError naming the variable", (_, env, message) => {
     expect(configError(env).message).toMatch(message);
   });
@@ -264,8 +298,18 @@ describe("OpenID Connect and login settings", () => {
 
 describe("action settings", () => {
   it("keep a regenerated target key's predecessor signing for an hour by default, as told, at most 720h", () => {
-    expect(loadConfig({}).actions).toEqual({ signingKeyGraceMs: 3_600_000, delivery: { maxAgeMs: 86_400_000, pollIntervalMs: 1000, concurrency: 10 } });
-    expect(loadConfig({ PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "2h", PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "100ms", PLATFORM_ACTIONS_DELIVERY_CONCURRENCY: "3" }).actions.delivery).toEqual({ maxAgeMs: 7_200_000, pollIntervalMs: 100, concurrency: 3 });
+    expect(loadConfig({}).actions).toEqual({ signingKeyGraceMs: 3_600_000, delivery: { maxAgeMs: 86_400_000, pollIntervalMs: 1000, concurrency: 10, retentionMs: 720 * 3_600_000, sweepIntervalMs: 300_000 } });
+    expect(
+      loadConfig({
+        PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "2h",
+        PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "100ms",
+        PLATFORM_ACTIONS_DELIVERY_CONCURRENCY: "3",
+        PLATFORM_ACTIONS_DELIVERY_RETENTION: "48h",
+        PLATFORM_ACTIONS_DELIVERY_SWEEP_INTERVAL: "100ms",
+      }).actions.delivery,
+    ).toEqual({ maxAgeMs: 7_200_000, pollIntervalMs: 100, concurrency: 3, retentionMs: 172_800_000, sweepIntervalMs: 100 });
+    expect(configError({ PLATFORM_ACTIONS_DELIVERY_RETENTION: "0s" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_RETENTION");
+    expect(configError({ PLATFORM_ACTIONS_DELIVERY_SWEEP_INTERVAL: "10ms" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_SWEEP_INTERVAL");
     expect(configError({ PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "5ms" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL");
     expect(configError({ PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "721h" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_MAX_AGE");
     expect(configError({ PLATFORM_ACTIONS_DELIVERY_CONCURRENCY: "0" }).message).toContain("PLATFORM_ACTIONS_DELIVERY_CONCURRENCY");

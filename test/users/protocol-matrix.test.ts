@@ -6,6 +6,7 @@ import { PROTOCOLS, type CallResult, type Protocol } from "../support/clients.js
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, DAY_MS, expectNothingSecret, humanUser, ok, Users, type Msg } from "./helpers.js";
+import { gitlabIdp, linkAccount } from "./idp-links.js";
 
 /** A short token per protocol that usernames carry, so that names never contain each other. */
 const TOKEN: Record<Protocol, string> = { grpc: "ga", "grpc-web": "gw", connect: "cn", "connect-h2": "ch", rest: "rs" };
@@ -35,12 +36,15 @@ function comparable(result: CallResult, names: Map<string, string>): unknown {
 describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)", (kind) => {
   let server: TestServer;
   let org: { id: string; primary: string };
+  /** The provider every protocol's person is linked to an account of. */
+  let idpId: string;
   /** One expiration for every protocol, so that answers agree. */
   const expiration = new Date(Math.floor(Date.now() / 1000) * 1000 + 30 * DAY_MS).toISOString().replace(".000Z", "Z");
 
   beforeAll(async () => {
     server = await startTestServer(kind);
     org = await createOrg(server, "Matrix Users");
+    idpId = await gitlabIdp(server.baseUrl, server.adminToken, "Matrix GitLab");
   });
   afterAll(() => server?.close());
 
@@ -147,6 +151,19 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     await run("removeSecretAgain", 400, "RemoveSecret", { id: machine });
     await run("generateSecretHuman", 400, "GenerateSecret", { id: human });
 
+    // An external login makes links (test/oidc/external-github.test.ts); an id with characters a path must escape.
+    const externalUserId = `mx${t}|ext/1`;
+    await linkAccount(server, server.instanceId, human, { idpId, externalUserId, username: `mx${t}ext`, email: `mx${t}ext@mail.example` });
+    await run("listLinks", 200, "ListIDPLinks", { id: human, query: { limit: 10 } });
+    await run("listLinksNone", 200, "ListIDPLinks", { id: machine });
+    await run("listLinksMissing", 404, "ListIDPLinks", { id: "no-such-user" });
+    await run("deleteLinkOtherIdp", 404, "DeleteIDPLink", { id: human, idpId: "no-such-idp", externalUserId });
+    await run("deleteLinkOtherUser", 404, "DeleteIDPLink", { id: imported, idpId, externalUserId });
+    await run("deleteLink", 200, "DeleteIDPLink", { id: human, idpId, externalUserId });
+    await run("deleteLinkAgain", 404, "DeleteIDPLink", { id: human, idpId, externalUserId });
+    await run("listLinksAfter", 200, "ListIDPLinks", { id: human });
+    await run("deleteLinkLong", 400, "DeleteIDPLink", { id: human, idpId, externalUserId: "x".repeat(1001) });
+
     await run("deleteUser", 200, "DeleteUser", { id: machine });
     await run("getDeleted", 404, "GetUser", { id: machine });
     await run("deleteAgain", 404, "DeleteUser", { id: machine });
@@ -156,7 +173,7 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
 
     await run("invalidId", 400, "GetUser", { id: "x".repeat(201) });
     await run("unauthenticated", 401, "GetUser", { id: human }, "");
-    const ids = { human, machine, imported, inOrg, patId, humanPatId, rsaKey, ecKey, publicKey, recreated: idOf("recreate"), org: org.id, defaultOrg: server.defaultOrgId };
+    const ids = { human, machine, imported, inOrg, patId, humanPatId, rsaKey, ecKey, publicKey, recreated: idOf("recreate"), org: org.id, defaultOrg: server.defaultOrgId, idp: idpId };
     return { steps, ids, registered };
   }
 
@@ -197,10 +214,10 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     expect(m("getImported").user.human).toMatchObject({ hasPassword: true, passwordChangeRequired: true });
     expect(m("getInOrg").user).toMatchObject({ loginName: `mxgainorg@${org.primary}`, details: { resourceOwner: inOrg } });
     for (const step of ["createDuplicate", "patchTaken"]) expect(r(step), step).toMatchObject({ ok: false, code: Code.AlreadyExists });
-    for (const step of ["createInvalid", "createWeak", "createBadHash", "setPasswordWrong", "addPatPast", "addKeyGarbage", "invalidId"]) {
+    for (const step of ["createInvalid", "createWeak", "createBadHash", "setPasswordWrong", "addPatPast", "addKeyGarbage", "invalidId", "deleteLinkLong"]) {
       expect(r(step), step).toMatchObject({ ok: false, code: Code.InvalidArgument });
     }
-    for (const step of ["getMissing", "getWrongOrgCtx", "patchMissing", "setPasswordMissing", "lockMissing", "addPatMissing", "deletePatWrongUser", "deletePatAgain", "deleteKeyAgain", "getDeleted", "deleteAgain", "searchPatsDeleted", "searchKeysDeleted", "createInMissingOrg"]) {
+    for (const step of ["getMissing", "getWrongOrgCtx", "patchMissing", "setPasswordMissing", "lockMissing", "addPatMissing", "deletePatWrongUser", "deletePatAgain", "deleteKeyAgain", "getDeleted", "deleteAgain", "searchPatsDeleted", "searchKeysDeleted", "createInMissingOrg", "listLinksMissing", "deleteLinkOtherIdp", "deleteLinkOtherUser", "deleteLinkAgain"]) {
       expect(r(step), step).toMatchObject({ ok: false, code: Code.NotFound });
     }
     for (const step of ["patchKind", "patchKindMachine", "setPasswordMachine", "lockAgain", "reactivateLocked", "unlockAgain", "lockInactive", "deactivateAgain", "reactivateAgain", "addKeyHuman", "removeSecretAgain", "generateSecretHuman"]) {
@@ -253,6 +270,16 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     expect(m("afterSecret").user.machine.hasSecret).toBe(true);
     expectNothingSecret(m("afterSecret"), [m("generateSecret").clientSecret]);
     expect(m("recreate").details.id).not.toBe(ids.machine);
+
+    expect(m("listLinks")).toMatchObject({ details: { totalResult: "1", endOfList: true, appliedLimit: 10 } });
+    expect(m("listLinks").result).toEqual([
+      { idpId: ids.idp, idpName: "Matrix GitLab", externalUserId: "mxga|ext/1", externalUserName: "mxgaext", details: { changeDate: expect.any(String), resourceOwner: inDefault } },
+    ]);
+    expect(m("listLinksNone").details).toMatchObject({ endOfList: true });
+    expect([m("listLinksNone").details.totalResult, m("listLinksNone").result]).toEqual([undefined, undefined]);
+    // The link's creation and its removal are events of the person.
+    expect(m("deleteLink").details).toMatchObject({ id: ids.human, sequence: String(Number(m("afterPassword").user.details.sequence) + 2) });
+    expect(m("listLinksAfter").result ?? []).toEqual([]);
 
     // Every protocol agrees with gRPC, up to its own names and ids.
     const names = (x: Record<string, string>) => new Map(Object.entries(x).map(([k, v]) => [v, `<${k}>`]));

@@ -3,7 +3,7 @@ import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
-import { lockProject } from "../project/commands.js";
+import { projectRowForUpdate } from "../project/rows.js";
 import { AGGREGATE, appDetails, configOf, usesSecret, type ApiConfig, type AppConfig, type AppRow, type OidcConfig } from "./model.js";
 import { checkOidcConfig } from "./oidc-rules.js";
 
@@ -37,7 +37,7 @@ function secretFor(config: AppConfig): { secret?: string; hash: string | null } 
  * secret, for BASIC and POST, is shown only in the answer.
  */
 export async function addApp(tx: Tx, actor: Actor, projectId: string, input: { name: string; config: AppConfig }) {
-  const project = await lockProject(tx, actor.instanceId, projectId, "share");
+  const project = await projectRowForUpdate(tx, actor.instanceId, projectId, "share");
   checkConfig(input.config);
   await ensureNameFree(tx, actor.instanceId, projectId, input.name);
   const id = newId();

@@ -7,7 +7,7 @@ import { isRoleName } from "./roles.js";
  * Acting on users (their profile, state, credentials, existence, or their organization's
  * state) needs the right to grant every role they hold, wherever they hold it: whoever could
  * set a SYSTEM_OWNER's password or mint its token would hold its power. Users acting on
- * themselves are not asked. Call it after locking the users (userRowForUpdate, lockOrg): a role
+ * themselves are not asked. Call it after locking the users (userRowForUpdate, orgRowForUpdate): a role
  * granted meanwhile then waits for this transaction.
  */
 export async function assertMayManageUsers(tx: Tx, instanceId: string, actor: Principal, users: { userId: string } | { orgId: string }): Promise<void> {

@@ -4,7 +4,7 @@ import { newId } from "../../store/ids.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
-import { lockProject, unknownRoleKeys } from "../project/commands.js";
+import { projectRowForUpdate, unknownRoleKeys } from "../project/rows.js";
 import { AGGREGATE, grantDetails, type UserGrantRow } from "./model.js";
 
 /** Role keys are kept sorted and once each: equal sets compare equal. */
@@ -21,7 +21,7 @@ async function requireRoles(tx: Tx, instanceId: string, projectId: string, keys:
  * or of one of the roles, waits and then takes this grant into account.
  */
 export async function addUserGrant(tx: Tx, actor: Actor, projectId: string, input: { userId: string; roleKeys: string[] }): Promise<ObjectDetails> {
-  const project = await lockProject(tx, actor.instanceId, projectId, "share");
+  const project = await projectRowForUpdate(tx, actor.instanceId, projectId, "share");
   await requireExisting(tx, "users", actor.instanceId, input.userId);
   const roleKeys = normalized(input.roleKeys);
   await requireRoles(tx, actor.instanceId, projectId, roleKeys);

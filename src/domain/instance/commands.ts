@@ -178,7 +178,7 @@ const INSTANCE_TABLES = [
  */
 export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: string }, id: string): Promise<ObjectDetails> {
   if (id === actor.ownInstanceId) throw failedPrecondition("the instance you belong to cannot be deleted; call from another instance");
-  const current = await lockInstance(tx, id);
+  const current = await lockInstance(tx, id, "removal");
   const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor.userId);
   for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
   return instanceDetails({ id, sequence: appended.sequence, change_date: appended.createdAt });
@@ -205,10 +205,29 @@ async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events
   return instanceDetails({ id: current.id, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
-async function lockInstance(tx: Tx, id: string): Promise<InstanceRow> {
-  const row = await tx.selectFrom("instances").selectAll().where("instance_id", "=", id).where("id", "=", id).forUpdate().executeTakeFirst();
+/**
+ * The instance's row, locked against concurrent changes of it. Only its removal locks it
+ * `for update`: that lock waits for every write holding the row (holdInstance) and holds off
+ * new ones. Other changes take `for no key update`, which writes' key share locks do not wait for.
+ */
+async function lockInstance(tx: Tx, id: string, mode: "change" | "removal" = "change"): Promise<InstanceRow> {
+  const query = tx.selectFrom("instances").selectAll().where("instance_id", "=", id).where("id", "=", id);
+  const row = await (mode === "removal" ? query.forUpdate() : query.forNoKeyUpdate()).executeTakeFirst();
   if (!row) throw notFound(`instance ${id} not found`);
   return row;
+}
+
+/**
+ * Taken first by every write in an instance (rpc/services/writes.ts): a key share lock on its
+ * row until the write commits, so that DeleteInstance, which locks the row for update, either
+ * waits for the write and removes its rows too, or goes first and the write finds no
+ * instance. Without it a write could commit rows after the removal's deletes ran. What it
+ * costs each write: one primary-key lookup and a row lock on the instance row (a lock bit in
+ * the tuple, or a shared MultiXact when writes overlap), as a foreign key check would.
+ */
+export async function holdInstance(tx: Tx, id: string): Promise<void> {
+  const row = await tx.selectFrom("instances").select("id").where("instance_id", "=", id).where("id", "=", id).forKeyShare().executeTakeFirst();
+  if (!row) throw notFound(`instance ${id} not found`);
 }
 
 async function instanceDomain(tx: Tx, id: string, domain: string) {

@@ -2,7 +2,7 @@ import { appendEvents, type Appended, type PendingEvent, type Tx } from "../../s
 import type { OrgDomainRow, OrgRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
-import { lockOrg } from "../org/commands.js";
+import { orgRowForUpdate } from "../org/row-lock.js";
 import { AGGREGATE as ORG_AGGREGATE, domainLabel } from "../org/model.js";
 import { domainDetails } from "./model.js";
 
@@ -46,7 +46,7 @@ export async function recordGeneratedDomain(tx: Tx, instanceId: string, domain: 
 
 /** Adds an unverified domain to an organization; a domain belongs to one organization of an instance. */
 export async function addDomain(tx: Tx, actor: Actor, orgId: string, domain: string): Promise<ObjectDetails> {
-  const org = await lockOrg(tx, actor.instanceId, orgId);
+  const org = await orgRowForUpdate(tx, actor.instanceId, orgId);
   const name = domain.toLowerCase();
   const taken = await findDomain(tx, actor.instanceId, name);
   if (taken) {
@@ -109,7 +109,7 @@ function findDomain(tx: Tx, instanceId: string, domain: string) {
 async function lockedDomain(tx: Tx, instanceId: string, domain: string): Promise<{ current: OrgDomainRow; org: OrgRow }> {
   const name = domain.toLowerCase();
   const seen = await findDomain(tx, instanceId, name);
-  const org = seen && (await lockOrg(tx, instanceId, seen.org_id));
+  const org = seen && (await orgRowForUpdate(tx, instanceId, seen.org_id));
   const current = org && (await findDomain(tx, instanceId, name));
   if (!org || !current || current.org_id !== org.id) throw notFound(`domain ${domain} not found`);
   return { current, org };

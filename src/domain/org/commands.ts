@@ -2,13 +2,14 @@ import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { OrgRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
-import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { alreadyExists, failedPrecondition } from "../errors.js";
 import { claimGeneratedDomain, recordGeneratedDomain } from "../org-domain/commands.js";
-import { removeUsersWhere } from "../user/commands.js";
+import { removeOrgUsers } from "../user/commands.js";
 import { removeOrgIdps } from "../idp/commands.js";
 import { removeProjectsWhere } from "../project/commands.js";
 import { removeContextSettings } from "../settings/store.js";
 import { AGGREGATE } from "./model.js";
+import { orgRowForUpdate } from "./row-lock.js";
 
 /** Creates an organization with its generated primary domain. */
 export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: string }) {
@@ -34,14 +35,14 @@ export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: s
 
 /** A patch that changes nothing succeeds without an event. */
 export async function renameOrg(tx: Tx, actor: Actor, id: string, name: string | undefined): Promise<ObjectDetails> {
-  const current = await lockOrg(tx, actor.instanceId, id);
+  const current = await orgRowForUpdate(tx, actor.instanceId, id);
   if (name === undefined || name === current.name) return instanceOwnedDetails(current);
   if (name.toLowerCase() !== current.name.toLowerCase()) await ensureNameFree(tx, actor.instanceId, name);
   return changeOrg(tx, actor, current, { type: "org.changed", payload: { name } }, { name });
 }
 
 export async function setOrgState(tx: Tx, actor: Actor, id: string, state: "active" | "inactive"): Promise<ObjectDetails> {
-  const current = await lockOrg(tx, actor.instanceId, id);
+  const current = await orgRowForUpdate(tx, actor.instanceId, id);
   if (current.state === state) {
     throw failedPrecondition(`organization ${id} is already ${state === "active" ? "active" : "deactivated"}`);
   }
@@ -53,10 +54,11 @@ export async function setOrgState(tx: Tx, actor: Actor, id: string, state: "acti
  * Removes the organization and, in the same transaction, its projects with their roles and
  * grants, its domains, its users with their memberships, credentials and grants, every
  * membership in it, its identity providers and policies, and its settings. One org.removed
- * event stands for all of it, as a replay of the removal would remove them too.
+ * event stands for all of it, as a replay of the removal would remove them too, except the
+ * users: each gets its user.removed event (event executions on it hear of every user gone).
  */
 export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await lockOrg(tx, actor.instanceId, id);
+  const current = await orgRowForUpdate(tx, actor.instanceId, id);
   await refuseForDefault(tx, actor.instanceId, id, "deleted");
   const appended = await appendEvents(
     tx,
@@ -67,7 +69,7 @@ export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<Objec
   );
   // Projects before users: grant creations lock the project, then the user, and so does this.
   await removeProjectsWhere(tx, actor.instanceId, "org_id", id);
-  await removeUsersWhere(tx, actor.instanceId, "org_id", id);
+  await removeOrgUsers(tx, actor, id);
   await tx.deleteFrom("memberships").where("instance_id", "=", actor.instanceId).where("context_type", "=", "org").where("context_id", "=", id).execute();
   await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", id).execute();
   await removeOrgIdps(tx, actor.instanceId, id);
@@ -91,13 +93,6 @@ async function changeOrg(
     .where("id", "=", current.id)
     .execute();
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
-}
-
-/** Locks the organization's row: every change of it, and of its domains, is serialized here. */
-export async function lockOrg(tx: Tx, instanceId: string, id: string): Promise<OrgRow> {
-  const row = await tx.selectFrom("orgs").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
-  if (!row) throw notFound(`organization ${id} not found`);
-  return row;
 }
 
 async function refuseForDefault(tx: Tx, instanceId: string, id: string, what: string): Promise<void> {

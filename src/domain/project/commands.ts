@@ -3,9 +3,10 @@ import { newId } from "../../store/ids.js";
 import type { ProjectState } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
-import { requireExisting } from "../existence.js";
+import { requireActiveOrg } from "../existence.js";
 import { cascadeRoleRemoval } from "../grant/commands.js";
 import { AGGREGATE, projectDetails, roleView, type ProjectRow } from "./model.js";
+import { projectRowForUpdate } from "./rows.js";
 
 export interface ProjectSpec {
   name: string;
@@ -36,23 +37,15 @@ async function ensureNameFree(tx: Tx, instanceId: string, orgId: string, name: s
   if (await query.executeTakeFirst()) throw alreadyExists(`a project named "${name}" already exists in organization ${orgId}`);
 }
 
-/** Creates a project in an organization, which owns it. */
+/** Creates a project in an active organization, which owns it. */
 export async function addProject(tx: Tx, actor: Actor, orgId: string, spec: ProjectSpec): Promise<ObjectDetails> {
-  await requireExisting(tx, "orgs", actor.instanceId, orgId);
+  await requireActiveOrg(tx, actor.instanceId, orgId);
   await ensureNameFree(tx, actor.instanceId, orgId, spec.name);
   const id = newId();
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "project.added", payload: { orgId, ...spec } }], actor.userId);
   const row = { instance_id: actor.instanceId, id, org_id: orgId, name: spec.name, role_assertion: spec.roleAssertion, role_check: spec.roleCheck, ...createdBy(appended) };
   await tx.insertInto("projects").values(row).execute();
   return projectDetails(row);
-}
-
-/** The project, locked against concurrent changes until the transaction ends. */
-export async function lockProject(tx: Tx, instanceId: string, id: string, mode: "update" | "share" = "update"): Promise<ProjectRow> {
-  const query = tx.selectFrom("projects").selectAll().where("instance_id", "=", instanceId).where("id", "=", id);
-  const row = await (mode === "update" ? query.forUpdate() : query.forShare()).executeTakeFirst();
-  if (!row) throw notFound(`project ${id} not found`);
-  return row;
 }
 
 async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: { type: string; payload: unknown }, set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {}): Promise<ProjectRow> {
@@ -68,7 +61,7 @@ async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: {
 
 /** A patch that changes nothing succeeds without an event. */
 export async function patchProject(tx: Tx, actor: Actor, id: string, patch: ProjectPatch): Promise<ObjectDetails> {
-  const current = await lockProject(tx, actor.instanceId, id);
+  const current = await projectRowForUpdate(tx, actor.instanceId, id);
   const changed: ProjectPatch = {};
   if (patch.name !== undefined && patch.name !== current.name) changed.name = patch.name;
   if (patch.roleAssertion !== undefined && patch.roleAssertion !== current.role_assertion) changed.roleAssertion = patch.roleAssertion;
@@ -84,14 +77,14 @@ export async function patchProject(tx: Tx, actor: Actor, id: string, patch: Proj
 }
 
 export async function setProjectState(tx: Tx, actor: Actor, id: string, state: ProjectState): Promise<ObjectDetails> {
-  const current = await lockProject(tx, actor.instanceId, id);
+  const current = await projectRowForUpdate(tx, actor.instanceId, id);
   if (current.state === state) throw failedPrecondition(`project ${id} is already ${state === "active" ? "active" : "deactivated"}`);
   return projectDetails(await changeProject(tx, actor, current, { type: state === "active" ? "project.reactivated" : "project.deactivated", payload: {} }, { state }));
 }
 
 /** Removes a project with its roles, its applications and every user grant on it; one event stands for all of it. */
 export async function removeProject(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await lockProject(tx, actor.instanceId, id);
+  const current = await projectRowForUpdate(tx, actor.instanceId, id);
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "project.removed", payload: { name: current.name } }], actor.userId);
   await removeProjectsWhere(tx, actor.instanceId, "id", id);
   return projectDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
@@ -115,7 +108,7 @@ async function findRole(tx: Tx, instanceId: string, projectId: string, key: stri
 }
 
 export async function addProjectRole(tx: Tx, actor: Actor, projectId: string, role: RoleSpec): Promise<ObjectDetails> {
-  const current = await lockProject(tx, actor.instanceId, projectId);
+  const current = await projectRowForUpdate(tx, actor.instanceId, projectId);
   if (await findRole(tx, actor.instanceId, projectId, role.key)) throw alreadyExists(`project ${projectId} has a role "${role.key}" already`);
   const updated = await changeProject(tx, actor, current, { type: "project.role.added", payload: role });
   const row = { instance_id: actor.instanceId, project_id: projectId, key: role.key, display_name: role.displayName, group_name: role.group, created_at: updated.change_date };
@@ -124,7 +117,7 @@ export async function addProjectRole(tx: Tx, actor: Actor, projectId: string, ro
 }
 
 export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, key: string, patch: { displayName?: string; group?: string }): Promise<ObjectDetails> {
-  const current = await lockProject(tx, actor.instanceId, projectId);
+  const current = await projectRowForUpdate(tx, actor.instanceId, projectId);
   const role = await findRole(tx, actor.instanceId, projectId, key);
   if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
   const changed: { displayName?: string; group?: string } = {};
@@ -139,25 +132,11 @@ export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, 
 
 /** Removes a role and takes it out of every user grant that gives it, each with its own event. */
 export async function removeProjectRole(tx: Tx, actor: Actor, projectId: string, key: string): Promise<ObjectDetails> {
-  const current = await lockProject(tx, actor.instanceId, projectId);
+  const current = await projectRowForUpdate(tx, actor.instanceId, projectId);
   const role = await findRole(tx, actor.instanceId, projectId, key);
   if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
   const updated = await changeProject(tx, actor, current, { type: "project.role.removed", payload: { key } });
   await tx.deleteFrom("project_roles").where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
   await cascadeRoleRemoval(tx, actor, projectId, key);
   return roleView(role, updated).details;
-}
-
-/** The keys among `keys` that the project has no role for, in the order given. */
-export async function unknownRoleKeys(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<string[]> {
-  if (keys.length === 0) return [];
-  const known = await tx
-    .selectFrom("project_roles")
-    .select("key")
-    .where("instance_id", "=", instanceId)
-    .where("project_id", "=", projectId)
-    .where((eb) => eb("key", "=", eb.fn.any(eb.val([...keys]))))
-    .execute();
-  const found = new Set(known.map((r) => r.key));
-  return keys.filter((k) => !found.has(k));
 }

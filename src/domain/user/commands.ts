@@ -1,4 +1,4 @@
-import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, appendToEach, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { UserRow, UserState, UserUpdate } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
@@ -244,3 +244,14 @@ export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_
   await tx.deleteFrom("users").where("instance_id", "=", instanceId).where(column, "=", value).execute();
 }
 
+/**
+ * Removes an organization's users as removeUsersWhere does, each with its own user.removed
+ * event in this transaction, so that event executions on user.removed hear of every user
+ * removed with its organization, as of one removed alone.
+ */
+export async function removeOrgUsers(tx: Tx, actor: Actor, orgId: string): Promise<void> {
+  const users = await tx.selectFrom("users").select(["id", "sequence", "username"]).where("instance_id", "=", actor.instanceId).where("org_id", "=", orgId).forUpdate().execute();
+  const events = users.map((u) => ({ id: u.id, previousSequence: u.sequence, event: { type: "user.removed", payload: { username: u.username } } }));
+  await appendToEach(tx, actor.instanceId, AGGREGATE, events, actor.userId);
+  await removeUsersWhere(tx, actor.instanceId, "org_id", orgId);
+}

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Db, Tx } from "../../store/eventstore.js";
+import { searchPage, type Page } from "../../store/search.js";
 import type { Actor, ObjectDetails } from "../details.js";
-import { alreadyExists, failedPrecondition } from "../errors.js";
+import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { changeUser, userRowForUpdate } from "./commands.js";
 
 /** An account at an identity provider, as the login learned it from the provider. */
@@ -73,6 +74,50 @@ export async function linkExternalAccount(tx: Tx, actor: Actor, userId: string, 
     })
     .execute();
   return details;
+}
+
+/**
+ * Removes a user's link to an external account (event `user.idp.link.removed` on the user):
+ * the next login with that account finds no user, as for an account never linked.
+ */
+export async function unlinkExternalAccount(tx: Tx, actor: Actor, userId: string, idpId: string, externalUserId: string): Promise<ObjectDetails> {
+  const user = await userRowForUpdate(tx, actor.instanceId, userId);
+  const removed = await tx
+    .deleteFrom("external_identities")
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("idp_id", "=", idpId)
+    .where("external_user_id", "=", externalUserId)
+    .executeTakeFirst();
+  if (removed.numDeletedRows === 0n) throw notFound(`user ${userId} has no link to the account ${externalUserId} of identity provider ${idpId}`);
+  return changeUser(tx, actor, user, [{ type: "user.idp.link.removed", payload: { idpId, externalUserId } }], {});
+}
+
+export interface LinkView {
+  idpId: string;
+  idpName: string;
+  externalUserId: string;
+  externalUserName: string;
+  /** A link never changes; its one event, its creation, is an event of the user. */
+  details: ObjectDetails;
+}
+
+/** A user's links with their providers' names, newest first unless asked otherwise. */
+export async function searchExternalAccounts(db: Db, instanceId: string, user: { id: string; orgId: string }, page: Page) {
+  const query = db.selectFrom("external_identities").where("instance_id", "=", instanceId).where("user_id", "=", user.id);
+  const found = await searchPage(db, "user", instanceId, query, (q, direction) => q.orderBy("created_at", direction).orderBy("idp_id", direction), page);
+  const ids = found.rows.map((r) => r.idp_id);
+  // Links go with their provider (domain/idp/commands.ts): each has its row here, a system provider's under instance "".
+  const idps = ids.length === 0 ? [] : await db.selectFrom("idps").select(["id", "name"]).where("instance_id", "in", ["", instanceId]).where("id", "in", ids).execute();
+  const names = new Map(idps.map((i) => [i.id, i.name]));
+  const rows: LinkView[] = found.rows.map((r) => ({
+    idpId: r.idp_id,
+    idpName: names.get(r.idp_id) ?? "",
+    externalUserId: r.external_user_id,
+    externalUserName: r.external_username,
+    details: { id: "", sequence: 0, changeDate: r.created_at, owner: { type: "org", id: user.orgId } },
+  }));
+  return { ...found, rows };
 }
 
 /** Keeps the link's copy of the provider's username and email current (no event: they are the provider's). */

@@ -1,7 +1,7 @@
 import { ConnectError } from "@connectrpc/connect";
 import { DomainError } from "../../domain/errors.js";
 import { hashNewPassword, passwordPolicyOf } from "../../domain/user/passwords.js";
-import type { LoginContext } from "./pages.js";
+import type { LoginContext } from "./context.js";
 
 /**
  * A new password's hash under the instance's policy, or why the policy refuses it (the

@@ -1,49 +1,26 @@
 import { createHmac } from "node:crypto";
-import type { ServerResponse } from "node:http";
 import type Provider from "oidc-provider";
-import type { PasswordHasher } from "../../crypto/passwords.js";
 import { storePassword } from "../../domain/user/commands.js";
 import { checkCurrentPassword } from "../../domain/user/passwords.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db } from "../../store/eventstore.js";
 import { clearFailedPasswords, recordFailedPassword } from "./attempts.js";
-import type { WindowLimiter } from "./rate-limit.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
 import { sameToken } from "./form-token.js";
 import { loginLanguage } from "./language.js";
 import { hashUnderPolicy } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
-import { changePasswordForm, errorBody, loginNameForm, page, passwordForm } from "./render.js";
+import { changePasswordForm, errorBody, loginNameForm, passwordForm } from "./render.js";
 import { TEXTS, type Language } from "./texts/index.js";
 import { defaultOrgOf, userByLoginName } from "./users.js";
 import { externalLoginButtons } from "./external/providers.js";
-import type { SettingsKind } from "../../domain/settings/kind.js";
-import { finishLogin, promptSteps, registerLink, settingsOf } from "./prompts.js";
+import type { Interaction, LoginContext } from "./context.js";
+import { finishLogin } from "./finish.js";
+import { registerLink, settingsOf } from "./org-settings.js";
+import { promptSteps } from "./prompts.js";
+import { sendPage } from "./send-page.js";
 
-export interface LoginContext {
-  db: Db;
-  transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
-  /**
-   * Password attempts per address and per login name (rate-limit.ts); the login settings'
-   * kind with the configured lockout default (domain/settings/login.ts: the threshold is
-   * the user's organization's); how long a sign-in counts for account selection (the
-   * provider's session lifetime, known-accounts.ts). `maxPasswordAttempts` is only the
-   * system default (PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS); the threshold in effect is the
-   * user's organization's: `loginSettingsOf(db, instanceId, orgId, guards.loginSettings)`.
-   */
-  guards: { perIp: WindowLimiter; perLoginName: WindowLimiter; loginSettings: SettingsKind; sessionTtlS: number };
-  /** After a lock committed: this process's caches of access go (others hear the NOTIFY). */
-  accessChanged(): void;
-  instanceId: string;
-  provider: Provider;
-  hasher: PasswordHasher;
-  /** Signs the forms of an interaction (derived from the master key per instance). */
-  csrfKey: string;
-  maxBodyBytes: number;
-}
-
-type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 
 /**
  * The login pages of an interaction the provider started (`interactions.url`): login name,
@@ -145,19 +122,4 @@ async function consent(req: NodeRequest, res: NodeResponse, provider: Provider, 
 
 async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
   return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
-}
-
-/** HTML that no other site may frame, no cache keeps, and that runs nothing. */
-export function sendPage(res: NodeResponse, status: number, lang: Language, content: (t: (typeof TEXTS)[Language]) => [string, string]): void {
-  const [title, body] = content(TEXTS[lang]);
-  const html = page(lang, title, body);
-  (res as ServerResponse).writeHead(status, {
-    "content-type": "text/html; charset=utf-8",
-    "content-length": Buffer.byteLength(html),
-    "cache-control": "no-store",
-    "x-frame-options": "DENY",
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    "referrer-policy": "no-referrer",
-  });
-  res.end(html);
 }

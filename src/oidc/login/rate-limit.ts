@@ -27,6 +27,13 @@ export class WindowLimiter {
     return true;
   }
 
+  /** Whether the key has used up its limit in the current window; counts nothing. */
+  exhausted(key: string, now = Date.now()): boolean {
+    if (this.limit === 0) return false;
+    const entry = this.#counts.get(key);
+    return entry !== undefined && entry.window === Math.floor(now / this.windowMs) && entry.count >= this.limit;
+  }
+
   /** Seconds until the current window ends. */
   retryAfterS(now = Date.now()): number {
     return Math.ceil((this.windowMs - (now % this.windowMs)) / 1000);

@@ -2,7 +2,9 @@ import { hashUnderPolicy } from "./new-password.js";
 import { DomainError } from "../../domain/errors.js";
 import { addUser } from "../../domain/user/commands.js";
 import { escapeHtml } from "./render.js";
-import { finishLogin, loginOrgOf, settingsOf, type PromptStep } from "./prompts.js";
+import type { PromptStep } from "./context.js";
+import { finishLogin } from "./finish.js";
+import { loginOrgOf, settingsOf } from "./org-settings.js";
 import type { Texts } from "./texts/index.js";
 
 /** What the form posts; the field names are stable for people's test automation. */

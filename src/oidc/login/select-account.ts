@@ -1,6 +1,8 @@
 import { activeAccount, type Account } from "../accounts.js";
 import { errorBody, escapeHtml, passwordForm } from "./render.js";
-import { finishLogin, knownAccountsOf, settingsOf, type PromptStep } from "./prompts.js";
+import type { PromptStep } from "./context.js";
+import { finishLogin, knownAccountsOf } from "./finish.js";
+import { settingsOf } from "./org-settings.js";
 import type { KnownAccount } from "./known-accounts.js";
 
 interface Choice {

@@ -1,12 +1,13 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
-import { AccessCache } from "../../cache/access-cache.js";
+import { AccessCache, type MissCaching } from "../../cache/access-cache.js";
+import type { UnknownLookups } from "../../cache/unknown-lookups.js";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Principal } from "../../domain/authz/principal.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
 import type { AccessTokenPrincipals } from "../../oidc/principals.js";
 import type { Store } from "../../store/database.js";
-import { principalKey, tenantKey } from "../context.js";
+import { clientAddressKey, principalKey, tenantKey } from "../context.js";
 import { PUBLIC, requireRules } from "../method-rules.js";
 
 /** RFC 7235: the scheme is case-insensitive. */
@@ -17,9 +18,17 @@ const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
  * access token of the Host's instance (oidc/principals.ts). Tokens are instance-scoped: they
  * work on their own instance's hosts only. Principals are cached briefly; an expired token
  * is never served from the cache, nor anything a change of access made stale (AccessEpoch).
+ * Unknown tokens are cached briefly too, and bounded per client address
+ * (cache/unknown-lookups.ts): any client may send any token.
  */
-export function authenticationInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch, accessTokens: AccessTokenPrincipals, cacheTtlMs = 10_000): Interceptor {
-  const principals = new AccessCache<string, { principal: Principal; expires: number }>(access, cacheTtlMs);
+export function authenticationInterceptor(
+  store: Pick<Store, "forRequest">,
+  access: AccessEpoch,
+  accessTokens: AccessTokenPrincipals,
+  unknown: { lookups: UnknownLookups; misses: MissCaching },
+  cacheTtlMs = 10_000,
+): Interceptor {
+  const principals = new AccessCache<string, { principal: Principal; expires: number }>(access, cacheTtlMs, unknown.misses);
   return (next) => async (req) => {
     if (requireRules(req.method).permission === PUBLIC) return next(req);
     const header = req.header.get("authorization");
@@ -27,13 +36,15 @@ export function authenticationInterceptor(store: Pick<Store, "forRequest">, acce
     const token = BEARER.exec(header)?.[1];
     if (!token) throw challenge("malformed Authorization header: expected Bearer <token>", true);
 
-    const key = hashToken(token);
+    const hash = hashToken(token);
     const tenant = req.contextValues.get(tenantKey);
     const lookUp = async () => {
       const { db } = store.forRequest(req.signal);
-      return (await principalByTokenHash(db, key)) ?? (tenant ? await accessTokens.principal(db, tenant.id, token) : undefined);
+      return (await principalByTokenHash(db, hash)) ?? (tenant ? await accessTokens.principal(db, tenant.id, token) : undefined);
     };
-    const entry = await principals.get(key, lookUp, (found) => found.expires > Date.now());
+    // Per instance: an OpenID Connect access token is looked up in the Host's instance only.
+    const key = `${tenant?.id ?? ""} ${hash}`;
+    const entry = await principals.get(key, () => unknown.lookups.load(req.contextValues.get(clientAddressKey), lookUp), (found) => found.expires > Date.now());
     if (!entry) throw challenge("the token is unknown or expired", true);
     // A token works on its own instance's hosts; system members reach other instances
     // through the request's ctx (request-context.ts), never through another instance's Host.

@@ -38,10 +38,7 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
     if (!(await deps.flags.forInstance(tenant.id)).actions) return next(req);
     const fullMethod = `/${req.service.typeName}/${req.method.name}`;
     const { db } = deps.store.forRequest(req.signal);
-    // `all` leaves out the actions service itself: a failing target must never lock the
-    // administrator out of the calls that repair it (naming its methods or itself still works).
-    const covered = req.service.typeName !== PlatformActions.typeName;
-    const candidates = (type: "request" | "response") => [`${type}${fullMethod}`, `${type}/${req.service.typeName}`, ...(covered ? [type] : [])];
+    const candidates = (type: "request" | "response") => [`${type}${fullMethod}`, `${type}/${req.service.typeName}`, type];
     const [before, after] = await Promise.all([deps.plans.targets(db, tenant.id, candidates("request")), deps.plans.targets(db, tenant.id, candidates("response"))]);
     if (before.length === 0 && after.length === 0) return next(req);
 
@@ -54,10 +51,14 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
       ...optional("headers", headersOf(req)),
     };
     const log = deps.logger.child({ method: fullMethod, instance: tenant.id });
+    // The actions service's own calls are seen (an audit trail sees executions change) but
+    // never stopped nor rewritten: a broken target must not lock the administrator out of
+    // the calls that repair it.
+    const guarded = req.service.typeName === PlatformActions.typeName;
 
     let request = req.message;
     for (const target of before) {
-      const replaced = await run(deps, log, target, req.method.input, request, () => ({ ...context, request: jsonOf(req.method.input, request) }));
+      const replaced = await run(deps, log, guarded, target, req.method.input, request, () => ({ ...context, request: jsonOf(req.method.input, request) }));
       if (replaced) request = replaced;
     }
     if (request !== req.message) (req as { message: Message }).message = request;
@@ -66,7 +67,7 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
 
     let response = res.message;
     for (const target of after) {
-      const replaced = await run(deps, log, target, req.method.output, response, () => ({ ...context, request: jsonOf(req.method.input, request), response: jsonOf(req.method.output, response) }));
+      const replaced = await run(deps, log, guarded, target, req.method.output, response, () => ({ ...context, request: jsonOf(req.method.input, request), response: jsonOf(req.method.output, response) }));
       if (replaced) response = replaced;
     }
     if (response !== res.message) (res as { message: Message }).message = response;
@@ -79,8 +80,10 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
  * synchronous target stops the call only when it interrupts on error, else it is logged
  * and the chain goes on with the message as it was. A `rest_request_response` target's
  * answer replaces the message field by field (proto3 JSON; unknown fields are an error).
+ * When `guarded`, every target is called as usual, and only logged: it neither stops the
+ * call, whatever its mode, nor replaces the message.
  */
-async function run(deps: ExecutionDeps, log: Logger, target: CallableTarget, schema: DescMessage, message: Message, payload: () => object): Promise<Message | undefined> {
+async function run(deps: ExecutionDeps, log: Logger, guarded: boolean, target: CallableTarget, schema: DescMessage, message: Message, payload: () => object): Promise<Message | undefined> {
   const body = JSON.stringify(payload());
   if (target.mode === "async") {
     void callTarget(deps.outbound, target, body).then((outcome) => {
@@ -98,9 +101,10 @@ async function run(deps: ExecutionDeps, log: Logger, target: CallableTarget, sch
       failure = { ok: false, error: new ConnectError(EXECUTION_FAILED, Code.FailedPrecondition), reason: `the answer is not a ${schema.typeName} in JSON: ${(error as Error).message}` };
     }
   }
-  if (!failure) return replaced;
-  log.warn({ target: target.id, reason: failure.reason, interrupting: target.mode === "interrupt_on_error" }, "target failed");
-  if (target.mode === "interrupt_on_error") throw failure.error;
+  const interrupting = target.mode === "interrupt_on_error" && !guarded;
+  if (!failure) return guarded ? undefined : replaced;
+  log.warn({ target: target.id, reason: failure.reason, interrupting }, "target failed");
+  if (interrupting) throw failure.error;
   return undefined;
 }
 

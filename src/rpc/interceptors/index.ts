@@ -1,5 +1,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
+import type { MissCaching } from "../../cache/access-cache.js";
+import type { UnknownLookups } from "../../cache/unknown-lookups.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Logger } from "../../log/logger.js";
 import type { AccessTokenPrincipals } from "../../oidc/principals.js";
@@ -25,6 +27,8 @@ export interface InterceptorDeps {
   accessTokens: AccessTokenPrincipals;
   /** Request and response executions of PlatformActions (actions/). */
   executions: ExecutionDeps;
+  /** Unknown tokens: how long misses are cached, and the per-address bound (shared with the tenant resolver). */
+  unknown: { lookups: UnknownLookups; misses: MissCaching };
 }
 
 /**
@@ -38,7 +42,7 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
     requestLogInterceptor(deps.logger),
     tenantInterceptor(deps.tenants),
-    authenticationInterceptor(deps.store, deps.access, deps.accessTokens),
+    authenticationInterceptor(deps.store, deps.access, deps.accessTokens, deps.unknown),
     requestContextInterceptor(deps.store, deps.access),
     authorizationInterceptor(deps.store),
     featureFlagInterceptor(deps.flags),

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../log/logger.js";
-import { abortedCode, codeName, httpStatus, outcomeOf, protocolOf, STOPPED_READING, traceIdKey, type Outcome } from "../../telemetry/call.js";
+import { abortedCode, codeName, outcomeOf, protocolOf, STOPPED_READING, traceIdKey, wireStatus, type Outcome } from "../../telemetry/call.js";
 import { toConnectError } from "../errors.js";
 
 const REQUEST_ID = "x-request-id";
@@ -30,9 +30,9 @@ export function requestLogInterceptor(logger: Logger): Interceptor {
       protocol: protocolOf(req),
       ...(traceId && { traceId }),
     };
-    const log = (outcome: Outcome, error?: ConnectError, cause?: { err: unknown; incident: boolean }) => {
+    const log = (outcome: Outcome, error?: ConnectError, cause?: { err: unknown; incident: boolean }, answer?: unknown) => {
       if (!cause?.incident && !logger.isLevelEnabled("info")) return;
-      const fields = { ...call, code: codeName(outcome), status: httpStatus(outcome), ms: Math.round(performance.now() - started) };
+      const fields = { ...call, code: codeName(outcome), status: wireStatus(req, outcome, answer), ms: Math.round(performance.now() - started) };
       if (cause?.incident) logger.error({ ...fields, err: cause.err }, "rpc failed");
       else logger.info({ ...fields, ...(error && { message: error.rawMessage }), ...(cause && { err: cause.err }) }, "rpc");
     };
@@ -56,7 +56,7 @@ export function requestLogInterceptor(logger: Logger): Interceptor {
     }
     res.header.set(REQUEST_ID, requestId);
     if (!res.stream) {
-      log(outcomeOf(req.signal));
+      log(outcomeOf(req.signal), undefined, undefined, res.message);
       return res;
     }
     const messages = res.message;

@@ -2,7 +2,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { RequestContext } from "../../../gen/platform/object/v3alpha/object_pb.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import type { TenantResolver } from "../../server/tenant-resolver.js";
-import { tenantKey } from "../context.js";
+import { clientAddressKey, tenantKey } from "../context.js";
 import { requireRules } from "../method-rules.js";
 
 function hostOf(url: string): string {
@@ -22,7 +22,7 @@ export function tenantInterceptor(tenants: TenantResolver): Interceptor {
   return (next) => async (req) => {
     if (requireRules(req.method).tenantless) return next(req);
     const host = hostOf(req.url);
-    const instance = await tenants.resolve(host, req.signal);
+    const instance = await tenants.resolve(host, req.signal, req.contextValues.get(clientAddressKey));
     if (!instance) throw notFound(`no instance serves the host "${host}"`);
     if (instance.blocked && !inSystemContext(req)) throw new ConnectError("instance is blocked", Code.ResourceExhausted);
     req.contextValues.set(tenantKey, instance);

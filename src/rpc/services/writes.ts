@@ -3,15 +3,25 @@ import { sql } from "kysely";
 import { ACCESS_CHANNEL, type AccessEpoch } from "../../cache/access-epoch.js";
 import type { Store } from "../../store/database.js";
 import type { Tx } from "../../store/eventstore.js";
+import { holdInstance } from "../../domain/instance/commands.js";
+import { tenantKey } from "../context.js";
 
 /**
  * How handlers reach the database: bounded by the call's deadline and disconnect, writes in
- * one transaction, and writes that change who may do what (see cache/access-epoch.ts)
- * notifying every process at their commit and advancing this process's epoch after it.
+ * one transaction that holds the instance they act in (holdInstance: a DeleteInstance racing
+ * them leaves nothing behind), and writes that change who may do what (see
+ * cache/access-epoch.ts) notifying every process at their commit and advancing this
+ * process's epoch after it.
  */
 export function handlerStore(store: Pick<Store, "forRequest">, access?: AccessEpoch) {
   const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
-  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => database(ctx).transact(fn);
+  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) =>
+    database(ctx).transact(async (tx) => {
+      // First of all its locks, so that a concurrent DeleteInstance and this never deadlock.
+      const tenant = ctx.values.get(tenantKey);
+      if (tenant) await holdInstance(tx, tenant.id);
+      return fn(tx);
+    });
   const changingAccess = async <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => {
     const result = await write(ctx, async (tx) => {
       const done = await fn(tx);

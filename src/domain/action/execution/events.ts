@@ -71,6 +71,7 @@ export const EVENT_TYPES: readonly string[] = [
   "user.grant.removed",
   "user.human.added",
   "user.idp.link.added",
+  "user.idp.link.removed",
   "user.key.added",
   "user.key.removed",
   "user.locked",

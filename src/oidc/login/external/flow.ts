@@ -12,18 +12,20 @@ import type { Db } from "../../../store/eventstore.js";
 import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
 import { clearFailedPasswords, recordFailedPassword } from "../attempts.js";
 import { loginLanguage } from "../language.js";
-import type { LoginContext } from "../pages.js";
+import type { LoginContext } from "../context.js";
 import { sameToken } from "../form-token.js";
-import { sendPage } from "../pages.js";
+import { sendPage } from "../send-page.js";
 import { errorBody, escapeHtml } from "../render.js";
 import { LOGIN_PATH } from "../paths.js";
 import { TEXTS, type Language, type Texts } from "../texts/index.js";
 import { defaultOrgOf, userByLoginName } from "../users.js";
-import { finishLogin, settingsOf } from "../prompts.js";
+import { finishLogin } from "../finish.js";
+import { settingsOf } from "../org-settings.js";
 import { clearBinding, isBound, newBinding } from "./browser-binding.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
 import { backLink, choices, createForm, linkForm, type NewAccountFields } from "./render.js";
-import { UpstreamError, authorizationUrl, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "./upstream.js";
+import { UpstreamError } from "./fetch.js";
+import { authorizationUrl, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "./upstream.js";
 
 /**
  * External login (docs/oidc.md, "External login"): a provider's button on the login-name page

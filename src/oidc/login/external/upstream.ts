@@ -1,29 +1,19 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import { TtlCache } from "../../../cache/ttl-cache.js";
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import type { ExternalLoginSettings } from "../../../config/config.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
-import { OutboundError, type OutboundClient } from "../../../http/outbound.js";
+import type { OutboundClient } from "../../../http/outbound.js";
+import { UpstreamDocuments, type DocumentCheck } from "./documents.js";
+import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fetch.js";
 
 /**
  * The upstream side of external login: where a provider type's endpoints are, the
  * authorization request (state, PKCE S256, nonce), the code exchange, the ID token's
- * validation and the user's claims. Every call goes through the outbound client, bounded in
- * time and size and, unless allowed, never to internal addresses.
+ * validation and the user's claims. Every call goes through the outbound client (fetch.ts).
  */
 
 /** The provider types a login button is offered for. */
 export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google"]);
-
-/** Why an upstream step failed: `refused` is the outbound client's address rule, the others the provider's answers. */
-export class UpstreamError extends Error {
-  constructor(
-    readonly kind: "refused" | "unreachable" | "invalid",
-    message: string,
-  ) {
-    super(message);
-    this.name = "UpstreamError";
-  }
-}
 
 export interface StoredIdp {
   id: string;
@@ -44,6 +34,8 @@ export interface Upstream {
   jwksUri?: string;
   /** OAuth: the property of the user endpoint's answer that identifies the user. */
   idAttribute?: string;
+  /** GitHub: the user's addresses, with the primary one and whether it is verified. */
+  emailsEndpoint?: string;
   /** OpenID Connect: claims from the ID token only, without asking userinfo. */
   idTokenMapping: boolean;
   clientId: string;
@@ -64,29 +56,29 @@ export interface ExternalUser {
   preferredLanguage: string;
 }
 
-export interface Calls {
-  outbound: OutboundClient;
-  timeoutMs: number;
-  /** Discovery documents change rarely; every login would otherwise fetch one more. Per client, as its address rules are. */
-  discoveries: TtlCache<string, Discovery>;
+export interface Calls extends Fetching {
+  /** Discovery documents and JWKS; per client, as its address rules are. */
+  documents: UpstreamDocuments;
+  /** GitHub's endpoints: under its web address (authorization, token) and its API's (user, emails). */
+  github: { url: string; apiUrl: string };
 }
 
-export function upstreamCalls(outbound: OutboundClient, timeoutMs: number): Calls {
-  return { outbound, timeoutMs, discoveries: new TtlCache(5 * 60_000, 1000) };
+export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, settings: ExternalLoginSettings): Calls {
+  const fetching = { outbound, timeoutMs };
+  const documents = new UpstreamDocuments(fetching, {
+    maxAgeMs: settings.cacheMaxAgeMs,
+    defaultAgeMs: settings.cacheDefaultAgeMs,
+    maxEntries: settings.cacheSize,
+    maxDocumentBytes: settings.cacheMaxDocumentBytes,
+    refetchIntervalMs: settings.jwksRefetchIntervalMs,
+  });
+  return { ...fetching, documents, github: { url: settings.githubUrl, apiUrl: settings.githubApiUrl } };
 }
 
-/** Fixed issuers and endpoints of the providers that are one well-known service. */
+/** Fixed issuers of the providers that are one well-known service. */
 const GITLAB_ISSUER = "https://gitlab.com";
 const GOOGLE_ISSUER = "https://accounts.google.com";
-const GITHUB = {
-  authorizationEndpoint: "https://github.com/login/oauth/authorize",
-  tokenEndpoint: "https://github.com/login/oauth/access_token",
-  userinfoEndpoint: "https://api.github.com/user",
-};
 const OIDC_SCOPES = ["openid", "profile", "email"];
-
-// GitHub's API refuses requests without a User-Agent.
-const HEADERS = { accept: "application/json", "user-agent": "platform-identity" };
 
 export interface Discovery {
   issuer: string;
@@ -106,9 +98,10 @@ export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): 
   const clientSecret = box.decrypt(idp.client_secret);
   const scopes = strings(config.scopes);
   if (idp.type === "oauth" || idp.type === "github") {
+    const { url, apiUrl } = calls.github;
     const endpoints =
       idp.type === "github"
-        ? GITHUB
+        ? { authorizationEndpoint: `${url}/login/oauth/authorize`, tokenEndpoint: `${url}/login/oauth/access_token`, userinfoEndpoint: `${apiUrl}/user`, emailsEndpoint: `${apiUrl}/user/emails` }
         : { authorizationEndpoint: String(config.authorizationEndpoint ?? ""), tokenEndpoint: String(config.tokenEndpoint ?? ""), userinfoEndpoint: String(config.userEndpoint ?? "") };
     return {
       kind: "oauth",
@@ -141,17 +134,15 @@ export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): 
 }
 
 async function discover(issuer: string, calls: Calls): Promise<Discovery> {
-  const cached = calls.discoveries.get(issuer);
-  if (cached) return cached;
-  const doc = await getJson(calls, `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, {});
-  // OpenID Connect Discovery 4.3: the document must name the issuer it was fetched for.
-  if (doc.issuer !== issuer && doc.issuer !== issuer.replace(/\/$/, "")) throw new UpstreamError("invalid", `the discovery document of ${issuer} names the issuer ${String(doc.issuer)}`);
-  for (const key of ["authorization_endpoint", "token_endpoint", "jwks_uri"] as const) {
-    if (typeof doc[key] !== "string") throw new UpstreamError("invalid", `the discovery document of ${issuer} has no ${key}`);
-  }
-  const discovery = doc as unknown as Discovery;
-  calls.discoveries.set(issuer, discovery);
-  return discovery;
+  const check: DocumentCheck = (_url, doc) => {
+    // OpenID Connect Discovery 4.3: the document must name the issuer it was fetched for.
+    if (doc.issuer !== issuer && doc.issuer !== issuer.replace(/\/$/, "")) throw new UpstreamError("invalid", `the discovery document of ${issuer} names the issuer ${String(doc.issuer)}`);
+    for (const key of ["authorization_endpoint", "token_endpoint", "jwks_uri"] as const) {
+      if (typeof doc[key] !== "string") throw new UpstreamError("invalid", `the discovery document of ${issuer} has no ${key}`);
+    }
+  };
+  const { doc } = await calls.documents.get(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, check);
+  return doc as unknown as Discovery;
 }
 
 /** The parts of an authorization request that must come back: kept server-side until the callback. */
@@ -201,7 +192,8 @@ export async function redeem(upstream: Upstream, calls: Calls, code: string, pen
     const claims = await getJson(calls, upstream.userinfoEndpoint, { headers: { authorization: `Bearer ${accessToken}` } });
     const id = claims[upstream.idAttribute ?? "id"];
     if ((typeof id !== "string" || id === "") && typeof id !== "number") throw new UpstreamError("invalid", `the user endpoint's answer has no ${upstream.idAttribute}`);
-    return userOf(String(id), claims, false);
+    const email = upstream.emailsEndpoint ? await primaryEmail(calls, upstream.emailsEndpoint, accessToken) : {};
+    return userOf(String(id), { ...claims, ...email }, false);
   }
   if (typeof tokens.id_token !== "string") throw new UpstreamError("invalid", "the token endpoint answered no ID token");
   const idClaims = await verifyIdToken(upstream, calls, tokens.id_token, pending.nonce);
@@ -217,21 +209,51 @@ export async function redeem(upstream: Upstream, calls: Calls, code: string, pen
 
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
 
+const checkJwks: DocumentCheck = (url, doc) => {
+  if (!Array.isArray(doc.keys)) throw new UpstreamError("invalid", `the provider's JWKS (${url}) has no keys`);
+};
+
 async function verifyIdToken(upstream: Upstream, calls: Calls, idToken: string, nonce: string): Promise<JWTPayload & { sub: string }> {
   // The key set is fetched by the outbound client, never by jose itself: its fetch would
   // bypass the address rules, the timeout and the size limit.
-  const jwks = (await getJson(calls, upstream.jwksUri!, {})) as unknown as JSONWebKeySet;
-  if (!Array.isArray(jwks.keys)) throw new UpstreamError("invalid", "the provider's JWKS has no keys");
+  const uri = upstream.jwksUri!;
+  const verify = (jwks: Record<string, unknown>) =>
+    jwtVerify(idToken, createLocalJWKSet(jwks as unknown as JSONWebKeySet), { issuer: upstream.issuer!, audience: upstream.clientId, algorithms: ASYMMETRIC, clockTolerance: 60 });
+  const { doc, fetched } = await calls.documents.get(uri, checkJwks);
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(idToken, createLocalJWKSet(jwks), { issuer: upstream.issuer!, audience: upstream.clientId, algorithms: ASYMMETRIC, clockTolerance: 60 }));
+    ({ payload } = await verify(doc).catch(async (error: unknown) => {
+      // A key the kept set lacks: the provider may have rotated its keys since. Asked once
+      // more, unless the set was fetched just now or refetched lately; then the token fails.
+      const again = error instanceof errors.JWKSNoMatchingKey && !fetched ? await calls.documents.refetch(uri, checkJwks) : undefined;
+      if (!again) throw error;
+      return verify(again);
+    }));
   } catch (error) {
+    if (error instanceof UpstreamError) throw error;
     throw new UpstreamError("invalid", `the ID token is not valid: ${(error as Error).message}`);
   }
   if (payload.nonce !== nonce) throw new UpstreamError("invalid", "the ID token's nonce is not the one of this login");
   if (payload.azp !== undefined && payload.azp !== upstream.clientId) throw new UpstreamError("invalid", "the ID token was issued to another client (azp)");
   if (typeof payload.sub !== "string" || payload.sub === "") throw new UpstreamError("invalid", "the ID token has no subject");
   return payload as JWTPayload & { sub: string };
+}
+
+/**
+ * GitHub's profile shows the address the user made public, if any, and not whether it is
+ * verified: the address is the primary one of the user's addresses, verified only when GitHub
+ * says so. Without them (the scope user:email not granted), the public one, unverified.
+ */
+async function primaryEmail(calls: Calls, url: string, accessToken: string): Promise<{ email?: string; email_verified: boolean }> {
+  let listed: unknown;
+  try {
+    ({ body: listed } = await fetchJson(calls, url, { headers: { authorization: `Bearer ${accessToken}` } }));
+  } catch (error) {
+    if (error instanceof UpstreamError && error.kind === "invalid") return { email_verified: false };
+    throw error;
+  }
+  const primary = Array.isArray(listed) ? listed.find((e) => isObject(e) && e.primary === true && typeof e.email === "string") : undefined;
+  return primary ? { email: primary.email as string, email_verified: primary.verified === true } : { email_verified: false };
 }
 
 /** Standard claims (OpenID Connect), with the common OAuth spellings (GitHub's `login`, `name`). */
@@ -250,34 +272,11 @@ function userOf(id: string, claims: Record<string, unknown>, oidc: boolean): Ext
     id,
     username: text("preferred_username", "login", "username") || email,
     email,
-    // Only a provider that says so vouches for an address; GitHub's user endpoint does not.
+    // Only a provider that says so vouches for an address (GitHub: primaryEmail()).
     emailVerified: email !== "" && (claims.email_verified === true || (claims.email_verified === "true" && oidc)),
     givenName: text("given_name", "first_name") || (rest.length > 0 ? first! : displayName),
     familyName: text("family_name", "last_name") || rest.join(" "),
     displayName,
     preferredLanguage: text("locale").toLowerCase().split(/[-_]/)[0] ?? "",
   };
-}
-
-/** One call whose answer must be a JSON object with status 200. */
-async function getJson(calls: Calls, url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Record<string, unknown>> {
-  let res;
-  try {
-    res = await calls.outbound.request(url, { method: init.method ?? "GET", headers: { ...HEADERS, ...init.headers }, ...(init.body !== undefined && { body: init.body }), timeoutMs: calls.timeoutMs });
-  } catch (error) {
-    if (error instanceof OutboundError) throw new UpstreamError(error.failure === "refused" || error.failure === "invalid_url" ? "refused" : "unreachable", `${url}: ${error.message}`);
-    throw error;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(res.body.toString("utf8"));
-  } catch {
-    body = undefined;
-  }
-  if (res.status !== 200) {
-    const error = body && typeof body === "object" && typeof (body as { error?: unknown }).error === "string" ? `: ${(body as { error: string }).error}` : "";
-    throw new UpstreamError("invalid", `${url} answered ${res.status}${error}`);
-  }
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw new UpstreamError("invalid", `${url} answered no JSON object`);
-  return body as Record<string, unknown>;
 }

@@ -5,7 +5,8 @@ import { assertMayManageUsers } from "../../../domain/authz/manage.js";
 import { setDefaultOrg } from "../../../domain/instance/commands.js";
 import { defaultOrgId } from "../../../domain/instance/queries.js";
 import { addMembership } from "../../../domain/membership/commands.js";
-import { addOrg, lockOrg, removeOrg, renameOrg, setOrgState } from "../../../domain/org/commands.js";
+import { addOrg, removeOrg, renameOrg, setOrgState } from "../../../domain/org/commands.js";
+import { orgRowForUpdate } from "../../../domain/org/row-lock.js";
 import { getOrg, searchOrgs } from "../../../domain/org/queries.js";
 import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
@@ -27,7 +28,7 @@ export function orgsService({ store, access }: OrgsDeps): ServiceImpl<typeof Pla
   const onOrgUsers = <T>(ctx: HandlerContext, orgId: string, fn: (tx: Tx) => Promise<T>) =>
     changingAccess(ctx, async (tx) => {
       const instanceId = tenantOf(ctx).id;
-      await lockOrg(tx, instanceId, orgId);
+      await orgRowForUpdate(tx, instanceId, orgId);
       await assertMayManageUsers(tx, instanceId, principalOf(ctx), { orgId });
       return fn(tx);
     });

@@ -16,6 +16,7 @@ import { assertMayManageUsers } from "../../../domain/authz/manage.js";
 import { addUser, changeUserState, patchUser, userRowForUpdate, removeUser, setClientSecret, storePassword } from "../../../domain/user/commands.js";
 import { checkPassword } from "../../../domain/user/password-policy.js";
 import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
+import { searchExternalAccounts, unlinkExternalAccount } from "../../../domain/user/external-identities.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
 import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
@@ -44,8 +45,9 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
 
   /**
    * Writes on one user: locked first, and refused when it holds roles the caller could not
-   * grant. `endsAccess`: the write changes who may do what, or what a machine user is as an
-   * OAuth client (secret, keys, username; cached in oidc/lookups.ts).
+   * grant. `endsAccess`: the write changes who may do what, either way (a user let back in, a
+   * token created: cached misses must not hide them), or what a machine user is as an OAuth
+   * client (secret, keys, username; cached in oidc/lookups.ts).
    */
   const onUser = <T>(ctx: HandlerContext, userId: string, fn: (tx: Tx) => Promise<T>, endsAccess = false) =>
     (endsAccess ? changingAccess : write)(ctx, async (tx) => {
@@ -105,17 +107,18 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "lock"), true));
     },
     unlockUser(req, ctx) {
-      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "unlock")));
+      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "unlock"), true));
     },
     deactivateUser(req, ctx) {
       return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "deactivate"), true));
     },
     reactivateUser(req, ctx) {
-      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "reactivate")));
+      return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "reactivate"), true));
     },
     async addPersonalAccessToken(req, ctx) {
       const expiresAt = timestampDate(req.pat!.expirationDate!);
-      const pat = await onUser(ctx, req.id, (tx) => addPersonalAccessToken(tx, actorOf(ctx), { userId: req.id, expiresAt }));
+      // A new token must not meet a cached miss of its own (cache/access-cache.ts).
+      const pat = await onUser(ctx, req.id, (tx) => addPersonalAccessToken(tx, actorOf(ctx), { userId: req.id, expiresAt }), true);
       return { details: detailsToProto(pat.details), token: pat.token };
     },
     async searchPersonalAccessTokens(req, ctx) {
@@ -163,6 +166,14 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
     },
     removeSecret(req, ctx) {
       return details(onUser(ctx, req.id, (tx) => setClientSecret(tx, actorOf(ctx), req.id, undefined), true));
+    },
+    async listIDPLinks(req, ctx) {
+      const p = page(req.query);
+      const found = await searchExternalAccounts(database(ctx).db, tenantOf(ctx).id, await userRef(ctx, req.id), p);
+      return searchResult(found, p, (link) => ({ ...link, details: detailsToProto(link.details) }));
+    },
+    deleteIDPLink(req, ctx) {
+      return details(onUser(ctx, req.id, (tx) => unlinkExternalAccount(tx, actorOf(ctx), req.id, req.idpId, req.externalUserId)));
     },
   };
 }

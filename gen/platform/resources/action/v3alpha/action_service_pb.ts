@@ -916,7 +916,8 @@ export const PlatformActions: GenService<{
   },
   /**
    * Lists the deliveries of events to targets that match every filter, newest first unless
-   * asked otherwise; reaches back as far as the instance's audit log retention.
+   * asked otherwise; reaches back as far as the instance's audit log retention. Delivered and
+   * failed deliveries are removed after it, or after the service's default retention.
    *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.SearchDeliveries
    */
@@ -926,7 +927,9 @@ export const PlatformActions: GenService<{
     output: typeof SearchDeliveriesResponseSchema;
   },
   /**
-   * Sends a failed delivery again: it becomes pending, due at once, with a new maximum age.
+   * Sends a finished delivery (delivered or failed) again, as a replay for a receiver that lost
+   * it: it becomes pending, due at once, with a new maximum age; the workers make the call.
+   * FailedPrecondition while it is pending.
    *
    * @generated from rpc platform.resources.action.v3alpha.PlatformActions.RetryDelivery
    */

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/user/v3alpha/credential.proto.
  */
 export const file_platform_resources_user_v3alpha_credential: GenFile = /*@__PURE__*/
-  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL2NyZWRlbnRpYWwucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEibAoLU2V0UGFzc3dvcmQSIAoMbmV3X3Bhc3N3b3JkGAEgASgJQgq6SAdyBRABGIACEiIKEGN1cnJlbnRfcGFzc3dvcmQYAiABKAlCCLpIBXIDGIACEhcKD2NoYW5nZV9yZXF1aXJlZBgDIAEoCCJSChNQZXJzb25hbEFjY2Vzc1Rva2VuEjsKD2V4cGlyYXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBASKKAQoWR2V0UGVyc29uYWxBY2Nlc3NUb2tlbhI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSMwoPZXhwaXJhdGlvbl9kYXRlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK/AQoDS2V5EkgKCGdlbmVyYXRlGAEgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5LZXlUeXBlQgq6SAeCAQQQASAASAASIAoKcHVibGljX2tleRgCIAEoCUIKukgHcgUQARiAQEgAEjsKD2V4cGlyYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBAUIPCgZzb3VyY2USBbpIAggBIsYBCgZHZXRLZXkSOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcHVibGljX2tleRgDIAEoCRI2CgR0eXBlGAQgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5LZXlUeXBlKkYKB0tleVR5cGUSGAoUS0VZX1RZUEVfVU5TUEVDSUZJRUQQABIQCgxLRVlfVFlQRV9SU0EQARIPCgtLRVlfVFlQRV9FQxACYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL2NyZWRlbnRpYWwucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEibAoLU2V0UGFzc3dvcmQSIAoMbmV3X3Bhc3N3b3JkGAEgASgJQgq6SAdyBRABGIACEiIKEGN1cnJlbnRfcGFzc3dvcmQYAiABKAlCCLpIBXIDGIACEhcKD2NoYW5nZV9yZXF1aXJlZBgDIAEoCCJSChNQZXJzb25hbEFjY2Vzc1Rva2VuEjsKD2V4cGlyYXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBASKKAQoWR2V0UGVyc29uYWxBY2Nlc3NUb2tlbhI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSMwoPZXhwaXJhdGlvbl9kYXRlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK/AQoDS2V5EkgKCGdlbmVyYXRlGAEgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5LZXlUeXBlQgq6SAeCAQQQASAASAASIAoKcHVibGljX2tleRgCIAEoCUIKukgHcgUQARiAQEgAEjsKD2V4cGlyYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBAUIPCgZzb3VyY2USBbpIAggBIsYBCgZHZXRLZXkSOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcHVibGljX2tleRgDIAEoCRI2CgR0eXBlGAQgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5LZXlUeXBlIp4BCgdJRFBMaW5rEg4KBmlkcF9pZBgBIAEoCRIQCghpZHBfbmFtZRgCIAEoCRIYChBleHRlcm5hbF91c2VyX2lkGAMgASgJEhoKEmV4dGVybmFsX3VzZXJfbmFtZRgEIAEoCRI7CgdkZXRhaWxzGAUgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMqRgoHS2V5VHlwZRIYChRLRVlfVFlQRV9VTlNQRUNJRklFRBAAEhAKDEtFWV9UWVBFX1JTQRABEg8KC0tFWV9UWVBFX0VDEAJiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
 
 /**
  * A new password.
@@ -187,6 +187,58 @@ export type GetKey = Message<"platform.resources.user.v3alpha.GetKey"> & {
  */
 export const GetKeySchema: GenMessage<GetKey> = /*@__PURE__*/
   messageDesc(file_platform_resources_user_v3alpha_credential, 4);
+
+/**
+ * A user's link to an account at an identity provider, made when the user signed in with it.
+ *
+ * @generated from message platform.resources.user.v3alpha.IDPLink
+ */
+export type IDPLink = Message<"platform.resources.user.v3alpha.IDPLink"> & {
+  /**
+   * ID of the identity provider.
+   *
+   * @generated from field: string idp_id = 1;
+   */
+  idpId: string;
+
+  /**
+   * Name of the identity provider.
+   *
+   * @generated from field: string idp_name = 2;
+   */
+  idpName: string;
+
+  /**
+   * ID of the account at the provider: its `sub`, or the id attribute of its OAuth user
+   * endpoint.
+   *
+   * @generated from field: string external_user_id = 3;
+   */
+  externalUserId: string;
+
+  /**
+   * Username of the account at the provider (its email when it has none), as of the last
+   * sign-in with it.
+   *
+   * @generated from field: string external_user_name = 4;
+   */
+  externalUserName: string;
+
+  /**
+   * When the link was made (`change_date`: a link never changes, and its event is one of its
+   * user, so it has no ID or sequence of its own) and its owner, the user's organization.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 5;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.IDPLink.
+ * Use `create(IDPLinkSchema)` to create a new message.
+ */
+export const IDPLinkSchema: GenMessage<IDPLink> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_credential, 5);
 
 /**
  * Kinds of generated key pairs.

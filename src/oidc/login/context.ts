@@ -1,0 +1,55 @@
+import type Provider from "oidc-provider";
+import type { PasswordHasher } from "../../crypto/passwords.js";
+import type { SettingsKind } from "../../domain/settings/kind.js";
+import type { NodeRequest, NodeResponse } from "../../http/respond.js";
+import type { Db, Tx } from "../../store/eventstore.js";
+import type { WindowLimiter } from "./rate-limit.js";
+import type { Language, Texts } from "./texts/index.js";
+
+/*
+ * What every module of the login pages works with: the instance's login context and one
+ * request's step. Types only, so that the pages, their prompts and the sign-in's end import
+ * this rather than each other.
+ */
+
+export interface LoginContext {
+  db: Db;
+  transact: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+  /**
+   * Password attempts per address and per login name (rate-limit.ts); the login settings'
+   * kind with the configured lockout default (domain/settings/login.ts: the threshold is
+   * the user's organization's); how long a sign-in counts for account selection (the
+   * provider's session lifetime, known-accounts.ts). `maxPasswordAttempts` is only the
+   * system default (PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS); the threshold in effect is the
+   * user's organization's: `loginSettingsOf(db, instanceId, orgId, guards.loginSettings)`.
+   */
+  guards: { perIp: WindowLimiter; perLoginName: WindowLimiter; loginSettings: SettingsKind; sessionTtlS: number };
+  /** After a lock committed: this process's caches of access go (others hear the NOTIFY). */
+  accessChanged(): void;
+  instanceId: string;
+  provider: Provider;
+  hasher: PasswordHasher;
+  /** Signs the forms of an interaction (derived from the master key per instance). */
+  csrfKey: string;
+  maxBodyBytes: number;
+}
+
+export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
+
+/** One request to a step of the prompts (prompts.ts), with what pages.ts already worked out. */
+export interface PromptStep {
+  req: NodeRequest;
+  res: NodeResponse;
+  c: LoginContext;
+  details: Interaction;
+  step: string | undefined;
+  /** `${LOGIN_PATH}/<uid>`: where the interaction's pages live. */
+  base: string;
+  csrf: string;
+  lang: Language;
+  t: Texts;
+  /** The organization the scope restricts the login to, if any. */
+  requestedOrg: string | undefined;
+  show(status: number, title: string, body: string): void;
+  askLoginName(status: number, loginName: string, error?: string): Promise<void>;
+}

@@ -1,0 +1,21 @@
+import { loginSettingsOf, type LoginSettings } from "../../domain/settings/login.js";
+import type { LoginContext } from "./context.js";
+import { escapeHtml } from "./render.js";
+import type { Texts } from "./texts/index.js";
+import { defaultOrgOf } from "./users.js";
+
+/** The organization a login is in: the scope's, else the instance's default organization. */
+export async function loginOrgOf(c: LoginContext, requestedOrg: string | undefined): Promise<string> {
+  return requestedOrg ?? (await defaultOrgOf(c.db, c.instanceId));
+}
+
+/** The login settings of an organization with this process's configured lockout default. */
+export function settingsOf(c: LoginContext, orgId: string): Promise<LoginSettings> {
+  return loginSettingsOf(c.db, c.instanceId, orgId, c.guards.loginSettings);
+}
+
+/** The "Register" link under the login name form, when the login's organization allows it. */
+export async function registerLink(c: LoginContext, requestedOrg: string | undefined, base: string, t: Texts): Promise<string> {
+  const settings = await settingsOf(c, await loginOrgOf(c, requestedOrg));
+  return settings.allowRegister ? `<p><a href="${escapeHtml(`${base}/register`)}">${escapeHtml(t.registerLink)}</a></p>` : "";
+}
