@@ -12,8 +12,13 @@ import type { Database } from "./schema.js";
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string }
-  /** `dataDir` undefined keeps the database in memory (tests). */
-  | { kind: "pglite"; dataDir?: string };
+  /**
+   * `dataDir` undefined keeps the database in memory (tests). `seed`, an image of a database
+   * (PGlite's `dumpDataDir`), starts an in-memory one from it instead of an empty cluster:
+   * the test suite migrates once and starts hundreds of databases from the result, which
+   * skips initdb (most of PGlite's start-up).
+   */
+  | { kind: "pglite"; dataDir?: string; seed?: Blob };
 
 /** The database as one request sees it: every wait and statement ends with the request's signal. */
 export interface RequestStore {
@@ -92,6 +97,7 @@ export async function openStore(
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   const pglite = await PGlite.create(target.dataDir ?? "memory://", {
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
+    ...(target.seed && !target.dataDir && { loadDataDir: target.seed }),
   });
   const driver = new PGliteDriver(pglite, limits.statementTimeoutMs);
   const scoped = new ScopedKysely(driver, observe);

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import pg from "pg";
+import { inject } from "vitest";
 import type { DatabaseTarget } from "../../src/store/database.js";
 
 export interface TestDatabase {
@@ -10,9 +12,17 @@ export interface TestDatabase {
 /** Which databases the suites run on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const DATABASE_KINDS: DatabaseTarget["kind"][] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
 
+let seed: Promise<Buffer> | undefined;
+
+/** The migrated PGlite image of this run (support/pglite-seed.ts), read once per worker. */
+async function pgliteSeed(): Promise<Blob> {
+  seed ??= readFile(inject("pgliteSeed"));
+  return new Blob([await seed]);
+}
+
 /** A fresh, empty database of the given kind, private to one suite. */
 export async function createTestDatabase(kind: DatabaseTarget["kind"]): Promise<TestDatabase> {
-  if (kind === "pglite") return { target: { kind: "pglite" }, drop: async () => {} };
+  if (kind === "pglite") return { target: { kind: "pglite", seed: await pgliteSeed() }, drop: async () => {} };
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error("TEST_DATABASE_URL is not set");
   const name = `test_${randomBytes(6).toString("hex")}`;
