@@ -45,13 +45,22 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
       return;
     }
     if (code === 0) return;
-    logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting another");
-    setTimeout(() => cluster.fork(), RESTART_DELAY_MS);
+    logger.error({ workerPid: worker.process.pid, code, signal }, "worker died; starting another");
+    // Not after a stop: a worker started then would serve on with nobody to stop it.
+    setTimeout(() => stopping || cluster.fork(), RESTART_DELAY_MS);
   });
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    const workers = Object.values(cluster.workers ?? {});
+    // None left (all died, their restarts pending): no exit event will come to end the primary.
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) worker?.process.kill("SIGTERM");
+    // Workers bound their own shutdown; this bounds waiting for one that hangs before its handler.
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.http.shutdownTimeoutMs }, "workers did not stop in time; exiting");
+      process.exit(1);
+    }, config.http.shutdownTimeoutMs + 1_000).unref();
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
@@ -75,6 +84,12 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     // A second signal (Ctrl-C reaches workers and primary alike) must not cut the drain short.
     stopping ??= (async () => {
       logger.info({ signal }, "shutting down: finishing in-flight requests");
+      // A shutdown that hangs (a connection never given back, a stuck statement) must not keep
+      // a supervisor or a deployment waiting for ever.
+      setTimeout(() => {
+        logger.error({ timeoutMs: config.http.shutdownTimeoutMs }, "shutdown did not finish in time; exiting");
+        process.exit(1);
+      }, config.http.shutdownTimeoutMs).unref();
       try {
         await service.close();
         process.exit(0);

@@ -150,6 +150,8 @@ export interface HttpLimits {
   http2MaxSessionMemoryMb: number;
   /** On shutdown, in-flight requests get this long before their connections are cut. */
   shutdownGraceMs: number;
+  /** The whole shutdown (the grace, then the workers, caches and database): past it the process exits with 1. */
+  shutdownTimeoutMs: number;
 }
 
 /** Bounds of the database work; see src/store/database.ts for where each applies. */
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, "PLATFORM_PORT", 8080, 0, 65535);
   const dataDir = env.PLATFORM_DATA_DIR || "./data";
   const externalUrl = url(env, "PLATFORM_EXTERNAL_URL", `http://localhost:${port}`);
+  const shutdownGraceMs = integer(env, "PLATFORM_SHUTDOWN_GRACE_MS", 10_000, 0, HOUR_MS);
   const databaseUrl = env.DATABASE_URL;
   const masterKey = env.PLATFORM_MASTERKEY || undefined;
   if (masterKey !== undefined) checkMasterKey(masterKey);
@@ -216,7 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: integer(env, "PLATFORM_MAX_CONNECTIONS", 10_000, 1, 1_000_000),
       http2MaxStreams: integer(env, "PLATFORM_HTTP2_MAX_STREAMS", 100, 1, 10_000),
       http2MaxSessionMemoryMb: integer(env, "PLATFORM_HTTP2_MAX_SESSION_MEMORY_MB", 10, 1, 1024),
-      shutdownGraceMs: integer(env, "PLATFORM_SHUTDOWN_GRACE_MS", 10_000, 0, HOUR_MS),
+      shutdownGraceMs,
+      shutdownTimeoutMs: integer(env, "PLATFORM_SHUTDOWN_TIMEOUT_MS", shutdownGraceMs + 20_000, shutdownGraceMs + 1_000, 2 * HOUR_MS),
     },
     maxWatchStreams: integer(env, "PLATFORM_MAX_WATCH_STREAMS", 1000, 0, 1_000_000),
     db: {

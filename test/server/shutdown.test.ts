@@ -153,3 +153,38 @@ describe.each(DATABASE_KINDS)("graceful shutdown (%s)", (kind) => {
     });
   });
 });
+
+/**
+ * The cluster primary (PLATFORM_WORKERS=2) when its workers keep dying (no database to reach):
+ * a SIGTERM while their restarts are pending still ends it, and starts no other worker.
+ */
+describe("a cluster whose workers keep dying", () => {
+  it("stops on SIGTERM while no worker is alive, and restarts none after it", async () => {
+    const { freePort, spawnService } = await import("../support/child-service.js");
+    const unreachable = await freePort();
+    const service = await spawnService({
+      PLATFORM_WORKERS: "2",
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${unreachable}/none`,
+      PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef",
+      PLATFORM_DATA_DIR: "/nonexistent-cluster-test",
+      LOG_LEVEL: "info",
+    });
+    try {
+      const deaths = () => (service.output().match(/worker died; starting another/g) ?? []).length;
+      // Both workers have died: for the next second (the restart delay) none is alive.
+      for (let waited = 0; deaths() < 2; waited += 20) {
+        if (waited > 20_000) throw new Error(`the workers did not die:\n${service.output()}`);
+        await sleep(20);
+      }
+      const started = Date.now();
+      service.process.kill("SIGTERM");
+      expect(await service.exited).toEqual({ code: 0, signal: null });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // No worker was started after the SIGTERM (each one that starts fails, saying so).
+      expect((service.output().match(/"level":"fatal"/g) ?? []).length).toBe(2);
+      expect(deaths()).toBe(2);
+    } finally {
+      await service.stop("SIGKILL");
+    }
+  }, 60_000);
+});

@@ -23,6 +23,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** How long a stopping service may take before it counts as hung. */
+const STOP_TIMEOUT_MS = 25_000;
+
 /**
  * The built service (`node dist/src/<script>`, see test/support/build.ts) as its own
  * process, the way `npm start` runs it, on a free port of 127.0.0.1.
@@ -53,8 +56,13 @@ export async function spawnService(env: Record<string, string>, script = "dist/s
     output: () => output,
     exited,
     async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      // Past the shutdown grace (10 s by default) a stop is a hang: kill it, and say what it printed.
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+      const { signal: ended } = await exited;
+      clearTimeout(timer);
+      if (ended === "SIGKILL" && signal !== "SIGKILL") throw new Error(`the service did not stop within ${STOP_TIMEOUT_MS} ms of ${signal}; its output ends:\n${output.slice(-4000)}`);
     },
   };
 }

@@ -179,6 +179,7 @@ describe("limits and timeouts (README configuration table)", () => {
       http2MaxStreams: 100,
       http2MaxSessionMemoryMb: 10,
       shutdownGraceMs: 10_000,
+      shutdownTimeoutMs: 30_000,
     });
     expect(config.maxWatchStreams).toBe(1000);
     expect(config.db).toEqual({
@@ -203,6 +204,7 @@ describe("limits and timeouts (README configuration table)", () => {
       PLATFORM_HTTP2_MAX_STREAMS: "7",
       PLATFORM_HTTP2_MAX_SESSION_MEMORY_MB: "2",
       PLATFORM_SHUTDOWN_GRACE_MS: "0",
+      PLATFORM_SHUTDOWN_TIMEOUT_MS: "1500",
       PLATFORM_MAX_WATCH_STREAMS: "3",
       PLATFORM_DB_CONNECT_TIMEOUT_MS: "400",
       PLATFORM_DB_STATEMENT_TIMEOUT_MS: "500",
@@ -224,7 +226,11 @@ describe("limits and timeouts (README configuration table)", () => {
       http2MaxStreams: 7,
       http2MaxSessionMemoryMb: 2,
       shutdownGraceMs: 0,
+      shutdownTimeoutMs: 1_500,
     });
+    // The whole shutdown must leave room after the grace.
+    expect(configError({ PLATFORM_SHUTDOWN_GRACE_MS: "5000", PLATFORM_SHUTDOWN_TIMEOUT_MS: "5500" }).message).toContain("PLATFORM_SHUTDOWN_TIMEOUT_MS");
+    expect(loadConfig({ PLATFORM_SHUTDOWN_GRACE_MS: "60000" }).http.shutdownTimeoutMs).toBe(80_000);
     expect(config.maxWatchStreams).toBe(3);
     expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, conflictRetries: 0 });
     expect(config.healthTimeoutMs).toBe(250);
