@@ -15,12 +15,22 @@ export class UnknownLookups {
     this.#misses = new WindowLimiter(perMinute, 60_000);
   }
 
-  /** What `load` finds for a caller at `address`, counting a miss against it. */
+  /**
+   * What `load` finds for a caller at `address`, counting a miss against it. The lookup is
+   * counted before it starts and given back when it finds something, so that a burst of
+   * concurrent made-up values cannot all pass a budget they have not spent yet.
+   */
   async load<V>(address: string | undefined, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const key = address ?? "";
-    if (this.#misses.exhausted(key)) throw new TooManyUnknownLookups(this.#misses.retryAfterS());
-    const value = await load();
-    if (value === undefined) this.#misses.take(key);
+    if (!this.#misses.take(key)) throw new TooManyUnknownLookups(this.#misses.retryAfterS());
+    let value: V | undefined;
+    try {
+      value = await load();
+    } catch (error) {
+      this.#misses.giveBack(key);
+      throw error;
+    }
+    if (value !== undefined) this.#misses.giveBack(key);
     return value;
   }
 }

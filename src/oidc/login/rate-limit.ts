@@ -27,11 +27,10 @@ export class WindowLimiter {
     return true;
   }
 
-  /** Whether the key has used up its limit in the current window; counts nothing. */
-  exhausted(key: string, now = Date.now()): boolean {
-    if (this.limit === 0) return false;
+  /** Takes back one event counted in the current window (one that turned out not to count). */
+  giveBack(key: string, now = Date.now()): void {
     const entry = this.#counts.get(key);
-    return entry !== undefined && entry.window === Math.floor(now / this.windowMs) && entry.count >= this.limit;
+    if (entry && entry.window === Math.floor(now / this.windowMs) && entry.count > 0) entry.count--;
   }
 
   /** Seconds until the current window ends. */
