@@ -152,6 +152,22 @@ export interface ProjectionState {
 }
 
 /**
+ * The state of a system-level projection (the instances): its newest event in any instance,
+ * by the global position, which only grows. Instance-level projections count their
+ * instance's events instead (projectionState).
+ */
+export async function systemProjectionState(db: Db, aggregateType: "instance"): Promise<ProjectionState> {
+  const row = await db
+    .selectFrom("events")
+    .select(["position", "created_at"])
+    .where("aggregate_type", "=", aggregateType)
+    .orderBy("position", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return { position: row ? Number(row.position) : 0, timestamp: row?.created_at };
+}
+
+/**
  * Projections are written in the same transaction as their events, so a projection has
  * processed exactly the events that exist for the aggregate types that change it
  * (projection-sources.ts: its own, and those whose removals cascade into it). One index

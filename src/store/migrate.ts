@@ -12,6 +12,7 @@ import * as externalIdentities from "./migrations/0010-external-identities.js";
 import * as targetKeyRotation from "./migrations/0011-target-key-rotation.js";
 import * as userMetadata from "./migrations/0013-user-metadata.js";
 import * as actionDeliveries from "./migrations/0012-action-deliveries.js";
+import * as instanceEventIndex from "./migrations/0014-instance-event-index.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0011-target-key-rotation": targetKeyRotation,
   "0013-user-metadata": userMetadata,
   "0012-action-deliveries": actionDeliveries,
+  "0014-instance-event-index": instanceEventIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

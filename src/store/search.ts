@@ -67,7 +67,8 @@ export interface Found<Row> {
 export async function searchPage<TB extends keyof Database>(
   db: Db,
   aggregateType: string,
-  instanceId: string,
+  /** The instance whose events the projection counts; for a system-level one, its state. */
+  scope: string | (() => Promise<ProjectionState>),
   filtered: SelectQueryBuilder<Database, TB, object>,
   order: (query: SelectQueryBuilder<Database, TB, object>, direction: "asc" | "desc") => SelectQueryBuilder<Database, TB, object>,
   page: Page,
@@ -80,7 +81,7 @@ export async function searchPage<TB extends keyof Database>(
       .limit(page.limit)
       .offset(page.offset)
       .execute() as Promise<(Selectable<Database[TB]> & { total: number })[]>,
-    projectionState(db, instanceId, aggregateType),
+    typeof scope === "string" ? projectionState(db, scope, aggregateType) : scope(),
   ]);
   if (rows.length > 0) return { rows, total: rows[0]!.total, state };
   if (page.offset === 0) return { rows, total: 0, state };

@@ -426,6 +426,16 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(targets.result ?? []).toEqual([]);
   });
 
+  it("moves SearchInstances' processedSequence with every instance created or deleted, from whichever instance", async () => {
+    const processed = async () => BigInt(String(((await must(call("SearchInstances", { query: { limit: 1 } }), "search")).details as Msg).processedSequence ?? "0"));
+    const start = await processed();
+    const created = await createInstance(sys(), server.adminToken, [uniqueDomain("life-seq")], {});
+    const afterCreate = await processed();
+    expect(afterCreate).toBeGreaterThan(start);
+    await must(call("DeleteInstance", { id: created.id }), "delete");
+    expect(await processed()).toBeGreaterThan(afterCreate);
+  });
+
   it("refuses to delete the caller's own instance (FailedPrecondition) and keeps it working", async () => {
     for (const protocol of PROTOCOLS) {
       failed(await at(INSTANCES, protocol, "localhost", port).call("DeleteInstance", { id: server.instanceId }, server.adminToken), Code.FailedPrecondition, protocol);

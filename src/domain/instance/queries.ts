@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import { systemProjectionState, type Db } from "../../store/eventstore.js";
 import type { Database, InstanceRow } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
@@ -107,11 +107,13 @@ export interface InstanceSearch {
 }
 
 /**
- * Instances across the system. The list details' projection state is that of the searching
- * caller's own instance (`positionOf`): positions are counted per instance, and one instance's
- * numbering says nothing about another's.
+ * Instances across the system. For system members, who see them all, the list details'
+ * projection state is the system's: the global position of the newest instance event
+ * anywhere (an instance created or removed through another instance moves it). For a
+ * search of one instance (its own administrators), that instance's: another tenant's
+ * activity must not show in it.
  */
-export async function searchInstances(db: Db, positionOf: string, search: InstanceSearch) {
+export async function searchInstances(db: Db, search: InstanceSearch) {
   let query = db.selectFrom("instances").whereRef("instances.instance_id", "=", "instances.id");
   if (search.only !== undefined) query = query.where("instances.id", "=", search.only);
   for (const filter of search.filters) {
@@ -128,7 +130,7 @@ export async function searchInstances(db: Db, positionOf: string, search: Instan
   const found = await searchPage(
     db,
     "instance",
-    positionOf,
+    search.only ?? (() => systemProjectionState(db, "instance")),
     query,
     (q, direction) => q.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("instances.id", direction),
     search.page,

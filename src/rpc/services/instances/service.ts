@@ -122,7 +122,7 @@ export function instancesService({ store, access, hasher, signingKeys }: { store
     },
     async searchInstances(req, ctx) {
       const p = page(req.query);
-      const found = await searchInstances(database(ctx).db, tenantOf(ctx).id, {
+      const found = await searchInstances(database(ctx).db, {
         filters: req.filters.map(filterFromProto),
         sort: SORT[req.sortingColumn],
         page: p,
