@@ -84,18 +84,6 @@ export async function complete(db: Db, row: Claimed, claimId: string, result: Re
   return Number(done.numUpdatedRows) > 0;
 }
 
-/** Retries grow 1 s, 2 s, 4 s, … up to an hour, each shortened by up to half at random (jitter). */
-export function retryDelay(attempts: number, random = Math.random()): number {
-  const base = Math.min(1000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
-  return base * (0.5 + random * 0.5);
-}
-
-/** The next attempt, or undefined when it would fall past the delivery's maximum age. */
-export function nextAttempt(row: Pick<Claimed, "attempts" | "window_start">, maxAgeMs: number, now = Date.now()): Date | undefined {
-  const at = now + retryDelay(row.attempts);
-  return at > new Date(row.window_start).getTime() + maxAgeMs ? undefined : new Date(at);
-}
-
 /** Pending deliveries of every instance: the backlog (metrics). */
 export async function pendingCount(db: Db): Promise<number> {
   const row = await db.selectFrom("action_deliveries").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "pending").executeTakeFirstOrThrow();

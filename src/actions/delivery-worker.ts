@@ -1,13 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { DeliverySettings } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { FeatureFlags } from "../domain/feature/flags.js";
 import type { OutboundClient } from "../http/outbound.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../store/database.js";
-import { newId } from "../store/ids.js";
+import { startClaimLoop } from "../queue/claim-loop.js";
+import { nextAttempt } from "../queue/retry-schedule.js";
 import { eventBody, resourceOwnerOf } from "./event-body.js";
-import { CLAIM_LEASE_S, claimDue, complete, extendLease, LEASE_MARGIN_S, nextAttempt, type Claimed, type Result } from "./delivery-queue.js";
+import { CLAIM_LEASE_S, claimDue, complete, extendLease, LEASE_MARGIN_S, type Claimed, type Result } from "./delivery-queue.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
 import { callableTarget } from "./plans.js";
 import { callTarget } from "./target-call.js";
@@ -25,58 +25,24 @@ export interface DeliveryWorkerDeps {
 }
 
 /**
- * Delivers the outbox of event executions (outbox.ts), in every process: claims due rows
- * (delivery-queue.ts), calls their targets, writes each result. Claims are leases, so a
- * worker that dies loses nothing: its rows come back when their leases run out, and are
- * sent again (at least once). `stop` ends the loop and waits for the calls in flight.
+ * Delivers the outbox of event executions (outbox.ts), in every process, on the shared
+ * leased-queue loop (queue/claim-loop.ts): claims due rows (delivery-queue.ts), calls their
+ * targets, writes each result. A worker that dies loses nothing: its rows come back when
+ * their leases run out, and are sent again (at least once).
  */
 export function startDeliveryWorker(deps: DeliveryWorkerDeps): { stop(): Promise<void> } {
-  const stopping = new AbortController();
   const log = deps.logger.child({ worker: "action-deliveries" });
-  // Claims end with the worker (a stalled database must not hold up a shutdown); the calls
-  // in flight and their results do not, so that a shutdown sends nothing twice.
-  const claiming = deps.store.forRequest(stopping.signal).db;
-
-  // A pool, not batches: one slow target must not hold back the calls to the others.
-  const inFlight = new Set<Promise<void>>();
-  const loop = async () => {
-    while (!stopping.signal.aborted) {
-      const free = deps.settings.concurrency - inFlight.size;
-      let claimed: Claimed[] = [];
-      if (free > 0) {
-        const claimId = newId();
-        try {
-          claimed = await claimDue(claiming, claimId, free);
-        } catch (error) {
-          if (!stopping.signal.aborted) log.warn({ err: error }, "claiming event deliveries failed; trying again after the poll interval");
-        }
-        for (const row of claimed) {
-          const call: Promise<void> = deliver(deps, log, row, claimId)
-            .catch((error: unknown) => log.warn({ err: error, delivery: row.id }, "writing a delivery's result failed; its lease brings it back"))
-            .finally(() => inFlight.delete(call));
-          inFlight.add(call);
-        }
-        // All free slots filled: more may be due.
-        if (claimed.length === free) continue;
-      }
-      // Until the poll interval passes or a call ends (a slot frees, or the next event of
-      // that aggregate becomes due), whichever comes first.
-      const pause = new AbortController();
-      await Promise.race([
-        sleep(deps.settings.pollIntervalMs, undefined, { signal: AbortSignal.any([stopping.signal, pause.signal]) }).catch(() => {}),
-        ...(inFlight.size > 0 ? [Promise.race(inFlight)] : []),
-      ]);
-      pause.abort();
-    }
-    await Promise.all(inFlight);
-  };
-  const running = loop();
-  return {
-    async stop() {
-      stopping.abort();
-      await running;
-    },
-  };
+  return startClaimLoop<Claimed>({
+    concurrency: deps.settings.concurrency,
+    pollIntervalMs: deps.settings.pollIntervalMs,
+    logger: log,
+    what: "event deliveries",
+    // Claims end with the worker (a stalled database must not hold up a shutdown); the calls
+    // in flight and their results do not, so that a shutdown sends nothing twice.
+    claim: (claimId, limit, signal) => claimDue(deps.store.forRequest(signal).db, claimId, limit),
+    handle: (row, claimId) => deliver(deps, log, row, claimId),
+    idOf: (row) => row.id,
+  });
 }
 
 async function deliver(deps: DeliveryWorkerDeps, log: Logger, row: Claimed, claimId: string): Promise<void> {
@@ -94,7 +60,7 @@ async function deliver(deps: DeliveryWorkerDeps, log: Logger, row: Claimed, clai
 
 /** A failed attempt is retried later, unless the next try would fall past the maximum age. */
 function scheduled(deps: DeliveryWorkerDeps, row: Claimed, failed: Extract<Result, { kind: "retry" }>): Result {
-  const at = nextAttempt(row, deps.settings.maxAgeMs);
+  const at = nextAttempt(row.attempts, row.window_start, deps.settings.maxAgeMs);
   return at ? { ...failed, at } : { kind: "failed", error: `${failed.error} (gave up after ${row.attempts} attempts)`, ...(failed.status !== undefined && { status: failed.status }) };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextAttempt, retryDelay } from "../../src/actions/delivery-queue.js";
+import { nextAttempt, retryDelay } from "../../src/queue/retry-schedule.js";
 import { resourceOwnerOf, withoutSecrets } from "../../src/actions/event-body.js";
 import { eventCandidates, eventGroups } from "../../src/domain/action/execution/events.js";
 
@@ -37,7 +37,7 @@ describe("retries", () => {
 
   it("stop when the next attempt would fall past the maximum age", () => {
     const start = new Date(0);
-    expect(nextAttempt({ attempts: 1, window_start: start }, 10_000, 1000)).toBeInstanceOf(Date);
-    expect(nextAttempt({ attempts: 6, window_start: start }, 10_000, 1000)).toBeUndefined();
+    expect(nextAttempt(1, start, 10_000, 1000)).toBeInstanceOf(Date);
+    expect(nextAttempt(6, start, 10_000, 1000)).toBeUndefined();
   });
 });
