@@ -38,24 +38,28 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     process.exit(1);
   }
   let stopping = false;
-  for (let i = 0; i < config.workers; i++) cluster.fork();
+  // Counted here, not read from cluster.workers: Node removes a worker from it only after both
+  // its 'exit' and 'disconnect', in either order, so the last exit can still see itself listed.
+  const running = new Set<number>();
+  const fork = () => running.add(cluster.fork().id);
+  for (let i = 0; i < config.workers; i++) fork();
   cluster.on("exit", (worker, code, signal) => {
+    running.delete(worker.id);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (running.size === 0) process.exit(0);
       return;
     }
     if (code === 0) return;
     logger.error({ workerPid: worker.process.pid, code, signal }, "worker died; starting another");
     // Not after a stop: a worker started then would serve on with nobody to stop it.
-    setTimeout(() => stopping || cluster.fork(), RESTART_DELAY_MS);
+    setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
   });
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    const workers = Object.values(cluster.workers ?? {});
     // None left (all died, their restarts pending): no exit event will come to end the primary.
-    if (workers.length === 0) process.exit(0);
-    for (const worker of workers) worker?.process.kill("SIGTERM");
+    if (running.size === 0) process.exit(0);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
     // Workers bound their own shutdown; this bounds waiting for one that hangs before its handler.
     setTimeout(() => {
       logger.error({ timeoutMs: config.http.shutdownTimeoutMs }, "workers did not stop in time; exiting");
