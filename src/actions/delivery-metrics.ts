@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Db } from "../store/eventstore.js";
+import { readWithin } from "../telemetry/read-within.js";
 import { pendingCount } from "./delivery-queue.js";
 
 /**
@@ -25,9 +26,7 @@ export class DeliveryMetrics {
       // Every process reads the same database: the largest reading, not the sum.
       aggregator: "max",
       async collect() {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), readTimeoutMs)));
-        const n = await Promise.race([pendingCount(db).catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+        const n = await readWithin(readTimeoutMs, () => pendingCount(db));
         if (n === undefined) this.remove();
         else this.set(n);
       },

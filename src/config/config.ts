@@ -4,6 +4,10 @@ import type { DatabaseTarget } from "../store/database.js";
 import { randomAlphanumeric } from "../crypto/tokens.js";
 import type { Argon2Params } from "../crypto/passwords.js";
 import { FEATURE_DEFAULTS, isFeatureName, type FeatureSet } from "../domain/feature/catalog.js";
+import { notificationProviderSettings, type NotificationProviderSettings } from "./notification-providers.js";
+import { baseUrl, boolean, ConfigError, duration, HOUR_MS, hostPort, integer, TEN_YEARS_MS, url } from "./env.js";
+
+export { ConfigError };
 
 export interface Config {
   port: number;
@@ -45,6 +49,24 @@ export interface Config {
   outbound: OutboundSettings;
   externalLogin: ExternalLoginSettings;
   actions: ActionSettings;
+  notificationProviders: NotificationProviderSettings;
+  notifications: NotificationOutboxSettings;
+}
+
+/** The outbox of messages (src/notifications/outbox/) and the codes they carry. */
+export interface NotificationOutboxSettings {
+  /** A message not sent this long after it was written fails (and at the latest when its code expires). */
+  maxAgeMs: number;
+  /** How long an idle worker waits before looking for due messages again. */
+  pollIntervalMs: number;
+  /** Messages in flight at once per process. */
+  concurrency: number;
+  /** Sent and failed messages leave the log this long after they were written, unless the instance's audit log retention says otherwise. */
+  retentionMs: number;
+  /** How often each process sweeps the log (and wipes the content of expired failed messages). */
+  sweepIntervalMs: number;
+  /** How long a verification code lasts, per channel. */
+  codeTtlMs: { email: number; sms: number };
 }
 
 /** Calls of action targets (src/actions/). */
@@ -168,10 +190,6 @@ export interface DatabaseLimits {
   conflictRetries: number;
 }
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
-
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -275,6 +293,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         sweepIntervalMs: duration(env, "PLATFORM_ACTIONS_DELIVERY_SWEEP_INTERVAL", "5m", 24 * HOUR_MS, 100),
       },
     },
+    notificationProviders: notificationProviderSettings(env),
+    notifications: {
+      maxAgeMs: duration(env, "PLATFORM_NOTIFICATION_MAX_AGE", "1h", 720 * HOUR_MS),
+      pollIntervalMs: duration(env, "PLATFORM_NOTIFICATION_POLL_INTERVAL", "1s", HOUR_MS, 10),
+      concurrency: integer(env, "PLATFORM_NOTIFICATION_CONCURRENCY", 10, 1, 1000),
+      retentionMs: duration(env, "PLATFORM_NOTIFICATION_RETENTION", "720h", TEN_YEARS_MS),
+      sweepIntervalMs: duration(env, "PLATFORM_NOTIFICATION_SWEEP_INTERVAL", "5m", 24 * HOUR_MS, 100),
+      codeTtlMs: {
+        email: duration(env, "PLATFORM_CODE_TTL_EMAIL", "1h", 720 * HOUR_MS),
+        sms: duration(env, "PLATFORM_CODE_TTL_PHONE", "10m", 24 * HOUR_MS),
+      },
+    },
   };
 }
 
@@ -303,8 +333,6 @@ function oidcSettings(env: NodeJS.ProcessEnv): OidcSettings {
   return settings;
 }
 
-const HOUR_MS = 3_600_000;
-
 /** With PGlite and no PLATFORM_MASTERKEY, a key is generated once into the data dir. */
 export async function resolveMasterKey(config: Config): Promise<string> {
   if (config.masterKey) return config.masterKey;
@@ -327,69 +355,6 @@ function checkMasterKey(key: string, source = "PLATFORM_MASTERKEY"): void {
     throw new ConfigError(`${source} must be exactly 32 ASCII characters, got ${key.length}`);
   }
 }
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
-  }
-  return value;
-}
-
-function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (raw === "true" || raw === "1") return true;
-  if (raw === "false" || raw === "0") return false;
-  throw new ConfigError(`${name} must be true or false, not "${raw}"`);
-}
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS };
-
-/** Go-style durations, as operators of identity servers write them: `8760h`, `90m`, `1h30m`, `20s`. */
-function parseDuration(raw: string): number | undefined {
-  const parts = [...raw.matchAll(/(\d+)(ms|h|m|s)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== raw) return undefined;
-  return parts.reduce((ms, [, n, unit]) => ms + Number(n) * UNIT_MS[unit!]!, 0);
-}
-
-/** Tokens live at most this long (domain/expiration.ts): 87660h. */
-const TEN_YEARS_MS = 87_660 * 3_600_000;
-
-function duration(env: NodeJS.ProcessEnv, name: string, fallback: string, max = Infinity, min = 1000): number {
-  const raw = env[name] || fallback;
-  const ms = parseDuration(raw);
-  if (ms === undefined || ms < min || ms > max) {
-    throw new ConfigError(`${name} must be a duration of at least ${min >= 1000 ? `${min / 1000}s` : `${min}ms`}${max < Infinity ? ` and at most ${max / 3_600_000}h` : ""} such as 8760h, 30m or 20s, not "${raw}"`);
-  }
-  return ms;
-}
-
-/** `host:port`, `[::1]:port` or empty for off. */
-function hostPort(env: NodeJS.ProcessEnv, name: string, fallback: string): { host: string; port: number } | undefined {
-  const raw = env[name] ?? fallback;
-  if (raw.trim() === "") return undefined;
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw.trim());
-  const port = Number(match?.[3]);
-  if (!match || port > 65535) throw new ConfigError(`${name} must be host:port (or empty to turn it off), not "${raw}"`);
-  return { host: match[1] ?? match[2]!, port };
-}
-
-function url(env: NodeJS.ProcessEnv, name: string, fallback: string): URL {
-  const raw = env[name] || fallback;
-  try {
-    const parsed = new URL(raw);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
-    return parsed;
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, not "${raw}"`);
-  }
-}
-
-/** An http(s) URL that paths are appended to: without its trailing slash. */
-const baseUrl = (env: NodeJS.ProcessEnv, name: string, fallback: string) => url(env, name, fallback).href.replace(/\/+$/, "");
 
 /** `PLATFORM_FEATURES=token_exchange=on,actions=off` changes the system defaults. */
 function features(raw: string | undefined): FeatureSet {

@@ -12,6 +12,7 @@ import type { SecretBox } from "../crypto/encryption.js";
 import type { PasswordHasher } from "../crypto/passwords.js";
 import { JWT_BEARER } from "./clients.js";
 import { loginPages } from "./login/pages.js";
+import { verifyEmailPage } from "./login/verify-email.js";
 import { loginSettingsKind } from "../domain/settings/login.js";
 import { externalLogin } from "./login/external/flow.js";
 import { upstreamCalls } from "./login/external/upstream.js";
@@ -117,7 +118,8 @@ export function oidcMount(deps: OidcMountDeps) {
         const csrfKey = deps.box.derive(`login-forms:${instance.id}`);
         const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes };
         await inRequestScope({ db, jwtBearer: false }, async () => {
-          if (!(await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger }))) await loginPages(req, res, login);
+          if (await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger })) return;
+          if (!(await verifyEmailPage(req, res, { ...login, box: deps.box }))) await loginPages(req, res, login);
         });
         return true;
       }

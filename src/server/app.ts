@@ -37,6 +37,8 @@ import { SigningKeys } from "../oidc/signing-keys.js";
 import { ActionFunctions } from "../actions/functions.js";
 import { ExecutionPlans } from "../actions/plans.js";
 import { OutboundClient } from "../http/outbound.js";
+import { ProviderSender } from "../notifications/providers/sender.js";
+import { verifyEmailPath } from "../oidc/login/verify-email.js";
 import { createCors } from "./cors.js";
 import { TenantResolver } from "./tenant-resolver.js";
 import { hostAliases, requestAuthority } from "./host.js";
@@ -69,8 +71,18 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const accessTokens = new AccessTokenPrincipals(signingKeys);
   const lookups = new OidcLookups(access);
   const hasher = createPasswordHasher(config.passwords);
-  // The one client for calls to other servers: action targets and upstream identity providers.
+  // The one client for calls to other servers: action targets, upstream identity providers, SMS and http notification providers.
   const outbound = new OutboundClient({ allowPrivate: config.outbound.allowPrivate, maxResponseBytes: config.outbound.maxResponseBytes });
+  const notifications = new ProviderSender({
+    db: store.db,
+    box,
+    access,
+    outbound,
+    settings: config.notificationProviders,
+    allowPrivate: config.outbound.allowPrivate,
+    outboundTimeoutMs: config.outbound.timeoutMs,
+  });
+  const verification = { box, codeTtlMs: config.notifications.codeTtlMs, messageMaxAgeMs: config.notifications.maxAgeMs, verifyEmailPath };
   const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
   const executions = { store, plans, outbound, flags, logger };
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
@@ -88,7 +100,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login) });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
@@ -158,5 +170,5 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     }
   }
 
-  return { handle, flags, watchStreams, outbound, shutdown: () => shutdown.abort() };
+  return { handle, flags, watchStreams, outbound, notifications, shutdown: () => shutdown.abort() };
 }

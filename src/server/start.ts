@@ -13,6 +13,10 @@ import { DeliveryMetrics } from "../actions/delivery-metrics.js";
 import { startDeliveryWorker } from "../actions/delivery-worker.js";
 import { installOutbox } from "../actions/outbox.js";
 import { startDeliveryRetention } from "../actions/delivery-retention.js";
+import { NotificationMetrics } from "../notifications/outbox/metrics.js";
+import { InstanceLinks } from "../notifications/outbox/links.js";
+import { startNotificationSweep } from "../notifications/outbox/sweep.js";
+import { startNotificationWorker } from "../notifications/outbox/worker.js";
 import { createApp } from "./app.js";
 import { listen } from "./listener.js";
 import { ACCESS_CHANNEL, AccessEpoch } from "../cache/access-epoch.js";
@@ -79,6 +83,16 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       metrics: new DeliveryMetrics(observed.metrics.registry, opened.db, config.healthTimeoutMs),
     });
     const retention = startDeliveryRetention(opened, logger, config.actions.delivery);
+    const messages = startNotificationWorker({
+      store: opened,
+      box,
+      sender: app.notifications,
+      links: new InstanceLinks(config.externalUrl, Boolean(config.tls)),
+      settings: notificationWorkerSettings(config),
+      logger,
+      metrics: new NotificationMetrics(observed.metrics.registry, opened.db, config.healthTimeoutMs),
+    });
+    const messageSweep = startNotificationSweep(opened, logger, config.notifications);
     logger.info(
       { port: listener.port, database: opened.kind, url: config.externalUrl.origin, metricsPort: metrics?.port, tracing: Boolean(observed.tracing) },
       "serving",
@@ -94,7 +108,10 @@ export async function startService(config: Config, logger: Logger, opts: { migra
         await listener.close();
         // Calls in flight finish (bounded by their targets' timeouts) and write their results.
         await deliveries.stop();
+        await messages.stop();
+        app.notifications.close();
         await retention.stop();
+        await messageSweep.stop();
         await sweeper.stop();
         await metrics?.close();
         await changes?.close();
@@ -111,6 +128,15 @@ export async function startService(config: Config, logger: Logger, opts: { migra
     await dataDir?.release();
     throw error;
   }
+}
+
+/** A message waiting for a provider looks again this often (at once when one is activated). */
+const NO_PROVIDER_WAIT_MS = 60_000;
+
+/** A claim outlasts the longest send: the SMTP or outbound timeout, with room for rendering and writing the result. */
+function notificationWorkerSettings(config: Config) {
+  const longestSendMs = Math.max(config.notificationProviders.smtpTimeoutMs, config.outbound.timeoutMs);
+  return { ...config.notifications, leaseS: Math.ceil(longestSendMs / 1000) + 30, noProviderWaitMs: NO_PROVIDER_WAIT_MS };
 }
 
 /**

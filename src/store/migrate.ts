@@ -13,6 +13,8 @@ import * as targetKeyRotation from "./migrations/0011-target-key-rotation.js";
 import * as userMetadata from "./migrations/0013-user-metadata.js";
 import * as actionDeliveries from "./migrations/0012-action-deliveries.js";
 import * as instanceEventIndex from "./migrations/0014-instance-event-index.js";
+import * as notificationProviders from "./migrations/0015-notification-providers.js";
+import * as notifications from "./migrations/0017-notifications.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +32,8 @@ const migrations: Record<string, Migration> = {
   "0013-user-metadata": userMetadata,
   "0012-action-deliveries": actionDeliveries,
   "0014-instance-event-index": instanceEventIndex,
+  "0015-notification-providers": notificationProviders,
+  "0017-notifications": notifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -27,6 +27,9 @@ export interface Database {
   targets: TargetTable;
   executions: ExecutionTable;
   action_deliveries: ActionDeliveryTable;
+  notification_providers: NotificationProviderTable;
+  notifications: NotificationTable;
+  user_codes: UserCodeTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -363,3 +366,57 @@ export interface ActionDeliveryTable {
   delivered_at: Timestamp | null;
 }
 export type ActionDeliveryRow = Selectable<ActionDeliveryTable>;
+
+export type ProviderFamily = "smtp" | "sms";
+export type ProviderKind = "smtp" | "twilio" | "http";
+
+/** An SMTP or SMS provider of an instance (migrations/0015-notification-providers.ts). */
+export interface NotificationProviderTable extends ProjectionColumns {
+  id: string;
+  family: ProviderFamily;
+  kind: ProviderKind;
+  description: string;
+  state: "active" | "inactive";
+  /** The kind's settings without secrets (domain/notification-provider/model.ts). */
+  config: Json<Record<string, unknown>>;
+  /** The SMTP password or Twilio token, sealed under the master key. */
+  secret: string | null;
+  /** An `http` provider's signing key, sealed alike. */
+  signing_key: string | null;
+}
+export type NotificationProviderRow = Selectable<NotificationProviderTable>;
+
+export type NotificationStatus = "pending" | "sent" | "failed";
+
+export interface NotificationTable {
+  instance_id: string;
+  id: string;
+  org_id: string;
+  user_id: string;
+  kind: string;
+  channel: "email" | "sms";
+  recipient: string;
+  language: string | null;
+  status: NotificationStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  claimed_until: Timestamp | null;
+  claim_id: string | null;
+  last_error: string | null;
+  sealed_data: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  sent_at: Timestamp | null;
+}
+export type NotificationRow = Selectable<NotificationTable>;
+
+export interface UserCodeTable {
+  instance_id: string;
+  user_id: string;
+  purpose: string;
+  code_hash: string;
+  target: string;
+  failed_attempts: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}

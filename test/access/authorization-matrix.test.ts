@@ -7,6 +7,9 @@ import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3al
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
+import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
+import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -15,13 +18,15 @@ import { linkAccount } from "../users/idp-links.js";
 
 /**
  * The authorization matrix: every RPC of PlatformOrganizations, PlatformDomains,
- * PlatformActions, PlatformUsers and PlatformMemberships for every kind of caller
+ * PlatformActions, PlatformUsers, PlatformMemberships, PlatformSMTPProviders,
+ * PlatformSMSProviders and PlatformNotifications for every kind of caller
  * (PlatformInstances, whose callers span instances, has its table in
  * test/instances/access.test.ts). The expected outcomes are written here by hand
  * from the role table of the issue, not computed from src/domain/authz or method-rules:
  *
  *   SYSTEM_OWNER      everything, everywhere
- *   IAM_OWNER         everything in its instance (instance.*, org.*, org.domain.*, actions, …)
+ *   IAM_OWNER         everything in its instance (instance.*, org.*, org.domain.*, actions,
+ *                     instance.notification.*, …)
  *   IAM_OWNER_VIEWER  the *.read permissions of IAM_OWNER, in its instance
  *   ORG_OWNER         in its organization: org.read, org.write (no org.delete, no instance.*),
  *                     org.domain.read/write, user.*, member.*, idp.*
@@ -259,6 +264,66 @@ const roleNamesAre = (names: string[]) => async (_s: Scene, r: CallResult, outco
 };
 
 //                                             none system iam  iamView ownerA ownerB viewA viewB plain
+const NO_SUCH_PROVIDER = "01a20000-0000-7000-8000-0000000000aa";
+
+/**
+ * The rows of one provider family: instance.notification.read and .write, of the instance
+ * only. Providers are `http` ones at an internal address, which nothing here may call: a
+ * permitted _test is refused by the address policy (FailedPrecondition).
+ */
+function providerRows(family: "SMTP" | "SMS"): Row[] {
+  const service = family === "SMTP" ? PlatformSMTPProviders : PlatformSMSProviders;
+  const provider = (s: Scene) => ({ description: s.unique("matrix-provider"), http: { url: "http://127.0.0.1:9/matrix" } });
+  const fresh = async (s: Scene, active = false) => {
+    s.memo.provider = detailsId(await must(s.admin(service, `Create${family}Provider`, { provider: provider(s) }), `admin Create${family}Provider`));
+    if (active) await must(s.admin(service, `Activate${family}Provider`, { id: s.memo.provider }), `admin Activate${family}Provider`);
+    return { id: s.memo.provider };
+  };
+  const seen = async (s: Scene) => {
+    const r = await s.admin(service, `Get${family}Provider`, { id: s.memo.provider! });
+    return r.ok ? (r.message.provider as JsonObject) : undefined;
+  };
+  const after = (pick: (p: JsonObject | undefined) => unknown, whenOk: unknown, otherwise: unknown) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+    expect(pick(await seen(s)), `the provider afterwards (${outcome})`).toEqual(outcome === OK ? whenOk : otherwise);
+  };
+  const cleanup = async (s: Scene) => {
+    if (s.memo.provider) await s.admin(service, `Delete${family}Provider`, { id: s.memo.provider });
+  };
+  const write = [U, OK, OK, D, D, D, D, D, D] as const;
+  const read = [U, OK, OK, OK, D, D, D, D, D] as const;
+  return [
+    { service, rpc: `Create${family}Provider`, what: "", expect: write, request: (s) => ({ provider: provider(s) }) },
+    { service, rpc: `Get${family}Provider`, what: "", expect: read, request: (s) => fresh(s), cleanup },
+    { service, rpc: `Get${family}Provider`, what: "of no provider", expect: [U, NF, NF, NF, D, D, D, D, D], request: () => ({ id: NO_SUCH_PROVIDER }) },
+    { service, rpc: `Search${family}Providers`, what: "", expect: read, request: () => ({}) },
+    {
+      service, rpc: `Patch${family}Provider`, what: "", expect: write, cleanup,
+      request: async (s) => ({ ...(await fresh(s)), provider: { description: "patched" } }),
+      check: after((p) => p?.description, "patched", expect.stringContaining("matrix-provider")),
+    },
+    {
+      service, rpc: `Delete${family}Provider`, what: "", expect: write, cleanup,
+      request: (s) => fresh(s),
+      check: after((p) => p !== undefined, false, true),
+    },
+    {
+      service, rpc: `Activate${family}Provider`, what: "", expect: write, cleanup,
+      request: (s) => fresh(s),
+      check: after((p) => p?.state, "EFFECTIVE_STATE_ACTIVE", "EFFECTIVE_STATE_INACTIVE"),
+    },
+    { service, rpc: `Activate${family}Provider`, what: "of no provider", expect: [U, NF, NF, D, D, D, D, D, D], request: () => ({ id: NO_SUCH_PROVIDER }) },
+    {
+      service, rpc: `Deactivate${family}Provider`, what: "", expect: write, cleanup,
+      request: (s) => fresh(s, true),
+      check: after((p) => p?.state, "EFFECTIVE_STATE_INACTIVE", "EFFECTIVE_STATE_ACTIVE"),
+    },
+    {
+      service, rpc: `Test${family}Provider`, what: "of a provider at an internal address", expect: [U, FP, FP, D, D, D, D, D, D], cleanup,
+      request: async (s) => ({ ...(await fresh(s)), test: { receiver: family === "SMTP" ? "matrix@mail.example" : "+41790000000" } }),
+    },
+  ];
+}
+
 const ROWS: Row[] = [
   // PlatformOrganizations
   {
@@ -554,6 +619,31 @@ const ROWS: Row[] = [
     request: async (s) => ({ id: await s.deliveredDelivery() }),
   },
 
+  // PlatformNotifications: the instance's message log, instance-wide like its providers.
+  {
+    service: PlatformNotifications, rpc: "SearchNotifications", what: "",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: () => ({}),
+  },
+  {
+    service: PlatformNotifications, rpc: "RetryNotification", what: "of a pending message (nothing to retry)",
+    expect:                                   [U,   FP,    FP,  D,      D,     D,     D,    D,    D],
+    async request(s) {
+      const userId = await freshUser(s, "human");
+      const found = await must(s.admin(PlatformNotifications, "SearchNotifications", { filters: [{ user: { userId } }] }), "admin SearchNotifications");
+      return { id: String(((found.result as JsonObject[])[0] as JsonObject).id) };
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: PlatformNotifications, rpc: "RetryNotification", what: "of no message",
+    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  // PlatformSMTPProviders and PlatformSMSProviders: instance-wide, no organization has any of it.
+  ...providerRows("SMTP"),
+  ...providerRows("SMS"),
+
   // PlatformUsers: user.* and user.credential.write in the user's organization; GetUser and
   // SetPassword (with the current password) on oneself without them.
   {
@@ -727,6 +817,60 @@ const ROWS: Row[] = [
     service: USERS, rpc: "SetPassword", what: "an id no user has",
     expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
     request: () => ({ id: NO_SUCH_USER, password: { newPassword: PLAIN_PASSWORD } }),
+  },
+  {
+    service: USERS, rpc: "VerifyEmail", what: "of a person of the organization acted in, with its code",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      const { code } = await must(s.admin(USERS, "ResendEmailCode", { id, returnCode: true }), "admin ResendEmailCode");
+      return { id, verification: { code } };
+    },
+    check: userAfter((u) => ((u?.human as JsonObject | undefined)?.email as JsonObject | undefined)?.isVerified ?? false, true, false),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "VerifyEmail", what: "the plain user's own, with its code (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      s.memo.user = s.plainId;
+      const changed = await must(s.admin(USERS, "PatchUser", { id: s.plainId, user: { human: { email: { address: `${s.unique("plain")}@mail.example` } } }, returnCode: true }), "admin PatchUser");
+      return { id: s.plainId, verification: { code: String(changed.emailCode) } };
+    },
+    check: userAfter((u) => ((u?.human as JsonObject | undefined)?.email as JsonObject | undefined)?.isVerified ?? false, true, false),
+  },
+  {
+    service: USERS, rpc: "VerifyEmail", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER, verification: { code: "ACDEFGHJ" } }),
+  },
+  {
+    service: USERS, rpc: "ResendEmailCode", what: "of a person of the organization acted in, answering the code",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human"), returnCode: true }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ResendEmailCode", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "VerifyPhone", what: "of a person of the organization acted in, with a phone number and its code",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      const changed = await must(s.admin(USERS, "PatchUser", { id, user: { human: { phone: { number: "+41790000001" } } }, returnCode: true }), "admin PatchUser");
+      return { id, verification: { code: String(changed.phoneCode) } };
+    },
+    check: userAfter((u) => ((u?.human as JsonObject | undefined)?.phone as JsonObject | undefined)?.isVerified ?? false, true, false),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ResendPhoneCode", what: "of a person without a phone number",
+    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human") }),
+    cleanup: removeUser,
   },
   {
     service: USERS, rpc: "LockUser", what: "an active user of the organization acted in",
@@ -1146,8 +1290,8 @@ function outcomeOf(r: CallResult): string {
 }
 
 describe("the expected table", () => {
-  it("has a row for every RPC of the five services, and a cell for every column", () => {
-    for (const service of [ORGS, DOMAINS, ACTIONS, USERS, MEMBERS]) {
+  it("has a row for every RPC of the eight services, and a cell for every column", () => {
+    for (const service of [ORGS, DOMAINS, ACTIONS, USERS, MEMBERS, PlatformSMTPProviders, PlatformSMSProviders, PlatformNotifications]) {
       for (const method of service.methods) {
         expect(ROWS.some((r) => r.service === service && r.rpc === method.name), `${service.name}.${method.name}`).toBe(true);
       }

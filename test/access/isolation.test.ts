@@ -9,6 +9,9 @@ import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3al
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
+import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
+import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
 import { routesOf } from "../../src/gateway/routes.js";
 import { PROTOCOLS, restRequest, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -17,10 +20,10 @@ import { gitlab } from "../idps/helpers.js";
 import { linkAccount } from "../users/idp-links.js";
 
 /**
- * Isolation of instances for organizations, domains, users and memberships: on instance A
- * (localhost), A's IAM_OWNER names B's organizations, domains, users, tokens, keys, links
- * and memberships wherever an id fits, and everything of B is NotFound or filtered out, never
- * counted; the same the other way round. Domains, organization names and usernames are unique
+ * Isolation of instances for organizations, domains, users, memberships and notification
+ * providers: on instance A (localhost), A's IAM_OWNER names B's organizations, domains, users,
+ * tokens, keys, links, memberships and providers wherever an id fits, and everything of B is
+ * NotFound or filtered out, never counted; the same the other way round. Domains, organization names and usernames are unique
  * per instance, so B's are free on A. Nothing B owns changes.
  */
 
@@ -331,6 +334,8 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
         await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!" }, ...c });
         for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys", "ListIDPLinks"]) await nf(label, rpc, { id, ...c });
         await nf(label, "DeleteIDPLink", { id, ...bLink, ...c });
+        for (const rpc of ["VerifyEmail", "VerifyPhone"]) await nf(label, rpc, { id, verification: { code: "ACDEFGHJ" }, ...c });
+        for (const rpc of ["ResendEmailCode", "ResendPhoneCode"]) await nf(label, rpc, { id, returnCode: true, ...c });
         await nf(label, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() }, ...c });
         await nf(label, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() }, ...c });
         await nf(label, "DeletePersonalAccessToken", { id, patId: bPatId, ...c });
@@ -480,6 +485,45 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     // A's user is still there, with its membership.
     const mine = await must(asA(MEMBERS, "SearchMemberships", { filters: [{ user: { userId: aUserId } }] }), "A searches");
     expect(rowsOf(mine)).toMatchObject([{ roles: ["ORG_OWNER"], context: { id: aOrg.id } }]);
+  });
+
+  it.each(PROTOCOLS)("B's SMTP and SMS providers are NotFound on A, and none of its own, over %s", async (protocol) => {
+    const families = [
+      { service: PlatformSMTPProviders, name: "SMTP", receiver: "x@mail.example" },
+      { service: PlatformSMSProviders, name: "SMS", receiver: "+41790000000" },
+    ] as const;
+    for (const { service, name, receiver } of families) {
+      const created = await must(asB(service, `Create${name}Provider`, { provider: { description: `iso ${protocol}`, http: { url: "https://hooks.iso.example/b" } } }), `B's ${name} provider`);
+      const id = String((created.details as JsonObject).id);
+      await must(asB(service, `Activate${name}Provider`, { id }), `B activates its ${name} provider`);
+      const before = await must(asB(service, `Get${name}Provider`, { id }), `B reads its ${name} provider`);
+      const a = onA(service, protocol);
+      for (const [rpc, req] of [
+        [`Get${name}Provider`, { id }],
+        [`Patch${name}Provider`, { id, provider: { description: "stolen" } }],
+        [`Activate${name}Provider`, { id }],
+        [`Deactivate${name}Provider`, { id }],
+        [`Test${name}Provider`, { id, test: { receiver } }],
+        [`Delete${name}Provider`, { id }],
+      ] as [string, JsonObject][]) {
+        expectNotFound(await a.call(rpc, req, ownerOfA), `${protocol} ${rpc}`);
+      }
+      const searched = await must(a.call(`Search${name}Providers`, { filters: [{ inIds: { ids: [id] } }] }, ownerOfA), `A searches ${name} providers`);
+      expect(rowsOf(searched)).toEqual([]);
+      expect(totalOf(searched)).toBe(0);
+      expect(await must(asB(service, `Get${name}Provider`, { id }), `B reads its ${name} provider again`)).toEqual(before);
+    }
+  });
+
+  it.each(PROTOCOLS)("B's messages are not in A's log, and NotFound to A's RetryNotification, over %s", async (protocol) => {
+    const bLog = await must(asB(PlatformNotifications, "SearchNotifications", { filters: [{ user: { userId: bHumanId } }] }), "B's log");
+    const bMessage = String(rowsOf(bLog)[0]!.id);
+    const a = onA(PlatformNotifications, protocol);
+    const searched = await must(a.call("SearchNotifications", { filters: [{ user: { userId: bHumanId } }] }, ownerOfA), "A searches the log");
+    expect(rowsOf(searched)).toEqual([]);
+    expect(totalOf(searched)).toBe(0);
+    expect(rowsOf(await must(a.call("SearchNotifications", {}, ownerOfA), "A's whole log")).map((m) => m.id)).not.toContain(bMessage);
+    expectNotFound(await a.call("RetryNotification", { id: bMessage }, ownerOfA), `${protocol} RetryNotification`);
   });
 
   it("changed nothing B owns", async () => {

@@ -67,8 +67,12 @@ describe("the OpenAPI document, documented from the proto comments", () => {
       { name: "PlatformLanguageSettings", description: PROTO_COMMENTS["platform.settings.language.v3alpha.PlatformLanguageSettings"] },
       { name: "PlatformLoginSettings", description: PROTO_COMMENTS["platform.settings.login.v3alpha.PlatformLoginSettings"] },
       { name: "PlatformMemberships", description: PROTO_COMMENTS["platform.resources.membership.v3alpha.PlatformMemberships"] },
+      { name: "PlatformMessageTextSettings", description: PROTO_COMMENTS["platform.settings.message_text.v3alpha.PlatformMessageTextSettings"] },
+      { name: "PlatformNotifications", description: PROTO_COMMENTS["platform.resources.notification.v3alpha.PlatformNotifications"] },
       { name: "PlatformOrganizations", description: PROTO_COMMENTS["platform.resources.org.v3alpha.PlatformOrganizations"] },
       { name: "PlatformProjects", description: PROTO_COMMENTS["platform.resources.project.v3alpha.PlatformProjects"] },
+      { name: "PlatformSMSProviders", description: PROTO_COMMENTS["platform.resources.sms_provider.v3alpha.PlatformSMSProviders"] },
+      { name: "PlatformSMTPProviders", description: PROTO_COMMENTS["platform.resources.smtp_provider.v3alpha.PlatformSMTPProviders"] },
       { name: "PlatformUsers", description: PROTO_COMMENTS["platform.resources.user.v3alpha.PlatformUsers"] },
     ]);
   });

@@ -1,6 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformMessageTextSettings } from "../../gen/platform/settings/message_text/v3alpha/message_text_service_pb.js";
 import { protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { setInstanceFlag } from "../support/features.js";
@@ -8,8 +9,8 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { FEATURES, LANGUAGES, createOrg, createUserIn, failed, ok } from "./helpers.js";
 
 /**
- * Who may set and resolve language and feature settings in which context, and the flag
- * gating of PlatformLanguageSettings (PlatformFeatureSettings is never gated).
+ * Who may set and resolve language, message text and feature settings in which context, and
+ * the flag gating of PlatformLanguageSettings (PlatformFeatureSettings is never gated).
  */
 
 type Caller = "admin" | "systemOwner" | "iamOwner" | "iamViewer" | "orgOwnerA" | "orgViewerA" | "plainUser" | "userOfA";
@@ -26,30 +27,35 @@ const ALL: [Outcome, Outcome, Outcome, Outcome, Outcome] = ["ok", "ok", "ok", "o
 const NONE: [Outcome, Outcome, Outcome, Outcome, Outcome] = [PD, PD, PD, PD, PD];
 const INSTANCE_WIDE: [Outcome, Outcome, Outcome, Outcome, Outcome] = [PD, "ok", "ok", "ok", "ok"];
 
+// settings.write: IAM_OWNER in its instance and its orgs, ORG_OWNER in its org, system members everywhere.
+const SETTINGS_WRITE: Table = {
+  admin: ALL,
+  systemOwner: ALL,
+  iamOwner: INSTANCE_WIDE,
+  iamViewer: NONE,
+  orgOwnerA: [PD, PD, "ok", PD, PD],
+  orgViewerA: NONE,
+  plainUser: NONE,
+  userOfA: NONE,
+};
+// Any membership in the context (or an enclosing one), or being a user of that context:
+// every user of the instance belongs to the instance; a user of an organization to it.
+const CONTEXT_MEMBER: Table = {
+  admin: ALL,
+  systemOwner: ALL,
+  iamOwner: INSTANCE_WIDE,
+  iamViewer: INSTANCE_WIDE,
+  orgOwnerA: [PD, "ok", "ok", PD, "ok"],
+  orgViewerA: [PD, "ok", "ok", PD, "ok"],
+  plainUser: [PD, "ok", PD, PD, "ok"],
+  userOfA: [PD, "ok", "ok", PD, PD],
+};
+
 const EXPECTED: Record<string, Table> = {
-  // settings.write: IAM_OWNER in its instance and its orgs, ORG_OWNER in its org, system members everywhere.
-  SetLanguages: {
-    admin: ALL,
-    systemOwner: ALL,
-    iamOwner: INSTANCE_WIDE,
-    iamViewer: NONE,
-    orgOwnerA: [PD, PD, "ok", PD, PD],
-    orgViewerA: NONE,
-    plainUser: NONE,
-    userOfA: NONE,
-  },
-  // Any membership in the context (or an enclosing one), or being a user of that context:
-  // every user of the instance belongs to the instance; a user of an organization to it.
-  ResolveLanguages: {
-    admin: ALL,
-    systemOwner: ALL,
-    iamOwner: INSTANCE_WIDE,
-    iamViewer: INSTANCE_WIDE,
-    orgOwnerA: [PD, "ok", "ok", PD, "ok"],
-    orgViewerA: [PD, "ok", "ok", PD, "ok"],
-    plainUser: [PD, "ok", PD, PD, "ok"],
-    userOfA: [PD, "ok", "ok", PD, PD],
-  },
+  SetLanguages: SETTINGS_WRITE,
+  ResolveLanguages: CONTEXT_MEMBER,
+  SetMessageText: SETTINGS_WRITE,
+  ResolveMessageText: CONTEXT_MEMBER,
   // feature.write: IAM_OWNER in its instance (and its orgs), system members everywhere; no org role.
   SetFeatures: {
     admin: ALL,
@@ -77,10 +83,13 @@ const EXPECTED: Record<string, Table> = {
 const REQUESTS: Record<string, JsonObject> = {
   SetLanguages: { settings: { defaultLanguage: { key: "en" } } },
   ResolveLanguages: {},
+  SetMessageText: { kind: "invite", language: "en", settings: { subject: { reset: true } } },
+  ResolveMessageText: { kind: "invite", language: "en" },
   SetFeatures: { settings: { tokenExchange: { set: false } } },
   ResolveFeatures: {},
 };
-const SERVICE_OF = { SetLanguages: LANGUAGES, ResolveLanguages: LANGUAGES, SetFeatures: FEATURES, ResolveFeatures: FEATURES } as const;
+const TEXTS = PlatformMessageTextSettings;
+const SERVICE_OF = { SetLanguages: LANGUAGES, ResolveLanguages: LANGUAGES, SetMessageText: TEXTS, ResolveMessageText: TEXTS, SetFeatures: FEATURES, ResolveFeatures: FEATURES } as const;
 type Method = keyof typeof SERVICE_OF;
 const METHODS = Object.keys(SERVICE_OF) as Method[];
 const REST_STATUS: Record<string, number> = { ok: 200, [Code.PermissionDenied]: 403, [Code.NotFound]: 404, [Code.Unauthenticated]: 401, [Code.FailedPrecondition]: 400, [Code.InvalidArgument]: 400 };

@@ -324,3 +324,38 @@ describe("action settings", () => {
     expect(configError({ PLATFORM_ACTIONS_SIGNING_KEY_GRACE: "never" }).message).toContain("PLATFORM_ACTIONS_SIGNING_KEY_GRACE");
   });
 });
+
+describe("notification settings", () => {
+  it("keep messages for an hour and codes an hour by email, ten minutes by SMS, by default; each variable changes its part", () => {
+    expect(loadConfig({}).notifications).toEqual({
+      maxAgeMs: 3_600_000,
+      pollIntervalMs: 1000,
+      concurrency: 10,
+      retentionMs: 720 * 3_600_000,
+      sweepIntervalMs: 300_000,
+      codeTtlMs: { email: 3_600_000, sms: 600_000 },
+    });
+    expect(
+      loadConfig({
+        PLATFORM_NOTIFICATION_MAX_AGE: "2h",
+        PLATFORM_NOTIFICATION_POLL_INTERVAL: "50ms",
+        PLATFORM_NOTIFICATION_CONCURRENCY: "4",
+        PLATFORM_NOTIFICATION_RETENTION: "48h",
+        PLATFORM_NOTIFICATION_SWEEP_INTERVAL: "100ms",
+        PLATFORM_CODE_TTL_EMAIL: "24h",
+        PLATFORM_CODE_TTL_PHONE: "5m",
+      }).notifications,
+    ).toEqual({ maxAgeMs: 7_200_000, pollIntervalMs: 50, concurrency: 4, retentionMs: 172_800_000, sweepIntervalMs: 100, codeTtlMs: { email: 86_400_000, sms: 300_000 } });
+    for (const [name, value] of [
+      ["PLATFORM_NOTIFICATION_MAX_AGE", "721h"],
+      ["PLATFORM_NOTIFICATION_POLL_INTERVAL", "5ms"],
+      ["PLATFORM_NOTIFICATION_CONCURRENCY", "0"],
+      ["PLATFORM_NOTIFICATION_RETENTION", "0s"],
+      ["PLATFORM_NOTIFICATION_SWEEP_INTERVAL", "10ms"],
+      ["PLATFORM_CODE_TTL_EMAIL", "later"],
+      ["PLATFORM_CODE_TTL_PHONE", "25h"],
+    ] as const) {
+      expect(configError({ [name]: value }).message).toContain(name);
+    }
+  });
+});

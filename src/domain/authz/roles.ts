@@ -7,6 +7,8 @@ export const PERMISSIONS = [
   "system.instance.delete",
   "instance.read",
   "instance.write",
+  "instance.notification.read",
+  "instance.notification.write",
   "org.read",
   "org.write",
   "org.delete",

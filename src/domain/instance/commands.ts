@@ -144,8 +144,11 @@ export async function setPrimaryInstanceDomain(tx: Tx, actor: Actor, id: string,
 
 /** Every projection row of an instance, by table: what deleting it removes. */
 const INSTANCE_TABLES = [
-  // Pending deliveries too: their targets go with the instance.
+  // Pending deliveries and messages too: their targets and users go with the instance.
   "action_deliveries",
+  "notifications",
+  "user_codes",
+  "notification_providers",
   "executions",
   "targets",
   "user_grants",

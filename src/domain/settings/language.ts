@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/eventstore.js";
 import { failedPrecondition, invalidArgument } from "../errors.js";
 import type { PropertyDefinition, Resolved, SettingsKind } from "./kind.js";
 import { resolveSettings } from "./store.js";
@@ -8,11 +8,12 @@ import { resolveSettings } from "./store.js";
  * offered. Fixed by the system.
  */
 export const SUPPORTED_LANGUAGES = ["en", "de", "fr", "it", "es", "pt", "nl", "pl", "ja", "zh"] as const;
+export type SupportedLanguage = (typeof SUPPORTED_LANGUAGES)[number];
 
 const EVERYWHERE = new Set(["system", "instance", "org"] as const);
 
 /** Messages name the property (the request's field) and the language. */
-function checkSupported(field: string, language: string): void {
+export function checkSupported(field: string, language: string): asserts language is SupportedLanguage {
   if (!(SUPPORTED_LANGUAGES as readonly string[]).includes(language)) {
     throw invalidArgument(`${field}: language "${language}" is not supported; supported are ${SUPPORTED_LANGUAGES.join(", ")}`);
   }
@@ -62,6 +63,18 @@ export const LANGUAGE_SETTINGS: SettingsKind = {
     return { ...resolved, default_language: { value: (restriction.value as string[])[0], from: restriction.from } };
   },
 };
+
+/**
+ * The first of `wanted` (primary subtags, "de" of "de-CH") that the organization allows (its
+ * effective restricted languages, or every supported one), else the organization's
+ * default language, which is the instance's unless the organization sets its own.
+ */
+export async function chooseLanguage(db: Db | Tx, at: { instanceId: string; orgId: string }, wanted: readonly string[]): Promise<SupportedLanguage> {
+  const { resolved } = await resolveSettings(db, LANGUAGE_SETTINGS, { type: "org", instanceId: at.instanceId, orgId: at.orgId });
+  const allowed = allowedLanguages(resolved);
+  const chosen = wanted.map((l) => l.toLowerCase().split("-")[0]!).find((l) => allowed.includes(l));
+  return (chosen ?? resolved.default_language!.value) as SupportedLanguage;
+}
 
 /** The languages an instance allows (its own restriction or its system's), in order. */
 export async function instanceLanguages(db: Db, instanceId: string): Promise<string[]> {

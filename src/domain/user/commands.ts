@@ -238,9 +238,17 @@ export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_
   // Locked first: whoever is adding a membership or credential to one of them (holding a
   // share lock) finishes before, and is removed with it; whoever comes later finds no user.
   await users.forUpdate().execute();
-  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "user_metadata", "memberships", "user_grants", "external_identities"] as const) {
+  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "user_metadata", "memberships", "user_grants", "external_identities", "user_codes"] as const) {
     await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
   }
+  // Their messages stay in the log, but what waits is not sent to nobody.
+  await tx
+    .updateTable("notifications")
+    .set({ status: "failed", sealed_data: null, last_error: "the user was removed", claim_id: null, claimed_until: null })
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "in", users)
+    .where("status", "=", "pending")
+    .execute();
   await tx.deleteFrom("users").where("instance_id", "=", instanceId).where(column, "=", value).execute();
 }
 

@@ -1,5 +1,4 @@
-import { allowedLanguages, LANGUAGE_SETTINGS } from "../../domain/settings/language.js";
-import { resolveSettings } from "../../domain/settings/store.js";
+import { chooseLanguage } from "../../domain/settings/language.js";
 import type { Db } from "../../store/eventstore.js";
 import type { Language } from "./texts/index.js";
 
@@ -22,10 +21,6 @@ function acceptLanguages(header: string | undefined): string[] {
  * effective restricted languages, or every supported one), else the browser's
  * Accept-Language, else the organization's default language.
  */
-export async function loginLanguage(db: Db, at: { instanceId: string; orgId: string }, uiLocales: string | undefined, acceptLanguage: string | undefined): Promise<Language> {
-  const { resolved } = await resolveSettings(db, LANGUAGE_SETTINGS, { type: "org", instanceId: at.instanceId, orgId: at.orgId });
-  const allowed = allowedLanguages(resolved);
-  const fromLocales = (uiLocales ?? "").split(" ").map((l) => l.toLowerCase().split("-")[0]!);
-  const chosen = [...fromLocales, ...acceptLanguages(acceptLanguage)].find((l) => allowed.includes(l));
-  return (chosen ?? resolved.default_language!.value) as Language;
+export function loginLanguage(db: Db, at: { instanceId: string; orgId: string }, uiLocales: string | undefined, acceptLanguage: string | undefined): Promise<Language> {
+  return chooseLanguage(db, at, [...(uiLocales ?? "").split(" "), ...acceptLanguages(acceptLanguage)]);
 }

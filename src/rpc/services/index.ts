@@ -13,9 +13,13 @@ import { PlatformIdentityProviders } from "../../../gen/platform/resources/idp/v
 import { PlatformProjects } from "../../../gen/platform/resources/project/v3alpha/project_service_pb.js";
 import { PlatformGrants } from "../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js";
 import { PlatformApps } from "../../../gen/platform/resources/app/v3alpha/app_service_pb.js";
+import { PlatformNotifications } from "../../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
+import { PlatformSMSProviders } from "../../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
+import { PlatformSMTPProviders } from "../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
 import { PlatformFeatureSettings } from "../../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
 import { PlatformLanguageSettings } from "../../../gen/platform/settings/language/v3alpha/language_service_pb.js";
 import { PlatformLoginSettings } from "../../../gen/platform/settings/login/v3alpha/login_service_pb.js";
+import { PlatformMessageTextSettings } from "../../../gen/platform/settings/message_text/v3alpha/message_text_service_pb.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
@@ -31,10 +35,16 @@ import { idpsService } from "./idps/service.js";
 import { projectsService } from "./projects/service.js";
 import { grantsService } from "./grants/service.js";
 import { appsService } from "./apps/service.js";
+import { notificationsService } from "./notifications/service.js";
+import { smsProvidersService } from "./notification-providers/sms.js";
+import { smtpProvidersService } from "./notification-providers/smtp.js";
 import { featureSettingsService } from "./settings/feature.js";
 import { languageSettingsService } from "./settings/language.js";
 import { loginSettingsService } from "./settings/login.js";
+import { messageTextSettingsService } from "./settings/message-text.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
+import type { ProviderSender } from "../../notifications/providers/sender.js";
+import type { VerificationSettings } from "../../domain/user/verification.js";
 import { healthService, type WatchStreams } from "./health.js";
 import { reflectionServices } from "./reflection.js";
 
@@ -49,10 +59,14 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformIdentityProviders,
   PlatformLanguageSettings,
   PlatformLoginSettings,
+  PlatformMessageTextSettings,
   PlatformFeatureSettings,
   PlatformProjects,
   PlatformApps,
   PlatformGrants,
+  PlatformSMTPProviders,
+  PlatformSMSProviders,
+  PlatformNotifications,
 ];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
@@ -82,6 +96,10 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   signingKeys: SigningKeys;
   /** The login settings' kind, with the configured lockout default (domain/settings/login.ts). */
   loginSettings: SettingsKind;
+  /** Sends through the instances' providers (notifications/providers/); `_test` uses it. */
+  notifications: ProviderSender;
+  /** Codes for email addresses and phone numbers, and their messages (domain/user/verification.ts). */
+  verification: VerificationSettings;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
@@ -94,10 +112,14 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformIdentityProviders, idpsService(deps));
   router.service(PlatformLanguageSettings, languageSettingsService(deps));
   router.service(PlatformLoginSettings, loginSettingsService(deps));
+  router.service(PlatformMessageTextSettings, messageTextSettingsService(deps));
   router.service(PlatformFeatureSettings, featureSettingsService(deps));
   router.service(PlatformProjects, projectsService(deps));
   router.service(PlatformApps, appsService(deps));
   router.service(PlatformGrants, grantsService(deps));
+  router.service(PlatformSMTPProviders, smtpProvidersService(deps));
+  router.service(PlatformSMSProviders, smsProvidersService(deps));
+  router.service(PlatformNotifications, notificationsService(deps));
   router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);

@@ -1,5 +1,6 @@
 import type { Db } from "../../../store/eventstore.js";
 import type { ActionDeliveryRow, DeliveryStatus } from "../../../store/schema.js";
+import { logPage, retentionFloor } from "../../../store/log-search.js";
 import type { Found, Page } from "../../../store/search.js";
 
 export type DeliveryFilter =
@@ -10,15 +11,13 @@ export type DeliveryFilter =
   | { since?: Date; until?: Date };
 
 /**
- * The delivery log of an instance, by creation date (ties by id). It reaches back as far as
- * the instance's audit log retention when one is set: what is older is not shown, as
- * for the events themselves. `state` is the instance's newest event: deliveries are
- * written with their events, so the log is complete up to it.
+ * The delivery log of an instance, by creation date, reaching back as far as the instance's
+ * audit log retention (store/log-search.ts).
  */
 export async function searchDeliveries(db: Db, instanceId: string, filters: DeliveryFilter[], page: Page, now = new Date()): Promise<Found<ActionDeliveryRow>> {
-  const instance = await db.selectFrom("instances").select("audit_log_retention_ms").where("id", "=", instanceId).executeTakeFirst();
+  const floor = await retentionFloor(db, instanceId, now);
   let query = db.selectFrom("action_deliveries").where("instance_id", "=", instanceId);
-  if (instance?.audit_log_retention_ms) query = query.where("created_at", ">=", new Date(now.getTime() - Number(instance.audit_log_retention_ms)));
+  if (floor) query = query.where("created_at", ">=", floor);
   for (const f of filters) {
     if ("target" in f) query = query.where("target_id", "=", f.target);
     else if ("execution" in f) query = query.where("execution_id", "=", f.execution);
@@ -29,22 +28,6 @@ export async function searchDeliveries(db: Db, instanceId: string, filters: Deli
       if (f.until) query = query.where("created_at", "<", f.until);
     }
   }
-  const direction = page.asc ? "asc" : "desc";
-  const [rows, newest] = await Promise.all([
-    query
-      .selectAll()
-      .select((eb) => eb.fn.countAll<number>().over().as("total"))
-      .orderBy("created_at", direction)
-      .orderBy("id", direction)
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    db.selectFrom("events").select(["instance_position", "created_at"]).where("instance_id", "=", instanceId).orderBy("instance_position", "desc").limit(1).executeTakeFirst(),
-  ]);
-  const state = { position: newest?.instance_position ?? 0, timestamp: newest?.created_at };
-  let total = rows[0] ? Number(rows[0].total) : 0;
-  if (rows.length === 0 && page.offset > 0) {
-    total = Number((await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
-  }
-  return { rows: rows.map(({ total: _, ...row }) => ({ ...row, event_sequence: Number(row.event_sequence), event_position: Number(row.event_position) })), total, state };
+  const found = await logPage(db, instanceId, query, page);
+  return { ...found, rows: found.rows.map((row) => ({ ...row, event_sequence: Number(row.event_sequence), event_position: Number(row.event_position) })) };
 }

@@ -1,3 +1,5 @@
+import { MESSAGE_TEXT_EVENT_TYPES } from "../../../notifications/texts/settings.js";
+
 /**
  * The event types appendEvents writes, as event conditions may name them
  * (ListAvailableExecutionEvents). Kept by hand next to the commands that write them;
@@ -53,9 +55,22 @@ export const EVENT_TYPES: readonly string[] = [
   "settings.feature.set",
   "settings.language.set",
   "settings.login.set",
+  ...MESSAGE_TEXT_EVENT_TYPES,
   "signing_key.added",
   "signing_key.removed",
   "signing_key.retiring",
+  "sms_provider.activated",
+  "sms_provider.added",
+  "sms_provider.changed",
+  "sms_provider.deactivated",
+  "sms_provider.removed",
+  "sms_provider.signing_key.regenerated",
+  "smtp_provider.activated",
+  "smtp_provider.added",
+  "smtp_provider.changed",
+  "smtp_provider.deactivated",
+  "smtp_provider.removed",
+  "smtp_provider.signing_key.regenerated",
   "system.member.added",
   "system.member.changed",
   "system.member.removed",
@@ -65,6 +80,8 @@ export const EVENT_TYPES: readonly string[] = [
   "target.signing_key.regenerated",
   "user.changed",
   "user.deactivated",
+  "user.email.code.added",
+  "user.email.verified",
   "user.grant.added",
   "user.grant.cascade.changed",
   "user.grant.changed",
@@ -79,6 +96,8 @@ export const EVENT_TYPES: readonly string[] = [
   "user.password.changed",
   "user.pat.added",
   "user.pat.removed",
+  "user.phone.code.added",
+  "user.phone.verified",
   "user.reactivated",
   "user.removed",
   "user.secret.removed",

@@ -64,4 +64,10 @@ export const de: Texts = {
   externalCancelled: "Die Anmeldung beim Identitätsanbieter wurde abgebrochen.",
   externalOtherBrowser: "Diese Anmeldung wurde in einem anderen Browser begonnen, oder seine Cookies wurden blockiert. Beginne in diesem Browser erneut bei der Anwendung.",
   externalBack: "Zurück zur Anmeldung",
+  verifyEmailTitle: "E-Mail-Adresse bestätigen",
+  verifyEmailIntro: "Gib den Code aus der Nachricht ein, die wir an deine E-Mail-Adresse gesendet haben.",
+  code: "Code",
+  verify: "Bestätigen",
+  emailVerified: "Deine E-Mail-Adresse ist bestätigt. Du kannst diese Seite schließen.",
+  codeInvalid: "Der Code ist nicht gültig.",
 };

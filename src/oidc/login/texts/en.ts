@@ -64,4 +64,10 @@ export const en: Texts = {
   externalCancelled: "The sign-in at the identity provider was cancelled.",
   externalOtherBrowser: "This sign-in was started in another browser, or its cookies were blocked. Start again from the application in this browser.",
   externalBack: "Back to sign-in",
+  verifyEmailTitle: "Verify your email address",
+  verifyEmailIntro: "Enter the code from the message we sent to your email address.",
+  code: "Code",
+  verify: "Verify",
+  emailVerified: "Your email address is verified. You can close this page.",
+  codeInvalid: "The code is not valid.",
 };

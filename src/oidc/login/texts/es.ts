@@ -64,4 +64,10 @@ export const es: Texts = {
   externalCancelled: "Se canceló el inicio de sesión en el proveedor de identidad.",
   externalOtherBrowser: "Este inicio de sesión se empezó en otro navegador, o sus cookies se bloquearon. Vuelve a empezar desde la aplicación en este navegador.",
   externalBack: "Volver al inicio de sesión",
+  verifyEmailTitle: "Verifica tu dirección de correo",
+  verifyEmailIntro: "Introduce el código del mensaje que enviamos a tu dirección de correo.",
+  code: "Código",
+  verify: "Verificar",
+  emailVerified: "Tu dirección de correo está verificada. Puedes cerrar esta página.",
+  codeInvalid: "El código no es válido.",
 };

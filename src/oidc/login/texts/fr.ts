@@ -64,4 +64,10 @@ export const fr: Texts = {
   externalCancelled: "La connexion auprès du fournisseur d'identité a été annulée.",
   externalOtherBrowser: "Cette connexion a été commencée dans un autre navigateur, ou ses cookies ont été bloqués. Recommencez depuis l'application dans ce navigateur.",
   externalBack: "Retour à la connexion",
+  verifyEmailTitle: "Vérifiez votre adresse e-mail",
+  verifyEmailIntro: "Saisissez le code du message que nous avons envoyé à votre adresse e-mail.",
+  code: "Code",
+  verify: "Vérifier",
+  emailVerified: "Votre adresse e-mail est vérifiée. Vous pouvez fermer cette page.",
+  codeInvalid: "Le code n'est pas valide.",
 };

@@ -64,4 +64,10 @@ export const it: Texts = {
   externalCancelled: "L'accesso presso il provider di identità è stato annullato.",
   externalOtherBrowser: "Questo accesso è stato avviato in un altro browser, oppure i suoi cookie sono stati bloccati. Ricomincia dall'applicazione in questo browser.",
   externalBack: "Torna all'accesso",
+  verifyEmailTitle: "Verifica il tuo indirizzo e-mail",
+  verifyEmailIntro: "Inserisci il codice del messaggio che abbiamo inviato al tuo indirizzo e-mail.",
+  code: "Codice",
+  verify: "Verifica",
+  emailVerified: "Il tuo indirizzo e-mail è verificato. Puoi chiudere questa pagina.",
+  codeInvalid: "Il codice non è valido.",
 };

@@ -64,4 +64,10 @@ export const ja: Texts = {
   externalCancelled: "IDプロバイダーでのサインインはキャンセルされました。",
   externalOtherBrowser: "このサインインは別のブラウザーで開始されたか、Cookie がブロックされました。このブラウザーでアプリケーションからやり直してください。",
   externalBack: "サインインに戻る",
+  verifyEmailTitle: "メールアドレスの確認",
+  verifyEmailIntro: "メールアドレスに送信したメッセージのコードを入力してください。",
+  code: "コード",
+  verify: "確認",
+  emailVerified: "メールアドレスが確認されました。このページを閉じてかまいません。",
+  codeInvalid: "コードが無効です。",
 };

@@ -64,4 +64,10 @@ export const nl: Texts = {
   externalCancelled: "Het inloggen bij de identiteitsprovider is geannuleerd.",
   externalOtherBrowser: "Deze aanmelding is in een andere browser begonnen, of de cookies ervan zijn geblokkeerd. Begin opnieuw vanuit de toepassing in deze browser.",
   externalBack: "Terug naar inloggen",
+  verifyEmailTitle: "Bevestig je e-mailadres",
+  verifyEmailIntro: "Voer de code in uit het bericht dat we naar je e-mailadres hebben gestuurd.",
+  code: "Code",
+  verify: "Bevestigen",
+  emailVerified: "Je e-mailadres is bevestigd. Je kunt deze pagina sluiten.",
+  codeInvalid: "De code is niet geldig.",
 };

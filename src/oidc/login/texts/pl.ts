@@ -64,4 +64,10 @@ export const pl: Texts = {
   externalCancelled: "Logowanie u dostawcy tożsamości zostało anulowane.",
   externalOtherBrowser: "To logowanie rozpoczęto w innej przeglądarce lub jej pliki cookie zostały zablokowane. Zacznij od nowa w aplikacji w tej przeglądarce.",
   externalBack: "Powrót do logowania",
+  verifyEmailTitle: "Potwierdź adres e-mail",
+  verifyEmailIntro: "Wpisz kod z wiadomości, którą wysłaliśmy na Twój adres e-mail.",
+  code: "Kod",
+  verify: "Potwierdź",
+  emailVerified: "Twój adres e-mail jest potwierdzony. Możesz zamknąć tę stronę.",
+  codeInvalid: "Kod jest nieprawidłowy.",
 };

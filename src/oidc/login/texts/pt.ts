@@ -64,4 +64,10 @@ export const pt: Texts = {
   externalCancelled: "A entrada no fornecedor de identidade foi cancelada.",
   externalOtherBrowser: "Esta entrada foi iniciada noutro navegador, ou os seus cookies foram bloqueados. Recomece a partir da aplicação neste navegador.",
   externalBack: "Voltar à entrada",
+  verifyEmailTitle: "Verifique o seu endereço de e-mail",
+  verifyEmailIntro: "Introduza o código da mensagem que enviámos para o seu endereço de e-mail.",
+  code: "Código",
+  verify: "Verificar",
+  emailVerified: "O seu endereço de e-mail está verificado. Pode fechar esta página.",
+  codeInvalid: "O código não é válido.",
 };

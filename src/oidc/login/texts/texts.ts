@@ -68,4 +68,11 @@ export interface Texts {
   /** The external login's callback reached a browser that did not start it. */
   externalOtherBrowser: string;
   externalBack: string;
+  /** The page a verify_email message's link opens (verify-email.ts). */
+  verifyEmailTitle: string;
+  verifyEmailIntro: string;
+  code: string;
+  verify: string;
+  emailVerified: string;
+  codeInvalid: string;
 }

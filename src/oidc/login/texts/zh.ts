@@ -64,4 +64,10 @@ export const zh: Texts = {
   externalCancelled: "在身份提供商处的登录已取消。",
   externalOtherBrowser: "此登录是在另一个浏览器中开始的，或其 Cookie 被阻止。请在此浏览器中从应用程序重新开始。",
   externalBack: "返回登录",
+  verifyEmailTitle: "验证您的电子邮件地址",
+  verifyEmailIntro: "请输入我们发送到您电子邮件地址的消息中的代码。",
+  code: "代码",
+  verify: "验证",
+  emailVerified: "您的电子邮件地址已验证。您可以关闭此页面。",
+  codeInvalid: "代码无效。",
 };

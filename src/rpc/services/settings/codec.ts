@@ -1,6 +1,7 @@
 import { create, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { LanguageSchema, ResolvedLanguagesSchema, SetLanguagesSchema, type Language, type SetLanguages } from "../../../../gen/platform/settings/language/v3alpha/language_pb.js";
+import { SetMessageBodySchema, SetMessageSubjectSchema } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_pb.js";
 import {
   DetailsSchema,
   ResolvedBoolSchema,
@@ -9,8 +10,6 @@ import {
   SetBoolSchema,
   SetUint32Schema,
   type Details,
-  type SetBool,
-  type SetUint32,
 } from "../../../../gen/platform/settings/object/v3alpha/object_pb.js";
 import type { ContextRef } from "../../../domain/context.js";
 import type { Owner } from "../../../domain/details.js";
@@ -27,10 +26,15 @@ import { OWNER_TYPES } from "../convert.js";
 const RESET = Symbol("reset");
 type Written = { value: unknown } | typeof RESET;
 
+/** A `{set: value} | {reset: true}` oneof. */
+const setOrReset = (f: { change: { case: string | undefined; value?: unknown } }): Written => (f.change.case === "set" ? { value: f.change.value } : RESET);
+
 /** Per type of a Set message's field: the value it sets, or that it resets. */
 const WRITERS: Record<string, (field: never) => Written> = {
-  [SetBoolSchema.typeName]: (f: SetBool) => (f.change.case === "set" ? { value: f.change.value } : RESET),
-  [SetUint32Schema.typeName]: (f: SetUint32) => (f.change.case === "set" ? { value: f.change.value } : RESET),
+  [SetBoolSchema.typeName]: setOrReset,
+  [SetUint32Schema.typeName]: setOrReset,
+  [SetMessageSubjectSchema.typeName]: setOrReset,
+  [SetMessageBodySchema.typeName]: setOrReset,
   // An empty key or list: no value of the context's own.
   [LanguageSchema.typeName]: (f: Language) => (f.key === "" ? RESET : { value: f.key }),
   [SetLanguagesSchema.typeName]: (f: SetLanguages) => (f.languages.length === 0 ? RESET : { value: f.languages.map((l) => l.key) }),

@@ -18,6 +18,8 @@ import { checkPassword } from "../../../domain/user/password-policy.js";
 import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
 import { searchExternalAccounts, unlinkExternalAccount } from "../../../domain/user/external-identities.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
+import { requestVerification, verifyChangedContacts, verifyContact, type VerificationSettings } from "../../../domain/user/verification.js";
+import type { Channel } from "../../../notifications/message.js";
 import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";
@@ -30,10 +32,12 @@ export interface UsersDeps {
   store: Pick<Store, "forRequest">;
   access: AccessEpoch;
   hasher: PasswordHasher;
+  /** Codes for email addresses and phone numbers, and their messages (domain/user/verification.ts). */
+  verification: VerificationSettings;
 }
 
 /** Translates between the API and the domain; the rules live in domain/user and its credential modules. */
-export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<typeof PlatformUsers> {
+export function usersService({ store, access, hasher, verification }: UsersDeps): ServiceImpl<typeof PlatformUsers> {
   const { changingAccess, database, write } = handlerStore(store, access);
   const details = async (pending: Promise<Parameters<typeof detailsToProto>[0]>) => ({ details: detailsToProto(await pending) });
   /** The user a credential listing is about, with its organization (the owner of its credentials). */
@@ -57,13 +61,29 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       return fn(tx);
     });
 
+  /** A contact verified by its code; one answer for every kind of wrong code (no oracle), after the failed try is committed. */
+  const verify = async (ctx: HandlerContext, userId: string, channel: Channel, code: string) => {
+    const verified = await onUser(ctx, userId, (tx) => verifyContact(tx, actorOf(ctx), verification, userId, channel, code));
+    if (!verified) throw invalidArgument("the code is not valid");
+    return { details: detailsToProto(verified) };
+  };
+  const resend = async (ctx: HandlerContext, userId: string, channel: Channel, returnCode: boolean) => {
+    const issued = await onUser(ctx, userId, (tx) => requestVerification(tx, actorOf(ctx), verification, userId, channel, returnCode));
+    return { details: detailsToProto(issued.details), ...(issued.code && { code: issued.code }) };
+  };
+
   return {
     async createUser(req, ctx) {
       const policy = () => passwordPolicyOf(database(ctx).db, tenantOf(ctx).id);
       const spec = await userSpecFromProto(req.user!, async (password) => hashNewPassword(hasher, password, await policy()));
       const orgId = actingOrg(ctx);
-      const created = await write(ctx, (tx) => addUser(tx, actorOf(ctx), orgId, spec));
-      return { details: detailsToProto(created.details) };
+      const { created, codes } = await write(ctx, async (tx) => {
+        const created = await addUser(tx, actorOf(ctx), orgId, spec);
+        const human = spec.type.kind === "human";
+        const codes = human ? await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: true, phone: true }, req.returnCode) : {};
+        return { created, codes };
+      });
+      return { details: detailsToProto(created.details), ...codes };
     },
     async getUser(req, ctx) {
       return { user: userToProto(await getUser(database(ctx).db, tenantOf(ctx).id, req.id)) };
@@ -78,10 +98,31 @@ export function usersService({ store, access, hasher }: UsersDeps): ServiceImpl<
       });
       return { ...searchResult(found, p, userToProto), sortingColumn: req.sortingColumn };
     },
-    patchUser(req, ctx) {
+    async patchUser(req, ctx) {
+      const patch = userPatchFromProto(req.user!);
       // A machine user's username and token type are cached with it as an OAuth client (oidc/lookups.ts).
-      return details(onUser(ctx, req.id, (tx) => patchUser(tx, actorOf(ctx), req.id, userPatchFromProto(req.user!)), true));
+      const { changed, codes } = await onUser(
+        ctx,
+        req.id,
+        async (tx) => {
+          const before = await userRowForUpdate(tx, tenantOf(ctx).id, req.id);
+          const changed = await patchUser(tx, actorOf(ctx), req.id, patch);
+          // A code only for an address or number the patch changed (or made unverified).
+          const { email, phone } = patch.human ?? {};
+          const contacts = {
+            email: email !== undefined && (email.address !== before.email || (before.email_verified === true && !email.verified)),
+            phone: phone !== undefined && (phone.number !== before.phone || (before.phone_verified === true && !phone.verified)),
+          };
+          return { changed, codes: await verifyChangedContacts(tx, actorOf(ctx), verification, req.id, contacts, req.returnCode) };
+        },
+        true,
+      );
+      return { details: detailsToProto(changed), ...codes };
     },
+    verifyEmail: (req, ctx) => verify(ctx, req.id, "email", req.verification!.code),
+    verifyPhone: (req, ctx) => verify(ctx, req.id, "sms", req.verification!.code),
+    resendEmailCode: (req, ctx) => resend(ctx, req.id, "email", req.returnCode),
+    resendPhoneCode: (req, ctx) => resend(ctx, req.id, "sms", req.returnCode),
     deleteUser(req, ctx) {
       return details(onUser(ctx, req.id, (tx) => removeUser(tx, actorOf(ctx), req.id), true));
     },

@@ -1,0 +1,58 @@
+import type { MessageTexts } from "./texts.js";
+
+export const en: MessageTexts = {
+  verify_email: {
+    subject: "Verify your email address for {{.OrgName}}",
+    body: `Hello {{.DisplayName}},
+
+Please confirm that this email address belongs to you. Your verification code is:
+
+{{.Code}}
+
+You can also open this link:
+{{.URL}}
+
+The code is valid for {{.ExpiresIn}}. If you did not ask for it, you can ignore this email.
+
+{{.OrgName}}`,
+  },
+  verify_phone: {
+    body: "Hello {{.DisplayName}}, your {{.OrgName}} verification code is {{.Code}}. It is valid for {{.ExpiresIn}}.",
+  },
+  password_reset: {
+    subject: "Reset your password for {{.OrgName}}",
+    body: `Hello {{.DisplayName}},
+
+We received a request to reset the password of your {{.OrgName}} account. Your code is:
+
+{{.Code}}
+
+You can also open this link to choose a new password:
+{{.URL}}
+
+The code is valid for {{.ExpiresIn}}. If you did not ask for a new password, ignore this email: your password stays as it is.
+
+{{.OrgName}}`,
+  },
+  invite: {
+    subject: "You are invited to {{.OrgName}}",
+    body: `Hello {{.DisplayName}},
+
+You have been invited to join {{.OrgName}}. Open this link to choose your password and activate your account:
+{{.URL}}
+
+The link is valid for {{.ExpiresIn}}. If you were not expecting this invitation, you can ignore this email.
+
+{{.OrgName}}`,
+  },
+  password_changed: {
+    subject: "Your password for {{.OrgName}} was changed",
+    body: `Hello {{.DisplayName}},
+
+The password of your {{.OrgName}} account was just changed. If you did this, there is nothing more to do.
+
+If you did not, reset your password right away and tell your administrator.
+
+{{.OrgName}}`,
+  },
+};

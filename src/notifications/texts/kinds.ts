@@ -1,0 +1,33 @@
+import { invalidArgument } from "../../domain/errors.js";
+import { MESSAGE_KINDS, type Channel, type MessageData, type MessageKind } from "../message.js";
+
+export type Placeholder = keyof MessageData;
+
+export interface KindRules {
+  channel: Channel;
+  /** The placeholders its texts may use; the message's data has a value for each. */
+  placeholders: readonly Placeholder[];
+  /**
+   * A custom body must name one of these: a verification message without its code or link
+   * would leave its reader stuck.
+   */
+  carries: readonly Placeholder[];
+}
+
+const COMMON = ["DisplayName", "OrgName", "ExpiresIn"] as const satisfies Placeholder[];
+
+export const KINDS: Readonly<Record<MessageKind, KindRules>> = {
+  verify_email: { channel: "email", placeholders: [...COMMON, "Code", "URL"], carries: ["Code", "URL"] },
+  verify_phone: { channel: "sms", placeholders: [...COMMON, "Code"], carries: ["Code"] },
+  password_reset: { channel: "email", placeholders: [...COMMON, "Code", "URL"], carries: ["Code", "URL"] },
+  invite: { channel: "email", placeholders: [...COMMON, "URL"], carries: ["URL"] },
+  password_changed: { channel: "email", placeholders: COMMON, carries: [] },
+};
+
+/** A kind named by a request; InvalidArgument listing the kinds otherwise. */
+export function messageKind(name: string): MessageKind {
+  if (!(MESSAGE_KINDS as readonly string[]).includes(name)) {
+    throw invalidArgument(`kind: "${name}" is no kind of message; kinds are ${MESSAGE_KINDS.join(", ")}`);
+  }
+  return name as MessageKind;
+}
