@@ -77,12 +77,23 @@ describe("the PGlite data directory", () => {
     await mkdir(dataDir, { recursive: true });
     // A holder that no longer runs: a pid far above any this machine hands out.
     await writeFile(join(dataDir, "platform.lock"), JSON.stringify({ pid: 4_000_000, started: "1" }));
-    const script = `import(${JSON.stringify(join(process.cwd(), "dist/src/store/data-dir-lock.js"))})
-      .then((m) => m.lockDataDir(${JSON.stringify(dataDir)}))
-      .then(() => { console.log("took"); setTimeout(() => {}, 3000); }, (e) => console.log(e.name));`;
-    const outcomes = await Promise.all(
-      Array.from({ length: 6 }, () => run(process.execPath, ["--input-type=module", "-e", script]).then((r) => r.stdout.trim())),
+    // The taker holds on until every other one has answered: a taker that exited early would
+    // leave a dead holder's lock, rightly taken over by a starter slowed down by a loaded machine.
+    const done = join(root, "race-done");
+    const script = `Promise.all([import(${JSON.stringify(join(process.cwd(), "dist/src/store/data-dir-lock.js"))}), import("node:fs")])
+      .then(([m, fs]) => m.lockDataDir(${JSON.stringify(dataDir)}).then(() => {
+        console.log("took");
+        const t = setInterval(() => fs.existsSync(${JSON.stringify(done)}) && clearInterval(t), 50);
+        setTimeout(() => clearInterval(t), 20_000).unref();
+      }, (e) => console.log(e.name)));`;
+    let answered = 0;
+    const runs = Array.from({ length: 6 }, () =>
+      run(process.execPath, ["--input-type=module", "-e", script]).then(async (r) => {
+        if (++answered === 5) await writeFile(done, "");
+        return r.stdout.trim();
+      }),
     );
+    const outcomes = await Promise.all(runs);
     expect(outcomes.filter((o) => o === "took")).toHaveLength(1);
     expect(outcomes.filter((o) => o === "DataDirInUse")).toHaveLength(5);
   });
