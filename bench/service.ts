@@ -23,16 +23,10 @@ export function serviceEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...vars };
 }
 
-/**
- * `node dist/src/main.js` with one worker on a free port of 127.0.0.1, ready and bootstrapped;
- * `extraEnv`: further PLATFORM_* settings (bench/oidc: PLATFORM_OIDC_SIGNING_ALG).
- */
-export async function startService(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
+/** `node dist/src/main.js` with one worker on a free port of 127.0.0.1 and a data directory of its own, ready; `env(dataDir)`: its further settings. */
+async function launch(databaseUrl: string, env: (dataDir: string) => Record<string, string>): Promise<{ port: number; pid: number | undefined; dataDir: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-bench-"));
-  const patPath = join(dataDir, "admin.pat");
   const port = await freePort();
-  // Metrics stay on, as in production, so that their cost is measured; on a port of their own.
-  const metricsPort = await freePort();
   const child = startNode(join(ROOT, "dist/src/main.js"), serviceEnv({
     PLATFORM_PORT: String(port),
     PLATFORM_BIND: HOST,
@@ -40,28 +34,59 @@ export async function startService(databaseUrl: string, extraEnv: Record<string,
     DATABASE_URL: databaseUrl,
     PLATFORM_MASTERKEY: MASTER_KEY,
     PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_ADMIN_PAT_PATH: patPath,
     PLATFORM_WORKERS: "1",
-    PLATFORM_METRICS_BIND: `${HOST}:${metricsPort}`,
-    PLATFORM_PASSWORD_ARGON2_MEMORY_KIB: String(ARGON2.memoryKiB),
-    PLATFORM_PASSWORD_ARGON2_ITERATIONS: String(ARGON2.iterations),
-    PLATFORM_PASSWORD_ARGON2_PARALLELISM: String(ARGON2.parallelism),
     LOG_LEVEL: "warn",
-    ...extraEnv,
+    ...env(dataDir),
   }));
   child.process.stdout!.resume();
   const stop = async () => {
     await child.stop();
     await rm(dataDir, { recursive: true, force: true });
   };
-  try {
-    await waitFor(child, "service", async () => (await requestJson(port, "GET", "/ready")).status === 200);
-    const token = (await readFile(patPath, "utf8")).trim();
-    return { port, pid: child.process.pid, headers: { host: `localhost:${port}`, authorization: `Bearer ${token}` }, stop };
-  } catch (error) {
+  await waitFor(child, "service", async () => (await requestJson(port, "GET", "/ready")).status === 200).catch(async (error: unknown) => {
     await stop();
     throw error;
+  });
+  return { port, pid: child.process.pid, dataDir, stop };
+}
+
+/**
+ * The service on a fresh database, bootstrapped, with the administrator's token;
+ * `extraEnv`: further PLATFORM_* settings (bench/oidc: PLATFORM_OIDC_SIGNING_ALG).
+ */
+export async function startService(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
+  // Metrics stay on, as in production, so that their cost is measured; on a port of their own.
+  const metricsPort = await freePort();
+  const service = await launch(databaseUrl, (dataDir) => ({
+    PLATFORM_ADMIN_PAT_PATH: join(dataDir, "admin.pat"),
+    PLATFORM_METRICS_BIND: `${HOST}:${metricsPort}`,
+    PLATFORM_PASSWORD_ARGON2_MEMORY_KIB: String(ARGON2.memoryKiB),
+    PLATFORM_PASSWORD_ARGON2_ITERATIONS: String(ARGON2.iterations),
+    PLATFORM_PASSWORD_ARGON2_PARALLELISM: String(ARGON2.parallelism),
+    ...extraEnv,
+  }));
+  try {
+    const token = (await readFile(join(service.dataDir, "admin.pat"), "utf8")).trim();
+    return { port: service.port, pid: service.pid, headers: { host: `localhost:${service.port}`, authorization: `Bearer ${token}` }, stop: service.stop };
+  } catch (error) {
+    await service.stop();
+    throw error;
   }
+}
+
+/**
+ * Another process on an already bootstrapped database (startService bootstraps it and reads
+ * the token it writes), without metrics; `env`: further PLATFORM_* settings.
+ */
+export async function startPeer(databaseUrl: string, env: Record<string, string>): Promise<{ port: number; pid: number | undefined; stop(): Promise<void> }> {
+  return launch(databaseUrl, () => ({ PLATFORM_METRICS_BIND: "", ...env }));
+}
+
+/** One API call to the service at `port` (as the bootstrapped instance's administrator), failing unless it answers `status`. */
+export async function callApi(port: number, headers: ServiceUnderTest["headers"], method: string, path: string, body: unknown, status: number): Promise<any> {
+  const res = await requestJson(port, method, path, { headers: { ...headers, host: `localhost:${port}` }, body });
+  if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 /** Creates `count` targets over REST, eight at a time; returns their ids. */

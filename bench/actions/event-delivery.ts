@@ -9,17 +9,12 @@
  * service is stopped, and the clock runs from the first delivery the restarted processes
  * make to the last: what is measured is draining the outbox, not creating users.
  */
-import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { signatureHeader } from "../../src/actions/signature.js";
 import { createBenchDatabase } from "../database.js";
-import { requestJson } from "../http-json.js";
-import { freePort, startNode, waitFor } from "../processes.js";
-import { DATABASE_URL, HOST, MASTER_KEY, ROOT } from "../settings.js";
-import { serviceEnv, startService, type ServiceUnderTest } from "../service.js";
+import { DATABASE_URL, HOST } from "../settings.js";
+import { callApi as call, startPeer, startService, type ServiceUnderTest } from "../service.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS || 3000);
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY || 10);
@@ -99,12 +94,6 @@ const asleep = { PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "1h" };
 const awake = { PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms", PLATFORM_ACTIONS_DELIVERY_CONCURRENCY: String(CONCURRENCY) };
 const common = { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true" };
 
-async function call(port: number, headers: ServiceUnderTest["headers"], method: string, path: string, body: unknown, status: number) {
-  const res = await requestJson(port, method, path, { headers: { ...headers, host: `localhost:${port}` }, body });
-  if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 /** `EVENTS` machine users, eight at a time: one user.machine.added each, one delivery each. */
 async function backlog(port: number, headers: ServiceUnderTest["headers"], tag: string): Promise<void> {
   for (let start = 0; start < EVENTS; start += 8) {
@@ -114,37 +103,6 @@ async function backlog(port: number, headers: ServiceUnderTest["headers"], tag: 
       ),
     );
   }
-}
-
-/**
- * Another process on the already bootstrapped database (bench/service.ts's startService
- * expects to bootstrap it and read the token it writes): one worker, ready.
- */
-async function startPeer(databaseUrl: string, env: Record<string, string>): Promise<{ port: number; stop(): Promise<void> }> {
-  const dataDir = await mkdtemp(join(tmpdir(), "platform-bench-peer-"));
-  const port = await freePort();
-  const child = startNode(join(ROOT, "dist/src/main.js"), serviceEnv({
-    PLATFORM_PORT: String(port),
-    PLATFORM_BIND: HOST,
-    PLATFORM_EXTERNAL_URL: `http://localhost:${port}`,
-    DATABASE_URL: databaseUrl,
-    PLATFORM_MASTERKEY: MASTER_KEY,
-    PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_WORKERS: "1",
-    PLATFORM_METRICS_BIND: "",
-    LOG_LEVEL: "warn",
-    ...env,
-  }));
-  child.process.stdout!.resume();
-  const stop = async () => {
-    await child.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  await waitFor(child, "service", async () => (await requestJson(port, "GET", "/ready")).status === 200).catch(async (error: unknown) => {
-    await stop();
-    throw error;
-  });
-  return { port, stop };
 }
 
 async function drain(processes: number, databaseUrl: string, headers: ServiceUnderTest["headers"], receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<number> {

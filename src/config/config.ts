@@ -5,7 +5,7 @@ import { randomAlphanumeric } from "../crypto/tokens.js";
 import type { Argon2Params } from "../crypto/passwords.js";
 import { FEATURE_DEFAULTS, isFeatureName, type FeatureSet } from "../domain/feature/catalog.js";
 import { notificationProviderSettings, type NotificationProviderSettings } from "./notification-providers.js";
-import { baseUrl, boolean, ConfigError, duration, HOUR_MS, hostPort, integer, TEN_YEARS_MS, url } from "./env.js";
+import { baseUrl, boolean, ConfigError, dnsServers, duration, HOUR_MS, hostPort, integer, TEN_YEARS_MS, url } from "./env.js";
 
 export { ConfigError };
 
@@ -51,6 +51,20 @@ export interface Config {
   actions: ActionSettings;
   notificationProviders: NotificationProviderSettings;
   notifications: NotificationOutboxSettings;
+  domainValidation: DomainValidationSettings;
+}
+
+/** Proving that an organization owns a domain (src/domain/org-domain/validation.ts). */
+export interface DomainValidationSettings {
+  /** ValidateDomain accepts a token this long after it was generated. */
+  tokenTtlMs: number;
+  /** Servers asked for TXT records and, when set, for the address of the HTTP check; undefined: the system's. */
+  dnsServers: string[] | undefined;
+  /** Bounds one DNS lookup. */
+  dnsTimeoutMs: number;
+  /** Ports the HTTP check calls: 443 and 80 but where the service reaches the web through a port mapping, or in tests. */
+  httpsPort: number;
+  httpPort: number;
 }
 
 /** The outbox of messages (src/notifications/outbox/) and the codes they carry. */
@@ -65,8 +79,12 @@ export interface NotificationOutboxSettings {
   retentionMs: number;
   /** How often each process sweeps the log (and wipes the content of expired failed messages). */
   sweepIntervalMs: number;
-  /** How long a verification code lasts, per channel. */
-  codeTtlMs: { email: number; sms: number };
+  /** How long a code lasts: verification and reset codes per channel, invitations. */
+  codeTtlMs: { email: number; sms: number; invite: number };
+  /** At most one password reset code per user this often. */
+  resetIntervalMs: number;
+  /** The login pages answer a reset request no sooner than this, found or not, so that timing tells nothing. */
+  resetAnswerMs: number;
 }
 
 /** Calls of action targets (src/actions/). */
@@ -303,7 +321,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       codeTtlMs: {
         email: duration(env, "PLATFORM_CODE_TTL_EMAIL", "1h", 720 * HOUR_MS),
         sms: duration(env, "PLATFORM_CODE_TTL_PHONE", "10m", 24 * HOUR_MS),
+        invite: duration(env, "PLATFORM_CODE_TTL_INVITE", "72h", 720 * HOUR_MS),
       },
+      resetIntervalMs: duration(env, "PLATFORM_PASSWORD_RESET_INTERVAL", "1m", 24 * HOUR_MS, 0),
+      resetAnswerMs: duration(env, "PLATFORM_PASSWORD_RESET_ANSWER_TIME", "500ms", 10_000, 0),
+    },
+    domainValidation: {
+      tokenTtlMs: duration(env, "PLATFORM_DOMAIN_VALIDATION_TTL", "72h", 720 * HOUR_MS, 60_000),
+      dnsServers: dnsServers(env, "PLATFORM_DNS_SERVERS"),
+      dnsTimeoutMs: duration(env, "PLATFORM_DNS_TIMEOUT", "5s", 60_000, 100),
+      httpsPort: integer(env, "PLATFORM_DOMAIN_VALIDATION_HTTPS_PORT", 443, 1, 65535),
+      httpPort: integer(env, "PLATFORM_DOMAIN_VALIDATION_HTTP_PORT", 80, 1, 65535),
     },
   };
 }

@@ -1,3 +1,5 @@
+import { isIP } from "node:net";
+
 /** Readers of environment variables: each refuses a bad value with a ConfigError naming it. */
 
 export class ConfigError extends Error {
@@ -68,3 +70,23 @@ export function url(env: NodeJS.ProcessEnv, name: string, fallback: string): URL
 
 /** An http(s) URL that paths are appended to: without its trailing slash. */
 export const baseUrl = (env: NodeJS.ProcessEnv, name: string, fallback: string) => url(env, name, fallback).href.replace(/\/+$/, "");
+
+/**
+ * Comma-separated DNS servers as node:dns `setServers` takes them: `ip`, `ip:port`,
+ * `[ipv6]:port` (a bare IPv6 address means port 53). Addresses only: a server's own name
+ * would need a resolver first. Unset or empty: undefined (the system's servers).
+ */
+export function dnsServers(env: NodeJS.ProcessEnv, name: string, max = 16): string[] | undefined {
+  const raw = env[name] ?? "";
+  const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) return undefined;
+  if (items.length > max) throw new ConfigError(`${name} names ${items.length} DNS servers; at most ${max}`);
+  return items.map((item) => {
+    const match = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(item) ?? /^([0-9.]+):(\d{1,5})$/.exec(item);
+    const [address, port] = match ? [match[1]!, Number(match[2])] : [item, 53];
+    if (isIP(address) === 0 || port < 1 || port > 65535) {
+      throw new ConfigError(`${name} must list DNS servers as ip, ip:port or [ipv6]:port separated by commas, not "${item}"`);
+    }
+    return isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+  });
+}

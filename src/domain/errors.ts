@@ -7,7 +7,8 @@ export type ErrorKind =
   | "not_found"
   | "already_exists"
   | "failed_precondition"
-  | "permission_denied";
+  | "permission_denied"
+  | "resource_exhausted";
 
 export class DomainError extends Error {
   constructor(
@@ -26,3 +27,4 @@ export const alreadyExists = (message: string) => new DomainError("already_exist
 export const failedPrecondition = (message: string) =>
   new DomainError("failed_precondition", message);
 export const permissionDenied = (message: string) => new DomainError("permission_denied", message);
+export const resourceExhausted = (message: string) => new DomainError("resource_exhausted", message);

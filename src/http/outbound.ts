@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { type LookupAddress, type LookupOptions } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
@@ -37,7 +38,14 @@ export interface OutboundRequest {
   body?: string | Buffer;
   /** Bounds the whole call: connecting, sending, waiting and reading. */
   timeoutMs: number;
+  /**
+   * Finds the host's addresses instead of the system's resolver (domain validation asks the
+   * operator's DNS servers); the private-address policy applies to what it finds all the same.
+   */
+  resolve?: AddressResolver;
 }
+
+export type AddressResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export interface OutboundResponse {
   status: number;
@@ -79,16 +87,23 @@ export function isInternalAddress(address: string): boolean {
   return INTERNAL.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
+/** A connection's lookup through a resolver, refusing an internal address whatever the name unless allowed. */
+function lookupThrough(resolve: (hostname: string, options: LookupOptions) => Promise<LookupAddress[]>, allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, options).then(
+      (addresses) => {
+        const internal = allowPrivate ? undefined : addresses.find((a) => isInternalAddress(a.address));
+        if (internal) return callback(new OutboundError("refused", `${hostname} resolves to the internal address ${internal.address}`), "", 0);
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        return callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, "", 0),
+    );
+  };
+}
+
 /** dns.lookup, refusing to connect to an internal address whatever the name. */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, "", 0);
-    const internal = addresses.find((a) => isInternalAddress(a.address));
-    if (internal) return callback(new OutboundError("refused", `${hostname} resolves to the internal address ${internal.address}`), "", 0);
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    return callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+const guardedLookup = lookupThrough((hostname, options) => dnsLookup(hostname, { ...options, all: true }), false);
 
 export class OutboundClient {
   private readonly agents: { http: http.Agent; https: https.Agent };
@@ -113,9 +128,13 @@ export class OutboundClient {
     const signal = AbortSignal.timeout(request.timeoutMs);
     return new Promise<OutboundResponse>((resolve, reject) => {
       const fail = (error: unknown) => reject(asOutboundError(error, signal, request.timeoutMs));
+      // Addresses of a resolver of the caller's: a connection of its own, not a pooled one.
+      const connection = request.resolve
+        ? { agent: false as const, lookup: lookupThrough(request.resolve, this.options.allowPrivate) }
+        : { agent: url.protocol === "https:" ? this.agents.https : this.agents.http };
       const req = (url.protocol === "https:" ? https : http).request(
         url,
-        { method: request.method ?? "GET", headers: request.headers, agent: url.protocol === "https:" ? this.agents.https : this.agents.http, signal },
+        { method: request.method ?? "GET", headers: request.headers, ...connection, signal },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;

@@ -12,7 +12,8 @@ import type { SecretBox } from "../crypto/encryption.js";
 import type { PasswordHasher } from "../crypto/passwords.js";
 import { JWT_BEARER } from "./clients.js";
 import { loginPages } from "./login/pages.js";
-import { verifyEmailPage } from "./login/verify-email.js";
+import { codePages } from "./login/code-pages.js";
+import type { VerificationSettings } from "../domain/user/verification.js";
 import { loginSettingsKind } from "../domain/settings/login.js";
 import { externalLogin } from "./login/external/flow.js";
 import { upstreamCalls } from "./login/external/upstream.js";
@@ -83,6 +84,8 @@ export interface OidcMountDeps {
   outbound: OutboundClient;
   /** Action functions that add claims to userinfo (preuserinfo). */
   functions: ActionFunctions;
+  /** Codes by message, which the login pages send and check. */
+  codes: VerificationSettings;
 }
 
 /**
@@ -116,10 +119,10 @@ export function oidcMount(deps: OidcMountDeps) {
       if (served === "login") {
         const { provider } = await providers.get(issuer, instance.id);
         const csrfKey = deps.box.derive(`login-forms:${instance.id}`);
-        const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes };
+        const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes, codes: deps.codes, resetAnswerMs: config.notifications.resetAnswerMs };
         await inRequestScope({ db, jwtBearer: false }, async () => {
           if (await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger })) return;
-          if (!(await verifyEmailPage(req, res, { ...login, box: deps.box }))) await loginPages(req, res, login);
+          if (!(await codePages(req, res, login))) await loginPages(req, res, login);
         });
         return true;
       }

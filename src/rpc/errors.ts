@@ -9,6 +9,7 @@ const CODES: Record<ErrorKind, Code> = {
   already_exists: Code.AlreadyExists,
   failed_precondition: Code.FailedPrecondition,
   permission_denied: Code.PermissionDenied,
+  resource_exhausted: Code.ResourceExhausted,
 };
 
 type Mapped = [Code, string];

@@ -37,8 +37,9 @@ import { SigningKeys } from "../oidc/signing-keys.js";
 import { ActionFunctions } from "../actions/functions.js";
 import { ExecutionPlans } from "../actions/plans.js";
 import { OutboundClient } from "../http/outbound.js";
+import { DnsLookups } from "../dns/lookups.js";
 import { ProviderSender } from "../notifications/providers/sender.js";
-import { verifyEmailPath } from "../oidc/login/verify-email.js";
+import { CODE_PAGE_PATHS } from "../oidc/login/code-links.js";
 import { createCors } from "./cors.js";
 import { TenantResolver } from "./tenant-resolver.js";
 import { hostAliases, requestAuthority } from "./host.js";
@@ -73,6 +74,11 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const hasher = createPasswordHasher(config.passwords);
   // The one client for calls to other servers: action targets, upstream identity providers, SMS and http notification providers.
   const outbound = new OutboundClient({ allowPrivate: config.outbound.allowPrivate, maxResponseBytes: config.outbound.maxResponseBytes });
+  const { dnsServers, dnsTimeoutMs, httpsPort, httpPort, tokenTtlMs } = config.domainValidation;
+  const domainValidation = {
+    clients: { outbound, outboundTimeoutMs: config.outbound.timeoutMs, dns: new DnsLookups({ servers: dnsServers, timeoutMs: dnsTimeoutMs }), ports: { https: httpsPort, http: httpPort } },
+    tokenTtlMs,
+  };
   const notifications = new ProviderSender({
     db: store.db,
     box,
@@ -82,12 +88,12 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     allowPrivate: config.outbound.allowPrivate,
     outboundTimeoutMs: config.outbound.timeoutMs,
   });
-  const verification = { box, codeTtlMs: config.notifications.codeTtlMs, messageMaxAgeMs: config.notifications.maxAgeMs, verifyEmailPath };
+  const verification = { box, codeTtlMs: config.notifications.codeTtlMs, messageMaxAgeMs: config.notifications.maxAgeMs, resetIntervalMs: config.notifications.resetIntervalMs, paths: CODE_PAGE_PATHS };
   const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
   const executions = { store, plans, outbound, flags, logger };
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
   const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, lookups, flags, functions }, config.oidc.providerCacheSize);
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions });
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions, codes: verification });
   const router = createConnectRouter({
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
@@ -100,7 +106,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

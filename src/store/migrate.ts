@@ -15,6 +15,7 @@ import * as actionDeliveries from "./migrations/0012-action-deliveries.js";
 import * as instanceEventIndex from "./migrations/0014-instance-event-index.js";
 import * as notificationProviders from "./migrations/0015-notification-providers.js";
 import * as notifications from "./migrations/0017-notifications.js";
+import * as domainValidation from "./migrations/0018-domain-validation.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   "0014-instance-event-index": instanceEventIndex,
   "0015-notification-providers": notificationProviders,
   "0017-notifications": notifications,
+  "0018-domain-validation": domainValidation,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

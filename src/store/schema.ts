@@ -100,7 +100,12 @@ export interface OrgDomainTable extends ProjectionColumns {
   is_verified: boolean;
   /** The domain made from the organization's name at its creation. */
   is_generated: boolean;
+  /** The pending ownership proof (GenerateDomainValidation); all three null when none is. */
+  validation_type: ColumnType<DomainValidationType | null, DomainValidationType | null | undefined, DomainValidationType | null>;
+  validation_token: ColumnType<string | null, string | null | undefined, string | null>;
+  validation_created_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
+export type DomainValidationType = "dns" | "http";
 export type OrgDomainRow = Selectable<OrgDomainTable>;
 
 export type UserState = "active" | "inactive" | "locked";

@@ -13,6 +13,7 @@ import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provide
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { TestDnsServer } from "../support/dns-server.js";
 import { gitlab } from "../idps/helpers.js";
 import { linkAccount } from "../users/idp-links.js";
 
@@ -94,6 +95,8 @@ interface Scene {
   deliveredDelivery(): Promise<string>;
   /** Links a person to a new account at the fixture identity provider, as an external login does. */
   linkAccount(userId: string): Promise<{ idpId: string; externalUserId: string }>;
+  /** Publishes TXT records at the test DNS server the service asks (PLATFORM_DNS_SERVERS). */
+  publishTxt(name: string, records: string[]): void;
 }
 
 interface Row {
@@ -538,6 +541,65 @@ const ROWS: Row[] = [
     expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
     request: () => ({ domain: NO_SUCH_DOMAIN }),
   },
+  {
+    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for an added domain of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      s.memo.domain = await addDomainAsAdmin(s, s.org.id);
+      return { domain: s.memo.domain, type: "DOMAIN_VALIDATION_TYPE_DNS" };
+    },
+    async check(s, r, outcome) {
+      if (outcome === OK) expect((r as { message: JsonObject }).message.location).toBe(`_platform-challenge.${s.memo.domain}`);
+    },
+  },
+  {
+    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for the generated primary domain of the organization acted in",
+    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    request: (s) => ({ domain: s.org.primary, type: "DOMAIN_VALIDATION_TYPE_HTTP" }),
+  },
+  {
+    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for a domain of the other organization, with ctx.orgId of the one acted in",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    async request(s) {
+      return { domain: await addDomainAsAdmin(s, s.other.id), type: "DOMAIN_VALIDATION_TYPE_DNS", ctx: { orgId: s.org.id } };
+    },
+  },
+  {
+    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for a domain no organization has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ domain: NO_SUCH_DOMAIN, type: "DOMAIN_VALIDATION_TYPE_DNS" }),
+  },
+  {
+    service: DOMAINS, rpc: "ValidateDomain", what: "an added domain of the organization acted in whose TXT record holds its token",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      s.memo.domain = await addDomainAsAdmin(s, s.org.id);
+      const generated = await must(s.admin(DOMAINS, "GenerateDomainValidation", { domain: s.memo.domain, type: "DOMAIN_VALIDATION_TYPE_DNS" }), "admin GenerateDomainValidation");
+      s.publishTxt(`_platform-challenge.${s.memo.domain}`, [String(generated.token)]);
+      return { domain: s.memo.domain };
+    },
+    async check(s, _r, outcome) {
+      const found = await must(s.admin(DOMAINS, "SearchDomains", { filters: [{ domain: { domain: s.memo.domain!, method: "TEXT_FILTER_METHOD_EQUALS" } }] }), "admin SearchDomains");
+      expect(((found.result as JsonObject[])[0]!.isVerified ?? false), "verified afterwards").toBe(outcome === OK);
+    },
+  },
+  {
+    service: DOMAINS, rpc: "ValidateDomain", what: "an added domain of the organization acted in without a token",
+    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    request: async (s) => ({ domain: await addDomainAsAdmin(s, s.org.id) }),
+  },
+  {
+    service: DOMAINS, rpc: "ValidateDomain", what: "a domain of the other organization, with ctx.orgId of the one acted in",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    async request(s) {
+      return { domain: await addDomainAsAdmin(s, s.other.id), ctx: { orgId: s.org.id } };
+    },
+  },
+  {
+    service: DOMAINS, rpc: "ValidateDomain", what: "a domain no organization has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ domain: NO_SUCH_DOMAIN }),
+  },
 
   // PlatformActions: instance-wide, no organization has any of it.
   {
@@ -871,6 +933,41 @@ const ROWS: Row[] = [
     expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
     request: async (s) => ({ id: await freshUser(s, "human") }),
     cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ResetPassword", what: "of a person of the organization acted in, answering the code",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human"), returnCode: true }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ResetPassword", what: "of the plain user, answering the code (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: (s) => ({ id: s.plainId, returnCode: true }),
+  },
+  {
+    service: USERS, rpc: "ResetPassword", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "SetPassword", what: "of the plain user, with a reset code instead of its current password (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      const { code } = await must(s.admin(USERS, "ResetPassword", { id: s.plainId, returnCode: true }), "admin ResetPassword");
+      return { id: s.plainId, password: { newPassword: PLAIN_PASSWORD, verificationCode: String(code) } };
+    },
+  },
+  {
+    service: USERS, rpc: "ResendInvite", what: "of a person of the organization acted in without a password, answering the code",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human"), returnCode: true }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ResendInvite", what: "of the plain user, who has a password (no self)",
+    expect:                                   [U,   FP,    FP,  D,      D,     D,     D,    D,    D],
+    request: (s) => ({ id: s.plainId }),
   },
   {
     service: USERS, rpc: "LockUser", what: "an active user of the organization acted in",
@@ -1317,6 +1414,8 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
   let userInB: string;
   const tokens = new Map<Column, string | undefined>();
   const userIds = new Map<Column, string>();
+  /** Answers ValidateDomain's TXT questions, so that its rows never leave the machine. */
+  const dns = new TestDnsServer();
   let counter = 0;
   const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
   const admin = (service: DescService, rpc: string, req: JsonObject) => protocolClient(service, "grpc", server.baseUrl).call(rpc, req, server.adminToken);
@@ -1351,7 +1450,7 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer(kind);
+    server = await startTestServer(kind, { PLATFORM_DNS_SERVERS: await dns.start(), PLATFORM_PASSWORD_RESET_INTERVAL: "0s" });
     a = await createOrg("Matrix A");
     b = await createOrg("Matrix B");
     await must(admin(DOMAINS, "AddDomain", { domain: { domain: "added-a.matrix.example" }, ctx: { orgId: a.id } }), "A's added domain");
@@ -1389,7 +1488,10 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
       else userInB = detailsId(made);
     }
   });
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    await dns.close();
+  });
 
   /** A search answer against its row's "visible" cell; what the admin sees is the reference. */
   async function checkVisible(row: Row, s: Scene, r: CallResult, visible: Visible) {
@@ -1450,6 +1552,7 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
         const s: Scene = {
           column, protocol, org, other: org.id === b.id ? a : b, a, b, defaultOrgId: server.defaultOrgId, targetId, instanceId: server.instanceId,
           self: userIds.get(column) ?? plainId, plainId, baseUrl: server.baseUrl, memo: {}, admin, unique, deliveredDelivery, linkAccount: linkAccountOf,
+          publishTxt: (name, records) => dns.txt.set(name, records),
         };
         try {
           const request = await row.request(s);

@@ -241,6 +241,9 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain }, protocol), `${protocol} DeleteDomain ${domain}`);
       expectNotFound(await asA(DOMAINS, "SetAsPrimary", { domain }, protocol), `${protocol} SetAsPrimary ${domain}`);
       expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain, ctx: { orgId: aOrg.id } }, protocol), `${protocol} DeleteDomain ${domain} in A's org`);
+      expectNotFound(await asA(DOMAINS, "GenerateDomainValidation", { domain, type: "DOMAIN_VALIDATION_TYPE_DNS" }, protocol), `${protocol} GenerateDomainValidation ${domain}`);
+      expectNotFound(await asA(DOMAINS, "ValidateDomain", { domain }, protocol), `${protocol} ValidateDomain ${domain}`);
+      expectNotFound(await asA(DOMAINS, "ValidateDomain", { domain, ctx: { orgId: aOrg.id } }, protocol), `${protocol} ValidateDomain ${domain} in A's org`);
     }
   });
 
@@ -335,7 +338,8 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
         for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys", "ListIDPLinks"]) await nf(label, rpc, { id, ...c });
         await nf(label, "DeleteIDPLink", { id, ...bLink, ...c });
         for (const rpc of ["VerifyEmail", "VerifyPhone"]) await nf(label, rpc, { id, verification: { code: "ACDEFGHJ" }, ...c });
-        for (const rpc of ["ResendEmailCode", "ResendPhoneCode"]) await nf(label, rpc, { id, returnCode: true, ...c });
+        for (const rpc of ["ResendEmailCode", "ResendPhoneCode", "ResetPassword", "ResendInvite"]) await nf(label, rpc, { id, returnCode: true, ...c });
+        await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!", verificationCode: "ACDEFGHJ" }, ...c });
         await nf(label, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() }, ...c });
         await nf(label, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() }, ...c });
         await nf(label, "DeletePersonalAccessToken", { id, patId: bPatId, ...c });

@@ -1,5 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import { PROTOCOLS, protocolClient, type Protocol } from "../support/clients.js"
 import { DATABASE_KINDS } from "../support/database.js";
 import { setInstanceFlag } from "../support/features.js";
 import { okMessage } from "../support/results.js";
+import { readmeVerify } from "../support/readme-verify.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
 import { humanUser, uniqueName } from "../users/helpers.js";
@@ -324,12 +323,3 @@ describe("outbound safety for targets (pglite)", () => {
     expect(receiver.calls).toHaveLength(0);
   });
 });
-
-/** The verification function the README gives receivers, taken from the README itself. */
-function readmeVerify(): (header: string, body: string, key: string) => boolean {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const block = /```js\n(import \{ createHmac, timingSafeEqual \} from "node:crypto";[\s\S]*?function verify\([\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error("README.md has no js block with the verify function");
-  const source = block[1]!.replace(/^import .*$/m, "");
-  return new Function("createHmac", "timingSafeEqual", "Buffer", `${source}\nreturn verify;`)(createHmac, timingSafeEqual, Buffer) as never;
-}

@@ -59,6 +59,7 @@ describe("the OpenAPI document, documented from the proto comments", () => {
     expect(document.tags).toEqual([
       { name: "PlatformActions", description: PROTO_COMMENTS["platform.resources.action.v3alpha.PlatformActions"] },
       { name: "PlatformApps", description: PROTO_COMMENTS["platform.resources.app.v3alpha.PlatformApps"] },
+      { name: "PlatformDomainSettings", description: PROTO_COMMENTS["platform.settings.domain.v3alpha.PlatformDomainSettings"] },
       { name: "PlatformDomains", description: PROTO_COMMENTS["platform.resources.domain.v3alpha.PlatformDomains"] },
       { name: "PlatformFeatureSettings", description: PROTO_COMMENTS["platform.settings.feature.v3alpha.PlatformFeatureSettings"] },
       { name: "PlatformGrants", description: PROTO_COMMENTS["platform.resources.grant.v3alpha.PlatformGrants"] },

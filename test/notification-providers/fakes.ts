@@ -49,6 +49,8 @@ export interface Delivered {
   secure: boolean;
   raw: string;
   mail: ParsedMail;
+  /** When the server accepted it (Date.now()). */
+  at: number;
 }
 
 export interface SmtpServerOptions {
@@ -58,6 +60,8 @@ export interface SmtpServerOptions {
   authMethods?: ("PLAIN" | "LOGIN")[];
   /** TLS from the first byte instead of STARTTLS. */
   implicitTls?: boolean;
+  /** Holds each message this long before accepting it: a relay slow enough that several senders overlap. */
+  acceptDelayMs?: number;
 }
 
 /**
@@ -96,6 +100,7 @@ export class TestSmtpServer extends EventEmitter {
         const chunks: Buffer[] = [];
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", async () => {
+          if (options.acceptDelayMs) await new Promise((resolve) => setTimeout(resolve, options.acceptDelayMs));
           const raw = Buffer.concat(chunks).toString("utf8");
           this.delivered.push({
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
@@ -105,6 +110,7 @@ export class TestSmtpServer extends EventEmitter {
             secure: session.secure,
             raw,
             mail: await simpleParser(raw),
+            at: Date.now(),
           });
           done();
           this.emit("delivered");
@@ -113,8 +119,9 @@ export class TestSmtpServer extends EventEmitter {
     });
   }
 
-  async start(): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+  /** Listens on `port` (a free one by default: a relay that comes up where one was down takes the old port). */
+  async start(port = 0): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(port, "127.0.0.1", resolve));
     return (this.#server.server.address() as AddressInfo).port;
   }
 

@@ -3,14 +3,17 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
-import { verifySignature } from "../../src/actions/signature.js";
+import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { comparable, PROTOCOL_TOKEN } from "../support/comparable.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { okMessage } from "../support/results.js";
+import { readmeVerify } from "../support/readme-verify.js";
 import { serviceClient } from "../support/service-client.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
+import { until } from "../support/until.js";
+import { humanUser, uniqueName } from "../users/helpers.js";
 import { TwilioFake } from "./fakes.js";
 import { ACCOUNT_SID, SERVICE_SID, TOKEN, twilioSettings } from "./requests.js";
 
@@ -104,7 +107,8 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
     }
   });
 
-  it("signs what http providers of both families receive, with the key their create answered once", async () => {
+  it("signs what http providers of both families receive, with the key their create answered once, as the README's check verifies", async () => {
+    const verify = readmeVerify();
     for (const [service, family] of [[PlatformSMTPProviders, "SMTP"], [PlatformSMSProviders, "SMS"]] as const) {
       for (const protocol of PROTOCOLS) {
         const client = protocolClient(service, protocol, server.baseUrl);
@@ -120,7 +124,7 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
         okMessage(await call(`Test${family}Provider`, { id, test: { receiver: to } }));
         const [received] = receiver.callsTo(path);
         expect(received, `${family} ${protocol}`).toBeDefined();
-        expect(verifySignature(String(received!.headers["platform-signature"]), received!.raw, made.signingKey)).toBe(true);
+        expect(verify(String(received!.headers["platform-signature"]), received!.raw, made.signingKey)).toBe(true);
         expect(received!.body).toMatchObject({ instanceId: server.instanceId, channel: family === "SMTP" ? "email" : "sms", to });
         if (family === "SMTP") expect(received!.body).toMatchObject({ subject: "Test email", text: expect.any(String), html: expect.stringContaining("<p>") });
 
@@ -130,9 +134,27 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
         const failed = await call(`Test${family}Provider`, { id, test: { receiver: to } });
         expect(failed).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "the provider's endpoint answered HTTP 503: down for maintenance" });
         const again = receiver.callsTo(path)[1]!;
-        expect(verifySignature(String(again.headers["platform-signature"]), again.raw, regenerated.signingKey)).toBe(true);
-        expect(verifySignature(String(again.headers["platform-signature"]), again.raw, made.signingKey), "the old key signs no more").toBe(false);
+        expect(verify(String(again.headers["platform-signature"]), again.raw, regenerated.signingKey)).toBe(true);
+        expect(verify(String(again.headers["platform-signature"]), again.raw, made.signingKey), "the old key signs no more").toBe(false);
       }
+    }
+  });
+
+  it("sends the outbox's messages through an active http provider, signed as the README's check verifies", async () => {
+    const verify = readmeVerify();
+    const smtp = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken);
+    const made = await smtp.ok("CreateSMTPProvider", { provider: { description: "outbox hook", http: { url: `${origin}/outbox` } } });
+    await smtp.ok("ActivateSMTPProvider", { id: made.details.id });
+    try {
+      const name = uniqueName("hook");
+      await serviceClient(PlatformUsers, server.baseUrl, server.adminToken).ok("CreateUser", { user: humanUser(name) });
+      const call = await until("the message's POST", () => receiver.callsTo("/outbox").find((c) => c.body.to === `${name}@mail.example`));
+      expect(verify(String(call.headers["platform-signature"]), call.raw, made.signingKey)).toBe(true);
+      expect(verify(String(call.headers["platform-signature"]), call.raw, `${made.signingKey}x`)).toBe(false);
+      expect(call.body).toMatchObject({ instanceId: server.instanceId, channel: "email", to: `${name}@mail.example`, subject: expect.stringMatching(/\S/), text: expect.stringMatching(/\S/), html: expect.stringContaining("<") });
+      expect(receiver.callsTo("/outbox")).toHaveLength(1);
+    } finally {
+      await smtp.ok("DeleteSMTPProvider", { id: made.details.id });
     }
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
@@ -21,6 +22,9 @@ import { humanUser, uniqueName } from "../users/helpers.js";
  * sent by the worker through a real SMTP server (and Twilio's fake), in the person's
  * language, verified through the API and the login page's link.
  */
+
+/** People with a password: one without is invited instead (password-reset.test.ts). */
+const person = (name: string, extra: JsonObject = {}, profile: JsonObject = {}) => humanUser(name, { password: "Corr3ct-horse!", ...extra }, profile);
 
 const CODE = /\b[ACDEFGHJKMNPQRTUVWXY34679]{8}\b/;
 const codeIn = (text: string | undefined) => CODE.exec(text ?? "")?.[0] ?? expect.fail(`no code in ${text}`);
@@ -71,7 +75,7 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
 
   it("mails a new person's code in their language; VerifyEmail takes it once, and a wrong one is refused alike", async () => {
     const name = uniqueName("de");
-    const id = (await users().ok("CreateUser", { user: humanUser(name, {}, { displayName: "Grete Müller", preferredLanguage: "de" }) })).details.id;
+    const id = (await users().ok("CreateUser", { user: person(name, {}, { displayName: "Grete Müller", preferredLanguage: "de" }) })).details.id;
     const mail = await mailTo(`${name}@mail.example`);
     expect(mail.mail.subject).toMatch(/^Bestätigen Sie Ihre E-Mail-Adresse für /);
     expect(mail.mail.text).toContain("Hallo Grete Müller");
@@ -88,7 +92,7 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
 
   it("answers the code instead of sending it with returnCode; five wrong codes void it", async () => {
     const name = uniqueName("rc");
-    const created = await users().ok("CreateUser", { user: humanUser(name), returnCode: true });
+    const created = await users().ok("CreateUser", { user: person(name), returnCode: true });
     const id = created.details.id;
     expect(created.emailCode).toMatch(CODE);
     for (let i = 0; i < 5; i++) await notInvalid("VerifyEmail", id, "WRONGCDE");
@@ -100,8 +104,8 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
 
   it("replaces the code on ResendEmailCode and on a changed address; the old one stops working", async () => {
     const name = uniqueName("rs");
-    const id = (await users().ok("CreateUser", { user: humanUser(name), returnCode: true })).details.id;
-    const first = await users().ok("CreateUser", { user: humanUser(uniqueName("x")), returnCode: true });
+    const id = (await users().ok("CreateUser", { user: person(name), returnCode: true })).details.id;
+    const first = await users().ok("CreateUser", { user: person(uniqueName("x")), returnCode: true });
     const resent = await users().ok("ResendEmailCode", { id, returnCode: true });
     expect(resent.code).toMatch(CODE);
     const changed = await users().ok("PatchUser", { id, user: { human: { email: { address: `${name}-new@mail.example` } } }, returnCode: true });
@@ -111,14 +115,14 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
     await users().ok("VerifyEmail", { id, verification: { code: changed.emailCode } });
     expect((await users().ok("GetUser", { id })).user.human.email).toEqual({ address: `${name}-new@mail.example`, isVerified: true });
 
-    const sent = await users().ok("ResendEmailCode", { id: (await users().ok("CreateUser", { user: humanUser(`${name}s`) })).details.id });
+    const sent = await users().ok("ResendEmailCode", { id: (await users().ok("CreateUser", { user: person(`${name}s`) })).details.id });
     expect(sent.code ?? "", "a sent code is not answered").toBe("");
     expect(await users().call("ResendEmailCode", { id: "no-such-user" })).toMatchObject({ ok: false, code: Code.NotFound });
   });
 
   it("the message's link opens a form that verifies when posted, never on the GET a mail scanner makes", async () => {
     const name = uniqueName("ln");
-    const id = (await users().ok("CreateUser", { user: humanUser(name) })).details.id;
+    const id = (await users().ok("CreateUser", { user: person(name) })).details.id;
     const link = new URL(/http:\/\/localhost\/ui\/login\/email\/verify\?\S+/.exec((await mailTo(`${name}@mail.example`)).mail.text ?? "")![0]);
     const page = await fetch(`${server.baseUrl}${link.pathname}${link.search}`);
     expect(page.status).toBe(200);
@@ -144,7 +148,7 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
     const provider = (await sms.ok("CreateSMSProvider", { provider: { description: "twilio", twilio: twilioSettings() } })).details.id;
     await sms.ok("ActivateSMSProvider", { id: provider });
     const number = `+4179${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
-    const id = (await users().ok("CreateUser", { user: humanUser(uniqueName("ph"), { phone: { number } }) })).details.id;
+    const id = (await users().ok("CreateUser", { user: person(uniqueName("ph"), { phone: { number } }) })).details.id;
     const call = await until("Twilio's call", () => twilio.calls.find((c) => c.form.get("To") === number));
     expect(call.form.get("From")).toBe("+15005550006");
     const code = codeIn(call.form.get("Body") ?? "");
@@ -162,7 +166,7 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
 
   it("logs each message without its code, in no answer, event or stored row in the clear", async () => {
     const name = uniqueName("lg");
-    const id = (await users().ok("CreateUser", { user: humanUser(name) })).details.id;
+    const id = (await users().ok("CreateUser", { user: person(name) })).details.id;
     const code = codeIn((await mailTo(`${name}@mail.example`)).mail.text);
     const found = await until("the log says sent", async () => {
       const rows = (await log().ok("SearchNotifications", { filters: [{ user: { userId: id } }] })).result ?? [];
@@ -183,7 +187,7 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
 
   it.each(PROTOCOLS)("verifies and resends alike over %s", async (protocol) => {
     const api = serviceClient(PlatformUsers, server.baseUrl, server.adminToken, protocol);
-    const id = (await api.ok("CreateUser", { user: humanUser(uniqueName("pr")), returnCode: true })).details.id;
+    const id = (await api.ok("CreateUser", { user: person(uniqueName("pr")), returnCode: true })).details.id;
     const { code } = await api.ok("ResendEmailCode", { id, returnCode: true });
     expect(await api.call("VerifyEmail", { id, verification: { code: "" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
     expect(await api.call("VerifyEmail", { id, verification: { code: "AAAAAAA9" } })).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the code is not valid" });
@@ -219,7 +223,7 @@ describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (
 
   it("keeps a message pending while no provider is active and sends it as soon as one is activated", async () => {
     const name = uniqueName("wt");
-    const id = (await users().ok("CreateUser", { user: humanUser(name) })).details.id;
+    const id = (await users().ok("CreateUser", { user: person(name) })).details.id;
     const waiting = await until("the first attempt", async () => (await messagesOf(id)).find((m: { lastError?: string }) => m.lastError));
     expect(waiting).toMatchObject({ status: "NOTIFICATION_STATUS_PENDING", kind: "NOTIFICATION_KIND_VERIFY_EMAIL" });
     expect(waiting.lastError).toBe("no SMTP provider is active");
@@ -232,7 +236,7 @@ describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (
   });
 
   it("fails a message the server refuses for good; RetryNotification sends it again; only failed ones may be retried", async () => {
-    const refused = (await users().ok("CreateUser", { user: { username: uniqueName("rf"), human: { profile: { givenName: "R", familyName: "F" }, email: { address: `refused@${uniqueName("d")}.example` } } } })).details.id;
+    const refused = (await users().ok("CreateUser", { user: { username: uniqueName("rf"), human: { profile: { givenName: "R", familyName: "F" }, email: { address: `refused@${uniqueName("d")}.example` }, password: "Corr3ct-horse!" } } })).details.id;
     const failed = await until("the refusal", async () => (await messagesOf(refused)).find((m: { status: string }) => m.status === "NOTIFICATION_STATUS_FAILED"));
     expect(failed.lastError).toContain("550");
     expect(failed.attempts).toBe(1);
@@ -242,7 +246,7 @@ describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (
     await until("refused again", async () => (await messagesOf(refused)).find((m: { status: string; attempts: number }) => m.status === "NOTIFICATION_STATUS_FAILED" && m.attempts === 1));
 
     const name = uniqueName("ok");
-    const sentTo = (await users().ok("CreateUser", { user: humanUser(name) })).details.id;
+    const sentTo = (await users().ok("CreateUser", { user: person(name) })).details.id;
     await mailTo(`${name}@mail.example`);
     const sent = await until("sent", async () => (await messagesOf(sentTo)).find((m: { status: string }) => m.status === "NOTIFICATION_STATUS_SENT"));
     expect(await log().call("RetryNotification", { id: sent.id })).toMatchObject({ ok: false, code: Code.FailedPrecondition });

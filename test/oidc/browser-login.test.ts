@@ -1,4 +1,7 @@
 import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as client from "openid-client";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +10,9 @@ import { idpClient } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, uniqueName, Users } from "../users/helpers.js";
+import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
+import { until } from "../support/until.js";
+import { TEXTS } from "../../src/oidc/login/texts/index.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const REDIRECT = "https://rp.example/callback";
@@ -23,9 +29,21 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
   let upstream: TestServer;
   let browser: Browser;
   let config: client.Configuration;
+  let smtp: TestSmtpServer;
+  let certificatesDir: string;
 
   beforeAll(async () => {
-    [server, upstream] = await Promise.all([startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true" }), startTestServer(kind)]);
+    certificatesDir = await mkdtemp(join(tmpdir(), "browser-smtp-"));
+    const certificates = await testCertificates(certificatesDir);
+    smtp = new TestSmtpServer({ certificates, users: { system: "System-Pa55" } });
+    const mail = {
+      PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`,
+      PLATFORM_SMTP_FROM: "noreply@platform.example",
+      PLATFORM_SMTP_CA_PATH: certificates.caPath,
+      PLATFORM_NOTIFICATION_POLL_INTERVAL: "50ms",
+      PLATFORM_PASSWORD_RESET_ANSWER_TIME: "0ms",
+    };
+    [server, upstream] = await Promise.all([startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", ...mail }), startTestServer(kind)]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
     const upstreamBase = upstream.baseUrl.replace("localhost", "127.0.0.1");
     const upProject = await createProject(upstream.baseUrl, upstream.adminToken, "downstream");
@@ -43,6 +61,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
   afterAll(async () => {
     await browser?.close();
     await Promise.all([server?.close(), upstream?.close()]);
+    await smtp?.close();
+    await rm(certificatesDir, { recursive: true, force: true });
   });
 
   /**
@@ -77,15 +97,15 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
   }
 
   /** Signs in through the pages; returns the page's language and whom the tokens name. */
-  async function signIn(opts: { locale: string; uiLocales?: string; labels: { loginName: string; password: string; next: string; signIn: string } }) {
-    const loginName = uniqueName("person");
-    const userId = await new Users(server).create(humanUser(loginName, { password: PASSWORD }));
+  async function signIn(opts: { locale: string; uiLocales?: string; loginName?: string; password?: string; labels: { loginName: string; password: string; next: string; signIn: string } }) {
+    const loginName = opts.loginName ?? uniqueName("person");
+    const userId = opts.loginName ? undefined : await new Users(server).create(humanUser(loginName, { password: PASSWORD }));
     let lang: string | null = null;
     const { tokens } = await authorizeIn(opts.locale, opts.uiLocales ? { ui_locales: opts.uiLocales } : {}, async (page) => {
       lang = await page.locator("html").getAttribute("lang");
       await page.getByLabel(opts.labels.loginName).fill(loginName);
       await page.getByRole("button", { name: opts.labels.next }).click();
-      await page.getByLabel(opts.labels.password).fill(PASSWORD);
+      await page.getByLabel(opts.labels.password).fill(opts.password ?? PASSWORD);
       await page.getByRole("button", { name: opts.labels.signIn }).click();
     });
     return { lang, sub: tokens.claims()!.sub, userId };
@@ -101,6 +121,54 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
     const result = await signIn({ locale: "en-US", uiLocales: "fr-CA en", labels: { loginName: "Nom de connexion", password: "Mot de passe", next: "Suivant", signIn: "Se connecter" } });
     expect(result.lang).toBe("fr");
     expect(result.sub).toBe(result.userId);
+  });
+
+  /** The first code of the newest mail to an address, and the mail's link. */
+  async function mailedCode(address: string, path: string) {
+    const mail = await until(`a mail to ${address}`, () => smtp.delivered.filter((d) => d.to.includes(address) && (d.mail.text ?? "").includes(path)).at(-1));
+    const link = new RegExp(`http://localhost(${path}\\?\\S+)`).exec(mail.mail.text ?? "")![1]!;
+    return { code: new URL(link, server.baseUrl).searchParams.get("code")!, link };
+  }
+
+  it("resets a forgotten password in German: the code from the email and a new password sign the person in", async () => {
+    const de = TEXTS.de;
+    const loginName = uniqueName("forgot");
+    const userId = await new Users(server).create(humanUser(loginName, { password: PASSWORD }));
+    const { tokens } = await authorizeIn("de-DE", {}, async (page) => {
+      await page.getByLabel(de.loginName).fill(loginName);
+      await page.getByRole("button", { name: de.next }).click();
+      await page.getByRole("link", { name: de.forgotPassword }).click();
+      expect(await page.getByLabel(de.loginName).inputValue()).toBe(loginName);
+      await page.getByRole("button", { name: de.sendCode }).click();
+      await page.getByText(de.resetCodeSent).waitFor();
+      const { code } = await mailedCode(`${loginName}@mail.example`, "/ui/login/password/reset");
+      await page.getByLabel(de.code, { exact: true }).fill(code);
+      await page.getByLabel(de.newPassword, { exact: true }).fill("N3w-Passwort!");
+      await page.getByLabel(de.confirmPassword).fill("N3w-Passwort!");
+      await page.getByRole("button", { name: de.setPassword }).click();
+    });
+    expect(tokens.claims()!.sub).toBe(userId);
+  });
+
+  it("accepts an invitation in French: the page the email links to sets the first password", async () => {
+    const fr = TEXTS.fr;
+    const loginName = uniqueName("invited");
+    await new Users(server).create(humanUser(loginName, {}, { preferredLanguage: "fr" }));
+    const { link } = await mailedCode(`${loginName}@mail.example`, "/ui/login/invite");
+    const context = await browser.newContext({ locale: "en-US" });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}${link}`);
+      expect(await page.locator("html").getAttribute("lang")).toBe("fr");
+      await page.getByLabel(fr.newPassword, { exact: true }).fill("Pr3mier-mot!");
+      await page.getByLabel(fr.confirmPassword).fill("Pr3mier-mot!");
+      await page.getByRole("button", { name: fr.setPassword }).click();
+      await page.getByText(fr.passwordSet).waitFor();
+    } finally {
+      await context.close();
+    }
+    const result = await signIn({ locale: "fr-FR", loginName, password: "Pr3mier-mot!", labels: { loginName: fr.loginName, password: fr.password, next: fr.next, signIn: fr.signIn } });
+    expect(result.lang).toBe("fr");
   });
 
   it("through an external identity provider: the browser that started the login finishes it", async () => {

@@ -333,7 +333,9 @@ describe("notification settings", () => {
       concurrency: 10,
       retentionMs: 720 * 3_600_000,
       sweepIntervalMs: 300_000,
-      codeTtlMs: { email: 3_600_000, sms: 600_000 },
+      codeTtlMs: { email: 3_600_000, sms: 600_000, invite: 72 * 3_600_000 },
+      resetIntervalMs: 60_000,
+      resetAnswerMs: 500,
     });
     expect(
       loadConfig({
@@ -344,8 +346,20 @@ describe("notification settings", () => {
         PLATFORM_NOTIFICATION_SWEEP_INTERVAL: "100ms",
         PLATFORM_CODE_TTL_EMAIL: "24h",
         PLATFORM_CODE_TTL_PHONE: "5m",
+        PLATFORM_CODE_TTL_INVITE: "24h",
+        PLATFORM_PASSWORD_RESET_INTERVAL: "0s",
+        PLATFORM_PASSWORD_RESET_ANSWER_TIME: "0ms",
       }).notifications,
-    ).toEqual({ maxAgeMs: 7_200_000, pollIntervalMs: 50, concurrency: 4, retentionMs: 172_800_000, sweepIntervalMs: 100, codeTtlMs: { email: 86_400_000, sms: 300_000 } });
+    ).toEqual({
+      maxAgeMs: 7_200_000,
+      pollIntervalMs: 50,
+      concurrency: 4,
+      retentionMs: 172_800_000,
+      sweepIntervalMs: 100,
+      codeTtlMs: { email: 86_400_000, sms: 300_000, invite: 86_400_000 },
+      resetIntervalMs: 0,
+      resetAnswerMs: 0,
+    });
     for (const [name, value] of [
       ["PLATFORM_NOTIFICATION_MAX_AGE", "721h"],
       ["PLATFORM_NOTIFICATION_POLL_INTERVAL", "5ms"],
@@ -354,8 +368,42 @@ describe("notification settings", () => {
       ["PLATFORM_NOTIFICATION_SWEEP_INTERVAL", "10ms"],
       ["PLATFORM_CODE_TTL_EMAIL", "later"],
       ["PLATFORM_CODE_TTL_PHONE", "25h"],
+      ["PLATFORM_CODE_TTL_INVITE", "721h"],
+      ["PLATFORM_PASSWORD_RESET_INTERVAL", "often"],
+      ["PLATFORM_PASSWORD_RESET_ANSWER_TIME", "11s"],
     ] as const) {
       expect(configError({ [name]: value }).message).toContain(name);
+    }
+  });
+});
+
+describe("domain validation settings", () => {
+  it("keep tokens 72h, ask the system's DNS servers within 5s and call ports 443 and 80 by default; each variable changes its part", () => {
+    expect(loadConfig({}).domainValidation).toEqual({ tokenTtlMs: 72 * 3_600_000, dnsServers: undefined, dnsTimeoutMs: 5_000, httpsPort: 443, httpPort: 80 });
+    expect(
+      loadConfig({
+        PLATFORM_DOMAIN_VALIDATION_TTL: "30m",
+        PLATFORM_DNS_SERVERS: " 127.0.0.1:5353, 9.9.9.9 ,[::1]:53,2001:db8::1",
+        PLATFORM_DNS_TIMEOUT: "250ms",
+        PLATFORM_DOMAIN_VALIDATION_HTTPS_PORT: "8443",
+        PLATFORM_DOMAIN_VALIDATION_HTTP_PORT: "8080",
+      }).domainValidation,
+    ).toEqual({ tokenTtlMs: 1_800_000, dnsServers: ["127.0.0.1:5353", "9.9.9.9:53", "[::1]:53", "[2001:db8::1]:53"], dnsTimeoutMs: 250, httpsPort: 8443, httpPort: 8080 });
+    expect(loadConfig({ PLATFORM_DNS_SERVERS: " , " }).domainValidation.dnsServers).toBeUndefined();
+    for (const [name, value] of [
+      ["PLATFORM_DOMAIN_VALIDATION_TTL", "30s"],
+      ["PLATFORM_DOMAIN_VALIDATION_TTL", "721h"],
+      ["PLATFORM_DNS_SERVERS", "dns.example"],
+      ["PLATFORM_DNS_SERVERS", "127.0.0.1:0"],
+      ["PLATFORM_DNS_SERVERS", "127.0.0.1:70000"],
+      ["PLATFORM_DNS_SERVERS", "::1:53:x"],
+      ["PLATFORM_DNS_SERVERS", Array.from({ length: 17 }, (_, i) => `10.0.0.${i}`).join(",")],
+      ["PLATFORM_DNS_TIMEOUT", "50ms"],
+      ["PLATFORM_DNS_TIMEOUT", "2m"],
+      ["PLATFORM_DOMAIN_VALIDATION_HTTPS_PORT", "0"],
+      ["PLATFORM_DOMAIN_VALIDATION_HTTP_PORT", "65536"],
+    ] as const) {
+      expect(configError({ [name]: value }).message, `${name}=${value}`).toContain(name);
     }
   });
 });

@@ -87,4 +87,30 @@ describe("outbound HTTP client", () => {
       client.close();
     }
   });
+
+  it("finds a name's addresses through the caller's resolver when given one, under the same private-address policy", async () => {
+    const port = (server.address() as AddressInfo).port;
+    const asked: string[] = [];
+    const resolve = async (hostname: string) => {
+      asked.push(hostname);
+      return [{ address: "127.0.0.1", family: 4 }];
+    };
+    const open = new OutboundClient({ allowPrivate: true, maxResponseBytes: 1_000 });
+    const guarded = new OutboundClient({ allowPrivate: false, maxResponseBytes: 1_000 });
+    try {
+      // A name no system resolver knows reaches the server through the one given.
+      const res = await open.request(`http://only-mine.invalid:${port}/echo`, { timeoutMs: 1_000, resolve });
+      expect(res.status).toBe(200);
+      expect(asked).toEqual(["only-mine.invalid"]);
+      await expect(guarded.request(`http://only-mine.invalid:${port}/echo`, { timeoutMs: 1_000, resolve })).rejects.toMatchObject({
+        failure: "refused",
+        message: "only-mine.invalid resolves to the internal address 127.0.0.1",
+      });
+      const nowhere = async () => Promise.reject(Object.assign(new Error("nowhere.invalid has no address"), { code: "ENOTFOUND" }));
+      await expect(open.request(`http://nowhere.invalid:${port}/`, { timeoutMs: 1_000, resolve: nowhere })).rejects.toMatchObject({ failure: "network", message: "nowhere.invalid has no address" });
+    } finally {
+      open.close();
+      guarded.close();
+    }
+  });
 });

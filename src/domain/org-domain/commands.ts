@@ -4,6 +4,7 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { orgRowForUpdate } from "../org/row-lock.js";
 import { AGGREGATE as ORG_AGGREGATE, domainLabel } from "../org/model.js";
+import { validatesOrgDomains } from "../settings/domain.js";
 import { domainDetails } from "./model.js";
 
 /**
@@ -77,10 +78,17 @@ export async function removeDomain(tx: Tx, actor: Actor, domain: string): Promis
   return domainDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
-/** Setting the primary domain again succeeds without an event. */
+/**
+ * Setting the primary domain again succeeds without an event. While the instance's domain
+ * settings say validate_org_domains, only a verified domain becomes primary: the primary
+ * domain forms every login name of the organization.
+ */
 export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Promise<ObjectDetails> {
   const { current, org } = await lockedDomain(tx, actor.instanceId, domain);
   if (current.is_primary) return domainDetails(current);
+  if (!current.is_verified && (await validatesOrgDomains(tx, actor.instanceId))) {
+    throw failedPrecondition(`${current.domain} is not verified, and the instance's domain settings (validate_org_domains) let only verified domains become primary; verify it first (_generate_validation, _validate)`);
+  }
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.primary.set", payload: { domain: current.domain } });
   const base = tx.updateTable("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", current.org_id);
   // Two statements: the partial unique index allows one primary per organization at any moment.
@@ -90,7 +98,7 @@ export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Pr
 }
 
 /** Domain events live on the organization's aggregate: its projection row follows them. */
-async function appendOrgEvent(tx: Tx, actor: Actor, org: OrgRow, event: PendingEvent): Promise<Appended> {
+export async function appendOrgEvent(tx: Tx, actor: Actor, org: OrgRow, event: PendingEvent): Promise<Appended> {
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: ORG_AGGREGATE, id: org.id }, org.sequence, [event], actor.userId);
   await tx
     .updateTable("orgs")
@@ -106,7 +114,7 @@ function findDomain(tx: Tx, instanceId: string, domain: string) {
 }
 
 /** The domain, read again under its organization's lock, which every change of it takes. */
-async function lockedDomain(tx: Tx, instanceId: string, domain: string): Promise<{ current: OrgDomainRow; org: OrgRow }> {
+export async function lockedDomain(tx: Tx, instanceId: string, domain: string): Promise<{ current: OrgDomainRow; org: OrgRow }> {
   const name = domain.toLowerCase();
   const seen = await findDomain(tx, instanceId, name);
   const org = seen && (await orgRowForUpdate(tx, instanceId, seen.org_id));

@@ -15,6 +15,8 @@ export interface LoginSettings {
   allowExternalIdp: boolean;
   /** Wrong passwords in a row that lock a user; 0: never. */
   maxPasswordAttempts: number;
+  /** Signing in needs a verified email address: the login pages ask for a code first. */
+  requireVerifiedEmail: boolean;
 }
 
 /** The built-in default of the lockout threshold when no configured kind is at hand. */
@@ -40,6 +42,7 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number } = { 
       allow_register: flag(false),
       allow_username_password: flag(true),
       allow_external_idp: flag(true),
+      require_verified_email: flag(false),
       max_password_attempts: {
         levels: EVERYWHERE,
         builtIn: defaults.maxPasswordAttempts,
@@ -71,5 +74,6 @@ export async function loginSettingsOf(db: Db | Tx, instanceId: string, orgId: st
     allowUsernamePassword: resolved.allow_username_password!.value === true,
     allowExternalIdp: resolved.allow_external_idp!.value === true,
     maxPasswordAttempts: Number(resolved.max_password_attempts!.value),
+    requireVerifiedEmail: resolved.require_verified_email!.value === true,
   };
 }

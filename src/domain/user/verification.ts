@@ -1,11 +1,11 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import { consumeCode, issueCode, type CodePurpose } from "../../notifications/codes.js";
+import { consumeCode, type CodePurpose } from "../../notifications/codes.js";
 import type { Channel } from "../../notifications/message.js";
-import { recordNotification } from "../../notifications/outbox/record.js";
 import type { Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";
+import { issueCodeMessage } from "./code-messages.js";
 import { changeUser, userRowForUpdate } from "./commands.js";
 
 /**
@@ -17,12 +17,14 @@ import { changeUser, userRowForUpdate } from "./commands.js";
 
 export interface VerificationSettings {
   box: SecretBox;
-  /** How long a code lasts, per channel (PLATFORM_CODE_TTL_EMAIL, PLATFORM_CODE_TTL_PHONE). */
-  codeTtlMs: Record<Channel, number>;
+  /** How long a code lasts: per channel (PLATFORM_CODE_TTL_EMAIL, PLATFORM_CODE_TTL_PHONE), and an invitation's (PLATFORM_CODE_TTL_INVITE). */
+  codeTtlMs: Record<Channel, number> & { invite: number };
   /** A message not sent within this fails (PLATFORM_NOTIFICATION_MAX_AGE). */
   messageMaxAgeMs: number;
-  /** The page of the login UI where a person enters an email code: the message's link, a path of the instance's address. */
-  verifyEmailPath: (userId: string, code: string) => string;
+  /** At most one password reset code per user this often (PLATFORM_PASSWORD_RESET_INTERVAL). */
+  resetIntervalMs: number;
+  /** The pages of the login UI that messages link to: paths of the instance's address, with the user and code in the query. */
+  paths: Record<"verifyEmail" | "resetPassword" | "acceptInvite", (userId: string, code: string) => string>;
 }
 
 const CONTACT = {
@@ -48,21 +50,8 @@ export async function requestVerification(tx: Tx, actor: Actor, s: VerificationS
 
 /** The code and, unless returned, its message in the outbox; no event (the change that asks for it has its own). */
 async function issueVerification(tx: Tx, actor: Actor, s: VerificationSettings, user: UserRow, channel: Channel, address: string, returnCode: boolean): Promise<string | undefined> {
-  const contact = CONTACT[channel];
-  const ttlMs = s.codeTtlMs[channel];
-  const issued = await issueCode(tx, s.box, { instanceId: actor.instanceId, userId: user.id, purpose: contact.purpose, target: address, ttlMs });
-  if (returnCode) return issued.code;
-  await recordNotification(tx, s.box, {
-    instanceId: actor.instanceId,
-    orgId: user.org_id,
-    userId: user.id,
-    kind: contact.purpose,
-    channel,
-    recipient: address,
-    content: { code: issued.code, expiresInS: Math.round(ttlMs / 1000), ...(channel === "email" && { path: s.verifyEmailPath(user.id, issued.code) }) },
-    expiresAt: new Date(Math.min(issued.expiresAt.getTime(), Date.now() + s.messageMaxAgeMs)),
-  });
-  return undefined;
+  const kind = CONTACT[channel].purpose;
+  return issueCodeMessage(tx, s, { actor, user, purpose: kind, kind, address, ttlMs: s.codeTtlMs[channel], returnCode, ...(channel === "email" && { path: s.paths.verifyEmail }) });
 }
 
 /**

@@ -2,20 +2,28 @@ import { SendFailed } from "../message.js";
 
 /**
  * Bounds one send: past `timeoutMs`, or when the caller gives up (`signal`), it fails as one
- * that may pass later. The work itself is not stopped (nodemailer's own timeouts end its
- * connection), but nobody waits for it any more.
+ * that may pass later, and the signal handed to `work` aborts. Work that may outlive its
+ * deadline must stop on that signal: a pooled email still queued for a connection would
+ * otherwise go out later, beside the retry of the message it belongs to.
  */
-export function withinDeadline<T>(work: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, what: string): Promise<T> {
-  work.catch(() => {});
+export function withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, what: string): Promise<T> {
+  const stopWork = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SendFailed(`${what} took longer than ${timeoutMs} ms`, true)), timeoutMs);
-    onAbort = () => reject(new SendFailed(`${what} was abandoned`, true));
+    const fail = (words: string) => {
+      const failure = new SendFailed(words, true);
+      stopWork.abort(failure);
+      reject(failure);
+    };
+    timer = setTimeout(() => fail(`${what} took longer than ${timeoutMs} ms`), timeoutMs);
+    onAbort = () => fail(`${what} was abandoned`);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([work, stop]).finally(() => {
+  const working = stopWork.signal.aborted ? stop : work(stopWork.signal);
+  working.catch(() => {});
+  return Promise.race([working, stop]).finally(() => {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort!);
   });

@@ -93,15 +93,17 @@ export class ProviderSender implements NotificationSender {
 
   #email(provider: SendableProvider, instanceId: string, message: EmailMessage, signal: AbortSignal | undefined, pooled: boolean): Promise<void> {
     if (provider.config.kind === "http") {
-      return withinDeadline(sendSigned(this.deps.outbound, provider, { instanceId, channel: "email", ...message }, this.deps.outboundTimeoutMs), this.deps.outboundTimeoutMs, signal, "sending the email");
+      return withinDeadline(() => sendSigned(this.deps.outbound, provider, { instanceId, channel: "email", ...message }, this.deps.outboundTimeoutMs), this.deps.outboundTimeoutMs, signal, "sending the email");
     }
-    const work = pooled ? this.#pool.transport(provider).then((transport) => sendMail(transport, provider, message)) : sendOnce(provider, message, this.#smtp);
+    const work = pooled
+      ? (stop: AbortSignal) => this.#pool.transport(provider).then((transport) => sendMail(transport, provider, message, stop))
+      : (stop: AbortSignal) => sendOnce(provider, message, this.#smtp, stop);
     return withinDeadline(work, this.#smtp.timeoutMs, signal, "sending the email");
   }
 
   #sms(provider: SendableProvider, instanceId: string, message: SmsMessage, signal: AbortSignal | undefined): Promise<void> {
     const { outbound, outboundTimeoutMs: timeoutMs, settings } = this.deps;
-    const work =
+    const work = () =>
       provider.config.kind === "twilio"
         ? sendTwilio(outbound, settings.twilioApiUrl, provider.config, provider.secret ?? "", message, timeoutMs)
         : sendSigned(outbound, provider, { instanceId, channel: "sms", ...message }, timeoutMs);

@@ -35,8 +35,10 @@ export class SmtpPool {
     }
     this.close(provider.id);
     while (this.#entries.size >= this.options.maxTransports) this.#drop(this.#entries.keys().next().value!);
+    // No requeue of a message whose connection closed under it: the worker retries it, with a
+    // whole deadline (a requeued one runs out of time mid-send, and its retry may send it twice).
     const transport = transportOptions(provider, this.options).then((options) =>
-      nodemailer.createTransport({ ...options, pool: true, maxConnections: this.options.maxConnections }),
+      nodemailer.createTransport({ ...options, pool: true, maxConnections: this.options.maxConnections, maxRequeues: 0 }),
     );
     // A destination that cannot be resolved or is refused is tried afresh next time.
     transport.catch(() => this.#entries.get(key)?.transport === transport && this.#entries.delete(key));

@@ -50,11 +50,16 @@ export async function transportOptions(provider: SendableProvider, options: Smtp
   };
 }
 
-/** A multipart email (text and HTML) from the provider's sender, through a transport. */
-export async function sendMail(transport: Transporter, provider: SendableProvider, message: EmailMessage): Promise<void> {
+/**
+ * A multipart email (text and HTML) from the provider's sender, through a transport. When
+ * `signal` aborts, nodemailer drops the message from its pool's queue or closes the
+ * connection sending it: nothing goes out after the sender gave up on it.
+ */
+export async function sendMail(transport: Transporter, provider: SendableProvider, message: EmailMessage, signal: AbortSignal): Promise<void> {
   const settings = smtpSettings(provider);
   try {
     await transport.sendMail({
+      signal,
       from: { name: settings.senderName, address: settings.senderAddress },
       ...(settings.replyToAddress && { replyTo: settings.replyToAddress }),
       to: message.to,
@@ -68,10 +73,10 @@ export async function sendMail(transport: Transporter, provider: SendableProvide
 }
 
 /** One email over a connection of its own, closed afterwards: for `_test`, which must see the provider as it is now. */
-export async function sendOnce(provider: SendableProvider, message: EmailMessage, options: SmtpOptions): Promise<void> {
+export async function sendOnce(provider: SendableProvider, message: EmailMessage, options: SmtpOptions, signal: AbortSignal): Promise<void> {
   const transport = nodemailer.createTransport(await transportOptions(provider, options));
   try {
-    await sendMail(transport, provider, message);
+    await sendMail(transport, provider, message, signal);
   } finally {
     transport.close();
   }

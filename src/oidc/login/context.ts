@@ -1,6 +1,7 @@
 import type Provider from "oidc-provider";
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
+import type { VerificationSettings } from "../../domain/user/verification.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { WindowLimiter } from "./rate-limit.js";
@@ -32,6 +33,10 @@ export interface LoginContext {
   /** Signs the forms of an interaction (derived from the master key per instance). */
   csrfKey: string;
   maxBodyBytes: number;
+  /** Codes by message: email verification, password reset, invitations (domain/user/verification.ts). */
+  codes: VerificationSettings;
+  /** A "Forgot password?" request is answered no sooner than this (PLATFORM_PASSWORD_RESET_ANSWER_TIME). */
+  resetAnswerMs: number;
 }
 
 export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;

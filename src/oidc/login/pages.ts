@@ -11,11 +11,12 @@ import { sameToken } from "./form-token.js";
 import { loginLanguage } from "./language.js";
 import { hashUnderPolicy } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
-import { changePasswordForm, errorBody, loginNameForm, passwordForm } from "./render.js";
+import { changePasswordForm, errorBody, forgotPasswordLink, loginNameForm, passwordForm } from "./render.js";
 import { TEXTS, type Language } from "./texts/index.js";
 import { defaultOrgOf, userByLoginName } from "./users.js";
 import { externalLoginButtons } from "./external/providers.js";
-import type { Interaction, LoginContext } from "./context.js";
+import type { Interaction, LoginContext, PromptStep } from "./context.js";
+import { askEmailCode, emailUnverified } from "./email-step.js";
 import { finishLogin } from "./finish.js";
 import { registerLink, settingsOf } from "./org-settings.js";
 import { promptSteps } from "./prompts.js";
@@ -50,7 +51,8 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   const askLoginName = async (status: number, loginName: string, error?: string) =>
     show(status, t.signInTitle, loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }) + (await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid)) + (await registerLink(c, orgId, base, t)));
 
-  if (await promptSteps({ req, res, c, details, step, base, csrf, lang, t, requestedOrg: orgId, show, askLoginName })) return;
+  const steps: PromptStep = { req, res, c, details, step, base, csrf, lang, t, requestedOrg: orgId, show, askLoginName };
+  if (await promptSteps(steps)) return;
 
   if (req.method === "GET" && step === undefined) {
     if (details.prompt.name === "consent") return consent(req, res, c.provider, details);
@@ -74,7 +76,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   const settings = await settingsOf(c, user.orgId);
   if (!settings.allowUsernamePassword) return show(403, t.errorTitle, errorBody(t.passwordLoginDisabled));
   const askPassword = (status: number, error?: string) =>
-    show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, otherAccount: base, ...(error && { error }) }));
+    show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, otherAccount: base, forgotPassword: forgotPasswordLink(base, loginName), ...(error && { error }) }));
   if (step === "loginname") return askPassword(200);
   const askNewPassword = (status: number, error?: string) =>
     show(status, t.changePasswordTitle, changePasswordForm(t, { action: `${base}/change`, csrf, loginName, ...(error && { error }) }));
@@ -101,6 +103,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   } else if (await passwordChangeRequired(c.db, c.instanceId, user.id)) {
     return askNewPassword(200);
   }
+  if (settings.requireVerifiedEmail && (await emailUnverified(steps, user.id))) return askEmailCode(steps, user.id, true);
   await finishLogin(req, res, c, user.id);
 }
 

@@ -2,14 +2,18 @@ import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import type { PromptStep } from "./context.js";
 import { sameToken } from "./form-token.js";
 import { errorBody } from "./render.js";
+import { emailCodeSubmit } from "./email-step.js";
+import { completeReset, forgotPasswordPage, requestReset } from "./forgot-password.js";
 import { registerPage, registerSubmit } from "./register.js";
 import { accountChooser, chooseAccount } from "./select-account.js";
 
 /**
- * The steps of account selection and registration, before pages.ts's own: the first page
- * of a `select_account` or `create` interaction, "use another account" (`/other`), the
- * registration form (`/register`) and the choice of a known account (`/select`). False
- * when the request is pages.ts's to answer.
+ * The steps of account selection, registration and password reset, before pages.ts's own:
+ * the first page of a `select_account` or `create` interaction, "use another account"
+ * (`/other`), the registration form (`/register`), the choice of a known account
+ * (`/select`), "Forgot password?" (`/reset`, `/resetcode`) and the email code a sign-in may
+ * need (`/verifyemail`, email-step.ts). False when the request is
+ * pages.ts's to answer.
  */
 export async function promptSteps(s: PromptStep): Promise<boolean> {
   const { req, step, details } = s;
@@ -17,13 +21,14 @@ export async function promptSteps(s: PromptStep): Promise<boolean> {
     if (step === undefined && details.prompt.name === "select_account") return accountChooser(s).then(() => true);
     if ((step === undefined && details.prompt.name === "create") || step === "register") return registerPage(s).then(() => true);
     if (step === "other") return s.askLoginName(200, String(details.params.login_hint ?? "")).then(() => true);
+    if (step === "reset") return forgotPasswordPage(s), true;
     return false;
   }
-  if (req.method !== "POST" || (step !== "select" && step !== "register")) return false;
+  const submits: Record<string, (s: PromptStep, form: Record<string, string>) => Promise<void>> = { select: chooseAccount, register: registerSubmit, reset: requestReset, resetcode: completeReset, verifyemail: emailCodeSubmit };
+  const submit = req.method === "POST" && step !== undefined ? submits[step] : undefined;
+  if (!submit) return false;
   const form = await readCheckedForm(s);
-  if (!form) return true;
-  if (step === "select") await chooseAccount(s, form);
-  else await registerSubmit(s, form);
+  if (form) await submit(s, form);
   return true;
 }
 

@@ -23,15 +23,18 @@ function errorLine(error: string | undefined): string {
   return error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "";
 }
 
-export function loginNameForm(t: Texts, form: FormParts & { loginName: string }): string {
+export function loginNameForm(t: Texts, form: FormParts & { loginName: string; submit?: string }): string {
   return `${errorLine(form.error)}<form method="post" action="${escapeHtml(form.action)}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">` +
     `<label for="loginName">${escapeHtml(t.loginName)}</label>` +
     `<input id="loginName" name="loginName" autocomplete="username" required autofocus value="${escapeHtml(form.loginName)}">` +
-    `<button type="submit">${escapeHtml(t.next)}</button></form>`;
+    `<button type="submit">${escapeHtml(form.submit ?? t.next)}</button></form>`;
 }
 
-export function passwordForm(t: Texts, form: FormParts & { loginName: string; otherAccount: string }): string {
+/** "Forgot password?" of an interaction's password page, with the login name filled in. */
+export const forgotPasswordLink = (base: string, loginName: string) => `${base}/reset?${new URLSearchParams({ loginName })}`;
+
+export function passwordForm(t: Texts, form: FormParts & { loginName: string; otherAccount: string; forgotPassword: string }): string {
   return `${errorLine(form.error)}<p class="muted">${escapeHtml(form.loginName)}</p>` +
     `<form method="post" action="${escapeHtml(form.action)}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">` +
@@ -39,6 +42,7 @@ export function passwordForm(t: Texts, form: FormParts & { loginName: string; ot
     `<label for="password">${escapeHtml(t.password)}</label>` +
     `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>` +
     `<button type="submit">${escapeHtml(t.signIn)}</button></form>` +
+    `<p><a href="${escapeHtml(form.forgotPassword)}">${escapeHtml(t.forgotPassword)}</a></p>` +
     `<p><a href="${escapeHtml(form.otherAccount)}">${escapeHtml(t.otherAccount)}</a></p>`;
 }
 

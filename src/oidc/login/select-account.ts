@@ -1,5 +1,5 @@
 import { activeAccount, type Account } from "../accounts.js";
-import { errorBody, escapeHtml, passwordForm } from "./render.js";
+import { errorBody, escapeHtml, forgotPasswordLink, passwordForm } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { finishLogin, knownAccountsOf } from "./finish.js";
 import { settingsOf } from "./org-settings.js";
@@ -56,5 +56,5 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const fresh = !prompts.includes("login") && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
   if (fresh) return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime, ...(chosen.entry.amr && { amr: chosen.entry.amr }) });
   if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
-  s.show(200, s.t.signInTitle, passwordForm(s.t, { action: `${s.base}/password`, csrf: s.csrf, loginName: signInName(chosen.account), otherAccount: `${s.base}/other` }));
+  s.show(200, s.t.signInTitle, passwordForm(s.t, { action: `${s.base}/password`, csrf: s.csrf, loginName: signInName(chosen.account), otherAccount: `${s.base}/other`, forgotPassword: forgotPasswordLink(s.base, signInName(chosen.account)) }));
 }

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../store/eventstore.js";
+import { validatesOrgDomains } from "../../domain/settings/domain.js";
 
 export interface LoginUser {
   id: string;
@@ -14,7 +15,9 @@ export interface LoginUser {
  * reading comes first, so that a username that happens to read as another organization's
  * login name (made before that organization added the domain) never shadows it. Users of
  * inactive organizations and machine users cannot sign in here; `orgId` restricts the login
- * to one organization (scope urn:platform:iam:org:id:<id>).
+ * to one organization (scope urn:platform:iam:org:id:<id>). While the instance's domain
+ * settings say validate_org_domains, only verified domains (and the primary one, which
+ * forms the login names shown) read as login domains.
  */
 export async function userByLoginName(db: Db, instanceId: string, loginName: string, orgId?: string): Promise<LoginUser | undefined> {
   const base = db
@@ -32,13 +35,20 @@ export async function userByLoginName(db: Db, instanceId: string, loginName: str
     .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!));
   const name = loginName.trim().toLowerCase();
   const at = name.lastIndexOf("@");
+  const verifiedOnly = at > 0 && (await validatesOrgDomains(db, instanceId));
   let row =
     at > 0
       ? await base
           .where(sql<string>`lower(u.username)`, "=", name.slice(0, at))
           .where((eb) =>
             eb.exists(
-              eb.selectFrom("org_domains as d").select("d.domain").whereRef("d.instance_id", "=", "u.instance_id").whereRef("d.org_id", "=", "u.org_id").where(sql<string>`lower(d.domain)`, "=", name.slice(at + 1)),
+              eb
+                .selectFrom("org_domains as d")
+                .select("d.domain")
+                .whereRef("d.instance_id", "=", "u.instance_id")
+                .whereRef("d.org_id", "=", "u.org_id")
+                .where(sql<string>`lower(d.domain)`, "=", name.slice(at + 1))
+                .$if(verifiedOnly, (q) => q.where((d) => d.or([d("d.is_verified", "=", true), d("d.is_primary", "=", true)]))),
             ),
           )
           .executeTakeFirst()

@@ -16,6 +16,7 @@ import { PlatformApps } from "../../../gen/platform/resources/app/v3alpha/app_se
 import { PlatformNotifications } from "../../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { PlatformSMSProviders } from "../../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformSMTPProviders } from "../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
+import { PlatformDomainSettings } from "../../../gen/platform/settings/domain/v3alpha/domain_service_pb.js";
 import { PlatformFeatureSettings } from "../../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
 import { PlatformLanguageSettings } from "../../../gen/platform/settings/language/v3alpha/language_service_pb.js";
 import { PlatformLoginSettings } from "../../../gen/platform/settings/login/v3alpha/login_service_pb.js";
@@ -25,7 +26,7 @@ import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
 import { actionsService, type ActionsDeps } from "./actions/service.js";
-import { domainsService } from "./domains/service.js";
+import { domainsService, type DomainValidationDeps } from "./domains/service.js";
 import type { SigningKeys } from "../../oidc/signing-keys.js";
 import { instancesService } from "./instances/service.js";
 import { membershipsService } from "./memberships/service.js";
@@ -38,6 +39,7 @@ import { appsService } from "./apps/service.js";
 import { notificationsService } from "./notifications/service.js";
 import { smsProvidersService } from "./notification-providers/sms.js";
 import { smtpProvidersService } from "./notification-providers/smtp.js";
+import { domainSettingsService } from "./settings/domain.js";
 import { featureSettingsService } from "./settings/feature.js";
 import { languageSettingsService } from "./settings/language.js";
 import { loginSettingsService } from "./settings/login.js";
@@ -61,6 +63,7 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformLoginSettings,
   PlatformMessageTextSettings,
   PlatformFeatureSettings,
+  PlatformDomainSettings,
   PlatformProjects,
   PlatformApps,
   PlatformGrants,
@@ -100,6 +103,8 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   notifications: ProviderSender;
   /** Codes for email addresses and phone numbers, and their messages (domain/user/verification.ts). */
   verification: VerificationSettings;
+  /** How ValidateDomain looks for a domain's token (domain-validation/check.ts). */
+  domainValidation: DomainValidationDeps;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
@@ -114,6 +119,7 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformLoginSettings, loginSettingsService(deps));
   router.service(PlatformMessageTextSettings, messageTextSettingsService(deps));
   router.service(PlatformFeatureSettings, featureSettingsService(deps));
+  router.service(PlatformDomainSettings, domainSettingsService(deps));
   router.service(PlatformProjects, projectsService(deps));
   router.service(PlatformApps, appsService(deps));
   router.service(PlatformGrants, grantsService(deps));

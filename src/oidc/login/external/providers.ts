@@ -1,4 +1,5 @@
 import { loginSettingsOf } from "../../../domain/settings/login.js";
+import { validatesOrgDomains } from "../../../domain/settings/domain.js";
 import { searchIdps } from "../../../domain/idp/queries.js";
 import type { IdpView } from "../../../domain/idp/model.js";
 import type { Db } from "../../../store/eventstore.js";
@@ -29,6 +30,8 @@ export async function loginOrgOf(db: Db, instanceId: string, params: LoginParams
     if (user) return { orgId: user.orgId, restricted: false };
     const at = hint.lastIndexOf("@");
     if (at >= 0) {
+      // Unverified domains route no login while the domain settings ask for verification.
+      const verifiedOnly = await validatesOrgDomains(db, instanceId);
       const domain = await db
         .selectFrom("org_domains as d")
         .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "d.instance_id").onRef("o.id", "=", "d.org_id"))
@@ -36,6 +39,7 @@ export async function loginOrgOf(db: Db, instanceId: string, params: LoginParams
         .where("d.instance_id", "=", instanceId)
         .where("o.state", "=", "active")
         .where((eb) => eb(eb.fn("lower", [eb.ref("d.domain")]), "=", hint.slice(at + 1).toLowerCase()))
+        .$if(verifiedOnly, (q) => q.where((d) => d.or([d("d.is_verified", "=", true), d("d.is_primary", "=", true)])))
         .executeTakeFirst();
       if (domain) return { orgId: domain.org_id, restricted: false };
     }

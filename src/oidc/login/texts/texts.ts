@@ -75,4 +75,14 @@ export interface Texts {
   verify: string;
   emailVerified: string;
   codeInvalid: string;
+  forgotPassword: string;
+  forgotPasswordIntro: string;
+  sendCode: string;
+  resetCodeSent: string;
+  resetPasswordTitle: string;
+  resetPasswordIntro: string;
+  acceptInviteTitle: string;
+  acceptInviteIntro: string;
+  setPassword: string;
+  passwordSet: string;
 }

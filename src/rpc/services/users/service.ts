@@ -18,6 +18,7 @@ import { checkPassword } from "../../../domain/user/password-policy.js";
 import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
 import { searchExternalAccounts, unlinkExternalAccount } from "../../../domain/user/external-identities.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
+import { issueInvite, requestPasswordReset, resendInvite, setPasswordWithCode } from "../../../domain/user/password-reset.js";
 import { requestVerification, verifyChangedContacts, verifyContact, type VerificationSettings } from "../../../domain/user/verification.js";
 import type { Channel } from "../../../notifications/message.js";
 import type { Store } from "../../../store/database.js";
@@ -79,9 +80,12 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
       const orgId = actingOrg(ctx);
       const { created, codes } = await write(ctx, async (tx) => {
         const created = await addUser(tx, actorOf(ctx), orgId, spec);
-        const human = spec.type.kind === "human";
-        const codes = human ? await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: true, phone: true }, req.returnCode) : {};
-        return { created, codes };
+        if (spec.type.kind !== "human") return { created, codes: {} };
+        // A person without a password is invited instead: accepting sets one and verifies the email.
+        const invited = spec.type.passwordHash === undefined && spec.type.email !== undefined;
+        const codes = await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: !invited, phone: true }, req.returnCode);
+        const inviteCode = invited ? await issueInvite(tx, actorOf(ctx), verification, created.id, req.returnCode) : undefined;
+        return { created, codes: { ...codes, ...(inviteCode && { inviteCode }) } };
       });
       return { details: detailsToProto(created.details), ...codes };
     },
@@ -127,9 +131,9 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
       return details(onUser(ctx, req.id, (tx) => removeUser(tx, actorOf(ctx), req.id), true));
     },
     async setPassword(req, ctx) {
-      const { newPassword, currentPassword, changeRequired } = req.password!;
+      const { newPassword, currentPassword, changeRequired, verificationCode } = req.password!;
       const selfOnly = ctx.values.get(selfOnlyKey);
-      if (selfOnly && !currentPassword) throw invalidArgument("current_password is required to change your own password");
+      if (selfOnly && !currentPassword && !verificationCode) throw invalidArgument("current_password (or a verification_code) is required to change your own password");
       if (selfOnly && changeRequired) throw invalidArgument("change_required is for administrators: users cannot require it of themselves");
       const actor = actorOf(ctx);
       // The policy first: a refused new password leaves everything as it was.
@@ -142,7 +146,21 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
         expected = checked.hash;
       }
       const hash = await hasher.hash(newPassword);
+      if (verificationCode) {
+        if (changeRequired) throw invalidArgument("change_required cannot be set with a verification_code: the person chose this password");
+        const set = await onUser(ctx, req.id, (tx) => setPasswordWithCode(tx, actor, verification, req.id, verificationCode, hash));
+        if (!set) throw invalidArgument("the code is not valid");
+        return { details: detailsToProto(set) };
+      }
       return details(onUser(ctx, req.id, (tx) => storePassword(tx, actor, req.id, { hash, changeRequired, expected })));
+    },
+    async resetPassword(req, ctx) {
+      const issued = await onUser(ctx, req.id, (tx) => requestPasswordReset(tx, actorOf(ctx), verification, req.id, req.returnCode));
+      return { details: detailsToProto(issued.details), ...(issued.code && { code: issued.code }) };
+    },
+    async resendInvite(req, ctx) {
+      const issued = await onUser(ctx, req.id, (tx) => resendInvite(tx, actorOf(ctx), verification, req.id, req.returnCode));
+      return { details: detailsToProto(issued.details), ...(issued.code && { code: issued.code }) };
     },
     lockUser(req, ctx) {
       return details(onUser(ctx, req.id, (tx) => changeUserState(tx, actorOf(ctx), req.id, "lock"), true));

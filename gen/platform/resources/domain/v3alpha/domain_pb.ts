@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/domain/v3alpha/domain.proto.
  */
 export const file_platform_resources_domain_v3alpha_domain: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvZG9tYWluL3YzYWxwaGEvZG9tYWluLnByb3RvEiFwbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEilwEKBkRvbWFpbhKMAQoGZG9tYWluGAEgASgJQny6SHm6AW0KFmRvbWFpbi5ub190cmFpbGluZ19kb3QSPm11c3Qgbm90IGVuZCB3aXRoIGEgZG90OiB3cml0ZSB0aGUgbmFtZSB3aXRob3V0IHRoZSByb290IGxhYmVsGhMhdGhpcy5lbmRzV2l0aCgnLicpcgcQARj9AWgBIpcBCglHZXREb21haW4SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEg4KBmRvbWFpbhgCIAEoCRISCgppc19wcmltYXJ5GAMgASgIEhMKC2lzX3ZlcmlmaWVkGAQgASgIEhQKDGlzX2dlbmVyYXRlZBgFIAEoCCKEAgoSRG9tYWluU2VhcmNoRmlsdGVyEkUKBmRvbWFpbhgBIAEoCzIzLnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5Eb21haW5OYW1lRmlsdGVySAASSQoHcHJpbWFyeRgCIAEoCzI2LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5Eb21haW5QcmltYXJ5RmlsdGVySAASSwoIdmVyaWZpZWQYAyABKAsyNy5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluVmVyaWZpZWRGaWx0ZXJIAEIPCgZmaWx0ZXISBbpIAggBInsKEERvbWFpbk5hbWVGaWx0ZXISGAoGZG9tYWluGAEgASgJQgi6SAVyAxjIARJNCgZtZXRob2QYAiABKA4yMy5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuVGV4dEZpbHRlck1ldGhvZEIIukgFggECEAEiKQoTRG9tYWluUHJpbWFyeUZpbHRlchISCgppc19wcmltYXJ5GAEgASgIIisKFERvbWFpblZlcmlmaWVkRmlsdGVyEhMKC2lzX3ZlcmlmaWVkGAEgASgIKrYBCg9Eb21haW5GaWVsZE5hbWUSIQodRE9NQUlOX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABIcChhET01BSU5fRklFTERfTkFNRV9ET01BSU4QARIjCh9ET01BSU5fRklFTERfTkFNRV9DUkVBVElPTl9EQVRFEAISHQoZRE9NQUlOX0ZJRUxEX05BTUVfUFJJTUFSWRADEh4KGkRPTUFJTl9GSUVMRF9OQU1FX1ZFUklGSUVEEARiBnByb3RvMw", [file_buf_validate_validate, file_platform_resources_object_v3alpha_object]);
+  fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvZG9tYWluL3YzYWxwaGEvZG9tYWluLnByb3RvEiFwbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEilwEKBkRvbWFpbhKMAQoGZG9tYWluGAEgASgJQny6SHm6AW0KFmRvbWFpbi5ub190cmFpbGluZ19kb3QSPm11c3Qgbm90IGVuZCB3aXRoIGEgZG90OiB3cml0ZSB0aGUgbmFtZSB3aXRob3V0IHRoZSByb290IGxhYmVsGhMhdGhpcy5lbmRzV2l0aCgnLicpcgcQARj9AWgBIpcBCglHZXREb21haW4SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEg4KBmRvbWFpbhgCIAEoCRISCgppc19wcmltYXJ5GAMgASgIEhMKC2lzX3ZlcmlmaWVkGAQgASgIEhQKDGlzX2dlbmVyYXRlZBgFIAEoCCKEAgoSRG9tYWluU2VhcmNoRmlsdGVyEkUKBmRvbWFpbhgBIAEoCzIzLnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5Eb21haW5OYW1lRmlsdGVySAASSQoHcHJpbWFyeRgCIAEoCzI2LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5Eb21haW5QcmltYXJ5RmlsdGVySAASSwoIdmVyaWZpZWQYAyABKAsyNy5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluVmVyaWZpZWRGaWx0ZXJIAEIPCgZmaWx0ZXISBbpIAggBInsKEERvbWFpbk5hbWVGaWx0ZXISGAoGZG9tYWluGAEgASgJQgi6SAVyAxjIARJNCgZtZXRob2QYAiABKA4yMy5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuVGV4dEZpbHRlck1ldGhvZEIIukgFggECEAEiKQoTRG9tYWluUHJpbWFyeUZpbHRlchISCgppc19wcmltYXJ5GAEgASgIIisKFERvbWFpblZlcmlmaWVkRmlsdGVyEhMKC2lzX3ZlcmlmaWVkGAEgASgIKn8KFERvbWFpblZhbGlkYXRpb25UeXBlEiYKIkRPTUFJTl9WQUxJREFUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIeChpET01BSU5fVkFMSURBVElPTl9UWVBFX0ROUxABEh8KG0RPTUFJTl9WQUxJREFUSU9OX1RZUEVfSFRUUBACKrYBCg9Eb21haW5GaWVsZE5hbWUSIQodRE9NQUlOX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABIcChhET01BSU5fRklFTERfTkFNRV9ET01BSU4QARIjCh9ET01BSU5fRklFTERfTkFNRV9DUkVBVElPTl9EQVRFEAISHQoZRE9NQUlOX0ZJRUxEX05BTUVfUFJJTUFSWRADEh4KGkRPTUFJTl9GSUVMRF9OQU1FX1ZFUklGSUVEEARiBnByb3RvMw", [file_buf_validate_validate, file_platform_resources_object_v3alpha_object]);
 
 /**
  * A domain to add to an organization.
@@ -199,6 +199,39 @@ export const DomainVerifiedFilterSchema: GenMessage<DomainVerifiedFilter> = /*@_
   messageDesc(file_platform_resources_domain_v3alpha_domain, 5);
 
 /**
+ * How the owner of a domain proves it (GenerateDomainValidation).
+ *
+ * @generated from enum platform.resources.domain.v3alpha.DomainValidationType
+ */
+export enum DomainValidationType {
+  /**
+   * @generated from enum value: DOMAIN_VALIDATION_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A DNS TXT record at `_platform-challenge.<domain>` whose text is the token.
+   *
+   * @generated from enum value: DOMAIN_VALIDATION_TYPE_DNS = 1;
+   */
+  DNS = 1,
+
+  /**
+   * A file at `https://<domain>/.well-known/platform-challenge/<token>.txt` (or over plain
+   * http) whose content is the token.
+   *
+   * @generated from enum value: DOMAIN_VALIDATION_TYPE_HTTP = 2;
+   */
+  HTTP = 2,
+}
+
+/**
+ * Describes the enum platform.resources.domain.v3alpha.DomainValidationType.
+ */
+export const DomainValidationTypeSchema: GenEnum<DomainValidationType> = /*@__PURE__*/
+  enumDesc(file_platform_resources_domain_v3alpha_domain, 0);
+
+/**
  * Columns a domain search can sort by.
  *
  * @generated from enum platform.resources.domain.v3alpha.DomainFieldName
@@ -234,5 +267,5 @@ export enum DomainFieldName {
  * Describes the enum platform.resources.domain.v3alpha.DomainFieldName.
  */
 export const DomainFieldNameSchema: GenEnum<DomainFieldName> = /*@__PURE__*/
-  enumDesc(file_platform_resources_domain_v3alpha_domain, 0);
+  enumDesc(file_platform_resources_domain_v3alpha_domain, 1);
 

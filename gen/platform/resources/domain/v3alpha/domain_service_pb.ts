@@ -6,10 +6,12 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { RequestContext } from "../../../object/v3alpha/object_pb.js";
 import { file_platform_object_v3alpha_object } from "../../../object/v3alpha/object_pb.js";
 import { file_platform_options_v1_options } from "../../../options/v1/options_pb.js";
-import type { Domain, DomainFieldName, DomainSearchFilter, GetDomain } from "./domain_pb.js";
+import type { Domain, DomainFieldName, DomainSearchFilter, DomainValidationType, GetDomain } from "./domain_pb.js";
 import { file_platform_resources_domain_v3alpha_domain } from "./domain_pb.js";
 import type { Details, ListDetails, SearchQuery } from "../../object/v3alpha/object_pb.js";
 import { file_platform_resources_object_v3alpha_object } from "../../object/v3alpha/object_pb.js";
@@ -19,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/domain/v3alpha/domain_service.proto.
  */
 export const file_platform_resources_domain_v3alpha_domain_service: GenFile = /*@__PURE__*/
-  fileDesc("CjZwbGF0Zm9ybS9yZXNvdXJjZXMvZG9tYWluL3YzYWxwaGEvZG9tYWluX3NlcnZpY2UucHJvdG8SIXBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYSKLAQoQQWRkRG9tYWluUmVxdWVzdBJBCgZkb21haW4YASABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluQga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiUAoRQWRkRG9tYWluUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIrQCChRTZWFyY2hEb21haW5zUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJUCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjIyLnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5Eb21haW5GaWVsZE5hbWVCCLpIBYIBAhABElEKB2ZpbHRlcnMYAyADKAsyNS5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluU2VhcmNoRmlsdGVyQgm6SAaSAQMQyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi4gEKFVNlYXJjaERvbWFpbnNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkoKDnNvcnRpbmdfY29sdW1uGAIgASgOMjIucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLkRvbWFpbkZpZWxkTmFtZRI8CgZyZXN1bHQYAyADKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuR2V0RG9tYWluImcKE0RlbGV0ZURvbWFpblJlcXVlc3QSGgoGZG9tYWluGAEgASgJQgq6SAdyBRABGP0BEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlMKFERlbGV0ZURvbWFpblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscyJnChNTZXRBc1ByaW1hcnlSZXF1ZXN0EhoKBmRvbWFpbhgBIAEoCUIKukgHcgUQARj9ARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJTChRTZXRBc1ByaW1hcnlSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMy/wYKD1BsYXRmb3JtRG9tYWlucxK9AQoJQWRkRG9tYWluEjMucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLkFkZERvbWFpblJlcXVlc3QaNC5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuQWRkRG9tYWluUmVzcG9uc2UiRaK7GBcKEG9yZy5kb21haW4ud3JpdGUYyQFIAYLT5JMCJDoGZG9tYWluIhovcmVzb3VyY2VzL3YzYWxwaGEvZG9tYWlucxLOAQoNU2VhcmNoRG9tYWlucxI3LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5TZWFyY2hEb21haW5zUmVxdWVzdBo4LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5TZWFyY2hEb21haW5zUmVzcG9uc2UiSqK7GBMKD29yZy5kb21haW4ucmVhZDgBgtPkkwItOgdmaWx0ZXJzIiIvcmVzb3VyY2VzL3YzYWxwaGEvZG9tYWlucy9fc2VhcmNoEtIBCgxEZWxldGVEb21haW4SNi5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRGVsZXRlRG9tYWluUmVxdWVzdBo3LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5EZWxldGVEb21haW5SZXNwb25zZSJRorsYIgoQb3JnLmRvbWFpbi53cml0ZSoGZG9tYWluMgZkb21haW6C0+STAiUqIy9yZXNvdXJjZXMvdjNhbHBoYS9kb21haW5zL3tkb21haW59Et8BCgxTZXRBc1ByaW1hcnkSNi5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuU2V0QXNQcmltYXJ5UmVxdWVzdBo3LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5TZXRBc1ByaW1hcnlSZXNwb25zZSJeorsYIgoQb3JnLmRvbWFpbi53cml0ZSoGZG9tYWluMgZkb21haW6C0+STAjIiMC9yZXNvdXJjZXMvdjNhbHBoYS9kb21haW5zL3tkb21haW59L19zZXRfcHJpbWFyeRokorsYIAoabXVsdGl0ZW5hbmN5X3Jlc291cmNlc19hcGkSAgIDYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_domain_v3alpha_domain, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjZwbGF0Zm9ybS9yZXNvdXJjZXMvZG9tYWluL3YzYWxwaGEvZG9tYWluX3NlcnZpY2UucHJvdG8SIXBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYSKLAQoQQWRkRG9tYWluUmVxdWVzdBJBCgZkb21haW4YASABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluQga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiUAoRQWRkRG9tYWluUmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIrQCChRTZWFyY2hEb21haW5zUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJUCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjIyLnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5Eb21haW5GaWVsZE5hbWVCCLpIBYIBAhABElEKB2ZpbHRlcnMYAyADKAsyNS5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluU2VhcmNoRmlsdGVyQgm6SAaSAQMQyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi4gEKFVNlYXJjaERvbWFpbnNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkoKDnNvcnRpbmdfY29sdW1uGAIgASgOMjIucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLkRvbWFpbkZpZWxkTmFtZRI8CgZyZXN1bHQYAyADKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuR2V0RG9tYWluImcKE0RlbGV0ZURvbWFpblJlcXVlc3QSGgoGZG9tYWluGAEgASgJQgq6SAdyBRABGP0BEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IlMKFERlbGV0ZURvbWFpblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscyJnChNTZXRBc1ByaW1hcnlSZXF1ZXN0EhoKBmRvbWFpbhgBIAEoCUIKukgHcgUQARj9ARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJTChRTZXRBc1ByaW1hcnlSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMixgEKH0dlbmVyYXRlRG9tYWluVmFsaWRhdGlvblJlcXVlc3QSGgoGZG9tYWluGAEgASgJQgq6SAdyBRABGP0BElEKBHR5cGUYAiABKA4yNy5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuRG9tYWluVmFsaWRhdGlvblR5cGVCCrpIB4IBBBABIAASNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi/AEKIEdlbmVyYXRlRG9tYWluVmFsaWRhdGlvblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxJFCgR0eXBlGAIgASgOMjcucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLkRvbWFpblZhbGlkYXRpb25UeXBlEg0KBXRva2VuGAMgASgJEhAKCGxvY2F0aW9uGAQgASgJEjMKD2V4cGlyYXRpb25fZGF0ZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoVVmFsaWRhdGVEb21haW5SZXF1ZXN0EhoKBmRvbWFpbhgBIAEoCUIKukgHcgUQARj9ARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJVChZWYWxpZGF0ZURvbWFpblJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlsczL1CgoPUGxhdGZvcm1Eb21haW5zEr0BCglBZGREb21haW4SMy5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuQWRkRG9tYWluUmVxdWVzdBo0LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5BZGREb21haW5SZXNwb25zZSJForsYFwoQb3JnLmRvbWFpbi53cml0ZRjJAUgBgtPkkwIkOgZkb21haW4iGi9yZXNvdXJjZXMvdjNhbHBoYS9kb21haW5zEs4BCg1TZWFyY2hEb21haW5zEjcucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLlNlYXJjaERvbWFpbnNSZXF1ZXN0GjgucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLlNlYXJjaERvbWFpbnNSZXNwb25zZSJKorsYEwoPb3JnLmRvbWFpbi5yZWFkOAGC0+STAi06B2ZpbHRlcnMiIi9yZXNvdXJjZXMvdjNhbHBoYS9kb21haW5zL19zZWFyY2gS0gEKDERlbGV0ZURvbWFpbhI2LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5EZWxldGVEb21haW5SZXF1ZXN0GjcucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLkRlbGV0ZURvbWFpblJlc3BvbnNlIlGiuxgiChBvcmcuZG9tYWluLndyaXRlKgZkb21haW4yBmRvbWFpboLT5JMCJSojL3Jlc291cmNlcy92M2FscGhhL2RvbWFpbnMve2RvbWFpbn0S3wEKDFNldEFzUHJpbWFyeRI2LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5TZXRBc1ByaW1hcnlSZXF1ZXN0GjcucGxhdGZvcm0ucmVzb3VyY2VzLmRvbWFpbi52M2FscGhhLlNldEFzUHJpbWFyeVJlc3BvbnNlIl6iuxgiChBvcmcuZG9tYWluLndyaXRlKgZkb21haW4yBmRvbWFpboLT5JMCMiIwL3Jlc291cmNlcy92M2FscGhhL2RvbWFpbnMve2RvbWFpbn0vX3NldF9wcmltYXJ5Eo4CChhHZW5lcmF0ZURvbWFpblZhbGlkYXRpb24SQi5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuR2VuZXJhdGVEb21haW5WYWxpZGF0aW9uUmVxdWVzdBpDLnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5HZW5lcmF0ZURvbWFpblZhbGlkYXRpb25SZXNwb25zZSJporsYIgoQb3JnLmRvbWFpbi53cml0ZSoGZG9tYWluMgZkb21haW6C0+STAj06ASoiOC9yZXNvdXJjZXMvdjNhbHBoYS9kb21haW5zL3tkb21haW59L19nZW5lcmF0ZV92YWxpZGF0aW9uEuIBCg5WYWxpZGF0ZURvbWFpbhI4LnBsYXRmb3JtLnJlc291cmNlcy5kb21haW4udjNhbHBoYS5WYWxpZGF0ZURvbWFpblJlcXVlc3QaOS5wbGF0Zm9ybS5yZXNvdXJjZXMuZG9tYWluLnYzYWxwaGEuVmFsaWRhdGVEb21haW5SZXNwb25zZSJborsYIgoQb3JnLmRvbWFpbi53cml0ZSoGZG9tYWluMgZkb21haW6C0+STAi8iLS9yZXNvdXJjZXMvdjNhbHBoYS9kb21haW5zL3tkb21haW59L192YWxpZGF0ZRokorsYIAoabXVsdGl0ZW5hbmN5X3Jlc291cmNlc19hcGkSAgIDYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_domain_v3alpha_domain, file_platform_resources_object_v3alpha_object]);
 
 /**
  * The domain to add.
@@ -250,6 +252,143 @@ export const SetAsPrimaryResponseSchema: GenMessage<SetAsPrimaryResponse> = /*@_
   messageDesc(file_platform_resources_domain_v3alpha_domain_service, 7);
 
 /**
+ * Which domain to prove, and how.
+ *
+ * @generated from message platform.resources.domain.v3alpha.GenerateDomainValidationRequest
+ */
+export type GenerateDomainValidationRequest = Message<"platform.resources.domain.v3alpha.GenerateDomainValidationRequest"> & {
+  /**
+   * The domain name.
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+
+  /**
+   * Where the token will be published: a DNS TXT record or a file over HTTP(S).
+   *
+   * @generated from field: platform.resources.domain.v3alpha.DomainValidationType type = 2;
+   */
+  type: DomainValidationType;
+
+  /**
+   * The organization or instance to act in; when it names an organization, the domain must
+   * be that organization's.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.domain.v3alpha.GenerateDomainValidationRequest.
+ * Use `create(GenerateDomainValidationRequestSchema)` to create a new message.
+ */
+export const GenerateDomainValidationRequestSchema: GenMessage<GenerateDomainValidationRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_domain_v3alpha_domain_service, 8);
+
+/**
+ * The token and where to publish it.
+ *
+ * @generated from message platform.resources.domain.v3alpha.GenerateDomainValidationResponse
+ */
+export type GenerateDomainValidationResponse = Message<"platform.resources.domain.v3alpha.GenerateDomainValidationResponse"> & {
+  /**
+   * Sequence, date and owner of the change; the ID is the domain name.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+
+  /**
+   * The type asked for.
+   *
+   * @generated from field: platform.resources.domain.v3alpha.DomainValidationType type = 2;
+   */
+  type: DomainValidationType;
+
+  /**
+   * The random token to publish (not a secret: it is meant to be public).
+   *
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * Where to publish it: the name of the TXT record (`_platform-challenge.<domain>`), or the
+   * URL of the file (`https://<domain>/.well-known/platform-challenge/<token>.txt`).
+   *
+   * @generated from field: string location = 4;
+   */
+  location: string;
+
+  /**
+   * After this, ValidateDomain refuses the token and a new one must be generated
+   * (PLATFORM_DOMAIN_VALIDATION_TTL after its generation).
+   *
+   * @generated from field: google.protobuf.Timestamp expiration_date = 5;
+   */
+  expirationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.resources.domain.v3alpha.GenerateDomainValidationResponse.
+ * Use `create(GenerateDomainValidationResponseSchema)` to create a new message.
+ */
+export const GenerateDomainValidationResponseSchema: GenMessage<GenerateDomainValidationResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_domain_v3alpha_domain_service, 9);
+
+/**
+ * Which domain to check.
+ *
+ * @generated from message platform.resources.domain.v3alpha.ValidateDomainRequest
+ */
+export type ValidateDomainRequest = Message<"platform.resources.domain.v3alpha.ValidateDomainRequest"> & {
+  /**
+   * The domain name.
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+
+  /**
+   * The organization or instance to act in; when it names an organization, the domain must
+   * be that organization's.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.domain.v3alpha.ValidateDomainRequest.
+ * Use `create(ValidateDomainRequestSchema)` to create a new message.
+ */
+export const ValidateDomainRequestSchema: GenMessage<ValidateDomainRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_domain_v3alpha_domain_service, 10);
+
+/**
+ * The domain is verified.
+ *
+ * @generated from message platform.resources.domain.v3alpha.ValidateDomainResponse
+ */
+export type ValidateDomainResponse = Message<"platform.resources.domain.v3alpha.ValidateDomainResponse"> & {
+  /**
+   * Sequence, date and owner of the change.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.domain.v3alpha.ValidateDomainResponse.
+ * Use `create(ValidateDomainResponseSchema)` to create a new message.
+ */
+export const ValidateDomainResponseSchema: GenMessage<ValidateDomainResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_domain_v3alpha_domain_service, 11);
+
+/**
  * Domains of organizations. A domain belongs to at most one organization of an instance.
  *
  * @generated from service platform.resources.domain.v3alpha.PlatformDomains
@@ -296,6 +435,31 @@ export const PlatformDomains: GenService<{
     methodKind: "unary";
     input: typeof SetAsPrimaryRequestSchema;
     output: typeof SetAsPrimaryResponseSchema;
+  },
+  /**
+   * Starts proving that the organization owns a domain: answers a new random token and
+   * where to publish it (a DNS TXT record or a file on the domain's web server). A new
+   * token replaces the domain's earlier one. Generated domains and verified ones need no
+   * proof: FailedPrecondition.
+   *
+   * @generated from rpc platform.resources.domain.v3alpha.PlatformDomains.GenerateDomainValidation
+   */
+  generateDomainValidation: {
+    methodKind: "unary";
+    input: typeof GenerateDomainValidationRequestSchema;
+    output: typeof GenerateDomainValidationResponseSchema;
+  },
+  /**
+   * Looks for the domain's token where GenerateDomainValidation said to publish it and, when
+   * it is there, marks the domain verified. When it is not (or no token is pending, or it
+   * expired): FailedPrecondition saying what was found.
+   *
+   * @generated from rpc platform.resources.domain.v3alpha.PlatformDomains.ValidateDomain
+   */
+  validateDomain: {
+    methodKind: "unary";
+    input: typeof ValidateDomainRequestSchema;
+    output: typeof ValidateDomainResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_resources_domain_v3alpha_domain_service, 0);

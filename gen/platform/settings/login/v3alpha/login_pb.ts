@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/settings/login/v3alpha/login.proto.
  */
 export const file_platform_settings_login_v3alpha_login: GenFile = /*@__PURE__*/
-  fileDesc("CitwbGF0Zm9ybS9zZXR0aW5ncy9sb2dpbi92M2FscGhhL2xvZ2luLnByb3RvEh9wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhIrQCChBTZXRMb2dpblNldHRpbmdzEkEKDmFsbG93X3JlZ2lzdGVyGAEgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSRQoSYWxsb3dfZXh0ZXJuYWxfaWRwGAMgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRVaW50MzIizQIKFVJlc29sdmVkTG9naW5TZXR0aW5ncxJGCg5hbGxvd19yZWdpc3RlchgBIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJPChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJKChJhbGxvd19leHRlcm5hbF9pZHAYAyABKAsyLi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZEJvb2wSTwoVbWF4X3Bhc3N3b3JkX2F0dGVtcHRzGAQgASgLMjAucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRVaW50MzJiBnByb3RvMw", [file_platform_settings_object_v3alpha_object]);
+  fileDesc("CitwbGF0Zm9ybS9zZXR0aW5ncy9sb2dpbi92M2FscGhhL2xvZ2luLnByb3RvEh9wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhIv8CChBTZXRMb2dpblNldHRpbmdzEkEKDmFsbG93X3JlZ2lzdGVyGAEgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSRQoSYWxsb3dfZXh0ZXJuYWxfaWRwGAMgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRVaW50MzISSQoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2winQMKFVJlc29sdmVkTG9naW5TZXR0aW5ncxJGCg5hbGxvd19yZWdpc3RlchgBIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJPChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJKChJhbGxvd19leHRlcm5hbF9pZHAYAyABKAsyLi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZEJvb2wSTwoVbWF4X3Bhc3N3b3JkX2F0dGVtcHRzGAQgASgLMjAucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRVaW50MzISTgoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbGIGcHJvdG8z", [file_platform_settings_object_v3alpha_object]);
 
 /**
  * The changes to a context's login settings: only present fields are set or reset.
@@ -52,6 +52,15 @@ export type SetLoginSettings = Message<"platform.settings.login.v3alpha.SetLogin
    * @generated from field: platform.settings.object.v3alpha.SetUint32 max_password_attempts = 4;
    */
   maxPasswordAttempts?: SetUint32 | undefined;
+
+  /**
+   * Whether a person must have a verified email address to finish signing in: after the
+   * password (or a registration), one with an unverified address is sent a code and asked
+   * for it. Off by default.
+   *
+   * @generated from field: platform.settings.object.v3alpha.SetBool require_verified_email = 5;
+   */
+  requireVerifiedEmail?: SetBool | undefined;
 };
 
 /**
@@ -94,6 +103,13 @@ export type ResolvedLoginSettings = Message<"platform.settings.login.v3alpha.Res
    * @generated from field: platform.settings.object.v3alpha.ResolvedUint32 max_password_attempts = 4;
    */
   maxPasswordAttempts?: ResolvedUint32 | undefined;
+
+  /**
+   * Whether signing in needs a verified email address.
+   *
+   * @generated from field: platform.settings.object.v3alpha.ResolvedBool require_verified_email = 5;
+   */
+  requireVerifiedEmail?: ResolvedBool | undefined;
 };
 
 /**

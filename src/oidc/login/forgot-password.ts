@@ -1,0 +1,70 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { DomainError } from "../../domain/errors.js";
+import { requestPasswordReset, setPasswordWithCode } from "../../domain/user/password-reset.js";
+import { clearFailedPasswords } from "./attempts.js";
+import type { PromptStep } from "./context.js";
+import { finishLogin } from "./finish.js";
+import { hashUnderPolicy } from "./new-password.js";
+import { errorBody, escapeHtml, loginNameForm } from "./render.js";
+import { setPasswordForm } from "./set-password-page.js";
+import { userByLoginName } from "./users.js";
+
+/**
+ * "Forgot password?" within a sign-in: the login name (`/reset`), then the code from the
+ * email with a new password (`/resetcode`), which signs the person in. The answer to a
+ * login name is the same page, no sooner than PLATFORM_PASSWORD_RESET_ANSWER_TIME, whether
+ * the name exists, has an email address, or was sent a code moments ago (the per-user
+ * interval): neither its words nor its timing say whether there is such an account.
+ */
+export function forgotPasswordPage(s: PromptStep): void {
+  const loginName = (new URL(s.req.url ?? "/", "http://x").searchParams.get("loginName") ?? "").slice(0, 400);
+  s.show(200, s.t.resetPasswordTitle, `<p>${escapeHtml(s.t.forgotPasswordIntro)}</p>` + loginNameForm(s.t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: s.t.sendCode }));
+}
+
+export async function requestReset(s: PromptStep, form: Record<string, string>): Promise<void> {
+  const started = Date.now();
+  const { c, t } = s;
+  const loginName = (form.loginName ?? "").slice(0, 400);
+  if (!takeAttempt(s, "reset")) {
+    return s.show(429, t.resetPasswordTitle, errorBody(t.tooManyAttempts) + loginNameForm(t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: t.sendCode }));
+  }
+  const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
+  if (user?.state === "active") {
+    await c
+      .transact((tx) => requestPasswordReset(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, false))
+      // No email address, a code moments ago: nothing is sent, and nothing said.
+      .catch((error: unknown) => {
+        if (!(error instanceof DomainError)) throw error;
+      });
+  }
+  await sleep(Math.max(0, c.resetAnswerMs - (Date.now() - started)));
+  s.show(200, t.resetPasswordTitle, codeForm(s, loginName, ""));
+}
+
+export async function completeReset(s: PromptStep, form: Record<string, string>): Promise<void> {
+  const { c, t } = s;
+  const loginName = (form.loginName ?? "").slice(0, 400);
+  const code = (form.code ?? "").slice(0, 64);
+  const again = (status: number, error: string, keepCode = true) => s.show(status, t.resetPasswordTitle, errorBody(error) + codeForm(s, loginName, keepCode ? code : ""));
+  if (!takeAttempt(s, "code")) return again(429, t.tooManyAttempts);
+  const password = form.password ?? "";
+  if (password !== form.passwordConfirmation) return again(400, t.passwordsDiffer);
+  const hashed = await hashUnderPolicy(c, password);
+  if ("refused" in hashed) return again(400, `${t.passwordPolicy} ${hashed.refused}`);
+  const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
+  const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, hashed.hash)) : undefined;
+  if (!user || !set) return again(400, t.codeInvalid, false);
+  await clearFailedPasswords(c.db, c.instanceId, user.id);
+  await finishLogin(s.req, s.res, c, user.id);
+}
+
+function codeForm(s: PromptStep, loginName: string, code: string): string {
+  return `<p role="status">${escapeHtml(s.t.resetCodeSent)}</p>` + setPasswordForm(s.t, { action: `${s.base}/resetcode`, code, hidden: { csrf: s.csrf, loginName } });
+}
+
+/** Codes are guessed by trying, and reset mails must not flood a mailbox: both count per address. */
+function takeAttempt(s: PromptStep, what: string): boolean {
+  if (s.c.guards.perIp.take(`${s.c.instanceId} ${what} ${s.req.socket?.remoteAddress ?? ""}`)) return true;
+  s.res.setHeader("retry-after", String(s.c.guards.perIp.retryAfterS()));
+  return false;
+}

@@ -1,0 +1,46 @@
+import { setPasswordWithCode } from "../../domain/user/password-reset.js";
+import { ACCEPT_INVITE_PATH } from "./code-links.js";
+import { codePageAction, postedCodeForm, type CodePage } from "./code-pages.js";
+import { hashUnderPolicy } from "./new-password.js";
+import { errorBody, escapeHtml } from "./render.js";
+import type { Texts } from "./texts/index.js";
+
+/**
+ * Where the links of `password_reset` and `invite` messages land: the code (filled in from
+ * the link), a new password and its confirmation. Submitted, it sets the password under the
+ * instance's policy; an invitation verifies the email address too. Every refusal of the code
+ * reads the same ("the code is not valid"), and tries count per address.
+ */
+export async function setPasswordPage(p: CodePage): Promise<void> {
+  const { c, t } = p;
+  const invite = p.path === ACCEPT_INVITE_PATH;
+  const title = invite ? t.acceptInviteTitle : t.resetPasswordTitle;
+  const form = (userId: string, code: string, error?: string) =>
+    (error ? errorBody(error) : "") + setPasswordForm(t, { action: codePageAction(p.path, userId), intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro, userId, code });
+  if (p.req.method === "GET") return p.show(200, title, form(p.asked.user, p.asked.code));
+  const posted = await postedCodeForm(p, title, (f) => form(f.user ?? "", f.code ?? ""));
+  if (!posted) return;
+  const { userId, code } = posted;
+  const again = (status: number, error: string, keepCode = true) => p.show(status, title, form(posted.form.user ?? "", keepCode ? code : "", error));
+  const password = posted.form.password ?? "";
+  if (password !== posted.form.passwordConfirmation) return again(400, t.passwordsDiffer);
+  const hashed = await hashUnderPolicy(c, password);
+  if ("refused" in hashed) return again(400, `${t.passwordPolicy} ${hashed.refused}`);
+  const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, hashed.hash)) : undefined;
+  if (!set) return again(400, t.codeInvalid, false);
+  p.show(200, title, `<p role="status">${escapeHtml(t.passwordSet)}</p>`);
+}
+
+/** The code and a new password twice, under the names custom themes rely on: `code`, `password`, `passwordConfirmation`. */
+export function setPasswordForm(t: Texts, f: { action: string; intro?: string; userId?: string; code: string; hidden?: Record<string, string> }): string {
+  const hidden = { ...(f.userId !== undefined && { user: f.userId.slice(0, 200) }), ...f.hidden };
+  return (f.intro ? `<p>${escapeHtml(f.intro)}</p>` : "") + `<form method="post" action="${escapeHtml(f.action)}">` +
+    Object.entries(hidden).map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`).join("") +
+    `<label for="code">${escapeHtml(t.code)}</label>` +
+    `<input id="code" name="code" autocomplete="one-time-code" required value="${escapeHtml(f.code.slice(0, 64))}">` +
+    `<label for="password">${escapeHtml(t.newPassword)}</label>` +
+    `<input id="password" name="password" type="password" autocomplete="new-password" required autofocus>` +
+    `<label for="passwordConfirmation">${escapeHtml(t.confirmPassword)}</label>` +
+    `<input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>` +
+    `<button type="submit">${escapeHtml(t.setPassword)}</button></form>`;
+}

@@ -1,0 +1,34 @@
+import type { DescMessage, Message } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@connectrpc/connect";
+import type { SettingsKind } from "../../../domain/settings/kind.js";
+import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
+import type { Db, Tx } from "../../../store/eventstore.js";
+import { askedContext, principalOf } from "../../context.js";
+import { changeFromProto, resolvedToProto, settingsDetailsToProto } from "./codec.js";
+
+/** How a settings service reaches the database (rpc/services/writes.ts): plain writes, or writes that change access. */
+export interface SettingsStore {
+  database(ctx: HandlerContext): { db: Db };
+  write<T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The two calls every settings service of one kind makes, in the context the request asks
+ * for: set (and reset) the properties a Set message names, and resolve them all with where
+ * each comes from. Services differ in their kind, their messages and how they write.
+ */
+export function kindService<SetDesc extends DescMessage, ResolvedDesc extends DescMessage>(store: SettingsStore, kind: SettingsKind, set: SetDesc, resolved: ResolvedDesc) {
+  return {
+    async set(settings: Message, ctx: HandlerContext) {
+      const change = changeFromProto(set, settings, kind);
+      const at = askedContext(ctx.values);
+      const details = await store.write(ctx, (tx) => writeSettings(tx, principalOf(ctx).userId, kind, at, change));
+      return { details: settingsDetailsToProto(details) };
+    },
+    async resolve(ctx: HandlerContext) {
+      const at = askedContext(ctx.values);
+      const found = await resolveSettings(store.database(ctx).db, kind, at);
+      return { details: settingsDetailsToProto(found.details), settings: resolvedToProto(resolved, found.resolved, at) };
+    },
+  };
+}
