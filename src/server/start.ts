@@ -28,6 +28,8 @@ export interface Service {
   app: ReturnType<typeof createApp>;
   /** Where GET /metrics answers; undefined when PLATFORM_METRICS_BIND is empty (and in cluster workers). */
   metricsPort: number | undefined;
+  /** The process's access epoch: `reliable` once the connection listening for access changes stands. */
+  access: AccessEpoch;
   telemetry: Telemetry;
   close(): Promise<void>;
 }
@@ -102,6 +104,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       store: opened,
       app,
       metricsPort: metrics?.port,
+      access,
       telemetry: observed,
       async close() {
         app.shutdown();

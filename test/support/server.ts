@@ -46,6 +46,12 @@ export async function startTestServer(
     database: target,
   };
   const service = await startService(config, createLogger("silent"));
+  // Until it listens for access changes a process bypasses its caches: tests that count
+  // lookups or follow notifications would see a process whose caches are not yet in play.
+  for (const started = Date.now(); !service.access.reliable; ) {
+    if (Date.now() - started > 20_000) throw new Error("the test server never listened for access changes");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   const adminToken = (await readFile(config.adminPatPath, "utf8")).trim();
   const instance = await service.store.db
     .selectFrom("instances")
