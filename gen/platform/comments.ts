@@ -1980,7 +1980,7 @@ export const PROTO_COMMENTS: Readonly<Record<string, string>> = {
   "platform.settings.message_text.v3alpha.SetMessageText.subject": "The subject of an email. SMS kinds (verify_phone) have none: InvalidArgument.",
   "platform.settings.message_text.v3alpha.SetMessageTextRequest": "The changes to the texts of one kind and language.",
   "platform.settings.message_text.v3alpha.SetMessageTextRequest.ctx": "The context to set them in: the system, an instance or an organization. Absent: the instance of the Host header.",
-  "platform.settings.message_text.v3alpha.SetMessageTextRequest.kind": "The kind of message: verify_email, verify_phone, password_reset, invite or password_changed; others are InvalidArgument.",
+  "platform.settings.message_text.v3alpha.SetMessageTextRequest.kind": "The kind of message: verify_email, verify_phone, password_reset, password_reset_sms, invite or password_changed; others are InvalidArgument.",
   "platform.settings.message_text.v3alpha.SetMessageTextRequest.language": "A supported language (ISO 639-1, such as \"de\"); others are InvalidArgument.",
   "platform.settings.message_text.v3alpha.SetMessageTextRequest.settings": "The changes.",
   "platform.settings.message_text.v3alpha.SetMessageTextResponse": "The changed texts.",

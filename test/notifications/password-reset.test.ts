@@ -13,7 +13,10 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { serviceClient } from "../support/service-client.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { until } from "../support/until.js";
-import { testCertificates, TestSmtpServer, type Certificates, type Delivered } from "../notification-providers/fakes.js";
+import { testCertificates, TestSmtpServer, TwilioFake, type Certificates, type Delivered } from "../notification-providers/fakes.js";
+import { twilioSettings } from "../notification-providers/requests.js";
+import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
+import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { humanUser, uniqueName } from "../users/helpers.js";
 import { Browser, alertText, formWith, type Page } from "../oidc/browser.js";
 
@@ -41,6 +44,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe.each(DATABASE_KINDS)("password reset, invitations and verified email at sign-in (%s)", (kind) => {
   let smtp: TestSmtpServer;
+  const twilio = new TwilioFake();
   let server: TestServer;
   let config: client.Configuration;
   let clientId: string;
@@ -55,6 +59,8 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
       PLATFORM_PASSWORD_RESET_ANSWER_TIME: "400ms",
       PLATFORM_LOGIN_RATE_PER_IP: "1000",
       PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000",
+      PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true",
+      PLATFORM_TWILIO_API_URL: await twilio.start(),
     });
     const projectId = (await projectClient(server.baseUrl, server.adminToken).ok("CreateProject", { project: { name: "reset" } })).details.id as string;
     const made = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId, app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) } });
@@ -66,6 +72,7 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
   afterAll(async () => {
     await server?.close();
     await smtp?.close();
+    twilio.close();
   });
 
   const users = () => serviceClient(PlatformUsers, server.baseUrl, server.adminToken);
@@ -96,6 +103,26 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     await users().ok("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: code } });
     expect(await passwordIs(id, NEW_PASSWORD)).toBe(true);
     expect(await users().call("SetPassword", { id, password: { newPassword: PASSWORD, verificationCode: code } }), "a used code").toMatchObject(notValid);
+  });
+
+  it("texts the code to a verified phone number when the email address is not verified", async () => {
+    const sms = serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken);
+    const provider = (await sms.ok("CreateSMSProvider", { provider: { description: "twilio", twilio: twilioSettings() } })).details.id;
+    await sms.ok("ActivateSMSProvider", { id: provider });
+    try {
+      const number = `+4178${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+      const { id, email } = await person({ phone: { number, isVerified: true } });
+      await users().ok("ResetPassword", { id });
+      const call = await until("Twilio's call", () => twilio.calls.find((c) => c.form.get("To") === number));
+      const code = codeIn(call.form.get("Body") ?? "");
+      const logged = await until("the log", async () => (await serviceClient(PlatformNotifications, server.baseUrl, server.adminToken).ok("SearchNotifications", { filters: [{ user: { userId: id } }, { channel: { channel: "NOTIFICATION_CHANNEL_SMS" } }] })).result?.[0]);
+      expect(logged).toMatchObject({ kind: "NOTIFICATION_KIND_PASSWORD_RESET_SMS", recipient: number });
+      await users().ok("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: code } });
+      expect(await passwordIs(id, NEW_PASSWORD)).toBe(true);
+      expect(resetMailsTo(email), "not by email").toEqual([]);
+    } finally {
+      await sms.ok("DeleteSMSProvider", { id: provider });
+    }
   });
 
   it("refuses what has nothing to reset, and answers the code instead of sending it", async () => {

@@ -16,13 +16,16 @@ import type { VerificationSettings } from "./verification.js";
 
 /**
  * A reset code to the user's email address (or to the caller, `returnCode`), replacing any
- * earlier one. ResourceExhausted when the last one is younger than the reset interval: a
+ * earlier one; by SMS when the phone number is verified and the email address is not. ResourceExhausted when the last one is younger than the reset interval: a
  * mailbox is not to be flooded, whoever asks.
  */
 export async function requestPasswordReset(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, returnCode: boolean): Promise<{ details: ObjectDetails; code?: string }> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: it has no password`);
-  if (!user.email) throw failedPrecondition(`user ${userId} has no email address to send a reset code to`);
+  // By SMS only to a verified number whose owner's email is not verified; else by email.
+  const bySms = user.email_verified !== true && user.phone_verified === true && Boolean(user.phone);
+  const address = bySms ? user.phone : user.email;
+  if (!address) throw failedPrecondition(`user ${userId} has no email address to send a reset code to`);
   // The user's own events say when the last code went out, used or not (a used code's row is gone).
   const last = await tx
     .selectFrom("events")
@@ -36,8 +39,14 @@ export async function requestPasswordReset(tx: Tx, actor: Actor, s: Verification
     .executeTakeFirst();
   const waitMs = last ? new Date(last.created_at).getTime() + s.resetIntervalMs - Date.now() : 0;
   if (waitMs > 0) throw resourceExhausted(`a reset code was issued for user ${userId} moments ago; ask again in ${Math.ceil(waitMs / 1000)} s`);
-  const code = await issueCodeMessage(tx, s, { actor, user, purpose: "password_reset", kind: "password_reset", address: user.email, ttlMs: s.codeTtlMs.email, returnCode, path: s.paths.resetPassword });
-  const details = await changeUser(tx, actor, user, [{ type: "user.password.code.added", payload: { sentTo: returnCode ? "caller" : user.email } }], {});
+  const code = await issueCodeMessage(
+    tx,
+    s,
+    bySms
+      ? { actor, user, purpose: "password_reset", kind: "password_reset_sms", address, ttlMs: s.codeTtlMs.sms, returnCode }
+      : { actor, user, purpose: "password_reset", kind: "password_reset", address, ttlMs: s.codeTtlMs.email, returnCode, path: s.paths.resetPassword },
+  );
+  const details = await changeUser(tx, actor, user, [{ type: "user.password.code.added", payload: { sentTo: returnCode ? "caller" : address } }], {});
   return { details, ...(code && { code }) };
 }
 
@@ -68,11 +77,14 @@ export async function resendInvite(tx: Tx, actor: Actor, s: VerificationSettings
 export async function setPasswordWithCode(tx: Tx, actor: Actor, s: Pick<VerificationSettings, "box">, userId: string, code: string, hash: string): Promise<ObjectDetails | undefined> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "human" || !user.email) return undefined;
-  const check = { instanceId: actor.instanceId, userId, target: user.email, code };
-  if (await consumeCode(tx, s.box, { ...check, purpose: "password_reset" })) {
+  const check = { instanceId: actor.instanceId, userId, code };
+  // A reset code went to the email address or to the phone number: good while it is still the user's.
+  const reset = await tx.selectFrom("user_codes").select("target").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("purpose", "=", "password_reset").executeTakeFirst();
+  const resetTarget = reset && (reset.target === user.phone || reset.target === user.email) ? reset.target : user.email;
+  if (await consumeCode(tx, s.box, { ...check, target: resetTarget, purpose: "password_reset" })) {
     return storePassword(tx, actor, userId, { hash, changeRequired: false });
   }
-  if (!(await consumeCode(tx, s.box, { ...check, purpose: "invite" }))) return undefined;
+  if (!(await consumeCode(tx, s.box, { ...check, target: user.email, purpose: "invite" }))) return undefined;
   const stored = await storePassword(tx, actor, userId, { hash, changeRequired: false });
   if (user.email_verified) return stored;
   await voidCode(tx, actor.instanceId, userId, "verify_email");

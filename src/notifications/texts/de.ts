@@ -19,6 +19,9 @@ Der Code ist {{.ExpiresIn}} gültig. Falls Sie ihn nicht angefordert haben, kön
   verify_phone: {
     body: "Hallo {{.DisplayName}}, Ihr Bestätigungscode für {{.OrgName}} lautet {{.Code}}. Er ist {{.ExpiresIn}} gültig.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, Ihr {{.OrgName}}-Code für ein neues Passwort: {{.Code}}, {{.ExpiresIn}} gültig. Nicht angefordert? Ignorieren.",
+  },
   password_reset: {
     subject: "Passwort für {{.OrgName}} zurücksetzen",
     body: `Hallo {{.DisplayName}},

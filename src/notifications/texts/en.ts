@@ -19,6 +19,9 @@ The code is valid for {{.ExpiresIn}}. If you did not ask for it, you can ignore 
   verify_phone: {
     body: "Hello {{.DisplayName}}, your {{.OrgName}} verification code is {{.Code}}. It is valid for {{.ExpiresIn}}.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, your {{.OrgName}} password reset code is {{.Code}}, valid for {{.ExpiresIn}}. Not asked for it? Ignore this.",
+  },
   password_reset: {
     subject: "Reset your password for {{.OrgName}}",
     body: `Hello {{.DisplayName}},

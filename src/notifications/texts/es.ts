@@ -19,6 +19,9 @@ El código es válido durante {{.ExpiresIn}}. Si no lo has solicitado, puedes ig
   verify_phone: {
     body: "Hola, {{.DisplayName}}. Tu código de verificación de {{.OrgName}} es {{.Code}}. Es válido durante {{.ExpiresIn}}.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, tu código de {{.OrgName}} para restablecer la contraseña es {{.Code}}, válido {{.ExpiresIn}}. ¿No lo pediste? Ignóralo.",
+  },
   password_reset: {
     subject: "Restablece tu contraseña de {{.OrgName}}",
     body: `Hola, {{.DisplayName}}:

@@ -19,6 +19,9 @@ Ce code est valable {{.ExpiresIn}}. Si vous ne l’avez pas demandé, vous pouve
   verify_phone: {
     body: "Bonjour {{.DisplayName}}, votre code de vérification {{.OrgName}} est {{.Code}}. Il est valable {{.ExpiresIn}}.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, votre code {{.OrgName}} pour un nouveau mot de passe : {{.Code}}, valable {{.ExpiresIn}}. Pas demandé ? Ignorez-le.",
+  },
   password_reset: {
     subject: "Réinitialisez votre mot de passe pour {{.OrgName}}",
     body: `Bonjour {{.DisplayName}},

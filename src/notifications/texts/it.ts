@@ -19,6 +19,9 @@ Il codice è valido per {{.ExpiresIn}}. Se non l’hai richiesto, puoi ignorare 
   verify_phone: {
     body: "Ciao {{.DisplayName}}, il tuo codice di verifica {{.OrgName}} è {{.Code}}. È valido per {{.ExpiresIn}}.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, il tuo codice {{.OrgName}} per la nuova password è {{.Code}}, valido {{.ExpiresIn}}. Non richiesto? Ignoralo.",
+  },
   password_reset: {
     subject: "Reimposta la tua password di {{.OrgName}}",
     body: `Ciao {{.DisplayName}},

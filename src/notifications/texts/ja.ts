@@ -19,6 +19,9 @@ export const ja: MessageTexts = {
   verify_phone: {
     body: "{{.DisplayName}} 様、{{.OrgName}} の確認コードは {{.Code}} です。{{.ExpiresIn}} 有効です。",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}} 様、{{.OrgName}} のパスワード再設定コードは {{.Code}} です（{{.ExpiresIn}} 有効）。心当たりがなければ無視してください。",
+  },
   password_reset: {
     subject: "{{.OrgName}} のパスワードの再設定",
     body: `{{.DisplayName}} 様

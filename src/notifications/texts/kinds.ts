@@ -20,6 +20,8 @@ export const KINDS: Readonly<Record<MessageKind, KindRules>> = {
   verify_email: { channel: "email", placeholders: [...COMMON, "Code", "URL"], carries: ["Code", "URL"] },
   verify_phone: { channel: "sms", placeholders: [...COMMON, "Code"], carries: ["Code"] },
   password_reset: { channel: "email", placeholders: [...COMMON, "Code", "URL"], carries: ["Code", "URL"] },
+  // For people whose phone number is verified and email address is not.
+  password_reset_sms: { channel: "sms", placeholders: [...COMMON, "Code"], carries: ["Code"] },
   invite: { channel: "email", placeholders: [...COMMON, "URL"], carries: ["URL"] },
   password_changed: { channel: "email", placeholders: COMMON, carries: [] },
 };

@@ -19,6 +19,9 @@ De code is {{.ExpiresIn}} geldig. Hebt u hier niet om gevraagd, dan kunt u deze 
   verify_phone: {
     body: "Hallo {{.DisplayName}}, uw verificatiecode voor {{.OrgName}} is {{.Code}}. Deze is {{.ExpiresIn}} geldig.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, uw {{.OrgName}}-code voor een nieuw wachtwoord: {{.Code}}, {{.ExpiresIn}} geldig. Niet aangevraagd? Negeer dit.",
+  },
   password_reset: {
     subject: "Stel uw wachtwoord voor {{.OrgName}} opnieuw in",
     body: `Hallo {{.DisplayName}},

@@ -20,6 +20,9 @@ Czas ważności kodu: {{.ExpiresIn}}. Jeśli ta prośba nie pochodzi od Ciebie, 
   verify_phone: {
     body: "Witaj {{.DisplayName}}, Twój kod weryfikacyjny {{.OrgName}} to {{.Code}}. Czas ważności: {{.ExpiresIn}}.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, Twój kod {{.OrgName}} do nowego hasła: {{.Code}}, ważny {{.ExpiresIn}}. Nie prosiłeś? Zignoruj to.",
+  },
   password_reset: {
     subject: "Resetowanie hasła w {{.OrgName}}",
     body: `Witaj {{.DisplayName}},

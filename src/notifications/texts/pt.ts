@@ -19,6 +19,9 @@ O código é válido durante {{.ExpiresIn}}. Se não o pediu, pode ignorar este 
   verify_phone: {
     body: "Olá {{.DisplayName}}, o seu código de verificação {{.OrgName}} é {{.Code}}. É válido durante {{.ExpiresIn}}.",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}, o seu código {{.OrgName}} para nova senha é {{.Code}}, válido {{.ExpiresIn}}. Não o pediu? Ignore.",
+  },
   password_reset: {
     subject: "Redefina a sua senha de {{.OrgName}}",
     body: `Olá {{.DisplayName}},

@@ -12,4 +12,7 @@ export interface SmsTexts {
 }
 
 /** The default texts of one language; each language file has every kind (the type checks it). */
-export type MessageTexts = Record<Exclude<MessageKind, "verify_phone">, EmailTexts> & { verify_phone: SmsTexts };
+export type MessageTexts = Record<Exclude<MessageKind, SmsKind>, EmailTexts> & Record<SmsKind, SmsTexts>;
+
+/** The kinds sent by SMS (kinds.ts says so too; the type keeps their texts without a subject). */
+type SmsKind = "verify_phone" | "password_reset_sms";

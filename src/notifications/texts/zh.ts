@@ -19,6 +19,9 @@ export const zh: MessageTexts = {
   verify_phone: {
     body: "{{.DisplayName}}，您好：您的 {{.OrgName}} 验证码是 {{.Code}}，{{.ExpiresIn}}内有效。",
   },
+  password_reset_sms: {
+    body: "{{.DisplayName}}，您好：您的 {{.OrgName}} 密码重置验证码是 {{.Code}}，{{.ExpiresIn}}内有效。如非本人操作，请忽略。",
+  },
   password_reset: {
     subject: "重置您在 {{.OrgName}} 的密码",
     body: `{{.DisplayName}}，您好：

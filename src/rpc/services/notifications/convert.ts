@@ -9,6 +9,7 @@ const KIND: Record<MessageKind, NotificationKind> = {
   verify_email: NotificationKind.VERIFY_EMAIL,
   verify_phone: NotificationKind.VERIFY_PHONE,
   password_reset: NotificationKind.PASSWORD_RESET,
+  password_reset_sms: NotificationKind.PASSWORD_RESET_SMS,
   invite: NotificationKind.INVITE,
   password_changed: NotificationKind.PASSWORD_CHANGED,
 };
