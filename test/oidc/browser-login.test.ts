@@ -13,10 +13,18 @@ import { humanUser, uniqueName, Users } from "../users/helpers.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { until } from "../support/until.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
+import { protocolClient } from "../support/clients.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const REDIRECT = "https://rp.example/callback";
 const PASSWORD = "Corr3ct-horse!";
+
+/** The instance's login setting require_verified_email, as its administrator sets it. */
+async function requireVerifiedEmail(server: TestServer, on: boolean) {
+  const r = await protocolClient(PlatformLoginSettings, "connect", server.baseUrl).call("SetLoginSettings", { settings: { requireVerifiedEmail: on ? { set: true } : { reset: true } } }, server.adminToken);
+  expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
+}
 
 /**
  * A person signs in on the login pages in a real browser (Debian's chromium, driven by
@@ -169,6 +177,46 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
     }
     const result = await signIn({ locale: "fr-FR", loginName, password: "Pr3mier-mot!", labels: { loginName: fr.loginName, password: fr.password, next: fr.next, signIn: fr.signIn } });
     expect(result.lang).toBe("fr");
+  });
+
+  it("asks for the emailed code when the login settings require a verified email, in Spanish; the message's link page verifies too", async () => {
+    const es = TEXTS.es;
+    await requireVerifiedEmail(server, true);
+    try {
+      const loginName = uniqueName("verify");
+      const address = `${loginName}@mail.example`;
+      const userId = await new Users(server).create(humanUser(loginName, { password: PASSWORD }));
+      const sentBefore = () => smtp.delivered.filter((d) => d.to.includes(address)).length;
+      const { tokens } = await authorizeIn("es-ES", {}, async (page) => {
+        await page.getByLabel(es.loginName).fill(loginName);
+        await page.getByRole("button", { name: es.next }).click();
+        await page.getByLabel(es.password).fill(PASSWORD);
+        const before = sentBefore();
+        await page.getByRole("button", { name: es.signIn }).click();
+        await page.getByText(es.verifyEmailIntro).waitFor();
+        // The step sends a code of its own, which replaces the one of the creation.
+        await until("the step's mail", () => sentBefore() > before);
+        const { code } = await mailedCode(address, "/ui/login/email/verify");
+        await page.getByLabel(es.code, { exact: true }).fill(code);
+        await page.getByRole("button", { name: es.verify }).click();
+      });
+      expect(tokens.claims()!.sub).toBe(userId);
+    } finally {
+      await requireVerifiedEmail(server, false);
+    }
+
+    const other = uniqueName("link");
+    await new Users(server).create(humanUser(other, { password: PASSWORD }, { preferredLanguage: "es" }));
+    const { link } = await mailedCode(`${other}@mail.example`, "/ui/login/email/verify");
+    const context = await browser.newContext({ locale: "en-US" });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}${link}`);
+      await page.getByRole("button", { name: es.verify }).click();
+      await page.getByText(es.emailVerified).waitFor();
+    } finally {
+      await context.close();
+    }
   });
 
   it("through an external identity provider: the browser that started the login finishes it", async () => {
