@@ -16,8 +16,9 @@ import type { VerificationSettings } from "./verification.js";
 
 /**
  * A reset code to the user's email address (or to the caller, `returnCode`), replacing any
- * earlier one; by SMS when the phone number is verified and the email address is not. ResourceExhausted when the last one is younger than the reset interval: a
- * mailbox is not to be flooded, whoever asks.
+ * earlier one; by SMS when the phone number is verified and the email address is not.
+ * ResourceExhausted when the last one is younger than the reset interval: a mailbox is not
+ * to be flooded, whoever asks.
  */
 export async function requestPasswordReset(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, returnCode: boolean): Promise<{ details: ObjectDetails; code?: string }> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
