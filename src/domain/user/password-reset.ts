@@ -1,5 +1,6 @@
 import { consumeCode, voidCode } from "../../notifications/codes.js";
 import type { Tx } from "../../store/eventstore.js";
+import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, resourceExhausted } from "../errors.js";
 import { issueCodeMessage } from "./code-messages.js";
@@ -52,8 +53,7 @@ export async function requestPasswordReset(tx: Tx, actor: Actor, s: Verification
 }
 
 /** An invitation for a person without a password, to its email address (or the caller); no event (the change that asks for it has its own). */
-export async function issueInvite(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, returnCode: boolean): Promise<string | undefined> {
-  const user = await userRowForUpdate(tx, actor.instanceId, userId);
+export async function issueInvite(tx: Tx, actor: Actor, s: VerificationSettings, user: UserRow, returnCode: boolean): Promise<string | undefined> {
   if (!user.email) return undefined;
   return issueCodeMessage(tx, s, { actor, user, purpose: "invite", kind: "invite", address: user.email, ttlMs: s.codeTtlMs.invite, returnCode, path: s.paths.acceptInvite });
 }
@@ -65,7 +65,7 @@ export async function resendInvite(tx: Tx, actor: Actor, s: VerificationSettings
   if (!user.email) throw failedPrecondition(`user ${userId} has no email address to invite`);
   const password = await tx.selectFrom("user_secrets").select("user_id").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
   if (password) throw failedPrecondition(`user ${userId} has a password already: invitations are for people without one`);
-  const code = await issueInvite(tx, actor, s, userId, returnCode);
+  const code = await issueInvite(tx, actor, s, user, returnCode);
   const details = await changeUser(tx, actor, user, [{ type: "user.invite.code.added", payload: { sentTo: returnCode ? "caller" : user.email } }], {});
   return { details, ...(code && { code }) };
 }

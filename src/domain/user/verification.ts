@@ -6,6 +6,7 @@ import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";
 import { issueCodeMessage } from "./code-messages.js";
+import { issueInvite } from "./password-reset.js";
 import { changeUser, userRowForUpdate } from "./commands.js";
 
 /**
@@ -70,12 +71,23 @@ export async function verifyContact(tx: Tx, actor: Actor, s: Pick<VerificationSe
 
 /**
  * After a create or patch, in its transaction: a code for each contact it set and left
- * unverified, sent with the change's own event (none for a verified one).
+ * unverified, sent with the change's own event (none for a verified one); with `invite`, an
+ * invitation takes the email's place (accepting it verifies the address).
  */
-export async function verifyChangedContacts(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, changed: { email?: boolean; phone?: boolean }, returnCode: boolean): Promise<{ emailCode?: string; phoneCode?: string }> {
+export async function verifyChangedContacts(
+  tx: Tx,
+  actor: Actor,
+  s: VerificationSettings,
+  userId: string,
+  changed: { email?: boolean; phone?: boolean; invite?: boolean },
+  returnCode: boolean,
+): Promise<{ emailCode?: string; phoneCode?: string; inviteCode?: string }> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
-  const out: { emailCode?: string; phoneCode?: string } = {};
-  if (changed.email && user.email && !user.email_verified) {
+  const out: { emailCode?: string; phoneCode?: string; inviteCode?: string } = {};
+  if (changed.invite) {
+    const code = await issueInvite(tx, actor, s, user, returnCode);
+    if (code) out.inviteCode = code;
+  } else if (changed.email && user.email && !user.email_verified) {
     const code = await issueVerification(tx, actor, s, user, "email", user.email, returnCode);
     if (code) out.emailCode = code;
   }

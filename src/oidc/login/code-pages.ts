@@ -4,6 +4,7 @@ import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { ACCEPT_INVITE_PATH, RESET_PASSWORD_PATH, VERIFY_EMAIL_PATH } from "./code-links.js";
 import type { LoginContext } from "./context.js";
 import { loginLanguage } from "./language.js";
+import { takeAddressTry } from "./rate-limit.js";
 import { errorBody } from "./render.js";
 import { sendPage } from "./send-page.js";
 import { setPasswordPage } from "./set-password-page.js";
@@ -69,8 +70,7 @@ export async function postedCodeForm(p: CodePage, title: string, again: (form: R
     }
     throw error;
   }
-  if (!c.guards.perIp.take(`${c.instanceId} code ${req.socket?.remoteAddress ?? ""}`)) {
-    (res as ServerResponse).setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
+  if (!takeAddressTry(c.guards.perIp, req, res as ServerResponse, c.instanceId, "code")) {
     p.show(429, title, errorBody(t.tooManyAttempts) + again(form));
     return undefined;
   }

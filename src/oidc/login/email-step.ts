@@ -4,6 +4,7 @@ import { requestVerification, verifyContact } from "../../domain/user/verificati
 import type { PromptStep } from "./context.js";
 import { finishLogin } from "./finish.js";
 import { sameToken } from "./form-token.js";
+import { takeAddressTry } from "./rate-limit.js";
 import { errorBody, escapeHtml } from "./render.js";
 
 /**
@@ -47,10 +48,7 @@ export async function askEmailCode(s: PromptStep, userId: string, send: boolean,
 export async function emailCodeSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const userId = (form.user ?? "").slice(0, 200);
   if (!userId || !sameToken(form.proof, proofOf(s, userId))) return s.show(403, s.t.errorTitle, errorBody(s.t.formExpired));
-  if (!s.c.guards.perIp.take(`${s.c.instanceId} code ${s.req.socket?.remoteAddress ?? ""}`)) {
-    s.res.setHeader("retry-after", String(s.c.guards.perIp.retryAfterS()));
-    return askEmailCode(s, userId, false, 429, s.t.tooManyAttempts);
-  }
+  if (!takeAddressTry(s.c.guards.perIp, s.req, s.res, s.c.instanceId, "code")) return askEmailCode(s, userId, false, 429, s.t.tooManyAttempts);
   if (form.resend) return askEmailCode(s, userId, true);
   const code = (form.code ?? "").slice(0, 64);
   const verified = code ? await s.c.transact((tx) => verifyContact(tx, { instanceId: s.c.instanceId, userId }, s.c.codes, userId, "email", code)) : undefined;

@@ -4,7 +4,8 @@ import { requestPasswordReset, setPasswordWithCode } from "../../domain/user/pas
 import { clearFailedPasswords } from "./attempts.js";
 import type { PromptStep } from "./context.js";
 import { finishLogin } from "./finish.js";
-import { hashUnderPolicy } from "./new-password.js";
+import { chosenPassword } from "./new-password.js";
+import { takeAddressTry } from "./rate-limit.js";
 import { errorBody, escapeHtml, loginNameForm } from "./render.js";
 import { setPasswordForm } from "./set-password-page.js";
 import { userByLoginName } from "./users.js";
@@ -25,7 +26,7 @@ export async function requestReset(s: PromptStep, form: Record<string, string>):
   const started = Date.now();
   const { c, t } = s;
   const loginName = (form.loginName ?? "").slice(0, 400);
-  if (!takeAttempt(s, "reset")) {
+  if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "reset")) {
     return s.show(429, t.resetPasswordTitle, errorBody(t.tooManyAttempts) + loginNameForm(t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: t.sendCode }));
   }
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
@@ -46,13 +47,11 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   const loginName = (form.loginName ?? "").slice(0, 400);
   const code = (form.code ?? "").slice(0, 64);
   const again = (status: number, error: string, keepCode = true) => s.show(status, t.resetPasswordTitle, errorBody(error) + codeForm(s, loginName, keepCode ? code : ""));
-  if (!takeAttempt(s, "code")) return again(429, t.tooManyAttempts);
-  const password = form.password ?? "";
-  if (password !== form.passwordConfirmation) return again(400, t.passwordsDiffer);
-  const hashed = await hashUnderPolicy(c, password);
-  if ("refused" in hashed) return again(400, `${t.passwordPolicy} ${hashed.refused}`);
+  if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return again(429, t.tooManyAttempts);
+  const chosen = await chosenPassword(c, t, form.password ?? "", form.passwordConfirmation);
+  if ("error" in chosen) return again(400, chosen.error);
   const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
-  const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, hashed.hash)) : undefined;
+  const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, chosen.hash)) : undefined;
   if (!user || !set) return again(400, t.codeInvalid, false);
   await clearFailedPasswords(c.db, c.instanceId, user.id);
   await finishLogin(s.req, s.res, c, user.id);
@@ -60,11 +59,4 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
 
 function codeForm(s: PromptStep, loginName: string, code: string): string {
   return `<p role="status">${escapeHtml(s.t.resetCodeSent)}</p>` + setPasswordForm(s.t, { action: `${s.base}/resetcode`, code, hidden: { csrf: s.csrf, loginName } });
-}
-
-/** Codes are guessed by trying, and reset mails must not flood a mailbox: both count per address. */
-function takeAttempt(s: PromptStep, what: string): boolean {
-  if (s.c.guards.perIp.take(`${s.c.instanceId} ${what} ${s.req.socket?.remoteAddress ?? ""}`)) return true;
-  s.res.setHeader("retry-after", String(s.c.guards.perIp.retryAfterS()));
-  return false;
 }

@@ -2,12 +2,20 @@ import { ConnectError } from "@connectrpc/connect";
 import { DomainError } from "../../domain/errors.js";
 import { hashNewPassword, passwordPolicyOf } from "../../domain/user/passwords.js";
 import type { LoginContext } from "./context.js";
+import type { Texts } from "./texts/index.js";
 
 /**
- * A new password's hash under the instance's policy, or why the policy refuses it (the
- * domain's message without its field prefix), for a form to show beside its own label.
+ * A password chosen on a form, typed twice: its hash under the instance's policy, or the
+ * error the form shows (the two differ; the policy's words after the form's own label).
  */
-export async function hashUnderPolicy(c: Pick<LoginContext, "db" | "hasher" | "instanceId">, password: string): Promise<{ hash: string } | { refused: string }> {
+export async function chosenPassword(c: Pick<LoginContext, "db" | "hasher" | "instanceId">, t: Texts, password: string, confirmation: string | undefined): Promise<{ hash: string } | { error: string }> {
+  if (password !== confirmation) return { error: t.passwordsDiffer };
+  const hashed = await hashUnderPolicy(c, password);
+  return "refused" in hashed ? { error: `${t.passwordPolicy} ${hashed.refused}` } : hashed;
+}
+
+/** A new password's hash under the instance's policy, or why the policy refuses it (the domain's message without its field prefix). */
+async function hashUnderPolicy(c: Pick<LoginContext, "db" | "hasher" | "instanceId">, password: string): Promise<{ hash: string } | { refused: string }> {
   try {
     return { hash: await hashNewPassword(c.hasher, password, await passwordPolicyOf(c.db, c.instanceId)) };
   } catch (error) {

@@ -9,7 +9,7 @@ import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
 import { sameToken } from "./form-token.js";
 import { loginLanguage } from "./language.js";
-import { hashUnderPolicy } from "./new-password.js";
+import { chosenPassword } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
 import { changePasswordForm, errorBody, forgotPasswordLink, loginNameForm, passwordForm } from "./render.js";
 import { TEXTS, type Language } from "./texts/index.js";
@@ -94,11 +94,9 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   }
   await clearFailedPasswords(c.db, c.instanceId, user.id);
   if (step === "change") {
-    const next = form.newPassword ?? "";
-    if (next !== form.newPasswordConfirmation) return askNewPassword(400, t.passwordsDiffer);
-    const hashed = await hashUnderPolicy(c, next);
-    if ("refused" in hashed) return askNewPassword(400, `${t.passwordPolicy} ${hashed.refused}`);
-    const { hash } = hashed;
+    const chosen = await chosenPassword(c, t, form.newPassword ?? "", form.newPasswordConfirmation);
+    if ("error" in chosen) return askNewPassword(400, chosen.error);
+    const { hash } = chosen;
     await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash, changeRequired: false, expected: checked.hash }));
   } else if (await passwordChangeRequired(c.db, c.instanceId, user.id)) {
     return askNewPassword(200);

@@ -1,10 +1,11 @@
-import { hashUnderPolicy } from "./new-password.js";
+import { chosenPassword } from "./new-password.js";
 import { DomainError } from "../../domain/errors.js";
 import { addUser } from "../../domain/user/commands.js";
 import { escapeHtml } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { askEmailCode } from "./email-step.js";
 import { finishLogin } from "./finish.js";
+import { takeAddressTry } from "./rate-limit.js";
 import { loginOrgOf, settingsOf } from "./org-settings.js";
 import type { Texts } from "./texts/index.js";
 
@@ -70,19 +71,13 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     loginName: (form.loginName ?? "").trim().slice(0, 400),
   };
   const again = (status: number, error: string) => s.show(status, t.registerTitle, registerForm(t, s, entered, error));
-  const address = s.req.socket?.remoteAddress ?? "";
-  if (!c.guards.perIp.take(`${c.instanceId} register ${address}`)) {
-    s.res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
-    return again(429, t.tooManyAttempts);
-  }
+  if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "register")) return again(429, t.tooManyAttempts);
   if (!entered.givenName || !entered.familyName || entered.givenName.length > 200 || entered.familyName.length > 200) return again(400, t.registerInvalidName);
   if (entered.email.length > 254 || !EMAIL.test(entered.email)) return again(400, t.registerInvalidEmail);
   if (!USERNAME.test(entered.loginName)) return again(400, t.registerInvalidUsername);
-  const password = form.password ?? "";
-  if (password !== form.passwordConfirmation) return again(400, t.passwordsDiffer);
-  const hashed = await hashUnderPolicy(c, password);
-  if ("refused" in hashed) return again(400, `${t.passwordPolicy} ${hashed.refused}`);
-  const { hash } = hashed;
+  const chosen = await chosenPassword(c, t, form.password ?? "", form.passwordConfirmation);
+  if ("error" in chosen) return again(400, chosen.error);
+  const { hash } = chosen;
   let userId: string;
   try {
     const created = await c.transact((tx) =>

@@ -1,7 +1,7 @@
 import { setPasswordWithCode } from "../../domain/user/password-reset.js";
 import { ACCEPT_INVITE_PATH } from "./code-links.js";
 import { codePageAction, postedCodeForm, type CodePage } from "./code-pages.js";
-import { hashUnderPolicy } from "./new-password.js";
+import { chosenPassword } from "./new-password.js";
 import { errorBody, escapeHtml } from "./render.js";
 import type { Texts } from "./texts/index.js";
 
@@ -22,11 +22,9 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   if (!posted) return;
   const { userId, code } = posted;
   const again = (status: number, error: string, keepCode = true) => p.show(status, title, form(posted.form.user ?? "", keepCode ? code : "", error));
-  const password = posted.form.password ?? "";
-  if (password !== posted.form.passwordConfirmation) return again(400, t.passwordsDiffer);
-  const hashed = await hashUnderPolicy(c, password);
-  if ("refused" in hashed) return again(400, `${t.passwordPolicy} ${hashed.refused}`);
-  const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, hashed.hash)) : undefined;
+  const chosen = await chosenPassword(c, t, posted.form.password ?? "", posted.form.passwordConfirmation);
+  if ("error" in chosen) return again(400, chosen.error);
+  const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, chosen.hash)) : undefined;
   if (!set) return again(400, t.codeInvalid, false);
   p.show(200, title, `<p role="status">${escapeHtml(t.passwordSet)}</p>`);
 }

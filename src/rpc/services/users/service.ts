@@ -18,7 +18,7 @@ import { checkPassword } from "../../../domain/user/password-policy.js";
 import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../../domain/user/passwords.js";
 import { searchExternalAccounts, unlinkExternalAccount } from "../../../domain/user/external-identities.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
-import { issueInvite, requestPasswordReset, resendInvite, setPasswordWithCode } from "../../../domain/user/password-reset.js";
+import { requestPasswordReset, resendInvite, setPasswordWithCode } from "../../../domain/user/password-reset.js";
 import { requestVerification, verifyChangedContacts, verifyContact, type VerificationSettings } from "../../../domain/user/verification.js";
 import type { Channel } from "../../../notifications/message.js";
 import type { Store } from "../../../store/database.js";
@@ -83,9 +83,7 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
         if (spec.type.kind !== "human") return { created, codes: {} };
         // A person without a password is invited instead: accepting sets one and verifies the email.
         const invited = spec.type.passwordHash === undefined && spec.type.email !== undefined;
-        const codes = await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: !invited, phone: true }, req.returnCode);
-        const inviteCode = invited ? await issueInvite(tx, actorOf(ctx), verification, created.id, req.returnCode) : undefined;
-        return { created, codes: { ...codes, ...(inviteCode && { inviteCode }) } };
+        return { created, codes: await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: true, phone: true, invite: invited }, req.returnCode) };
       });
       return { details: detailsToProto(created.details), ...codes };
     },
