@@ -150,7 +150,9 @@ describe.each(DATABASE_KINDS)("messages while the SMTP relay is down or stalls (
     // Six at once over three pooled connections: three hang on a connection, three wait in the pool's queue.
     const addresses = Array.from({ length: 6 }, (_, i) => `given-up-${i}@mail.example`);
     const results = await Promise.allSettled(addresses.map((to) => sender.sendEmail(server.instanceId, email(to))));
-    for (const r of results) expect(r).toMatchObject({ status: "rejected", reason: { message: "sending the email took longer than 2000 ms", retryable: true } });
+    // Each fails as one to retry: by the deadline, or (a queued one, under load) by the pool handing it a connection the deadline of another just closed.
+    for (const r of results) expect(r).toMatchObject({ status: "rejected", reason: { message: expect.stringMatching(/^sending the email took longer than 2000 ms$|^SMTP E[A-Z]+: /), retryable: true } });
+    expect(results.filter((r) => r.status === "rejected" && /took longer/.test(r.reason.message)).length).toBeGreaterThanOrEqual(3);
 
     recover(proxy);
     // What still waited in the pool would take a fresh connection and go out now (it did, within a second).

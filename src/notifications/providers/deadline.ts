@@ -23,7 +23,11 @@ export function withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>, tim
   });
   const working = stopWork.signal.aborted ? stop : work(stopWork.signal);
   working.catch(() => {});
-  return Promise.race([working, stop]).finally(() => {
+  // Once the deadline has passed, it is the reason: not the error the abort made the work throw.
+  const settled = Promise.race([working, stop]).catch((error: unknown) => {
+    throw stopWork.signal.aborted ? stopWork.signal.reason : error;
+  });
+  return settled.finally(() => {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort!);
   });
