@@ -10,13 +10,14 @@ export interface JsonResponse {
 
 /**
  * One HTTP/1.1 call to 127.0.0.1 with a JSON body (or a raw one, a form say, whose
- * content-type the headers give), for setup and smoke checks (not for load).
+ * content-type the headers give), for setup and smoke checks, and for closed loops that read
+ * each answer (bench/sessions.ts); `agent`: one with more sockets than this module's 8.
  */
 export function requestJson(
   port: number,
   method: string,
   path: string,
-  opts: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; agent?: http.Agent } = {},
 ): Promise<JsonResponse> {
   const payload = opts.rawBody !== undefined ? Buffer.from(opts.rawBody) : opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
   return new Promise((resolve, reject) => {
@@ -26,7 +27,7 @@ export function requestJson(
         port,
         method,
         path,
-        agent,
+        agent: opts.agent ?? agent,
         timeout: 10_000,
         headers: { ...(payload && { "content-type": "application/json", "content-length": payload.length }), ...opts.headers },
       },

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { WindowLimiter } from "../oidc/login/rate-limit.js";
+import { WindowLimiter } from "../http/window-limiter.js";
 
 /**
  * Bounds the database work that values a client makes up can cause: each Host name and

@@ -1,3 +1,4 @@
+import { checkLoginUiUrl } from "../domain/settings/login.js";
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { DatabaseTarget } from "../store/database.js";
@@ -80,7 +81,7 @@ export interface NotificationOutboxSettings {
   /** How often each process sweeps the log (and wipes the content of expired failed messages). */
   sweepIntervalMs: number;
   /** How long a code lasts: verification and reset codes per channel, invitations. */
-  codeTtlMs: { email: number; sms: number; invite: number };
+  codeTtlMs: { email: number; sms: number; invite: number; otp: number };
   /** At most one password reset code per user this often. */
   resetIntervalMs: number;
   /** The login pages answer a reset request no sooner than this, found or not, so that timing tells nothing. */
@@ -156,6 +157,10 @@ export interface LoginLimits {
   perIpPerMinute: number;
   /** Password attempts per minute at one login name, per process; 0: unlimited. */
   perLoginNamePerMinute: number;
+  /** Checks per minute of one session of the session API, per process; 0: unlimited. */
+  perSessionPerMinute: number;
+  /** The system default of the login settings' login_ui_url; empty: the built-in pages. */
+  loginUiUrl: string;
 }
 
 /** The OpenID Connect provider's lifetimes, keys and caches (docs/oidc.md). */
@@ -281,6 +286,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPasswordAttempts: integer(env, "PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS", 10, 0, 1000),
       perIpPerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_IP", 60, 0, 1_000_000),
       perLoginNamePerMinute: integer(env, "PLATFORM_LOGIN_RATE_PER_LOGIN_NAME", 20, 0, 1_000_000),
+      perSessionPerMinute: integer(env, "PLATFORM_SESSION_RATE_PER_SESSION", 10, 0, 1_000_000),
+      loginUiUrl: loginUiUrl(env.PLATFORM_OIDC_LOGIN_UI_URL ?? ""),
     },
     unknownLookups: {
       cacheTtlMs: integer(env, "PLATFORM_UNKNOWN_CACHE_TTL_MS", 5_000, 0, 60_000),
@@ -322,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         email: duration(env, "PLATFORM_CODE_TTL_EMAIL", "1h", 720 * HOUR_MS),
         sms: duration(env, "PLATFORM_CODE_TTL_PHONE", "10m", 24 * HOUR_MS),
         invite: duration(env, "PLATFORM_CODE_TTL_INVITE", "72h", 720 * HOUR_MS),
+        otp: duration(env, "PLATFORM_CODE_TTL_OTP", "5m", HOUR_MS),
       },
       resetIntervalMs: duration(env, "PLATFORM_PASSWORD_RESET_INTERVAL", "1m", 24 * HOUR_MS, 0),
       resetAnswerMs: duration(env, "PLATFORM_PASSWORD_RESET_ANSWER_TIME", "500ms", 10_000, 0),
@@ -376,6 +384,14 @@ export async function resolveMasterKey(config: Config): Promise<string> {
   const key = randomAlphanumeric(32);
   await writeFile(path, key + "\n", { mode: 0o600, flag: "wx" });
   return key;
+}
+
+function loginUiUrl(raw: string): string {
+  try {
+    return checkLoginUiUrl(raw, "PLATFORM_OIDC_LOGIN_UI_URL");
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function checkMasterKey(key: string, source = "PLATFORM_MASTERKEY"): void {

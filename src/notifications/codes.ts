@@ -16,7 +16,7 @@ const LENGTH = 8;
 /** Wrong codes that invalidate the code (the five). */
 export const MAX_FAILED_ATTEMPTS = 5;
 
-export type CodePurpose = "verify_email" | "verify_phone" | "password_reset" | "invite";
+export type CodePurpose = "verify_email" | "verify_phone" | "password_reset" | "invite" | "otp_email" | "otp_sms";
 
 export function newCode(): string {
   let code = "";

@@ -1,3 +1,5 @@
+import { interactionUrl } from "./login-ui.js";
+import type { SettingsKind } from "../domain/settings/kind.js";
 import type { ActionFunctions } from "../actions/functions.js";
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../config/config.js";
@@ -14,7 +16,6 @@ import { clientCredentialsGrant } from "./grants/client-credentials.js";
 import { jwtBearerGrant } from "./grants/jwt-bearer.js";
 import { TOKEN_EXCHANGE_PARAMS, TOKEN_EXCHANGE_REPEATABLE, tokenExchangeGrant } from "./grants/token-exchange.js";
 import { PLATFORM_RESOURCE } from "./issue.js";
-import { LOGIN_PATH } from "./login/paths.js";
 import { providerPages } from "./login/provider-pages.js";
 import { KnownAccounts, knownAccountsKey } from "./login/known-accounts.js";
 import { forgetSignedOut, loginPolicy } from "./login/policy.js";
@@ -40,6 +41,8 @@ export interface ProviderDeps {
   lookups?: OidcLookups;
   /** Action functions adding claims to ID tokens (preuserinfo) and JWT access tokens (preaccesstoken). */
   functions?: ActionFunctions;
+  /** The login settings' kind with the configured defaults: where a login UI of one's own is (login-ui.ts). */
+  loginSettings: SettingsKind;
 }
 
 
@@ -77,7 +80,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     clientDefaults: { id_token_signed_response_alg: keys.signingAlg, grant_types: [], response_types: [] },
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"], clientAuthSigningAlgValues: ASSERTION_ALGORITHMS as never },
     extraClientMetadata: { properties: [...PARTY_METADATA] },
-    interactions: { policy: loginPolicy(known), url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
+    interactions: { policy: loginPolicy(known), url: interactionUrl(db, instanceId, deps.loginSettings) },
     pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
     // The spec requires redirect_uri at the authorization and token endpoints; the provider's
     // OAuth 2.0 default takes a client's only registered URI when it is missing.

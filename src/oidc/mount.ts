@@ -20,7 +20,7 @@ import { upstreamCalls } from "./login/external/upstream.js";
 import type { OutboundClient } from "../http/outbound.js";
 import type { ActionFunctions } from "../actions/functions.js";
 import { LOGIN_PATH } from "./login/paths.js";
-import { WindowLimiter } from "./login/rate-limit.js";
+import { WindowLimiter } from "../http/window-limiter.js";
 import type { EndpointContext } from "./endpoints/context.js";
 import { introspect } from "./endpoints/introspection.js";
 import { TOKEN_EXCHANGE_REPEATABLE } from "./grants/token-exchange.js";
@@ -86,6 +86,8 @@ export interface OidcMountDeps {
   functions: ActionFunctions;
   /** Codes by message, which the login pages send and check. */
   codes: VerificationSettings;
+  /** Password and code attempts per user, shared with the session API (PLATFORM_LOGIN_RATE_PER_LOGIN_NAME). */
+  perUser: WindowLimiter;
 }
 
 /**
@@ -98,7 +100,7 @@ export function oidcMount(deps: OidcMountDeps) {
   const scheme = config.tls ? "https" : config.externalUrl.protocol.replace(":", "");
   const guards = {
     perIp: new WindowLimiter(config.login.perIpPerMinute, 60_000),
-    perLoginName: new WindowLimiter(config.login.perLoginNamePerMinute, 60_000),
+    perLoginName: deps.perUser,
     loginSettings: loginSettingsKind(config.login),
     sessionTtlS: config.oidc.refreshTokenTtlS,
   };

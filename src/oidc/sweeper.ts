@@ -2,17 +2,22 @@ import type { Logger } from "../log/logger.js";
 import type { Store } from "../store/database.js";
 import { startSweeper } from "../store/sweeper.js";
 import { sweepExpiredPayloads } from "./payload-adapter.js";
+import { sweepExpiredSessions } from "../domain/session/sweep.js";
 
 /**
- * Deletes expired OpenID Connect rows (codes, tokens, sessions, replay records) every
- * `intervalMs`, in small batches (store/sweeper.ts). Expired rows are already invisible to
- * every lookup; this only reclaims space.
+ * Deletes expired OpenID Connect rows (codes, tokens, sessions, replay records) and expired
+ * sessions of the session API every `intervalMs`, in small batches (store/sweeper.ts).
+ * Expired rows are already refused by every use; this only reclaims space.
  */
 export function startPayloadSweeper(store: Pick<Store, "db">, logger: Logger, intervalMs: number): { stop(): Promise<void> } {
   return startSweeper({
     intervalMs,
     logger,
     failure: "sweeping expired OpenID Connect rows failed; the next run tries again",
-    sweepBatch: (limit) => sweepExpiredPayloads(store.db, new Date(), limit),
+    sweepBatch: async (limit) => {
+      const now = new Date();
+      // A full batch of either asks for another run at once.
+      return Math.max(await sweepExpiredPayloads(store.db, now, limit), await sweepExpiredSessions(store.db, now, limit));
+    },
   });
 }

@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { DescField, DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { isPermission } from "../domain/authz/roles.js";
-import { isResourceKind, isReusableKind } from "../domain/authz/resource-owners.js";
+import { isResourceKind, isReusableKind, RESOURCE_TOKENS } from "../domain/authz/resource-owners.js";
 import { isFeatureName } from "../domain/feature/catalog.js";
 import { ContextKind, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
@@ -32,6 +32,8 @@ export interface MethodRules {
   inOrg: boolean;
   /** With "authenticated": the caller must belong to the request's context. */
   contextMember: boolean;
+  /** The request field that may carry the resource's own secret instead of the permission. */
+  tokenField: DescField | undefined;
 }
 
 export type ContextKindName = "system" | "instance" | "org";
@@ -71,7 +73,11 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   self: false,
   inOrg: false,
   contextMember: false,
+  tokenField: undefined,
 };
+
+/** Kinds of resource that are some user's: `self` lets that user act on them. */
+const SELF_KINDS: ReadonlySet<string> = new Set(["user", "session"]);
 
 const cache = new WeakMap<DescMethod, MethodRules | null>();
 
@@ -103,15 +109,20 @@ function readRules(method: DescMethod): MethodRules | null {
     self: own.self,
     inOrg: own.inOrg,
     contextMember: own.contextMember,
+    tokenField: own.tokenField ? stringField(method, own.tokenField, "token_field") : undefined,
   };
 }
 
 function resourceOf(method: DescMethod, kind: string, fieldName: string): MethodRules["resource"] {
+  return { kind, field: stringField(method, fieldName, "resource_field"), reusable: isReusableKind(kind) };
+}
+
+function stringField(method: DescMethod, fieldName: string, option: string): DescField {
   const field = method.input.fields.find((f) => f.name === fieldName);
   if (!field || field.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING) {
-    throw new Error(`${method.parent.typeName}.${method.name}: resource_field ${fieldName} is not a string field of the request`);
+    throw new Error(`${method.parent.typeName}.${method.name}: ${option} ${fieldName} is not a string field of the request`);
   }
-  return { kind, field, reusable: isReusableKind(kind) };
+  return field;
 }
 
 /**
@@ -129,7 +140,10 @@ export function assertDeclared(services: readonly DescService[]): void {
       }
       if (rules.resource && !isResourceKind(rules.resource.kind)) throw new Error(`${name} names the unknown resource kind ${rules.resource.kind}`);
       if (rules.resource && rules.perResult) throw new Error(`${name}: a method names one resource or searches many, not both`);
-      if (rules.self && rules.resource?.kind !== "user") throw new Error(`${name}: self needs resource "user"`);
+      if (rules.self && rules.resource ? !SELF_KINDS.has(rules.resource.kind) : rules.self && !/^Search/.test(method.name)) {
+        throw new Error(`${name}: self needs a resource of a user (${[...SELF_KINDS].join(", ")}), or a search`);
+      }
+      if (rules.tokenField && !(rules.resource && Object.hasOwn(RESOURCE_TOKENS, rules.resource.kind))) throw new Error(`${name}: token_field needs a resource with a token (${Object.keys(RESOURCE_TOKENS).join(", ")})`);
       if (rules.inOrg && (rules.resource || rules.perResult || !rules.contexts.has("org"))) {
         throw new Error(`${name}: in_org is for creating in an organization context, not with resource or per_result`);
       }

@@ -1,3 +1,4 @@
+import { WindowLimiter } from "../http/window-limiter.js";
 import { createRegistry } from "@bufbuild/protobuf";
 import { Code, createConnectRouter, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
@@ -92,8 +93,11 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
   const executions = { store, plans, outbound, flags, logger };
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
-  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, lookups, flags, functions }, config.oidc.providerCacheSize);
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions, codes: verification });
+  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, lookups, flags, functions, loginSettings: loginSettingsKind(config.login) }, config.oidc.providerCacheSize);
+  // One budget of password and code tries per user for the login pages and the session API.
+  const perUser = new WindowLimiter(config.login.perLoginNamePerMinute, 60_000);
+  const sessions = { hasher, codes: verification, loginSettings: loginSettingsKind(config.login), limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) } };
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions, codes: verification, perUser });
   const router = createConnectRouter({
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
@@ -106,7 +110,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

@@ -16,6 +16,9 @@ import * as instanceEventIndex from "./migrations/0014-instance-event-index.js";
 import * as notificationProviders from "./migrations/0015-notification-providers.js";
 import * as notifications from "./migrations/0017-notifications.js";
 import * as domainValidation from "./migrations/0018-domain-validation.js";
+import * as secondFactors from "./migrations/0019-second-factors.js";
+import * as sessions from "./migrations/0020-sessions.js";
+import * as webauthn from "./migrations/0021-webauthn.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +39,9 @@ const migrations: Record<string, Migration> = {
   "0015-notification-providers": notificationProviders,
   "0017-notifications": notifications,
   "0018-domain-validation": domainValidation,
+  "0019-second-factors": secondFactors,
+  "0020-sessions": sessions,
+  "0021-webauthn": webauthn,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

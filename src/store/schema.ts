@@ -30,6 +30,10 @@ export interface Database {
   notification_providers: NotificationProviderTable;
   notifications: NotificationTable;
   user_codes: UserCodeTable;
+  user_factors: UserFactorTable;
+  user_recovery_codes: UserRecoveryCodeTable;
+  sessions: SessionTable;
+  user_webauthn_keys: UserWebAuthnKeyTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -132,6 +136,8 @@ export interface UserTable extends ProjectionColumns {
   phone_verified: boolean | null;
   description: string | null;
   access_token_type: AccessTokenKind | null;
+  /** When the person last skipped setting up a second factor the login settings ask for. */
+  mfa_init_skipped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 export type UserRow = Selectable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
@@ -425,3 +431,89 @@ export interface UserCodeTable {
   created_at: Timestamp;
   expires_at: Timestamp;
 }
+
+export type FactorType = "totp" | "otp_email" | "otp_sms";
+
+/** A second factor of a user (migration 0019): a TOTP is pending until its first code. */
+export interface UserFactorTable {
+  instance_id: string;
+  user_id: string;
+  type: FactorType;
+  state: "pending" | "ready";
+  /** The TOTP secret, sealed with the instance's key (crypto/encryption.ts). */
+  sealed_secret: string | null;
+  /** The TOTP time step of the last accepted code: a code is taken once. */
+  last_step: ColumnType<string | null, number | string | null | undefined, number | string | null>;
+  created_at: Timestamp;
+}
+export type UserFactorRow = Selectable<UserFactorTable>;
+
+/** One recovery code of a user, keyed-hashed; a used one stays until a new set replaces it. */
+export interface UserRecoveryCodeTable {
+  instance_id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+/** When a session checked each factor (ISO dates), by the factor's name in the API. */
+export interface SessionFactorsJson {
+  user?: { id: string; checkedAt: string };
+  password?: { checkedAt: string };
+  totp?: { checkedAt: string };
+  otpEmail?: { checkedAt: string };
+  otpSms?: { checkedAt: string };
+  recoveryCode?: { checkedAt: string };
+  /** A WebAuthn assertion: `userVerified` when the authenticator verified the person (a passkey: two factors in one). */
+  webAuthN?: { checkedAt: string; userVerified: boolean; kind: WebAuthnKind; deviceType: string };
+}
+
+export interface SessionUserAgentJson {
+  fingerprintId?: string;
+  ip?: string;
+  description?: string;
+}
+
+/** A session of the session API (migration 0020); never its token, only the token's SHA-256. */
+export interface SessionTable extends ProjectionColumns {
+  id: string;
+  token_hash: string;
+  user_id: string | null;
+  factors: ColumnType<SessionFactorsJson, string | undefined, string>;
+  /** Base64 values by key. */
+  metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  user_agent: ColumnType<SessionUserAgentJson, string | undefined, string>;
+  expires_at: Timestamp | null;
+  /** The pending WebAuthn challenge the session's next webAuthN check answers (migration 0021). */
+  challenges: ColumnType<SessionChallengesJson, string | undefined, string>;
+}
+
+export interface SessionChallengesJson {
+  webAuthN?: { challenge: string; rpId: string; userVerification: "required" | "preferred" | "discouraged" };
+}
+export type SessionRow = Selectable<SessionTable>;
+
+export type WebAuthnKind = "passkey" | "u2f";
+
+/** A WebAuthn credential of a user (migration 0021); pending while its registration is not finished. */
+export interface UserWebAuthnKeyTable {
+  instance_id: string;
+  id: string;
+  user_id: string;
+  kind: WebAuthnKind;
+  state: "pending" | "ready";
+  name: string;
+  rp_id: string;
+  challenge: string | null;
+  user_verification: "required" | "preferred" | "discouraged";
+  credential_id: string | null;
+  /** The credential's COSE public key, base64url. */
+  public_key: string | null;
+  sign_count: ColumnType<string, number | string | undefined, number | string>;
+  transports: ColumnType<string[], string | undefined, string>;
+  /** singleDevice or multiDevice (a synced passkey), as the registration said. */
+  device_type: string | null;
+  created_at: Timestamp;
+}
+export type UserWebAuthnKeyRow = Selectable<UserWebAuthnKeyTable>;

@@ -9,6 +9,10 @@ import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
+import { PlatformAuthRequests } from "../../gen/platform/resources/oidc/v3alpha/auth_request_service_pb.js";
+import { PlatformSessions } from "../../gen/platform/resources/session/v3alpha/session_service_pb.js";
+import { PlatformApps } from "../../gen/platform/resources/app/v3alpha/app_service_pb.js";
+import { PlatformProjects } from "../../gen/platform/resources/project/v3alpha/project_service_pb.js";
 import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -16,11 +20,15 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { TestDnsServer } from "../support/dns-server.js";
 import { gitlab } from "../idps/helpers.js";
 import { linkAccount } from "../users/idp-links.js";
+import { totpCode } from "../users/totp.js";
+import { SoftwareAuthenticator } from "../support/webauthn-authenticator.js";
+import { oidc } from "../apps/helpers.js";
 
 /**
  * The authorization matrix: every RPC of PlatformOrganizations, PlatformDomains,
  * PlatformActions, PlatformUsers, PlatformMemberships, PlatformSMTPProviders,
- * PlatformSMSProviders and PlatformNotifications for every kind of caller
+ * PlatformSMSProviders, PlatformNotifications, PlatformAuthRequests and PlatformSessions for
+ * every kind of caller
  * (PlatformInstances, whose callers span instances, has its table in
  * test/instances/access.test.ts). The expected outcomes are written here by hand
  * from the role table of the issue, not computed from src/domain/authz or method-rules:
@@ -32,7 +40,9 @@ import { linkAccount } from "../users/idp-links.js";
  *   ORG_OWNER         in its organization: org.read, org.write (no org.delete, no instance.*),
  *                     org.domain.read/write, user.*, member.*, idp.*
  *   ORG_OWNER_VIEWER  the reads of ORG_OWNER, in its organization
- *   plain user        nothing, except GetUser and SetPassword (with its current password) on itself
+ *   plain user        nothing, except GetUser, ListAuthMethods, SetPassword (with its current
+ *                     password) and its second factors on itself; its own sessions (read,
+ *                     search, delete), and any session whose token it gives
  *
  * A request is checked in the organization its ctx selects, else in the one owning the
  * resource it names, else in the instance. Searches show only what the caller may read and
@@ -233,6 +243,82 @@ const credentialsAfter = (rpc: CredentialList, whenOk: number, otherwise: number
   expect(await credentialCount(s, rpc), `${rpc} afterwards`).toBe(outcome === OK ? whenOk : otherwise);
 };
 
+/** The ways of signing in of the user the row acted on, as the admin sees them ("AUTH_METHOD_TYPE_" left off). */
+async function authMethods(s: Scene): Promise<string[]> {
+  const found = await must(s.admin(USERS, "ListAuthMethods", { id: s.memo.user! }), "admin ListAuthMethods");
+  return ((found.authMethodTypes ?? []) as string[]).map((t) => t.replace("AUTH_METHOD_TYPE_", ""));
+}
+
+const methodsAfter = (whenOk: string[], otherwise: string[]) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  expect(await authMethods(s), "ListAuthMethods afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+};
+
+/** A person of the organization acted in with a verified email address and phone number, made by the admin. */
+async function verifiedPerson(s: Scene): Promise<string> {
+  const username = s.unique("matrix-person");
+  const human = { profile: { givenName: "Matrix", familyName: "Person" }, email: { address: `${username}@mail.example`, isVerified: true }, phone: { number: "+41790000002", isVerified: true } };
+  s.memo.user = detailsId(await must(s.admin(USERS, "CreateUser", { user: { username, human }, ctx: { orgId: s.org.id } }), "admin CreateUser"));
+  return s.memo.user;
+}
+
+/** The plain user, its email address and phone number verified by the admin (for its own one-time-code factors). */
+async function verifiedPlain(s: Scene): Promise<string> {
+  s.memo.user = s.plainId;
+  const human = { email: { address: "plain@mail.example", isVerified: true }, phone: { number: "+41790000003", isVerified: true } };
+  await must(s.admin(USERS, "PatchUser", { id: s.plainId, user: { human } }), "admin verifies the plain user's contacts");
+  return s.plainId;
+}
+
+/** A TOTP authenticator the admin sets up for the user, pending or verified: its secret. */
+async function adminTotp(s: Scene, id: string, verify: boolean): Promise<string> {
+  const secret = String((await must(s.admin(USERS, "AddTOTP", { id }), "admin AddTOTP")).secret);
+  if (verify) await must(s.admin(USERS, "VerifyTOTP", { id, verification: { code: totpCode(secret) } }), "admin VerifyTOTP");
+  return secret;
+}
+
+/** After AddTOTP: the answered secret is the one pending (the admin verifies it with its code), else nothing is. */
+async function answeredSecretPending(s: Scene, r: CallResult, outcome: Outcome) {
+  const secret = outcome === OK ? String((r as { message: JsonObject }).message.secret) : undefined;
+  const verified = await s.admin(USERS, "VerifyTOTP", { id: s.memo.user!, verification: { code: secret ? totpCode(secret) : "123456" } });
+  expect(verified, "the admin verifies the answered secret").toMatchObject(outcome === OK ? { ok: true } : { ok: false, code: Code.FailedPrecondition });
+}
+
+/** Undoes a self row: the plain user's factor of that kind goes, whatever happened. */
+const plainWithout = (removal: string) => async (s: Scene) => {
+  await s.admin(USERS, removal, { id: s.plainId });
+};
+
+/** The relying party id of passkeys: the test server's instance domain. */
+const PASSKEY_DOMAIN = "localhost";
+
+/** A passkey registration the admin starts for the user, answered by a software authenticator: the FinishPasskeyRegistration request. */
+async function passkeyFinish(s: Scene, id: string): Promise<JsonObject> {
+  s.memo.user = id;
+  const started = await must(s.admin(USERS, "StartPasskeyRegistration", { id, domain: PASSKEY_DOMAIN }), "admin StartPasskeyRegistration");
+  const answer = new SoftwareAuthenticator(s.baseUrl).create(started.publicKeyCredentialCreationOptions as never);
+  return { id, passkeyId: String(started.passkeyId), publicKeyCredential: answer as unknown as JsonObject, name: "Matrix key" };
+}
+
+/** A passkey the admin registers for the user: its id. */
+async function adminPasskey(s: Scene, id: string): Promise<string> {
+  const request = await passkeyFinish(s, id);
+  await must(s.admin(USERS, "FinishPasskeyRegistration", request), "admin FinishPasskeyRegistration");
+  return String(request.passkeyId);
+}
+
+/** The states of the passkeys of the user the row acted on ("PASSKEY_STATE_" left off), when the call succeeded and otherwise. */
+const passkeysAfter = (whenOk: string[], otherwise: string[]) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  const listed = await must(s.admin(USERS, "ListPasskeys", { id: s.memo.user! }), "admin ListPasskeys");
+  const states = ((listed.result ?? []) as JsonObject[]).map((p) => String(p.state).replace("PASSKEY_STATE_", ""));
+  expect(states, "ListPasskeys afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+};
+
+/** Undoes a self row: the plain user's passkeys go, registered or not. */
+async function plainWithoutPasskeys(s: Scene) {
+  const listed = await must(s.admin(USERS, "ListPasskeys", { id: s.plainId }), "admin ListPasskeys");
+  for (const p of (listed.result ?? []) as JsonObject[]) await s.admin(USERS, "RemovePasskey", { id: s.plainId, passkeyId: String(p.id) });
+}
+
 /** Rows that make users remove them again, whatever happened. */
 const removeUser = async (s: Scene) => {
   for (const id of [s.memo.user, s.memo.other]) if (id) await s.admin(USERS, "DeleteUser", { id });
@@ -265,6 +351,56 @@ const inSystem = (): JsonObject => ({ system: true });
 const roleNamesAre = (names: string[]) => async (_s: Scene, r: CallResult, outcome: Outcome) => {
   if (outcome === OK) expect((((r as { message: JsonObject }).message.roles ?? []) as JsonObject[]).map((x) => x.name).sort()).toEqual(names);
 };
+
+const SESSIONS = PlatformSessions;
+const NO_SUCH_SESSION = "01a20000-0000-7000-8000-00000000cafe";
+
+/** A session the admin makes for the user, its user checked and nothing else, remembered for the check: its id and token. */
+async function freshSession(s: Scene, userId: string): Promise<{ id: string; sessionToken: string }> {
+  const made = await must(s.admin(SESSIONS, "CreateSession", { checks: { user: { userId } } }), "admin CreateSession");
+  s.memo.session = String(made.sessionId);
+  return { id: s.memo.session, sessionToken: String(made.sessionToken) };
+}
+
+/** A session of a fresh person of the organization acted in. */
+const personsSession = async (s: Scene) => freshSession(s, await freshUser(s, "human"));
+
+/** The session the row acted on as the admin sees it afterwards: undefined when it is gone. */
+async function sessionAsAdminSees(s: Scene): Promise<JsonObject | undefined> {
+  const r = await s.admin(SESSIONS, "GetSession", { id: s.memo.session! });
+  if (!r.ok && r.code === Code.NotFound) return undefined;
+  return (await must(Promise.resolve(r), "admin GetSession")).session as JsonObject;
+}
+
+const sessionAfter = (pick: (session: JsonObject | undefined) => unknown, whenOk: unknown, otherwise: unknown) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+  expect(pick(await sessionAsAdminSees(s)), "the session afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+};
+
+/** Undoes a session row: its session and its person go, whatever happened. */
+const removeSession = async (s: Scene) => {
+  if (s.memo.session) await s.admin(SESSIONS, "DeleteSession", { id: s.memo.session });
+  await removeUser(s);
+};
+
+/** The fixture app of each server (by its base URL) that authorization requests are made for. */
+const loginApps = new Map<string, string>();
+
+/** A waiting authorization request (at the built-in pages: this server has no login UI): its id. */
+async function waitingAuthRequest(s: Scene): Promise<string> {
+  let clientId = loginApps.get(s.baseUrl);
+  if (clientId === undefined) {
+    const project = await must(s.admin(PlatformProjects, "CreateProject", { project: { name: s.unique("matrix-login") } }), "admin CreateProject");
+    const app = await must(s.admin(PlatformApps, "CreateApp", { projectId: detailsId(project), app: { name: "matrix-login", oidc: oidc() } }), "admin CreateApp");
+    clientId = String(app.clientId);
+    loginApps.set(s.baseUrl, clientId);
+  }
+  const url = new URL("/oauth/v2/authorize", s.baseUrl);
+  url.search = new URLSearchParams({ client_id: clientId, redirect_uri: "https://app.example/cb", response_type: "code", scope: "openid" }).toString();
+  const res = await fetch(url, { redirect: "manual" });
+  const id = /\/ui\/login\/([^/?]+)$/.exec(res.headers.get("location") ?? "")?.[1];
+  if (id === undefined) throw new Error(`authorize answered ${res.status} ${res.headers.get("location")}`);
+  return id;
+}
 
 //                                             none system iam  iamView ownerA ownerB viewA viewB plain
 const NO_SUCH_PROVIDER = "01a20000-0000-7000-8000-0000000000aa";
@@ -702,12 +838,134 @@ const ROWS: Row[] = [
     expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
     request: () => ({ id: NO_SUCH_USER }),
   },
+  // PlatformAuthRequests: session.link in the instance (IAM_OWNER, and LOGIN_CLIENT: test/sessions/login-ui.test.ts).
+  {
+    service: PlatformAuthRequests, rpc: "GetAuthRequest", what: "of a waiting request",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ id: await waitingAuthRequest(s) }),
+  },
+  {
+    service: PlatformAuthRequests, rpc: "GetAuthRequest", what: "of no request",
+    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    request: () => ({ id: "no-such-request" }),
+  },
+  {
+    service: PlatformAuthRequests, rpc: "FinalizeAuthRequest", what: "of no request",
+    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    request: () => ({ id: "no-such-request", sessionId: "no-such-session", sessionToken: "no-such-token" }),
+  },
+  // PlatformSessions: session.* in the instance (IAM_OWNER; IAM_OWNER_VIEWER reads). A person
+  // reads, finds and ends its own sessions; a session's token stands in for the permission
+  // of GetSession and DeleteSession.
+  {
+    service: SESSIONS, rpc: "CreateSession", what: "for a person, its user checked (session.write)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ checks: { user: { userId: await freshUser(s, "human") } } }),
+    async check(s, _r, outcome) {
+      const found = await must(s.admin(SESSIONS, "SearchSessions", { filters: [{ userId: s.memo.user! }] }), "admin SearchSessions");
+      expect(((found.result ?? []) as JsonObject[]).length, "sessions of the person afterwards").toBe(outcome === OK ? 1 : 0);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: SESSIONS, rpc: "GetSession", what: "of a person's session (session.read)",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: async (s) => ({ id: (await personsSession(s)).id }),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "GetSession", what: "of the plain user's session (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    OK],
+    request: async (s) => ({ id: (await freshSession(s, s.plainId)).id }),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "GetSession", what: "of a person's session with its token (any authenticated caller)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => personsSession(s),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "GetSession", what: "of a person's session with a wrong token",
+    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    request: async (s) => ({ id: (await personsSession(s)).id, sessionToken: "not-the-token" }),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "GetSession", what: "of no session",
+    expect:                                   [U,   NF,    NF,  NF,     D,     D,     D,    D,    D],
+    request: () => ({ id: NO_SUCH_SESSION }),
+  },
+  {
+    service: SESSIONS, rpc: "SearchSessions", what: "without filters (without session.read: the caller's own)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: async (s) => {
+      await freshSession(s, s.plainId);
+      return { query: { limit: 1000 } };
+    },
+    async check(s, r, outcome) {
+      if (outcome !== OK) return;
+      const rows = ((r as { message: JsonObject }).message.result ?? []) as JsonObject[];
+      const ids = rows.map(detailsId);
+      const userIds = new Set(rows.map((row) => String(((row.factors as JsonObject).user as JsonObject | undefined)?.id)));
+      if (["system", "iamOwner", "iamViewer"].includes(s.column)) expect(ids, "every session").toContain(s.memo.session);
+      else expect([...userIds].filter((id) => id !== s.self), "only the caller's own sessions").toEqual([]);
+      if (s.column === "plain") expect(ids, "the plain user's own session").toContain(s.memo.session);
+    },
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "PatchSession", what: "of a person's session, with its token (session.write)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ ...(await personsSession(s)), metadata: { matrix: "eA==" } }),
+    check: sessionAfter((x) => x?.metadata, { matrix: "eA==" }, undefined),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "PatchSession", what: "of the plain user's session, with its token (no self)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ ...(await freshSession(s, s.plainId)), metadata: { matrix: "eA==" } }),
+    check: sessionAfter((x) => x?.metadata, { matrix: "eA==" }, undefined),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "PatchSession", what: "of no session",
+    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    request: () => ({ id: NO_SUCH_SESSION, sessionToken: "no-such-token" }),
+  },
+  {
+    service: SESSIONS, rpc: "DeleteSession", what: "of a person's session (session.delete)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ id: (await personsSession(s)).id }),
+    check: sessionAfter((x) => x !== undefined, false, true),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "DeleteSession", what: "of the plain user's session (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: async (s) => ({ id: (await freshSession(s, s.plainId)).id }),
+    check: sessionAfter((x) => x !== undefined, false, true),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "DeleteSession", what: "of a person's session with its token (any authenticated caller)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => personsSession(s),
+    check: sessionAfter((x) => x !== undefined, false, true),
+    cleanup: removeSession,
+  },
+  {
+    service: SESSIONS, rpc: "DeleteSession", what: "of no session",
+    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    request: () => ({ id: NO_SUCH_SESSION }),
+  },
   // PlatformSMTPProviders and PlatformSMSProviders: instance-wide, no organization has any of it.
   ...providerRows("SMTP"),
   ...providerRows("SMS"),
 
-  // PlatformUsers: user.* and user.credential.write in the user's organization; GetUser and
-  // SetPassword (with the current password) on oneself without them.
+  // PlatformUsers: user.* and user.credential.write in the user's organization; GetUser,
+  // ListAuthMethods, SetPassword (with the current password) and the second factors on
+  // oneself without them.
   {
     service: USERS, rpc: "CreateUser", what: "with ctx.orgId of the organization acted in",
     expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
@@ -1236,6 +1494,302 @@ const ROWS: Row[] = [
     request: () => ({ id: NO_SUCH_USER, idpId: "no-such-idp", externalUserId: "no-such-account" }),
   },
 
+  // Second factors: user.credential.write, self for people; ListAuthMethods user.read, self.
+  {
+    service: USERS, rpc: "AddTOTP", what: "for a person of the organization acted in (user.credential.write)",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human") }),
+    check: answeredSecretPending,
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddTOTP", what: "for the plain user (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: (s) => {
+      s.memo.user = s.plainId;
+      return { id: s.plainId };
+    },
+    check: answeredSecretPending,
+    cleanup: plainWithout("RemoveTOTP"),
+  },
+  {
+    service: USERS, rpc: "AddTOTP", what: "for a machine user (people only)",
+    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s) }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddTOTP", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+  {
+    service: USERS, rpc: "VerifyTOTP", what: "of a person of the organization acted in, with a code of its pending authenticator",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      return { id, verification: { code: totpCode(await adminTotp(s, id, false)) } };
+    },
+    check: methodsAfter(["TOTP"], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "VerifyTOTP", what: "the plain user's own pending authenticator (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      s.memo.user = s.plainId;
+      return { id: s.plainId, verification: { code: totpCode(await adminTotp(s, s.plainId, false)) } };
+    },
+    check: methodsAfter(["PASSWORD", "TOTP"], ["PASSWORD"]),
+    cleanup: plainWithout("RemoveTOTP"),
+  },
+  {
+    service: USERS, rpc: "RemoveTOTP", what: "of a person of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      await adminTotp(s, id, true);
+      return { id };
+    },
+    check: methodsAfter([], ["TOTP"]),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "RemoveTOTP", what: "the plain user's own (self for the plain user; no second factor forced)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      s.memo.user = s.plainId;
+      await adminTotp(s, s.plainId, true);
+      return { id: s.plainId };
+    },
+    check: methodsAfter(["PASSWORD"], ["PASSWORD", "TOTP"]),
+    cleanup: plainWithout("RemoveTOTP"),
+  },
+  {
+    service: USERS, rpc: "AddOTPEmail", what: "for a person of the organization acted in, with a verified email address",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await verifiedPerson(s) }),
+    check: methodsAfter(["OTP_EMAIL"], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddOTPEmail", what: "for a person whose email address is not verified",
+    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human") }),
+    check: methodsAfter([], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddOTPEmail", what: "for the plain user, its email address verified (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: async (s) => ({ id: await verifiedPlain(s) }),
+    check: methodsAfter(["PASSWORD", "OTP_EMAIL"], ["PASSWORD"]),
+    cleanup: plainWithout("RemoveOTPEmail"),
+  },
+  {
+    service: USERS, rpc: "RemoveOTPEmail", what: "of a person of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await verifiedPerson(s);
+      await must(s.admin(USERS, "AddOTPEmail", { id }), "admin AddOTPEmail");
+      return { id };
+    },
+    check: methodsAfter([], ["OTP_EMAIL"]),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "RemoveOTPEmail", what: "the plain user's own (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      await must(s.admin(USERS, "AddOTPEmail", { id: await verifiedPlain(s) }), "admin AddOTPEmail");
+      return { id: s.plainId };
+    },
+    check: methodsAfter(["PASSWORD"], ["PASSWORD", "OTP_EMAIL"]),
+    cleanup: plainWithout("RemoveOTPEmail"),
+  },
+  {
+    service: USERS, rpc: "AddOTPSMS", what: "for a person of the organization acted in, with a verified phone number",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await verifiedPerson(s) }),
+    check: methodsAfter(["OTP_SMS"], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "AddOTPSMS", what: "for the plain user, its phone number verified (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: async (s) => ({ id: await verifiedPlain(s) }),
+    check: methodsAfter(["PASSWORD", "OTP_SMS"], ["PASSWORD"]),
+    cleanup: plainWithout("RemoveOTPSMS"),
+  },
+  {
+    service: USERS, rpc: "RemoveOTPSMS", what: "of a person of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await verifiedPerson(s);
+      await must(s.admin(USERS, "AddOTPSMS", { id }), "admin AddOTPSMS");
+      return { id };
+    },
+    check: methodsAfter([], ["OTP_SMS"]),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "RemoveOTPSMS", what: "the plain user's own (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      await must(s.admin(USERS, "AddOTPSMS", { id: await verifiedPlain(s) }), "admin AddOTPSMS");
+      return { id: s.plainId };
+    },
+    check: methodsAfter(["PASSWORD"], ["PASSWORD", "OTP_SMS"]),
+    cleanup: plainWithout("RemoveOTPSMS"),
+  },
+  {
+    service: USERS, rpc: "GenerateRecoveryCodes", what: "for a person of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human") }),
+    check: methodsAfter(["RECOVERY_CODES"], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "GenerateRecoveryCodes", what: "for the plain user (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: (s) => {
+      s.memo.user = s.plainId;
+      return { id: s.plainId };
+    },
+    check: methodsAfter(["PASSWORD", "RECOVERY_CODES"], ["PASSWORD"]),
+    cleanup: plainWithout("RemoveRecoveryCodes"),
+  },
+  {
+    service: USERS, rpc: "RemoveRecoveryCodes", what: "of a person of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      await must(s.admin(USERS, "GenerateRecoveryCodes", { id }), "admin GenerateRecoveryCodes");
+      return { id };
+    },
+    check: methodsAfter([], ["RECOVERY_CODES"]),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "RemoveRecoveryCodes", what: "the plain user's own (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    async request(s) {
+      s.memo.user = s.plainId;
+      await must(s.admin(USERS, "GenerateRecoveryCodes", { id: s.plainId }), "admin GenerateRecoveryCodes");
+      return { id: s.plainId };
+    },
+    check: methodsAfter(["PASSWORD"], ["PASSWORD", "RECOVERY_CODES"]),
+    cleanup: plainWithout("RemoveRecoveryCodes"),
+  },
+  {
+    service: USERS, rpc: "ListAuthMethods", what: "of a person of the organization acted in (user.read)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      await must(s.admin(USERS, "GenerateRecoveryCodes", { id }), "admin GenerateRecoveryCodes");
+      return { id };
+    },
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect((r as { message: JsonObject }).message.authMethodTypes).toEqual(["AUTH_METHOD_TYPE_RECOVERY_CODES"]);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ListAuthMethods", what: "of the caller itself (self)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => ({ id: s.self }),
+    async check(s, r, outcome) {
+      if (outcome === OK) expect((r as { message: JsonObject }).message.authMethodTypes ?? []).toEqual(s.self === s.plainId ? ["AUTH_METHOD_TYPE_PASSWORD"] : []);
+    },
+  },
+  {
+    service: USERS, rpc: "ListAuthMethods", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    request: () => ({ id: NO_SUCH_USER }),
+  },
+
+  // Passkeys: user.credential.write, self for people; ListPasskeys user.read, self.
+  {
+    service: USERS, rpc: "StartPasskeyRegistration", what: "for a person of the organization acted in (user.credential.write)",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s, "human"), domain: PASSKEY_DOMAIN }),
+    check: passkeysAfter(["PENDING"], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "StartPasskeyRegistration", what: "for the plain user (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: (s) => {
+      s.memo.user = s.plainId;
+      return { id: s.plainId, domain: PASSKEY_DOMAIN };
+    },
+    check: passkeysAfter(["PENDING"], []),
+    cleanup: plainWithoutPasskeys,
+  },
+  {
+    service: USERS, rpc: "StartPasskeyRegistration", what: "for a machine user (people only)",
+    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    request: async (s) => ({ id: await freshUser(s), domain: PASSKEY_DOMAIN }),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "StartPasskeyRegistration", what: "an id no user has",
+    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    request: () => ({ id: NO_SUCH_USER, domain: PASSKEY_DOMAIN }),
+  },
+  {
+    service: USERS, rpc: "FinishPasskeyRegistration", what: "of a person of the organization acted in, with its authenticator's answer",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    request: async (s) => passkeyFinish(s, await freshUser(s, "human")),
+    check: methodsAfter(["PASSKEY"], []),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "FinishPasskeyRegistration", what: "the plain user's own registration (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: (s) => passkeyFinish(s, s.plainId),
+    check: methodsAfter(["PASSWORD", "PASSKEY"], ["PASSWORD"]),
+    cleanup: plainWithoutPasskeys,
+  },
+  {
+    service: USERS, rpc: "ListPasskeys", what: "of a person of the organization acted in (user.read)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      await adminPasskey(s, id);
+      return { id };
+    },
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).map((p) => p.state)).toEqual(["PASSKEY_STATE_READY"]);
+    },
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "ListPasskeys", what: "of the caller itself (self)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => ({ id: s.self }),
+    async check(_s, r, outcome) {
+      if (outcome === OK) expect((r as { message: JsonObject }).message.result ?? []).toEqual([]);
+    },
+  },
+  {
+    service: USERS, rpc: "RemovePasskey", what: "of a person of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    async request(s) {
+      const id = await freshUser(s, "human");
+      return { id, passkeyId: await adminPasskey(s, id) };
+    },
+    check: methodsAfter([], ["PASSKEY"]),
+    cleanup: removeUser,
+  },
+  {
+    service: USERS, rpc: "RemovePasskey", what: "the plain user's own (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: async (s) => ({ id: s.plainId, passkeyId: await adminPasskey(s, s.plainId) }),
+    check: methodsAfter(["PASSWORD"], ["PASSWORD", "PASSKEY"]),
+    cleanup: plainWithoutPasskeys,
+  },
+
   // PlatformMemberships: member.* where the membership is; system roles for system members.
   {
     service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER_VIEWER with ctx.orgId of the organization acted in",
@@ -1345,7 +1899,7 @@ const ROWS: Row[] = [
     service: MEMBERS, rpc: "ListAvailableRoles", what: "without ctx (any authenticated caller)",
     expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
     request: () => ({}),
-    check: roleNamesAre(["IAM_OWNER", "IAM_OWNER_VIEWER"]),
+    check: roleNamesAre(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]),
   },
   {
     service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.orgId of the organization acted in (any authenticated caller)",
@@ -1387,8 +1941,8 @@ function outcomeOf(r: CallResult): string {
 }
 
 describe("the expected table", () => {
-  it("has a row for every RPC of the eight services, and a cell for every column", () => {
-    for (const service of [ORGS, DOMAINS, ACTIONS, USERS, MEMBERS, PlatformSMTPProviders, PlatformSMSProviders, PlatformNotifications]) {
+  it("has a row for every RPC of the ten services, and a cell for every column", () => {
+    for (const service of [ORGS, DOMAINS, ACTIONS, USERS, MEMBERS, PlatformSMTPProviders, PlatformSMSProviders, PlatformNotifications, PlatformAuthRequests, SESSIONS]) {
       for (const method of service.methods) {
         expect(ROWS.some((r) => r.service === service && r.rpc === method.name), `${service.name}.${method.name}`).toBe(true);
       }

@@ -12,6 +12,7 @@ import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_se
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
+import { PlatformSessions } from "../../gen/platform/resources/session/v3alpha/session_service_pb.js";
 import { routesOf } from "../../src/gateway/routes.js";
 import { PROTOCOLS, restRequest, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -20,7 +21,7 @@ import { gitlab } from "../idps/helpers.js";
 import { linkAccount } from "../users/idp-links.js";
 
 /**
- * Isolation of instances for organizations, domains, users, memberships and notification
+ * Isolation of instances for organizations, domains, users, memberships, sessions and notification
  * providers: on instance A (localhost), A's IAM_OWNER names B's organizations, domains, users,
  * tokens, keys, links, memberships and providers wherever an id fits, and everything of B is
  * NotFound or filtered out, never counted; the same the other way round. Domains, organization names and usernames are unique
@@ -338,6 +339,12 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
         for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys", "ListIDPLinks"]) await nf(label, rpc, { id, ...c });
         await nf(label, "DeleteIDPLink", { id, ...bLink, ...c });
         for (const rpc of ["VerifyEmail", "VerifyPhone"]) await nf(label, rpc, { id, verification: { code: "ACDEFGHJ" }, ...c });
+        for (const rpc of ["AddTOTP", "RemoveTOTP", "AddOTPEmail", "RemoveOTPEmail", "AddOTPSMS", "RemoveOTPSMS", "GenerateRecoveryCodes", "RemoveRecoveryCodes", "ListAuthMethods"]) await nf(label, rpc, { id, ...c });
+        await nf(label, "VerifyTOTP", { id, verification: { code: "123456" }, ...c });
+        await nf(label, "StartPasskeyRegistration", { id, domain: "localhost", ...c });
+        await nf(label, "FinishPasskeyRegistration", { id, passkeyId: "01a20000-0000-7000-8000-00000000f00d", publicKeyCredential: { id: "x", type: "public-key" }, name: "Stolen", ...c });
+        await nf(label, "ListPasskeys", { id, ...c });
+        await nf(label, "RemovePasskey", { id, passkeyId: "01a20000-0000-7000-8000-00000000f00d", ...c });
         for (const rpc of ["ResendEmailCode", "ResendPhoneCode", "ResetPassword", "ResendInvite"]) await nf(label, rpc, { id, returnCode: true, ...c });
         await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!", verificationCode: "ACDEFGHJ" }, ...c });
         await nf(label, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() }, ...c });
@@ -528,6 +535,45 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     expect(totalOf(searched)).toBe(0);
     expect(rowsOf(await must(a.call("SearchNotifications", {}, ownerOfA), "A's whole log")).map((m) => m.id)).not.toContain(bMessage);
     expectNotFound(await a.call("RetryNotification", { id: bMessage }, ownerOfA), `${protocol} RetryNotification`);
+  });
+
+  it.each(PROTOCOLS)("B's sessions are NotFound on A, their tokens too, and B's people sign in to none there; the same the other way round, over %s", async (protocol) => {
+    const SESSIONS = PlatformSessions;
+    const made = await must(asB(SESSIONS, "CreateSession", { checks: { user: { userId: bHumanId } } }), "B's session");
+    const id = String(made.sessionId);
+    const sessionToken = String(made.sessionToken);
+    const before = await must(asB(SESSIONS, "GetSession", { id }), "B reads its session");
+    const a = onA(SESSIONS, protocol);
+    for (const [rpc, req] of [
+      ["GetSession", { id }],
+      ["GetSession", { id, sessionToken }],
+      ["PatchSession", { id, sessionToken, metadata: { stolen: "eA==" } }],
+      ["DeleteSession", { id }],
+      ["DeleteSession", { id, sessionToken }],
+      ["CreateSession", { checks: { user: { userId: bHumanId } } }],
+    ] as [string, JsonObject][]) {
+      expectNotFound(await a.call(rpc, req, ownerOfA), `${protocol} ${rpc} ${JSON.stringify(req)}`);
+    }
+    const named = await a.call("CreateSession", { checks: { user: { userId: bHumanId }, password: { password: "Any-Pa55word!" } } }, ownerOfA);
+    expect(named, `${protocol} CreateSession with B's person and a password`).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the login name or password is not valid" });
+    for (const filters of [[{ ids: { ids: [id] } }], [{ userId: bHumanId }]] as JsonObject[][]) {
+      const found = await must(a.call("SearchSessions", { filters }, ownerOfA), "A searches sessions");
+      expect(rowsOf(found), JSON.stringify(filters)).toEqual([]);
+      expect(totalOf(found), JSON.stringify(filters)).toBe(0);
+    }
+    expect(await must(asB(SESSIONS, "GetSession", { id }), "B reads its session again")).toEqual(before);
+
+    const person = await must(asA(USERS, "CreateUser", { user: { username: `iso-session-${protocol}`, human: { profile: { givenName: "Iso", familyName: "A" }, email: { address: `iso-${protocol}@a.example` } } }, ctx: { orgId: aOrg.id } }), "A's person");
+    const mine = await must(asA(SESSIONS, "CreateSession", { checks: { user: { userId: String((person.details as JsonObject).id) } } }), "A's session");
+    const onBSessions = onB(SESSIONS, protocol);
+    for (const [rpc, req] of [
+      ["GetSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
+      ["PatchSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
+      ["DeleteSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
+    ] as [string, JsonObject][]) {
+      expectNotFound(await onBSessions.call(rpc, req, b.adminToken), `${protocol} ${rpc} of A's session on B`);
+    }
+    await must(asA(SESSIONS, "GetSession", { id: String(mine.sessionId) }), "A's session is still there");
   });
 
   it("changed nothing B owns", async () => {

@@ -59,6 +59,7 @@ describe("the OpenAPI document, documented from the proto comments", () => {
     expect(document.tags).toEqual([
       { name: "PlatformActions", description: PROTO_COMMENTS["platform.resources.action.v3alpha.PlatformActions"] },
       { name: "PlatformApps", description: PROTO_COMMENTS["platform.resources.app.v3alpha.PlatformApps"] },
+      { name: "PlatformAuthRequests", description: PROTO_COMMENTS["platform.resources.oidc.v3alpha.PlatformAuthRequests"] },
       { name: "PlatformDomainSettings", description: PROTO_COMMENTS["platform.settings.domain.v3alpha.PlatformDomainSettings"] },
       { name: "PlatformDomains", description: PROTO_COMMENTS["platform.resources.domain.v3alpha.PlatformDomains"] },
       { name: "PlatformFeatureSettings", description: PROTO_COMMENTS["platform.settings.feature.v3alpha.PlatformFeatureSettings"] },
@@ -74,6 +75,7 @@ describe("the OpenAPI document, documented from the proto comments", () => {
       { name: "PlatformProjects", description: PROTO_COMMENTS["platform.resources.project.v3alpha.PlatformProjects"] },
       { name: "PlatformSMSProviders", description: PROTO_COMMENTS["platform.resources.sms_provider.v3alpha.PlatformSMSProviders"] },
       { name: "PlatformSMTPProviders", description: PROTO_COMMENTS["platform.resources.smtp_provider.v3alpha.PlatformSMTPProviders"] },
+      { name: "PlatformSessions", description: PROTO_COMMENTS["platform.resources.session.v3alpha.PlatformSessions"] },
       { name: "PlatformUsers", description: PROTO_COMMENTS["platform.resources.user.v3alpha.PlatformUsers"] },
     ]);
   });

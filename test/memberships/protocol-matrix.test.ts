@@ -146,7 +146,7 @@ describe.each(DATABASE_KINDS)("every PlatformMemberships RPC over every protocol
     expect(r("searchSystem").result).toEqual([row(ids.u2, system, ["SYSTEM_OWNER"], "1")]);
 
     const names = (m: Msg) => (m.roles as Msg[]).map((x) => x.name).sort();
-    expect(names(r("roles"))).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER"]);
+    expect(names(r("roles"))).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
     expect(names(r("rolesOrg"))).toEqual(["ORG_OWNER", "ORG_OWNER_VIEWER"]);
     expect(names(r("rolesSystem"))).toEqual(["SYSTEM_OWNER"]);
 

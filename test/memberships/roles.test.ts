@@ -74,7 +74,7 @@ describe.each(DATABASE_KINDS)("ListAvailableRoles (%s)", (kind) => {
 
     for (const ctx of [undefined, { instanceId: server.instanceId }, { instanceDomain: "localhost" }] as (JsonObject | undefined)[]) {
       const instance = await list(plain, ctx);
-      expect(Object.keys(instance).sort(), JSON.stringify(ctx)).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER"]);
+      expect(Object.keys(instance).sort(), JSON.stringify(ctx)).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
       expect(instance.IAM_OWNER).toEqual(expect.arrayContaining([...IAM_OWNER_ALSO, ...ORG_OWNER]));
       expect(instance.IAM_OWNER!.filter((p) => p.startsWith("system.")), "no system permission in an instance").toEqual([]);
       expect([...instance.IAM_OWNER_VIEWER!].sort(), "the viewer: the reads of IAM_OWNER").toEqual(instance.IAM_OWNER!.filter((p) => p.endsWith(".read")).sort());
@@ -95,9 +95,9 @@ describe.each(DATABASE_KINDS)("ListAvailableRoles (%s)", (kind) => {
     }
     // Any authenticated caller, in any organization of its instance: an ORG_OWNER of A in B too.
     expect(Object.keys(await list(ownerA, { orgId: b.id })).sort()).toEqual(["ORG_OWNER", "ORG_OWNER_VIEWER"]);
-    expect(Object.keys(await list(ownerA)).sort()).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER"]);
+    expect(Object.keys(await list(ownerA)).sort()).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
     // A system member names another instance.
-    expect(Object.keys(await list(server.adminToken, { instanceId: other.instanceId })).sort()).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER"]);
+    expect(Object.keys(await list(server.adminToken, { instanceId: other.instanceId })).sort()).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
   });
 
   it.each(PROTOCOLS)("refuses what the caller may not name, over %s", async (protocol) => {

@@ -209,7 +209,7 @@ describe.each(DATABASE_KINDS)("membership request validation (%s)", (kind) => {
         const res = await http(`/memberships/roles?${query}`, "GET");
         expect(res.status, query).toBe(200);
         const names = ((res.json.roles ?? []) as JsonObject[]).map((r) => r.name).sort();
-        expect(names, query).toEqual(query.includes("system") ? ["SYSTEM_OWNER"] : query.includes("org") ? ["ORG_OWNER", "ORG_OWNER_VIEWER"] : ["IAM_OWNER", "IAM_OWNER_VIEWER"]);
+        expect(names, query).toEqual(query.includes("system") ? ["SYSTEM_OWNER"] : query.includes("org") ? ["ORG_OWNER", "ORG_OWNER_VIEWER"] : ["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
       }
     });
   });

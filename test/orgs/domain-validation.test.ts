@@ -5,7 +5,7 @@ import { PlatformDomains } from "../../gen/platform/resources/domain/v3alpha/dom
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PlatformDomainSettings } from "../../gen/platform/settings/domain/v3alpha/domain_service_pb.js";
 import { loginOrgOf } from "../../src/oidc/login/external/providers.js";
-import { userByLoginName } from "../../src/oidc/login/users.js";
+import { userByLoginName } from "../../src/domain/user/login-names.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { TestDnsServer } from "../support/dns-server.js";

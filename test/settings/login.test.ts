@@ -13,11 +13,18 @@ import { SYSTEM_OWNER, createOrg, createUserIn, details, failed, instanceOwner, 
  * PlatformLoginSettings: the built-in defaults (registration off, passwords and external
  * identity providers on, the lockout threshold from PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS),
  * resolution org → instance → system with owners, resets, validation, permissions, and the
- * same answers over Connect and REST.
+ * same answers over Connect and REST; the second-factor settings (force_mfa, the allowed
+ * factors, the two lifetimes) alike, their validation as curl users send JSON.
  */
 
 const LOGIN = PlatformLoginSettings;
-const RESET_ALL = { allowRegister: { reset: true }, allowUsernamePassword: { reset: true }, allowExternalIdp: { reset: true }, maxPasswordAttempts: { reset: true } };
+const RESET_ALL = Object.fromEntries(
+  ["allowRegister", "allowUsernamePassword", "allowExternalIdp", "maxPasswordAttempts", "forceMfa", "forceMfaLocalOnly", "secondFactors", "mfaInitSkipLifetime", "secondFactorCheckLifetime"].map((p) => [p, { reset: true }]),
+);
+const TOTP = "SECOND_FACTOR_TYPE_TOTP";
+const OTP_EMAIL = "SECOND_FACTOR_TYPE_OTP_EMAIL";
+const OTP_SMS = "SECOND_FACTOR_TYPE_OTP_SMS";
+const HOUR_S = 3600;
 
 /** The resolved settings with proto3 JSON's dropped defaults (false, 0, no owner) made explicit. */
 function resolvedLogin(m: Msg) {
@@ -28,6 +35,19 @@ function resolvedLogin(m: Msg) {
     allowUsernamePassword: one(s.allowUsernamePassword, false),
     allowExternalIdp: one(s.allowExternalIdp, false),
     maxPasswordAttempts: one(s.maxPasswordAttempts, 0),
+  };
+}
+
+/** The resolved second-factor settings, likewise (an empty list dropped too); durations as proto3 JSON writes them ("64800s"). */
+function resolvedMfa(m: Msg) {
+  const s = m.settings ?? {};
+  const one = (v: Msg, zero: boolean | string | string[]) => ({ value: v?.value ?? zero, ...(v?.owner && { owner: v.owner }) });
+  return {
+    forceMfa: one(s.forceMfa, false),
+    forceMfaLocalOnly: one(s.forceMfaLocalOnly, false),
+    secondFactors: one(s.secondFactors, []),
+    mfaInitSkipLifetime: one(s.mfaInitSkipLifetime, "0s"),
+    secondFactorCheckLifetime: one(s.secondFactorCheckLifetime, "0s"),
   };
 }
 
@@ -135,6 +155,110 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
     const patched = await fetch(`${server.baseUrl}/settings/v3alpha/login`, { method: "PATCH", headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" }, body: JSON.stringify({ maxPasswordAttempts: { set: 4 } }) });
     expect(patched.status).toBe(200);
     expect((await resolve(undefined)).maxPasswordAttempts).toEqual({ value: 4 });
+  });
+
+  const resolveMfa = async (ctx: JsonObject | undefined) => resolvedMfa(ok(await client().resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
+  /** PATCH /settings/v3alpha/login as curl sends it: the settings as the body, ctx in the query. */
+  const patch = (settings: JsonObject, query: string) =>
+    fetch(`${server.baseUrl}/settings/v3alpha/login?${query}`, { method: "PATCH", headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" }, body: JSON.stringify(settings) });
+
+  it("resolves the second-factor defaults: not forced, every factor allowed, skip for 720h, a check counts 18h", async () => {
+    const builtIn = (owned: boolean) => {
+      const owner = owned ? { owner: SYSTEM_OWNER } : {};
+      return {
+        forceMfa: { value: false, ...owner },
+        forceMfaLocalOnly: { value: false, ...owner },
+        secondFactors: { value: [TOTP, OTP_EMAIL, OTP_SMS], ...owner },
+        mfaInitSkipLifetime: { value: `${720 * HOUR_S}s`, ...owner },
+        secondFactorCheckLifetime: { value: `${18 * HOUR_S}s`, ...owner },
+      };
+    };
+    expect(await resolveMfa({ orgId: orgA })).toEqual(builtIn(true));
+    expect(await resolveMfa(inst())).toEqual(builtIn(true));
+    expect(await resolveMfa(SYSTEM)).toEqual(builtIn(false));
+    expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({
+      forceMfa: false,
+      forceMfaLocalOnly: false,
+      secondFactors: ["totp", "otp_email", "otp_sms"],
+      mfaInitSkipLifetimeMs: 720 * HOUR_S * 1000,
+      secondFactorCheckLifetimeMs: 18 * HOUR_S * 1000,
+    });
+  });
+
+  it("sets the second-factor settings in the instance, inherited by organizations with the owner, overridden and reset per organization", async () => {
+    const I = instanceOwner(server.instanceId);
+    ok(await client().set({ forceMfa: { set: true }, secondFactors: { set: { types: [OTP_SMS, TOTP] } }, mfaInitSkipLifetime: { set: "0s" } }, inst()));
+    // An empty list is a value of its own (no factor allowed), as 0s is (no skipping).
+    ok(await client("rest").set({ forceMfaLocalOnly: { set: true }, secondFactors: { set: { types: [] } }, secondFactorCheckLifetime: { set: "3600s" } }, { orgId: orgA }));
+
+    expect(await resolveMfa(inst())).toEqual({
+      forceMfa: { value: true },
+      forceMfaLocalOnly: { value: false, owner: SYSTEM_OWNER },
+      secondFactors: { value: [OTP_SMS, TOTP] },
+      mfaInitSkipLifetime: { value: "0s" },
+      secondFactorCheckLifetime: { value: `${18 * HOUR_S}s`, owner: SYSTEM_OWNER },
+    });
+    expect(await resolveMfa({ orgId: orgA })).toEqual({
+      forceMfa: { value: true, owner: I },
+      forceMfaLocalOnly: { value: true },
+      secondFactors: { value: [] },
+      mfaInitSkipLifetime: { value: "0s", owner: I },
+      secondFactorCheckLifetime: { value: "3600s" },
+    });
+    expect(await resolveMfa({ orgId: orgB })).toMatchObject({ forceMfa: { value: true, owner: I }, secondFactors: { value: [OTP_SMS, TOTP], owner: I } });
+    expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({
+      forceMfa: true,
+      forceMfaLocalOnly: true,
+      secondFactors: [],
+      mfaInitSkipLifetimeMs: 0,
+      secondFactorCheckLifetimeMs: 3600_000,
+    });
+
+    ok(await client().set({ secondFactors: { reset: true }, secondFactorCheckLifetime: { reset: true } }, { orgId: orgA }));
+    expect(await resolveMfa({ orgId: orgA })).toMatchObject({
+      forceMfaLocalOnly: { value: true },
+      secondFactors: { value: [OTP_SMS, TOTP], owner: I },
+      secondFactorCheckLifetime: { value: `${18 * HOUR_S}s`, owner: SYSTEM_OWNER },
+    });
+    ok(await client().set({ forceMfa: { reset: true }, secondFactors: { reset: true }, mfaInitSkipLifetime: { reset: true } }, inst()));
+    expect(await resolveMfa({ orgId: orgB })).toMatchObject({
+      forceMfa: { value: false, owner: SYSTEM_OWNER },
+      secondFactors: { value: [TOTP, OTP_EMAIL, OTP_SMS], owner: SYSTEM_OWNER },
+      mfaInitSkipLifetime: { value: `${720 * HOUR_S}s`, owner: SYSTEM_OWNER },
+    });
+  });
+
+  it("refuses lifetimes that are not whole seconds from 0 to 8760h and factor lists with UNSPECIFIED, unknown or repeated types (REST JSON)", async () => {
+    const query = `ctx.orgId=${orgA}`;
+    const refusals: [string, JsonObject][] = [
+      ["a fraction of a second", { mfaInitSkipLifetime: { set: "3600.5s" } }],
+      ["a nanosecond", { secondFactorCheckLifetime: { set: "3600.000000001s" } }],
+      ["a negative duration", { mfaInitSkipLifetime: { set: "-1s" } }],
+      ["above 8760h", { secondFactorCheckLifetime: { set: `${8760 * HOUR_S + 1}s` } }],
+      ["not a duration", { mfaInitSkipLifetime: { set: "1h" } }],
+      ["UNSPECIFIED", { secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_UNSPECIFIED"] } } }],
+      ["an unknown name", { secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_U2F"] } } }],
+      ["an undefined number", { secondFactors: { set: { types: [2] } } }],
+      ["a repeated type", { secondFactors: { set: { types: [TOTP, OTP_SMS, TOTP] } } }],
+      ["an empty change", { secondFactors: {} }],
+    ];
+    for (const [label, settings] of refusals) {
+      const res = await patch(settings, query);
+      expect(res.status, label).toBe(400);
+      expect(((await res.json()) as Msg).code, label).toBe(Code.InvalidArgument);
+    }
+    failed(await client().set({ secondFactors: { set: { types: [OTP_EMAIL, OTP_EMAIL] } } }, { orgId: orgA }), Code.InvalidArgument);
+    expect(failed(await client().set({ mfaInitSkipLifetime: { set: "-3600s" } }, { orgId: orgA }), Code.InvalidArgument)).toContain("mfa_init_skip_lifetime");
+    expect(await resolveMfa({ orgId: orgA })).toMatchObject({ secondFactors: { owner: SYSTEM_OWNER }, mfaInitSkipLifetime: { owner: SYSTEM_OWNER }, secondFactorCheckLifetime: { owner: SYSTEM_OWNER } });
+
+    // The bounds themselves are fine.
+    const res = await patch({ mfaInitSkipLifetime: { set: `${8760 * HOUR_S}s` }, secondFactorCheckLifetime: { set: "0s" }, secondFactors: { set: { types: [OTP_EMAIL] } } }, query);
+    expect(res.status).toBe(200);
+    expect(await resolveMfa({ orgId: orgA })).toMatchObject({
+      mfaInitSkipLifetime: { value: `${8760 * HOUR_S}s` },
+      secondFactorCheckLifetime: { value: "0s" },
+      secondFactors: { value: [OTP_EMAIL] },
+    });
   });
 
   it("lets settings.write holders set and context members resolve, as language settings; gated by multitenancy_settings", async () => {

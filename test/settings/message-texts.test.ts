@@ -101,7 +101,7 @@ describe.each(DATABASE_KINDS)("PlatformMessageTextSettings (%s)", (kind) => {
     expect(m("resolveAReset").settings).toEqual(inherited);
     expect(m("sms")).toEqual({ details: { owner: orgOwner(ids.orgA) }, settings: { body: { value: DEFAULT_TEXTS.ja.verify_phone.body, owner: SYSTEM_OWNER } }, placeholders: PLACEHOLDERS.slice(0, 4) });
     const message = (step: string) => failed(r(step), Code.InvalidArgument, step);
-    expect(message("unknownKind")).toBe('kind: "welcome" is no kind of message; kinds are verify_email, verify_phone, password_reset, password_reset_sms, invite, password_changed');
+    expect(message("unknownKind")).toBe('kind: "welcome" is no kind of message; kinds are verify_email, verify_phone, password_reset, password_reset_sms, invite, password_changed, otp_email, otp_sms');
     expect(message("unknownLanguage")).toBe('language: language "xx" is not supported; supported are en, de, fr, it, es, pt, nl, pl, ja, zh');
     expect(message("smsSubject")).toBe("subject: verify_phone messages are sent by SMS, which has no subject");
     expect(message("foreignPlaceholder")).toContain("body: {{.Code}} is no placeholder of invite messages");

@@ -277,7 +277,10 @@ describe("OpenID Connect and login settings", () => {
       providerCacheSize: 100,
       sweepIntervalMs: 300_000,
     });
-    expect(config.login).toEqual({ maxPasswordAttempts: 10, perIpPerMinute: 60, perLoginNamePerMinute: 20 });
+    expect(config.login).toEqual({ maxPasswordAttempts: 10, perIpPerMinute: 60, perLoginNamePerMinute: 20, perSessionPerMinute: 10, loginUiUrl: "" });
+    expect(loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "https://login.example/ui" }).login.loginUiUrl).toBe("https://login.example/ui");
+    expect(() => loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "login.example/ui" })).toThrow(/PLATFORM_OIDC_LOGIN_UI_URL: "login.example\/ui" is not an absolute http or https URL/);
+    expect(loadConfig({ PLATFORM_SESSION_RATE_PER_SESSION: "0" }).login.perSessionPerMinute).toBe(0);
   });
 
   it("reads every variable", () => {
@@ -333,7 +336,7 @@ describe("notification settings", () => {
       concurrency: 10,
       retentionMs: 720 * 3_600_000,
       sweepIntervalMs: 300_000,
-      codeTtlMs: { email: 3_600_000, sms: 600_000, invite: 72 * 3_600_000 },
+      codeTtlMs: { email: 3_600_000, sms: 600_000, invite: 72 * 3_600_000, otp: 300_000 },
       resetIntervalMs: 60_000,
       resetAnswerMs: 500,
     });
@@ -347,6 +350,7 @@ describe("notification settings", () => {
         PLATFORM_CODE_TTL_EMAIL: "24h",
         PLATFORM_CODE_TTL_PHONE: "5m",
         PLATFORM_CODE_TTL_INVITE: "24h",
+        PLATFORM_CODE_TTL_OTP: "1m",
         PLATFORM_PASSWORD_RESET_INTERVAL: "0s",
         PLATFORM_PASSWORD_RESET_ANSWER_TIME: "0ms",
       }).notifications,
@@ -356,7 +360,7 @@ describe("notification settings", () => {
       concurrency: 4,
       retentionMs: 172_800_000,
       sweepIntervalMs: 100,
-      codeTtlMs: { email: 86_400_000, sms: 300_000, invite: 86_400_000 },
+      codeTtlMs: { email: 86_400_000, sms: 300_000, invite: 86_400_000, otp: 60_000 },
       resetIntervalMs: 0,
       resetAnswerMs: 0,
     });

@@ -7,6 +7,7 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, DAY_MS, expectNothingSecret, humanUser, ok, Users, type Msg } from "./helpers.js";
 import { gitlabIdp, linkAccount } from "./idp-links.js";
+import { totpCode, wrongTotpCode } from "./totp.js";
 
 /** A short token per protocol that usernames carry, so that names never contain each other. */
 const TOKEN: Record<Protocol, string> = { grpc: "ga", "grpc-web": "gw", connect: "cn", "connect-h2": "ch", rest: "rs" };
@@ -21,7 +22,7 @@ const NEW_PASSWORD = "Second#Pass2";
 type Step = { result: CallResult; status: number };
 
 /** Values that differ by nature between runs; compared by shape elsewhere. */
-const MASKED = ["changeDate", "timestamp", "processedSequence", "passwordChanged", "token", "clientSecret", "keyFile", "publicKey"];
+const MASKED = ["changeDate", "timestamp", "processedSequence", "passwordChanged", "token", "clientSecret", "keyFile", "publicKey", "secret", "uri", "codes"];
 
 function comparable(result: CallResult, names: Map<string, string>): unknown {
   const swap = (text: string) => {
@@ -164,6 +165,28 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     await run("listLinksAfter", 200, "ListIDPLinks", { id: human });
     await run("deleteLinkLong", 400, "DeleteIDPLink", { id: human, idpId, externalUserId: "x".repeat(1001) });
 
+    // Second factors; the TOTP codes are computed from the answered secret, as an authenticator app does.
+    await run("addTotp", 200, "AddTOTP", { id: human });
+    const { secret } = ok(steps.addTotp!.result);
+    await run("verifyTotpWrong", 400, "VerifyTOTP", { id: human, verification: { code: wrongTotpCode(secret) } });
+    await run("verifyTotp", 200, "VerifyTOTP", { id: human, verification: { code: totpCode(secret) } });
+    await run("addTotpAgain", 400, "AddTOTP", { id: human });
+    await run("addOtpEmail", 200, "AddOTPEmail", { id: human });
+    await run("addOtpEmailAgain", 409, "AddOTPEmail", { id: human });
+    await run("addOtpSmsNoPhone", 400, "AddOTPSMS", { id: human });
+    await run("generateRecoveryCodes", 200, "GenerateRecoveryCodes", { id: human });
+    await run("listAuthMethods", 200, "ListAuthMethods", { id: human });
+    await run("listAuthMethodsMachine", 200, "ListAuthMethods", { id: machine });
+    await run("addTotpMachine", 400, "AddTOTP", { id: machine });
+    await run("removeTotp", 200, "RemoveTOTP", { id: human });
+    await run("removeTotpAgain", 404, "RemoveTOTP", { id: human });
+    await run("removeOtpEmail", 200, "RemoveOTPEmail", { id: human });
+    await run("removeOtpSms", 404, "RemoveOTPSMS", { id: human });
+    await run("removeRecoveryCodes", 200, "RemoveRecoveryCodes", { id: human });
+    await run("removeRecoveryCodesAgain", 404, "RemoveRecoveryCodes", { id: human });
+    await run("listAuthMethodsAfter", 200, "ListAuthMethods", { id: human });
+    await run("listAuthMethodsMissing", 404, "ListAuthMethods", { id: "no-such-user" });
+
     await run("deleteUser", 200, "DeleteUser", { id: machine });
     await run("getDeleted", 404, "GetUser", { id: machine });
     await run("deleteAgain", 404, "DeleteUser", { id: machine });
@@ -280,6 +303,21 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     // The link's creation and its removal are events of the person.
     expect(m("deleteLink").details).toMatchObject({ id: ids.human, sequence: String(Number(m("afterPassword").user.details.sequence) + 2) });
     expect(m("listLinksAfter").result ?? []).toEqual([]);
+
+    // Second factors: the secret and the codes answered once, every change an event of the person.
+    const methods = (...types: string[]) => ({ authMethodTypes: types.map((t) => `AUTH_METHOD_TYPE_${t}`) });
+    expect(m("addTotp")).toEqual({ details: expect.objectContaining({ id: ids.human }), secret: expect.stringMatching(/^[A-Z2-7]{32}$/), uri: expect.stringMatching(/^otpauth:\/\/totp\//) });
+    expect(r("verifyTotpWrong")).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the code is not valid" });
+    expect(m("verifyTotp").details.sequence).toBe(String(Number(m("addTotp").details.sequence) + 1));
+    expect(r("addOtpEmailAgain")).toMatchObject({ ok: false, code: Code.AlreadyExists });
+    for (const step of ["addTotpAgain", "addOtpSmsNoPhone", "addTotpMachine"]) expect(r(step), step).toMatchObject({ ok: false, code: Code.FailedPrecondition });
+    for (const step of ["removeTotpAgain", "removeOtpSms", "removeRecoveryCodesAgain", "listAuthMethodsMissing"]) expect(r(step), step).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(m("generateRecoveryCodes").codes).toHaveLength(10);
+    expect(m("listAuthMethods")).toEqual(methods("PASSWORD", "TOTP", "OTP_EMAIL", "RECOVERY_CODES"));
+    expect(m("listAuthMethodsMachine")).toEqual({});
+    expect(m("listAuthMethodsAfter")).toEqual(methods("PASSWORD"));
+    expect(m("removeRecoveryCodes").details.sequence).toBe(String(Number(m("addTotp").details.sequence) + 6));
+    expectNothingSecret(m("listAuthMethods"), [m("addTotp").secret, ...m("generateRecoveryCodes").codes]);
 
     // Every protocol agrees with gRPC, up to its own names and ids.
     const names = (x: Record<string, string>) => new Map(Object.entries(x).map(([k, v]) => [v, `<${k}>`]));

@@ -8,11 +8,14 @@ import { idpOwner } from "../idp/queries.js";
 import { orgOfProject } from "../project/queries.js";
 import { orgOfUserGrant } from "../grant/queries.js";
 import { orgOfApp } from "../app/queries.js";
+import { holdsSessionToken, sessionOwner } from "../session/queries.js";
 
 /** The context that owns a resource: an instance, or an organization of it. */
 export interface ResourceOwner {
   instanceId: string;
   orgId?: string;
+  /** The user the resource is of (a user itself, a session's user): who may act on it as "self". */
+  userId?: string;
 }
 
 type OwnerLookup = (db: Db, instanceId: string, key: string) => Promise<ResourceOwner | undefined>;
@@ -33,7 +36,11 @@ const inOrg = (lookup: (db: Db, instanceId: string, key: string) => Promise<stri
 export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
   organization: inOrg(async (db, instanceId, id) => (await orgByIdOrDomain(db, instanceId, { id }))?.id),
   domain: inOrg(orgOfDomain),
-  user: inOrg(orgOfUser),
+  user: async (db, instanceId, id) => {
+    const orgId = await orgOfUser(db, instanceId, id);
+    return orgId === undefined ? undefined : { instanceId, orgId, userId: id };
+  },
+  session: sessionOwner,
   project: inOrg(orgOfProject),
   user_grant: inOrg(orgOfUserGrant),
   app: inOrg(orgOfApp),
@@ -55,3 +62,11 @@ export function isReusableKind(kind: string): boolean {
 export function isResourceKind(kind: string): boolean {
   return Object.hasOwn(RESOURCE_OWNERS, kind) || isReusableKind(kind);
 }
+
+/**
+ * Resources that carry a secret of their own (a session's token): a request giving it, in the
+ * field its method names as `token_field`, needs no permission.
+ */
+export const RESOURCE_TOKENS: Record<string, (db: Db, instanceId: string, id: string, token: string) => Promise<boolean>> = {
+  session: holdsSessionToken,
+};

@@ -42,6 +42,10 @@ export const PERMISSIONS = [
   "settings.write",
   "feature.read",
   "feature.write",
+  "session.read",
+  "session.write",
+  "session.delete",
+  "session.link",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -92,6 +96,9 @@ export const ROLES = {
   IAM_OWNER_VIEWER: { context: "instance", permissions: instanceOwner.filter(isRead) },
   ORG_OWNER: { context: "org", permissions: orgOwner },
   ORG_OWNER_VIEWER: { context: "org", permissions: orgOwner.filter(isRead) },
+  // The machine user behind a login UI of its own: it signs people in through sessions, and
+  // reads the users it shows.
+  LOGIN_CLIENT: { context: "instance", permissions: ["session.read", "session.write", "session.delete", "session.link", "user.read"] },
 } as const satisfies Record<string, RoleDefinition>;
 
 export type RoleName = keyof typeof ROLES;

@@ -1,5 +1,6 @@
 import type { Db, Tx } from "../../store/eventstore.js";
 import { invalidArgument } from "../errors.js";
+import { SECOND_FACTORS, type SecondFactorType } from "../user-factor/model.js";
 import type { PropertyDefinition, SettingsKind } from "./kind.js";
 import { resolveSettings } from "./store.js";
 
@@ -17,18 +18,56 @@ export interface LoginSettings {
   maxPasswordAttempts: number;
   /** Signing in needs a verified email address: the login pages ask for a code first. */
   requireVerifiedEmail: boolean;
+  /** Every sign-in needs a second factor (`forceMfaLocalOnly`: only those with a password). */
+  forceMfa: boolean;
+  forceMfaLocalOnly: boolean;
+  /** The second factors that may be used and set up. */
+  secondFactors: SecondFactorType[];
+  /** How long setting up a forced second factor may be put off; 0: not at all. */
+  mfaInitSkipLifetimeMs: number;
+  /** How long a checked second factor counts when a known account signs in again without a password. */
+  secondFactorCheckLifetimeMs: number;
+  /** A login UI of the product's own that authorization requests go to; empty: the built-in pages. */
+  loginUiUrl: string;
+  /** Whether a user-verified passkey signs someone in by itself. */
+  passwordlessAllowed: boolean;
 }
+
+/** A login UI's address: an absolute http(s) URL without a fragment; InvalidArgument naming `source` otherwise. */
+export function checkLoginUiUrl(value: unknown, source: string): string {
+  if (value === "") return "";
+  let url: URL | undefined;
+  try {
+    url = new URL(String(value));
+  } catch {
+    url = undefined;
+  }
+  if (typeof value !== "string" || !url || (url.protocol !== "https:" && url.protocol !== "http:") || url.hash) {
+    throw invalidArgument(`${source}: "${String(value)}" is not an absolute http or https URL without a fragment`);
+  }
+  return value;
+}
+
+/** Whether a sign-in needs a second factor: `external` when an identity provider vouched for the person. */
+export function mfaRequired(s: LoginSettings, external: boolean): boolean {
+  return s.forceMfa && !(external && s.forceMfaLocalOnly);
+}
+
+const HOUR_MS = 3_600_000;
+/** A year: the longest either lifetime may be. */
+const MAX_LIFETIME_MS = 8760 * HOUR_MS;
 
 /** The built-in default of the lockout threshold when no configured kind is at hand. */
 const DEFAULT_MAX_PASSWORD_ATTEMPTS = 10;
 
 /**
- * The login settings with the system default of the lockout threshold this process was
- * configured with (PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS); the other defaults are fixed:
+ * The login settings with the system defaults of the lockout threshold and of the login UI
+ * this process was configured with (PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS,
+ * PLATFORM_OIDC_LOGIN_UI_URL); the other defaults are fixed:
  * registration off (an instance owner opts in, as in Keycloak), passwords and external
  * identity providers on.
  */
-export function loginSettingsKind(defaults: { maxPasswordAttempts: number } = { maxPasswordAttempts: DEFAULT_MAX_PASSWORD_ATTEMPTS }): SettingsKind {
+export function loginSettingsKind(defaults: { maxPasswordAttempts: number; loginUiUrl?: string } = { maxPasswordAttempts: DEFAULT_MAX_PASSWORD_ATTEMPTS }): SettingsKind {
   const flag = (builtIn: boolean): PropertyDefinition => ({
     levels: EVERYWHERE,
     builtIn,
@@ -36,9 +75,37 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number } = { 
       if (typeof v !== "boolean") throw invalidArgument("login settings flags are true or false");
     },
   });
+  const lifetime = (name: string, builtIn: number): PropertyDefinition => ({
+    levels: EVERYWHERE,
+    builtIn,
+    check: (v) => {
+      if (typeof v !== "number" || !Number.isInteger(v / 1000) || v < 0 || v > MAX_LIFETIME_MS) {
+        throw invalidArgument(`${name}: give whole seconds from 0 to 8760h`);
+      }
+    },
+  });
   return {
     name: "login",
     properties: {
+      force_mfa: flag(false),
+      force_mfa_local_only: flag(false),
+      second_factors: {
+        levels: EVERYWHERE,
+        builtIn: [...SECOND_FACTORS],
+        check: (v) => {
+          if (!Array.isArray(v) || v.some((t) => !SECOND_FACTORS.includes(t))) throw invalidArgument(`second_factors: each is one of ${SECOND_FACTORS.join(", ")}`);
+        },
+      },
+      passwordless_type: {
+        levels: EVERYWHERE,
+        builtIn: "allowed",
+        check: (v) => {
+          if (v !== "allowed" && v !== "not_allowed") throw invalidArgument("passwordless_type is ALLOWED or NOT_ALLOWED");
+        },
+      },
+      login_ui_url: { levels: EVERYWHERE, builtIn: defaults.loginUiUrl ?? "", check: (v) => checkLoginUiUrl(v, "login_ui_url") },
+      mfa_init_skip_lifetime: lifetime("mfa_init_skip_lifetime", 720 * HOUR_MS),
+      second_factor_check_lifetime: lifetime("second_factor_check_lifetime", 18 * HOUR_MS),
       allow_register: flag(false),
       allow_username_password: flag(true),
       allow_external_idp: flag(true),
@@ -75,5 +142,12 @@ export async function loginSettingsOf(db: Db | Tx, instanceId: string, orgId: st
     allowExternalIdp: resolved.allow_external_idp!.value === true,
     maxPasswordAttempts: Number(resolved.max_password_attempts!.value),
     requireVerifiedEmail: resolved.require_verified_email!.value === true,
+    forceMfa: resolved.force_mfa!.value === true,
+    forceMfaLocalOnly: resolved.force_mfa_local_only!.value === true,
+    secondFactors: resolved.second_factors!.value as SecondFactorType[],
+    mfaInitSkipLifetimeMs: Number(resolved.mfa_init_skip_lifetime!.value),
+    secondFactorCheckLifetimeMs: Number(resolved.second_factor_check_lifetime!.value),
+    loginUiUrl: String(resolved.login_ui_url!.value),
+    passwordlessAllowed: resolved.passwordless_type!.value !== "not_allowed",
   };
 }

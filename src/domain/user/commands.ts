@@ -238,7 +238,7 @@ export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_
   // Locked first: whoever is adding a membership or credential to one of them (holding a
   // share lock) finishes before, and is removed with it; whoever comes later finds no user.
   await users.forUpdate().execute();
-  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "user_metadata", "memberships", "user_grants", "external_identities", "user_codes"] as const) {
+  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "user_metadata", "memberships", "user_grants", "external_identities", "user_codes", "user_factors", "user_recovery_codes", "sessions", "user_webauthn_keys"] as const) {
     await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
   }
   // Their messages stay in the log, but what waits is not sent to nobody.

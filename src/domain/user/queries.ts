@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from "kysely";
-import type { Db } from "../../store/eventstore.js";
-import type { Database, UserKind, UserState } from "../../store/schema.js";
+import type { Db, Tx } from "../../store/eventstore.js";
+import type { Database, UserKind, UserRow, UserState } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
 import { AGGREGATE, userView, type UserView } from "./model.js";
@@ -49,6 +49,18 @@ export async function getUser(db: Db, instanceId: string, id: string): Promise<U
   const row = await withViewColumns(db.selectFrom("users").where("users.instance_id", "=", instanceId).where("users.id", "=", id)).executeTakeFirst();
   if (!row) throw notFound(`user ${id} not found`);
   return userView(row);
+}
+
+/** The user's row as stored, if there is one. */
+export function findUserRow(db: Db | Tx, instanceId: string, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+}
+
+/** The user's row as stored; NotFound when there is none. */
+export async function getUserRow(db: Db, instanceId: string, id: string): Promise<UserRow> {
+  const row = await findUserRow(db, instanceId, id);
+  if (!row) throw notFound(`user ${id} not found`);
+  return row;
 }
 
 type Text = { value: string; match: TextMatch };

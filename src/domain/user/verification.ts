@@ -18,8 +18,8 @@ import { changeUser, userRowForUpdate } from "./commands.js";
 
 export interface VerificationSettings {
   box: SecretBox;
-  /** How long a code lasts: per channel (PLATFORM_CODE_TTL_EMAIL, PLATFORM_CODE_TTL_PHONE), and an invitation's (PLATFORM_CODE_TTL_INVITE). */
-  codeTtlMs: Record<Channel, number> & { invite: number };
+  /** How long a code lasts: per channel (PLATFORM_CODE_TTL_EMAIL, PLATFORM_CODE_TTL_PHONE), an invitation's (PLATFORM_CODE_TTL_INVITE), and a sign-in code's (PLATFORM_CODE_TTL_OTP). */
+  codeTtlMs: Record<Channel, number> & { invite: number; otp: number };
   /** A message not sent within this fails (PLATFORM_NOTIFICATION_MAX_AGE). */
   messageMaxAgeMs: number;
   /** At most one password reset code per user this often (PLATFORM_PASSWORD_RESET_INTERVAL). */

@@ -58,4 +58,19 @@ Falls nicht, setzen Sie Ihr Passwort sofort zurück und wenden Sie sich an Ihren
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Ihr Anmeldecode für {{.OrgName}}",
+    body: `Hallo {{.DisplayName}},
+
+Ihr Code für die Anmeldung bei {{.OrgName}} lautet:
+
+{{.Code}}
+
+Er ist {{.ExpiresIn}} gültig. Wenn Sie sich gerade nicht anmelden, kennt vielleicht jemand Ihr Passwort: Ändern Sie es.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} ist Ihr {{.OrgName}}-Anmeldecode, {{.ExpiresIn}} gültig. Nicht Sie? Ändern Sie Ihr Passwort.",
+  },
 };

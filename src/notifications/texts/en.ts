@@ -58,4 +58,19 @@ If you did not, reset your password right away and tell your administrator.
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Your sign-in code for {{.OrgName}}",
+    body: `Hello {{.DisplayName}},
+
+Your code to sign in to {{.OrgName}} is:
+
+{{.Code}}
+
+It is valid for {{.ExpiresIn}}. If you are not signing in right now, someone may know your password: change it.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} is your {{.OrgName}} sign-in code, valid for {{.ExpiresIn}}. Not you signing in? Change your password.",
+  },
 };

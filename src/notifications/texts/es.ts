@@ -58,4 +58,19 @@ Si no, restablece tu contraseña de inmediato y avisa a tu administrador.
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Tu código de inicio de sesión de {{.OrgName}}",
+    body: `Hola, {{.DisplayName}}:
+
+Tu código para iniciar sesión en {{.OrgName}} es:
+
+{{.Code}}
+
+Es válido {{.ExpiresIn}}. Si no estás iniciando sesión ahora, puede que alguien conozca tu contraseña: cámbiala.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} es tu código de inicio de sesión de {{.OrgName}}, válido {{.ExpiresIn}}. ¿No eres tú? Cambia tu contraseña.",
+  },
 };

@@ -58,4 +58,19 @@ Sinon, réinitialisez votre mot de passe immédiatement et prévenez votre admin
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Votre code de connexion {{.OrgName}}",
+    body: `Bonjour {{.DisplayName}},
+
+Votre code pour vous connecter à {{.OrgName}} est :
+
+{{.Code}}
+
+Il est valable {{.ExpiresIn}}. Si vous n'êtes pas en train de vous connecter, quelqu'un connaît peut-être votre mot de passe : changez-le.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} est votre code de connexion {{.OrgName}}, valable {{.ExpiresIn}}. Pas vous ? Changez votre mot de passe.",
+  },
 };

@@ -58,4 +58,19 @@ Altrimenti reimposta subito la password e avvisa il tuo amministratore.
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Il tuo codice di accesso a {{.OrgName}}",
+    body: `Ciao {{.DisplayName}},
+
+il tuo codice per accedere a {{.OrgName}} è:
+
+{{.Code}}
+
+È valido {{.ExpiresIn}}. Se non stai accedendo in questo momento, qualcuno potrebbe conoscere la tua password: cambiala.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} è il tuo codice di accesso a {{.OrgName}}, valido {{.ExpiresIn}}. Non sei tu? Cambia la password.",
+  },
 };

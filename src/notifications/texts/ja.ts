@@ -58,4 +58,19 @@ export const ja: MessageTexts = {
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "{{.OrgName}} のサインインコード",
+    body: `{{.DisplayName}} 様
+
+{{.OrgName}} へのサインインコードは次のとおりです。
+
+{{.Code}}
+
+有効期間は {{.ExpiresIn}} です。いまサインインしていない場合、パスワードが他人に知られている可能性があります。パスワードを変更してください。
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}} 様、{{.OrgName}} のサインインコードは {{.Code}} です（{{.ExpiresIn}} 有効）。心当たりがなければパスワードを変更してください。",
+  },
 };

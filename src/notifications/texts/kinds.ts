@@ -24,6 +24,9 @@ export const KINDS: Readonly<Record<MessageKind, KindRules>> = {
   password_reset_sms: { channel: "sms", placeholders: [...COMMON, "Code"], carries: ["Code"] },
   invite: { channel: "email", placeholders: [...COMMON, "URL"], carries: ["URL"] },
   password_changed: { channel: "email", placeholders: COMMON, carries: [] },
+  // Codes for signing in (second factors): no link, a code typed on the page that asked for it.
+  otp_email: { channel: "email", placeholders: [...COMMON, "Code"], carries: ["Code"] },
+  otp_sms: { channel: "sms", placeholders: [...COMMON, "Code"], carries: ["Code"] },
 };
 
 /** A kind named by a request; InvalidArgument listing the kinds otherwise. */

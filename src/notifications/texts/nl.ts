@@ -58,4 +58,19 @@ Zo niet, stel dan meteen een nieuw wachtwoord in en breng uw beheerder op de hoo
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Uw aanmeldcode voor {{.OrgName}}",
+    body: `Hallo {{.DisplayName}},
+
+Uw code om u aan te melden bij {{.OrgName}} is:
+
+{{.Code}}
+
+Deze is {{.ExpiresIn}} geldig. Meldt u zich nu niet aan, dan kent iemand misschien uw wachtwoord: wijzig het.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} is uw {{.OrgName}}-aanmeldcode, {{.ExpiresIn}} geldig. Niet u? Wijzig uw wachtwoord.",
+  },
 };

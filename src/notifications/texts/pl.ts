@@ -59,4 +59,19 @@ Jeśli nie, natychmiast zresetuj hasło i powiadom swojego administratora.
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "Twój kod logowania do {{.OrgName}}",
+    body: `Dzień dobry {{.DisplayName}},
+
+Twój kod logowania do {{.OrgName}} to:
+
+{{.Code}}
+
+Jest ważny {{.ExpiresIn}}. Jeśli się teraz nie logujesz, ktoś może znać Twoje hasło: zmień je.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} to Twój kod logowania do {{.OrgName}}, ważny {{.ExpiresIn}}. To nie Ty? Zmień hasło.",
+  },
 };

@@ -58,4 +58,19 @@ Caso contrário, redefina a sua senha imediatamente e avise o seu administrador.
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "O seu código de acesso a {{.OrgName}}",
+    body: `Olá {{.DisplayName}},
+
+O seu código para entrar em {{.OrgName}} é:
+
+{{.Code}}
+
+É válido {{.ExpiresIn}}. Se não está a entrar agora, alguém pode saber a sua senha: altere-a.
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}, {{.Code}} é o seu código de acesso a {{.OrgName}}, válido {{.ExpiresIn}}. Não foi você? Altere a sua senha.",
+  },
 };

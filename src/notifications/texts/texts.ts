@@ -15,4 +15,4 @@ export interface SmsTexts {
 export type MessageTexts = Record<Exclude<MessageKind, SmsKind>, EmailTexts> & Record<SmsKind, SmsTexts>;
 
 /** The kinds sent by SMS (kinds.ts says so too; the type keeps their texts without a subject). */
-type SmsKind = "verify_phone" | "password_reset_sms";
+type SmsKind = "verify_phone" | "password_reset_sms" | "otp_sms";

@@ -58,4 +58,19 @@ export const zh: MessageTexts = {
 
 {{.OrgName}}`,
   },
+  otp_email: {
+    subject: "您的 {{.OrgName}} 登录验证码",
+    body: `{{.DisplayName}}，您好：
+
+您登录 {{.OrgName}} 的验证码是：
+
+{{.Code}}
+
+{{.ExpiresIn}}内有效。如果您此刻没有在登录，可能有人知道了您的密码：请修改密码。
+
+{{.OrgName}}`,
+  },
+  otp_sms: {
+    body: "{{.DisplayName}}，您好：您的 {{.OrgName}} 登录验证码是 {{.Code}}，{{.ExpiresIn}}内有效。如非本人操作，请修改密码。",
+  },
 };

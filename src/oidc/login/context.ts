@@ -4,7 +4,7 @@ import type { SettingsKind } from "../../domain/settings/kind.js";
 import type { VerificationSettings } from "../../domain/user/verification.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import type { Db, Tx } from "../../store/eventstore.js";
-import type { WindowLimiter } from "./rate-limit.js";
+import type { WindowLimiter } from "../../http/window-limiter.js";
 import type { Language, Texts } from "./texts/index.js";
 
 /*
@@ -41,20 +41,38 @@ export interface LoginContext {
 
 export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 
-/** One request to a step of the prompts (prompts.ts), with what pages.ts already worked out. */
-export interface PromptStep {
+/**
+ * What a sign-in has proved so far: whose it is and how (`amr`: `pwd`, `fed`, then `otp`).
+ * The forms of the steps after the first factor carry it under a proof (progress.ts).
+ */
+export interface SignInProgress {
+  userId: string;
+  amr: string[];
+}
+
+/**
+ * A request to one of an interaction's pages after its cookie was checked: the steps after
+ * the first factor need no more (the external login's pages have these too).
+ */
+export interface SignInStep {
   req: NodeRequest;
   res: NodeResponse;
   c: LoginContext;
   details: Interaction;
-  step: string | undefined;
   /** `${LOGIN_PATH}/<uid>`: where the interaction's pages live. */
   base: string;
   csrf: string;
   lang: Language;
   t: Texts;
+  show(status: number, title: string, body: string): void;
+}
+
+/** One request to a step of the prompts (prompts.ts), with what pages.ts already worked out. */
+export interface PromptStep extends SignInStep {
+  step: string | undefined;
   /** The organization the scope restricts the login to, if any. */
   requestedOrg: string | undefined;
-  show(status: number, title: string, body: string): void;
   askLoginName(status: number, loginName: string, error?: string): Promise<void>;
+  /** The first factor passed, or a later step: on to what the login still needs (sign-in.ts). */
+  proceed(progress: SignInProgress): Promise<void>;
 }

@@ -1,29 +1,20 @@
-import { createHmac } from "node:crypto";
 import { DomainError } from "../../domain/errors.js";
 import { requestVerification, verifyContact } from "../../domain/user/verification.js";
-import type { PromptStep } from "./context.js";
-import { finishLogin } from "./finish.js";
-import { sameToken } from "./form-token.js";
+import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
+import { progressFields, progressOf } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { errorBody, escapeHtml } from "./render.js";
 
 /**
  * The email verification step of a sign-in, when the login settings say
- * `require_verified_email`: after the password (or a registration) a person whose address is
- * not verified gets a code and must give it before the login finishes. The forms carry a
- * proof that this interaction's person passed the password step: an HMAC under the
- * interaction's form key, so only the server makes it, for this interaction and user.
+ * `require_verified_email`: after the first factors (sign-in.ts) a person whose address is
+ * not verified gets a code and must give it before the login finishes. The forms carry the
+ * sign-in's progress under its proof (progress.ts).
  */
-const proofOf = (s: PromptStep, userId: string) => createHmac("sha256", s.c.csrfKey).update(`${s.details.uid}\npassword-passed\n${userId}`).digest("base64url");
-
-/** Whether the user has an email address that is not verified (then the step is due). */
-export async function emailUnverified(s: PromptStep, userId: string): Promise<boolean> {
-  const row = await s.c.db.selectFrom("users").select(["email", "email_verified"]).where("instance_id", "=", s.c.instanceId).where("id", "=", userId).executeTakeFirst();
-  return Boolean(row?.email) && row?.email_verified !== true;
-}
 
 /** Sends a code (unless `send` is false) and asks for it. */
-export async function askEmailCode(s: PromptStep, userId: string, send: boolean, status = 200, error?: string): Promise<void> {
+export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boolean, status = 200, error?: string): Promise<void> {
+  const { userId } = p;
   if (send) {
     await s.c
       .transact((tx) => requestVerification(tx, { instanceId: s.c.instanceId, userId }, s.c.codes, userId, "email", false))
@@ -32,9 +23,7 @@ export async function askEmailCode(s: PromptStep, userId: string, send: boolean,
         if (!(e instanceof DomainError)) throw e;
       });
   }
-  const hidden = (extra = "") =>
-    `<input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}"><input type="hidden" name="user" value="${escapeHtml(userId)}">` +
-    `<input type="hidden" name="proof" value="${escapeHtml(proofOf(s, userId))}">${extra}`;
+  const hidden = (extra = "") => progressFields(s, p) + extra;
   const action = escapeHtml(`${s.base}/verifyemail`);
   s.show(status, s.t.verifyEmailTitle,
     (error ? errorBody(error) : "") +
@@ -46,14 +35,13 @@ export async function askEmailCode(s: PromptStep, userId: string, send: boolean,
 
 /** The code (or a request for another one) of the step; a right code finishes the login. */
 export async function emailCodeSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
-  const userId = (form.user ?? "").slice(0, 200);
-  if (!userId || !sameToken(form.proof, proofOf(s, userId))) return s.show(403, s.t.errorTitle, errorBody(s.t.formExpired));
-  if (!takeAddressTry(s.c.guards.perIp, s.req, s.res, s.c.instanceId, "code")) return askEmailCode(s, userId, false, 429, s.t.tooManyAttempts);
-  if (form.resend) return askEmailCode(s, userId, true);
+  const p = progressOf(s, form);
+  if (!p) return s.show(403, s.t.errorTitle, errorBody(s.t.formExpired));
+  const { userId } = p;
+  if (!takeAddressTry(s.c.guards.perIp, s.req, s.res, s.c.instanceId, "code")) return askEmailCode(s, p, false, 429, s.t.tooManyAttempts);
+  if (form.resend) return askEmailCode(s, p, true);
   const code = (form.code ?? "").slice(0, 64);
   const verified = code ? await s.c.transact((tx) => verifyContact(tx, { instanceId: s.c.instanceId, userId }, s.c.codes, userId, "email", code)) : undefined;
-  if (!verified) return askEmailCode(s, userId, false, 400, s.t.codeInvalid);
-  const user = await s.c.db.selectFrom("users").select("state").where("instance_id", "=", s.c.instanceId).where("id", "=", userId).executeTakeFirst();
-  if (user?.state !== "active") return s.show(403, s.t.errorTitle, errorBody(s.t.loginExpired));
-  await finishLogin(s.req, s.res, s.c, userId);
+  if (!verified) return askEmailCode(s, p, false, 400, s.t.codeInvalid);
+  await s.proceed(p);
 }

@@ -1,14 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DomainError } from "../../domain/errors.js";
 import { requestPasswordReset, setPasswordWithCode } from "../../domain/user/password-reset.js";
-import { clearFailedPasswords } from "./attempts.js";
 import type { PromptStep } from "./context.js";
-import { finishLogin } from "./finish.js";
 import { chosenPassword } from "./new-password.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { errorBody, escapeHtml, loginNameForm } from "./render.js";
 import { setPasswordForm } from "./set-password-page.js";
-import { userByLoginName } from "./users.js";
+import { userByLoginName } from "../../domain/user/login-names.js";
 
 /**
  * "Forgot password?" within a sign-in: the login name (`/reset`), then the code from the
@@ -53,8 +51,7 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
   const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, chosen.hash)) : undefined;
   if (!user || !set) return again(400, t.codeInvalid, false);
-  await clearFailedPasswords(c.db, c.instanceId, user.id);
-  await finishLogin(s.req, s.res, c, user.id);
+  await s.proceed({ userId: user.id, amr: ["pwd"] });
 }
 
 function codeForm(s: PromptStep, loginName: string, code: string): string {

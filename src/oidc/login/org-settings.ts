@@ -2,7 +2,7 @@ import { loginSettingsOf, type LoginSettings } from "../../domain/settings/login
 import type { LoginContext } from "./context.js";
 import { escapeHtml } from "./render.js";
 import type { Texts } from "./texts/index.js";
-import { defaultOrgOf } from "./users.js";
+import { defaultOrgOf } from "../../domain/user/login-names.js";
 
 /** The organization a login is in: the scope's, else the instance's default organization. */
 export async function loginOrgOf(c: LoginContext, requestedOrg: string | undefined): Promise<string> {

@@ -4,7 +4,7 @@ import { storePassword } from "../../domain/user/commands.js";
 import { checkCurrentPassword } from "../../domain/user/passwords.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import type { Db } from "../../store/eventstore.js";
-import { clearFailedPasswords, recordFailedPassword } from "./attempts.js";
+import { recordFailedCheck } from "../../domain/user/lockout.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
 import { sameToken } from "./form-token.js";
@@ -13,11 +13,10 @@ import { chosenPassword } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
 import { changePasswordForm, errorBody, forgotPasswordLink, loginNameForm, passwordForm } from "./render.js";
 import { TEXTS, type Language } from "./texts/index.js";
-import { defaultOrgOf, userByLoginName } from "./users.js";
+import { defaultOrgOf, userByLoginName } from "../../domain/user/login-names.js";
 import { externalLoginButtons } from "./external/providers.js";
 import type { Interaction, LoginContext, PromptStep } from "./context.js";
-import { askEmailCode, emailUnverified } from "./email-step.js";
-import { finishLogin } from "./finish.js";
+import { continueSignIn } from "./sign-in.js";
 import { registerLink, settingsOf } from "./org-settings.js";
 import { promptSteps } from "./prompts.js";
 import { sendPage } from "./send-page.js";
@@ -51,7 +50,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   const askLoginName = async (status: number, loginName: string, error?: string) =>
     show(status, t.signInTitle, loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }) + (await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid)) + (await registerLink(c, orgId, base, t)));
 
-  const steps: PromptStep = { req, res, c, details, step, base, csrf, lang, t, requestedOrg: orgId, show, askLoginName };
+  const steps: PromptStep = { req, res, c, details, step, base, csrf, lang, t, requestedOrg: orgId, show, askLoginName, proceed: (progress) => continueSignIn(steps, progress) };
   if (await promptSteps(steps)) return;
 
   if (req.method === "GET" && step === undefined) {
@@ -88,11 +87,10 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   }
   const checked = form.password ? await checkCurrentPassword(c.db, c.hasher, c.instanceId, user.id, form.password) : { ok: false as const };
   if (!checked.ok) {
-    const { locked } = await c.transact((tx) => recordFailedPassword(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
+    const { locked } = await c.transact((tx) => recordFailedCheck(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
     if (locked) c.accessChanged();
     return locked ? askLoginName(403, loginName, t.userLocked) : (step === "change" ? askNewPassword : askPassword)(401, t.wrongPassword);
   }
-  await clearFailedPasswords(c.db, c.instanceId, user.id);
   if (step === "change") {
     const chosen = await chosenPassword(c, t, form.newPassword ?? "", form.newPasswordConfirmation);
     if ("error" in chosen) return askNewPassword(400, chosen.error);
@@ -101,8 +99,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   } else if (await passwordChangeRequired(c.db, c.instanceId, user.id)) {
     return askNewPassword(200);
   }
-  if (settings.requireVerifiedEmail && (await emailUnverified(steps, user.id))) return askEmailCode(steps, user.id, true);
-  await finishLogin(req, res, c, user.id);
+  await continueSignIn(steps, { userId: user.id, amr: ["pwd"] });
 }
 
 async function passwordChangeRequired(db: Db, instanceId: string, userId: string): Promise<boolean> {

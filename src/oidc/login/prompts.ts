@@ -3,6 +3,8 @@ import type { PromptStep } from "./context.js";
 import { sameToken } from "./form-token.js";
 import { errorBody } from "./render.js";
 import { emailCodeSubmit } from "./email-step.js";
+import { mfaSetupSubmit } from "./mfa-setup.js";
+import { secondFactorSubmit } from "./second-factor.js";
 import { completeReset, forgotPasswordPage, requestReset } from "./forgot-password.js";
 import { registerPage, registerSubmit } from "./register.js";
 import { accountChooser, chooseAccount } from "./select-account.js";
@@ -11,9 +13,9 @@ import { accountChooser, chooseAccount } from "./select-account.js";
  * The steps of account selection, registration and password reset, before pages.ts's own:
  * the first page of a `select_account` or `create` interaction, "use another account"
  * (`/other`), the registration form (`/register`), the choice of a known account
- * (`/select`), "Forgot password?" (`/reset`, `/resetcode`) and the email code a sign-in may
- * need (`/verifyemail`, email-step.ts). False when the request is
- * pages.ts's to answer.
+ * (`/select`), "Forgot password?" (`/reset`, `/resetcode`), and the steps after the first
+ * factor (sign-in.ts): the second factor (`/mfa`), setting one up (`/mfasetup`) and the
+ * email code (`/verifyemail`). False when the request is pages.ts's to answer.
  */
 export async function promptSteps(s: PromptStep): Promise<boolean> {
   const { req, step, details } = s;
@@ -24,7 +26,15 @@ export async function promptSteps(s: PromptStep): Promise<boolean> {
     if (step === "reset") return forgotPasswordPage(s), true;
     return false;
   }
-  const submits: Record<string, (s: PromptStep, form: Record<string, string>) => Promise<void>> = { select: chooseAccount, register: registerSubmit, reset: requestReset, resetcode: completeReset, verifyemail: emailCodeSubmit };
+  const submits: Record<string, (s: PromptStep, form: Record<string, string>) => Promise<void>> = {
+    select: chooseAccount,
+    register: registerSubmit,
+    reset: requestReset,
+    resetcode: completeReset,
+    verifyemail: emailCodeSubmit,
+    mfa: secondFactorSubmit,
+    mfasetup: mfaSetupSubmit,
+  };
   const submit = req.method === "POST" && step !== undefined ? submits[step] : undefined;
   if (!submit) return false;
   const form = await readCheckedForm(s);

@@ -3,7 +3,7 @@ import type { Db } from "../../store/eventstore.js";
 import { loginLanguage } from "./language.js";
 import { errorBody, escapeHtml, page } from "./render.js";
 import { TEXTS, type Language } from "./texts/index.js";
-import { defaultOrgOf } from "./users.js";
+import { defaultOrgOf } from "../../domain/user/login-names.js";
 
 const HEADERS = {
   "cache-control": "no-store",

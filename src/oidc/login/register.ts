@@ -3,8 +3,6 @@ import { DomainError } from "../../domain/errors.js";
 import { addUser } from "../../domain/user/commands.js";
 import { escapeHtml } from "./render.js";
 import type { PromptStep } from "./context.js";
-import { askEmailCode } from "./email-step.js";
-import { finishLogin } from "./finish.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { loginOrgOf, settingsOf } from "./org-settings.js";
 import type { Texts } from "./texts/index.js";
@@ -100,6 +98,5 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     if (error instanceof DomainError && error.kind === "failed_precondition") return again(400, t.registerUsernameTaken);
     throw error;
   }
-  if ((await settingsOf(c, orgId)).requireVerifiedEmail) return askEmailCode(s, userId, true);
-  await finishLogin(s.req, s.res, c, userId);
+  await s.proceed({ userId, amr: ["pwd"] });
 }

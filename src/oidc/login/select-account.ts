@@ -1,8 +1,10 @@
+import { findUserRow } from "../../domain/user/queries.js";
 import { activeAccount, type Account } from "../accounts.js";
 import { errorBody, escapeHtml, forgotPasswordLink, passwordForm } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { finishLogin, knownAccountsOf } from "./finish.js";
 import { settingsOf } from "./org-settings.js";
+import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "./sign-in.js";
 import type { KnownAccount } from "./known-accounts.js";
 
 interface Choice {
@@ -43,7 +45,8 @@ export async function accountChooser(s: PromptStep): Promise<void> {
 
 /**
  * A known account chosen: finished with its original sign-in when that still counts for
- * this request; the password step for it when the request wants a fresh one (prompt=login,
+ * this request (its second factor too, within `second_factor_check_lifetime`: else that is
+ * asked again); the password step for it when the request wants a fresh one (prompt=login,
  * or max_age older than the sign-in); the login name page when the browser does not know
  * it (any more).
  */
@@ -54,7 +57,17 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const maxAge = s.details.params.max_age === undefined ? undefined : Number(s.details.params.max_age);
   const now = Math.floor(Date.now() / 1000);
   const fresh = !prompts.includes("login") && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
-  if (fresh) return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime, ...(chosen.entry.amr && { amr: chosen.entry.amr }) });
+  if (fresh) {
+    const amr = chosen.entry.amr ?? ["pwd"];
+    const settings = await settingsOf(s.c, chosen.account.orgId);
+    const user = await findUserRow(s.c.db, s.c.instanceId, chosen.account.userId);
+    if (!user) return s.askLoginName(200, "");
+    const due = await secondFactorDue(s, user, settings, vouchedForElsewhere(amr));
+    const checked = secondFactorChecked(amr) && now - chosen.entry.authTime <= settings.secondFactorCheckLifetimeMs / 1000;
+    // The second factor is asked again (and the sign-in counts from then) once its check is older than the settings allow.
+    if ((due.ask || due.setUp) && !checked) return s.proceed({ userId: chosen.account.userId, amr: amr.filter((a) => a !== "otp" && a !== "mfa") });
+    return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime, amr });
+  }
   if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
   s.show(200, s.t.signInTitle, passwordForm(s.t, { action: `${s.base}/password`, csrf: s.csrf, loginName: signInName(chosen.account), otherAccount: `${s.base}/other`, forgotPassword: forgotPasswordLink(s.base, signInName(chosen.account)) }));
 }

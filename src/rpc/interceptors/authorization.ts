@@ -1,6 +1,6 @@
 import type { Interceptor } from "@connectrpc/connect";
-import { belongsTo, hasPermission, holdsAnywhere, organizationsWith, type Principal } from "../../domain/authz/principal.js";
-import { RESOURCE_OWNERS } from "../../domain/authz/resource-owners.js";
+import { belongsTo, hasPermission, holdsAnywhere, organizationsWith } from "../../domain/authz/principal.js";
+import { RESOURCE_OWNERS, RESOURCE_TOKENS, type ResourceOwner } from "../../domain/authz/resource-owners.js";
 import { notFound, permissionDenied } from "../../domain/errors.js";
 import { defaultOrgId } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
@@ -39,32 +39,42 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
     const selected = req.contextValues.get(orgKey)?.id;
     let instanceId = tenant.id;
     let orgId = selected;
+    let owner: ResourceOwner | undefined;
 
     if (rules.resource) {
       const key = (req.message as unknown as Record<string, string>)[rules.resource.field.localName]!;
-      const owner = await RESOURCE_OWNERS[rules.resource.kind]!(store.forRequest(req.signal).db, tenant.id, key);
-      if (owner === undefined && selected === undefined && hasPermission(principal, rules.permission, { instanceId })) {
+      const found = await RESOURCE_OWNERS[rules.resource.kind]!(store.forRequest(req.signal).db, tenant.id, key);
+      if (found === undefined && selected === undefined && hasPermission(principal, rules.permission, { instanceId })) {
         // Allowed on whatever it is: validation and the handler give the precise answer.
         return next(req);
       }
       const visible =
-        owner !== undefined &&
-        (selected === undefined || owner.orgId === selected) &&
+        found !== undefined &&
+        (selected === undefined || found.orgId === selected) &&
         // Another instance exists only for who may act in it: system members.
-        (owner.instanceId === tenant.id || hasPermission(principal, rules.permission, owner));
+        (found.instanceId === tenant.id || hasPermission(principal, rules.permission, found));
       if (!visible) {
         // Only who may see such resources somewhere learns that this one does not exist.
         if (!holdsAnywhere(principal, rules.permission, tenant.id)) throw denied();
         throw notFound(`${rules.resource.kind} ${key} not found`);
       }
-      instanceId = owner.instanceId;
-      orgId = owner.orgId;
+      const token = rules.tokenField && (req.message as unknown as Record<string, string>)[rules.tokenField.localName];
+      if (token && (await RESOURCE_TOKENS[rules.resource.kind]!(store.forRequest(req.signal).db, found.instanceId, key, token))) return next(req);
+      owner = found;
+      instanceId = found.instanceId;
+      orgId = found.orgId;
     }
 
     if (rules.inOrg && orgId === undefined) {
       // Fixed here for the handler too (actingOrg), so that both see the same default.
       orgId = await defaultOrgId(store.forRequest(req.signal).db, tenant.id);
       req.contextValues.set(orgKey, { id: orgId });
+    }
+
+    if (rules.self && !rules.resource && !hasPermission(principal, rules.permission, { instanceId })) {
+      // A search of one's own: the handler limits it to the caller's results.
+      req.contextValues.set(selfOnlyKey, true);
+      return next(req);
     }
 
     if (rules.perResult && orgId === undefined) {
@@ -74,13 +84,9 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
       return next(req);
     }
     if (!hasPermission(principal, rules.permission, { instanceId, ...(orgId !== undefined && { orgId }) })) {
-      if (!(rules.self && isSelf(principal, tenant.id, req.message, rules.resource!.field.localName))) throw denied();
+      if (!(rules.self && principal.instanceId === tenant.id && owner?.userId === principal.userId)) throw denied();
       req.contextValues.set(selfOnlyKey, true);
     }
     return next(req);
   };
-}
-
-function isSelf(principal: Principal, instanceId: string, message: unknown, field: string): boolean {
-  return principal.instanceId === instanceId && (message as Record<string, unknown>)[field] === principal.userId;
 }

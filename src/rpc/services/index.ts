@@ -48,6 +48,11 @@ import type { SettingsKind } from "../../domain/settings/kind.js";
 import type { ProviderSender } from "../../notifications/providers/sender.js";
 import type { VerificationSettings } from "../../domain/user/verification.js";
 import { healthService, type WatchStreams } from "./health.js";
+import { PlatformSessions } from "../../../gen/platform/resources/session/v3alpha/session_service_pb.js";
+import type { SessionDeps } from "../../domain/session/commands.js";
+import { sessionsService } from "./sessions/service.js";
+import { PlatformAuthRequests } from "../../../gen/platform/resources/oidc/v3alpha/auth_request_service_pb.js";
+import { authRequestsService } from "./auth-requests/service.js";
 import { reflectionServices } from "./reflection.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
@@ -70,6 +75,8 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformSMTPProviders,
   PlatformSMSProviders,
   PlatformNotifications,
+  PlatformSessions,
+  PlatformAuthRequests,
 ];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
@@ -105,6 +112,8 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   verification: VerificationSettings;
   /** How ValidateDomain looks for a domain's token (domain-validation/check.ts). */
   domainValidation: DomainValidationDeps;
+  /** What sessions check with (domain/session/commands.ts). */
+  sessions: SessionDeps;
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
@@ -126,6 +135,8 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformSMTPProviders, smtpProvidersService(deps));
   router.service(PlatformSMSProviders, smsProvidersService(deps));
   router.service(PlatformNotifications, notificationsService(deps));
+  router.service(PlatformSessions, sessionsService(deps));
+  router.service(PlatformAuthRequests, authRequestsService(deps));
   router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/options/v1/options.proto.
  */
 export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCLWAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCLrAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgSEwoLdG9rZW5fZmllbGQYCyABKAkqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Rules of a whole service.
@@ -108,8 +108,10 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
   perResult: boolean;
 
   /**
-   * The resource is a user, and users may call this on themselves without the permission
-   * (read themselves, change their own password with the current one).
+   * Users may call this on what is theirs without the permission: on themselves when the
+   * resource is a user (read themselves, change their own password with the current one), on
+   * their own sessions when it is a session; on a search without a resource, for their own
+   * results only.
    *
    * @generated from field: bool self = 8;
    */
@@ -131,6 +133,14 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
    * @generated from field: bool context_member = 10;
    */
   contextMember: boolean;
+
+  /**
+   * The request may carry the resource's own secret in this field (a session's token): a
+   * caller who gives the right one needs no permission for this call.
+   *
+   * @generated from field: string token_field = 11;
+   */
+  tokenField: string;
 };
 
 /**

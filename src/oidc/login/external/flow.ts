@@ -10,7 +10,7 @@ import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
 import type { Logger } from "../../../log/logger.js";
 import type { Db } from "../../../store/eventstore.js";
 import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
-import { clearFailedPasswords, recordFailedPassword } from "../attempts.js";
+import { recordFailedCheck } from "../../../domain/user/lockout.js";
 import { loginLanguage } from "../language.js";
 import type { LoginContext } from "../context.js";
 import { sameToken } from "../form-token.js";
@@ -18,8 +18,8 @@ import { sendPage } from "../send-page.js";
 import { errorBody, escapeHtml } from "../render.js";
 import { LOGIN_PATH } from "../paths.js";
 import { TEXTS, type Language, type Texts } from "../texts/index.js";
-import { defaultOrgOf, userByLoginName } from "../users.js";
-import { finishLogin } from "../finish.js";
+import { defaultOrgOf, userByLoginName } from "../../../domain/user/login-names.js";
+import { continueSignIn } from "../sign-in.js";
 import { settingsOf } from "../org-settings.js";
 import { clearBinding, isBound, newBinding } from "./browser-binding.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
@@ -275,11 +275,10 @@ class Step {
     const checked = form.password ? await checkCurrentPassword(this.c.db, this.c.hasher, this.c.instanceId, user.id, form.password) : { ok: false as const };
     if (!checked.ok) {
       const { maxPasswordAttempts } = await settingsOf(this.c, user.orgId);
-      const { locked } = await this.c.transact((tx) => recordFailedPassword(tx, this.c.instanceId, user.id, maxPasswordAttempts));
+      const { locked } = await this.c.transact((tx) => recordFailedCheck(tx, this.c.instanceId, user.id, maxPasswordAttempts));
       if (locked) this.c.accessChanged();
       return again(locked ? 403 : 401, locked ? this.t.userLocked : this.t.wrongPassword);
     }
-    await clearFailedPasswords(this.c.db, this.c.instanceId, user.id);
     try {
       await this.c.transact((tx) => linkExternalAccount(tx, { instanceId: this.c.instanceId, userId: user.id }, user.id, accountOf(record)));
     } catch (error) {
@@ -366,10 +365,13 @@ class Step {
     await this.c.transact((tx) => patchUser(tx, { instanceId: this.c.instanceId, userId }, userId, { human }));
   }
 
-  /** The upstream user is used once: a second finish of the same interaction finds nothing. */
+  /**
+   * The upstream user is used once: a second finish of the same interaction finds nothing.
+   * The sign-in goes on as any other (sign-in.ts: a forced second factor, a verified email).
+   */
   async finish(accountId: string, amr: string[]): Promise<void> {
     await dropRecord(this.c.db, this.c.instanceId, LOGIN_MODEL, this.details.uid);
-    await finishLogin(this.req, this.res, this.c, accountId, { amr });
+    await continueSignIn(this, { userId: accountId, amr });
   }
 }
 

@@ -6,7 +6,7 @@ import type { Db } from "../../../store/eventstore.js";
 import { requestedOrg, splitScope } from "../../scopes.js";
 import { LOGIN_PATH } from "../paths.js";
 import type { Texts } from "../texts/index.js";
-import { defaultOrgOf, userByLoginName } from "../users.js";
+import { defaultOrgOf, userByLoginName } from "../../../domain/user/login-names.js";
 import { providerButtons } from "./render.js";
 import { SUPPORTED_TYPES, type StoredIdp } from "./upstream.js";
 

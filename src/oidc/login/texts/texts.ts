@@ -85,4 +85,23 @@ export interface Texts {
   acceptInviteIntro: string;
   setPassword: string;
   passwordSet: string;
+  mfaTitle: string;
+  mfaTotpIntro: string;
+  mfaEmailIntro: string;
+  mfaSmsIntro: string;
+  mfaRecoveryIntro: string;
+  mfaOtherWays: string;
+  factorTotp: string;
+  factorOtpEmail: string;
+  factorOtpSms: string;
+  factorRecoveryCode: string;
+  sendNewCode: string;
+  codeNotSent: string;
+  mfaSetupTitle: string;
+  mfaSetupIntro: string;
+  mfaSetupImpossible: string;
+  totpSetupIntro: string;
+  totpQrLabel: string;
+  totpKey: string;
+  skipForNow: string;
 }

@@ -12,6 +12,8 @@ const KIND: Record<MessageKind, NotificationKind> = {
   password_reset_sms: NotificationKind.PASSWORD_RESET_SMS,
   invite: NotificationKind.INVITE,
   password_changed: NotificationKind.PASSWORD_CHANGED,
+  otp_email: NotificationKind.OTP_EMAIL,
+  otp_sms: NotificationKind.OTP_SMS,
 };
 const CHANNEL: Record<"email" | "sms", NotificationChannel> = { email: NotificationChannel.EMAIL, sms: NotificationChannel.SMS };
 const STATUS: Record<Status, NotificationStatus> = { pending: NotificationStatus.PENDING, sent: NotificationStatus.SENT, failed: NotificationStatus.FAILED };

@@ -1,18 +1,32 @@
 import { create, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { durationFromMs, timestampFromDate, type Duration } from "@bufbuild/protobuf/wkt";
+import {
+  PasswordlessType,
+  ResolvedPasswordlessTypeSchema,
+  ResolvedSecondFactorsSchema,
+  SecondFactorType,
+  SetPasswordlessTypeSchema,
+  SetSecondFactorsSchema,
+  type SetSecondFactors,
+} from "../../../../gen/platform/settings/login/v3alpha/login_pb.js";
 import { LanguageSchema, ResolvedLanguagesSchema, SetLanguagesSchema, type Language, type SetLanguages } from "../../../../gen/platform/settings/language/v3alpha/language_pb.js";
 import { SetMessageBodySchema, SetMessageSubjectSchema } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_pb.js";
 import {
   DetailsSchema,
   ResolvedBoolSchema,
+  ResolvedDurationSchema,
   ResolvedStringSchema,
   ResolvedUint32Schema,
   SetBoolSchema,
+  SetDurationSchema,
+  SetStringSchema,
   SetUint32Schema,
   type Details,
+  type SetDuration,
 } from "../../../../gen/platform/settings/object/v3alpha/object_pb.js";
 import type { ContextRef } from "../../../domain/context.js";
 import type { Owner } from "../../../domain/details.js";
+import { invalidArgument } from "../../../domain/errors.js";
 import type { Resolved, SettingsChange, SettingsKind } from "../../../domain/settings/kind.js";
 import { ownerFor, type SettingsDetails } from "../../../domain/settings/store.js";
 import { OWNER_TYPES } from "../convert.js";
@@ -33,12 +47,35 @@ const setOrReset = (f: { change: { case: string | undefined; value?: unknown } }
 const WRITERS: Record<string, (field: never) => Written> = {
   [SetBoolSchema.typeName]: setOrReset,
   [SetUint32Schema.typeName]: setOrReset,
+  [SetStringSchema.typeName]: setOrReset,
   [SetMessageSubjectSchema.typeName]: setOrReset,
   [SetMessageBodySchema.typeName]: setOrReset,
+  [SetDurationSchema.typeName]: (f: SetDuration) => (f.change.case === "set" ? { value: durationToMs(f.change.value) } : RESET),
+  [SetPasswordlessTypeSchema.typeName]: (f: { change: { case: string | undefined; value?: unknown } }) =>
+    f.change.case === "set" ? { value: f.change.value === PasswordlessType.NOT_ALLOWED ? "not_allowed" : "allowed" } : RESET,
+  [SetSecondFactorsSchema.typeName]: (f: SetSecondFactors) => (f.change.case === "set" ? { value: f.change.value.types.map((t) => SECOND_FACTOR_NAMES[t]) } : RESET),
   // An empty key or list: no value of the context's own.
   [LanguageSchema.typeName]: (f: Language) => (f.key === "" ? RESET : { value: f.key }),
   [SetLanguagesSchema.typeName]: (f: SetLanguages) => (f.languages.length === 0 ? RESET : { value: f.languages.map((l) => l.key) }),
 };
+
+/**
+ * Durations are kept in milliseconds. A part of one is refused, not rounded away (durationMs
+ * would): "3600.000000001s" must not pass a kind's whole-seconds check as 3600 s.
+ */
+function durationToMs({ seconds, nanos }: Duration): number {
+  if (nanos % 1_000_000 !== 0) throw invalidArgument("setting durations are whole milliseconds at most");
+  return Number(seconds) * 1000 + nanos / 1_000_000;
+}
+
+/** Second factors are kept by name (domain/user-factor/model.ts). */
+const SECOND_FACTOR_NAMES: Record<SecondFactorType, string> = {
+  [SecondFactorType.UNSPECIFIED]: "",
+  [SecondFactorType.TOTP]: "totp",
+  [SecondFactorType.OTP_EMAIL]: "otp_email",
+  [SecondFactorType.OTP_SMS]: "otp_sms",
+};
+const SECOND_FACTOR_TYPES = new Map(Object.entries(SECOND_FACTOR_NAMES).map(([type, name]) => [name, Number(type) as SecondFactorType]));
 
 const ownerToProto = (owner: Owner | undefined) => owner && { type: OWNER_TYPES[owner.type], id: owner.id };
 
@@ -47,6 +84,9 @@ const READERS: Record<string, (value: unknown, owner: Owner | undefined) => unkn
   [ResolvedBoolSchema.typeName]: (value, owner) => ({ value: value === true, owner: ownerToProto(owner) }),
   [ResolvedStringSchema.typeName]: (value, owner) => ({ value: String(value), owner: ownerToProto(owner) }),
   [ResolvedUint32Schema.typeName]: (value, owner) => ({ value: Number(value), owner: ownerToProto(owner) }),
+  [ResolvedDurationSchema.typeName]: (value, owner) => ({ value: durationFromMs(Number(value)), owner: ownerToProto(owner) }),
+  [ResolvedPasswordlessTypeSchema.typeName]: (value, owner) => ({ value: value === "not_allowed" ? PasswordlessType.NOT_ALLOWED : PasswordlessType.ALLOWED, owner: ownerToProto(owner) }),
+  [ResolvedSecondFactorsSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((name) => SECOND_FACTOR_TYPES.get(name)!), owner: ownerToProto(owner) }),
   [ResolvedLanguagesSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((key) => ({ key })), owner: ownerToProto(owner) }),
 };
 

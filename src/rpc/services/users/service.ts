@@ -27,6 +27,8 @@ import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, principalOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
+import { factorMethods } from "./factors.js";
+import { passkeyMethods } from "./passkeys.js";
 import { userFilterFromProto, userPatchFromProto, userSortFromProto, userSpecFromProto, userToProto } from "./convert.js";
 
 export interface UsersDeps {
@@ -74,6 +76,8 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
   };
 
   return {
+    ...factorMethods({ box: verification.box, onUser: (ctx, userId, fn) => onUser(ctx, userId, fn), read: (ctx) => database(ctx).db }),
+    ...passkeyMethods({ onUser: (ctx, userId, fn) => onUser(ctx, userId, fn), read: (ctx) => database(ctx).db }),
     async createUser(req, ctx) {
       const policy = () => passwordPolicyOf(database(ctx).db, tenantOf(ctx).id);
       const spec = await userSpecFromProto(req.user!, async (password) => hashNewPassword(hasher, password, await policy()));

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/user/v3alpha/credential.proto.
  */
 export const file_platform_resources_user_v3alpha_credential: GenFile = /*@__PURE__*/
-  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL2NyZWRlbnRpYWwucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEikAEKC1NldFBhc3N3b3JkEiAKDG5ld19wYXNzd29yZBgBIAEoCUIKukgHcgUQARiAAhIiChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJQgi6SAVyAxiAAhIXCg9jaGFuZ2VfcmVxdWlyZWQYAyABKAgSIgoRdmVyaWZpY2F0aW9uX2NvZGUYBCABKAlCB7pIBHICGEAiUgoTUGVyc29uYWxBY2Nlc3NUb2tlbhI7Cg9leHBpcmF0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQEiigEKFkdldFBlcnNvbmFsQWNjZXNzVG9rZW4SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAivwEKA0tleRJICghnZW5lcmF0ZRgBIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZUIKukgHggEEEAEgAEgAEiAKCnB1YmxpY19rZXkYAiABKAlCCrpIB3IFEAEYgEBIABI7Cg9leHBpcmF0aW9uX2RhdGUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQFCDwoGc291cmNlEgW6SAIIASLGAQoGR2V0S2V5EjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIzCg9leHBpcmF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnB1YmxpY19rZXkYAyABKAkSNgoEdHlwZRgEIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZSKeAQoHSURQTGluaxIOCgZpZHBfaWQYASABKAkSEAoIaWRwX25hbWUYAiABKAkSGAoQZXh0ZXJuYWxfdXNlcl9pZBgDIAEoCRIaChJleHRlcm5hbF91c2VyX25hbWUYBCABKAkSOwoHZGV0YWlscxgFIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzKkYKB0tleVR5cGUSGAoUS0VZX1RZUEVfVU5TUEVDSUZJRUQQABIQCgxLRVlfVFlQRV9SU0EQARIPCgtLRVlfVFlQRV9FQxACYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL2NyZWRlbnRpYWwucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEikAEKC1NldFBhc3N3b3JkEiAKDG5ld19wYXNzd29yZBgBIAEoCUIKukgHcgUQARiAAhIiChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJQgi6SAVyAxiAAhIXCg9jaGFuZ2VfcmVxdWlyZWQYAyABKAgSIgoRdmVyaWZpY2F0aW9uX2NvZGUYBCABKAlCB7pIBHICGEAiUgoTUGVyc29uYWxBY2Nlc3NUb2tlbhI7Cg9leHBpcmF0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQEiigEKFkdldFBlcnNvbmFsQWNjZXNzVG9rZW4SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAivwEKA0tleRJICghnZW5lcmF0ZRgBIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZUIKukgHggEEEAEgAEgAEiAKCnB1YmxpY19rZXkYAiABKAlCCrpIB3IFEAEYgEBIABI7Cg9leHBpcmF0aW9uX2RhdGUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQFCDwoGc291cmNlEgW6SAIIASLGAQoGR2V0S2V5EjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIzCg9leHBpcmF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnB1YmxpY19rZXkYAyABKAkSNgoEdHlwZRgEIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZSKeAQoHSURQTGluaxIOCgZpZHBfaWQYASABKAkSEAoIaWRwX25hbWUYAiABKAkSGAoQZXh0ZXJuYWxfdXNlcl9pZBgDIAEoCRIaChJleHRlcm5hbF91c2VyX25hbWUYBCABKAkSOwoHZGV0YWlscxgFIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIqQBCgdQYXNza2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSPAoFc3RhdGUYAyABKA4yLS5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBhc3NrZXlTdGF0ZRIOCgZkb21haW4YBCABKAkSMQoNY3JlYXRpb25fZGF0ZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqRgoHS2V5VHlwZRIYChRLRVlfVFlQRV9VTlNQRUNJRklFRBAAEhAKDEtFWV9UWVBFX1JTQRABEg8KC0tFWV9UWVBFX0VDEAIqhwIKDkF1dGhNZXRob2RUeXBlEiAKHEFVVEhfTUVUSE9EX1RZUEVfVU5TUEVDSUZJRUQQABIdChlBVVRIX01FVEhPRF9UWVBFX1BBU1NXT1JEEAESGAoUQVVUSF9NRVRIT0RfVFlQRV9JRFAQAhIZChVBVVRIX01FVEhPRF9UWVBFX1RPVFAQAxIeChpBVVRIX01FVEhPRF9UWVBFX09UUF9FTUFJTBAEEhwKGEFVVEhfTUVUSE9EX1RZUEVfT1RQX1NNUxAFEiMKH0FVVEhfTUVUSE9EX1RZUEVfUkVDT1ZFUllfQ09ERVMQBhIcChhBVVRIX01FVEhPRF9UWVBFX1BBU1NLRVkQByqLAQoUUGFzc2tleUF1dGhlbnRpY2F0b3ISJQohUEFTU0tFWV9BVVRIRU5USUNBVE9SX1VOU1BFQ0lGSUVEEAASIgoeUEFTU0tFWV9BVVRIRU5USUNBVE9SX1BMQVRGT1JNEAESKAokUEFTU0tFWV9BVVRIRU5USUNBVE9SX0NST1NTX1BMQVRGT1JNEAIqYQoMUGFzc2tleVN0YXRlEh0KGVBBU1NLRVlfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVQQVNTS0VZX1NUQVRFX1BFTkRJTkcQARIXChNQQVNTS0VZX1NUQVRFX1JFQURZEAJiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
 
 /**
  * A new password.
@@ -250,6 +250,55 @@ export const IDPLinkSchema: GenMessage<IDPLink> = /*@__PURE__*/
   messageDesc(file_platform_resources_user_v3alpha_credential, 5);
 
 /**
+ * A passkey of a user.
+ *
+ * @generated from message platform.resources.user.v3alpha.Passkey
+ */
+export type Passkey = Message<"platform.resources.user.v3alpha.Passkey"> & {
+  /**
+   * ID of the passkey.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Its name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Whether its registration is finished.
+   *
+   * @generated from field: platform.resources.user.v3alpha.PasskeyState state = 3;
+   */
+  state: PasskeyState;
+
+  /**
+   * The domain it signs in on (its relying party id).
+   *
+   * @generated from field: string domain = 4;
+   */
+  domain: string;
+
+  /**
+   * When its registration started.
+   *
+   * @generated from field: google.protobuf.Timestamp creation_date = 5;
+   */
+  creationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.Passkey.
+ * Use `create(PasskeySchema)` to create a new message.
+ */
+export const PasskeySchema: GenMessage<Passkey> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_credential, 6);
+
+/**
  * Kinds of generated key pairs.
  *
  * @generated from enum platform.resources.user.v3alpha.KeyType
@@ -280,4 +329,137 @@ export enum KeyType {
  */
 export const KeyTypeSchema: GenEnum<KeyType> = /*@__PURE__*/
   enumDesc(file_platform_resources_user_v3alpha_credential, 0);
+
+/**
+ * A way of signing in that a user has set up.
+ *
+ * @generated from enum platform.resources.user.v3alpha.AuthMethodType
+ */
+export enum AuthMethodType {
+  /**
+   * @generated from enum value: AUTH_METHOD_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A password.
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_PASSWORD = 1;
+   */
+  PASSWORD = 1,
+
+  /**
+   * A link to an account at an external identity provider.
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_IDP = 2;
+   */
+  IDP = 2,
+
+  /**
+   * A verified TOTP authenticator app.
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_TOTP = 3;
+   */
+  TOTP = 3,
+
+  /**
+   * One-time codes by email (a second factor).
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_OTP_EMAIL = 4;
+   */
+  OTP_EMAIL = 4,
+
+  /**
+   * One-time codes by SMS (a second factor).
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_OTP_SMS = 5;
+   */
+  OTP_SMS = 5,
+
+  /**
+   * Unused recovery codes.
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_RECOVERY_CODES = 6;
+   */
+  RECOVERY_CODES = 6,
+
+  /**
+   * A registered passkey.
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_PASSKEY = 7;
+   */
+  PASSKEY = 7,
+}
+
+/**
+ * Describes the enum platform.resources.user.v3alpha.AuthMethodType.
+ */
+export const AuthMethodTypeSchema: GenEnum<AuthMethodType> = /*@__PURE__*/
+  enumDesc(file_platform_resources_user_v3alpha_credential, 1);
+
+/**
+ * The kind of authenticator a passkey registration asks the browser for.
+ *
+ * @generated from enum platform.resources.user.v3alpha.PasskeyAuthenticator
+ */
+export enum PasskeyAuthenticator {
+  /**
+   * Either.
+   *
+   * @generated from enum value: PASSKEY_AUTHENTICATOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * One built into the device (Touch ID, Windows Hello, a phone's screen lock).
+   *
+   * @generated from enum value: PASSKEY_AUTHENTICATOR_PLATFORM = 1;
+   */
+  PLATFORM = 1,
+
+  /**
+   * A roaming one (a security key, a phone over Bluetooth).
+   *
+   * @generated from enum value: PASSKEY_AUTHENTICATOR_CROSS_PLATFORM = 2;
+   */
+  CROSS_PLATFORM = 2,
+}
+
+/**
+ * Describes the enum platform.resources.user.v3alpha.PasskeyAuthenticator.
+ */
+export const PasskeyAuthenticatorSchema: GenEnum<PasskeyAuthenticator> = /*@__PURE__*/
+  enumDesc(file_platform_resources_user_v3alpha_credential, 2);
+
+/**
+ * Where a passkey's registration stands.
+ *
+ * @generated from enum platform.resources.user.v3alpha.PasskeyState
+ */
+export enum PasskeyState {
+  /**
+   * @generated from enum value: PASSKEY_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Started, not finished.
+   *
+   * @generated from enum value: PASSKEY_STATE_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * Registered: it signs in.
+   *
+   * @generated from enum value: PASSKEY_STATE_READY = 2;
+   */
+  READY = 2,
+}
+
+/**
+ * Describes the enum platform.resources.user.v3alpha.PasskeyState.
+ */
+export const PasskeyStateSchema: GenEnum<PasskeyState> = /*@__PURE__*/
+  enumDesc(file_platform_resources_user_v3alpha_credential, 3);
 

@@ -2,9 +2,12 @@
 // @generated from file platform/settings/login/v3alpha/login.proto (package platform.settings.login.v3alpha, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { ResolvedBool, ResolvedUint32, SetBool, SetUint32 } from "../../object/v3alpha/object_pb.js";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import type { Owner } from "../../../object/v3alpha/object_pb.js";
+import { file_platform_object_v3alpha_object } from "../../../object/v3alpha/object_pb.js";
+import type { ResolvedBool, ResolvedDuration, ResolvedString, ResolvedUint32, SetBool, SetDuration, SetString, SetUint32 } from "../../object/v3alpha/object_pb.js";
 import { file_platform_settings_object_v3alpha_object } from "../../object/v3alpha/object_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/settings/login/v3alpha/login.proto.
  */
 export const file_platform_settings_login_v3alpha_login: GenFile = /*@__PURE__*/
-  fileDesc("CitwbGF0Zm9ybS9zZXR0aW5ncy9sb2dpbi92M2FscGhhL2xvZ2luLnByb3RvEh9wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhIv8CChBTZXRMb2dpblNldHRpbmdzEkEKDmFsbG93X3JlZ2lzdGVyGAEgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSRQoSYWxsb3dfZXh0ZXJuYWxfaWRwGAMgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRVaW50MzISSQoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2winQMKFVJlc29sdmVkTG9naW5TZXR0aW5ncxJGCg5hbGxvd19yZWdpc3RlchgBIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJPChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJKChJhbGxvd19leHRlcm5hbF9pZHAYAyABKAsyLi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZEJvb2wSTwoVbWF4X3Bhc3N3b3JkX2F0dGVtcHRzGAQgASgLMjAucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRVaW50MzISTgoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbGIGcHJvdG8z", [file_platform_settings_object_v3alpha_object]);
+  fileDesc("CitwbGF0Zm9ybS9zZXR0aW5ncy9sb2dpbi92M2FscGhhL2xvZ2luLnByb3RvEh9wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhIokHChBTZXRMb2dpblNldHRpbmdzEkEKDmFsbG93X3JlZ2lzdGVyGAEgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSRQoSYWxsb3dfZXh0ZXJuYWxfaWRwGAMgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRVaW50MzISSQoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSPAoJZm9yY2VfbWZhGAYgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJHChRmb3JjZV9tZmFfbG9jYWxfb25seRgHIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSSQoOc2Vjb25kX2ZhY3RvcnMYCCABKAsyMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNldFNlY29uZEZhY3RvcnMSTQoWbWZhX2luaXRfc2tpcF9saWZldGltZRgJIAEoCzItLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldER1cmF0aW9uElMKHHNlY29uZF9mYWN0b3JfY2hlY2tfbGlmZXRpbWUYCiABKAsyLS5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXREdXJhdGlvbhJBCgxsb2dpbl91aV91cmwYCyABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRTdHJpbmcSTwoRcGFzc3dvcmRsZXNzX3R5cGUYDCABKAsyNC5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNldFBhc3N3b3JkbGVzc1R5cGUijgEKE1NldFBhc3N3b3JkbGVzc1R5cGUSTAoDc2V0GAEgASgOMjEucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5QYXNzd29yZGxlc3NUeXBlQgq6SAeCAQQQASAASAASGAoFcmVzZXQYAiABKAhCB7pIBGoCCAFIAEIPCgZjaGFuZ2USBbpIAggBIosBChhSZXNvbHZlZFBhc3N3b3JkbGVzc1R5cGUSQAoFdmFsdWUYASABKA4yMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlBhc3N3b3JkbGVzc1R5cGUSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJmCg1TZWNvbmRGYWN0b3JzElUKBXR5cGVzGAEgAygOMjEucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5TZWNvbmRGYWN0b3JUeXBlQhO6SBCSAQ0QChgBIgeCAQQQASAAInwKEFNldFNlY29uZEZhY3RvcnMSPQoDc2V0GAEgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5TZWNvbmRGYWN0b3JzSAASGAoFcmVzZXQYAiABKAhCB7pIBGoCCAFIAEIPCgZjaGFuZ2USBbpIAggBIogBChVSZXNvbHZlZFNlY29uZEZhY3RvcnMSQAoFdmFsdWUYASADKA4yMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNlY29uZEZhY3RvclR5cGUSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciLKBwoVUmVzb2x2ZWRMb2dpblNldHRpbmdzEkYKDmFsbG93X3JlZ2lzdGVyGAEgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRCb29sEk8KF2FsbG93X3VzZXJuYW1lX3Bhc3N3b3JkGAIgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRCb29sEkoKEmFsbG93X2V4dGVybmFsX2lkcBgDIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJPChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyMC5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZFVpbnQzMhJOChZyZXF1aXJlX3ZlcmlmaWVkX2VtYWlsGAUgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRCb29sEkEKCWZvcmNlX21mYRgGIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJMChRmb3JjZV9tZmFfbG9jYWxfb25seRgHIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJOCg5zZWNvbmRfZmFjdG9ycxgIIAEoCzI2LnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuUmVzb2x2ZWRTZWNvbmRGYWN0b3JzElIKFm1mYV9pbml0X3NraXBfbGlmZXRpbWUYCSABKAsyMi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZER1cmF0aW9uElgKHHNlY29uZF9mYWN0b3JfY2hlY2tfbGlmZXRpbWUYCiABKAsyMi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZER1cmF0aW9uEkYKDGxvZ2luX3VpX3VybBgLIAEoCzIwLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkU3RyaW5nElQKEXBhc3N3b3JkbGVzc190eXBlGAwgASgLMjkucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5SZXNvbHZlZFBhc3N3b3JkbGVzc1R5cGUqdwoQUGFzc3dvcmRsZXNzVHlwZRIhCh1QQVNTV09SRExFU1NfVFlQRV9VTlNQRUNJRklFRBAAEh0KGVBBU1NXT1JETEVTU19UWVBFX0FMTE9XRUQQARIhCh1QQVNTV09SRExFU1NfVFlQRV9OT1RfQUxMT1dFRBACKpUBChBTZWNvbmRGYWN0b3JUeXBlEiIKHlNFQ09ORF9GQUNUT1JfVFlQRV9VTlNQRUNJRklFRBAAEhsKF1NFQ09ORF9GQUNUT1JfVFlQRV9UT1RQEAESIAocU0VDT05EX0ZBQ1RPUl9UWVBFX09UUF9FTUFJTBADEh4KGlNFQ09ORF9GQUNUT1JfVFlQRV9PVFBfU01TEARiBnByb3RvMw", [file_buf_validate_validate, file_platform_object_v3alpha_object, file_platform_settings_object_v3alpha_object]);
 
 /**
  * The changes to a context's login settings: only present fields are set or reset.
@@ -61,6 +64,65 @@ export type SetLoginSettings = Message<"platform.settings.login.v3alpha.SetLogin
    * @generated from field: platform.settings.object.v3alpha.SetBool require_verified_email = 5;
    */
   requireVerifiedEmail?: SetBool | undefined;
+
+  /**
+   * Whether every person must sign in with a second factor: after the password, one of its
+   * factors; one without any is asked to set one up first. Off by default.
+   *
+   * @generated from field: platform.settings.object.v3alpha.SetBool force_mfa = 6;
+   */
+  forceMfa?: SetBool | undefined;
+
+  /**
+   * With `force_mfa`: only sign-ins with a password need the second factor; one through an
+   * external identity provider (which checks its own factors) does not.
+   *
+   * @generated from field: platform.settings.object.v3alpha.SetBool force_mfa_local_only = 7;
+   */
+  forceMfaLocalOnly?: SetBool | undefined;
+
+  /**
+   * The second factors people may use and set up on the login pages; by default all of them.
+   * A factor not allowed here is neither asked for nor offered.
+   *
+   * @generated from field: platform.settings.login.v3alpha.SetSecondFactors second_factors = 8;
+   */
+  secondFactors?: SetSecondFactors | undefined;
+
+  /**
+   * How long a person may put off setting up a forced second factor ("Skip" on the set-up
+   * page); 0: it cannot be skipped. At most 8760 h (a year); 720 h by default.
+   *
+   * @generated from field: platform.settings.object.v3alpha.SetDuration mfa_init_skip_lifetime = 9;
+   */
+  mfaInitSkipLifetime?: SetDuration | undefined;
+
+  /**
+   * How long a second factor checked at sign-in counts when the person signs in again on
+   * the same browser without a password (choosing a known account); then it is asked again.
+   * 18 h by default, at most 8760 h.
+   *
+   * @generated from field: platform.settings.object.v3alpha.SetDuration second_factor_check_lifetime = 10;
+   */
+  secondFactorCheckLifetime?: SetDuration | undefined;
+
+  /**
+   * The address of a login UI of the product's own (an absolute http or https URL), where
+   * authorization requests are sent instead of the built-in pages, with `authRequest=<id>`
+   * added to its query; it signs people in through PlatformSessions and finishes the request
+   * with FinalizeAuthRequest. Empty: the built-in pages. The system's default comes from
+   * PLATFORM_OIDC_LOGIN_UI_URL.
+   *
+   * @generated from field: platform.settings.object.v3alpha.SetString login_ui_url = 11;
+   */
+  loginUiUrl?: SetString | undefined;
+
+  /**
+   * Whether people may sign in with a passkey alone (no password). Allowed by default.
+   *
+   * @generated from field: platform.settings.login.v3alpha.SetPasswordlessType passwordless_type = 12;
+   */
+  passwordlessType?: SetPasswordlessType | undefined;
 };
 
 /**
@@ -69,6 +131,153 @@ export type SetLoginSettings = Message<"platform.settings.login.v3alpha.SetLogin
  */
 export const SetLoginSettingsSchema: GenMessage<SetLoginSettings> = /*@__PURE__*/
   messageDesc(file_platform_settings_login_v3alpha_login, 0);
+
+/**
+ * Sets whether passkeys sign in by themselves, or resets it to the parent's value.
+ *
+ * @generated from message platform.settings.login.v3alpha.SetPasswordlessType
+ */
+export type SetPasswordlessType = Message<"platform.settings.login.v3alpha.SetPasswordlessType"> & {
+  /**
+   * @generated from oneof platform.settings.login.v3alpha.SetPasswordlessType.change
+   */
+  change: {
+    /**
+     * The value to set.
+     *
+     * @generated from field: platform.settings.login.v3alpha.PasswordlessType set = 1;
+     */
+    value: PasswordlessType;
+    case: "set";
+  } | {
+    /**
+     * Remove the context's own value; must be true when given.
+     *
+     * @generated from field: bool reset = 2;
+     */
+    value: boolean;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.SetPasswordlessType.
+ * Use `create(SetPasswordlessTypeSchema)` to create a new message.
+ */
+export const SetPasswordlessTypeSchema: GenMessage<SetPasswordlessType> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 1);
+
+/**
+ * Whether passkeys sign in by themselves, as resolved in a context.
+ *
+ * @generated from message platform.settings.login.v3alpha.ResolvedPasswordlessType
+ */
+export type ResolvedPasswordlessType = Message<"platform.settings.login.v3alpha.ResolvedPasswordlessType"> & {
+  /**
+   * The value.
+   *
+   * @generated from field: platform.settings.login.v3alpha.PasswordlessType value = 1;
+   */
+  value: PasswordlessType;
+
+  /**
+   * The context the value comes from; absent when it is set in the context asked for.
+   *
+   * @generated from field: platform.object.v3alpha.Owner owner = 2;
+   */
+  owner?: Owner | undefined;
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.ResolvedPasswordlessType.
+ * Use `create(ResolvedPasswordlessTypeSchema)` to create a new message.
+ */
+export const ResolvedPasswordlessTypeSchema: GenMessage<ResolvedPasswordlessType> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 2);
+
+/**
+ * A set of second factors.
+ *
+ * @generated from message platform.settings.login.v3alpha.SecondFactors
+ */
+export type SecondFactors = Message<"platform.settings.login.v3alpha.SecondFactors"> & {
+  /**
+   * The factors, each at most once; empty: none.
+   *
+   * @generated from field: repeated platform.settings.login.v3alpha.SecondFactorType types = 1;
+   */
+  types: SecondFactorType[];
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.SecondFactors.
+ * Use `create(SecondFactorsSchema)` to create a new message.
+ */
+export const SecondFactorsSchema: GenMessage<SecondFactors> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 3);
+
+/**
+ * Sets the allowed second factors in a context, or resets them to the parent's.
+ *
+ * @generated from message platform.settings.login.v3alpha.SetSecondFactors
+ */
+export type SetSecondFactors = Message<"platform.settings.login.v3alpha.SetSecondFactors"> & {
+  /**
+   * @generated from oneof platform.settings.login.v3alpha.SetSecondFactors.change
+   */
+  change: {
+    /**
+     * The factors allowed here.
+     *
+     * @generated from field: platform.settings.login.v3alpha.SecondFactors set = 1;
+     */
+    value: SecondFactors;
+    case: "set";
+  } | {
+    /**
+     * Remove the context's own value; must be true when given.
+     *
+     * @generated from field: bool reset = 2;
+     */
+    value: boolean;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.SetSecondFactors.
+ * Use `create(SetSecondFactorsSchema)` to create a new message.
+ */
+export const SetSecondFactorsSchema: GenMessage<SetSecondFactors> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 4);
+
+/**
+ * The second factors allowed in a context.
+ *
+ * @generated from message platform.settings.login.v3alpha.ResolvedSecondFactors
+ */
+export type ResolvedSecondFactors = Message<"platform.settings.login.v3alpha.ResolvedSecondFactors"> & {
+  /**
+   * The factors.
+   *
+   * @generated from field: repeated platform.settings.login.v3alpha.SecondFactorType value = 1;
+   */
+  value: SecondFactorType[];
+
+  /**
+   * The context the value comes from; absent when it is set in the context asked for.
+   *
+   * @generated from field: platform.object.v3alpha.Owner owner = 2;
+   */
+  owner?: Owner | undefined;
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.ResolvedSecondFactors.
+ * Use `create(ResolvedSecondFactorsSchema)` to create a new message.
+ */
+export const ResolvedSecondFactorsSchema: GenMessage<ResolvedSecondFactors> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 5);
 
 /**
  * The login settings in effect in a context, each with where it comes from.
@@ -110,6 +319,55 @@ export type ResolvedLoginSettings = Message<"platform.settings.login.v3alpha.Res
    * @generated from field: platform.settings.object.v3alpha.ResolvedBool require_verified_email = 5;
    */
   requireVerifiedEmail?: ResolvedBool | undefined;
+
+  /**
+   * Whether a second factor is forced.
+   *
+   * @generated from field: platform.settings.object.v3alpha.ResolvedBool force_mfa = 6;
+   */
+  forceMfa?: ResolvedBool | undefined;
+
+  /**
+   * Whether a forced second factor is for password sign-ins only.
+   *
+   * @generated from field: platform.settings.object.v3alpha.ResolvedBool force_mfa_local_only = 7;
+   */
+  forceMfaLocalOnly?: ResolvedBool | undefined;
+
+  /**
+   * The second factors allowed.
+   *
+   * @generated from field: platform.settings.login.v3alpha.ResolvedSecondFactors second_factors = 8;
+   */
+  secondFactors?: ResolvedSecondFactors | undefined;
+
+  /**
+   * How long setting up a forced second factor may be put off; 0: not at all.
+   *
+   * @generated from field: platform.settings.object.v3alpha.ResolvedDuration mfa_init_skip_lifetime = 9;
+   */
+  mfaInitSkipLifetime?: ResolvedDuration | undefined;
+
+  /**
+   * How long a checked second factor counts for signing in again without a password.
+   *
+   * @generated from field: platform.settings.object.v3alpha.ResolvedDuration second_factor_check_lifetime = 10;
+   */
+  secondFactorCheckLifetime?: ResolvedDuration | undefined;
+
+  /**
+   * The login UI authorization requests go to; empty: the built-in pages.
+   *
+   * @generated from field: platform.settings.object.v3alpha.ResolvedString login_ui_url = 11;
+   */
+  loginUiUrl?: ResolvedString | undefined;
+
+  /**
+   * Whether passkeys sign in by themselves.
+   *
+   * @generated from field: platform.settings.login.v3alpha.ResolvedPasswordlessType passwordless_type = 12;
+   */
+  passwordlessType?: ResolvedPasswordlessType | undefined;
 };
 
 /**
@@ -117,5 +375,76 @@ export type ResolvedLoginSettings = Message<"platform.settings.login.v3alpha.Res
  * Use `create(ResolvedLoginSettingsSchema)` to create a new message.
  */
 export const ResolvedLoginSettingsSchema: GenMessage<ResolvedLoginSettings> = /*@__PURE__*/
-  messageDesc(file_platform_settings_login_v3alpha_login, 1);
+  messageDesc(file_platform_settings_login_v3alpha_login, 6);
+
+/**
+ * Whether a passkey may sign someone in by itself.
+ *
+ * @generated from enum platform.settings.login.v3alpha.PasswordlessType
+ */
+export enum PasswordlessType {
+  /**
+   * @generated from enum value: PASSWORDLESS_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Passkeys sign in by themselves.
+   *
+   * @generated from enum value: PASSWORDLESS_TYPE_ALLOWED = 1;
+   */
+  ALLOWED = 1,
+
+  /**
+   * A password is needed.
+   *
+   * @generated from enum value: PASSWORDLESS_TYPE_NOT_ALLOWED = 2;
+   */
+  NOT_ALLOWED = 2,
+}
+
+/**
+ * Describes the enum platform.settings.login.v3alpha.PasswordlessType.
+ */
+export const PasswordlessTypeSchema: GenEnum<PasswordlessType> = /*@__PURE__*/
+  enumDesc(file_platform_settings_login_v3alpha_login, 0);
+
+/**
+ * A second factor a person can sign in with after the password.
+ *
+ * @generated from enum platform.settings.login.v3alpha.SecondFactorType
+ */
+export enum SecondFactorType {
+  /**
+   * @generated from enum value: SECOND_FACTOR_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A TOTP authenticator app (RFC 6238).
+   *
+   * @generated from enum value: SECOND_FACTOR_TYPE_TOTP = 1;
+   */
+  TOTP = 1,
+
+  /**
+   * A one-time code sent to the verified email address.
+   *
+   * @generated from enum value: SECOND_FACTOR_TYPE_OTP_EMAIL = 3;
+   */
+  OTP_EMAIL = 3,
+
+  /**
+   * A one-time code sent to the verified phone number.
+   *
+   * @generated from enum value: SECOND_FACTOR_TYPE_OTP_SMS = 4;
+   */
+  OTP_SMS = 4,
+}
+
+/**
+ * Describes the enum platform.settings.login.v3alpha.SecondFactorType.
+ */
+export const SecondFactorTypeSchema: GenEnum<SecondFactorType> = /*@__PURE__*/
+  enumDesc(file_platform_settings_login_v3alpha_login, 1);
 

@@ -29,7 +29,7 @@ export const file_platform_settings_message_text_v3alpha_message_text_service: G
 export type SetMessageTextRequest = Message<"platform.settings.message_text.v3alpha.SetMessageTextRequest"> & {
   /**
    * The kind of message: verify_email, verify_phone, password_reset, password_reset_sms,
-   * invite or password_changed; others are InvalidArgument.
+   * invite, password_changed, otp_email or otp_sms; others are InvalidArgument.
    *
    * @generated from field: string kind = 1;
    */

@@ -5,8 +5,8 @@
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Owner } from "../../../object/v3alpha/object_pb.js";
 import { file_platform_object_v3alpha_object } from "../../../object/v3alpha/object_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/settings/object/v3alpha/object.proto.
  */
 export const file_platform_settings_object_v3alpha_object: GenFile = /*@__PURE__*/
-  fileDesc("Ci1wbGF0Zm9ybS9zZXR0aW5ncy9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SIHBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhInsKB0RldGFpbHMSEAoIc2VxdWVuY2UYASABKAQSLwoLY2hhbmdlX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBW93bmVyGAMgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIiTgoOUmVzb2x2ZWRTdHJpbmcSDQoFdmFsdWUYASABKAkSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJMCgxSZXNvbHZlZEJvb2wSDQoFdmFsdWUYASABKAgSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJOCg5SZXNvbHZlZFVpbnQzMhINCgV2YWx1ZRgBIAEoDRItCgVvd25lchgCIAEoCzIeLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLk93bmVyIkUKCVNldFVpbnQzMhINCgNzZXQYASABKA1IABIYCgVyZXNldBgCIAEoCEIHukgEagIIAUgAQg8KBmNoYW5nZRIFukgCCAEiQwoHU2V0Qm9vbBINCgNzZXQYASABKAhIABIYCgVyZXNldBgCIAEoCEIHukgEagIIAUgAQg8KBmNoYW5nZRIFukgCCAFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_object_v3alpha_object]);
+  fileDesc("Ci1wbGF0Zm9ybS9zZXR0aW5ncy9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SIHBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhInsKB0RldGFpbHMSEAoIc2VxdWVuY2UYASABKAQSLwoLY2hhbmdlX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBW93bmVyGAMgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIiTgoOUmVzb2x2ZWRTdHJpbmcSDQoFdmFsdWUYASABKAkSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJMCgxSZXNvbHZlZEJvb2wSDQoFdmFsdWUYASABKAgSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJOCg5SZXNvbHZlZFVpbnQzMhINCgV2YWx1ZRgBIAEoDRItCgVvd25lchgCIAEoCzIeLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLk93bmVyIkUKCVNldFVpbnQzMhINCgNzZXQYASABKA1IABIYCgVyZXNldBgCIAEoCEIHukgEagIIAUgAQg8KBmNoYW5nZRIFukgCCAEiQwoHU2V0Qm9vbBINCgNzZXQYASABKAhIABIYCgVyZXNldBgCIAEoCEIHukgEagIIAUgAQg8KBmNoYW5nZRIFukgCCAEiawoQUmVzb2x2ZWREdXJhdGlvbhIoCgV2YWx1ZRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhItCgVvd25lchgCIAEoCzIeLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLk93bmVyImIKC1NldER1cmF0aW9uEigKA3NldBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkgAEhgKBXJlc2V0GAIgASgIQge6SARqAggBSABCDwoGY2hhbmdlEgW6SAIIASJPCglTZXRTdHJpbmcSFwoDc2V0GAEgASgJQgi6SAVyAxjQD0gAEhgKBXJlc2V0GAIgASgIQge6SARqAggBSABCDwoGY2hhbmdlEgW6SAIIAWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp, file_platform_object_v3alpha_object]);
 
 /**
  * What a change or a resolution of settings returns: settings have no ID.
@@ -206,4 +206,102 @@ export type SetBool = Message<"platform.settings.object.v3alpha.SetBool"> & {
  */
 export const SetBoolSchema: GenMessage<SetBool> = /*@__PURE__*/
   messageDesc(file_platform_settings_object_v3alpha_object, 5);
+
+/**
+ * A duration setting as resolved in a context.
+ *
+ * @generated from message platform.settings.object.v3alpha.ResolvedDuration
+ */
+export type ResolvedDuration = Message<"platform.settings.object.v3alpha.ResolvedDuration"> & {
+  /**
+   * The value.
+   *
+   * @generated from field: google.protobuf.Duration value = 1;
+   */
+  value?: Duration | undefined;
+
+  /**
+   * The context the value comes from; absent when it is set in the context asked for.
+   *
+   * @generated from field: platform.object.v3alpha.Owner owner = 2;
+   */
+  owner?: Owner | undefined;
+};
+
+/**
+ * Describes the message platform.settings.object.v3alpha.ResolvedDuration.
+ * Use `create(ResolvedDurationSchema)` to create a new message.
+ */
+export const ResolvedDurationSchema: GenMessage<ResolvedDuration> = /*@__PURE__*/
+  messageDesc(file_platform_settings_object_v3alpha_object, 6);
+
+/**
+ * Sets a duration setting in a context, or resets it to the parent's value.
+ *
+ * @generated from message platform.settings.object.v3alpha.SetDuration
+ */
+export type SetDuration = Message<"platform.settings.object.v3alpha.SetDuration"> & {
+  /**
+   * @generated from oneof platform.settings.object.v3alpha.SetDuration.change
+   */
+  change: {
+    /**
+     * The value to set, in whole seconds; each setting names its own bounds.
+     *
+     * @generated from field: google.protobuf.Duration set = 1;
+     */
+    value: Duration;
+    case: "set";
+  } | {
+    /**
+     * Remove the context's own value; must be true when given.
+     *
+     * @generated from field: bool reset = 2;
+     */
+    value: boolean;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.settings.object.v3alpha.SetDuration.
+ * Use `create(SetDurationSchema)` to create a new message.
+ */
+export const SetDurationSchema: GenMessage<SetDuration> = /*@__PURE__*/
+  messageDesc(file_platform_settings_object_v3alpha_object, 7);
+
+/**
+ * Sets a text setting in a context, or resets it to the parent's value.
+ *
+ * @generated from message platform.settings.object.v3alpha.SetString
+ */
+export type SetString = Message<"platform.settings.object.v3alpha.SetString"> & {
+  /**
+   * @generated from oneof platform.settings.object.v3alpha.SetString.change
+   */
+  change: {
+    /**
+     * The value to set; each setting names its own rules.
+     *
+     * @generated from field: string set = 1;
+     */
+    value: string;
+    case: "set";
+  } | {
+    /**
+     * Remove the context's own value; must be true when given.
+     *
+     * @generated from field: bool reset = 2;
+     */
+    value: boolean;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.settings.object.v3alpha.SetString.
+ * Use `create(SetStringSchema)` to create a new message.
+ */
+export const SetStringSchema: GenMessage<SetString> = /*@__PURE__*/
+  messageDesc(file_platform_settings_object_v3alpha_object, 8);
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../store/eventstore.js";
-import { validatesOrgDomains } from "../../domain/settings/domain.js";
+import { validatesOrgDomains } from "../settings/domain.js";
 
 export interface LoginUser {
   id: string;

@@ -1,14 +1,16 @@
 import { sql } from "kysely";
 import { ACCESS_CHANNEL } from "../../cache/access-epoch.js";
-import { changeUserState } from "../../domain/user/commands.js";
+import { changeUserState } from "./commands.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 
 /**
- * Counts a failed password check; at `max` (0: never) the user is locked (`user.locked`, by
- * the system) and the count starts again, so that an administrator's unlock gives the full
- * number of attempts back. Locking changes access: every process hears of it at commit.
+ * Counts a failed check of a password or a second factor (one counter, on the password row:
+ * the login settings' `max_password_attempts` bounds them together); at `max` (0: never) the
+ * user is locked (`user.locked`, by the system) and the count starts again, so that an
+ * administrator's unlock gives the full number of attempts back. Locking changes access:
+ * every process hears of it at commit.
  */
-export async function recordFailedPassword(tx: Tx, instanceId: string, userId: string, max: number): Promise<{ locked: boolean }> {
+export async function recordFailedCheck(tx: Tx, instanceId: string, userId: string, max: number): Promise<{ locked: boolean }> {
   const row = await tx
     .updateTable("user_secrets")
     .set((eb) => ({ failed_attempts: eb("failed_attempts", "+", 1) }))
@@ -25,7 +27,7 @@ export async function recordFailedPassword(tx: Tx, instanceId: string, userId: s
 }
 
 /** A successful check clears the count (writing only when there is one). */
-export async function clearFailedPasswords(db: Db, instanceId: string, userId: string): Promise<void> {
+export async function clearFailedChecks(db: Db, instanceId: string, userId: string): Promise<void> {
   await db
     .updateTable("user_secrets")
     .set({ failed_attempts: 0 })

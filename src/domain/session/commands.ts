@@ -1,0 +1,354 @@
+import { findUserRow } from "../user/queries.js";
+import type { PasswordHasher } from "../../crypto/passwords.js";
+import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
+import type { WindowLimiter } from "../../http/window-limiter.js";
+import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { newId } from "../../store/ids.js";
+import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow, WebAuthnKind } from "../../store/schema.js";
+import { assertionOptions, checkAssertion } from "../user-webauthn/authentication.js";
+import { checkedRpId } from "../user-webauthn/relying-party.js";
+import { changeUser, userRowForUpdate } from "../user/commands.js";
+import type { Actor, ObjectDetails } from "../details.js";
+import { failedPrecondition, invalidArgument, notFound, permissionDenied, resourceExhausted } from "../errors.js";
+import type { SettingsKind } from "../settings/kind.js";
+import { loginSettingsOf } from "../settings/login.js";
+import { checkSecondFactor, sendSignInCode } from "../user-factor/checks.js";
+import type { SecondFactorCheck } from "../user-factor/model.js";
+import { userByLoginName } from "../user/login-names.js";
+import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
+import { checkCurrentPassword } from "../user/passwords.js";
+import type { VerificationSettings } from "../user/verification.js";
+import { AGGREGATE, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks, type SessionFactor } from "./model.js";
+import { sameHash } from "./token.js";
+
+/**
+ * Creating and changing sessions. A write runs in three parts: the user is found and a
+ * password verified before any transaction (Argon2id is slow on purpose; no connection waits
+ * for it); then one transaction checks the codes, changes the session and sends the
+ * challenges. A failed check changes no session: its transaction keeps only the failure (the
+ * lockout count, a code voided by too many tries) and the call fails after it committed.
+ */
+
+export interface SessionDeps {
+  hasher: PasswordHasher;
+  /** The master key's box and the sign-in codes' lifetime and outbox (domain/user/verification.ts). */
+  codes: VerificationSettings;
+  /** The login settings' kind with the configured lockout default. */
+  loginSettings: SettingsKind;
+  /** Checks per user (shared with the login pages) and per session, per minute. */
+  limits: { perUser: WindowLimiter; perSession: WindowLimiter };
+}
+
+/** How a write reaches the database: reads, transactions holding the instance, and word that access changed (a user locked). */
+export interface SessionStore {
+  db: Db;
+  transact<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  accessChanged(): void;
+}
+
+/** One answer for a wrong login name or password: a session never tells which was wrong. */
+const wrongLogin = () => invalidArgument("the login name or password is not valid");
+
+const CODE_CHECKS: [keyof SessionChecks & SessionFactor, SecondFactorCheck][] = [
+  ["totp", "totp"],
+  ["otpEmail", "otp_email"],
+  ["otpSms", "otp_sms"],
+  ["recoveryCode", "recovery_code"],
+];
+
+export async function createSession(
+  store: SessionStore,
+  deps: SessionDeps,
+  actor: Actor,
+  changes: SessionChanges,
+  userAgent: SessionUserAgentJson,
+): Promise<{ details: ObjectDetails; token: string; challenges: ChallengeAnswers }> {
+  const id = newId();
+  if (changes.checks.webAuthN) throw invalidArgument("checks.webAuthN answers a challenge: request challenges.webAuthN first, then answer it with PatchSession");
+  const user = await checkedFirstFactors(store, deps, actor, id, undefined, changes.checks);
+  const token = newOpaqueToken();
+  const outcome = await store.transact(async (tx) => {
+    const failure = await checkCodes(tx, deps, user, changes.checks);
+    if (failure) return failure;
+    const now = new Date();
+    const events: PendingEvent[] = [{ type: "session.added", payload: { ...(userAgent.fingerprintId && { fingerprintId: userAgent.fingerprintId }) } }, ...checkEvents(user, changes.checks)];
+    const metadata = mergedMetadata({}, changes.metadata);
+    if (Object.keys(metadata).length > 0) events.push({ type: "session.metadata.set", payload: { keys: Object.keys(changes.metadata) } });
+    const expiresAt = changes.lifetimeMs === undefined ? null : new Date(now.getTime() + changes.lifetimeMs);
+    if (expiresAt) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt.toISOString() } });
+    const { answers: challenges, pending } = await startChallenges(tx, deps, actor, user, changes.challenges);
+    events.push(...challengeEvents(changes.challenges));
+    const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor.userId);
+    await tx
+      .insertInto("sessions")
+      .values({
+        instance_id: actor.instanceId,
+        id,
+        token_hash: hashToken(token),
+        user_id: user?.id ?? null,
+        factors: JSON.stringify(withChecks({}, user, changes.checks, now)),
+        metadata: JSON.stringify(metadata),
+        user_agent: JSON.stringify(userAgent),
+        challenges: JSON.stringify(pending),
+        expires_at: expiresAt,
+        ...createdBy(appended),
+      })
+      .execute();
+    const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
+    return { ok: true as const, details, challenges };
+  });
+  return finish(store, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
+}
+
+export async function patchSession(
+  store: SessionStore,
+  deps: SessionDeps,
+  actor: Actor,
+  id: string,
+  givenToken: string,
+  changes: SessionChanges,
+): Promise<{ details: ObjectDetails; token: string; challenges: ChallengeAnswers }> {
+  const before = await usableSession(store.db, actor.instanceId, id, givenToken);
+  const user = await checkedFirstFactors(store, deps, actor, id, before, changes.checks);
+  const token = newOpaqueToken();
+  const outcome = await store.transact(async (tx) => {
+    // Locked, and its token checked again: of two patches with one token, one wins.
+    const current = await usableSession(tx, actor.instanceId, id, givenToken, true);
+    const failure = await checkCodes(tx, deps, user, changes.checks);
+    if (failure) return failure;
+    const now = new Date();
+    let factors = withChecks(current.factors, user, changes.checks, now);
+    let sessionUser = user;
+    const events = checkEvents(user, changes.checks, current.user_id ?? undefined);
+    let pending = current.challenges;
+    if (changes.checks.webAuthN) {
+      const answered = await checkWebAuthN(tx, deps, actor, current, user, changes.checks.webAuthN);
+      if (!answered.ok) return answered;
+      sessionUser = answered.user;
+      factors = { ...factors, ...(!current.user_id && { user: { id: answered.user.id, checkedAt: now.toISOString() } }), webAuthN: { checkedAt: now.toISOString(), ...answered.factor } };
+      if (!current.user_id) events.push({ type: "session.user.checked", payload: { userId: answered.user.id } });
+      events.push({ type: "session.web_auth_n.checked", payload: { userVerified: answered.factor.userVerified } });
+      // A challenge is answered once, rightly or not.
+      pending = {};
+    }
+    const metadata = mergedMetadata(current.metadata, changes.metadata);
+    if (Object.keys(changes.metadata).length > 0) events.push({ type: "session.metadata.set", payload: { keys: Object.keys(changes.metadata) } });
+    const expiresAt = changes.lifetimeMs === undefined ? current.expires_at : new Date(now.getTime() + changes.lifetimeMs);
+    if (changes.lifetimeMs !== undefined) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt!.toISOString() } });
+    const started = await startChallenges(tx, deps, actor, sessionUser, changes.challenges);
+    if (started.pending.webAuthN) pending = started.pending;
+    events.push(...challengeEvents(changes.challenges));
+    // Every change answers a new token, so one with no other event still leaves one.
+    if (events.length === 0) events.push({ type: "session.token.renewed", payload: {} });
+    const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor.userId);
+    await tx
+      .updateTable("sessions")
+      .set({
+        token_hash: hashToken(token),
+        user_id: sessionUser?.id ?? null,
+        factors: JSON.stringify(factors),
+        metadata: JSON.stringify(metadata),
+        challenges: JSON.stringify(pending),
+        expires_at: expiresAt,
+        change_date: appended.createdAt,
+        sequence: appended.sequence,
+      })
+      .where("instance_id", "=", actor.instanceId)
+      .where("id", "=", id)
+      .execute();
+    const challenges = started.answers;
+    const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
+    return { ok: true as const, details, challenges };
+  });
+  return finish(store, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
+}
+
+export async function deleteSession(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
+  const current = await tx.selectFrom("sessions").selectAll().where("instance_id", "=", actor.instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
+  if (!current) throw notFound(`session ${id} not found`);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "session.terminated", payload: {} }], actor.userId);
+  await tx.deleteFrom("sessions").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
+  return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
+}
+
+/** The session a token patches: it exists, the token is its current one, and it has not expired. */
+async function usableSession(db: Db | Tx, instanceId: string, id: string, token: string, lock = false): Promise<SessionRow> {
+  let q = db.selectFrom("sessions").selectAll().where("instance_id", "=", instanceId).where("id", "=", id);
+  if (lock) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound(`session ${id} not found`);
+  if (!sameHash(row.token_hash, hashToken(token))) throw permissionDenied("session_token is not the session's current token");
+  if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) throw failedPrecondition(`session ${id} has expired`);
+  return row;
+}
+
+/**
+ * The session's user (named now, or earlier) and, when asked, its password: before any
+ * transaction. A user who cannot sign in, or a wrong password, fails the call here; a wrong
+ * password counts toward the lockout first.
+ */
+async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor: Actor, sessionId: string, before: SessionRow | undefined, checks: SessionChecks): Promise<UserRow | undefined> {
+  const named = checks.user ? await userNamed(store.db, actor.instanceId, checks.user) : undefined;
+  if (checks.user && !named) throw checks.password !== undefined ? wrongLogin() : notFound("no user of this instance has that ID or login name");
+  if (named && before?.user_id && named.id !== before.user_id) throw failedPrecondition("the session is for another user: its user cannot change (create another session)");
+  const userId = named?.id ?? before?.user_id ?? undefined;
+  // A passkey names its user itself; every other check needs one.
+  const needsUser = Object.entries(checks).some(([name, value]) => name !== "user" && name !== "webAuthN" && value !== undefined);
+  if (!userId) {
+    if (needsUser) throw invalidArgument("checks need a user: give checks.user (or patch a session that has one)");
+    if (checks.webAuthN && !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) throw resourceExhausted("too many checks for this session; wait a minute");
+    return undefined;
+  }
+  const user = named ?? (await findUserRow(store.db, actor.instanceId, userId));
+  if (!user) throw failedPrecondition("the session's user no longer exists");
+  if (user.state !== "active") throw failedPrecondition(`the user is ${user.state === "locked" ? "locked" : "not active"}`);
+  if (needsUser || checks.webAuthN) {
+    if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`) || !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) {
+      throw resourceExhausted("too many checks for this user or session; wait a minute");
+    }
+  }
+  if (checks.password !== undefined) {
+    const checked = await checkCurrentPassword(store.db, deps.hasher, actor.instanceId, user.id, checks.password);
+    if (!checked.ok) {
+      const { maxPasswordAttempts } = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
+      const { locked } = await store.transact((tx) => recordFailedCheck(tx, actor.instanceId, user.id, maxPasswordAttempts));
+      if (locked) store.accessChanged();
+      throw wrongLogin();
+    }
+    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined)) await clearFailedChecks(store.db, actor.instanceId, user.id);
+  }
+  return user;
+}
+
+/** A human user by ID or login name, of an active organization. */
+async function userNamed(db: Db, instanceId: string, named: NonNullable<SessionChecks["user"]>): Promise<UserRow | undefined> {
+  const id = "userId" in named ? named.userId : (await userByLoginName(db, instanceId, named.loginName))?.id;
+  if (!id) return undefined;
+  const row = await db
+    .selectFrom("users")
+    .innerJoin("orgs", (j) => j.onRef("orgs.instance_id", "=", "users.instance_id").onRef("orgs.id", "=", "users.org_id"))
+    .selectAll("users")
+    .where("users.instance_id", "=", instanceId)
+    .where("users.id", "=", id)
+    .where("users.type", "=", "human")
+    .where("orgs.state", "=", "active")
+    .executeTakeFirst();
+  return row;
+}
+
+type Failure = { ok: false; error: Error; locked: boolean };
+
+/** The code checks, in the write's transaction: the first wrong one ends them (and is counted). */
+async function checkCodes(tx: Tx, deps: SessionDeps, user: UserRow | undefined, checks: SessionChecks): Promise<Failure | undefined> {
+  if (!user) return undefined;
+  const { maxPasswordAttempts } = await loginSettingsOf(tx, user.instance_id, user.org_id, deps.loginSettings);
+  for (const [name, check] of CODE_CHECKS) {
+    const code = checks[name];
+    if (code === undefined) continue;
+    const outcome = await checkSecondFactor(tx, deps.codes.box, user, check, code, maxPasswordAttempts);
+    if (!outcome.ok) return { ok: false, error: invalidArgument(`checks.${name}: the code is not valid`), locked: outcome.locked };
+  }
+  return undefined;
+}
+
+/** The write's result, or its failure thrown once the transaction that counted it committed. */
+function finish<T extends { ok: true }, R>(store: SessionStore, outcome: T | Failure, result: (o: T) => R): R {
+  if (outcome.ok) return result(outcome);
+  if (outcome.locked) store.accessChanged();
+  throw outcome.error;
+}
+
+function checkEvents(user: UserRow | undefined, checks: SessionChecks, previousUser?: string): PendingEvent[] {
+  const events: PendingEvent[] = [];
+  if (checks.user && user && user.id !== previousUser) events.push({ type: "session.user.checked", payload: { userId: user.id } });
+  if (checks.password !== undefined) events.push({ type: "session.password.checked", payload: {} });
+  for (const [name, check] of CODE_CHECKS) if (checks[name] !== undefined) events.push({ type: `session.${check}.checked`, payload: {} });
+  return events;
+}
+
+function withChecks(factors: SessionFactorsJson, user: UserRow | undefined, checks: SessionChecks, now: Date): SessionFactorsJson {
+  const at = now.toISOString();
+  const next: SessionFactorsJson = { ...factors };
+  if (checks.user && user) next.user = { id: user.id, checkedAt: at };
+  if (checks.password !== undefined) next.password = { checkedAt: at };
+  for (const [name] of CODE_CHECKS) if (checks[name] !== undefined) next[name] = { checkedAt: at };
+  return next;
+}
+
+/** Metadata after a change: keys with an empty value go; at most MAX_METADATA_KEYS remain. */
+function mergedMetadata(current: Record<string, string>, set: Record<string, Uint8Array>): Record<string, string> {
+  const next = { ...current };
+  for (const [key, value] of Object.entries(set)) {
+    if (value.length === 0) delete next[key];
+    else next[key] = Buffer.from(value).toString("base64");
+  }
+  if (Object.keys(next).length > MAX_METADATA_KEYS) throw invalidArgument(`metadata: a session keeps at most ${MAX_METADATA_KEYS} keys`);
+  return next;
+}
+
+const CHALLENGES = [
+  ["otpEmail", "otp_email"],
+  ["otpSms", "otp_sms"],
+] as const;
+
+/**
+ * Starts the requested challenges: one-time codes sent (or answered) to the session's user, a
+ * passkey challenge whose options are answered and whose challenge the session keeps for its
+ * answer.
+ */
+async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: UserRow | undefined, challenges: SessionChallenges): Promise<{ answers: ChallengeAnswers; pending: SessionChallengesJson }> {
+  const answers: ChallengeAnswers = {};
+  for (const [name, type] of CHALLENGES) {
+    const asked = challenges[name];
+    if (!asked) continue;
+    if (!user) throw invalidArgument(`challenges.${name} needs a user: give checks.user (or patch a session that has one)`);
+    const code = await sendSignInCode(tx, deps.codes, actor, user, type, asked.returnCode);
+    if (code !== undefined) answers[name] = code;
+  }
+  const pending: SessionChallengesJson = {};
+  if (challenges.webAuthN) {
+    const rpId = await checkedRpId(tx, actor.instanceId, challenges.webAuthN.domain);
+    const { userVerification } = challenges.webAuthN;
+    const options = await assertionOptions(tx, actor.instanceId, { rpId, userVerification, ...(user && { userId: user.id }) });
+    answers.webAuthN = options;
+    pending.webAuthN = { challenge: options.challenge, rpId, userVerification };
+  }
+  return { answers, pending };
+}
+
+/**
+ * The answer to the session's passkey challenge: the credential must be registered and of the
+ * session's user (or name it, when the session has none yet), the signature right, the counter
+ * moving forward. A wrong answer counts toward the lockout of the user it names; a counter
+ * that went back is recorded on the user (`user.passkey.clone_suspected`).
+ */
+async function checkWebAuthN(
+  tx: Tx,
+  deps: SessionDeps,
+  actor: Actor,
+  session: SessionRow,
+  user: UserRow | undefined,
+  answer: NonNullable<SessionChecks["webAuthN"]>,
+): Promise<{ ok: true; user: UserRow; factor: { userVerified: boolean; kind: WebAuthnKind; deviceType: string } } | Failure> {
+  const challenge = session.challenges.webAuthN;
+  const refuse = (why: string, locked = false): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked });
+  if (!challenge) return refuse("the session has no passkey challenge to answer: request challenges.webAuthN first");
+  await tx.updateTable("sessions").set({ challenges: "{}" }).where("instance_id", "=", actor.instanceId).where("id", "=", session.id).execute();
+  const outcome = await checkAssertion(tx, actor.instanceId, answer, { ...challenge, ...(user && { userId: user.id }) });
+  const named = outcome.ok ? outcome.userId : outcome.key?.userId;
+  const owner = named ? await findUserRow(tx, actor.instanceId, named) : undefined;
+  if (!outcome.ok) {
+    if (outcome.clone && outcome.key && owner) await changeUser(tx, actor, await userRowForUpdate(tx, actor.instanceId, owner.id), [{ type: `user.${outcome.key.kind}.clone_suspected`, payload: { id: outcome.key.keyId } }], {});
+    const counted = user ?? owner;
+    if (!counted) return refuse(outcome.reason);
+    const { maxPasswordAttempts } = await loginSettingsOf(tx, actor.instanceId, counted.org_id, deps.loginSettings);
+    const { locked } = await recordFailedCheck(tx, actor.instanceId, counted.id, maxPasswordAttempts);
+    return refuse(outcome.reason, locked);
+  }
+  if (!owner || owner.type !== "human" || owner.state !== "active") return refuse("the passkey's user cannot sign in");
+  return { ok: true, user: owner, factor: { userVerified: outcome.userVerified, kind: outcome.kind, deviceType: outcome.deviceType } };
+}
+
+function challengeEvents(challenges: SessionChallenges): PendingEvent[] {
+  return CHALLENGES.filter(([name]) => challenges[name]).map(([name, type]) => ({ type: `session.${type}.challenged`, payload: { returned: challenges[name]!.returnCode } }));
+}

@@ -1,0 +1,67 @@
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
+import type { SessionFactorsJson, SessionUserAgentJson } from "../../store/schema.js";
+import type { UserVerification } from "../user-webauthn/authentication.js";
+import type { ObjectDetails } from "../details.js";
+
+/** The aggregate of session events. */
+export const AGGREGATE = "session";
+
+/** The factors a session checks with a code or password, by their names in the API and in `sessions.factors`. */
+export type SessionFactor = Exclude<keyof SessionFactorsJson, "user" | "webAuthN">;
+
+/** What a request asks a session to check. */
+export interface SessionChecks {
+  user?: { userId: string } | { loginName: string };
+  password?: string;
+  totp?: string;
+  otpEmail?: string;
+  otpSms?: string;
+  recoveryCode?: string;
+  /** The browser's answer to the session's WebAuthn challenge. */
+  webAuthN?: AuthenticationResponseJSON;
+}
+
+/** One-time code challenges: sent, or answered (`returnCode`). */
+export interface SessionChallenges {
+  otpEmail?: { returnCode: boolean };
+  otpSms?: { returnCode: boolean };
+  webAuthN?: { domain: string; userVerification: UserVerification };
+}
+
+/** What requested challenges answer: codes with `returnCode`, a passkey challenge's options. */
+export interface ChallengeAnswers {
+  otpEmail?: string;
+  otpSms?: string;
+  webAuthN?: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** Changes of a session beyond its checks: metadata keys to set (empty: remove) and a new lifetime. */
+export interface SessionChanges {
+  checks: SessionChecks;
+  challenges: SessionChallenges;
+  metadata: Record<string, Uint8Array>;
+  lifetimeMs: number | undefined;
+}
+
+/** At most this many metadata keys per session (the proto's bound on one request holds for the whole session too). */
+export const MAX_METADATA_KEYS = 20;
+
+export interface SessionUser {
+  id: string;
+  loginName: string;
+  displayName: string;
+  orgId: string;
+  checkedAt: Date;
+}
+
+/** A session as reads show it. */
+export interface SessionView {
+  details: ObjectDetails;
+  createdAt: Date;
+  user: SessionUser | undefined;
+  factors: Partial<Record<SessionFactor, Date>>;
+  webAuthN: { checkedAt: Date; userVerified: boolean } | undefined;
+  metadata: Record<string, Uint8Array>;
+  userAgent: SessionUserAgentJson;
+  expiresAt: Date | undefined;
+}

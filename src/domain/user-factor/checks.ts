@@ -1,0 +1,92 @@
+import type { SecretBox } from "../../crypto/encryption.js";
+import { consumeCode } from "../../notifications/codes.js";
+import type { Tx } from "../../store/eventstore.js";
+import type { UserRow } from "../../store/schema.js";
+import type { Actor } from "../details.js";
+import { failedPrecondition } from "../errors.js";
+import { issueCodeMessage } from "../user/code-messages.js";
+import { changeUser } from "../user/commands.js";
+import { recordFailedCheck, clearFailedChecks } from "../user/lockout.js";
+import type { VerificationSettings } from "../user/verification.js";
+import type { SecondFactorCheck } from "./model.js";
+import { recoveryCodeHash } from "./recovery-codes.js";
+import { totpStep } from "./totp.js";
+
+/**
+ * The one implementation of second-factor checks, for the login pages and the session API:
+ * a TOTP code (each accepted once: its time step must be past the last accepted one), an
+ * email or SMS code sent for the sign-in (one-time, to the verified address it went to), or
+ * a recovery code (used once, and logged as `user.recovery_code.used`). A wrong answer
+ * counts toward the same lockout as wrong passwords. Run in the transaction of the sign-in
+ * step: the row locks make two checks of one code take turns.
+ */
+
+export interface CheckOutcome {
+  ok: boolean;
+  /** The wrong answer locked the user (the caller tells the caches at commit). */
+  locked: boolean;
+}
+
+export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, check: SecondFactorCheck, code: string, maxAttempts: number): Promise<CheckOutcome> {
+  const ok = await rightAnswer(tx, box, user, check, code.slice(0, 64));
+  if (ok) {
+    await clearFailedChecks(tx, user.instance_id, user.id);
+    return { ok, locked: false };
+  }
+  return { ok, ...(await recordFailedCheck(tx, user.instance_id, user.id, maxAttempts)) };
+}
+
+async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: SecondFactorCheck, code: string): Promise<boolean> {
+  const { instance_id: instanceId, id: userId } = user;
+  switch (check) {
+    case "totp": {
+      const row = await tx
+        .selectFrom("user_factors")
+        .select(["sealed_secret", "last_step"])
+        .where("instance_id", "=", instanceId)
+        .where("user_id", "=", userId)
+        .where("type", "=", "totp")
+        .where("state", "=", "ready")
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row?.sealed_secret) return false;
+      const step = totpStep(box.decrypt(row.sealed_secret), code);
+      if (step === undefined || (row.last_step !== null && step <= Number(row.last_step))) return false;
+      await tx.updateTable("user_factors").set({ last_step: step }).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("type", "=", "totp").execute();
+      return true;
+    }
+    case "otp_email":
+    case "otp_sms": {
+      const target = check === "otp_email" ? user.email : user.phone;
+      if (!target) return false;
+      return consumeCode(tx, box, { instanceId, userId, purpose: check, target, code });
+    }
+    case "recovery_code": {
+      const used = await tx
+        .updateTable("user_recovery_codes")
+        .set({ used_at: new Date() })
+        .where("instance_id", "=", instanceId)
+        .where("user_id", "=", userId)
+        .where("code_hash", "=", recoveryCodeHash(box, instanceId, userId, code))
+        .where("used_at", "is", null)
+        .executeTakeFirst();
+      if (Number(used.numUpdatedRows) === 0) return false;
+      const current = await tx.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", userId).forUpdate().executeTakeFirstOrThrow();
+      await changeUser(tx, { instanceId, userId }, current, [{ type: "user.recovery_code.used", payload: {} }], {});
+      return true;
+    }
+  }
+}
+
+/**
+ * A one-time code for signing in, to the person's verified email address or phone number (a
+ * new one replaces the last), or answered to the caller with `returnCode` (the session API,
+ * for a login UI that delivers it). FailedPrecondition when the address or number is not
+ * verified or the factor is not set up.
+ */
+export async function sendSignInCode(tx: Tx, s: VerificationSettings, actor: Actor, user: UserRow, type: "otp_email" | "otp_sms", returnCode = false): Promise<string | undefined> {
+  const address = type === "otp_email" ? (user.email_verified ? user.email : null) : user.phone_verified ? user.phone : null;
+  const factor = await tx.selectFrom("user_factors").select("type").where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).where("type", "=", type).executeTakeFirst();
+  if (!address || !factor) throw failedPrecondition(`user ${user.id} cannot receive ${type === "otp_email" ? "email" : "SMS"} codes`);
+  return issueCodeMessage(tx, s, { actor, user, purpose: type, kind: type, address, ttlMs: s.codeTtlMs.otp, returnCode });
+}

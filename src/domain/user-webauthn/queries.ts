@@ -1,0 +1,24 @@
+import type { Db } from "../../store/eventstore.js";
+import type { WebAuthnKind } from "../../store/schema.js";
+
+export interface WebAuthnKeyView {
+  id: string;
+  name: string;
+  state: "pending" | "ready";
+  rpId: string;
+  createdAt: Date;
+}
+
+/** A user's credentials of a kind, newest first: registered ones and one still being registered. */
+export async function webAuthnKeysOf(db: Db, instanceId: string, userId: string, kind: WebAuthnKind): Promise<WebAuthnKeyView[]> {
+  const rows = await db
+    .selectFrom("user_webauthn_keys")
+    .select(["id", "name", "state", "rp_id", "created_at"])
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, state: r.state, rpId: r.rp_id, createdAt: r.created_at }));
+}

@@ -1,0 +1,38 @@
+import type { Db, Tx } from "../../store/eventstore.js";
+import { invalidArgument } from "../errors.js";
+
+/**
+ * Where WebAuthn credentials are bound: the relying party id is a domain of the instance
+ * (credentials of one domain work only there), and an answer counts only from a page of that
+ * domain or below it, over https (http only on localhost, which browsers treat as secure).
+ */
+
+/** The domain a request names as relying party id: one of the instance's own, else InvalidArgument. */
+export async function checkedRpId(db: Db | Tx, instanceId: string, domain: string): Promise<string> {
+  const rpId = domain.trim().toLowerCase();
+  const found = await db.selectFrom("instance_domains").select("domain").where("instance_id", "=", instanceId).where("domain", "=", rpId).executeTakeFirst();
+  if (!found) throw invalidArgument(`domain: "${domain}" is no domain of this instance`);
+  return rpId;
+}
+
+/** The origin an authenticator's answer was made on, when it may count for `rpId`; InvalidArgument otherwise. */
+export function answerOrigin(clientDataJSON: unknown, rpId: string): string {
+  let origin: string | undefined;
+  try {
+    origin = JSON.parse(Buffer.from(String(clientDataJSON), "base64url").toString("utf8")).origin;
+  } catch {
+    origin = undefined;
+  }
+  let url: URL | undefined;
+  try {
+    url = origin === undefined ? undefined : new URL(origin);
+  } catch {
+    url = undefined;
+  }
+  const host = url?.hostname;
+  const secure = url?.protocol === "https:" || (url?.protocol === "http:" && host === "localhost");
+  if (!url || !host || !secure || (host !== rpId && !host.endsWith(`.${rpId}`))) {
+    throw invalidArgument(`the authenticator answered for ${origin ?? "an unknown origin"}, not for a page of ${rpId}`);
+  }
+  return url.origin;
+}

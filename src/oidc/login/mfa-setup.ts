@@ -1,0 +1,104 @@
+import { findUserRow } from "../../domain/user/queries.js";
+import QRCode from "qrcode";
+import { DomainError } from "../../domain/errors.js";
+import type { LoginSettings } from "../../domain/settings/login.js";
+import { addOtp, addTotp, verifyTotp } from "../../domain/user-factor/commands.js";
+import { totpUri } from "../../domain/user-factor/totp.js";
+import type { SecondFactorType } from "../../domain/user-factor/model.js";
+import type { UserRow } from "../../store/schema.js";
+import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
+import { settingsOf } from "./org-settings.js";
+import { progressFields, progressOf } from "./progress.js";
+import { takeAddressTry } from "./rate-limit.js";
+import { errorBody, escapeHtml } from "./render.js";
+import { askSecondFactor, FACTOR_NAME } from "./second-factor.js";
+
+/**
+ * Setting up a second factor during sign-in (`/mfasetup`), when the login settings force one
+ * and the person has none: an authenticator app (a QR code drawn here as inline SVG, no
+ * script or external image, with the key as text beside it), or codes by email or SMS to an
+ * address or number already verified; "Skip for now" while `mfa_init_skip_lifetime` allows.
+ * Setting one up proves it (the first code), so the sign-in goes on with it checked.
+ */
+
+/** The factors the person could set up here. */
+function offered(user: UserRow, settings: LoginSettings): SecondFactorType[] {
+  return settings.secondFactors.filter((f) => (f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : true));
+}
+
+export async function askMfaSetup(s: SignInStep, p: SignInProgress, user: UserRow, settings: LoginSettings, status = 200, error?: string): Promise<void> {
+  const { t } = s;
+  const action = escapeHtml(`${s.base}/mfasetup`);
+  const button = (value: string, label: string) =>
+    `<form method="post" action="${action}">${progressFields(s, p)}<input type="hidden" name="setup" value="${escapeHtml(value)}"><button type="submit">${escapeHtml(label)}</button></form>`;
+  const choices = offered(user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
+  const skip = settings.mfaInitSkipLifetimeMs > 0 ? button("skip", t.skipForNow) : "";
+  const none = choices.length === 0 ? errorBody(t.mfaSetupImpossible) : "";
+  s.show(status, t.mfaSetupTitle, (error ? errorBody(error) : "") + `<p>${escapeHtml(t.mfaSetupIntro)}</p>${none}${choices.join("")}${skip}`);
+}
+
+/** The TOTP page: the QR code of the pending secret, the key as text, and the code field. */
+async function askTotpCode(s: SignInStep, p: SignInProgress, uri: string, secret: string, status = 200, error?: string): Promise<void> {
+  const { t } = s;
+  const svg = await QRCode.toString(uri, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
+  const key = secret.match(/.{1,4}/g)!.join(" ");
+  s.show(
+    status,
+    t.mfaSetupTitle,
+    (error ? errorBody(error) : "") +
+      `<p>${escapeHtml(t.totpSetupIntro)}</p><figure class="qr" role="img" aria-label="${escapeHtml(t.totpQrLabel)}">${svg}</figure>` +
+      `<p>${escapeHtml(t.totpKey)}: <code id="totp-key">${escapeHtml(key)}</code></p>` +
+      `<form method="post" action="${escapeHtml(`${s.base}/mfasetup`)}">${progressFields(s, p)}<input type="hidden" name="setup" value="totp-verify">` +
+      `<label for="code">${escapeHtml(t.code)}</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]*" required autofocus>` +
+      `<button type="submit">${escapeHtml(t.verify)}</button></form>`,
+  );
+}
+
+export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
+  const { c, t } = s;
+  const p = progressOf(s, form);
+  const user = p && (await findUserRow(c.db, c.instanceId, p.userId));
+  if (!p || !user) return s.show(403, t.errorTitle, errorBody(t.formExpired));
+  if (user.state !== "active") return s.askLoginName(403, "", t.userLocked);
+  const settings = await settingsOf(c, user.org_id);
+  const actor = { instanceId: c.instanceId, userId: user.id };
+  const setup = form.setup ?? "";
+  if (setup === "skip") {
+    if (settings.mfaInitSkipLifetimeMs === 0) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
+    await c.db.updateTable("users").set({ mfa_init_skipped_at: new Date() }).where("instance_id", "=", c.instanceId).where("id", "=", user.id).execute();
+    return s.proceed(p);
+  }
+  if (setup === "totp-verify") {
+    if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return askMfaSetup(s, p, user, settings, 429, t.tooManyAttempts);
+    const pending = await c.db.selectFrom("user_factors").select(["sealed_secret", "state"]).where("instance_id", "=", c.instanceId).where("user_id", "=", user.id).where("type", "=", "totp").executeTakeFirst();
+    if (pending?.state !== "pending" || !pending.sealed_secret) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
+    const verified = await c.transact((tx) => verifyTotp(tx, actor, c.codes.box, user.id, form.code ?? "")).catch(ignoreDomainError);
+    if (!verified) {
+      const secret = c.codes.box.decrypt(pending.sealed_secret);
+      return askTotpCode(s, p, totpUri(secret, await issuerOf(s), user.username), secret, 400, t.codeInvalid);
+    }
+    return s.proceed({ ...p, amr: [...p.amr, "otp"] });
+  }
+  const factor = offered(user, settings).find((f) => f === setup);
+  if (!factor) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
+  if (factor === "totp") {
+    const issuer = await issuerOf(s);
+    const added = await c.transact((tx) => addTotp(tx, actor, c.codes.box, user.id, issuer)).catch(ignoreDomainError);
+    // A TOTP verified meanwhile (in another tab): the second-factor step asks for its code.
+    if (!added) return s.proceed(p);
+    return askTotpCode(s, p, added.uri, added.secret);
+  }
+  await c.transact((tx) => addOtp(tx, actor, user.id, factor)).catch(ignoreDomainError);
+  return askSecondFactor(s, p, (await findUserRow(c.db, c.instanceId, user.id)) ?? user, factor, true);
+}
+
+/** The issuer authenticator apps show: the instance's name. */
+async function issuerOf(s: SignInStep): Promise<string> {
+  return (await s.c.db.selectFrom("instances").select("name").where("id", "=", s.c.instanceId).executeTakeFirstOrThrow()).name;
+}
+
+/** A refused change (already set up, no longer verified): the page that follows says what holds now. */
+function ignoreDomainError(error: unknown): undefined {
+  if (error instanceof DomainError) return undefined;
+  throw error;
+}
