@@ -36,6 +36,8 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/plain|[^/]
  */
 export function createRestGateway(opts: GatewayOptions) {
   return async function restGateway(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
+    // Logged by path only: a query may carry a secret (a session's token).
+    const path = (req.url ?? "/").split("?", 1)[0];
     try {
       const url = new URL(req.url ?? "/", "http://gateway");
       const matches = findRoutes(opts.routes, url.pathname);
@@ -51,11 +53,11 @@ export function createRestGateway(opts: GatewayOptions) {
       // A caller that cancelled or disconnected (the body read fails with "aborted" or
       // "Premature close"): an answer nobody reads, logged at info as on the other protocols.
       if (callerLeft(res)) {
-        opts.logger.info({ err: thrown, url: req.url, code: codeName(Code.Canceled), status: HTTP_STATUS[Code.Canceled] }, "the REST caller went away before its answer");
+        opts.logger.info({ err: thrown, path, code: codeName(Code.Canceled), status: HTTP_STATUS[Code.Canceled] }, "the REST caller went away before its answer");
         return true;
       }
       const { error, unexpected } = toConnectError(thrown);
-      if (unexpected) opts.logger.error({ err: error.cause ?? error, url: req.url }, "REST gateway failed");
+      if (unexpected) opts.logger.error({ err: error.cause ?? error, path }, "REST gateway failed");
       sendStatus(res, HTTP_STATUS[error.code], error.code, unexpected ? "internal error" : error.rawMessage);
     }
     return true;

@@ -3,8 +3,9 @@ import { hashToken } from "../crypto/tokens.js";
 import { failedPrecondition, notFound, permissionDenied } from "../domain/errors.js";
 import { sameHash } from "../domain/session/token.js";
 import type { SettingsKind } from "../domain/settings/kind.js";
-import { loginSettingsOf, mfaRequired } from "../domain/settings/login.js";
-import { usableFactors } from "../domain/user-factor/queries.js";
+import { loginSettingsOf } from "../domain/settings/login.js";
+import { secondFactorDue } from "../domain/user-factor/due.js";
+import type { SecondFactorType } from "../domain/user-factor/model.js";
 import type { Db } from "../store/eventstore.js";
 import type { SessionFactorsJson } from "../store/schema.js";
 import { payloadAdapters, type OidcPayload } from "./payload-adapter.js";
@@ -32,6 +33,8 @@ export interface AuthRequestView {
   uiLocales: string[];
 }
 
+const MAX_DURATION_S = 315_576_000_000;
+
 function interactions(db: Db, instanceId: string) {
   return new (payloadAdapters(() => db, instanceId))(MODEL);
 }
@@ -55,12 +58,15 @@ export async function authRequestOf(db: Db, instanceId: string, id: string): Pro
     redirectUri: String(p.redirect_uri ?? ""),
     prompt: [...new Set([...words(p.prompt), ...((payload.prompt as { name?: string } | undefined)?.name === "consent" ? ["consent"] : [])])],
     loginHint: String(p.login_hint ?? ""),
-    maxAgeS: Number.isFinite(maxAge) ? maxAge : undefined,
+    // What a Duration can carry (about 10,000 years); a longer max_age says nothing more.
+    maxAgeS: maxAge !== undefined && Number.isFinite(maxAge) ? Math.min(maxAge, MAX_DURATION_S) : undefined,
     uiLocales: words(p.ui_locales),
   };
 }
 
 const SECOND_FACTORS = ["totp", "otpEmail", "otpSms", "recoveryCode"] as const;
+/** The login settings' name of each code check. */
+const FACTOR_TYPES: Record<Exclude<(typeof SECOND_FACTORS)[number], "recoveryCode">, SecondFactorType> = { totp: "totp", otpEmail: "otp_email", otpSms: "otp_sms" };
 
 /**
  * How the session signed the person in (RFC 8176): `pwd` for a password, `otp` for a code,
@@ -89,6 +95,8 @@ export function amrOf(f: SessionFactorsJson): string[] {
 export async function finalizeAuthRequest(db: Db, instanceId: string, loginSettings: SettingsKind, id: string, sessionId: string, sessionToken: string): Promise<string> {
   const payload = await waiting(db, instanceId, id);
   if (payload.result) throw failedPrecondition(`auth request ${id} is finished already`);
+  // Consent is the built-in pages' (they grant it at once); a login UI finishes sign-ins only.
+  if ((payload.prompt as { name?: string } | undefined)?.name === "consent") throw failedPrecondition(`auth request ${id} waits for consent, not for a sign-in`);
   const session = await db.selectFrom("sessions").selectAll().where("instance_id", "=", instanceId).where("id", "=", sessionId).executeTakeFirst();
   if (!session) throw notFound(`session ${sessionId} not found`);
   if (!sameHash(session.token_hash, hashToken(sessionToken))) throw permissionDenied("session_token is not the session's current token");
@@ -111,24 +119,36 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   const f = session.factors as SessionFactorsJson;
   const seconds = (at: string | undefined) => (at === undefined ? undefined : Math.floor(new Date(at).getTime() / 1000));
   const settings = await loginSettingsOf(db, instanceId, user.org_id, loginSettings);
-  // A user-verified passkey signs in by itself (two factors in one), where the settings allow it.
+  // The first factor, as the login settings allow it: a password where passwords sign in, a
+  // user-verified passkey (two factors in one) where passkeys sign in alone.
   const passkey = f.webAuthN?.kind === "passkey" && f.webAuthN.userVerified ? f.webAuthN : undefined;
-  if (passkey && !f.password && !settings.passwordlessAllowed) throw failedPrecondition("the login settings of the user's organization do not allow signing in with a passkey alone");
-  if (!f.password && !passkey) throw failedPrecondition(`session ${sessionId} has checked no password and no user-verified passkey`);
-  // The login settings hold for a login UI of one's own as for the built-in pages.
-  if (f.password && !passkey && !settings.allowUsernamePassword) throw failedPrecondition("the login settings of the user's organization do not allow signing in with a password");
+  const byPasskey = passkey !== undefined && settings.passwordlessAllowed;
+  const byPassword = !byPasskey && f.password !== undefined && settings.allowUsernamePassword;
+  if (!byPasskey && !byPassword) {
+    if (passkey && !f.password) throw failedPrecondition("the login settings of the user's organization do not allow signing in with a passkey alone");
+    if (f.password) throw failedPrecondition("the login settings of the user's organization do not allow signing in with a password");
+    throw failedPrecondition(`session ${sessionId} has checked no password and no user-verified passkey`);
+  }
+  if (byPassword) {
+    // The password checked must still be the user's, and one it may keep.
+    const secret = await db.selectFrom("user_secrets").select(["change_required", "changed_at"]).where("instance_id", "=", instanceId).where("user_id", "=", user.id).where("kind", "=", "password").executeTakeFirst();
+    if (!secret || new Date(f.password!.checkedAt).getTime() < new Date(secret.changed_at).getTime()) throw failedPrecondition(`the password of session ${sessionId} has changed since it was checked: check it again`);
+    if (secret.change_required) throw failedPrecondition("the user must choose a new password first (SetPassword with the current one)");
+  }
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) throw failedPrecondition("the login settings ask for a verified email address: verify the user's first (VerifyEmail)");
   const now = Math.floor(Date.now() / 1000);
-  const codeChecked = SECOND_FACTORS.map((name) => seconds(f[name]?.checkedAt)).filter((t): t is number => t !== undefined);
-  const keyChecked = seconds(f.webAuthN?.checkedAt);
-  const secondChecked = [...codeChecked, ...(keyChecked !== undefined && (f.password || !passkey) ? [keyChecked] : [])];
-  const latestSecond = passkey && !f.password ? keyChecked : secondChecked.length > 0 ? Math.max(...secondChecked) : undefined;
-  const { factors } = await usableFactors(db, user);
-  const needsSecond = factors.some((factor) => settings.secondFactors.includes(factor)) || mfaRequired(settings, false);
-  if (needsSecond && (latestSecond === undefined || now - latestSecond > settings.secondFactorCheckLifetimeMs / 1000)) {
-    throw failedPrecondition(`session ${sessionId} needs a second factor checked within the last ${settings.secondFactorCheckLifetimeMs / 1000} s`);
+  const first = byPasskey ? seconds(passkey!.checkedAt)! : seconds(f.password!.checkedAt)!;
+  // Second factors the login settings allow (a recovery code always stands in), and any key.
+  const allowed = SECOND_FACTORS.filter((name) => name === "recoveryCode" || settings.secondFactors.includes(FACTOR_TYPES[name]));
+  const secondChecked = [...allowed.map((name) => seconds(f[name]?.checkedAt)), byPassword ? seconds(f.webAuthN?.checkedAt) : undefined].filter((t): t is number => t !== undefined);
+  const second = byPasskey ? first : secondChecked.length > 0 ? Math.max(...secondChecked) : undefined;
+  const due = await secondFactorDue(db, user, settings, false);
+  const needsSecond = due.ask || due.setUp;
+  if (needsSecond && (second === undefined || now - second > settings.secondFactorCheckLifetimeMs / 1000)) {
+    throw failedPrecondition(`session ${sessionId} needs a second factor the login settings allow, checked within the last ${settings.secondFactorCheckLifetimeMs / 1000} s`);
   }
-  const authTime = Math.max(seconds(f.password?.checkedAt) ?? 0, latestSecond ?? 0);
+  // The sign-in is as old as the oldest check it needs: a fresh code does not renew an old password.
+  const authTime = needsSecond && second !== undefined ? Math.min(first, second) : first;
   const params = payload.params;
   const prompts = String(params.prompt ?? "").split(" ");
   if (prompts.includes("login") && authTime < payload.iat) throw failedPrecondition("the request asks for a new sign-in (prompt=login): check the factors again");

@@ -7,10 +7,9 @@ import { LOGIN_PATH } from "./login/paths.js";
 import { requestedOrg, splitScope } from "./scopes.js";
 
 /**
- * Where the provider sends a browser that must sign in: the login UI of the login's
- * organization (the scope's, else the instance's default) when its login settings name one
- * (`login_ui_url`, by default PLATFORM_OIDC_LOGIN_UI_URL), with `authRequest=<id>`; else the
- * built-in pages. Consent is always the built-in pages': they grant it at once (the
+ * Where the provider sends a browser that must sign in: the instance's login UI when its login
+ * settings name one (`login_ui_url`, by default PLATFORM_OIDC_LOGIN_UI_URL; an instance-level
+ * setting), with `authRequest=<id>`; else the built-in pages. Consent is always the built-in pages': they grant it at once (the
  * applications are first-party), so a login UI of one's own never sees that step.
  */
 export function interactionUrl(db: () => Db, instanceId: string, loginSettings: SettingsKind) {

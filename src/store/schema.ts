@@ -490,7 +490,7 @@ export interface SessionTable extends ProjectionColumns {
 }
 
 export interface SessionChallengesJson {
-  webAuthN?: { challenge: string; rpId: string; userVerification: "required" | "preferred" | "discouraged" };
+  webAuthN?: { challenge: string; rpId: string; userVerification: "required" | "preferred" | "discouraged"; issuedAt: string };
 }
 export type SessionRow = Selectable<SessionTable>;
 

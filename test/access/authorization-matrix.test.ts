@@ -2095,8 +2095,12 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
     if (visible === "all") expect(domains).toEqual(expect.arrayContaining([...domainsOfA, b.primary, "added-b.matrix.example"]));
   }
 
+  // Every row over every protocol on PGlite; on PostgreSQL every row once, the protocols in
+  // turn: the database does not meet the transport (the interceptors are the same), and the
+  // whole product is what made this file the suite's longest (docs/testing.md).
+  const rowsOver = (protocol: Protocol) => ROWS.filter((_, i) => kind === "pglite" || PROTOCOLS[i % PROTOCOLS.length] === protocol);
   describe.each(PROTOCOLS)("over %s", (protocol) => {
-    it.each(ROWS.map((row) => [`${row.service.name}.${row.rpc} ${row.what}`.trim(), row] as const))("%s", async (_label, row) => {
+    it.each(rowsOver(protocol).map((row) => [`${row.service.name}.${row.rpc} ${row.what}`.trim(), row] as const))("%s", async (_label, row) => {
       const problems: string[] = [];
       for (const [i, column] of COLUMNS.entries()) {
         const expected = row.expect[i]!;

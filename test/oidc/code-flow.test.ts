@@ -383,27 +383,29 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(page.status).toBe(200);
       expect(page.left).toBe(false);
       let form = formWith(page.html, "newPassword");
-      expect(form.visible).toEqual(["password", "newPassword", "newPasswordConfirmation"]);
+      // Asked after every factor of the sign-in, so the current password is not asked again.
+      expect(form.visible).toEqual(["newPassword", "newPasswordConfirmation"]);
       expect(form.fields.csrf).toBeTruthy();
-      expect(form.action).toMatch(/\/change$/);
+      expect(form.action).toMatch(/\/newpassword$/);
       expect(page.html).toContain(en.changePasswordTitle);
       // Confirmation differs: 400, still required.
-      page = await b.submit(form, { password: PASSWORD, newPassword: "N3w-horse-staple!", newPasswordConfirmation: "N3w-horse-stapler!" }, page.url);
+      page = await b.submit(form, { newPassword: "N3w-horse-staple!", newPasswordConfirmation: "N3w-horse-stapler!" }, page.url);
       expect(page.status).toBe(400);
       expect(alertText(page.html)).toBe(en.passwordsDiffer);
-      // Wrong current password: 401.
+      // A forged progress: 403.
       form = formWith(page.html, "newPassword");
-      page = await b.submit(form, { password: "not-it-Passw0rd!", newPassword: "N3w-horse-staple!", newPasswordConfirmation: "N3w-horse-staple!" }, page.url);
-      expect(page.status).toBe(401);
-      expect(alertText(page.html)).toBe(en.wrongPassword);
+      page = await b.submit(form, { proof: "forged", newPassword: "N3w-horse-staple!", newPasswordConfirmation: "N3w-horse-staple!" }, page.url);
+      expect(page.status).toBe(403);
+      expect((await users.get(id)).human.passwordChangeRequired).toBe(true);
+      page = await signIn(b, s.url, name);
       // A new password the policy refuses.
       form = formWith(page.html, "newPassword");
-      page = await b.submit(form, { password: PASSWORD, newPassword: "a", newPasswordConfirmation: "a" }, page.url);
+      page = await b.submit(form, { newPassword: "a", newPasswordConfirmation: "a" }, page.url);
       expect(page.status).toBe(400);
       expect(alertText(page.html)).toContain(en.passwordPolicy);
       expect((await users.get(id)).human.passwordChangeRequired).toBe(true);
       form = formWith(page.html, "newPassword");
-      page = await b.submit(form, { password: PASSWORD, newPassword: "N3w-horse-staple!", newPasswordConfirmation: "N3w-horse-staple!" }, page.url);
+      page = await b.submit(form, { newPassword: "N3w-horse-staple!", newPasswordConfirmation: "N3w-horse-staple!" }, page.url);
       expect(page.left, page.html).toBe(true);
       const tokens = await client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state });
       expect(tokens.claims()!.sub).toBe(id);

@@ -90,12 +90,17 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
   const loginSettings = async (settings: JsonObject, ctx?: JsonObject) =>
     ok(await protocolClient(PlatformLoginSettings, "grpc", base()).call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, server.adminToken));
 
-  /** A person with a password; `email`/`phone`: a verified address (always there, else unverified) and number. */
-  async function person(opts: { email?: boolean; phone?: boolean; orgId?: string } = {}) {
+  /** A person with a password (`mustChange`: one it must change); `email`/`phone`: a verified address (always there, else unverified) and number. */
+  async function person(opts: { email?: boolean; phone?: boolean; orgId?: string; mustChange?: boolean } = {}) {
     const name = uniqueName("mfa");
     const email = `${name}@mail.example`;
     const phone = `+4179${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
-    const extra = { password: PASSWORD, email: { address: email, isVerified: opts.email ?? false }, ...(opts.phone && { phone: { number: phone, isVerified: true } }) };
+    const extra = {
+      password: PASSWORD,
+      ...(opts.mustChange && { passwordChangeRequired: true }),
+      email: { address: email, isVerified: opts.email ?? false },
+      ...(opts.phone && { phone: { number: phone, isVerified: true } }),
+    };
     const id = await users.create(humanUser(name, extra), opts.orgId ? { orgId: opts.orgId } : undefined);
     return { id, name, email, phone };
   }
@@ -245,6 +250,29 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
   });
 
+  it("asks for the new password an administrator requires after the second factor, without the current password; the password page's /change is gone (405)", async () => {
+    const { id, name } = await person({ mustChange: true });
+    const secret = await withTotp(id);
+    const b = new Browser(base());
+    let { s, page } = await signIn(b, name);
+    // Whoever knows only the password must not change it before the second factor.
+    const form = codeForm(page, "totp");
+    const newPassword = "N3w-horse-staple!";
+    const change = await b.open(new URL(form.action, page.url).href.replace(/\/mfa$/, "/change"), {
+      method: "POST",
+      form: { csrf: form.fields.csrf!, loginName: name, password: PASSWORD, newPassword, newPasswordConfirmation: newPassword },
+    });
+    expect(change.status).toBe(405);
+    expect((await users.get(id)).human.passwordChangeRequired).toBe(true);
+    page = await b.submit(form, { code: totpCode(secret, 1) }, page.url);
+    const asked = formWith(page.html, "newPassword");
+    expect(new URL(asked.action, page.url).pathname).toMatch(/\/newpassword$/);
+    expect(asked.visible).toEqual(["newPassword", "newPasswordConfirmation"]);
+    page = await b.submit(asked, { newPassword, newPasswordConfirmation: newPassword }, page.url);
+    expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
+    expect((await users.get(id)).human.passwordChangeRequired ?? false).toBe(false);
+  });
+
   describe("force_mfa in the instance's login settings", () => {
     beforeAll(() => loginSettings({ forceMfa: { set: true }, mfaInitSkipLifetime: { set: "0s" } }));
     afterAll(() => loginSettings({ forceMfa: { reset: true }, mfaInitSkipLifetime: { reset: true } }));
@@ -301,6 +329,20 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       page = await third.submit(formWith(page.html, "setup"), { setup: "skip" }, page.url);
       expect([page.status, alertText(page.html)]).toEqual([400, en.formExpired]);
     });
+
+    it("sends a person who got a factor since the set-up page was shown on to the second-factor step, with no new TOTP secret", async () => {
+      const { id, name, email } = await person({ email: true });
+      const b = new Browser(base());
+      let { s, page } = await signIn(b, name);
+      expect(page.html).toContain(en.mfaSetupIntro);
+      const totp = parseForms(page.html).find((f) => f.fields.setup === "totp") ?? expect.fail(`no TOTP choice in ${page.html}`);
+      // Set up meanwhile (in another tab, or by an administrator): nothing is left to set up.
+      ok(await users.call("AddOTPEmail", { id }));
+      page = await b.submit(totp, {}, page.url);
+      expect(page.html).not.toContain("totp-key");
+      page = await b.submit(codeForm(page, "otp_email"), { code: await until("the mailed code", () => mailedCodes(email)[0]) }, page.url);
+      expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
+    });
   });
 
   it("does not ask for a factor second_factors leaves out", async () => {
@@ -336,6 +378,18 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     expect((await users.get(other.id)).state, "nobody was locked").toBe("USER_STATE_ACTIVE");
     // The real form still works.
     page = await b.submit(form, { code: totpCode(secret, 1) }, page.url);
+    expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
+  });
+
+  it("refuses the second-factor step's own proof at the set-up (403): a person with email codes cannot set up a TOTP instead", async () => {
+    const { id, name, email } = await person({ email: true });
+    ok(await users.call("AddOTPEmail", { id }));
+    const b = new Browser(base());
+    let { s, page } = await signIn(b, name);
+    const form = codeForm(page, "otp_email");
+    const setup = await b.open(new URL(form.action, page.url).href.replace(/\/mfa$/, "/mfasetup"), { method: "POST", form: { ...form.fields, setup: "totp" } });
+    expect([setup.status, alertText(setup.html)]).toEqual([403, en.formExpired]);
+    page = await b.submit(form, { code: await until("the mailed code", () => mailedCodes(email)[0]) }, page.url);
     expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
   });
 

@@ -92,7 +92,15 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       expect(Math.abs(Date.parse(authRequest.creationDate) - Date.now())).toBeLessThan(60_000);
     });
 
-    it("to the instance's or the organization's login_ui_url when set (an org-scoped request: the organization's); a reset falls back", async () => {
+    it("GetAuthRequest answers a max_age longer than a Duration holds over Connect JSON and REST, clamped to the longest", async () => {
+      const flow = await authorize({ max_age: "99999999999999" });
+      for (const protocol of ["connect", "rest"] as const) {
+        const { authRequest } = ok(await protocolClient(PlatformAuthRequests, protocol, base()).call("GetAuthRequest", { id: flow.id }, ui));
+        expect(authRequest.maxAge, protocol).toBe("315576000000s");
+      }
+    });
+
+    it("to the instance's login_ui_url when set, for org-scoped requests too; an organization cannot set one; a reset falls back", async () => {
       const org = await createOrg(server, uniqueName("ui-org"));
       const orgScope = { scope: `openid urn:platform:iam:org:id:${org.id}` };
       const where = async (params: Record<string, string> = {}) => {
@@ -101,12 +109,11 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
         return sentTo.href;
       };
       try {
-        ok(await loginSettings({ loginUiUrl: { set: "https://instance.example/login" } }));
-        ok(await loginSettings({ loginUiUrl: { set: "https://org.example/login?tenant=a" } }, { orgId: org.id }));
-        expect(await where()).toBe("https://instance.example/login");
-        expect(await where(orgScope)).toBe("https://org.example/login?tenant=a");
-        ok(await loginSettings({ loginUiUrl: { reset: true } }, { orgId: org.id }));
-        expect(await where(orgScope)).toBe("https://instance.example/login");
+        ok(await loginSettings({ loginUiUrl: { set: "https://instance.example/login?tenant=a" } }));
+        // Anyone can put an organization's id into a scope: its owner must not choose where the instance's people type passwords.
+        failed(await loginSettings({ loginUiUrl: { set: "https://org.example/login" } }, { orgId: org.id }), Code.InvalidArgument);
+        expect(await where()).toBe("https://instance.example/login?tenant=a");
+        expect(await where(orgScope)).toBe("https://instance.example/login?tenant=a");
       } finally {
         ok(await loginSettings({ loginUiUrl: { reset: true } }));
       }
@@ -114,8 +121,8 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       expect(await where(orgScope)).toBe(SYSTEM_UI);
     });
 
-    it("login_ui_url that is not an absolute http(s) URL without a fragment is InvalidArgument", async () => {
-      for (const value of ["ftp://login.example/ui", "/ui/custom", "login.example/ui", "https://login.example/ui#step"]) {
+    it("login_ui_url that is not an absolute https URL (http only on localhost) without a fragment is InvalidArgument", async () => {
+      for (const value of ["ftp://login.example/ui", "/ui/custom", "login.example/ui", "https://login.example/ui#step", "http://login.example/ui"]) {
         expect(failed(await loginSettings({ loginUiUrl: { set: value } }), Code.InvalidArgument).message, value).toContain("login_ui_url");
       }
       expect((await authorize()).sentTo.origin).toBe("https://login.example");
@@ -132,18 +139,22 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       expect(claims).toMatchObject({ sub: userId, amr: ["pwd"], auth_time: seconds(checked) });
     });
 
-    it("with a TOTP: FailedPrecondition naming the second factor until PatchSession checks a code; then amr [pwd, otp, mfa]", async () => {
+    it("with a TOTP: FailedPrecondition naming the second factor until PatchSession checks a code; then amr [pwd, otp, mfa], auth_time the password's check", async () => {
       const userId = await person();
       const { secret } = ok(await users.call("AddTOTP", { id: userId }));
       ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
       const flow = await authorize({ max_age: "600" });
       const s = await session(userId);
       expect(failed(await finalize(flow.id, s), Code.FailedPrecondition).message).toContain("second factor");
+      // The code in a later second (auth_time counts whole ones): a fresh code does not make an older password new.
+      const passwordAt = seconds(ok(await sessions().call("GetSession", { id: s.id }, ui)).session.factors.password.verifiedAt);
+      await new Promise((resolve) => setTimeout(resolve, (passwordAt + 1) * 1000 - Date.now() + 20));
       // VerifyTOTP took the code of now: a code is accepted once, so the next step's.
       const patched = ok(await sessions().call("PatchSession", { id: s.id, sessionToken: s.token, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
       const claims = await finish(flow, { id: s.id, token: patched.sessionToken });
       const factors = ok(await sessions().call("GetSession", { id: s.id }, ui)).session.factors;
-      expect(claims).toMatchObject({ sub: userId, amr: MFA, auth_time: seconds(factors.totp.verifiedAt) });
+      expect(seconds(factors.totp.verifiedAt)).toBeGreaterThan(passwordAt);
+      expect(claims).toMatchObject({ sub: userId, amr: MFA, auth_time: passwordAt });
     });
 
     it("with force_mfa in the user's organization and no factor set up, a password is not enough", async () => {
@@ -179,6 +190,36 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       // People made by the API here have unverified addresses (humanUser gives no isVerified).
       expect(failed(await finalize(flow.id, await session(await person(verified.id))), Code.FailedPrecondition).message).toContain("verified email");
       expect((await finish(flow, await session(await person()))).amr).toEqual(["pwd"]);
+    });
+
+    it("a password changed since the session checked it, or one the user must change (FailedPrecondition)", async () => {
+      const userId = await person();
+      const flow = await authorize();
+      const s = await session(userId);
+      ok(await users.call("SetPassword", { id: userId, password: { newPassword: "N3w-horse-staple!" } }));
+      expect(failed(await finalize(flow.id, s), Code.FailedPrecondition).message).toContain("password of session");
+      const mustChange = await users.create(humanUser(uniqueName("ui"), { password: PASSWORD, passwordChangeRequired: true }));
+      expect(failed(await finalize(flow.id, await session(mustChange)), Code.FailedPrecondition).message).toContain("new password");
+      expect((await finish(flow, await session(await person()))).amr).toEqual(["pwd"]);
+    });
+
+    it("a second factor the login settings do not allow (FailedPrecondition): SMS codes where only a TOTP counts; the TOTP is fine", async () => {
+      const org = await createOrg(server, uniqueName("ui-totp"));
+      ok(await loginSettings({ secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_TOTP"] } } }, { orgId: org.id }));
+      const phone = { number: `+4179${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`, isVerified: true };
+      const userId = await users.create(humanUser(uniqueName("ui"), { password: PASSWORD, phone }), { orgId: org.id });
+      const { secret } = ok(await users.call("AddTOTP", { id: userId }));
+      ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
+      ok(await users.call("AddOTPSMS", { id: userId }));
+      const flow = await authorize();
+
+      const bySms = ok(await sessions().call("CreateSession", { checks: { user: { userId }, password: { password: PASSWORD } }, challenges: { otpSms: { returnCode: true } } }, ui));
+      const smsChecked = ok(await sessions().call("PatchSession", { id: bySms.sessionId, sessionToken: bySms.sessionToken, checks: { otpSms: { code: bySms.challenges.otpSms } } }, ui));
+      expect(failed(await finalize(flow.id, { id: bySms.sessionId, token: smsChecked.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
+
+      const s = await session(userId);
+      const patched = ok(await sessions().call("PatchSession", { id: s.id, sessionToken: s.token, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
+      expect((await finish(flow, { id: s.id, token: patched.sessionToken })).amr).toEqual(MFA);
     });
 
     it("a user of another organization than the scope's (FailedPrecondition); one of the organization is fine", async () => {

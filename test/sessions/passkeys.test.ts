@@ -124,16 +124,20 @@ describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
       expect(failed(await answer({ id: s.id, token: s.token }, authenticator.get(s.options, { challenge: Buffer.from("other").toString("base64url") })), Code.InvalidArgument).message).toContain("challenge");
     });
 
-    it("a counter that does not move forward is refused and recorded on the user as a suspected clone; a wrong signature is not", async () => {
+    it("a counter that does not move forward is refused and recorded on the user as a suspected clone; a wrong signature is not, whatever its counter", async () => {
       const userId = await person();
       const { authenticator } = await withPasskey(userId);
       const first = await challenged();
       ok(await answer(first, authenticator.get(first.options, { counter: 5 })));
 
-      const wrongSignature = await challenged();
       const before = (await users.get(userId)).details.sequence as string;
-      failed(await answer(wrongSignature, authenticator.get(wrongSignature.options, { wrongSignature: true })), Code.InvalidArgument);
-      expect((await users.get(userId)).details.sequence, "a wrong signature records no clone").toBe(before);
+      // Anyone can send an unsigned answer naming someone's credential with any counter: only a signed one may raise the alarm.
+      for (const counter of [undefined, 3]) {
+        const wrongSignature = await challenged();
+        const refusal = failed(await answer(wrongSignature, authenticator.get(wrongSignature.options, { wrongSignature: true, ...(counter !== undefined && { counter }) })), Code.InvalidArgument);
+        expect(refusal.message, `counter ${counter}`).not.toContain("counter");
+        expect((await users.get(userId)).details.sequence, `a wrong signature records no clone (counter ${counter})`).toBe(before);
+      }
 
       for (const counter of [5, 4]) {
         const copy = await challenged();
@@ -165,7 +169,7 @@ describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
       expect(session.factors.webAuthN).toBeUndefined();
     });
 
-    it("wrong signatures count toward the user's lockout (max_password_attempts 2), with or without a user on the session; a locked user's passkey signs in no more", async () => {
+    it("wrong signatures count toward the lockout of the session's user (max_password_attempts 2), not of the user an unsigned answer merely names; a locked user's passkey signs in no more", async () => {
       const org = await createOrg(server, uniqueName("pk-strict"));
       ok(await loginSettings({ maxPasswordAttempts: { set: 2 } }, org.id));
       const userId = await person(org.id);
@@ -178,6 +182,10 @@ describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
       failed(await answer(nameless, authenticator.get(nameless.options)), Code.InvalidArgument);
       const named = await challenged({ user: { userId } });
       failed(await answer(named, authenticator.get(named.options, { wrongSignature: true })), Code.InvalidArgument);
+      // The nameless failure counted against nobody: one failure so far.
+      expect(await stateOf(userId)).toBe("USER_STATE_ACTIVE");
+      const again = await challenged({ user: { userId } });
+      failed(await answer(again, authenticator.get(again.options, { wrongSignature: true })), Code.InvalidArgument);
       expect(await stateOf(userId)).toBe("USER_STATE_LOCKED");
 
       const after = await challengeAgain(nameless);

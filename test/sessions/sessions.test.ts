@@ -77,6 +77,13 @@ async function withTotp(users: Users, id: string): Promise<string> {
   return secret as string;
 }
 
+/** A person (newPerson) with a verified email address and email codes set up. */
+async function newEmailPerson(users: Users) {
+  const p = await newPerson(users, { email: true });
+  ok(await users.call("AddOTPEmail", { id: p.id }));
+  return p;
+}
+
 describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
   let server: TestServer;
   let smtp: TestSmtpServer;
@@ -199,11 +206,16 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     expect((await users.get(p.id)).state).toBe("USER_STATE_ACTIVE");
   });
 
-  it("counts wrong passwords and wrong codes of sessions toward one lockout (max_password_attempts 3); a locked user's checks are FailedPrecondition", async () => {
+  /** A person with a TOTP, of a new organization whose login settings lock after 3 failed checks; and the TOTP's secret. */
+  async function strictPersonWithTotp() {
     const org = await createOrg(server, uniqueName("Strict"));
     ok(await protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call("SetLoginSettings", { settings: { maxPasswordAttempts: { set: 3 } }, ctx: { orgId: org.id } }, server.adminToken));
     const p = await person({ orgId: org.id });
-    const secret = await withTotp(users, p.id);
+    return { p, secret: await withTotp(users, p.id) };
+  }
+
+  it("counts wrong passwords and wrong codes of sessions toward one lockout (max_password_attempts 3); a locked user's checks are FailedPrecondition", async () => {
+    const { p, secret } = await strictPersonWithTotp();
     const s = sessions();
     const wrong = { user: { loginName: p.loginName }, password: { password: "Wrong-Pa55word!" } };
 
@@ -219,6 +231,21 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition).message).toContain("locked");
     expect((await sessionOf(open.id)).factors.totp).toBeUndefined();
     expect(await sessionIdsOf(p.id)).toEqual([open.id]);
+  });
+
+  it("a right password gives no guesses at a code back while a second factor is due (max_password_attempts 3)", async () => {
+    const { p, secret } = await strictPersonWithTotp();
+    const s = sessions();
+    const withPassword = () => s.ok("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD } } });
+    const wrongCode = async (made: Msg) => failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: made.sessionToken, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
+
+    const first = await withPassword();
+    await wrongCode(first);
+    await wrongCode(first);
+    const second = await withPassword();
+    expect((await users.get(p.id)).state).toBe("USER_STATE_ACTIVE");
+    await wrongCode(second);
+    expect((await users.get(p.id)).state).toBe("USER_STATE_LOCKED");
   });
 
   describe("PatchSession", () => {
@@ -319,12 +346,7 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
   });
 
   describe("challenges and codes", () => {
-    /** A person with a verified email address and email codes set up. */
-    async function emailPerson() {
-      const p = await person({ email: true });
-      ok(await users.call("AddOTPEmail", { id: p.id }));
-      return p;
-    }
+    const emailPerson = () => newEmailPerson(users);
 
     it("otpEmail with returnCode answers a code that checks.otpEmail takes once", async () => {
       const p = await emailPerson();
@@ -467,6 +489,27 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
       expect(right.status).toBe(200);
       expect(((await right.json()) as Msg).session.details.id).toBe(own.id);
     });
+  });
+});
+
+describe.each(DATABASE_KINDS)("PlatformSessions' rate limit per user for codes sent (%s)", (kind) => {
+  let server: TestServer;
+  let users: Users;
+  let loginClient: string;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "2" });
+    ({ users, loginClient } = await fixture(server));
+  });
+  afterAll(() => server?.close());
+
+  it("refuses the third code challenge for one user within a minute with ResourceExhausted, and makes no session; another user goes on", async () => {
+    const s = serviceClient(PlatformSessions, server.baseUrl, loginClient, "grpc");
+    const challenge = (userId: string) => s.call("CreateSession", { checks: { user: { userId } }, challenges: { otpEmail: { returnCode: true } } });
+    const p = await newEmailPerson(users);
+    for (let i = 0; i < 2; i++) ok(await challenge(p.id));
+    failed(await challenge(p.id), Code.ResourceExhausted);
+    expect(((await s.ok("SearchSessions", { filters: [{ userId: p.id }] })).result ?? []).length).toBe(2);
+    ok(await challenge((await newEmailPerson(users)).id));
   });
 });
 

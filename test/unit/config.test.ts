@@ -279,7 +279,7 @@ describe("OpenID Connect and login settings", () => {
     });
     expect(config.login).toEqual({ maxPasswordAttempts: 10, perIpPerMinute: 60, perLoginNamePerMinute: 20, perSessionPerMinute: 10, loginUiUrl: "" });
     expect(loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "https://login.example/ui" }).login.loginUiUrl).toBe("https://login.example/ui");
-    expect(() => loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "login.example/ui" })).toThrow(/PLATFORM_OIDC_LOGIN_UI_URL: "login.example\/ui" is not an absolute http or https URL/);
+    expect(() => loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "login.example/ui" })).toThrow(/PLATFORM_OIDC_LOGIN_UI_URL: "login.example\/ui" is not an absolute https URL \(http only on localhost\)/);
     expect(loadConfig({ PLATFORM_SESSION_RATE_PER_SESSION: "0" }).login.perSessionPerMinute).toBe(0);
   });
 

@@ -13,6 +13,7 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied, resour
 import type { SettingsKind } from "../settings/kind.js";
 import { loginSettingsOf } from "../settings/login.js";
 import { checkSecondFactor, sendSignInCode } from "../user-factor/checks.js";
+import { secondFactorDue } from "../user-factor/due.js";
 import type { SecondFactorCheck } from "../user-factor/model.js";
 import { userByLoginName } from "../user/login-names.js";
 import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
@@ -114,6 +115,9 @@ export async function patchSession(
   const outcome = await store.transact(async (tx) => {
     // Locked, and its token checked again: of two patches with one token, one wins.
     const current = await usableSession(tx, actor.instanceId, id, givenToken, true);
+    // The passkey first: a code is used up by its check, and must not be for a call that fails after it.
+    const answered = changes.checks.webAuthN ? await checkWebAuthN(tx, deps, actor, current, user, changes.checks.webAuthN) : undefined;
+    if (answered && !answered.ok) return answered;
     const failure = await checkCodes(tx, deps, user, changes.checks);
     if (failure) return failure;
     const now = new Date();
@@ -121,9 +125,7 @@ export async function patchSession(
     let sessionUser = user;
     const events = checkEvents(user, changes.checks, current.user_id ?? undefined);
     let pending = current.challenges;
-    if (changes.checks.webAuthN) {
-      const answered = await checkWebAuthN(tx, deps, actor, current, user, changes.checks.webAuthN);
-      if (!answered.ok) return answered;
+    if (answered) {
       sessionUser = answered.user;
       factors = { ...factors, ...(!current.user_id && { user: { id: answered.user.id, checkedAt: now.toISOString() } }), webAuthN: { checkedAt: now.toISOString(), ...answered.factor } };
       if (!current.user_id) events.push({ type: "session.user.checked", payload: { userId: answered.user.id } });
@@ -215,7 +217,13 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
       if (locked) store.accessChanged();
       throw wrongLogin();
     }
-    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined)) await clearFailedChecks(store.db, actor.instanceId, user.id);
+    // A right password alone clears the count only when no second factor is to follow: else
+    // typing it again would give back the guesses at a code (a right code clears it).
+    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined)) {
+      const settings = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
+      const due = await secondFactorDue(store.db, user, settings, false);
+      if (!due.ask && !due.setUp) await clearFailedChecks(store.db, actor.instanceId, user.id);
+    }
   }
   return user;
 }
@@ -286,6 +294,9 @@ function mergedMetadata(current: Record<string, string>, set: Record<string, Uin
   return next;
 }
 
+/** How long a passkey challenge may be answered (the browser's own timeout is a minute). */
+const CHALLENGE_TTL_MS = 5 * 60_000;
+
 const CHALLENGES = [
   ["otpEmail", "otp_email"],
   ["otpSms", "otp_sms"],
@@ -302,6 +313,8 @@ async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: Us
     const asked = challenges[name];
     if (!asked) continue;
     if (!user) throw invalidArgument(`challenges.${name} needs a user: give checks.user (or patch a session that has one)`);
+    // Every code sent is a message to a person (and an SMS costs): one budget per user with the checks.
+    if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`)) throw resourceExhausted("too many codes or checks for this user; wait a minute");
     const code = await sendSignInCode(tx, deps.codes, actor, user, type, asked.returnCode);
     if (code !== undefined) answers[name] = code;
   }
@@ -311,7 +324,7 @@ async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: Us
     const { userVerification } = challenges.webAuthN;
     const options = await assertionOptions(tx, actor.instanceId, { rpId, userVerification, ...(user && { userId: user.id }) });
     answers.webAuthN = options;
-    pending.webAuthN = { challenge: options.challenge, rpId, userVerification };
+    pending.webAuthN = { challenge: options.challenge, rpId, userVerification, issuedAt: new Date().toISOString() };
   }
   return { answers, pending };
 }
@@ -319,8 +332,9 @@ async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: Us
 /**
  * The answer to the session's passkey challenge: the credential must be registered and of the
  * session's user (or name it, when the session has none yet), the signature right, the counter
- * moving forward. A wrong answer counts toward the lockout of the user it names; a counter
- * that went back is recorded on the user (`user.passkey.clone_suspected`).
+ * moving forward. A wrong answer counts toward the lockout of the session's user; a rightly
+ * signed one whose counter went back is recorded on its user (`user.passkey.clone_suspected`)
+ * and counted there too.
  */
 async function checkWebAuthN(
   tx: Tx,
@@ -333,13 +347,17 @@ async function checkWebAuthN(
   const challenge = session.challenges.webAuthN;
   const refuse = (why: string, locked = false): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked });
   if (!challenge) return refuse("the session has no passkey challenge to answer: request challenges.webAuthN first");
+  // A challenge is answered once, rightly or not, and not after its time.
   await tx.updateTable("sessions").set({ challenges: "{}" }).where("instance_id", "=", actor.instanceId).where("id", "=", session.id).execute();
+  if (Date.now() - new Date(challenge.issuedAt).getTime() > CHALLENGE_TTL_MS) return refuse("the passkey challenge has expired: request challenges.webAuthN again");
   const outcome = await checkAssertion(tx, actor.instanceId, answer, { ...challenge, ...(user && { userId: user.id }) });
   const named = outcome.ok ? outcome.userId : outcome.key?.userId;
   const owner = named ? await findUserRow(tx, actor.instanceId, named) : undefined;
   if (!outcome.ok) {
     if (outcome.clone && outcome.key && owner) await changeUser(tx, actor, await userRowForUpdate(tx, actor.instanceId, owner.id), [{ type: `user.${outcome.key.kind}.clone_suspected`, payload: { id: outcome.key.keyId } }], {});
-    const counted = user ?? owner;
+    // Without a user on the session, an unsigned answer only names a credential: anyone could
+    // name anyone's, so it counts against nobody (the session's own limit bounds the tries).
+    const counted = user ?? (outcome.clone ? owner : undefined);
     if (!counted) return refuse(outcome.reason);
     const { maxPasswordAttempts } = await loginSettingsOf(tx, actor.instanceId, counted.org_id, deps.loginSettings);
     const { locked } = await recordFailedCheck(tx, actor.instanceId, counted.id, maxPasswordAttempts);

@@ -5,6 +5,7 @@ import type { PropertyDefinition, SettingsKind } from "./kind.js";
 import { resolveSettings } from "./store.js";
 
 const EVERYWHERE = new Set(["system", "instance", "org"] as const);
+const INSTANCE_AND_ABOVE = new Set(["system", "instance"] as const);
 
 /** Above this a lockout protects nobody; it is also the environment variable's bound. */
 export const MAX_PASSWORD_ATTEMPTS_LIMIT = 1000;
@@ -33,7 +34,10 @@ export interface LoginSettings {
   passwordlessAllowed: boolean;
 }
 
-/** A login UI's address: an absolute http(s) URL without a fragment; InvalidArgument naming `source` otherwise. */
+/**
+ * A login UI's address: an absolute https URL (http only on this machine, for development)
+ * without a fragment; InvalidArgument naming `source` otherwise.
+ */
 export function checkLoginUiUrl(value: unknown, source: string): string {
   if (value === "") return "";
   let url: URL | undefined;
@@ -42,8 +46,9 @@ export function checkLoginUiUrl(value: unknown, source: string): string {
   } catch {
     url = undefined;
   }
-  if (typeof value !== "string" || !url || (url.protocol !== "https:" && url.protocol !== "http:") || url.hash) {
-    throw invalidArgument(`${source}: "${String(value)}" is not an absolute http or https URL without a fragment`);
+  const local = url?.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (typeof value !== "string" || !url || (url.protocol !== "https:" && !local) || url.hash) {
+    throw invalidArgument(`${source}: "${String(value)}" is not an absolute https URL (http only on localhost) without a fragment`);
   }
   return value;
 }
@@ -103,7 +108,9 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number; login
           if (v !== "allowed" && v !== "not_allowed") throw invalidArgument("passwordless_type is ALLOWED or NOT_ALLOWED");
         },
       },
-      login_ui_url: { levels: EVERYWHERE, builtIn: defaults.loginUiUrl ?? "", check: (v) => checkLoginUiUrl(v, "login_ui_url") },
+      // Where every person of the instance is sent to type a password: the instance's to choose,
+      // not an organization's (whose id anyone can put into an authorization request's scope).
+      login_ui_url: { levels: INSTANCE_AND_ABOVE, builtIn: defaults.loginUiUrl ?? "", check: (v) => checkLoginUiUrl(v, "login_ui_url") },
       mfa_init_skip_lifetime: lifetime("mfa_init_skip_lifetime", 720 * HOUR_MS),
       second_factor_check_lifetime: lifetime("second_factor_check_lifetime", 18 * HOUR_MS),
       allow_register: flag(false),

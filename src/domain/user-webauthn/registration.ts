@@ -15,6 +15,8 @@ import { answerOrigin, checkedRpId } from "./relying-party.js";
  * themselves); attestation `none`, as passkey providers give no other.
  */
 
+const TRANSPORTS: ReadonlySet<string> = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
+
 /** How long a started registration may be finished. */
 const REGISTRATION_TTL_MS = 10 * 60_000;
 
@@ -86,7 +88,8 @@ export async function finishRegistration(tx: Tx, actor: Actor, userId: string, k
       credential_id: credential.id,
       public_key: Buffer.from(credential.publicKey).toString("base64url"),
       sign_count: credential.counter,
-      transports: JSON.stringify(credential.transports ?? response.response.transports ?? []),
+      // Sent back to browsers in later options: only the values WebAuthn defines.
+      transports: JSON.stringify((credential.transports ?? response.response.transports ?? []).filter((t) => TRANSPORTS.has(t))),
       device_type: credentialDeviceType,
     })
     .where("instance_id", "=", actor.instanceId)

@@ -18,11 +18,16 @@ export async function checkedRpId(db: Db | Tx, instanceId: string, domain: strin
 /** The origin an authenticator's answer was made on, when it may count for `rpId`; InvalidArgument otherwise. */
 export function answerOrigin(clientDataJSON: unknown, rpId: string): string {
   let origin: string | undefined;
+  let crossOrigin = false;
   try {
-    origin = JSON.parse(Buffer.from(String(clientDataJSON), "base64url").toString("utf8")).origin;
+    const data = JSON.parse(Buffer.from(String(clientDataJSON), "base64url").toString("utf8"));
+    origin = typeof data.origin === "string" ? data.origin : undefined;
+    crossOrigin = data.crossOrigin === true;
   } catch {
     origin = undefined;
   }
+  // An answer made in a frame of another site is not the person acting on our page.
+  if (crossOrigin) throw invalidArgument("the authenticator answered inside a frame of another origin");
   let url: URL | undefined;
   try {
     url = origin === undefined ? undefined : new URL(origin);

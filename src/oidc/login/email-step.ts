@@ -23,7 +23,7 @@ export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boole
         if (!(e instanceof DomainError)) throw e;
       });
   }
-  const hidden = (extra = "") => progressFields(s, p) + extra;
+  const hidden = (extra = "") => progressFields(s, p, "verifyemail") + extra;
   const action = escapeHtml(`${s.base}/verifyemail`);
   s.show(status, s.t.verifyEmailTitle,
     (error ? errorBody(error) : "") +
@@ -35,7 +35,7 @@ export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boole
 
 /** The code (or a request for another one) of the step; a right code finishes the login. */
 export async function emailCodeSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
-  const p = progressOf(s, form);
+  const p = progressOf(s, form, "verifyemail");
   if (!p) return s.show(403, s.t.errorTitle, errorBody(s.t.formExpired));
   const { userId } = p;
   if (!takeAddressTry(s.c.guards.perIp, s.req, s.res, s.c.instanceId, "code")) return askEmailCode(s, p, false, 429, s.t.tooManyAttempts);

@@ -4,6 +4,7 @@ import { DomainError } from "../../domain/errors.js";
 import type { LoginSettings } from "../../domain/settings/login.js";
 import { addOtp, addTotp, verifyTotp } from "../../domain/user-factor/commands.js";
 import { totpUri } from "../../domain/user-factor/totp.js";
+import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import type { SecondFactorType } from "../../domain/user-factor/model.js";
 import type { UserRow } from "../../store/schema.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
@@ -30,7 +31,7 @@ export async function askMfaSetup(s: SignInStep, p: SignInProgress, user: UserRo
   const { t } = s;
   const action = escapeHtml(`${s.base}/mfasetup`);
   const button = (value: string, label: string) =>
-    `<form method="post" action="${action}">${progressFields(s, p)}<input type="hidden" name="setup" value="${escapeHtml(value)}"><button type="submit">${escapeHtml(label)}</button></form>`;
+    `<form method="post" action="${action}">${progressFields(s, p, "mfasetup")}<input type="hidden" name="setup" value="${escapeHtml(value)}"><button type="submit">${escapeHtml(label)}</button></form>`;
   const choices = offered(user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
   const skip = settings.mfaInitSkipLifetimeMs > 0 ? button("skip", t.skipForNow) : "";
   const none = choices.length === 0 ? errorBody(t.mfaSetupImpossible) : "";
@@ -48,7 +49,7 @@ async function askTotpCode(s: SignInStep, p: SignInProgress, uri: string, secret
     (error ? errorBody(error) : "") +
       `<p>${escapeHtml(t.totpSetupIntro)}</p><figure class="qr" role="img" aria-label="${escapeHtml(t.totpQrLabel)}">${svg}</figure>` +
       `<p>${escapeHtml(t.totpKey)}: <code id="totp-key">${escapeHtml(key)}</code></p>` +
-      `<form method="post" action="${escapeHtml(`${s.base}/mfasetup`)}">${progressFields(s, p)}<input type="hidden" name="setup" value="totp-verify">` +
+      `<form method="post" action="${escapeHtml(`${s.base}/mfasetup`)}">${progressFields(s, p, "mfasetup")}<input type="hidden" name="setup" value="totp-verify">` +
       `<label for="code">${escapeHtml(t.code)}</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]*" required autofocus>` +
       `<button type="submit">${escapeHtml(t.verify)}</button></form>`,
   );
@@ -56,11 +57,14 @@ async function askTotpCode(s: SignInStep, p: SignInProgress, uri: string, secret
 
 export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const { c, t } = s;
-  const p = progressOf(s, form);
+  const p = progressOf(s, form, "mfasetup");
   const user = p && (await findUserRow(c.db, c.instanceId, p.userId));
   if (!p || !user) return s.show(403, t.errorTitle, errorBody(t.formExpired));
   if (user.state !== "active") return s.askLoginName(403, "", t.userLocked);
   const settings = await settingsOf(c, user.org_id);
+  // Only while a set-up is due: the step's proof alone does not make it so (a factor set up
+  // meanwhile, in another tab, leaves nothing to set up here).
+  if (secondFactorChecked(p.amr) || !(await secondFactorDue(c.db, user, settings, vouchedForElsewhere(p.amr))).setUp) return s.proceed(p);
   const actor = { instanceId: c.instanceId, userId: user.id };
   const setup = form.setup ?? "";
   if (setup === "skip") {

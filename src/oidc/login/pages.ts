@@ -1,17 +1,14 @@
 import { createHmac } from "node:crypto";
 import type Provider from "oidc-provider";
-import { storePassword } from "../../domain/user/commands.js";
 import { checkCurrentPassword } from "../../domain/user/passwords.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import type { Db } from "../../store/eventstore.js";
 import { recordFailedCheck } from "../../domain/user/lockout.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
 import { sameToken } from "./form-token.js";
 import { loginLanguage } from "./language.js";
-import { chosenPassword } from "./new-password.js";
 import { LOGIN_PATH } from "./paths.js";
-import { changePasswordForm, errorBody, forgotPasswordLink, loginNameForm, passwordForm } from "./render.js";
+import { errorBody, forgotPasswordLink, loginNameForm, passwordForm } from "./render.js";
 import { TEXTS, type Language } from "./texts/index.js";
 import { defaultOrgOf, userByLoginName } from "../../domain/user/login-names.js";
 import { externalLoginButtons } from "./external/providers.js";
@@ -57,7 +54,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
     if (details.prompt.name === "consent") return consent(req, res, c.provider, details);
     return askLoginName(200, String(details.params.login_hint ?? ""));
   }
-  if (req.method !== "POST" || (step !== "loginname" && step !== "password" && step !== "change")) {
+  if (req.method !== "POST" || (step !== "loginname" && step !== "password")) {
     return show(405, t.errorTitle, errorBody(t.loginExpired));
   }
   let form: Record<string, string>;
@@ -77,34 +74,19 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   const askPassword = (status: number, error?: string) =>
     show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, otherAccount: base, forgotPassword: forgotPasswordLink(base, loginName), ...(error && { error }) }));
   if (step === "loginname") return askPassword(200);
-  const askNewPassword = (status: number, error?: string) =>
-    show(status, t.changePasswordTitle, changePasswordForm(t, { action: `${base}/change`, csrf, loginName, ...(error && { error }) }));
 
   const address = req.socket?.remoteAddress ?? "";
   if (!c.guards.perIp.take(`${c.instanceId} ${address}`) || !c.guards.perLoginName.take(`${c.instanceId} ${user.id}`)) {
     res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
-    return (step === "change" ? askNewPassword : askPassword)(429, t.tooManyAttempts);
+    return askPassword(429, t.tooManyAttempts);
   }
   const checked = form.password ? await checkCurrentPassword(c.db, c.hasher, c.instanceId, user.id, form.password) : { ok: false as const };
   if (!checked.ok) {
     const { locked } = await c.transact((tx) => recordFailedCheck(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
     if (locked) c.accessChanged();
-    return locked ? askLoginName(403, loginName, t.userLocked) : (step === "change" ? askNewPassword : askPassword)(401, t.wrongPassword);
-  }
-  if (step === "change") {
-    const chosen = await chosenPassword(c, t, form.newPassword ?? "", form.newPasswordConfirmation);
-    if ("error" in chosen) return askNewPassword(400, chosen.error);
-    const { hash } = chosen;
-    await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash, changeRequired: false, expected: checked.hash }));
-  } else if (await passwordChangeRequired(c.db, c.instanceId, user.id)) {
-    return askNewPassword(200);
+    return locked ? askLoginName(403, loginName, t.userLocked) : askPassword(401, t.wrongPassword);
   }
   await continueSignIn(steps, { userId: user.id, amr: ["pwd"] });
-}
-
-async function passwordChangeRequired(db: Db, instanceId: string, userId: string): Promise<boolean> {
-  const row = await db.selectFrom("user_secrets").select("change_required").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
-  return row?.change_required ?? false;
 }
 
 /** The service's applications are its own: what they ask for is granted without a question. */

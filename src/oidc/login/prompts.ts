@@ -4,6 +4,7 @@ import { sameToken } from "./form-token.js";
 import { errorBody } from "./render.js";
 import { emailCodeSubmit } from "./email-step.js";
 import { mfaSetupSubmit } from "./mfa-setup.js";
+import { newPasswordSubmit } from "./password-change-step.js";
 import { secondFactorSubmit } from "./second-factor.js";
 import { completeReset, forgotPasswordPage, requestReset } from "./forgot-password.js";
 import { registerPage, registerSubmit } from "./register.js";
@@ -14,8 +15,8 @@ import { accountChooser, chooseAccount } from "./select-account.js";
  * the first page of a `select_account` or `create` interaction, "use another account"
  * (`/other`), the registration form (`/register`), the choice of a known account
  * (`/select`), "Forgot password?" (`/reset`, `/resetcode`), and the steps after the first
- * factor (sign-in.ts): the second factor (`/mfa`), setting one up (`/mfasetup`) and the
- * email code (`/verifyemail`). False when the request is pages.ts's to answer.
+ * factor (sign-in.ts): the second factor (`/mfa`), setting one up (`/mfasetup`), a required
+ * new password (`/newpassword`) and the email code (`/verifyemail`). False when the request is pages.ts's to answer.
  */
 export async function promptSteps(s: PromptStep): Promise<boolean> {
   const { req, step, details } = s;
@@ -34,6 +35,7 @@ export async function promptSteps(s: PromptStep): Promise<boolean> {
     verifyemail: emailCodeSubmit,
     mfa: secondFactorSubmit,
     mfasetup: mfaSetupSubmit,
+    newpassword: newPasswordSubmit,
   };
   const submit = req.method === "POST" && step !== undefined ? submits[step] : undefined;
   if (!submit) return false;

@@ -46,19 +46,6 @@ export function passwordForm(t: Texts, form: FormParts & { loginName: string; ot
     `<p><a href="${escapeHtml(form.otherAccount)}">${escapeHtml(t.otherAccount)}</a></p>`;
 }
 
-export function changePasswordForm(t: Texts, form: FormParts & { loginName: string }): string {
-  const field = (id: string, label: string, autocomplete: string) =>
-    `<label for="${id}">${escapeHtml(label)}</label><input id="${id}" name="${id}" type="password" autocomplete="${autocomplete}" required>`;
-  return `${errorLine(form.error)}<p class="muted">${escapeHtml(form.loginName)}</p>` +
-    `<form method="post" action="${escapeHtml(form.action)}">` +
-    `<input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">` +
-    `<input type="hidden" name="loginName" value="${escapeHtml(form.loginName)}" autocomplete="username">` +
-    field("password", t.currentPassword, "current-password") +
-    field("newPassword", t.newPassword, "new-password") +
-    field("newPasswordConfirmation", t.confirmPassword, "new-password") +
-    `<button type="submit">${escapeHtml(t.changePassword)}</button></form>`;
-}
-
 export function errorBody(message: string): string {
   return `<p class="error" role="alert">${escapeHtml(message)}</p>`;
 }

@@ -54,7 +54,7 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
     }
   }
   const action = escapeHtml(`${s.base}/mfa`);
-  const fields = (extra: string) => progressFields(s, p) + `<input type="hidden" name="factor" value="${escapeHtml(factor)}">` + extra;
+  const fields = (extra: string) => progressFields(s, p, "mfa") + `<input type="hidden" name="factor" value="${escapeHtml(factor)}">` + extra;
   const numeric = factor === "totp" ? ' inputmode="numeric" pattern="[0-9 ]*"' : "";
   const resend =
     factor === "otp_email" || factor === "otp_sms"
@@ -62,7 +62,7 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
       : "";
   const others = choices
     .filter((c) => c !== factor)
-    .map((c) => `<form method="post" action="${action}">${progressFields(s, p)}<input type="hidden" name="factor" value="${escapeHtml(c)}"><input type="hidden" name="choose" value="1"><button type="submit">${escapeHtml(FACTOR_NAME[c](t))}</button></form>`)
+    .map((c) => `<form method="post" action="${action}">${progressFields(s, p, "mfa")}<input type="hidden" name="factor" value="${escapeHtml(c)}"><input type="hidden" name="choose" value="1"><button type="submit">${escapeHtml(FACTOR_NAME[c](t))}</button></form>`)
     .join("");
   s.show(
     status,
@@ -79,7 +79,7 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
 /** A code, another factor chosen, or a new code asked for. A right code moves the sign-in on. */
 export async function secondFactorSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const { c, t } = s;
-  const p = progressOf(s, form);
+  const p = progressOf(s, form, "mfa");
   const user = p && (await findUserRow(c.db, c.instanceId, p.userId));
   if (!p || !user) return s.show(403, t.errorTitle, errorBody(t.formExpired));
   if (user.state !== "active") return s.askLoginName(403, "", t.userLocked);

@@ -4,7 +4,7 @@ import { errorBody, escapeHtml, forgotPasswordLink, passwordForm } from "./rende
 import type { PromptStep } from "./context.js";
 import { finishLogin, knownAccountsOf } from "./finish.js";
 import { settingsOf } from "./org-settings.js";
-import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "./sign-in.js";
+import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import type { KnownAccount } from "./known-accounts.js";
 
 interface Choice {
@@ -62,7 +62,7 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
     const settings = await settingsOf(s.c, chosen.account.orgId);
     const user = await findUserRow(s.c.db, s.c.instanceId, chosen.account.userId);
     if (!user) return s.askLoginName(200, "");
-    const due = await secondFactorDue(s, user, settings, vouchedForElsewhere(amr));
+    const due = await secondFactorDue(s.c.db, user, settings, vouchedForElsewhere(amr));
     const checked = secondFactorChecked(amr) && now - chosen.entry.authTime <= settings.secondFactorCheckLifetimeMs / 1000;
     // The second factor is asked again (and the sign-in counts from then) once its check is older than the settings allow.
     if ((due.ask || due.setUp) && !checked) return s.proceed({ userId: chosen.account.userId, amr: amr.filter((a) => a !== "otp" && a !== "mfa") });

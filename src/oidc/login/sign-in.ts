@@ -1,9 +1,6 @@
 import { findUserRow } from "../../domain/user/queries.js";
-import { mfaRequired, type LoginSettings } from "../../domain/settings/login.js";
 import { clearFailedChecks } from "../../domain/user/lockout.js";
-import type { SecondFactorType } from "../../domain/user-factor/model.js";
-import { usableFactors } from "../../domain/user-factor/queries.js";
-import type { UserRow } from "../../store/schema.js";
+import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import type { SignInProgress, SignInStep } from "./context.js";
 import { askEmailCode } from "./email-step.js";
 import { finishLogin } from "./finish.js";
@@ -11,12 +8,14 @@ import { askMfaSetup } from "./mfa-setup.js";
 import { settingsOf } from "./org-settings.js";
 import { errorBody } from "./render.js";
 import { askSecondFactor } from "./second-factor.js";
+import { askNewPassword, passwordChangeRequired } from "./password-change-step.js";
 
 /**
  * What a sign-in needs after its first factor, in order: the second factor (a person who set
  * one up is asked for it after a password; after an external login only when the login
  * settings force it there), or setting one up when the settings force it and the person has
- * none; then the verified email address `require_verified_email` asks for; then the end.
+ * none; then a new password when an administrator requires one; then the verified email
+ * address `require_verified_email` asks for; then the end.
  * Every sign-in path comes here (password, registration, reset, external login), so none
  * can skip a step. A right password clears the count of failed checks here, once no second
  * factor is to follow: else typing it again would give back the guesses at a code.
@@ -26,36 +25,17 @@ export async function continueSignIn(s: SignInStep, p: SignInProgress): Promise<
   if (!user || user.state !== "active") return s.show(403, s.t.errorTitle, errorBody(user?.state === "locked" ? s.t.userLocked : s.t.loginExpired));
   const settings = await settingsOf(s.c, user.org_id);
   if (!secondFactorChecked(p.amr)) {
-    const due = await secondFactorDue(s, user, settings, vouchedForElsewhere(p.amr));
+    const due = await secondFactorDue(s.c.db, user, settings, vouchedForElsewhere(p.amr));
     if (due.ask) return askSecondFactor(s, p, user, due.factors[0] ?? "recovery_code", true);
     if (p.amr.includes("pwd")) await clearFailedChecks(s.c.db, s.c.instanceId, user.id);
     if (due.setUp) return askMfaSetup(s, p, user, settings);
   }
+  if (p.amr.includes("pwd") && (await passwordChangeRequired(s.c.db, s.c.instanceId, user.id))) return askNewPassword(s, p);
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) return askEmailCode(s, p, true);
   await finishLogin(s.req, s.res, s.c, p.userId, { amr: withMfa(p.amr) });
 }
 
-/** An identity provider alone vouched for the person (no password typed here, as when linking). */
-export const vouchedForElsewhere = (amr: string[]) => amr.includes("fed") && !amr.includes("pwd");
-
-/** Whether the progress holds a checked second factor. */
-export const secondFactorChecked = (amr: string[]) => amr.includes("otp");
-
 /** `mfa` when two factors of different kinds were checked (a password or external login, and a one-time code). */
 function withMfa(amr: string[]): string[] {
   return secondFactorChecked(amr) && (amr.includes("pwd") || amr.includes("fed")) ? [...amr, "mfa"] : amr;
-}
-
-/**
- * Whether the sign-in must ask for a second factor (`ask`, with the person's factors the
- * settings allow, strongest first) or have one set up first (`setUp`: forced, none usable,
- * and not put off within `mfa_init_skip_lifetime`).
- */
-export async function secondFactorDue(s: SignInStep, user: UserRow, settings: LoginSettings, external: boolean): Promise<{ ask: boolean; setUp: boolean; factors: SecondFactorType[] }> {
-  const usable = await usableFactors(s.c.db, user);
-  const factors = usable.factors.filter((f) => settings.secondFactors.includes(f));
-  const required = mfaRequired(settings, external);
-  if (factors.length > 0) return { ask: !external || required, setUp: false, factors };
-  const skipped = user.mfa_init_skipped_at ? Date.now() - new Date(user.mfa_init_skipped_at).getTime() < settings.mfaInitSkipLifetimeMs : false;
-  return { ask: false, setUp: required && !skipped, factors };
 }

@@ -72,6 +72,7 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
     }
 
     if (rules.self && !rules.resource && !hasPermission(principal, rules.permission, { instanceId })) {
+      if (principal.instanceId !== tenant.id) throw denied();
       // A search of one's own: the handler limits it to the caller's results.
       req.contextValues.set(selfOnlyKey, true);
       return next(req);

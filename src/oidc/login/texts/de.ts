@@ -19,7 +19,6 @@ export const de: Texts = {
   signOut: "Abmelden",
   signedOut: "Du bist abgemeldet.",
   changePasswordTitle: "Passwort ändern",
-  currentPassword: "Aktuelles Passwort",
   newPassword: "Neues Passwort",
   confirmPassword: "Neues Passwort bestätigen",
   changePassword: "Passwort ändern",

@@ -19,7 +19,6 @@ export const en: Texts = {
   signOut: "Sign out",
   signedOut: "You are signed out.",
   changePasswordTitle: "Change your password",
-  currentPassword: "Current password",
   newPassword: "New password",
   confirmPassword: "Confirm the new password",
   changePassword: "Change password",

@@ -19,7 +19,6 @@ export const es: Texts = {
   signOut: "Cerrar sesión",
   signedOut: "Has cerrado la sesión.",
   changePasswordTitle: "Cambia tu contraseña",
-  currentPassword: "Contraseña actual",
   newPassword: "Nueva contraseña",
   confirmPassword: "Confirma la nueva contraseña",
   changePassword: "Cambiar contraseña",

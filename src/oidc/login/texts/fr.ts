@@ -19,7 +19,6 @@ export const fr: Texts = {
   signOut: "Se déconnecter",
   signedOut: "Vous êtes déconnecté.",
   changePasswordTitle: "Changez votre mot de passe",
-  currentPassword: "Mot de passe actuel",
   newPassword: "Nouveau mot de passe",
   confirmPassword: "Confirmez le nouveau mot de passe",
   changePassword: "Changer le mot de passe",

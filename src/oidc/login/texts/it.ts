@@ -19,7 +19,6 @@ export const it: Texts = {
   signOut: "Esci",
   signedOut: "Sei uscito.",
   changePasswordTitle: "Cambia la password",
-  currentPassword: "Password attuale",
   newPassword: "Nuova password",
   confirmPassword: "Conferma la nuova password",
   changePassword: "Cambia password",

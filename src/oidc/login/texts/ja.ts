@@ -19,7 +19,6 @@ export const ja: Texts = {
   signOut: "サインアウト",
   signedOut: "サインアウトしました。",
   changePasswordTitle: "パスワードを変更",
-  currentPassword: "現在のパスワード",
   newPassword: "新しいパスワード",
   confirmPassword: "新しいパスワード（確認）",
   changePassword: "パスワードを変更",

@@ -19,7 +19,6 @@ export const nl: Texts = {
   signOut: "Afmelden",
   signedOut: "Je bent afgemeld.",
   changePasswordTitle: "Wijzig je wachtwoord",
-  currentPassword: "Huidig wachtwoord",
   newPassword: "Nieuw wachtwoord",
   confirmPassword: "Bevestig het nieuwe wachtwoord",
   changePassword: "Wachtwoord wijzigen",

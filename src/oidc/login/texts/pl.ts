@@ -19,7 +19,6 @@ export const pl: Texts = {
   signOut: "Wyloguj się",
   signedOut: "Wylogowano.",
   changePasswordTitle: "Zmień hasło",
-  currentPassword: "Obecne hasło",
   newPassword: "Nowe hasło",
   confirmPassword: "Potwierdź nowe hasło",
   changePassword: "Zmień hasło",

@@ -19,7 +19,6 @@ export const pt: Texts = {
   signOut: "Terminar sessão",
   signedOut: "A sessão foi terminada.",
   changePasswordTitle: "Altere a sua senha",
-  currentPassword: "Senha atual",
   newPassword: "Nova senha",
   confirmPassword: "Confirme a nova senha",
   changePassword: "Alterar senha",

@@ -22,7 +22,6 @@ export interface Texts {
   signOut: string;
   signedOut: string;
   changePasswordTitle: string;
-  currentPassword: string;
   newPassword: string;
   confirmPassword: string;
   changePassword: string;

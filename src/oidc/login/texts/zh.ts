@@ -19,7 +19,6 @@ export const zh: Texts = {
   signOut: "退出登录",
   signedOut: "您已退出登录。",
   changePasswordTitle: "更改密码",
-  currentPassword: "当前密码",
   newPassword: "新密码",
   confirmPassword: "确认新密码",
   changePassword: "更改密码",

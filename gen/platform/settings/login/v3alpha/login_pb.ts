@@ -107,10 +107,11 @@ export type SetLoginSettings = Message<"platform.settings.login.v3alpha.SetLogin
   secondFactorCheckLifetime?: SetDuration | undefined;
 
   /**
-   * The address of a login UI of the product's own (an absolute http or https URL), where
-   * authorization requests are sent instead of the built-in pages, with `authRequest=<id>`
-   * added to its query; it signs people in through PlatformSessions and finishes the request
-   * with FinalizeAuthRequest. Empty: the built-in pages. The system's default comes from
+   * The address of a login UI of the product's own (an absolute https URL; http only on
+   * localhost), where authorization requests are sent instead of the built-in pages, with
+   * `authRequest=<id>` added to its query; it signs people in through PlatformSessions and
+   * finishes the request with FinalizeAuthRequest. Empty: the built-in pages. Set in the
+   * system or an instance only (not by an organization). The system's default comes from
    * PLATFORM_OIDC_LOGIN_UI_URL.
    *
    * @generated from field: platform.settings.object.v3alpha.SetString login_ui_url = 11;
