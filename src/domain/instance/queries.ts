@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import { systemProjectionState, type Db } from "../../store/eventstore.js";
+import { systemProjectionState, type Db, type Tx } from "../../store/eventstore.js";
 import type { Database, InstanceRow } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
@@ -43,6 +43,11 @@ export async function instanceById(db: Db, id: string): Promise<InstanceRef | un
 }
 
 /** Read when needed rather than cached with the instance: it changes with SetAsInstanceDefault. */
+/** The instance's name: the issuer authenticator apps show, the relying party name of passkeys. */
+export async function instanceName(db: Db | Tx, id: string): Promise<string> {
+  return (await db.selectFrom("instances").select("name").where("instance_id", "=", id).where("id", "=", id).executeTakeFirstOrThrow()).name;
+}
+
 export async function defaultOrgId(db: Db, instanceId: string): Promise<string> {
   const row = await db
     .selectFrom("instances")

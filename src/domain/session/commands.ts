@@ -219,7 +219,7 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
     }
     // A right password alone clears the count only when no second factor is to follow: else
     // typing it again would give back the guesses at a code (a right code clears it).
-    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined)) {
+    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined) && checked.failedAttempts > 0) {
       const settings = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
       const due = await secondFactorDue(store.db, user, settings, false);
       if (!due.ask && !due.setUp) await clearFailedChecks(store.db, actor.instanceId, user.id);
@@ -248,7 +248,7 @@ type Failure = { ok: false; error: Error; locked: boolean };
 
 /** The code checks, in the write's transaction: the first wrong one ends them (and is counted). */
 async function checkCodes(tx: Tx, deps: SessionDeps, user: UserRow | undefined, checks: SessionChecks): Promise<Failure | undefined> {
-  if (!user) return undefined;
+  if (!user || !CODE_CHECKS.some(([name]) => checks[name] !== undefined)) return undefined;
   const { maxPasswordAttempts } = await loginSettingsOf(tx, user.instance_id, user.org_id, deps.loginSettings);
   for (const [name, check] of CODE_CHECKS) {
     const code = checks[name];

@@ -1,7 +1,6 @@
 import { checkImportableHash, PasswordHashFormatError, type PasswordHasher } from "../../crypto/passwords.js";
 import type { Db } from "../../store/eventstore.js";
 import { invalidArgument } from "../errors.js";
-import { passwordHash } from "./commands.js";
 import { checkPassword, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "./password-policy.js";
 
 /** The hash to store for a new password in clear text, after the instance's policy allowed it. */
@@ -28,8 +27,9 @@ export function importedHash(encoded: string): string {
 }
 
 /** Checks a user's password without touching it: for changing it, when it is replaced anyway. */
-export async function checkCurrentPassword(db: Db, hasher: PasswordHasher, instanceId: string, userId: string, password: string): Promise<{ ok: false } | { ok: true; hash: string }> {
-  const hash = await passwordHash(db, instanceId, userId);
-  if (hash === undefined || !(await hasher.verify(hash, password)).ok) return { ok: false };
-  return { ok: true, hash };
+export async function checkCurrentPassword(db: Db, hasher: PasswordHasher, instanceId: string, userId: string, password: string): Promise<{ ok: false } | { ok: true; hash: string; failedAttempts: number }> {
+  const row = await db.selectFrom("user_secrets").select(["hash", "failed_attempts"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
+  if (row === undefined || !(await hasher.verify(row.hash, password)).ok) return { ok: false };
+  // Read with the hash: a caller clearing the count of failed checks need not ask again when it is zero.
+  return { ok: true, hash: row.hash, failedAttempts: row.failed_attempts };
 }

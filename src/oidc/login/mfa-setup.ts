@@ -1,5 +1,6 @@
 import { findUserRow } from "../../domain/user/queries.js";
 import QRCode from "qrcode";
+import { instanceName } from "../../domain/instance/queries.js";
 import { DomainError } from "../../domain/errors.js";
 import type { LoginSettings } from "../../domain/settings/login.js";
 import { addOtp, addTotp, verifyTotp } from "../../domain/user-factor/commands.js";
@@ -98,7 +99,7 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
 
 /** The issuer authenticator apps show: the instance's name. */
 async function issuerOf(s: SignInStep): Promise<string> {
-  return (await s.c.db.selectFrom("instances").select("name").where("id", "=", s.c.instanceId).executeTakeFirstOrThrow()).name;
+  return instanceName(s.c.db, s.c.instanceId);
 }
 
 /** A refused change (already set up, no longer verified): the page that follows says what holds now. */

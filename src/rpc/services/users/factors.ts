@@ -3,6 +3,7 @@ import { AuthMethodType } from "../../../../gen/platform/resources/user/v3alpha/
 import type { PlatformUsers } from "../../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { invalidArgument } from "../../../domain/errors.js";
+import { instanceName } from "../../../domain/instance/queries.js";
 import { loginSettingsOf } from "../../../domain/settings/login.js";
 import { addOtp, addTotp, generateRecoveryCodes, removeFactor, removeRecoveryCodes, verifyTotp } from "../../../domain/user-factor/commands.js";
 import type { AuthMethod } from "../../../domain/user-factor/model.js";
@@ -52,10 +53,7 @@ export function factorMethods(deps: {
     );
   return {
     async addTOTP(req, ctx) {
-      const added = await onUser(ctx, req.id, async (tx) => {
-        const instance = await tx.selectFrom("instances").select("name").where("id", "=", tenantOf(ctx).id).executeTakeFirstOrThrow();
-        return addTotp(tx, actorOf(ctx), box, req.id, instance.name);
-      });
+      const added = await onUser(ctx, req.id, async (tx) => addTotp(tx, actorOf(ctx), box, req.id, await instanceName(tx, tenantOf(ctx).id)));
       return { details: detailsToProto(added.details), secret: added.secret, uri: added.uri };
     },
     async verifyTOTP(req, ctx) {

@@ -4,6 +4,7 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { PasskeyAuthenticator, PasskeyState } from "../../../../gen/platform/resources/user/v3alpha/credential_pb.js";
 import type { PlatformUsers } from "../../../../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import { instanceName } from "../../../domain/instance/queries.js";
 import { webAuthnKeysOf } from "../../../domain/user-webauthn/queries.js";
 import { finishRegistration, removeWebAuthnKey, startRegistration, type Attachment } from "../../../domain/user-webauthn/registration.js";
 import { getUserRow } from "../../../domain/user/queries.js";
@@ -26,8 +27,8 @@ export function passkeyMethods(deps: { onUser: <T>(ctx: HandlerContext, userId: 
     async startPasskeyRegistration(req, ctx) {
       const started = await onUser(ctx, req.id, async (tx) => {
         // The name people see in their authenticator: the instance's.
-        const instance = await tx.selectFrom("instances").select("name").where("id", "=", tenantOf(ctx).id).executeTakeFirstOrThrow();
-        return startRegistration(tx, actorOf(ctx), req.id, "passkey", { domain: req.domain, rpName: instance.name, attachment: ATTACHMENT[req.authenticatorType] });
+        const rpName = await instanceName(tx, tenantOf(ctx).id);
+        return startRegistration(tx, actorOf(ctx), req.id, "passkey", { domain: req.domain, rpName, attachment: ATTACHMENT[req.authenticatorType] });
       });
       // As JSON: a Struct cannot hold the undefined keys the library may leave (its JSON form fails).
       return { details: detailsToProto(started.details), passkeyId: started.id, publicKeyCredentialCreationOptions: JSON.parse(JSON.stringify(started.options)) as JsonObject };
