@@ -1,13 +1,12 @@
-import { findUserRow } from "../user/queries.js";
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
 import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
-import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow, WebAuthnKind } from "../../store/schema.js";
-import { assertionOptions, checkAssertion } from "../user-webauthn/authentication.js";
+import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
+import { assertionOptions } from "../user-webauthn/authentication.js";
+import { checkWebAuthnAnswer, type WebAuthnFactor } from "../user-webauthn/sign-in-check.js";
 import { checkedRpId } from "../user-webauthn/relying-party.js";
-import { changeUser, userRowForUpdate } from "../user/commands.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied, resourceExhausted } from "../errors.js";
 import type { SettingsKind } from "../settings/kind.js";
@@ -15,9 +14,9 @@ import { loginSettingsOf } from "../settings/login.js";
 import { checkSecondFactor, sendSignInCode } from "../user-factor/checks.js";
 import { secondFactorDue } from "../user-factor/due.js";
 import type { SecondFactorCheck } from "../user-factor/model.js";
-import { userByLoginName } from "../user/login-names.js";
+import { loginUserById, userByLoginName, type LoginUser } from "../user/login-names.js";
 import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
-import { checkCurrentPassword } from "../user/passwords.js";
+import { checkStoredPassword } from "../user/passwords.js";
 import type { VerificationSettings } from "../user/verification.js";
 import { AGGREGATE, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks, type SessionFactor } from "./model.js";
 import { sameHash } from "./token.js";
@@ -201,8 +200,9 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
     if (checks.webAuthN && !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) throw resourceExhausted("too many checks for this session; wait a minute");
     return undefined;
   }
-  const user = named ?? (await findUserRow(store.db, actor.instanceId, userId));
-  if (!user) throw failedPrecondition("the session's user no longer exists");
+  const found = named ?? (await loginUserById(store.db, actor.instanceId, userId));
+  if (!found) throw failedPrecondition("the session's user no longer exists or cannot sign in");
+  const user = found.row;
   if (user.state !== "active") throw failedPrecondition(`the user is ${user.state === "locked" ? "locked" : "not active"}`);
   if (needsUser || checks.webAuthN) {
     if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`) || !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) {
@@ -210,7 +210,7 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
     }
   }
   if (checks.password !== undefined) {
-    const checked = await checkCurrentPassword(store.db, deps.hasher, actor.instanceId, user.id, checks.password);
+    const checked = await checkStoredPassword(deps.hasher, found.password, checks.password);
     if (!checked.ok) {
       const { maxPasswordAttempts } = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
       const { locked } = await store.transact((tx) => recordFailedCheck(tx, actor.instanceId, user.id, maxPasswordAttempts));
@@ -228,20 +228,9 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
   return user;
 }
 
-/** A human user by ID or login name, of an active organization. */
-async function userNamed(db: Db, instanceId: string, named: NonNullable<SessionChecks["user"]>): Promise<UserRow | undefined> {
-  const id = "userId" in named ? named.userId : (await userByLoginName(db, instanceId, named.loginName))?.id;
-  if (!id) return undefined;
-  const row = await db
-    .selectFrom("users")
-    .innerJoin("orgs", (j) => j.onRef("orgs.instance_id", "=", "users.instance_id").onRef("orgs.id", "=", "users.org_id"))
-    .selectAll("users")
-    .where("users.instance_id", "=", instanceId)
-    .where("users.id", "=", id)
-    .where("users.type", "=", "human")
-    .where("orgs.state", "=", "active")
-    .executeTakeFirst();
-  return row;
+/** A human user by ID or login name, of an active organization, with the password's hash: one statement. */
+function userNamed(db: Db, instanceId: string, named: NonNullable<SessionChecks["user"]>): Promise<LoginUser | undefined> {
+  return "userId" in named ? loginUserById(db, instanceId, named.userId) : userByLoginName(db, instanceId, named.loginName);
 }
 
 type Failure = { ok: false; error: Error; locked: boolean };
@@ -294,9 +283,6 @@ function mergedMetadata(current: Record<string, string>, set: Record<string, Uin
   return next;
 }
 
-/** How long a passkey challenge may be answered (the browser's own timeout is a minute). */
-const CHALLENGE_TTL_MS = 5 * 60_000;
-
 const CHALLENGES = [
   ["otpEmail", "otp_email"],
   ["otpSms", "otp_sms"],
@@ -330,11 +316,10 @@ async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: Us
 }
 
 /**
- * The answer to the session's passkey challenge: the credential must be registered and of the
- * session's user (or name it, when the session has none yet), the signature right, the counter
- * moving forward. A wrong answer counts toward the lockout of the session's user; a rightly
- * signed one whose counter went back is recorded on its user (`user.passkey.clone_suspected`)
- * and counted there too.
+ * The answer to the session's passkey challenge, checked by the one check the login pages use
+ * too (user-webauthn/sign-in-check.ts): of the session's user, or naming it when the session
+ * has none yet; a wrong answer counts toward the session user's lockout, a copied key's toward
+ * its owner's.
  */
 async function checkWebAuthN(
   tx: Tx,
@@ -343,28 +328,15 @@ async function checkWebAuthN(
   session: SessionRow,
   user: UserRow | undefined,
   answer: NonNullable<SessionChecks["webAuthN"]>,
-): Promise<{ ok: true; user: UserRow; factor: { userVerified: boolean; kind: WebAuthnKind; deviceType: string } } | Failure> {
+): Promise<{ ok: true; user: UserRow; factor: WebAuthnFactor } | Failure> {
   const challenge = session.challenges.webAuthN;
   const refuse = (why: string, locked = false): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked });
   if (!challenge) return refuse("the session has no passkey challenge to answer: request challenges.webAuthN first");
   // A challenge is answered once, rightly or not, and not after its time.
   await tx.updateTable("sessions").set({ challenges: "{}" }).where("instance_id", "=", actor.instanceId).where("id", "=", session.id).execute();
-  if (Date.now() - new Date(challenge.issuedAt).getTime() > CHALLENGE_TTL_MS) return refuse("the passkey challenge has expired: request challenges.webAuthN again");
-  const outcome = await checkAssertion(tx, actor.instanceId, answer, { ...challenge, ...(user && { userId: user.id }) });
-  const named = outcome.ok ? outcome.userId : outcome.key?.userId;
-  const owner = named ? await findUserRow(tx, actor.instanceId, named) : undefined;
-  if (!outcome.ok) {
-    if (outcome.clone && outcome.key && owner) await changeUser(tx, actor, await userRowForUpdate(tx, actor.instanceId, owner.id), [{ type: `user.${outcome.key.kind}.clone_suspected`, payload: { id: outcome.key.keyId } }], {});
-    // Without a user on the session, an unsigned answer only names a credential: anyone could
-    // name anyone's, so it counts against nobody (the session's own limit bounds the tries).
-    const counted = user ?? (outcome.clone ? owner : undefined);
-    if (!counted) return refuse(outcome.reason);
-    const { maxPasswordAttempts } = await loginSettingsOf(tx, actor.instanceId, counted.org_id, deps.loginSettings);
-    const { locked } = await recordFailedCheck(tx, actor.instanceId, counted.id, maxPasswordAttempts);
-    return refuse(outcome.reason, locked);
-  }
-  if (!owner || owner.type !== "human" || owner.state !== "active") return refuse("the passkey's user cannot sign in");
-  return { ok: true, user: owner, factor: { userVerified: outcome.userVerified, kind: outcome.kind, deviceType: outcome.deviceType } };
+  const checked = await checkWebAuthnAnswer(tx, actor, deps.loginSettings, challenge, answer, user);
+  if (checked.ok) return checked;
+  return refuse(checked.expired ? "the passkey challenge has expired: request challenges.webAuthN again" : checked.reason, checked.locked);
 }
 
 function challengeEvents(challenges: SessionChallenges): PendingEvent[] {

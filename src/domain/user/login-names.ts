@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../store/eventstore.js";
+import type { UserRow } from "../../store/schema.js";
 import { validatesOrgDomains } from "../settings/domain.js";
 
 export interface LoginUser {
@@ -7,6 +8,48 @@ export interface LoginUser {
   orgId: string;
   state: "active" | "inactive" | "locked";
   loginName: string;
+  /** The whole row and the password's hash, read along: the sign-in path needs no second statement for them. */
+  row: UserRow;
+  password?: StoredPassword;
+}
+
+/** A password as stored, with the count of failed checks kept on it (domain/user/lockout.ts). */
+export interface StoredPassword {
+  hash: string;
+  failedAttempts: number;
+}
+
+/** Humans of active organizations with their login name and password, as the sign-in path reads them. */
+function signInCandidates(db: Db, instanceId: string, orgId: string | undefined) {
+  return db
+    .selectFrom("users as u")
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
+    .leftJoin("user_secrets as s", (j) => j.onRef("s.instance_id", "=", "u.instance_id").onRef("s.user_id", "=", "u.id").on("s.kind", "=", "password"))
+    .selectAll("u")
+    .select([
+      "s.hash as password_hash",
+      "s.failed_attempts as password_failed_attempts",
+      sql<string>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as("login_name"),
+    ])
+    .where("u.instance_id", "=", instanceId)
+    .where("u.type", "=", "human")
+    .where("o.state", "=", "active")
+    .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!));
+}
+
+type CandidateRow = UserRow & { password_hash: string | null; password_failed_attempts: number | null; login_name: string };
+
+function loginUser(found: CandidateRow | undefined): LoginUser | undefined {
+  if (!found) return undefined;
+  const { password_hash, password_failed_attempts, login_name, ...row } = found;
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    state: row.state as LoginUser["state"],
+    loginName: login_name,
+    row,
+    ...(password_hash !== null && { password: { hash: password_hash, failedAttempts: password_failed_attempts ?? 0 } }),
+  };
 }
 
 /**
@@ -20,19 +63,7 @@ export interface LoginUser {
  * forms the login names shown) read as login domains.
  */
 export async function userByLoginName(db: Db, instanceId: string, loginName: string, orgId?: string): Promise<LoginUser | undefined> {
-  const base = db
-    .selectFrom("users as u")
-    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
-    .select([
-      "u.id",
-      "u.org_id",
-      "u.state",
-      sql<string>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as("login_name"),
-    ])
-    .where("u.instance_id", "=", instanceId)
-    .where("u.type", "=", "human")
-    .where("o.state", "=", "active")
-    .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!));
+  const base = signInCandidates(db, instanceId, orgId);
   const name = loginName.trim().toLowerCase();
   const at = name.lastIndexOf("@");
   const verifiedOnly = at > 0 && (await validatesOrgDomains(db, instanceId));
@@ -54,7 +85,12 @@ export async function userByLoginName(db: Db, instanceId: string, loginName: str
           .executeTakeFirst()
       : undefined;
   row ??= await base.where(sql<string>`lower(u.username)`, "=", name).executeTakeFirst();
-  return row && { id: row.id, orgId: row.org_id, state: row.state as LoginUser["state"], loginName: row.login_name };
+  return loginUser(row);
+}
+
+/** The person with this ID, if they may sign in (human, of an active organization), read as userByLoginName reads them. */
+export async function loginUserById(db: Db, instanceId: string, id: string): Promise<LoginUser | undefined> {
+  return loginUser(await signInCandidates(db, instanceId, undefined).where("u.id", "=", id).executeTakeFirst());
 }
 
 export async function defaultOrgOf(db: Db, instanceId: string): Promise<string> {

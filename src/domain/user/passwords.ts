@@ -1,6 +1,7 @@
 import { checkImportableHash, PasswordHashFormatError, type PasswordHasher } from "../../crypto/passwords.js";
 import type { Db } from "../../store/eventstore.js";
 import { invalidArgument } from "../errors.js";
+import type { StoredPassword } from "./login-names.js";
 import { checkPassword, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "./password-policy.js";
 
 /** The hash to store for a new password in clear text, after the instance's policy allowed it. */
@@ -27,9 +28,18 @@ export function importedHash(encoded: string): string {
 }
 
 /** Checks a user's password without touching it: for changing it, when it is replaced anyway. */
-export async function checkCurrentPassword(db: Db, hasher: PasswordHasher, instanceId: string, userId: string, password: string): Promise<{ ok: false } | { ok: true; hash: string; failedAttempts: number }> {
+export async function checkCurrentPassword(db: Db, hasher: PasswordHasher, instanceId: string, userId: string, password: string): Promise<PasswordCheck> {
   const row = await db.selectFrom("user_secrets").select(["hash", "failed_attempts"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
-  if (row === undefined || !(await hasher.verify(row.hash, password)).ok) return { ok: false };
-  // Read with the hash: a caller clearing the count of failed checks need not ask again when it is zero.
-  return { ok: true, hash: row.hash, failedAttempts: row.failed_attempts };
+  return checkStoredPassword(hasher, row && { hash: row.hash, failedAttempts: row.failed_attempts }, password);
+}
+
+export type PasswordCheck = { ok: false } | { ok: true; hash: string; failedAttempts: number };
+
+/**
+ * Checks a password against the hash read with its user (domain/user/login-names.ts). The
+ * count of failed checks comes along: a caller clearing it need not ask again when it is zero.
+ */
+export async function checkStoredPassword(hasher: PasswordHasher, stored: StoredPassword | undefined, password: string): Promise<PasswordCheck> {
+  if (stored === undefined || !(await hasher.verify(stored.hash, password)).ok) return { ok: false };
+  return { ok: true, hash: stored.hash, failedAttempts: stored.failedAttempts };
 }

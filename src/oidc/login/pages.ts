@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type Provider from "oidc-provider";
-import { checkCurrentPassword } from "../../domain/user/passwords.js";
+import { checkStoredPassword } from "../../domain/user/passwords.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { recordFailedCheck } from "../../domain/user/lockout.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
@@ -80,7 +80,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
     res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
     return askPassword(429, t.tooManyAttempts);
   }
-  const checked = form.password ? await checkCurrentPassword(c.db, c.hasher, c.instanceId, user.id, form.password) : { ok: false as const };
+  const checked = form.password ? await checkStoredPassword(c.hasher, user.password, form.password) : { ok: false as const };
   if (!checked.ok) {
     const { locked } = await c.transact((tx) => recordFailedCheck(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
     if (locked) c.accessChanged();

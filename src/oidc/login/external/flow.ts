@@ -4,7 +4,7 @@ import type { SecretBox } from "../../../crypto/encryption.js";
 import { DomainError } from "../../../domain/errors.js";
 import { addUser, patchUser } from "../../../domain/user/commands.js";
 import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail, type ExternalAccount } from "../../../domain/user/external-identities.js";
-import { checkCurrentPassword } from "../../../domain/user/passwords.js";
+import { checkStoredPassword } from "../../../domain/user/passwords.js";
 import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
 import type { Logger } from "../../../log/logger.js";
@@ -272,7 +272,7 @@ class Step {
       this.res.setHeader("retry-after", String(guards.perIp.retryAfterS()));
       return again(429, this.t.tooManyAttempts);
     }
-    const checked = form.password ? await checkCurrentPassword(this.c.db, this.c.hasher, this.c.instanceId, user.id, form.password) : { ok: false as const };
+    const checked = form.password ? await checkStoredPassword(this.c.hasher, user.password, form.password) : { ok: false as const };
     if (!checked.ok) {
       const { maxPasswordAttempts } = await settingsOf(this.c, user.orgId);
       const { locked } = await this.c.transact((tx) => recordFailedCheck(tx, this.c.instanceId, user.id, maxPasswordAttempts));
