@@ -45,6 +45,8 @@ function copy(pkg, src, dest, expectedPackage) {
 
 copy("google-proto-files", "google/api/annotations.proto", "google/api/annotations.proto", "google.api");
 copy("google-proto-files", "google/api/http.proto", "google/api/http.proto", "google.api");
+// The raw request body of an upload (the REST gateway's HttpBody convention, src/gateway/).
+copy("google-proto-files", "google/api/httpbody.proto", "google/api/httpbody.proto", "google.api");
 copy("grpc-health-check", "proto/health/v1/health.proto", "grpc/health/v1/health.proto", "grpc.health.v1");
 for (const v of ["v1", "v1alpha"]) {
   const p = `grpc/reflection/${v}/reflection.proto`;

@@ -53,6 +53,13 @@ export interface Config {
   notificationProviders: NotificationProviderSettings;
   notifications: NotificationOutboxSettings;
   domainValidation: DomainValidationSettings;
+  /** Branding settings (src/domain/settings/branding.ts). */
+  branding: BrandingLimits;
+}
+
+export interface BrandingLimits {
+  /** Larger logos and icons are InvalidArgument; the request body limit applies too. */
+  maxImageBytes: number;
 }
 
 /** Proving that an organization owns a domain (src/domain/org-domain/validation.ts). */
@@ -134,6 +141,8 @@ export interface ExternalLoginSettings {
   /** GitHub's web address (authorization, token endpoint) and its API's (user, emails). */
   githubUrl: string;
   githubApiUrl: string;
+  /** An API intent must come back from the provider this long after its start, and its token is usable this long after that. */
+  intentTtlMs: number;
 }
 
 /**
@@ -307,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksRefetchIntervalMs: duration(env, "PLATFORM_IDP_JWKS_REFETCH_INTERVAL", "30s", HOUR_MS),
       githubUrl: baseUrl(env, "PLATFORM_GITHUB_URL", "https://github.com"),
       githubApiUrl: baseUrl(env, "PLATFORM_GITHUB_API_URL", "https://api.github.com"),
+      intentTtlMs: duration(env, "PLATFORM_IDP_INTENT_TTL", "10m", 24 * HOUR_MS),
     },
     actions: {
       signingKeyGraceMs: duration(env, "PLATFORM_ACTIONS_SIGNING_KEY_GRACE", "1h", 720 * HOUR_MS),
@@ -340,6 +350,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dnsTimeoutMs: duration(env, "PLATFORM_DNS_TIMEOUT", "5s", 60_000, 100),
       httpsPort: integer(env, "PLATFORM_DOMAIN_VALIDATION_HTTPS_PORT", 443, 1, 65535),
       httpPort: integer(env, "PLATFORM_DOMAIN_VALIDATION_HTTP_PORT", 80, 1, 65535),
+    },
+    branding: {
+      maxImageBytes: integer(env, "PLATFORM_BRANDING_MAX_IMAGE_BYTES", 512 * 1024, 1024, 64 * 1024 * 1024),
     },
   };
 }

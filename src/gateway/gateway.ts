@@ -73,7 +73,7 @@ async function serve(
   res: NodeResponse,
   host: string,
 ) {
-  const body = route.body ? await readJsonBody(req, opts.maxBodyBytes) : undefined;
+  const body = !route.body ? undefined : route.rawBody ? await readRawBody(req, opts.maxBodyBytes) : await readJsonBody(req, opts.maxBodyBytes);
   if (body === TOO_LARGE) {
     sendStatus(res, 413, Code.ResourceExhausted, `the request body exceeds ${opts.maxBodyBytes} bytes`);
     return;
@@ -112,8 +112,21 @@ async function serve(
     sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);
     return;
   }
+  if (route.rawResponse !== undefined) return sendRaw(res, route, route.rawResponse, payload);
   const created = route.createdJsonField !== undefined && (parseJson(payload) as Record<string, JsonValue> | undefined)?.[route.createdJsonField] === true;
   send(res, successStatus(route, created), "application/json", payload);
+}
+
+/**
+ * A google.api.HttpBody answer as itself. Whatever it holds, it runs nothing and embeds
+ * nothing from elsewhere when a browser opens it from the API's origin: such answers are
+ * previews and files, never applications.
+ */
+function sendRaw(res: NodeResponse, route: Route, field: string, payload: Buffer): void {
+  const answer = ((parseJson(payload) as Record<string, unknown> | undefined)?.[field] ?? {}) as { contentType?: string; data?: string };
+  res.setHeader("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+  res.setHeader("x-content-type-options", "nosniff");
+  send(res, successStatus(route, false), answer.contentType || "application/octet-stream", Buffer.from(answer.data ?? "", "base64"));
 }
 
 /** A REST call's context: its caller's address, and the status its success is answered with. */
@@ -124,9 +137,7 @@ function callContext(route: Route, req: NodeRequest) {
 
 const TOO_LARGE = Symbol("too large");
 
-async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue | undefined | typeof TOO_LARGE> {
-  const type = req.headers["content-type"];
-  if (type && !JSON_TYPES.test(type)) throw invalidArgument(`unsupported content type ${type}: send application/json`);
+async function readBody(req: NodeRequest, limit: number): Promise<Buffer | typeof TOO_LARGE> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) {
     req.resume();
@@ -139,7 +150,22 @@ async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue 
     if (size > limit) return TOO_LARGE;
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString("utf8").trim();
+  return Buffer.concat(chunks);
+}
+
+/** An HttpBody in proto3 JSON: the bytes as they came, and what the caller said they are. */
+async function readRawBody(req: NodeRequest, limit: number): Promise<JsonValue | typeof TOO_LARGE> {
+  const data = await readBody(req, limit);
+  if (data === TOO_LARGE) return TOO_LARGE;
+  return { contentType: req.headers["content-type"] ?? "", data: data.toString("base64") };
+}
+
+async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue | undefined | typeof TOO_LARGE> {
+  const type = req.headers["content-type"];
+  if (type && !JSON_TYPES.test(type)) throw invalidArgument(`unsupported content type ${type}: send application/json`);
+  const data = await readBody(req, limit);
+  if (data === TOO_LARGE) return TOO_LARGE;
+  const text = data.toString("utf8").trim();
   if (text === "") return undefined;
   try {
     return JSON.parse(text) as JsonValue;

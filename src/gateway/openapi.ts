@@ -129,6 +129,10 @@ export function openApiDocument(
   const requestBody = (route: Route): Schema | undefined => {
     if (route.body === "") return undefined;
     const field = route.method.input.fields.find((f) => f.name === route.body);
+    if (route.rawBody) {
+      const description = [field ? fieldComment(field) : undefined, "The raw body, with its Content-Type."].filter(Boolean).join(" ");
+      return { required: true, description, content: { "*/*": { schema: { type: "string", format: "binary" } } } };
+    }
     const schema = field ? fieldSchema(field) : messageSchema(route.method.input);
     // Said once, on the body; a oneof note means nothing once the field is the whole body.
     delete schema.description;
@@ -137,7 +141,9 @@ export function openApiDocument(
   };
 
   const responses = (route: Route): Schema => {
-    const ok = { content: { "application/json": { schema: messageSchema(route.method.output) } } };
+    const ok = route.rawResponse !== undefined
+      ? { content: { "*/*": { schema: { type: "string", format: "binary" } } } }
+      : { content: { "application/json": { schema: messageSchema(route.method.output) } } };
     // With a created field, one RPC answers 200 when it updated and 201 when it created.
     const success: Schema = route.createdJsonField
       ? { "200": { description: "Updated", ...ok }, "201": { description: "Created", ...ok } }

@@ -10,6 +10,16 @@ export interface Route {
   template: PathTemplate;
   /** "" none, "*" the whole request, else the request field that is the body. */
   body: string;
+  /**
+   * The body is a google.api.HttpBody (the field named by `body`, or with "*" the request
+   * itself): grpc-gateway's convention that the HTTP body is taken raw, with its Content-Type.
+   */
+  rawBody: boolean;
+  /**
+   * The answer's field (its JSON name) that is a google.api.HttpBody named by the rule's
+   * `response_body`: REST callers get its data as the body, with its content type.
+   */
+  rawResponse: string | undefined;
   method: DescMethod;
   /** The procedure path the Connect handler is registered under. */
   procedure: string;
@@ -54,6 +64,8 @@ function routeOf(method: DescMethod, rule: HttpRule): Route {
     httpMethod,
     template: parsePathTemplate(path),
     body: rule.body,
+    rawBody: bodyMessage(method, rule.body)?.typeName === HTTP_BODY,
+    rawResponse: rawResponseField(method, rule.responseBody),
     method,
     procedure: `/${method.parent.typeName}/${method.name}`,
     successStatus: rules?.successStatus ?? 200,
@@ -67,6 +79,22 @@ function routeOf(method: DescMethod, rule: HttpRule): Route {
     throw new Error(`${method.name}: body field ${route.body} is not a field of ${method.input.typeName}`);
   }
   return route;
+}
+
+/** What a raw body fills; see Route.rawBody. */
+export const HTTP_BODY = "google.api.HttpBody";
+
+function rawResponseField(method: DescMethod, responseBody: string): string | undefined {
+  if (responseBody === "") return undefined;
+  const field = method.output.fields.find((f) => f.name === responseBody);
+  // The only use of response_body the gateway has: anything else would be silently ignored.
+  if (field?.message?.typeName !== HTTP_BODY) throw new Error(`${method.name}: response_body ${responseBody} is not a google.api.HttpBody field of ${method.output.typeName}`);
+  return field.jsonName;
+}
+
+function bodyMessage(method: DescMethod, body: string) {
+  if (body === "*") return method.input;
+  return body === "" ? undefined : method.input.fields.find((f) => f.name === body)?.message;
 }
 
 export function findRoutes(routes: readonly Route[], path: string) {

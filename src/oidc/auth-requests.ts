@@ -6,7 +6,10 @@ import type { SettingsKind } from "../domain/settings/kind.js";
 import { loginSettingsOf } from "../domain/settings/login.js";
 import { secondFactorDue } from "../domain/user-factor/due.js";
 import type { SecondFactorType } from "../domain/user-factor/model.js";
+import { provesPerson, provesSecondFactor, webAuthnAmr } from "../domain/user-webauthn/factor.js";
+import { linkedUser } from "../domain/user/external-identities.js";
 import type { Db } from "../store/eventstore.js";
+import { acrOf, withRequestedAcr } from "./acr.js";
 import type { SessionFactorsJson } from "../store/schema.js";
 import { payloadAdapters, type OidcPayload } from "./payload-adapter.js";
 import { requestedOrg, splitScope } from "./scopes.js";
@@ -69,19 +72,20 @@ const SECOND_FACTORS = ["totp", "otpEmail", "otpSms", "recoveryCode"] as const;
 const FACTOR_TYPES: Record<Exclude<(typeof SECOND_FACTORS)[number], "recoveryCode">, SecondFactorType> = { totp: "totp", otpEmail: "otp_email", otpSms: "otp_sms" };
 
 /**
- * How the session signed the person in (RFC 8176): `pwd` for a password, `otp` for a code,
- * `hwk` for a device-bound key or `swk` for a synced passkey, `user` when the authenticator
- * verified the person; `mfa` for factors of two kinds (a user-verified passkey is two).
+ * How the session signed the person in (RFC 8176): `pwd` for a password, `fed` for an external
+ * login (an identity provider intent), `otp` for a code,
+ * `hwk` for a device-bound key or `swk` for a synced passkey, `user` when a passkey verified
+ * the person; `mfa` for factors of two kinds (a user-verified passkey is two, a security key
+ * one: user-webauthn/factor.ts).
  */
 export function amrOf(f: SessionFactorsJson): string[] {
   const amr: string[] = [];
   if (f.password) amr.push("pwd");
+  if (f.idpIntent) amr.push("fed");
   if (SECOND_FACTORS.some((name) => f[name])) amr.push("otp");
-  if (f.webAuthN) {
-    if (f.webAuthN.userVerified) amr.push("user");
-    amr.push(f.webAuthN.deviceType === "multiDevice" ? "swk" : "hwk");
-  }
-  const kinds = Number(Boolean(f.password)) + Number(SECOND_FACTORS.some((name) => f[name])) + (f.webAuthN ? (f.webAuthN.userVerified ? 2 : 1) : 0);
+  if (f.webAuthN) amr.push(...webAuthnAmr(f.webAuthN));
+  // A password and an external login are both first factors: together they are one kind.
+  const kinds = Number(Boolean(f.password || f.idpIntent)) + Number(SECOND_FACTORS.some((name) => f[name])) + (f.webAuthN ? (provesPerson(f.webAuthN) ? 2 : 1) : 0);
   if (kinds >= 2) amr.push("mfa");
   return amr;
 }
@@ -89,8 +93,8 @@ export function amrOf(f: SessionFactorsJson): string[] {
 /**
  * Finishes a waiting request as the session's user, when the session's checks and the user's
  * login settings satisfy it (password sign-in allowed, a verified email where required);
- * answers where the browser goes next. The ID token's `amr` and `auth_time` are the session's:
- * `pwd` for a password, `otp` for a code, `mfa` for both; the newest check's time.
+ * answers where the browser goes next. The ID token's `amr` and `auth_time` are the session's
+ * (amrOf; the oldest check the sign-in needs), its `acr` follows from `amr` (acr.ts).
  */
 export async function finalizeAuthRequest(db: Db, instanceId: string, loginSettings: SettingsKind, id: string, sessionId: string, sessionToken: string): Promise<string> {
   const payload = await waiting(db, instanceId, id);
@@ -118,16 +122,24 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
 
   const f = session.factors as SessionFactorsJson;
   const seconds = (at: string | undefined) => (at === undefined ? undefined : Math.floor(new Date(at).getTime() / 1000));
-  const settings = await loginSettingsOf(db, instanceId, user.org_id, loginSettings);
+  // A request that accepts only multi-factor (acr_values) is served as if the settings forced it.
+  const settings = withRequestedAcr(await loginSettingsOf(db, instanceId, user.org_id, loginSettings), payload.params);
   // The first factor, as the login settings allow it: a password where passwords sign in, a
-  // user-verified passkey (two factors in one) where passkeys sign in alone.
-  const passkey = f.webAuthN?.kind === "passkey" && f.webAuthN.userVerified ? f.webAuthN : undefined;
+  // user-verified passkey (two factors in one) where passkeys sign in alone, an external
+  // login where identity providers do.
+  const passkey = f.webAuthN && provesPerson(f.webAuthN) ? f.webAuthN : undefined;
   const byPasskey = passkey !== undefined && settings.passwordlessAllowed;
   const byPassword = !byPasskey && f.password !== undefined && settings.allowUsernamePassword;
-  if (!byPasskey && !byPassword) {
+  const byIdp = !byPasskey && !byPassword && f.idpIntent !== undefined && settings.allowExternalIdp;
+  if (!byPasskey && !byPassword && !byIdp) {
     if (passkey && !f.password) throw failedPrecondition("the login settings of the user's organization do not allow signing in with a passkey alone");
     if (f.password) throw failedPrecondition("the login settings of the user's organization do not allow signing in with a password");
-    throw failedPrecondition(`session ${sessionId} has checked no password and no user-verified passkey`);
+    if (f.idpIntent) throw failedPrecondition("the login settings of the user's organization do not allow signing in with an identity provider");
+    throw failedPrecondition(`session ${sessionId} has checked no password, no user-verified passkey and no external login`);
+  }
+  // The external account must still be the user's: a link removed since no longer signs in.
+  if (byIdp && (await linkedUser(db, instanceId, f.idpIntent!.idpId, f.idpIntent!.externalUserId))?.userId !== user.id) {
+    throw failedPrecondition(`the external account session ${sessionId} checked is no longer linked to its user: check an external login again`);
   }
   if (byPassword) {
     // The password checked must still be the user's, and one it may keep.
@@ -137,12 +149,15 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   }
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) throw failedPrecondition("the login settings ask for a verified email address: verify the user's first (VerifyEmail)");
   const now = Math.floor(Date.now() / 1000);
-  const first = byPasskey ? seconds(passkey!.checkedAt)! : seconds(f.password!.checkedAt)!;
-  // Second factors the login settings allow (a recovery code always stands in), and any key.
+  const first = seconds((byPasskey ? passkey! : byIdp ? f.idpIntent! : f.password!).checkedAt)!;
+  // Second factors the login settings allow (a recovery code always stands in): codes, a
+  // security key where U2F is allowed, a user-verified passkey where it is a multi-factor.
   const allowed = SECOND_FACTORS.filter((name) => name === "recoveryCode" || settings.secondFactors.includes(FACTOR_TYPES[name]));
-  const secondChecked = [...allowed.map((name) => seconds(f[name]?.checkedAt)), byPassword ? seconds(f.webAuthN?.checkedAt) : undefined].filter((t): t is number => t !== undefined);
+  const key = (byPassword || byIdp) && f.webAuthN && provesSecondFactor(f.webAuthN, settings) ? f.webAuthN : undefined;
+  const secondChecked = [...allowed.map((name) => seconds(f[name]?.checkedAt)), seconds(key?.checkedAt)].filter((t): t is number => t !== undefined);
   const second = byPasskey ? first : secondChecked.length > 0 ? Math.max(...secondChecked) : undefined;
-  const due = await secondFactorDue(db, user, settings, false);
+  // After an identity provider alone a second factor is due only where forced for it too (force_mfa_local_only).
+  const due = await secondFactorDue(db, user, settings, byIdp);
   const needsSecond = due.ask || due.setUp;
   if (needsSecond && (second === undefined || now - second > settings.secondFactorCheckLifetimeMs / 1000)) {
     throw failedPrecondition(`session ${sessionId} needs a second factor the login settings allow, checked within the last ${settings.secondFactorCheckLifetimeMs / 1000} s`);
@@ -156,7 +171,7 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
 
   const amr = amrOf(f);
   // What the provider's interactionResult stores: the login, and the prompts of our policy that it resolves.
-  const result = { login: { accountId: user.id, amr, ts: authTime, remember: true }, select_account: {}, create: {} };
+  const result = { login: { accountId: user.id, amr, acr: acrOf(amr), ts: authTime, remember: true }, select_account: {}, create: {} };
   // Only while no result is there: of two finalizations racing, one wins.
   const finished = await db
     .updateTable("oidc_payloads")

@@ -9,11 +9,11 @@ const ORG_CLAIMS = ["urn:platform:iam:user:resourceowner:id", "urn:platform:iam:
 
 /**
  * The claims each scope releases (OpenID Connect Core 1.0, section 5.4, and ours). With
- * `openid`, in ID tokens: how the user signed in (`amr`: `pwd`, `fed`) and the actor of an
- * impersonation (`act`, RFC 8693), when the token has them.
+ * `openid`, in ID tokens: how the user signed in (`amr`: `pwd`, `fed`, …) and how strongly
+ * (`acr`, acr.ts), and the actor of an impersonation (`act`, RFC 8693), when the token has them.
  */
 export const CLAIMS = {
-  openid: ["sub", "amr", "act", ROLES_CLAIM],
+  openid: ["sub", "amr", "acr", "act", ROLES_CLAIM],
   profile: ["name", "given_name", "family_name", "nickname", "locale", "gender", "preferred_username", "updated_at", ...ORG_CLAIMS],
   email: ["email", "email_verified"],
   phone: ["phone_number", "phone_number_verified"],

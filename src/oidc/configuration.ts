@@ -6,6 +6,7 @@ import type { OidcSettings } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { Db } from "../store/eventstore.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
+import { ACR_VALUES } from "./acr.js";
 import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";
 import type { FeatureFlags } from "../domain/feature/flags.js";
 import { instanceLanguages } from "../domain/settings/language.js";
@@ -118,6 +119,8 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
       },
     },
     claims: CLAIMS,
+    // The ID token's acr (acr.ts), listed as acr_values_supported.
+    acrValues: ACR_VALUES,
     scopes: [...STANDARD_SCOPES],
     ttl: {
       AccessToken: settings.accessTokenTtlS,

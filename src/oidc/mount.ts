@@ -4,6 +4,7 @@ import { decodeJwt } from "jose";
 import { ACCESS_CHANNEL, type AccessEpoch } from "../cache/access-epoch.js";
 import type { Config } from "../config/config.js";
 import type { NodeRequest, NodeResponse } from "../http/respond.js";
+import { requestSignal } from "../http/request-signal.js";
 import type { Logger } from "../log/logger.js";
 import type { TenantResolver } from "../server/tenant-resolver.js";
 import { TooManyUnknownLookups } from "../cache/unknown-lookups.js";
@@ -13,11 +14,11 @@ import type { PasswordHasher } from "../crypto/passwords.js";
 import { JWT_BEARER } from "./clients.js";
 import { loginPages } from "./login/pages.js";
 import { codePages } from "./login/code-pages.js";
+import { serveLoginAsset } from "./login/assets.js";
 import type { VerificationSettings } from "../domain/user/verification.js";
 import { loginSettingsKind } from "../domain/settings/login.js";
 import { externalLogin } from "./login/external/flow.js";
-import { upstreamCalls } from "./login/external/upstream.js";
-import type { OutboundClient } from "../http/outbound.js";
+import type { Calls } from "./login/external/upstream.js";
 import type { ActionFunctions } from "../actions/functions.js";
 import { LOGIN_PATH } from "./login/paths.js";
 import { WindowLimiter } from "../http/window-limiter.js";
@@ -69,6 +70,9 @@ function servedAt(path: string): Served | undefined {
   return undefined;
 }
 
+/** The scheme of every issuer: https with a certificate, else the external URL's (a TLS-terminating proxy). */
+export const issuerScheme = (config: Pick<Config, "tls" | "externalUrl">) => (config.tls ? "https" : config.externalUrl.protocol.replace(":", ""));
+
 export interface OidcMountDeps {
   config: Config;
   store: Store;
@@ -80,8 +84,8 @@ export interface OidcMountDeps {
   box: SecretBox;
   hasher: PasswordHasher;
   lookups: OidcLookups;
-  /** The process's one client for other servers (upstream identity providers here). */
-  outbound: OutboundClient;
+  /** Upstream identity providers of external login (login/external/, through the outbound client), shared with the API's intents. */
+  calls: Calls;
   /** Action functions that add claims to userinfo (preuserinfo). */
   functions: ActionFunctions;
   /** Codes by message, which the login pages send and check. */
@@ -97,20 +101,21 @@ export interface OidcMountDeps {
  */
 export function oidcMount(deps: OidcMountDeps) {
   const { config, store, logger, tenants, providers, keys } = deps;
-  const scheme = config.tls ? "https" : config.externalUrl.protocol.replace(":", "");
+  const scheme = issuerScheme(config);
   const guards = {
     perIp: new WindowLimiter(config.login.perIpPerMinute, 60_000),
     perLoginName: deps.perUser,
     loginSettings: loginSettingsKind(config.login),
     sessionTtlS: config.oidc.refreshTokenTtlS,
   };
-  // Upstream identity providers of external login (login/external/).
-  const calls = upstreamCalls(deps.outbound, config.outbound.timeoutMs, config.externalLogin);
+  const { calls } = deps;
 
   return async function serve(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
     const path = (req.url ?? "/").split("?", 1)[0]!;
     const served = servedAt(path);
     if (!served) return false;
+    // The pages' static script is the same for every instance: no lookup, no database.
+    if (served === "login" && serveLoginAsset(req, res)) return true;
     const signal = requestSignal(res);
     try {
       const instance = await resolveTenant(tenants, host, signal, req.socket.remoteAddress);
@@ -123,7 +128,7 @@ export function oidcMount(deps: OidcMountDeps) {
         const csrfKey = deps.box.derive(`login-forms:${instance.id}`);
         const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes, codes: deps.codes, resetAnswerMs: config.notifications.resetAnswerMs };
         await inRequestScope({ db, jwtBearer: false }, async () => {
-          if (await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger })) return;
+          if (await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger, intentTtlMs: config.externalLogin.intentTtlMs })) return;
           if (!(await codePages(req, res, login))) await loginPages(req, res, login);
         });
         return true;
@@ -193,12 +198,3 @@ async function prepareTokenRequest(
   return true;
 }
 
-function requestSignal(res: NodeResponse): AbortSignal {
-  const controller = new AbortController();
-  // Only a caller that left ends the request's work: aborting after every answer costs a
-  // DOMException with its stack and the listeners' calls, a few percent of a token's CPU.
-  res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}

@@ -30,7 +30,8 @@ import { watchStreams as watchStreamCounter } from "../rpc/services/health.js";
 import { PLATFORM_SERVICES, registerServices, SERVED_SERVICES } from "../rpc/services/index.js";
 import type { Store } from "../store/database.js";
 import type { Telemetry } from "../telemetry/index.js";
-import { oidcMount } from "../oidc/mount.js";
+import { issuerScheme, oidcMount } from "../oidc/mount.js";
+import { upstreamCalls } from "../oidc/login/external/upstream.js";
 import { AccessTokenPrincipals } from "../oidc/principals.js";
 import { Providers } from "../oidc/providers.js";
 import { OidcLookups } from "../oidc/lookups.js";
@@ -43,6 +44,7 @@ import { ProviderSender } from "../notifications/providers/sender.js";
 import { CODE_PAGE_PATHS } from "../oidc/login/code-links.js";
 import { createCors } from "./cors.js";
 import { TenantResolver } from "./tenant-resolver.js";
+import { brandingAssets } from "./branding-assets.js";
 import { hostAliases, requestAuthority } from "./host.js";
 
 export interface AppDeps {
@@ -61,7 +63,8 @@ const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * Dispatch on the one port: CORS, then Connect procedures (gRPC, gRPC-web, Connect),
- * then plain HTTP endpoints, then OpenID Connect, then the REST gateway; anything else is 404.
+ * then plain HTTP endpoints, then OpenID Connect, then the branding images, then the REST
+ * gateway; anything else is 404.
  */
 export function createApp({ config, store, logger, box, access, telemetry }: AppDeps) {
   assertDeclared(SERVED_SERVICES);
@@ -97,7 +100,9 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   // One budget of password and code tries per user for the login pages and the session API.
   const perUser = new WindowLimiter(config.login.perLoginNamePerMinute, 60_000);
   const sessions = { hasher, codes: verification, loginSettings: loginSettingsKind(config.login), limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) } };
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, outbound, functions, codes: verification, perUser });
+  // Upstream identity providers: the login pages' external login and the API's intents.
+  const calls = upstreamCalls(outbound, config.outbound.timeoutMs, config.externalLogin);
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, calls, functions, codes: verification, perUser });
   const router = createConnectRouter({
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
@@ -110,7 +115,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions });
+  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions, idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs }, branding: config.branding });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
@@ -121,6 +126,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     openApiDocument(routes, { title: "Platform identity service", version: "3.0-alpha", serverUrl: config.externalUrl.origin }),
   );
   const applyCors = createCors(config.corsOrigins);
+  const assets = brandingAssets({ store, tenants });
 
   const fail = (res: NodeResponse, error: unknown) => {
     if (callerLeft(res)) {
@@ -163,6 +169,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
       if (path === "/openapi.json") return send(res, 200, "application/json", openapi);
     }
     oidc(req, res, host)
+      .then((handled) => handled || assets(req, res, host))
       .then((handled) => handled || gateway(req, res, host))
       .then(
         (handled) => {

@@ -19,6 +19,9 @@ import * as domainValidation from "./migrations/0018-domain-validation.js";
 import * as secondFactors from "./migrations/0019-second-factors.js";
 import * as sessions from "./migrations/0020-sessions.js";
 import * as webauthn from "./migrations/0021-webauthn.js";
+import * as idpIntents from "./migrations/0023-idp-intents.js";
+import * as settingsFiles from "./migrations/0022-settings-files.js";
+import * as passkeyPrompt from "./migrations/0024-passkey-prompt.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -42,6 +45,9 @@ const migrations: Record<string, Migration> = {
   "0019-second-factors": secondFactors,
   "0020-sessions": sessions,
   "0021-webauthn": webauthn,
+  "0023-idp-intents": idpIntents,
+  "0022-settings-files": settingsFiles,
+  "0024-passkey-prompt": passkeyPrompt,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -17,6 +17,7 @@ export interface Database {
   idp_state_policies: IdpStatePolicyTable;
   external_identities: ExternalIdentityTable;
   settings: SettingsTable;
+  settings_files: SettingsFileTable;
   projects: ProjectTable;
   project_roles: ProjectRoleTable;
   user_grants: UserGrantTable;
@@ -33,6 +34,7 @@ export interface Database {
   user_factors: UserFactorTable;
   user_recovery_codes: UserRecoveryCodeTable;
   sessions: SessionTable;
+  idp_intents: IdpIntentTable;
   user_webauthn_keys: UserWebAuthnKeyTable;
 }
 
@@ -138,6 +140,8 @@ export interface UserTable extends ProjectionColumns {
   access_token_type: AccessTokenKind | null;
   /** When the person last skipped setting up a second factor the login settings ask for. */
   mfa_init_skipped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the person last answered "Not now" to the login pages' offer of a passkey (migration 0024). */
+  passkey_prompt_skipped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 export type UserRow = Selectable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
@@ -242,6 +246,19 @@ export interface SettingsTable {
   properties: Json<Record<string, unknown>>;
   change_date: Timestamp;
   sequence: number;
+}
+
+/** A file of a kind of settings in a context (a branding image); see migrations/0022-settings-files.ts. */
+export interface SettingsFileTable {
+  instance_id: string;
+  org_id: string;
+  kind: string;
+  name: string;
+  content_type: string;
+  /** Of the data; the file's URL names it, so that a new file gets a new URL. */
+  hash: string;
+  data: Uint8Array;
+  change_date: Timestamp;
 }
 
 export type TargetKind = "rest_webhook" | "rest_request_response";
@@ -467,6 +484,8 @@ export interface SessionFactorsJson {
   recoveryCode?: { checkedAt: string };
   /** A WebAuthn assertion: `userVerified` when the authenticator verified the person (a passkey: two factors in one). */
   webAuthN?: { checkedAt: string; userVerified: boolean; kind: WebAuthnKind; deviceType: string };
+  /** An external login (an identity provider intent): the provider vouched for the person. */
+  idpIntent?: { checkedAt: string; idpId: string; externalUserId: string };
 }
 
 export interface SessionUserAgentJson {
@@ -493,6 +512,36 @@ export interface SessionChallengesJson {
   webAuthN?: { challenge: string; rpId: string; userVerification: "required" | "preferred" | "discouraged"; issuedAt: string };
 }
 export type SessionRow = Selectable<SessionTable>;
+
+/** An external login started through the API (migration 0023); never its token, only the token's SHA-256. */
+export interface IdpIntentTable extends ProjectionColumns {
+  id: string;
+  idp_id: string;
+  /** The organization the provider was found active in. */
+  org_id: string;
+  success_url: string;
+  failure_url: string;
+  state: "started" | "succeeded" | "failed" | "consumed";
+  token_hash: string | null;
+  external_user_id: string | null;
+  /** The person as the provider described it. */
+  identity: ColumnType<ExternalProfileJson | null, string | null | undefined, string | null>;
+  /** The provider's claims as it answered them. */
+  raw_information: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  expires_at: Timestamp;
+}
+
+/** A person as an identity provider describes it (external login's ExternalUser, oidc/login/external/upstream.ts, is this with the account's id). */
+export interface ExternalProfileJson {
+  username: string;
+  email: string;
+  emailVerified: boolean;
+  givenName: string;
+  familyName: string;
+  displayName: string;
+  preferredLanguage: string;
+}
+export type IdpIntentRow = Selectable<IdpIntentTable>;
 
 export type WebAuthnKind = "passkey" | "u2f";
 

@@ -1,4 +1,6 @@
+import { sql } from "kysely";
 import type { Logger } from "../log/logger.js";
+import type { Db } from "./eventstore.js";
 
 /** Rows one statement deletes at most: short row locks and little WAL per statement. */
 export const SWEEP_BATCH = 1000;
@@ -39,4 +41,14 @@ export function startSweeper(opts: {
       await running;
     },
   };
+}
+
+/** Deletes up to `limit` rows of a table keyed by instance and id whose `expires_at` has passed; returns how many. */
+export async function deleteExpired(db: Db, table: "sessions" | "idp_intents", now: Date, limit: number): Promise<number> {
+  const expired = db.selectFrom(table).select(["instance_id", "id"]).where("expires_at", "<=", now).limit(limit);
+  const result = await db
+    .deleteFrom(table)
+    .where(sql<boolean>`(instance_id, id) in (${expired})`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -11,6 +11,7 @@ import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { PlatformAuthRequests } from "../../gen/platform/resources/oidc/v3alpha/auth_request_service_pb.js";
 import { PlatformSessions } from "../../gen/platform/resources/session/v3alpha/session_service_pb.js";
+import { PlatformIDPIntents } from "../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
 import { PlatformApps } from "../../gen/platform/resources/app/v3alpha/app_service_pb.js";
 import { PlatformProjects } from "../../gen/platform/resources/project/v3alpha/project_service_pb.js";
 import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
@@ -27,8 +28,8 @@ import { oidc } from "../apps/helpers.js";
 /**
  * The authorization matrix: every RPC of PlatformOrganizations, PlatformDomains,
  * PlatformActions, PlatformUsers, PlatformMemberships, PlatformSMTPProviders,
- * PlatformSMSProviders, PlatformNotifications, PlatformAuthRequests and PlatformSessions for
- * every kind of caller
+ * PlatformSMSProviders, PlatformNotifications, PlatformAuthRequests, PlatformSessions and
+ * PlatformIDPIntents for every kind of caller
  * (PlatformInstances, whose callers span instances, has its table in
  * test/instances/access.test.ts). The expected outcomes are written here by hand
  * from the role table of the issue, not computed from src/domain/authz or method-rules:
@@ -288,35 +289,132 @@ const plainWithout = (removal: string) => async (s: Scene) => {
   await s.admin(USERS, removal, { id: s.plainId });
 };
 
-/** The relying party id of passkeys: the test server's instance domain. */
-const PASSKEY_DOMAIN = "localhost";
+/** The relying party id of passkeys and security keys: the test server's instance domain. */
+const KEY_DOMAIN = "localhost";
 
-/** A passkey registration the admin starts for the user, answered by a software authenticator: the FinishPasskeyRegistration request. */
-async function passkeyFinish(s: Scene, id: string): Promise<JsonObject> {
+/** The calls of each kind of WebAuthn credential, the field naming its id, its state's prefix and its auth method. */
+const KEY_KINDS = {
+  passkey: { label: "Passkey", list: "ListPasskeys", idField: "passkeyId", state: "PASSKEY_STATE_", method: "PASSKEY" },
+  u2f: { label: "U2F", list: "ListU2F", idField: "u2fId", state: "U2F_STATE_", method: "U2F" },
+} as const;
+type KeyKind = keyof typeof KEY_KINDS;
+
+/** A registration the admin starts for the user, answered by a software authenticator: the Finish…Registration request. */
+async function keyFinish(kind: KeyKind, s: Scene, id: string): Promise<JsonObject> {
+  const k = KEY_KINDS[kind];
   s.memo.user = id;
-  const started = await must(s.admin(USERS, "StartPasskeyRegistration", { id, domain: PASSKEY_DOMAIN }), "admin StartPasskeyRegistration");
+  const started = await must(s.admin(USERS, `Start${k.label}Registration`, { id, domain: KEY_DOMAIN }), `admin Start${k.label}Registration`);
   const answer = new SoftwareAuthenticator(s.baseUrl).create(started.publicKeyCredentialCreationOptions as never);
-  return { id, passkeyId: String(started.passkeyId), publicKeyCredential: answer as unknown as JsonObject, name: "Matrix key" };
+  return { id, [k.idField]: String(started[k.idField]), publicKeyCredential: answer as unknown as JsonObject, name: "Matrix key" };
 }
 
-/** A passkey the admin registers for the user: its id. */
-async function adminPasskey(s: Scene, id: string): Promise<string> {
-  const request = await passkeyFinish(s, id);
-  await must(s.admin(USERS, "FinishPasskeyRegistration", request), "admin FinishPasskeyRegistration");
-  return String(request.passkeyId);
+/** A key the admin registers for the user: its id. */
+async function adminKey(kind: KeyKind, s: Scene, id: string): Promise<string> {
+  const request = await keyFinish(kind, s, id);
+  await must(s.admin(USERS, `Finish${KEY_KINDS[kind].label}Registration`, request), `admin Finish${KEY_KINDS[kind].label}Registration`);
+  return String(request[KEY_KINDS[kind].idField]);
 }
 
-/** The states of the passkeys of the user the row acted on ("PASSKEY_STATE_" left off), when the call succeeded and otherwise. */
-const passkeysAfter = (whenOk: string[], otherwise: string[]) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
-  const listed = await must(s.admin(USERS, "ListPasskeys", { id: s.memo.user! }), "admin ListPasskeys");
-  const states = ((listed.result ?? []) as JsonObject[]).map((p) => String(p.state).replace("PASSKEY_STATE_", ""));
-  expect(states, "ListPasskeys afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+/** Undoes a self row: the plain user's keys of the kind go, registered or not. */
+const plainWithoutKeys = (kind: KeyKind) => async (s: Scene) => {
+  const k = KEY_KINDS[kind];
+  const listed = await must(s.admin(USERS, k.list, { id: s.plainId }), `admin ${k.list}`);
+  for (const p of (listed.result ?? []) as JsonObject[]) await s.admin(USERS, `Remove${k.label}`, { id: s.plainId, [k.idField]: String(p.id) });
 };
 
-/** Undoes a self row: the plain user's passkeys go, registered or not. */
-async function plainWithoutPasskeys(s: Scene) {
-  const listed = await must(s.admin(USERS, "ListPasskeys", { id: s.plainId }), "admin ListPasskeys");
-  for (const p of (listed.result ?? []) as JsonObject[]) await s.admin(USERS, "RemovePasskey", { id: s.plainId, passkeyId: String(p.id) });
+/** Passkeys and security keys alike: user.credential.write, self for people; List… user.read, self. */
+function webAuthnKeyRows(kind: KeyKind): Row[] {
+  const k = KEY_KINDS[kind];
+  const [start, finish, remove] = [`Start${k.label}Registration`, `Finish${k.label}Registration`, `Remove${k.label}`];
+  /** The states of the keys of the user the row acted on (the prefix left off), when the call succeeded and otherwise. */
+  const statesAfter = (whenOk: string[], otherwise: string[]) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+    const listed = await must(s.admin(USERS, k.list, { id: s.memo.user! }), `admin ${k.list}`);
+    const states = ((listed.result ?? []) as JsonObject[]).map((p) => String(p.state).replace(k.state, ""));
+    expect(states, `${k.list} afterwards`).toEqual(outcome === OK ? whenOk : otherwise);
+  };
+  const plainWithout = plainWithoutKeys(kind);
+  return [
+    {
+      service: USERS, rpc: start, what: "for a person of the organization acted in (user.credential.write)",
+      expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+      request: async (s) => ({ id: await freshUser(s, "human"), domain: KEY_DOMAIN }),
+      check: statesAfter(["PENDING"], []),
+      cleanup: removeUser,
+    },
+    {
+      service: USERS, rpc: start, what: "for the plain user (self for the plain user)",
+      expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+      request: (s) => {
+        s.memo.user = s.plainId;
+        return { id: s.plainId, domain: KEY_DOMAIN };
+      },
+      check: statesAfter(["PENDING"], []),
+      cleanup: plainWithout,
+    },
+    {
+      service: USERS, rpc: start, what: "for a machine user (people only)",
+      expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+      request: async (s) => ({ id: await freshUser(s), domain: KEY_DOMAIN }),
+      cleanup: removeUser,
+    },
+    {
+      service: USERS, rpc: start, what: "an id no user has",
+      expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+      request: () => ({ id: NO_SUCH_USER, domain: KEY_DOMAIN }),
+    },
+    {
+      service: USERS, rpc: finish, what: "of a person of the organization acted in, with its authenticator's answer",
+      expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+      request: async (s) => keyFinish(kind, s, await freshUser(s, "human")),
+      check: methodsAfter([k.method], []),
+      cleanup: removeUser,
+    },
+    {
+      service: USERS, rpc: finish, what: "the plain user's own registration (self for the plain user)",
+      expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+      request: (s) => keyFinish(kind, s, s.plainId),
+      check: methodsAfter(["PASSWORD", k.method], ["PASSWORD"]),
+      cleanup: plainWithout,
+    },
+    {
+      service: USERS, rpc: k.list, what: "of a person of the organization acted in (user.read)",
+      expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+      async request(s) {
+        const id = await freshUser(s, "human");
+        await adminKey(kind, s, id);
+        return { id };
+      },
+      async check(_s, r, outcome) {
+        if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).map((p) => p.state)).toEqual([`${k.state}READY`]);
+      },
+      cleanup: removeUser,
+    },
+    {
+      service: USERS, rpc: k.list, what: "of the caller itself (self)",
+      expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+      request: (s) => ({ id: s.self }),
+      async check(_s, r, outcome) {
+        if (outcome === OK) expect((r as { message: JsonObject }).message.result ?? []).toEqual([]);
+      },
+    },
+    {
+      service: USERS, rpc: remove, what: "of a person of the organization acted in",
+      expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+      async request(s) {
+        const id = await freshUser(s, "human");
+        return { id, [k.idField]: await adminKey(kind, s, id) };
+      },
+      check: methodsAfter([], [k.method]),
+      cleanup: removeUser,
+    },
+    {
+      service: USERS, rpc: remove, what: "the plain user's own (self for the plain user)",
+      expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+      request: async (s) => ({ id: s.plainId, [k.idField]: await adminKey(kind, s, s.plainId) }),
+      check: methodsAfter(["PASSWORD"], ["PASSWORD", k.method]),
+      cleanup: plainWithout,
+    },
+  ];
 }
 
 /** Rows that make users remove them again, whatever happened. */
@@ -381,6 +479,25 @@ const removeSession = async (s: Scene) => {
   if (s.memo.session) await s.admin(SESSIONS, "DeleteSession", { id: s.memo.session });
   await removeUser(s);
 };
+
+/** The OAuth provider of each server (by its base URL) that intents are started with: nothing upstream is called to start one. */
+const intentIdps = new Map<string, string>();
+
+/** A StartIDPIntent request for that provider (ctx: the organization acted in). */
+async function intentStart(s: Scene, ctx?: JsonObject): Promise<JsonObject> {
+  let idpId = intentIdps.get(s.baseUrl);
+  if (idpId === undefined) {
+    const config = { clientId: "matrix", clientSecret: "matrix-secret", authorizationEndpoint: "https://oauth.matrix.example/authorize", tokenEndpoint: "https://oauth.matrix.example/token", userEndpoint: "https://oauth.matrix.example/user", idAttribute: "id" };
+    idpId = detailsId(await must(s.admin(PlatformIdentityProviders, "CreateOAuthIDP", { idp: { idp: { name: s.unique("matrix-oauth") }, config } }), "admin CreateOAuthIDP"));
+    intentIdps.set(s.baseUrl, idpId);
+  }
+  return { idpId, successUrl: "https://login.matrix.example/ok", failureUrl: "https://login.matrix.example/failed", ...(ctx && { ctx }) };
+}
+
+/** After StartIDPIntent: what it answered sends the browser to the provider. */
+async function sentUpstream(_s: Scene, r: CallResult, outcome: Outcome) {
+  if (outcome === OK) expect(String((r as { message: JsonObject }).message.authUrl)).toMatch(/^https:\/\/oauth\.matrix\.example\/authorize\?/);
+}
 
 /** The fixture app of each server (by its base URL) that authorization requests are made for. */
 const loginApps = new Map<string, string>();
@@ -958,6 +1075,30 @@ const ROWS: Row[] = [
     service: SESSIONS, rpc: "DeleteSession", what: "of no session",
     expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
     request: () => ({ id: NO_SUCH_SESSION }),
+  },
+  // PlatformIDPIntents: session.write to start one, session.read and its token to read it
+  // (LOGIN_CLIENT: test/sessions/idp-intents.test.ts); no organization role holds either.
+  {
+    service: PlatformIDPIntents, rpc: "StartIDPIntent", what: "with a provider of the instance (session.write)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: (s) => intentStart(s),
+    check: sentUpstream,
+  },
+  {
+    service: PlatformIDPIntents, rpc: "StartIDPIntent", what: "with ctx of the organization acted in",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: (s) => intentStart(s, { orgId: s.org.id }),
+    check: sentUpstream,
+  },
+  {
+    service: PlatformIDPIntents, rpc: "RetrieveIDPIntent", what: "of a started intent with a wrong token (the token is needed beside session.read)",
+    expect:                                   [U,   D,     D,   D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ id: detailsId(await must(s.admin(PlatformIDPIntents, "StartIDPIntent", await intentStart(s)), "admin StartIDPIntent")), idpIntentToken: "not-the-token" }),
+  },
+  {
+    service: PlatformIDPIntents, rpc: "RetrieveIDPIntent", what: "of no intent",
+    expect:                                   [U,   NF,    NF,  NF,     D,     D,     D,    D,    D],
+    request: () => ({ id: NO_SUCH_SESSION, idpIntentToken: "no-such-token" }),
   },
   // PlatformSMTPProviders and PlatformSMSProviders: instance-wide, no organization has any of it.
   ...providerRows("SMTP"),
@@ -1708,87 +1849,9 @@ const ROWS: Row[] = [
     request: () => ({ id: NO_SUCH_USER }),
   },
 
-  // Passkeys: user.credential.write, self for people; ListPasskeys user.read, self.
-  {
-    service: USERS, rpc: "StartPasskeyRegistration", what: "for a person of the organization acted in (user.credential.write)",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
-    request: async (s) => ({ id: await freshUser(s, "human"), domain: PASSKEY_DOMAIN }),
-    check: passkeysAfter(["PENDING"], []),
-    cleanup: removeUser,
-  },
-  {
-    service: USERS, rpc: "StartPasskeyRegistration", what: "for the plain user (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
-    request: (s) => {
-      s.memo.user = s.plainId;
-      return { id: s.plainId, domain: PASSKEY_DOMAIN };
-    },
-    check: passkeysAfter(["PENDING"], []),
-    cleanup: plainWithoutPasskeys,
-  },
-  {
-    service: USERS, rpc: "StartPasskeyRegistration", what: "for a machine user (people only)",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
-    request: async (s) => ({ id: await freshUser(s), domain: PASSKEY_DOMAIN }),
-    cleanup: removeUser,
-  },
-  {
-    service: USERS, rpc: "StartPasskeyRegistration", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
-    request: () => ({ id: NO_SUCH_USER, domain: PASSKEY_DOMAIN }),
-  },
-  {
-    service: USERS, rpc: "FinishPasskeyRegistration", what: "of a person of the organization acted in, with its authenticator's answer",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
-    request: async (s) => passkeyFinish(s, await freshUser(s, "human")),
-    check: methodsAfter(["PASSKEY"], []),
-    cleanup: removeUser,
-  },
-  {
-    service: USERS, rpc: "FinishPasskeyRegistration", what: "the plain user's own registration (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
-    request: (s) => passkeyFinish(s, s.plainId),
-    check: methodsAfter(["PASSWORD", "PASSKEY"], ["PASSWORD"]),
-    cleanup: plainWithoutPasskeys,
-  },
-  {
-    service: USERS, rpc: "ListPasskeys", what: "of a person of the organization acted in (user.read)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
-    async request(s) {
-      const id = await freshUser(s, "human");
-      await adminPasskey(s, id);
-      return { id };
-    },
-    async check(_s, r, outcome) {
-      if (outcome === OK) expect(((r as { message: JsonObject }).message.result as JsonObject[]).map((p) => p.state)).toEqual(["PASSKEY_STATE_READY"]);
-    },
-    cleanup: removeUser,
-  },
-  {
-    service: USERS, rpc: "ListPasskeys", what: "of the caller itself (self)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
-    request: (s) => ({ id: s.self }),
-    async check(_s, r, outcome) {
-      if (outcome === OK) expect((r as { message: JsonObject }).message.result ?? []).toEqual([]);
-    },
-  },
-  {
-    service: USERS, rpc: "RemovePasskey", what: "of a person of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
-    async request(s) {
-      const id = await freshUser(s, "human");
-      return { id, passkeyId: await adminPasskey(s, id) };
-    },
-    check: methodsAfter([], ["PASSKEY"]),
-    cleanup: removeUser,
-  },
-  {
-    service: USERS, rpc: "RemovePasskey", what: "the plain user's own (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
-    request: async (s) => ({ id: s.plainId, passkeyId: await adminPasskey(s, s.plainId) }),
-    check: methodsAfter(["PASSWORD"], ["PASSWORD", "PASSKEY"]),
-    cleanup: plainWithoutPasskeys,
-  },
+  // Passkeys and security keys: user.credential.write, self for people; their lists user.read, self.
+  ...webAuthnKeyRows("passkey"),
+  ...webAuthnKeyRows("u2f"),
 
   // PlatformMemberships: member.* where the membership is; system roles for system members.
   {

@@ -345,6 +345,10 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
         await nf(label, "FinishPasskeyRegistration", { id, passkeyId: "01a20000-0000-7000-8000-00000000f00d", publicKeyCredential: { id: "x", type: "public-key" }, name: "Stolen", ...c });
         await nf(label, "ListPasskeys", { id, ...c });
         await nf(label, "RemovePasskey", { id, passkeyId: "01a20000-0000-7000-8000-00000000f00d", ...c });
+        await nf(label, "StartU2FRegistration", { id, domain: "localhost", ...c });
+        await nf(label, "FinishU2FRegistration", { id, u2fId: "01a20000-0000-7000-8000-00000000f00d", publicKeyCredential: { id: "x", type: "public-key" }, name: "Stolen", ...c });
+        await nf(label, "ListU2F", { id, ...c });
+        await nf(label, "RemoveU2F", { id, u2fId: "01a20000-0000-7000-8000-00000000f00d", ...c });
         for (const rpc of ["ResendEmailCode", "ResendPhoneCode", "ResetPassword", "ResendInvite"]) await nf(label, rpc, { id, returnCode: true, ...c });
         await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!", verificationCode: "ACDEFGHJ" }, ...c });
         await nf(label, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() }, ...c });

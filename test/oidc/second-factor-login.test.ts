@@ -38,6 +38,9 @@ const PASSWORD = "Corr3ct-horse!";
 const CB = "https://rp.example/cb";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const MFA = ["pwd", "otp", "mfa"];
+/** The ID token's acr (src/oidc/acr.ts): two factors of different kinds, or one. */
+const ACR_MFA = "urn:platform:acr:mfa";
+const ACR_SFA = "urn:platform:acr:sfa";
 /** The codes of messages (notifications/codes.ts). */
 const CODE = /\b[ACDEFGHJKMNPQRTUVWXY34679]{8}\b/;
 const en = TEXTS.en;
@@ -165,7 +168,7 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     expect([page.status, alertText(page.html)]).toEqual([400, en.codeInvalid]);
     const code = totpCode(secret, 1);
     page = await b.submit(codeForm(page, "totp"), { code }, page.url);
-    expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
+    expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA, acr: ACR_MFA });
 
     // Another browser, the same code within its time step: a replay.
     const other = new Browser(base());
@@ -316,7 +319,7 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       const skip = parseForms(page.html).find((f) => f.fields.setup === "skip") ?? expect.fail(`no skip button in ${page.html}`);
       expect(page.html).toContain(en.skipForNow);
       page = await b.submit(skip, {}, page.url);
-      expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: ["pwd"] });
+      expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: ["pwd"], acr: ACR_SFA });
 
       const next = new Browser(base());
       ({ s, page } = await signIn(next, name));
@@ -343,6 +346,35 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       page = await b.submit(codeForm(page, "otp_email"), { code: await until("the mailed code", () => mailedCodes(email)[0]) }, page.url);
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
     });
+  });
+
+  it("acr_values=urn:platform:acr:mfa: a browser signed in with a password alone signs in again and sets up the second factor the request asks for", async () => {
+    const { id, name } = await person();
+    const b = new Browser(base());
+    let { s, page } = await signIn(b, name);
+    expect(await claimsOf(s, page), "force_mfa is off: a password is enough").toMatchObject({ sub: id, amr: ["pwd"], acr: ACR_SFA });
+
+    // Single sign-on gives a request without acr_values the sign-in as it was.
+    s = await start();
+    page = await b.open(s.url);
+    expect(await claimsOf(s, page)).toMatchObject({ sub: id, acr: ACR_SFA });
+
+    // One that accepts only multi-factor: the password again, then the set-up as if force_mfa were on.
+    s = await start({ acr_values: ACR_MFA });
+    page = await b.open(s.url);
+    expect(page.left, "not answered from the single-factor sign-in").toBe(false);
+    if (parseForms(page.html).some((f) => "loginName" in f.fields)) page = await b.submit(formWith(page.html, "loginName"), { loginName: name }, page.url);
+    page = await b.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
+    expect(page.html).toContain(en.mfaSetupIntro);
+    page = await b.submit(parseForms(page.html).find((f) => f.fields.setup === "totp") ?? expect.fail(`no TOTP choice in ${page.html}`), {}, page.url);
+    const key = (/<code id="totp-key">([^<]+)<\/code>/.exec(page.html)?.[1] ?? expect.fail(`no key in ${page.html}`)).replace(/\s/g, "");
+    page = await b.submit(formWith(page.html, "code"), { code: totpCode(key) }, page.url);
+    expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA, acr: ACR_MFA });
+
+    // Now the browser's sign-in is multi-factor: the next such request is answered at once.
+    s = await start({ acr_values: ACR_MFA });
+    page = await b.open(s.url);
+    expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA, acr: ACR_MFA });
   });
 
   it("does not ask for a factor second_factors leaves out", async () => {

@@ -13,6 +13,7 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, failed, humanUser, machineUser, ok, uniqueName, Users } from "../users/helpers.js";
 import { totpCode } from "../users/totp.js";
+import { authorizeAtLoginUi } from "./login-ui-flow.js";
 
 /*
  * A login UI of the product's own (src/oidc/login-ui.ts, src/oidc/auth-requests.ts),
@@ -25,6 +26,9 @@ import { totpCode } from "../users/totp.js";
 const SYSTEM_UI = "https://login.example/ui?x=1";
 const PASSWORD = "Corr3ct-horse!";
 const MFA = ["pwd", "otp", "mfa"];
+/** The ID token's acr (src/oidc/acr.ts), from its amr. */
+const ACR_SFA = "urn:platform:acr:sfa";
+const ACR_MFA = "urn:platform:acr:mfa";
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
@@ -53,16 +57,7 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
   const person = (orgId?: string) => users.create(humanUser(uniqueName("ui"), { password: PASSWORD }), orgId ? { orgId } : undefined);
 
   /** An authorization request of the relying party in a fresh browser: where the provider sent it, and the request's id there. */
-  async function authorize(params: Record<string, string> = {}) {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(rp.config, { redirect_uri: RP, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
-    const browser = new Browser(base());
-    const page = await browser.open(url);
-    expect(page.left, `sent to ${page.url}`).toBe(true);
-    const sentTo = new URL(page.url);
-    return { browser, verifier, state, sentTo, id: sentTo.searchParams.get("authRequest") ?? "" };
-  }
+  const authorize = (params: Record<string, string> = {}) => authorizeAtLoginUi(base(), rp, params);
   type Flow = Awaited<ReturnType<typeof authorize>>;
 
   /** CreateSession with the user and, unless `password: false`, its password: the id and token. */
@@ -136,7 +131,7 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       const s = await session(userId);
       const claims = await finish(flow, s);
       const checked = ok(await sessions().call("GetSession", { id: s.id }, ui)).session.factors.password.verifiedAt as string;
-      expect(claims).toMatchObject({ sub: userId, amr: ["pwd"], auth_time: seconds(checked) });
+      expect(claims).toMatchObject({ sub: userId, amr: ["pwd"], acr: ACR_SFA, auth_time: seconds(checked) });
     });
 
     it("with a TOTP: FailedPrecondition naming the second factor until PatchSession checks a code; then amr [pwd, otp, mfa], auth_time the password's check", async () => {
@@ -154,7 +149,7 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       const claims = await finish(flow, { id: s.id, token: patched.sessionToken });
       const factors = ok(await sessions().call("GetSession", { id: s.id }, ui)).session.factors;
       expect(seconds(factors.totp.verifiedAt)).toBeGreaterThan(passwordAt);
-      expect(claims).toMatchObject({ sub: userId, amr: MFA, auth_time: passwordAt });
+      expect(claims).toMatchObject({ sub: userId, amr: MFA, acr: ACR_MFA, auth_time: passwordAt });
     });
 
     it("with force_mfa in the user's organization and no factor set up, a password is not enough", async () => {
@@ -164,6 +159,24 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       expect(failed(await finalize(flow.id, await session(await person(org.id))), Code.FailedPrecondition).message).toContain("second factor");
       // The same request, finished by a person of an organization that does not force it.
       expect((await finish(flow, await session(await person()))).amr).toEqual(["pwd"]);
+    });
+  });
+
+  describe("acr_values", () => {
+    it("urn:platform:acr:mfa: a password alone is refused as under force_mfa; with a TOTP checked amr [pwd, otp, mfa] and acr mfa", async () => {
+      const userId = await person();
+      const flow = await authorize({ acr_values: ACR_MFA });
+      expect(failed(await finalize(flow.id, await session(userId)), Code.FailedPrecondition).message).toContain("second factor");
+      const { secret } = ok(await users.call("AddTOTP", { id: userId }));
+      ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
+      const s = await session(userId);
+      const patched = ok(await sessions().call("PatchSession", { id: s.id, sessionToken: s.token, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
+      expect(await finish(flow, { id: s.id, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: MFA, acr: ACR_MFA });
+    });
+
+    it("that accept single-factor too ask for nothing more: amr [pwd], acr sfa", async () => {
+      const flow = await authorize({ acr_values: `${ACR_SFA} ${ACR_MFA}` });
+      expect(await finish(flow, await session(await person()))).toMatchObject({ amr: ["pwd"], acr: ACR_SFA });
     });
   });
 

@@ -14,6 +14,7 @@ import { serviceClient, type Client } from "../support/service-client.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { SoftwareAuthenticator, type Flags, type SoftwareCredential } from "../support/webauthn-authenticator.js";
 import { createOrg, failed, humanUser, machineUser, ok, uniqueName, Users, type Msg } from "../users/helpers.js";
+import { totpCode } from "../users/totp.js";
 
 /**
  * Signing in with a passkey through PlatformSessions, black-box, with a software authenticator
@@ -21,14 +22,15 @@ import { createOrg, failed, humanUser, machineUser, ok, uniqueName, Users, type 
  * would: without a login name (the passkey names the user), the challenge answered once, the
  * signature counter that must move forward, answers the service must refuse and count; and a
  * login UI of one's own finishing authorization requests with such sessions (the `amr` they
- * give, the login settings that forbid a passkey alone).
+ * give, the login settings that forbid a passkey alone); and security keys (U2F) as the second
+ * factor after a password, as the login settings `second_factors` and `multi_factors` allow.
  */
 
 const RP_ID = "localhost";
 const PASSWORD = "Passkey-Sess10n!";
 const LOGIN_UI = "https://login.example/ui";
 
-describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
+describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (kind) => {
   let server: TestServer;
   let users: Users;
   let rp: App;
@@ -79,6 +81,25 @@ describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
   const answer = (s: { id: string; token: string }, credentialAssertionData: object, protocol?: Protocol) =>
     sessions(protocol).call("PatchSession", { id: s.id, sessionToken: s.token, checks: { webAuthN: { credentialAssertionData: credentialAssertionData as JsonObject } } });
   const stateOf = async (userId: string) => (await users.get(userId)).state as string;
+
+  const authRequests = () => protocolClient(PlatformAuthRequests, "grpc", server.baseUrl);
+
+  /** An authorization request of the relying party in a fresh browser, sent to the login UI: its id there. */
+  async function authorize(params: Record<string, string> = {}) {
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const url = client.buildAuthorizationUrl(rp.config, { redirect_uri: RP, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
+    const browser = new Browser(server.baseUrl);
+    const page = await browser.open(url);
+    expect(page.url.startsWith(LOGIN_UI), page.url).toBe(true);
+    return { browser, verifier, state, id: new URL(page.url).searchParams.get("authRequest")! };
+  }
+  const finalize = (flow: { id: string }, s: { id: string; token: string }) => authRequests().call("FinalizeAuthRequest", { id: flow.id, sessionId: s.id, sessionToken: s.token }, ui);
+  /** FinalizeAuthRequest, the callbackUrl in the request's browser, the code redeemed: the ID token's claims. */
+  async function claimsOf(flow: Awaited<ReturnType<typeof authorize>>, s: { id: string; token: string }) {
+    const { callbackUrl } = ok(await finalize(flow, s));
+    return (await tokensOf(rp, flow, await flow.browser.open(callbackUrl))).claims()!;
+  }
 
   describe("PatchSession with checks.webAuthN", () => {
     it.each(["grpc", "rest"] as const)("without a login name: options for any passkey of the domain; the answer names the user and checks the passkey (%s)", async (protocol) => {
@@ -195,24 +216,6 @@ describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
   });
 
   describe("a login UI of one's own finishing with a passkey session", () => {
-    const authRequests = () => protocolClient(PlatformAuthRequests, "grpc", server.baseUrl);
-
-    /** An authorization request of the relying party in a fresh browser, sent to the login UI: its id there. */
-    async function authorize(params: Record<string, string> = {}) {
-      const verifier = client.randomPKCECodeVerifier();
-      const state = client.randomState();
-      const url = client.buildAuthorizationUrl(rp.config, { redirect_uri: RP, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
-      const browser = new Browser(server.baseUrl);
-      const page = await browser.open(url);
-      expect(page.url.startsWith(LOGIN_UI), page.url).toBe(true);
-      return { browser, verifier, state, id: new URL(page.url).searchParams.get("authRequest")! };
-    }
-    const finalize = (flow: { id: string }, s: { id: string; token: string }) => authRequests().call("FinalizeAuthRequest", { id: flow.id, sessionId: s.id, sessionToken: s.token }, ui);
-    /** FinalizeAuthRequest, the callbackUrl in the request's browser, the code redeemed: the ID token's claims. */
-    async function claimsOf(flow: Awaited<ReturnType<typeof authorize>>, s: { id: string; token: string }) {
-      const { callbackUrl } = ok(await finalize(flow, s));
-      return (await tokensOf(rp, flow, await flow.browser.open(callbackUrl))).claims()!;
-    }
     /** A session of the user's passkey alone, without a login name. */
     async function passkeySession(authenticator: SoftwareAuthenticator) {
       const s = await challenged();
@@ -262,6 +265,106 @@ describe.each(DATABASE_KINDS)("passkeys in sessions (%s)", (kind) => {
       expect((await sessionOf(s.id)).factors).toMatchObject({ password: { verifiedAt: expect.any(String) }, webAuthN: { verifiedAt: expect.any(String) } });
       expect((await sessionOf(s.id)).factors.webAuthN.userVerified).toBeUndefined();
       expect(await claimsOf(flow, { id: s.id, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: ["pwd", "hwk", "mfa"] });
+    });
+  });
+  describe("security keys as the second factor, finishing a login UI's authorization", () => {
+    /** A security key registered for the user through the API (a key without a PIN: no user verification unless `flags` say so). */
+    async function withSecurityKey(userId: string, flags: Partial<Flags> = {}) {
+      const authenticator = new SoftwareAuthenticator(server.baseUrl, { uv: false, ...flags });
+      const started = ok(await users.call("StartU2FRegistration", { id: userId, domain: RP_ID }));
+      ok(await users.call("FinishU2FRegistration", { id: userId, u2fId: started.u2fId, publicKeyCredential: authenticator.create(started.publicKeyCredentialCreationOptions), name: "YubiKey" }));
+      return { authenticator, credential: authenticator.credentials[0]!, u2fId: started.u2fId as string };
+    }
+    /** A session with the user's password and its answer to a security key challenge (user verification discouraged, as a second factor asks): id and token. */
+    async function passwordAndKey(userId: string, authenticator: SoftwareAuthenticator, protocol: Protocol = "grpc") {
+      const s = await challenged({ user: { userId }, password: { password: PASSWORD } }, "USER_VERIFICATION_REQUIREMENT_DISCOURAGED", protocol);
+      return { id: s.id, token: ok(await answer(s, authenticator.get(s.options), protocol)).sessionToken as string, options: s.options };
+    }
+    const passwordOnly = async (userId: string) => {
+      const made = await sessions().ok("CreateSession", { checks: { user: { userId }, password: { password: PASSWORD } } });
+      return { id: made.sessionId as string, token: made.sessionToken as string };
+    };
+
+    it.each(["grpc", "rest"] as const)("a password and a security key: the challenge lists the key; amr [pwd, hwk, mfa] and auth_time of the older check (%s)", async (protocol) => {
+      const userId = await person();
+      const { authenticator, credential } = await withSecurityKey(userId);
+      const flow = await authorize({ max_age: "600" });
+      const s = await passwordAndKey(userId, authenticator, protocol);
+      expect(s.options).toMatchObject({ rpId: RP_ID, userVerification: "discouraged", allowCredentials: [expect.objectContaining({ id: credential.id, type: "public-key" })] });
+      const factors = (await sessionOf(s.id)).factors;
+      expect(factors.webAuthN).toEqual({ verifiedAt: expect.any(String) });
+      const claims = await claimsOf(flow, s);
+      expect(claims).toMatchObject({ sub: userId, amr: ["pwd", "hwk", "mfa"], auth_time: Math.floor(Date.parse(factors.password.verifiedAt) / 1000) });
+    });
+
+    it("a person with a security key must present it after the password (it is asked as any factor it has); the key alone is no sign-in, even when it verified the person", async () => {
+      const userId = await person();
+      const { authenticator } = await withSecurityKey(userId, { uv: true });
+      expect(ok(await users.call("ListAuthMethods", { id: userId })).authMethodTypes).toEqual(["AUTH_METHOD_TYPE_PASSWORD", "AUTH_METHOD_TYPE_U2F"]);
+      const flow = await authorize();
+      expect(failed(await finalize(flow, await passwordOnly(userId)), Code.FailedPrecondition).message).toContain("second factor");
+
+      // Verified by the key (a PIN): still a security key, one factor, no sign-in by itself.
+      const keyOnly = await challenged({ user: { userId } });
+      const keyOnlyToken = ok(await answer(keyOnly, authenticator.get(keyOnly.options))).sessionToken as string;
+      expect((await sessionOf(keyOnly.id)).factors.webAuthN).toEqual({ verifiedAt: expect.any(String), userVerified: true });
+      expect(failed(await finalize(flow, { id: keyOnly.id, token: keyOnlyToken }), Code.FailedPrecondition).message).toContain("no user-verified passkey");
+      // With the password: a second factor, and no `user` in the amr (a security key is not two factors).
+      expect((await claimsOf(flow, await passwordAndKey(userId, authenticator))).amr).toEqual(["pwd", "hwk", "mfa"]);
+    });
+
+    it("a key whose counter goes back is refused and recorded (user.u2f.clone_suspected); the session gains no factor", async () => {
+      const userId = await person();
+      const { authenticator, u2fId } = await withSecurityKey(userId);
+      const first = await challenged({ user: { userId } }, "USER_VERIFICATION_REQUIREMENT_DISCOURAGED");
+      ok(await answer(first, authenticator.get(first.options, { counter: 7 })));
+      const copy = await challenged({ user: { userId }, password: { password: PASSWORD } }, "USER_VERIFICATION_REQUIREMENT_DISCOURAGED");
+      expect(failed(await answer(copy, authenticator.get(copy.options, { counter: 7 })), Code.InvalidArgument).message).toContain("counter");
+      expect((await sessionOf(copy.id)).factors.webAuthN).toBeUndefined();
+      const recorded = await server.service.store.db.selectFrom("events").select("payload").where("aggregate_id", "=", userId).where("event_type", "=", "user.u2f.clone_suspected").execute();
+      expect(recorded.map((e) => e.payload)).toEqual([{ id: u2fId }]);
+    });
+
+    it("with second_factors without U2F a security key is not counted: forced MFA asks for an allowed factor; a TOTP does", async () => {
+      const org = await createOrg(server, uniqueName("u2f-off"));
+      ok(await loginSettings({ forceMfa: { set: true }, secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_TOTP"] } } }, org.id));
+      const userId = await person(org.id);
+      const { authenticator } = await withSecurityKey(userId);
+      const flow = await authorize();
+      const s = await passwordAndKey(userId, authenticator);
+      expect(failed(await finalize(flow, s), Code.FailedPrecondition).message).toContain("second factor the login settings allow");
+
+      const { secret } = ok(await users.call("AddTOTP", { id: userId }));
+      ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
+      const withTotp = ok(await sessions().call("PatchSession", { id: s.id, sessionToken: s.token, checks: { totp: { code: totpCode(secret, 1) } } }));
+      // The key's check stays in the amr: it was checked, though it was not the factor that counted.
+      expect((await claimsOf(flow, { id: s.id, token: withTotp.sessionToken })).amr).toEqual(["pwd", "otp", "hwk", "mfa"]);
+    });
+
+    it("multi_factors: a passkey after a password counts where PASSKEY is allowed, not where the list is empty (passwordless not allowed either)", async () => {
+      const strict = await createOrg(server, uniqueName("mf-none"));
+      ok(await loginSettings({ passwordlessType: { set: "PASSWORDLESS_TYPE_NOT_ALLOWED" }, multiFactors: { set: { types: [] } }, secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_TOTP"] } }, forceMfa: { set: true } }, strict.id));
+      const userId = await person(strict.id);
+      const { authenticator } = await withPasskey(userId);
+      const flow = await authorize();
+      const s = await challenged({ user: { userId }, password: { password: PASSWORD } });
+      const patched = ok(await answer(s, authenticator.get(s.options)));
+      expect(failed(await finalize(flow, { id: s.id, token: patched.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
+
+      ok(await loginSettings({ multiFactors: { set: { types: ["MULTI_FACTOR_TYPE_PASSKEY"] } } }, strict.id));
+      expect((await claimsOf(flow, { id: s.id, token: patched.sessionToken })).amr).toEqual(["pwd", "user", "hwk", "mfa"]);
+    });
+
+    it("multi_factors: a person whose passkey is a multi-factor is asked for it after a password; where it is not, the password alone signs in", async () => {
+      const asked = await person();
+      await withPasskey(asked);
+      expect(failed(await finalize(await authorize(), await passwordOnly(asked)), Code.FailedPrecondition).message).toContain("second factor");
+
+      const org = await createOrg(server, uniqueName("mf-off"));
+      ok(await loginSettings({ multiFactors: { set: { types: [] } } }, org.id));
+      const notAsked = await person(org.id);
+      await withPasskey(notAsked);
+      expect((await claimsOf(await authorize(), await passwordOnly(notAsked))).amr).toEqual(["pwd"]);
     });
   });
 });

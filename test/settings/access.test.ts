@@ -2,6 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMessageTextSettings } from "../../gen/platform/settings/message_text/v3alpha/message_text_service_pb.js";
+import { PlatformBrandingSettings } from "../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { setInstanceFlag } from "../support/features.js";
@@ -9,8 +10,9 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { FEATURES, LANGUAGES, createOrg, createUserIn, failed, ok } from "./helpers.js";
 
 /**
- * Who may set and resolve language, message text and feature settings in which context, and
- * the flag gating of PlatformLanguageSettings (PlatformFeatureSettings is never gated).
+ * Who may set and resolve language, message text, feature and branding settings (and upload
+ * and remove branding images) in which context, and the flag gating of
+ * PlatformLanguageSettings (PlatformFeatureSettings is never gated).
  */
 
 type Caller = "admin" | "systemOwner" | "iamOwner" | "iamViewer" | "orgOwnerA" | "orgViewerA" | "plainUser" | "userOfA";
@@ -56,6 +58,11 @@ const EXPECTED: Record<string, Table> = {
   ResolveLanguages: CONTEXT_MEMBER,
   SetMessageText: SETTINGS_WRITE,
   ResolveMessageText: CONTEXT_MEMBER,
+  SetBrandingSettings: SETTINGS_WRITE,
+  ResolveBrandingSettings: CONTEXT_MEMBER,
+  SetBrandingImage: SETTINGS_WRITE,
+  RemoveBrandingImage: SETTINGS_WRITE,
+  PreviewBrandingSettings: SETTINGS_WRITE,
   // feature.write: IAM_OWNER in its instance (and its orgs), system members everywhere; no org role.
   SetFeatures: {
     admin: ALL,
@@ -87,9 +94,28 @@ const REQUESTS: Record<string, JsonObject> = {
   ResolveMessageText: { kind: "invite", language: "en" },
   SetFeatures: { settings: { tokenExchange: { set: false } } },
   ResolveFeatures: {},
+  SetBrandingSettings: { settings: { font: { set: "BRANDING_FONT_SYSTEM_UI" } } },
+  ResolveBrandingSettings: {},
+  // The same small PNG each time: after the first, a write that changes nothing.
+  SetBrandingImage: { image: "icon_dark", content: { contentType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" } },
+  RemoveBrandingImage: { image: "logo_dark" },
+  PreviewBrandingSettings: { settings: { primaryColor: { set: "#0b7285" } } },
 };
 const TEXTS = PlatformMessageTextSettings;
-const SERVICE_OF = { SetLanguages: LANGUAGES, ResolveLanguages: LANGUAGES, SetMessageText: TEXTS, ResolveMessageText: TEXTS, SetFeatures: FEATURES, ResolveFeatures: FEATURES } as const;
+const BRANDING = PlatformBrandingSettings;
+const SERVICE_OF = {
+  SetLanguages: LANGUAGES,
+  ResolveLanguages: LANGUAGES,
+  SetMessageText: TEXTS,
+  ResolveMessageText: TEXTS,
+  SetFeatures: FEATURES,
+  ResolveFeatures: FEATURES,
+  SetBrandingSettings: BRANDING,
+  ResolveBrandingSettings: BRANDING,
+  SetBrandingImage: BRANDING,
+  RemoveBrandingImage: BRANDING,
+  PreviewBrandingSettings: BRANDING,
+} as const;
 type Method = keyof typeof SERVICE_OF;
 const METHODS = Object.keys(SERVICE_OF) as Method[];
 const REST_STATUS: Record<string, number> = { ok: 200, [Code.PermissionDenied]: 403, [Code.NotFound]: 404, [Code.Unauthenticated]: 401, [Code.FailedPrecondition]: 400, [Code.InvalidArgument]: 400 };
@@ -127,22 +153,22 @@ describe.each(DATABASE_KINDS)("settings permissions (%s)", (kind) => {
   const call = (method: Method, protocol: Protocol, ctx: JsonObject | undefined, token: string | undefined, baseUrl = server.baseUrl) =>
     protocolClient(SERVICE_OF[method], protocol, baseUrl).call(method, { ...REQUESTS[method], ...(ctx && { ctx }) }, token);
 
-  it.each(["grpc", "rest"] as const)("answers every caller in every context as the permission table says (%s)", async (protocol) => {
-    for (const method of METHODS) {
-      const actual = {} as Table;
-      const statuses: string[] = [];
-      for (const caller of CALLERS) {
-        const row = [] as unknown as Table[Caller];
-        for (const [i, c] of CTXS.entries()) {
-          const r = await call(method, protocol, ctxOf(c), tokens[caller]);
-          row[i] = outcome(r);
-          if (protocol === "rest" && r.httpStatus !== REST_STATUS[String(row[i])]) statuses.push(`${caller} ${c}: ${r.httpStatus}`);
-        }
-        actual[caller] = row;
+  // One test per method and protocol: 40 calls each.
+  const cases = (["grpc", "rest"] as const).flatMap((protocol) => METHODS.map((method) => [protocol, method] as const));
+  it.each(cases)("answers every caller in every context as the permission table says (%s %s)", async (protocol, method) => {
+    const actual = {} as Table;
+    const statuses: string[] = [];
+    for (const caller of CALLERS) {
+      const row = [] as unknown as Table[Caller];
+      for (const [i, c] of CTXS.entries()) {
+        const r = await call(method, protocol, ctxOf(c), tokens[caller]);
+        row[i] = outcome(r);
+        if (protocol === "rest" && r.httpStatus !== REST_STATUS[String(row[i])]) statuses.push(`${caller} ${c}: ${r.httpStatus}`);
       }
-      expect(actual, method).toEqual(EXPECTED[method]);
-      expect(statuses, `${method} REST statuses`).toEqual([]);
+      actual[caller] = row;
     }
+    expect(actual, method).toEqual(EXPECTED[method]);
+    expect(statuses, `${method} REST statuses`).toEqual([]);
   });
 
   it("names the missing permission or membership when it refuses", async () => {
@@ -191,6 +217,8 @@ describe.each(DATABASE_KINDS)("settings permissions (%s)", (kind) => {
         expect(failed(gated, Code.FailedPrecondition, protocol)).toContain("multitenancy_settings");
         if (protocol === "rest") expect(gated.httpStatus).toBe(400);
         expect(outcome(await call("SetLanguages", protocol, { orgId: orgA }, tokens.orgOwnerA))).toBe(Code.FailedPrecondition);
+        expect(outcome(await call("ResolveBrandingSettings", protocol, undefined, tokens.plainUser))).toBe(Code.FailedPrecondition);
+        expect(outcome(await call("SetBrandingImage", protocol, { orgId: orgA }, tokens.orgOwnerA))).toBe(Code.FailedPrecondition);
         expect(outcome(await call("SetLanguages", protocol, { orgId: orgB }, tokens.orgOwnerA))).toBe(PD);
         // The other instance is not gated.
         ok(await call("ResolveLanguages", protocol, undefined, other.adminToken, other.baseUrl));

@@ -14,14 +14,17 @@ import { SYSTEM_OWNER, createOrg, createUserIn, details, failed, instanceOwner, 
  * identity providers on, the lockout threshold from PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS),
  * resolution org → instance → system with owners, resets, validation, permissions, and the
  * same answers over Connect and REST; the second-factor settings (force_mfa, the allowed
- * factors, the two lifetimes) alike, their validation as curl users send JSON.
+ * factors, passkeys as multi-factors, the two lifetimes) alike, their validation as curl users
+ * send JSON.
  */
 
 const LOGIN = PlatformLoginSettings;
 const RESET_ALL = Object.fromEntries(
-  ["allowRegister", "allowUsernamePassword", "allowExternalIdp", "maxPasswordAttempts", "forceMfa", "forceMfaLocalOnly", "secondFactors", "mfaInitSkipLifetime", "secondFactorCheckLifetime"].map((p) => [p, { reset: true }]),
+  ["allowRegister", "allowUsernamePassword", "allowExternalIdp", "maxPasswordAttempts", "forceMfa", "forceMfaLocalOnly", "secondFactors", "multiFactors", "mfaInitSkipLifetime", "secondFactorCheckLifetime"].map((p) => [p, { reset: true }]),
 );
 const TOTP = "SECOND_FACTOR_TYPE_TOTP";
+const U2F = "SECOND_FACTOR_TYPE_U2F";
+const PASSKEY = "MULTI_FACTOR_TYPE_PASSKEY";
 const OTP_EMAIL = "SECOND_FACTOR_TYPE_OTP_EMAIL";
 const OTP_SMS = "SECOND_FACTOR_TYPE_OTP_SMS";
 const HOUR_S = 3600;
@@ -46,6 +49,7 @@ function resolvedMfa(m: Msg) {
     forceMfa: one(s.forceMfa, false),
     forceMfaLocalOnly: one(s.forceMfaLocalOnly, false),
     secondFactors: one(s.secondFactors, []),
+    multiFactors: one(s.multiFactors, []),
     mfaInitSkipLifetime: one(s.mfaInitSkipLifetime, "0s"),
     secondFactorCheckLifetime: one(s.secondFactorCheckLifetime, "0s"),
   };
@@ -162,13 +166,14 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
   const patch = (settings: JsonObject, query: string) =>
     fetch(`${server.baseUrl}/settings/v3alpha/login?${query}`, { method: "PATCH", headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" }, body: JSON.stringify(settings) });
 
-  it("resolves the second-factor defaults: not forced, every factor allowed, skip for 720h, a check counts 18h", async () => {
+  it("resolves the second-factor defaults: not forced, every factor and passkeys as multi-factors allowed, skip for 720h, a check counts 18h", async () => {
     const builtIn = (owned: boolean) => {
       const owner = owned ? { owner: SYSTEM_OWNER } : {};
       return {
         forceMfa: { value: false, ...owner },
         forceMfaLocalOnly: { value: false, ...owner },
-        secondFactors: { value: [TOTP, OTP_EMAIL, OTP_SMS], ...owner },
+        secondFactors: { value: [TOTP, U2F, OTP_EMAIL, OTP_SMS], ...owner },
+        multiFactors: { value: [PASSKEY], ...owner },
         mfaInitSkipLifetime: { value: `${720 * HOUR_S}s`, ...owner },
         secondFactorCheckLifetime: { value: `${18 * HOUR_S}s`, ...owner },
       };
@@ -179,7 +184,8 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
     expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({
       forceMfa: false,
       forceMfaLocalOnly: false,
-      secondFactors: ["totp", "otp_email", "otp_sms"],
+      secondFactors: ["totp", "u2f", "otp_email", "otp_sms"],
+      multiFactors: ["passkey"],
       mfaInitSkipLifetimeMs: 720 * HOUR_S * 1000,
       secondFactorCheckLifetimeMs: 18 * HOUR_S * 1000,
     });
@@ -187,14 +193,15 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
 
   it("sets the second-factor settings in the instance, inherited by organizations with the owner, overridden and reset per organization", async () => {
     const I = instanceOwner(server.instanceId);
-    ok(await client().set({ forceMfa: { set: true }, secondFactors: { set: { types: [OTP_SMS, TOTP] } }, mfaInitSkipLifetime: { set: "0s" } }, inst()));
+    ok(await client().set({ forceMfa: { set: true }, secondFactors: { set: { types: [OTP_SMS, U2F, TOTP] } }, mfaInitSkipLifetime: { set: "0s" } }, inst()));
     // An empty list is a value of its own (no factor allowed), as 0s is (no skipping).
-    ok(await client("rest").set({ forceMfaLocalOnly: { set: true }, secondFactors: { set: { types: [] } }, secondFactorCheckLifetime: { set: "3600s" } }, { orgId: orgA }));
+    ok(await client("rest").set({ forceMfaLocalOnly: { set: true }, secondFactors: { set: { types: [] } }, multiFactors: { set: { types: [] } }, secondFactorCheckLifetime: { set: "3600s" } }, { orgId: orgA }));
 
     expect(await resolveMfa(inst())).toEqual({
       forceMfa: { value: true },
       forceMfaLocalOnly: { value: false, owner: SYSTEM_OWNER },
-      secondFactors: { value: [OTP_SMS, TOTP] },
+      secondFactors: { value: [OTP_SMS, U2F, TOTP] },
+      multiFactors: { value: [PASSKEY], owner: SYSTEM_OWNER },
       mfaInitSkipLifetime: { value: "0s" },
       secondFactorCheckLifetime: { value: `${18 * HOUR_S}s`, owner: SYSTEM_OWNER },
     });
@@ -202,28 +209,31 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
       forceMfa: { value: true, owner: I },
       forceMfaLocalOnly: { value: true },
       secondFactors: { value: [] },
+      multiFactors: { value: [] },
       mfaInitSkipLifetime: { value: "0s", owner: I },
       secondFactorCheckLifetime: { value: "3600s" },
     });
-    expect(await resolveMfa({ orgId: orgB })).toMatchObject({ forceMfa: { value: true, owner: I }, secondFactors: { value: [OTP_SMS, TOTP], owner: I } });
+    expect(await resolveMfa({ orgId: orgB })).toMatchObject({ forceMfa: { value: true, owner: I }, secondFactors: { value: [OTP_SMS, U2F, TOTP], owner: I }, multiFactors: { value: [PASSKEY], owner: SYSTEM_OWNER } });
     expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({
       forceMfa: true,
       forceMfaLocalOnly: true,
       secondFactors: [],
+      multiFactors: [],
       mfaInitSkipLifetimeMs: 0,
       secondFactorCheckLifetimeMs: 3600_000,
     });
 
-    ok(await client().set({ secondFactors: { reset: true }, secondFactorCheckLifetime: { reset: true } }, { orgId: orgA }));
+    ok(await client().set({ secondFactors: { reset: true }, multiFactors: { reset: true }, secondFactorCheckLifetime: { reset: true } }, { orgId: orgA }));
     expect(await resolveMfa({ orgId: orgA })).toMatchObject({
       forceMfaLocalOnly: { value: true },
-      secondFactors: { value: [OTP_SMS, TOTP], owner: I },
+      secondFactors: { value: [OTP_SMS, U2F, TOTP], owner: I },
+      multiFactors: { value: [PASSKEY], owner: SYSTEM_OWNER },
       secondFactorCheckLifetime: { value: `${18 * HOUR_S}s`, owner: SYSTEM_OWNER },
     });
     ok(await client().set({ forceMfa: { reset: true }, secondFactors: { reset: true }, mfaInitSkipLifetime: { reset: true } }, inst()));
     expect(await resolveMfa({ orgId: orgB })).toMatchObject({
       forceMfa: { value: false, owner: SYSTEM_OWNER },
-      secondFactors: { value: [TOTP, OTP_EMAIL, OTP_SMS], owner: SYSTEM_OWNER },
+      secondFactors: { value: [TOTP, U2F, OTP_EMAIL, OTP_SMS], owner: SYSTEM_OWNER },
       mfaInitSkipLifetime: { value: `${720 * HOUR_S}s`, owner: SYSTEM_OWNER },
     });
   });
@@ -237,10 +247,15 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
       ["above 8760h", { secondFactorCheckLifetime: { set: `${8760 * HOUR_S + 1}s` } }],
       ["not a duration", { mfaInitSkipLifetime: { set: "1h" } }],
       ["UNSPECIFIED", { secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_UNSPECIFIED"] } } }],
-      ["an unknown name", { secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_U2F"] } } }],
-      ["an undefined number", { secondFactors: { set: { types: [2] } } }],
+      ["an unknown name", { secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_PASSKEY"] } } }],
+      ["an undefined number", { secondFactors: { set: { types: [5] } } }],
       ["a repeated type", { secondFactors: { set: { types: [TOTP, OTP_SMS, TOTP] } } }],
       ["an empty change", { secondFactors: {} }],
+      ["an UNSPECIFIED multi-factor", { multiFactors: { set: { types: ["MULTI_FACTOR_TYPE_UNSPECIFIED"] } } }],
+      ["a second factor as a multi-factor", { multiFactors: { set: { types: [U2F] } } }],
+      ["an undefined multi-factor number", { multiFactors: { set: { types: [2] } } }],
+      ["a repeated multi-factor", { multiFactors: { set: { types: [PASSKEY, PASSKEY] } } }],
+      ["an empty multi-factor change", { multiFactors: {} }],
     ];
     for (const [label, settings] of refusals) {
       const res = await patch(settings, query);
@@ -249,15 +264,16 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
     }
     failed(await client().set({ secondFactors: { set: { types: [OTP_EMAIL, OTP_EMAIL] } } }, { orgId: orgA }), Code.InvalidArgument);
     expect(failed(await client().set({ mfaInitSkipLifetime: { set: "-3600s" } }, { orgId: orgA }), Code.InvalidArgument)).toContain("mfa_init_skip_lifetime");
-    expect(await resolveMfa({ orgId: orgA })).toMatchObject({ secondFactors: { owner: SYSTEM_OWNER }, mfaInitSkipLifetime: { owner: SYSTEM_OWNER }, secondFactorCheckLifetime: { owner: SYSTEM_OWNER } });
+    expect(await resolveMfa({ orgId: orgA })).toMatchObject({ secondFactors: { owner: SYSTEM_OWNER }, multiFactors: { owner: SYSTEM_OWNER }, mfaInitSkipLifetime: { owner: SYSTEM_OWNER }, secondFactorCheckLifetime: { owner: SYSTEM_OWNER } });
 
     // The bounds themselves are fine.
-    const res = await patch({ mfaInitSkipLifetime: { set: `${8760 * HOUR_S}s` }, secondFactorCheckLifetime: { set: "0s" }, secondFactors: { set: { types: [OTP_EMAIL] } } }, query);
+    const res = await patch({ mfaInitSkipLifetime: { set: `${8760 * HOUR_S}s` }, secondFactorCheckLifetime: { set: "0s" }, secondFactors: { set: { types: [OTP_EMAIL, U2F] } }, multiFactors: { set: { types: [PASSKEY] } } }, query);
     expect(res.status).toBe(200);
     expect(await resolveMfa({ orgId: orgA })).toMatchObject({
       mfaInitSkipLifetime: { value: `${8760 * HOUR_S}s` },
       secondFactorCheckLifetime: { value: "0s" },
-      secondFactors: { value: [OTP_EMAIL] },
+      secondFactors: { value: [OTP_EMAIL, U2F] },
+      multiFactors: { value: [PASSKEY] },
     });
   });
 

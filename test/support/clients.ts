@@ -70,11 +70,21 @@ function restClient(service: DescService, baseUrl: string): ProtocolClient {
     async call(name, request, token) {
       const route = routes.find((r) => r.method.name === name)!;
       const { url, body } = restRequest(route, request, baseUrl);
+      // An HttpBody goes as the raw body with its content type (the gateway's convention).
+      const raw = route.rawBody && body !== undefined ? (body as { contentType?: string; data?: string }) : undefined;
       const res = await fetch(url, {
         method: route.httpMethod,
-        headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { "content-type": "application/json" }) },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
+        headers: {
+          ...(token && { authorization: `Bearer ${token}` }),
+          ...(body !== undefined && { "content-type": raw ? (raw.contentType ?? "") : "application/json" }),
+        },
+        ...(body !== undefined && { body: raw ? Buffer.from(raw.data ?? "", "base64") : JSON.stringify(body) }),
       });
+      // An HttpBody answer comes as itself; put back in its field as the other protocols give it.
+      if (res.ok && route.rawResponse !== undefined) {
+        const data = Buffer.from(await res.arrayBuffer()).toString("base64");
+        return { ok: true, message: { [route.rawResponse]: { contentType: res.headers.get("content-type") ?? "", data } }, httpStatus: res.status };
+      }
       const json = (await res.json()) as JsonObject;
       if (res.ok) return { ok: true, message: json, httpStatus: res.status };
       return { ok: false, code: json.code as Code, message: String(json.message), httpStatus: res.status, details: json.details as JsonValue[] };

@@ -87,6 +87,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       jwksRefetchIntervalMs: 30_000,
       githubUrl: "https://github.com",
       githubApiUrl: "https://api.github.com",
+      intentTtlMs: 600_000,
     });
     const env = {
       PLATFORM_IDP_CACHE_MAX_AGE: "0s",
@@ -96,6 +97,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "2m",
       PLATFORM_GITHUB_URL: "http://127.0.0.1:9999/",
       PLATFORM_GITHUB_API_URL: "http://127.0.0.1:9999/api/",
+      PLATFORM_IDP_INTENT_TTL: "90s",
     };
     expect(loadConfig(env).externalLogin).toEqual({
       cacheMaxAgeMs: 0,
@@ -105,6 +107,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       jwksRefetchIntervalMs: 120_000,
       githubUrl: "http://127.0.0.1:9999",
       githubApiUrl: "http://127.0.0.1:9999/api",
+      intentTtlMs: 90_000,
     });
   });
 });
@@ -409,5 +412,11 @@ describe("domain validation settings", () => {
     ] as const) {
       expect(configError({ [name]: value }).message, `${name}=${value}`).toContain(name);
     }
+  });
+
+  it("allow branding images of 512 KiB by default; PLATFORM_BRANDING_MAX_IMAGE_BYTES from 1024 to 64 MiB", () => {
+    expect(loadConfig({}).branding).toEqual({ maxImageBytes: 524_288 });
+    expect(loadConfig({ PLATFORM_BRANDING_MAX_IMAGE_BYTES: "2048" }).branding).toEqual({ maxImageBytes: 2048 });
+    for (const value of ["1023", "67108865", "1.5", "big"]) expect(configError({ PLATFORM_BRANDING_MAX_IMAGE_BYTES: value }).message, value).toContain("PLATFORM_BRANDING_MAX_IMAGE_BYTES");
   });
 });

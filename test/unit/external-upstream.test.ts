@@ -87,8 +87,10 @@ describe("external login upstream (src/oidc/login/external/upstream.ts)", () => 
     const pending = newPending();
     const url = new URL(authorizationUrl(upstream, pending, "https://down.example/cb"));
     expect(Object.fromEntries(url.searchParams)).toMatchObject({ response_type: "code", client_id: "client-1", state: pending.state, nonce: pending.nonce, code_challenge_method: "S256", scope: "openid profile" });
-    const user = await login({}, { sub: "u1", email: "a@b.example", email_verified: true, given_name: "Ann", family_name: "Bee", preferred_username: "ann" });
+    const { user, raw } = await login({}, { sub: "u1", email: "a@b.example", email_verified: true, given_name: "Ann", family_name: "Bee", preferred_username: "ann" });
     expect(user).toMatchObject({ id: "u1", username: "ann", email: "a@b.example", emailVerified: true, givenName: "Ann", familyName: "Bee" });
+    // The claims as the provider gave them, for a login UI's RetrieveIDPIntent.
+    expect(raw).toMatchObject({ sub: "u1", aud: "client-1", preferred_username: "ann" });
     expect(tokenRequest!.auth).toBe(`Basic ${Buffer.from("client-1:s3cret").toString("base64")}`);
     expect(new URLSearchParams(tokenRequest!.body).get("code_verifier")).toBeTruthy();
   });

@@ -4,22 +4,22 @@ import type { WindowLimiter } from "../../http/window-limiter.js";
 import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
-import { assertionOptions } from "../user-webauthn/authentication.js";
-import { checkWebAuthnAnswer, type WebAuthnFactor } from "../user-webauthn/sign-in-check.js";
-import { checkedRpId } from "../user-webauthn/relying-party.js";
+import type { WebAuthnFactor } from "../user-webauthn/factor.js";
+import { startWebAuthnCheck, verifyWebAuthnCheck } from "../user-webauthn/sign-in.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied, resourceExhausted } from "../errors.js";
 import type { SettingsKind } from "../settings/kind.js";
 import { loginSettingsOf } from "../settings/login.js";
 import { checkSecondFactor, sendSignInCode } from "../user-factor/checks.js";
 import { secondFactorDue } from "../user-factor/due.js";
-import type { SecondFactorCheck } from "../user-factor/model.js";
+import type { CodeCheck } from "../user-factor/model.js";
 import { loginUserById, userByLoginName, type LoginUser } from "../user/login-names.js";
 import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
 import { checkStoredPassword } from "../user/passwords.js";
 import type { VerificationSettings } from "../user/verification.js";
 import { AGGREGATE, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks, type SessionFactor } from "./model.js";
 import { sameHash } from "./token.js";
+import { checkIdpIntent, recordIdpIntentCheck } from "./idp-intent-check.js";
 
 /**
  * Creating and changing sessions. A write runs in three parts: the user is found and a
@@ -49,7 +49,7 @@ export interface SessionStore {
 /** One answer for a wrong login name or password: a session never tells which was wrong. */
 const wrongLogin = () => invalidArgument("the login name or password is not valid");
 
-const CODE_CHECKS: [keyof SessionChecks & SessionFactor, SecondFactorCheck][] = [
+const CODE_CHECKS: [keyof SessionChecks & SessionFactor, CodeCheck][] = [
   ["totp", "totp"],
   ["otpEmail", "otp_email"],
   ["otpSms", "otp_sms"],
@@ -68,15 +68,25 @@ export async function createSession(
   const user = await checkedFirstFactors(store, deps, actor, id, undefined, changes.checks);
   const token = newOpaqueToken();
   const outcome = await store.transact(async (tx) => {
+    // The external login first: a code is used up by its check, and must not be for a call that fails after it.
+    const intent = changes.checks.idpIntent ? await checkIdpIntent(tx, deps.loginSettings, actor, user, changes.checks.idpIntent) : undefined;
+    if (intent && !intent.ok) return intent;
     const failure = await checkCodes(tx, deps, user, changes.checks);
     if (failure) return failure;
     const now = new Date();
     const events: PendingEvent[] = [{ type: "session.added", payload: { ...(userAgent.fingerprintId && { fingerprintId: userAgent.fingerprintId }) } }, ...checkEvents(user, changes.checks)];
+    let factors = withChecks({}, user, changes.checks, now);
+    if (intent) {
+      const recorded = await recordIdpIntentCheck(tx, actor, id, intent, user?.id, factors, now);
+      factors = recorded.factors;
+      events.push(...recorded.events);
+    }
+    const sessionUser = intent?.user ?? user;
     const metadata = mergedMetadata({}, changes.metadata);
     if (Object.keys(metadata).length > 0) events.push({ type: "session.metadata.set", payload: { keys: Object.keys(changes.metadata) } });
     const expiresAt = changes.lifetimeMs === undefined ? null : new Date(now.getTime() + changes.lifetimeMs);
     if (expiresAt) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt.toISOString() } });
-    const { answers: challenges, pending } = await startChallenges(tx, deps, actor, user, changes.challenges);
+    const { answers: challenges, pending } = await startChallenges(tx, deps, actor, sessionUser, changes.challenges);
     events.push(...challengeEvents(changes.challenges));
     const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor.userId);
     await tx
@@ -85,8 +95,8 @@ export async function createSession(
         instance_id: actor.instanceId,
         id,
         token_hash: hashToken(token),
-        user_id: user?.id ?? null,
-        factors: JSON.stringify(withChecks({}, user, changes.checks, now)),
+        user_id: sessionUser?.id ?? null,
+        factors: JSON.stringify(factors),
         metadata: JSON.stringify(metadata),
         user_agent: JSON.stringify(userAgent),
         challenges: JSON.stringify(pending),
@@ -117,6 +127,8 @@ export async function patchSession(
     // The passkey first: a code is used up by its check, and must not be for a call that fails after it.
     const answered = changes.checks.webAuthN ? await checkWebAuthN(tx, deps, actor, current, user, changes.checks.webAuthN) : undefined;
     if (answered && !answered.ok) return answered;
+    const intent = changes.checks.idpIntent ? await checkIdpIntent(tx, deps.loginSettings, actor, answered?.user ?? user, changes.checks.idpIntent) : undefined;
+    if (intent && !intent.ok) return intent;
     const failure = await checkCodes(tx, deps, user, changes.checks);
     if (failure) return failure;
     const now = new Date();
@@ -131,6 +143,12 @@ export async function patchSession(
       events.push({ type: "session.web_auth_n.checked", payload: { userVerified: answered.factor.userVerified } });
       // A challenge is answered once, rightly or not.
       pending = {};
+    }
+    if (intent) {
+      const recorded = await recordIdpIntentCheck(tx, actor, id, intent, sessionUser?.id, factors, now);
+      factors = recorded.factors;
+      events.push(...recorded.events);
+      sessionUser = intent.user;
     }
     const metadata = mergedMetadata(current.metadata, changes.metadata);
     if (Object.keys(changes.metadata).length > 0) events.push({ type: "session.metadata.set", payload: { keys: Object.keys(changes.metadata) } });
@@ -193,18 +211,19 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
   if (checks.user && !named) throw checks.password !== undefined ? wrongLogin() : notFound("no user of this instance has that ID or login name");
   if (named && before?.user_id && named.id !== before.user_id) throw failedPrecondition("the session is for another user: its user cannot change (create another session)");
   const userId = named?.id ?? before?.user_id ?? undefined;
-  // A passkey names its user itself; every other check needs one.
-  const needsUser = Object.entries(checks).some(([name, value]) => name !== "user" && name !== "webAuthN" && value !== undefined);
+  // A passkey and an external login name their user themselves; every other check needs one.
+  const needsUser = Object.entries(checks).some(([name, value]) => name !== "user" && name !== "webAuthN" && name !== "idpIntent" && value !== undefined);
+  const namesUser = checks.webAuthN !== undefined || checks.idpIntent !== undefined;
   if (!userId) {
     if (needsUser) throw invalidArgument("checks need a user: give checks.user (or patch a session that has one)");
-    if (checks.webAuthN && !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) throw resourceExhausted("too many checks for this session; wait a minute");
+    if (namesUser && !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) throw resourceExhausted("too many checks for this session; wait a minute");
     return undefined;
   }
   const found = named ?? (await loginUserById(store.db, actor.instanceId, userId));
   if (!found) throw failedPrecondition("the session's user no longer exists or cannot sign in");
   const user = found.row;
   if (user.state !== "active") throw failedPrecondition(`the user is ${user.state === "locked" ? "locked" : "not active"}`);
-  if (needsUser || checks.webAuthN) {
+  if (needsUser || namesUser) {
     if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`) || !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) {
       throw resourceExhausted("too many checks for this user or session; wait a minute");
     }
@@ -306,20 +325,17 @@ async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: Us
   }
   const pending: SessionChallengesJson = {};
   if (challenges.webAuthN) {
-    const rpId = await checkedRpId(tx, actor.instanceId, challenges.webAuthN.domain);
-    const { userVerification } = challenges.webAuthN;
-    const options = await assertionOptions(tx, actor.instanceId, { rpId, userVerification, ...(user && { userId: user.id }) });
-    answers.webAuthN = options;
-    pending.webAuthN = { challenge: options.challenge, rpId, userVerification, issuedAt: new Date().toISOString() };
+    const started = await startWebAuthnCheck(tx, actor.instanceId, { ...challenges.webAuthN, ...(user && { userId: user.id }) });
+    answers.webAuthN = started.options;
+    pending.webAuthN = started.pending;
   }
   return { answers, pending };
 }
 
 /**
- * The answer to the session's passkey challenge, checked by the one check the login pages use
- * too (user-webauthn/sign-in-check.ts): of the session's user, or naming it when the session
- * has none yet; a wrong answer counts toward the session user's lockout, a copied key's toward
- * its owner's.
+ * The answer to the session's passkey or security key challenge, by the one check the login
+ * pages use too (user-webauthn/sign-in.ts): of the session's user, or naming it when the
+ * session has none yet.
  */
 async function checkWebAuthN(
   tx: Tx,
@@ -332,9 +348,9 @@ async function checkWebAuthN(
   const challenge = session.challenges.webAuthN;
   const refuse = (why: string, locked = false): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked });
   if (!challenge) return refuse("the session has no passkey challenge to answer: request challenges.webAuthN first");
-  // A challenge is answered once, rightly or not, and not after its time.
+  // A challenge is answered once, rightly or not.
   await tx.updateTable("sessions").set({ challenges: "{}" }).where("instance_id", "=", actor.instanceId).where("id", "=", session.id).execute();
-  const checked = await checkWebAuthnAnswer(tx, actor, deps.loginSettings, challenge, answer, user);
+  const checked = await verifyWebAuthnCheck(tx, actor, deps.loginSettings, challenge, answer, user);
   if (checked.ok) return checked;
   return refuse(checked.expired ? "the passkey challenge has expired: request challenges.webAuthN again" : checked.reason, checked.locked);
 }

@@ -7,7 +7,7 @@ import type { ObjectDetails } from "../details.js";
 export const AGGREGATE = "session";
 
 /** The factors a session checks with a code or password, by their names in the API and in `sessions.factors`. */
-export type SessionFactor = Exclude<keyof SessionFactorsJson, "user" | "webAuthN">;
+export type SessionFactor = Exclude<keyof SessionFactorsJson, "user" | "webAuthN" | "idpIntent">;
 
 /** What a request asks a session to check. */
 export interface SessionChecks {
@@ -19,6 +19,8 @@ export interface SessionChecks {
   recoveryCode?: string;
   /** The browser's answer to the session's WebAuthn challenge. */
   webAuthN?: AuthenticationResponseJSON;
+  /** An external login that succeeded (PlatformIDPIntents): it names its user, as a passkey does. */
+  idpIntent?: { id: string; token: string };
 }
 
 /** One-time code challenges: sent, or answered (`returnCode`). */
@@ -61,6 +63,7 @@ export interface SessionView {
   user: SessionUser | undefined;
   factors: Partial<Record<SessionFactor, Date>>;
   webAuthN: { checkedAt: Date; userVerified: boolean } | undefined;
+  idpIntent: { checkedAt: Date; idpId: string } | undefined;
   metadata: Record<string, Uint8Array>;
   userAgent: SessionUserAgentJson;
   expiresAt: Date | undefined;

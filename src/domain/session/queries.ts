@@ -34,6 +34,7 @@ function view(row: Row): SessionView {
     user: row.user_id && f.user ? { id: row.user_id, loginName: row.login_name ?? "", displayName: row.user_name ?? "", orgId: row.user_org_id ?? "", checkedAt: new Date(f.user.checkedAt) } : undefined,
     factors,
     webAuthN: f.webAuthN && { checkedAt: new Date(f.webAuthN.checkedAt), userVerified: f.webAuthN.userVerified },
+    idpIntent: f.idpIntent && { checkedAt: new Date(f.idpIntent.checkedAt), idpId: f.idpIntent.idpId },
     metadata,
     userAgent: row.user_agent,
     expiresAt: row.expires_at ?? undefined,

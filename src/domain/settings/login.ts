@@ -1,6 +1,6 @@
 import type { Db, Tx } from "../../store/eventstore.js";
 import { invalidArgument } from "../errors.js";
-import { SECOND_FACTORS, type SecondFactorType } from "../user-factor/model.js";
+import { MULTI_FACTORS, SECOND_FACTORS, type MultiFactorType, type SecondFactorType } from "../user-factor/model.js";
 import type { PropertyDefinition, SettingsKind } from "./kind.js";
 import { resolveSettings } from "./store.js";
 
@@ -32,6 +32,8 @@ export interface LoginSettings {
   loginUiUrl: string;
   /** Whether a user-verified passkey signs someone in by itself. */
   passwordlessAllowed: boolean;
+  /** The multi-factors (a user-verified passkey) that may be the step after a password. */
+  multiFactors: MultiFactorType[];
 }
 
 /**
@@ -108,6 +110,13 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number; login
           if (v !== "allowed" && v !== "not_allowed") throw invalidArgument("passwordless_type is ALLOWED or NOT_ALLOWED");
         },
       },
+      multi_factors: {
+        levels: EVERYWHERE,
+        builtIn: [...MULTI_FACTORS],
+        check: (v) => {
+          if (!Array.isArray(v) || v.some((t) => !MULTI_FACTORS.includes(t))) throw invalidArgument(`multi_factors: each is one of ${MULTI_FACTORS.join(", ")}`);
+        },
+      },
       // Where every person of the instance is sent to type a password: the instance's to choose,
       // not an organization's (whose id anyone can put into an authorization request's scope).
       login_ui_url: { levels: INSTANCE_AND_ABOVE, builtIn: defaults.loginUiUrl ?? "", check: (v) => checkLoginUiUrl(v, "login_ui_url") },
@@ -156,5 +165,6 @@ export async function loginSettingsOf(db: Db | Tx, instanceId: string, orgId: st
     secondFactorCheckLifetimeMs: Number(resolved.second_factor_check_lifetime!.value),
     loginUiUrl: String(resolved.login_ui_url!.value),
     passwordlessAllowed: resolved.passwordless_type!.value !== "not_allowed",
+    multiFactors: resolved.multi_factors!.value as MultiFactorType[],
   };
 }

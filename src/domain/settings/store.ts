@@ -55,16 +55,50 @@ export async function resolveSettingsIn(db: Db | Tx, kind: SettingsKind, context
   const rows = new Map((await rowsAlong(db, kind.name, contexts)).map((r) => [key(r), r]));
   const rowAt = (c: ContextRef) => rows.get(key(contextColumns(c)));
   return contexts.map((at) => {
-    const chain = lineage(at);
-    const resolved: Resolved = {};
-    for (const [name, property] of Object.entries(kind.properties)) {
-      const from = chain.find((c) => Object.hasOwn(rowAt(c)?.properties ?? {}, name));
-      resolved[name] = from
-        ? { value: rowAt(from)!.properties[name], from }
-        : { value: property.builtIn, from: SYSTEM_CONTEXT, ...(property.levels.size === 0 && { fixed: true }) };
-    }
+    const resolved = resolveAlong(kind, at, (c) => rowAt(c)?.properties);
     return { resolved: adjusted && kind.adjust ? kind.adjust(resolved) : resolved, details: detailsOf(rowAt(at), at) };
   });
+}
+
+/** Per property, the nearest value along the context and its ancestors (`propertiesAt` gives what each sets), else the built-in default. */
+function resolveAlong(kind: SettingsKind, at: ContextRef, propertiesAt: (c: ContextRef) => Record<string, unknown> | undefined): Resolved {
+  const chain = lineage(at);
+  const resolved: Resolved = {};
+  for (const [name, property] of Object.entries(kind.properties)) {
+    const from = chain.find((c) => Object.hasOwn(propertiesAt(c) ?? {}, name));
+    resolved[name] = from
+      ? { value: propertiesAt(from)![name], from }
+      : { value: property.builtIn, from: SYSTEM_CONTEXT, ...(property.levels.size === 0 && { fixed: true }) };
+  }
+  return resolved;
+}
+
+/**
+ * The settings in effect at `at` as if `change` were written there, refused as the write
+ * would refuse it; nothing is stored (previews of unsaved values).
+ */
+export async function previewSettings(db: Db | Tx, kind: SettingsKind, at: ContextRef, change: SettingsChange): Promise<Resolved> {
+  checkChange(kind, at, change);
+  const rows = new Map((await rowsAlong(db, kind.name, [at])).map((r) => [key(r), r.properties]));
+  const own = key(contextColumns(at));
+  const changed: Record<string, unknown> = { ...rows.get(own) };
+  for (const name of change.reset) delete changed[name];
+  rows.set(own, Object.assign(changed, change.set));
+  const resolved = resolveAlong(kind, at, (c) => rows.get(key(contextColumns(c))));
+  kind.checkResolved?.(resolved, at);
+  return kind.adjust ? kind.adjust(resolved) : resolved;
+}
+
+/** A change's properties may be set in the context, and its values are valid (InvalidArgument). */
+function checkChange(kind: SettingsKind, at: ContextRef, change: SettingsChange): void {
+  for (const name of [...Object.keys(change.set), ...change.reset]) {
+    const property = kind.properties[name];
+    if (!property) throw invalidArgument(`${kind.name} settings have no property ${name}`);
+    if (!property.levels.has(at.type)) {
+      throw invalidArgument(`${name} cannot be set in ${describeContext(at)}; it may be set in: ${[...property.levels].join(", ") || "nowhere (fixed by the system)"}`);
+    }
+  }
+  for (const [name, value] of Object.entries(change.set)) kind.properties[name]!.check?.(value);
 }
 
 /**
@@ -81,14 +115,7 @@ export function ownerFor(value: { from: ContextRef; fixed?: boolean }, at: Conte
  * same transaction: a refused change leaves nothing behind.
  */
 export async function writeSettings(tx: Tx, creator: string, kind: SettingsKind, at: ContextRef, change: SettingsChange): Promise<SettingsDetails & { changed: boolean }> {
-  for (const name of [...Object.keys(change.set), ...change.reset]) {
-    const property = kind.properties[name];
-    if (!property) throw invalidArgument(`${kind.name} settings have no property ${name}`);
-    if (!property.levels.has(at.type)) {
-      throw invalidArgument(`${name} cannot be set in ${describeContext(at)}; it may be set in: ${[...property.levels].join(", ") || "nowhere (fixed by the system)"}`);
-    }
-  }
-  for (const [name, value] of Object.entries(change.set)) kind.properties[name]!.check?.(value);
+  checkChange(kind, at, change);
   const columns = contextColumns(at);
   // The row is the lock: concurrent writers of one context's settings take turns.
   await tx
@@ -142,8 +169,9 @@ function sorted(o: Record<string, unknown>): [string, unknown][] {
   return Object.entries(o).sort(([a], [b]) => a.localeCompare(b));
 }
 
-/** Part of removing an organization: every kind of settings it sets. */
+/** Part of removing an organization: every kind of settings it sets, and their files. */
 export async function removeContextSettings(tx: Tx, at: ContextRef): Promise<void> {
   const columns = contextColumns(at);
+  await tx.deleteFrom("settings_files").where("instance_id", "=", columns.instance_id).where("org_id", "=", columns.org_id).execute();
   await tx.deleteFrom("settings").where("instance_id", "=", columns.instance_id).where("org_id", "=", columns.org_id).execute();
 }

@@ -8,7 +8,7 @@ import { issueCodeMessage } from "../user/code-messages.js";
 import { changeUser } from "../user/commands.js";
 import { recordFailedCheck, clearFailedChecks } from "../user/lockout.js";
 import type { VerificationSettings } from "../user/verification.js";
-import type { SecondFactorCheck } from "./model.js";
+import type { CodeCheck } from "./model.js";
 import { recoveryCodeHash } from "./recovery-codes.js";
 import { totpStep } from "./totp.js";
 
@@ -27,7 +27,7 @@ export interface CheckOutcome {
   locked: boolean;
 }
 
-export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, check: SecondFactorCheck, code: string, maxAttempts: number): Promise<CheckOutcome> {
+export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, check: CodeCheck, code: string, maxAttempts: number): Promise<CheckOutcome> {
   const ok = await rightAnswer(tx, box, user, check, code.slice(0, 64));
   if (ok) {
     await clearFailedChecks(tx, user.instance_id, user.id);
@@ -36,7 +36,7 @@ export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, c
   return { ok, ...(await recordFailedCheck(tx, user.instance_id, user.id, maxAttempts)) };
 }
 
-async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: SecondFactorCheck, code: string): Promise<boolean> {
+async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: CodeCheck, code: string): Promise<boolean> {
   const { instance_id: instanceId, id: userId } = user;
   switch (check) {
     case "totp": {

@@ -2,10 +2,11 @@ import type { SecretBox } from "../../crypto/encryption.js";
 import type { Tx } from "../../store/eventstore.js";
 import type { FactorType, UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
+import type { LoginSettings } from "../settings/login.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { changeUser, userRowForUpdate } from "../user/commands.js";
 import { FACTOR_EVENT } from "./model.js";
-import { usableFactors } from "./queries.js";
+import { removeKeepingOne } from "./due.js";
 import { newRecoveryCodes, recoveryCodeHash } from "./recovery-codes.js";
 import { newTotpSecret, totpStep, totpUri } from "./totp.js";
 
@@ -75,23 +76,15 @@ export async function addOtp(tx: Tx, actor: Actor, userId: string, type: "otp_em
   return details;
 }
 
-/**
- * Removes a factor. `mayRemoveLast` is false for people removing their own while the login
- * settings force a second factor: they may not leave themselves without one (an
- * administrator may, as when a phone is lost).
- */
-export async function removeFactor(tx: Tx, actor: Actor, userId: string, type: FactorType, mayRemoveLast: boolean): Promise<ObjectDetails> {
+/** Removes a factor; `keepOne` as removeKeepingOne's (due.ts). */
+export async function removeFactor(tx: Tx, actor: Actor, userId: string, type: FactorType, keepOne: LoginSettings | undefined): Promise<ObjectDetails> {
   const user = await person(tx, actor, userId);
   const row = await factorRow(tx, actor.instanceId, userId, type).executeTakeFirst();
   if (!row) throw notFound(`user ${userId} has no ${DESCRIBED[type]}`);
-  if (!mayRemoveLast) {
-    // Counted as sign-in counts them: a code factor whose address is no longer verified is no factor.
-    const { factors } = await usableFactors(tx, user);
-    if (factors.includes(type) && factors.length === 1) throw failedPrecondition(`the login settings require a second factor and this is the last of user ${userId}: add another first, or ask an administrator`);
-  }
-  const details = await changeUser(tx, actor, user, [{ type: `${FACTOR_EVENT[type]}.removed`, payload: {} }], {});
-  await tx.deleteFrom("user_factors").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("type", "=", type).execute();
-  return details;
+  await removeKeepingOne(tx, user, keepOne, async () => {
+    await tx.deleteFrom("user_factors").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("type", "=", type).execute();
+  });
+  return changeUser(tx, actor, user, [{ type: `${FACTOR_EVENT[type]}.removed`, payload: {} }], {});
 }
 
 const DESCRIBED: Record<FactorType, string> = { totp: "TOTP authenticator", otp_email: "email codes as a second factor", otp_sms: "SMS codes as a second factor" };

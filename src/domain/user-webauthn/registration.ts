@@ -4,6 +4,8 @@ import { newId } from "../../store/ids.js";
 import type { UserRow, WebAuthnKind } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
+import type { LoginSettings } from "../settings/login.js";
+import { removeKeepingOne } from "../user-factor/due.js";
 import { changeUser, userRowForUpdate } from "../user/commands.js";
 import { answerOrigin, checkedRpId } from "./relying-party.js";
 
@@ -11,8 +13,10 @@ import { answerOrigin, checkedRpId } from "./relying-party.js";
  * Registering WebAuthn credentials, with @simplewebauthn/server: it builds the options and
  * verifies attestations (CBOR, COSE keys, every attestation format) as the W3C
  * specification says; it is the library the WebAuthn community keeps for this, maintained,
- * typed and without native code. Passkeys are discoverable and user-verified (a sign-in by
- * themselves); attestation `none`, as passkey providers give no other.
+ * typed and without native code. One implementation for both kinds, stored in one table with
+ * their kind: passkeys are discoverable and user-verified (a sign-in by themselves); security
+ * keys (`u2f`, a second factor) need neither, user verification preferred. Attestation
+ * `none`, as passkey providers give no other.
  */
 
 const TRANSPORTS: ReadonlySet<string> = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
@@ -22,9 +26,12 @@ const REGISTRATION_TTL_MS = 10 * 60_000;
 
 export type Attachment = "platform" | "cross-platform" | undefined;
 
+/** How messages name each kind. */
+export const KIND_NAME: Record<WebAuthnKind, string> = { passkey: "passkey", u2f: "security key" };
+
 async function person(tx: Tx, actor: Actor, userId: string): Promise<UserRow> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
-  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: passkeys belong to people`);
+  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: passkeys and security keys belong to people`);
   return user;
 }
 
@@ -64,9 +71,9 @@ export async function startRegistration(
 export async function finishRegistration(tx: Tx, actor: Actor, userId: string, kind: WebAuthnKind, id: string, response: RegistrationResponseJSON, name: string): Promise<ObjectDetails> {
   const user = await person(tx, actor, userId);
   const row = await tx.selectFrom("user_webauthn_keys").selectAll().where("instance_id", "=", actor.instanceId).where("id", "=", id).where("user_id", "=", userId).where("kind", "=", kind).executeTakeFirst();
-  if (!row) throw notFound(`user ${userId} has no ${kind} ${id}`);
-  if (row.state !== "pending" || !row.challenge) throw failedPrecondition(`${kind} ${id} is registered already`);
-  if (Date.now() - new Date(row.created_at).getTime() > REGISTRATION_TTL_MS) throw failedPrecondition(`the registration of ${kind} ${id} has expired: start again`);
+  if (!row) throw notFound(`user ${userId} has no ${KIND_NAME[kind]} ${id}`);
+  if (row.state !== "pending" || !row.challenge) throw failedPrecondition(`${KIND_NAME[kind]} ${id} is registered already`);
+  if (Date.now() - new Date(row.created_at).getTime() > REGISTRATION_TTL_MS) throw failedPrecondition(`the registration of ${KIND_NAME[kind]} ${id} has expired: start again`);
   const origin = answerOrigin(response?.response?.clientDataJSON, row.rp_id);
   let verified;
   try {
@@ -98,9 +105,12 @@ export async function finishRegistration(tx: Tx, actor: Actor, userId: string, k
   return details;
 }
 
-export async function removeWebAuthnKey(tx: Tx, actor: Actor, userId: string, kind: WebAuthnKind, id: string): Promise<ObjectDetails> {
+/** Removes a credential; `keepOne` as removeKeepingOne's (a passkey or security key may be a person's last factor). */
+export async function removeWebAuthnKey(tx: Tx, actor: Actor, userId: string, kind: WebAuthnKind, id: string, keepOne: LoginSettings | undefined): Promise<ObjectDetails> {
   const user = await person(tx, actor, userId);
-  const removed = await tx.deleteFrom("user_webauthn_keys").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("kind", "=", kind).where("id", "=", id).executeTakeFirst();
-  if (Number(removed.numDeletedRows) === 0) throw notFound(`user ${userId} has no ${kind} ${id}`);
+  await removeKeepingOne(tx, user, keepOne, async () => {
+    const removed = await tx.deleteFrom("user_webauthn_keys").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("kind", "=", kind).where("id", "=", id).executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) throw notFound(`user ${userId} has no ${KIND_NAME[kind]} ${id}`);
+  });
   return changeUser(tx, actor, user, [{ type: `user.${kind}.removed`, payload: { id } }], {});
 }

@@ -4,6 +4,7 @@ import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { ACCEPT_INVITE_PATH, RESET_PASSWORD_PATH, VERIFY_EMAIL_PATH } from "./code-links.js";
 import type { LoginContext } from "./context.js";
 import { loginLanguage } from "./language.js";
+import { lookOf } from "./look.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { errorBody } from "./render.js";
 import { sendPage } from "./send-page.js";
@@ -42,8 +43,8 @@ export async function codePages(req: NodeRequest, res: NodeResponse, c: LoginCon
   const user = asked.user ? await c.db.selectFrom("users").select(["org_id", "preferred_language"]).where("instance_id", "=", c.instanceId).where("id", "=", asked.user).executeTakeFirst() : undefined;
   const orgId = user?.org_id ?? (await c.db.selectFrom("instances").select("default_org_id").where("id", "=", c.instanceId).executeTakeFirstOrThrow()).default_org_id;
   // The person's own language first, as in the message that brought them here.
-  const lang = await loginLanguage(c.db, { instanceId: c.instanceId, orgId }, user?.preferred_language ?? undefined, req.headers["accept-language"]);
-  await page({ req, res, c, path: url.pathname, t: TEXTS[lang], asked, show: (status, title, body) => sendPage(res, status, lang, () => [title, body]) });
+  const [lang, look] = await Promise.all([loginLanguage(c.db, { instanceId: c.instanceId, orgId }, user?.preferred_language ?? undefined, req.headers["accept-language"]), lookOf(c, { orgId })]);
+  await page({ req, res, c, path: url.pathname, t: TEXTS[lang], asked, show: (status, title, body) => sendPage(res, status, { lang, look }, () => [title, body]) });
   return true;
 }
 

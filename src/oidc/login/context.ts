@@ -5,6 +5,8 @@ import type { VerificationSettings } from "../../domain/user/verification.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
+import type { Look } from "./look.js";
+import type { FormError } from "./render.js";
 import type { Language, Texts } from "./texts/index.js";
 
 /*
@@ -42,12 +44,15 @@ export interface LoginContext {
 export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 
 /**
- * What a sign-in has proved so far: whose it is and how (`amr`: `pwd`, `fed`, then `otp`).
+ * What a sign-in has proved so far: whose it is and how (`amr`: `pwd`, `fed`, or `user` and
+ * `hwk`/`swk` for a passkey; then `otp`, `hwk`/`swk`).
  * The forms of the steps after the first factor carry it under a proof (progress.ts).
  */
 export interface SignInProgress {
   userId: string;
   amr: string[];
+  /** The passkey offer was answered in this request (key-setup.ts): not carried by forms, so never asked twice in one sign-in. */
+  passkeyOffered?: boolean;
 }
 
 /**
@@ -64,6 +69,8 @@ export interface SignInStep {
   csrf: string;
   lang: Language;
   t: Texts;
+  /** Whose login it is (look.ts): show() frames every page with it. */
+  look: Look;
   show(status: number, title: string, body: string): void;
 }
 
@@ -72,7 +79,7 @@ export interface PromptStep extends SignInStep {
   step: string | undefined;
   /** The organization the scope restricts the login to, if any. */
   requestedOrg: string | undefined;
-  askLoginName(status: number, loginName: string, error?: string): Promise<void>;
+  askLoginName(status: number, loginName: string, error?: FormError): Promise<void>;
   /** The first factor passed, or a later step: on to what the login still needs (sign-in.ts). */
   proceed(progress: SignInProgress): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { requestVerification, verifyContact } from "../../domain/user/verificati
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { progressFields, progressOf } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { errorBody, escapeHtml } from "./render.js";
+import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
 
 /**
  * The email verification step of a sign-in, when the login settings say
@@ -13,7 +13,7 @@ import { errorBody, escapeHtml } from "./render.js";
  */
 
 /** Sends a code (unless `send` is false) and asks for it. */
-export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boolean, status = 200, error?: string): Promise<void> {
+export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boolean, status = 200, error?: FormError): Promise<void> {
   const { userId } = p;
   if (send) {
     await s.c
@@ -23,14 +23,20 @@ export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boole
         if (!(e instanceof DomainError)) throw e;
       });
   }
-  const hidden = (extra = "") => progressFields(s, p, "verifyemail") + extra;
-  const action = escapeHtml(`${s.base}/verifyemail`);
-  s.show(status, s.t.verifyEmailTitle,
-    (error ? errorBody(error) : "") +
-    `<p>${escapeHtml(s.t.verifyEmailIntro)}</p><form method="post" action="${action}">${hidden()}` +
-    `<label for="code">${escapeHtml(s.t.code)}</label><input id="code" name="code" autocomplete="one-time-code" required autofocus>` +
-    `<button type="submit">${escapeHtml(s.t.verify)}</button></form>` +
-    `<form method="post" action="${action}">${hidden('<input type="hidden" name="resend" value="1">')}<button type="submit">${escapeHtml(s.t.sendCode)}</button></form>`);
+  const hidden = progressFields(s, p, "verifyemail");
+  const action = `${s.base}/verifyemail`;
+  s.show(
+    status,
+    s.t.verifyEmailTitle,
+    form({
+      action,
+      hidden,
+      intro: `<p>${escapeHtml(s.t.verifyEmailIntro)}</p>`,
+      fields: [{ name: "code", label: s.t.code, autocomplete: "one-time-code", attrs: ' autocapitalize="none" spellcheck="false"', autofocus: true }],
+      submit: s.t.verify,
+      ...(error && { error }),
+    }) + buttonForm(action, hidden + hiddenField("resend", "1"), s.t.sendCode),
+  );
 }
 
 /** The code (or a request for another one) of the step; a right code finishes the login. */
@@ -42,6 +48,6 @@ export async function emailCodeSubmit(s: PromptStep, form: Record<string, string
   if (form.resend) return askEmailCode(s, p, true);
   const code = (form.code ?? "").slice(0, 64);
   const verified = code ? await s.c.transact((tx) => verifyContact(tx, { instanceId: s.c.instanceId, userId }, s.c.codes, userId, "email", code)) : undefined;
-  if (!verified) return askEmailCode(s, p, false, 400, s.t.codeInvalid);
+  if (!verified) return askEmailCode(s, p, false, 400, fieldError("code", s.t.codeInvalid));
   await s.proceed(p);
 }

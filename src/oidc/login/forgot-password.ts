@@ -4,7 +4,7 @@ import { requestPasswordReset, setPasswordWithCode } from "../../domain/user/pas
 import type { PromptStep } from "./context.js";
 import { chosenPassword } from "./new-password.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { errorBody, escapeHtml, loginNameForm } from "./render.js";
+import { escapeHtml, fieldError, links, loginNameForm, type FormError } from "./render.js";
 import { setPasswordForm } from "./set-password-page.js";
 import { userByLoginName } from "../../domain/user/login-names.js";
 
@@ -17,7 +17,7 @@ import { userByLoginName } from "../../domain/user/login-names.js";
  */
 export function forgotPasswordPage(s: PromptStep): void {
   const loginName = (new URL(s.req.url ?? "/", "http://x").searchParams.get("loginName") ?? "").slice(0, 400);
-  s.show(200, s.t.resetPasswordTitle, `<p>${escapeHtml(s.t.forgotPasswordIntro)}</p>` + loginNameForm(s.t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: s.t.sendCode }));
+  s.show(200, s.t.resetPasswordTitle, loginNameForm(s.t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: s.t.sendCode, intro: `<p>${escapeHtml(s.t.forgotPasswordIntro)}</p>` }) + links([[s.base, s.t.externalBack]]));
 }
 
 export async function requestReset(s: PromptStep, form: Record<string, string>): Promise<void> {
@@ -25,7 +25,7 @@ export async function requestReset(s: PromptStep, form: Record<string, string>):
   const { c, t } = s;
   const loginName = (form.loginName ?? "").slice(0, 400);
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "reset")) {
-    return s.show(429, t.resetPasswordTitle, errorBody(t.tooManyAttempts) + loginNameForm(t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: t.sendCode }));
+    return s.show(429, t.resetPasswordTitle, loginNameForm(t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: t.sendCode, error: t.tooManyAttempts }));
   }
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
   if (user?.state === "active") {
@@ -44,16 +44,16 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   const { c, t } = s;
   const loginName = (form.loginName ?? "").slice(0, 400);
   const code = (form.code ?? "").slice(0, 64);
-  const again = (status: number, error: string, keepCode = true) => s.show(status, t.resetPasswordTitle, errorBody(error) + codeForm(s, loginName, keepCode ? code : ""));
+  const again = (status: number, error: FormError, keepCode = true) => s.show(status, t.resetPasswordTitle, codeForm(s, loginName, keepCode ? code : "", error));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return again(429, t.tooManyAttempts);
   const chosen = await chosenPassword(c, t, form.password ?? "", form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
   const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, chosen.hash)) : undefined;
-  if (!user || !set) return again(400, t.codeInvalid, false);
+  if (!user || !set) return again(400, fieldError("code", t.codeInvalid), false);
   await s.proceed({ userId: user.id, amr: ["pwd"] });
 }
 
-function codeForm(s: PromptStep, loginName: string, code: string): string {
-  return `<p role="status">${escapeHtml(s.t.resetCodeSent)}</p>` + setPasswordForm(s.t, { action: `${s.base}/resetcode`, code, hidden: { csrf: s.csrf, loginName } });
+function codeForm(s: PromptStep, loginName: string, code: string, error?: FormError): string {
+  return `<p role="status">${escapeHtml(s.t.resetCodeSent)}</p>` + setPasswordForm(s.t, { action: `${s.base}/resetcode`, code, hidden: { csrf: s.csrf, loginName }, ...(error && { error }) });
 }

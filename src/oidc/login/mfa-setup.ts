@@ -9,60 +9,71 @@ import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../..
 import type { SecondFactorType } from "../../domain/user-factor/model.js";
 import type { UserRow } from "../../store/schema.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
-import { settingsOf } from "./org-settings.js";
-import { progressFields, progressOf } from "./progress.js";
+import { signInSettingsOf } from "./org-settings.js";
+import { progressedUser, progressFields } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { errorBody, escapeHtml } from "./render.js";
+import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
 import { askSecondFactor, FACTOR_NAME } from "./second-factor.js";
+import { askKeyRegistration } from "./key-setup.js";
+import { webauthnCapability } from "./webauthn-capability.js";
 
 /**
  * Setting up a second factor during sign-in (`/mfasetup`), when the login settings force one
  * and the person has none: an authenticator app (a QR code drawn here as inline SVG, no
  * script or external image, with the key as text beside it), or codes by email or SMS to an
- * address or number already verified; "Skip for now" while `mfa_init_skip_lifetime` allows.
- * Setting one up proves it (the first code), so the sign-in goes on with it checked.
+ * address or number already verified, or a security key or passkey (key-setup.ts, which
+ * needs a browser with WebAuthn); "Skip for now" while `mfa_init_skip_lifetime` allows.
+ * Setting one up proves it (the first code, the key's registration), so the sign-in goes on
+ * with it checked.
  */
 
-/** The factors the person could set up here. */
-function offered(user: UserRow, settings: LoginSettings): SecondFactorType[] {
-  return settings.secondFactors.filter((f) => (f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : true));
+/**
+ * The factors the person could set up here: the allowed second factors (codes only to a
+ * verified address or number), and a passkey where `multi_factors` allows one; keys only in a
+ * browser that showed WebAuthn (webauthn-capability.ts).
+ */
+function offered(s: Pick<SignInStep, "req">, user: UserRow, settings: LoginSettings): (SecondFactorType | "passkey")[] {
+  const webauthn = webauthnCapability(s.req) !== undefined;
+  const factors = settings.secondFactors.filter((f) => (f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : f === "u2f" ? webauthn : true));
+  return webauthn && settings.multiFactors.includes("passkey") ? [...factors, "passkey"] : factors;
 }
 
 export async function askMfaSetup(s: SignInStep, p: SignInProgress, user: UserRow, settings: LoginSettings, status = 200, error?: string): Promise<void> {
   const { t } = s;
-  const action = escapeHtml(`${s.base}/mfasetup`);
-  const button = (value: string, label: string) =>
-    `<form method="post" action="${action}">${progressFields(s, p, "mfasetup")}<input type="hidden" name="setup" value="${escapeHtml(value)}"><button type="submit">${escapeHtml(label)}</button></form>`;
-  const choices = offered(user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
+  const button = (value: string, label: string) => buttonForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", value), label);
+  const choices = offered(s, user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
   const skip = settings.mfaInitSkipLifetimeMs > 0 ? button("skip", t.skipForNow) : "";
   const none = choices.length === 0 ? errorBody(t.mfaSetupImpossible) : "";
   s.show(status, t.mfaSetupTitle, (error ? errorBody(error) : "") + `<p>${escapeHtml(t.mfaSetupIntro)}</p>${none}${choices.join("")}${skip}`);
 }
 
 /** The TOTP page: the QR code of the pending secret, the key as text, and the code field. */
-async function askTotpCode(s: SignInStep, p: SignInProgress, uri: string, secret: string, status = 200, error?: string): Promise<void> {
+async function askTotpCode(s: SignInStep, p: SignInProgress, uri: string, secret: string, status = 200, error?: FormError): Promise<void> {
   const { t } = s;
   const svg = await QRCode.toString(uri, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
   const key = secret.match(/.{1,4}/g)!.join(" ");
   s.show(
     status,
     t.mfaSetupTitle,
-    (error ? errorBody(error) : "") +
-      `<p>${escapeHtml(t.totpSetupIntro)}</p><figure class="qr" role="img" aria-label="${escapeHtml(t.totpQrLabel)}">${svg}</figure>` +
-      `<p>${escapeHtml(t.totpKey)}: <code id="totp-key">${escapeHtml(key)}</code></p>` +
-      `<form method="post" action="${escapeHtml(`${s.base}/mfasetup`)}">${progressFields(s, p, "mfasetup")}<input type="hidden" name="setup" value="totp-verify">` +
-      `<label for="code">${escapeHtml(t.code)}</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]*" required autofocus>` +
-      `<button type="submit">${escapeHtml(t.verify)}</button></form>`,
+    form({
+      action: `${s.base}/mfasetup`,
+      hidden: progressFields(s, p, "mfasetup") + hiddenField("setup", "totp-verify"),
+      intro:
+        `<p>${escapeHtml(t.totpSetupIntro)}</p><figure class="qr" role="img" aria-label="${escapeHtml(t.totpQrLabel)}">${svg}</figure>` +
+        `<p class="muted key">${escapeHtml(t.totpKey)}: <code id="totp-key">${escapeHtml(key)}</code></p>`,
+      fields: [{ name: "code", label: t.code, autocomplete: "one-time-code", attrs: ' inputmode="numeric" pattern="[0-9 ]*"', autofocus: true }],
+      submit: t.verify,
+      ...(error && { error }),
+    }),
   );
 }
 
 export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const { c, t } = s;
-  const p = progressOf(s, form, "mfasetup");
-  const user = p && (await findUserRow(c.db, c.instanceId, p.userId));
-  if (!p || !user) return s.show(403, t.errorTitle, errorBody(t.formExpired));
-  if (user.state !== "active") return s.askLoginName(403, "", t.userLocked);
-  const settings = await settingsOf(c, user.org_id);
+  const at = await progressedUser(s, form, "mfasetup");
+  if (!at) return;
+  const { p, user } = at;
+  const settings = await signInSettingsOf(s, user.org_id);
   // Only while a set-up is due: the step's proof alone does not make it so (a factor set up
   // meanwhile, in another tab, leaves nothing to set up here).
   if (secondFactorChecked(p.amr) || !(await secondFactorDue(c.db, user, settings, vouchedForElsewhere(p.amr))).setUp) return s.proceed(p);
@@ -73,6 +84,7 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
     await c.db.updateTable("users").set({ mfa_init_skipped_at: new Date() }).where("instance_id", "=", c.instanceId).where("id", "=", user.id).execute();
     return s.proceed(p);
   }
+  if (setup === "choose") return askMfaSetup(s, p, user, settings);
   if (setup === "totp-verify") {
     if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return askMfaSetup(s, p, user, settings, 429, t.tooManyAttempts);
     const pending = await c.db.selectFrom("user_factors").select(["sealed_secret", "state"]).where("instance_id", "=", c.instanceId).where("user_id", "=", user.id).where("type", "=", "totp").executeTakeFirst();
@@ -80,11 +92,11 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
     const verified = await c.transact((tx) => verifyTotp(tx, actor, c.codes.box, user.id, form.code ?? "")).catch(ignoreDomainError);
     if (!verified) {
       const secret = c.codes.box.decrypt(pending.sealed_secret);
-      return askTotpCode(s, p, totpUri(secret, await issuerOf(s), user.username), secret, 400, t.codeInvalid);
+      return askTotpCode(s, p, totpUri(secret, await issuerOf(s), user.username), secret, 400, fieldError("code", t.codeInvalid));
     }
     return s.proceed({ ...p, amr: [...p.amr, "otp"] });
   }
-  const factor = offered(user, settings).find((f) => f === setup);
+  const factor = offered(s, user, settings).find((f) => f === setup);
   if (!factor) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
   if (factor === "totp") {
     const issuer = await issuerOf(s);
@@ -93,6 +105,7 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
     if (!added) return s.proceed(p);
     return askTotpCode(s, p, added.uri, added.secret);
   }
+  if (factor === "u2f" || factor === "passkey") return askKeyRegistration(s, p, user, factor, true);
   await c.transact((tx) => addOtp(tx, actor, user.id, factor)).catch(ignoreDomainError);
   return askSecondFactor(s, p, (await findUserRow(c.db, c.instanceId, user.id)) ?? user, factor, true);
 }

@@ -1,5 +1,6 @@
 import { loginSettingsOf, type LoginSettings } from "../../domain/settings/login.js";
-import type { LoginContext } from "./context.js";
+import { withRequestedAcr } from "../acr.js";
+import type { LoginContext, SignInStep } from "./context.js";
 import { escapeHtml } from "./render.js";
 import type { Texts } from "./texts/index.js";
 import { defaultOrgOf } from "../../domain/user/login-names.js";
@@ -12,6 +13,15 @@ export async function loginOrgOf(c: LoginContext, requestedOrg: string | undefin
 /** The login settings of an organization with this process's configured lockout default. */
 export function settingsOf(c: LoginContext, orgId: string): Promise<LoginSettings> {
   return loginSettingsOf(c.db, c.instanceId, orgId, c.guards.loginSettings);
+}
+
+/**
+ * The login settings one interaction's sign-in follows: the organization's, with a second
+ * factor forced when the request accepts only multi-factor (`acr_values`, acr.ts). Every step
+ * that decides whether a second factor is due reads them here, so none disagrees.
+ */
+export async function signInSettingsOf(s: Pick<SignInStep, "c" | "details">, orgId: string): Promise<LoginSettings> {
+  return withRequestedAcr(await settingsOf(s.c, orgId), s.details.params);
 }
 
 /** The "Register" link under the login name form, when the login's organization allows it. */

@@ -8,14 +8,16 @@ import { requestedOrg, splitScope } from "../scopes.js";
 import { sameToken } from "./form-token.js";
 import { loginLanguage } from "./language.js";
 import { LOGIN_PATH } from "./paths.js";
-import { errorBody, forgotPasswordLink, loginNameForm, passwordForm } from "./render.js";
-import { TEXTS, type Language } from "./texts/index.js";
+import { errorBody, fieldError, forgotPasswordLink, loginNameForm, passwordForm, shownLoginName, type FormError } from "./render.js";
+import { fallbackFrame, lookOf } from "./look.js";
+import { TEXTS } from "./texts/index.js";
 import { defaultOrgOf, userByLoginName } from "../../domain/user/login-names.js";
 import { externalLoginButtons } from "./external/providers.js";
 import type { Interaction, LoginContext, PromptStep } from "./context.js";
 import { continueSignIn } from "./sign-in.js";
 import { registerLink, settingsOf } from "./org-settings.js";
 import { promptSteps } from "./prompts.js";
+import { otherWaysIn, passkeySignInForm } from "./passkey-sign-in.js";
 import { sendPage } from "./send-page.js";
 
 
@@ -32,22 +34,32 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   try {
     details = await c.provider.interactionDetails(req as never, res as never);
   } catch {
-    return sendPage(res, 400, await fallbackLanguage(c, req), (t) => [t.errorTitle, errorBody(t.loginExpired)]);
+    return sendPage(res, 400, await fallbackFrame(c, req.headers["accept-language"]), (t) => [t.errorTitle, errorBody(t.loginExpired)]);
   }
   if (!uid || details.uid !== uid || rest.length > 0) {
-    return sendPage(res, 404, await fallbackLanguage(c, req), (t) => [t.errorTitle, errorBody(t.loginExpired)]);
+    return sendPage(res, 404, await fallbackFrame(c, req.headers["accept-language"]), (t) => [t.errorTitle, errorBody(t.loginExpired)]);
   }
   const scopes = splitScope(details.params.scope as string | undefined);
   const orgId = requestedOrg(scopes);
-  const lang = await loginLanguage(c.db, { instanceId: c.instanceId, orgId: orgId ?? (await defaultOrgOf(c.db, c.instanceId)) }, details.params.ui_locales as string | undefined, req.headers["accept-language"]);
+  const loginOrg = orgId ?? (await defaultOrgOf(c.db, c.instanceId));
+  const [lang, look] = await Promise.all([
+    loginLanguage(c.db, { instanceId: c.instanceId, orgId: loginOrg }, details.params.ui_locales as string | undefined, req.headers["accept-language"]),
+    lookOf(c, { orgId: loginOrg, clientId: details.params.client_id }),
+  ]);
   const t = TEXTS[lang];
   const csrf = createHmac("sha256", c.csrfKey).update(uid).digest("base64url");
   const base = `${LOGIN_PATH}/${uid}`;
-  const show = (status: number, title: string, body: string) => sendPage(res, status, lang, () => [title, body]);
-  const askLoginName = async (status: number, loginName: string, error?: string) =>
-    show(status, t.signInTitle, loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }) + (await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid)) + (await registerLink(c, orgId, base, t)));
+  const show = (status: number, title: string, body: string) => sendPage(res, status, { lang, look }, () => [title, body]);
+  const askLoginName = async (status: number, loginName: string, error?: FormError) =>
+    show(
+      status,
+      t.signInTitle,
+      loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }) +
+        otherWaysIn(t, await passkeySignInForm({ c, details, base, csrf, t }, loginOrg), await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid)) +
+        (await registerLink(c, orgId, base, t)),
+    );
 
-  const steps: PromptStep = { req, res, c, details, step, base, csrf, lang, t, requestedOrg: orgId, show, askLoginName, proceed: (progress) => continueSignIn(steps, progress) };
+  const steps: PromptStep = { req, res, c, details, step, base, csrf, lang, t, look, requestedOrg: orgId, show, askLoginName, proceed: (progress) => continueSignIn(steps, progress) };
   if (await promptSteps(steps)) return;
 
   if (req.method === "GET" && step === undefined) {
@@ -67,12 +79,13 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   if (!sameToken(form.csrf, csrf)) return show(403, t.errorTitle, errorBody(t.formExpired));
   const loginName = (form.loginName ?? "").slice(0, 400);
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, orgId) : undefined;
-  if (!user || user.state === "inactive") return askLoginName(401, loginName, t.unknownUser);
+  if (!user || user.state === "inactive") return askLoginName(401, loginName, fieldError("loginName", t.unknownUser));
   if (user.state === "locked") return askLoginName(403, loginName, t.userLocked);
   const settings = await settingsOf(c, user.orgId);
   if (!settings.allowUsernamePassword) return show(403, t.errorTitle, errorBody(t.passwordLoginDisabled));
-  const askPassword = (status: number, error?: string) =>
-    show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, otherAccount: base, forgotPassword: forgotPasswordLink(base, loginName), ...(error && { error }) }));
+  const shownName = shownLoginName(look, loginName, user.row.username);
+  const askPassword = (status: number, error?: FormError) =>
+    show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, shownName, otherAccount: base, forgotPassword: forgotPasswordLink(base, loginName), ...(error && { error }) }));
   if (step === "loginname") return askPassword(200);
 
   const address = req.socket?.remoteAddress ?? "";
@@ -84,7 +97,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   if (!checked.ok) {
     const { locked } = await c.transact((tx) => recordFailedCheck(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
     if (locked) c.accessChanged();
-    return locked ? askLoginName(403, loginName, t.userLocked) : askPassword(401, t.wrongPassword);
+    return locked ? askLoginName(403, loginName, t.userLocked) : askPassword(401, fieldError("password", t.wrongPassword));
   }
   await continueSignIn(steps, { userId: user.id, amr: ["pwd"] });
 }
@@ -100,6 +113,3 @@ async function consent(req: NodeRequest, res: NodeResponse, provider: Provider, 
   await provider.interactionFinished(req as never, res as never, { consent: { grantId } }, { mergeWithLastSubmission: true });
 }
 
-async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
-  return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
-}

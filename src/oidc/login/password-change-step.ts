@@ -1,10 +1,9 @@
 import { storePassword } from "../../domain/user/commands.js";
-import { findUserRow } from "../../domain/user/queries.js";
 import type { Db } from "../../store/eventstore.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { chosenPassword } from "./new-password.js";
-import { progressFields, progressOf } from "./progress.js";
-import { errorBody, escapeHtml } from "./render.js";
+import { progressedUser, progressFields } from "./progress.js";
+import { form, type FormError } from "./render.js";
 
 /**
  * The new password a person must choose (`change_required`, set by an administrator), asked
@@ -17,29 +16,31 @@ export async function passwordChangeRequired(db: Db, instanceId: string, userId:
   return row?.change_required ?? false;
 }
 
-export function askNewPassword(s: SignInStep, p: SignInProgress, status = 200, error?: string): void {
+export function askNewPassword(s: SignInStep, p: SignInProgress, status = 200, error?: FormError): void {
   const { t } = s;
-  const field = (id: string, label: string) =>
-    `<label for="${id}">${escapeHtml(label)}</label><input id="${id}" name="${id}" type="password" autocomplete="new-password" required>`;
   s.show(
     status,
     t.changePasswordTitle,
-    (error ? errorBody(error) : "") +
-      `<form method="post" action="${escapeHtml(`${s.base}/newpassword`)}">${progressFields(s, p, "newpassword")}` +
-      field("newPassword", t.newPassword) +
-      field("newPasswordConfirmation", t.confirmPassword) +
-      `<button type="submit">${escapeHtml(t.changePassword)}</button></form>`,
+    form({
+      action: `${s.base}/newpassword`,
+      hidden: progressFields(s, p, "newpassword"),
+      fields: [
+        { name: "newPassword", label: t.newPassword, type: "password", autocomplete: "new-password", autofocus: true },
+        { name: "newPasswordConfirmation", label: t.confirmPassword, type: "password", autocomplete: "new-password" },
+      ],
+      submit: t.changePassword,
+      ...(error && { error }),
+    }),
   );
 }
 
 export async function newPasswordSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const { c, t } = s;
-  const p = progressOf(s, form, "newpassword");
-  const user = p && (await findUserRow(c.db, c.instanceId, p.userId));
-  if (!p || !user) return s.show(403, t.errorTitle, errorBody(t.formExpired));
-  if (user.state !== "active") return s.askLoginName(403, "", t.userLocked);
+  const at = await progressedUser(s, form, "newpassword");
+  if (!at) return;
+  const { p, user } = at;
   if (!(await passwordChangeRequired(c.db, c.instanceId, user.id))) return s.proceed(p);
-  const chosen = await chosenPassword(c, t, form.newPassword ?? "", form.newPasswordConfirmation);
+  const chosen = await chosenPassword(c, t, form.newPassword ?? "", form.newPasswordConfirmation, ["newPassword", "newPasswordConfirmation"]);
   if ("error" in chosen) return askNewPassword(s, p, 400, chosen.error);
   await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash: chosen.hash, changeRequired: false }));
   await s.proceed(p);

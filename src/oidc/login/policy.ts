@@ -1,5 +1,6 @@
 import { interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
 import { OIDC_ROUTES } from "../routes.js";
+import { ACR_MFA, asksForMfa } from "../acr.js";
 import type { KnownAccounts } from "./known-accounts.js";
 
 const { base, Check, Prompt } = interactionPolicy;
@@ -24,8 +25,21 @@ export function loginPolicy(known: KnownAccounts): interactionPolicy.DefaultPoli
   });
   policy.add(new Prompt({ name: "select_account", requestable: true }, severalAccounts), 0);
   policy.add(new Prompt({ name: "create", requestable: true }), 0);
+  policy.get("login")!.checks.add(mfaStepUp);
   return policy;
 }
+
+/**
+ * A request that accepts only multi-factor (`acr_values`, acr.ts) while the browser's sign-in
+ * was single-factor signs in again, where the second factor is asked (sign-in.ts). The
+ * provider itself enforces only an essential `acr` of the claims parameter, which is not
+ * offered. Not again right after the sign-in: a person without a usable second factor gets
+ * the single-factor `acr` rather than a loop (the claim is voluntary; the client decides).
+ */
+const mfaStepUp = new Check("acr_values", "the request accepts only multi-factor sign-ins", "login_required", (ctx: KoaContextWithOIDC) => {
+  if (!asksForMfa(ctx.oidc.params ?? {}) || (ctx.oidc.result as Record<string, unknown> | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
+  return ctx.oidc.session?.accountId && ctx.oidc.session.acr !== ACR_MFA ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+});
 
 /**
  * After the end-session confirmation: the account the browser signed out of is no longer

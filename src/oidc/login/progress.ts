@@ -1,7 +1,9 @@
 import { createHmac } from "node:crypto";
-import type { SignInProgress, SignInStep } from "./context.js";
+import { findUserRow } from "../../domain/user/queries.js";
+import type { UserRow } from "../../store/schema.js";
+import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { sameToken } from "./form-token.js";
-import { escapeHtml } from "./render.js";
+import { errorBody, escapeHtml } from "./render.js";
 
 /**
  * The forms after the first factor carry what the sign-in proved so far (the user, the
@@ -12,7 +14,7 @@ import { escapeHtml } from "./render.js";
  */
 
 /** The steps after the first factor, each with proofs of its own. */
-export type ProgressStep = "mfa" | "mfasetup" | "verifyemail" | "newpassword";
+export type ProgressStep = "mfa" | "mfasetup" | "verifyemail" | "newpassword" | "passkeyoffer" | "keysetup";
 
 const MAX_AMR = 4;
 
@@ -33,4 +35,22 @@ export function progressOf(s: SignInStep, form: Record<string, string>, step: Pr
   if (!userId || amr.length === 0) return undefined;
   const progress = { userId, amr };
   return sameToken(form.proof, proofOf(s, progress, step)) ? progress : undefined;
+}
+
+/**
+ * A step's posted form: its progress and the user, when the proof holds and the user may
+ * still sign in. Otherwise the page that says why is sent (403) and this is undefined.
+ */
+export async function progressedUser(s: PromptStep, form: Record<string, string>, step: ProgressStep): Promise<{ p: SignInProgress; user: UserRow } | undefined> {
+  const p = progressOf(s, form, step);
+  const user = p && (await findUserRow(s.c.db, s.c.instanceId, p.userId));
+  if (!p || !user) {
+    s.show(403, s.t.errorTitle, errorBody(s.t.formExpired));
+    return undefined;
+  }
+  if (user.state !== "active") {
+    await s.askLoginName(403, "", s.t.userLocked);
+    return undefined;
+  }
+  return { p, user };
 }

@@ -6,6 +6,8 @@ import { emailCodeSubmit } from "./email-step.js";
 import { mfaSetupSubmit } from "./mfa-setup.js";
 import { newPasswordSubmit } from "./password-change-step.js";
 import { secondFactorSubmit } from "./second-factor.js";
+import { passkeySignInSubmit } from "./passkey-sign-in.js";
+import { keySetupSubmit, passkeyOfferSubmit } from "./key-setup.js";
 import { completeReset, forgotPasswordPage, requestReset } from "./forgot-password.js";
 import { registerPage, registerSubmit } from "./register.js";
 import { accountChooser, chooseAccount } from "./select-account.js";
@@ -16,7 +18,9 @@ import { accountChooser, chooseAccount } from "./select-account.js";
  * (`/other`), the registration form (`/register`), the choice of a known account
  * (`/select`), "Forgot password?" (`/reset`, `/resetcode`), and the steps after the first
  * factor (sign-in.ts): the second factor (`/mfa`), setting one up (`/mfasetup`), a required
- * new password (`/newpassword`) and the email code (`/verifyemail`). False when the request is pages.ts's to answer.
+ * new password (`/newpassword`), the email code (`/verifyemail`), the passkey offer
+ * (`/passkeyoffer`) and a key's registration (`/keysetup`); and the first page's passkey
+ * (`/passkey`). False when the request is pages.ts's to answer.
  */
 export async function promptSteps(s: PromptStep): Promise<boolean> {
   const { req, step, details } = s;
@@ -36,6 +40,9 @@ export async function promptSteps(s: PromptStep): Promise<boolean> {
     mfa: secondFactorSubmit,
     mfasetup: mfaSetupSubmit,
     newpassword: newPasswordSubmit,
+    passkey: passkeySignInSubmit,
+    passkeyoffer: passkeyOfferSubmit,
+    keysetup: keySetupSubmit,
   };
   const submit = req.method === "POST" && step !== undefined ? submits[step] : undefined;
   if (!submit) return false;

@@ -1,50 +1,55 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
+import { BUILT_IN_BRANDING } from "../../domain/settings/branding.js";
 import type { Db } from "../../store/eventstore.js";
 import { loginLanguage } from "./language.js";
-import { errorBody, escapeHtml, page } from "./render.js";
-import { TEXTS, type Language } from "./texts/index.js";
+import { lookOf } from "./look.js";
+import { errorBody, escapeHtml, page, PRODUCT_NAME, type Frame } from "./render.js";
+import { PAGE_HEADERS } from "./send-page.js";
+import { TEXTS } from "./texts/index.js";
 import { defaultOrgOf } from "../../domain/user/login-names.js";
-
-const HEADERS = {
-  "cache-control": "no-store",
-  "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-};
 
 /**
  * The pages the provider renders itself (logout confirmation, signed out, errors it shows
- * instead of redirecting), in our look and in the language the login pages would use.
+ * instead of redirecting), in our look and in the language the login pages would use: the
+ * instance's default organization's. They name no application: "to continue to" fits no
+ * sign-out, and an error page may be about a client that does not exist.
  */
 export function providerPages(db: () => Db, instanceId: string) {
-  const languageOf = async (ctx: KoaContextWithOIDC): Promise<Language> => {
+  const frameOf = async (ctx: KoaContextWithOIDC): Promise<Frame> => {
     try {
-      return await loginLanguage(db(), { instanceId, orgId: await defaultOrgOf(db(), instanceId) }, ctx.oidc?.params?.ui_locales as string | undefined, ctx.get("accept-language"));
+      const orgId = await defaultOrgOf(db(), instanceId);
+      const [lang, look] = await Promise.all([
+        loginLanguage(db(), { instanceId, orgId }, ctx.oidc?.params?.ui_locales as string | undefined, ctx.get("accept-language")),
+        lookOf({ db: db(), instanceId }, { orgId }),
+      ]);
+      return { lang, look };
     } catch {
-      return "en";
+      // An error page must show even when the database cannot say whose it is.
+      return { lang: "en", look: { branding: BUILT_IN_BRANDING, name: PRODUCT_NAME } };
     }
   };
-  const render = (ctx: KoaContextWithOIDC, lang: Language, title: string, body: string) => {
+  const render = (ctx: KoaContextWithOIDC, frame: Frame, title: string, body: string) => {
     ctx.type = "html";
-    ctx.set(HEADERS);
-    ctx.body = page(lang, title, body);
+    ctx.set(PAGE_HEADERS);
+    ctx.body = page(frame, title, body);
   };
   return {
     /** A plain form (no script): the provider's xsrf-protected form, confirmed by a button. */
     async logoutSource(ctx: KoaContextWithOIDC, form: string) {
-      const lang = await languageOf(ctx);
-      const t = TEXTS[lang];
-      render(ctx, lang, t.signOutTitle, `<p>${escapeHtml(t.signOutQuestion)}</p>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">${escapeHtml(t.signOut)}</button>`);
+      const frame = await frameOf(ctx);
+      const t = TEXTS[frame.lang];
+      render(ctx, frame, t.signOutTitle, `<p>${escapeHtml(t.signOutQuestion)}</p>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">${escapeHtml(t.signOut)}</button>`);
     },
     async postLogoutSuccessSource(ctx: KoaContextWithOIDC) {
-      const lang = await languageOf(ctx);
-      const t = TEXTS[lang];
-      render(ctx, lang, t.signOutTitle, `<p>${escapeHtml(t.signedOut)}</p>`);
+      const frame = await frameOf(ctx);
+      const t = TEXTS[frame.lang];
+      render(ctx, frame, t.signOutTitle, `<p role="status">${escapeHtml(t.signedOut)}</p>`);
     },
     /** Errors that cannot go back to the client (no or unregistered redirect_uri) are shown here. */
     async renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) {
-      const lang = await languageOf(ctx);
-      const t = TEXTS[lang];
-      render(ctx, lang, t.errorTitle, `${errorBody(out.error_description ?? out.error)}<p class="muted"><code>${escapeHtml(out.error)}</code></p>`);
+      const frame = await frameOf(ctx);
+      const t = TEXTS[frame.lang];
+      render(ctx, frame, t.errorTitle, `${errorBody(out.error_description ?? out.error)}<p class="muted"><code>${escapeHtml(out.error)}</code></p>`);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { chosenPassword } from "./new-password.js";
 import { DomainError } from "../../domain/errors.js";
 import { addUser } from "../../domain/user/commands.js";
-import { escapeHtml } from "./render.js";
+import { fieldError, form, hiddenField, links, type FormError } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { loginOrgOf, settingsOf } from "./org-settings.js";
@@ -20,21 +20,21 @@ interface Entered {
 const USERNAME = /^[^\p{Z}\p{Cc}\u200B\uFEFF]{1,200}$/u;
 const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
 
-function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: string): string {
-  const field = (name: keyof Entered | "password" | "passwordConfirmation", label: string, type: string, autocomplete: string, value?: string) =>
-    `<label for="${name}">${escapeHtml(label)}</label>` +
-    `<input id="${name}" name="${name}" type="${type}" autocomplete="${autocomplete}" required${value === undefined ? "" : ` value="${escapeHtml(value)}"`}>`;
-  return (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "") +
-    `<form method="post" action="${escapeHtml(`${s.base}/register`)}">` +
-    `<input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}">` +
-    field("givenName", t.givenName, "text", "given-name", entered.givenName) +
-    field("familyName", t.familyName, "text", "family-name", entered.familyName) +
-    field("email", t.email, "email", "email", entered.email) +
-    field("loginName", t.username, "text", "username", entered.loginName) +
-    field("password", t.password, "password", "new-password") +
-    field("passwordConfirmation", t.confirmPassword, "password", "new-password") +
-    `<button type="submit">${escapeHtml(t.registerButton)}</button></form>` +
-    `<p><a href="${escapeHtml(`${s.base}/other`)}">${escapeHtml(t.signIn)}</a></p>`;
+function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: FormError): string {
+  return form({
+    action: `${s.base}/register`,
+    hidden: hiddenField("csrf", s.csrf),
+    fields: [
+      { name: "givenName", label: t.givenName, type: "text", autocomplete: "given-name", value: entered.givenName, autofocus: true },
+      { name: "familyName", label: t.familyName, type: "text", autocomplete: "family-name", value: entered.familyName },
+      { name: "email", label: t.email, type: "email", autocomplete: "email", value: entered.email },
+      { name: "loginName", label: t.username, type: "text", autocomplete: "username", value: entered.loginName, attrs: ' autocapitalize="none" spellcheck="false"' },
+      { name: "password", label: t.password, type: "password", autocomplete: "new-password" },
+      { name: "passwordConfirmation", label: t.confirmPassword, type: "password", autocomplete: "new-password" },
+    ],
+    submit: t.registerButton,
+    ...(error && { error }),
+  }) + links([[`${s.base}/other`, t.signIn]]);
 }
 
 /**
@@ -68,11 +68,12 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     email: (form.email ?? "").trim().slice(0, 400),
     loginName: (form.loginName ?? "").trim().slice(0, 400),
   };
-  const again = (status: number, error: string) => s.show(status, t.registerTitle, registerForm(t, s, entered, error));
+  const again = (status: number, error: FormError) => s.show(status, t.registerTitle, registerForm(t, s, entered, error));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "register")) return again(429, t.tooManyAttempts);
-  if (!entered.givenName || !entered.familyName || entered.givenName.length > 200 || entered.familyName.length > 200) return again(400, t.registerInvalidName);
-  if (entered.email.length > 254 || !EMAIL.test(entered.email)) return again(400, t.registerInvalidEmail);
-  if (!USERNAME.test(entered.loginName)) return again(400, t.registerInvalidUsername);
+  const nameOk = (name: string) => name !== "" && name.length <= 200;
+  if (!nameOk(entered.givenName) || !nameOk(entered.familyName)) return again(400, fieldError(nameOk(entered.givenName) ? "familyName" : "givenName", t.registerInvalidName));
+  if (entered.email.length > 254 || !EMAIL.test(entered.email)) return again(400, fieldError("email", t.registerInvalidEmail));
+  if (!USERNAME.test(entered.loginName)) return again(400, fieldError("loginName", t.registerInvalidUsername));
   const chosen = await chosenPassword(c, t, form.password ?? "", form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const { hash } = chosen;
@@ -93,9 +94,9 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     );
     userId = created.id;
   } catch (error) {
-    if (error instanceof DomainError && error.kind === "already_exists") return again(409, t.registerUsernameTaken);
+    if (error instanceof DomainError && error.kind === "already_exists") return again(409, fieldError("loginName", t.registerUsernameTaken));
     // A username that reads as a login name of another organization (user/commands.ts).
-    if (error instanceof DomainError && error.kind === "failed_precondition") return again(400, t.registerUsernameTaken);
+    if (error instanceof DomainError && error.kind === "failed_precondition") return again(400, fieldError("loginName", t.registerUsernameTaken));
     throw error;
   }
   await s.proceed({ userId, amr: ["pwd"] });

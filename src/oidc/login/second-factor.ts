@@ -1,46 +1,71 @@
-import { findUserRow } from "../../domain/user/queries.js";
 import { DomainError } from "../../domain/errors.js";
 import { checkSecondFactor, sendSignInCode } from "../../domain/user-factor/checks.js";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { SecondFactorCheck } from "../../domain/user-factor/model.js";
+import { allowedFactors, type AllowedFactors } from "../../domain/user-factor/due.js";
+import { webAuthnAmr } from "../../domain/user-webauthn/factor.js";
+import { startSecondFactorCheck, verifySecondFactorCheck } from "../../domain/user-webauthn/second-factor.js";
 import type { UserRow } from "../../store/schema.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { settingsOf } from "./org-settings.js";
-import { progressFields, progressOf } from "./progress.js";
+import { progressedUser, progressFields } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { errorBody, escapeHtml } from "./render.js";
+import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";
 import { usableFactors } from "../../domain/user-factor/queries.js";
+import { webauthnCapability } from "./webauthn-capability.js";
+import { answerOf, keepChallenge, relyingPartyOf, takeChallenge } from "./webauthn-challenges.js";
+import { webauthnForm } from "./webauthn-form.js";
 
 /**
  * The second-factor step (`/mfa`): a code of one of the person's factors the login settings
  * allow, with the others (and a recovery code, while one is unused) one button away. Email
  * and SMS codes are sent when their factor is shown, and again on request. The checks are
  * domain/user-factor/checks.ts's, as for the session API: a wrong code counts toward the
- * lockout of wrong passwords.
+ * lockout of wrong passwords. A security key (where `second_factors` allows U2F) or a passkey
+ * (where `multi_factors` allows one) answers a WebAuthn challenge instead, kept for this
+ * interaction on the server and checked by domain/user-webauthn/second-factor.ts.
  */
 
-/** What the person can verify with here: its allowed factors, strongest first, then a recovery code. */
-async function choicesOf(s: SignInStep, user: UserRow): Promise<SecondFactorCheck[]> {
-  const [settings, usable] = await Promise.all([settingsOf(s.c, user.org_id), usableFactors(s.c.db, user)]);
-  const factors: SecondFactorCheck[] = usable.factors.filter((f) => settings.secondFactors.includes(f));
-  return usable.recoveryCodes > 0 ? [...factors, "recovery_code"] : factors;
+/** A way to verify here: a code factor, a recovery code, a security key, or a passkey. */
+export type Choice = SecondFactorCheck | "passkey";
+
+const isKey = (c: Choice): c is "u2f" | "passkey" => c === "u2f" || c === "passkey";
+
+/** The factor the step starts with: the strongest, but a code rather than a key where the browser showed no WebAuthn (webauthn-capability.ts). */
+export function firstChoice(s: Pick<SignInStep, "req">, due: AllowedFactors): Choice {
+  const choices: Choice[] = due.passkey ? [...due.factors, "passkey"] : due.factors;
+  const here = webauthnCapability(s.req) ? choices : choices.filter((c) => !isKey(c));
+  return here[0] ?? choices[0] ?? "recovery_code";
 }
 
-const INTRO: Record<SecondFactorCheck, (t: Texts) => string> = {
+/** What the person can verify with here: its allowed factors, strongest first, its passkey where allowed, then a recovery code. */
+async function choicesOf(s: SignInStep, user: UserRow): Promise<Choice[]> {
+  const [settings, usable] = await Promise.all([settingsOf(s.c, user.org_id), usableFactors(s.c.db, user)]);
+  const allowed = allowedFactors(usable, settings);
+  const choices: Choice[] = allowed.passkey ? [...allowed.factors, "passkey"] : allowed.factors;
+  return usable.recoveryCodes > 0 ? [...choices, "recovery_code"] : choices;
+}
+
+const INTRO: Record<Choice, (t: Texts) => string> = {
   totp: (t) => t.mfaTotpIntro,
+  u2f: (t) => t.mfaSecurityKeyIntro,
+  passkey: (t) => t.mfaPasskeyIntro,
   otp_email: (t) => t.mfaEmailIntro,
   otp_sms: (t) => t.mfaSmsIntro,
   recovery_code: (t) => t.mfaRecoveryIntro,
 };
-export const FACTOR_NAME: Record<SecondFactorCheck, (t: Texts) => string> = {
+export const FACTOR_NAME: Record<Choice, (t: Texts) => string> = {
   totp: (t) => t.factorTotp,
+  u2f: (t) => t.factorSecurityKey,
+  passkey: (t) => t.factorPasskey,
   otp_email: (t) => t.factorOtpEmail,
   otp_sms: (t) => t.factorOtpSms,
   recovery_code: (t) => t.factorRecoveryCode,
 };
 
 /** Shows the step for one factor; `send`: a code goes out first (email and SMS). */
-export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: UserRow, factor: SecondFactorCheck, send: boolean, status = 200, error?: string): Promise<void> {
+export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: UserRow, factor: Choice, send: boolean, status = 200, error?: FormError): Promise<void> {
   const { t } = s;
   const choices = await choicesOf(s, user);
   let problem = error;
@@ -53,37 +78,55 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
       problem = t.codeNotSent;
     }
   }
-  const action = escapeHtml(`${s.base}/mfa`);
-  const fields = (extra: string) => progressFields(s, p, "mfa") + `<input type="hidden" name="factor" value="${escapeHtml(factor)}">` + extra;
-  const numeric = factor === "totp" ? ' inputmode="numeric" pattern="[0-9 ]*"' : "";
-  const resend =
-    factor === "otp_email" || factor === "otp_sms"
-      ? `<form method="post" action="${action}">${fields('<input type="hidden" name="resend" value="1">')}<button type="submit">${escapeHtml(t.sendNewCode)}</button></form>`
-      : "";
+  const action = `${s.base}/mfa`;
+  const hidden = progressFields(s, p, "mfa") + hiddenField("factor", factor);
+  const attrs = factor === "totp" ? ' inputmode="numeric" pattern="[0-9 ]*"' : ' autocapitalize="none" spellcheck="false"';
+  const resend = factor === "otp_email" || factor === "otp_sms" ? buttonForm(action, hidden + hiddenField("resend", "1"), t.sendNewCode) : "";
   const others = choices
     .filter((c) => c !== factor)
-    .map((c) => `<form method="post" action="${action}">${progressFields(s, p, "mfa")}<input type="hidden" name="factor" value="${escapeHtml(c)}"><input type="hidden" name="choose" value="1"><button type="submit">${escapeHtml(FACTOR_NAME[c](t))}</button></form>`)
+    .map((c) => buttonForm(action, progressFields(s, p, "mfa") + hiddenField("factor", c) + hiddenField("choose", "1"), FACTOR_NAME[c](t)))
     .join("");
-  s.show(
-    status,
-    t.mfaTitle,
-    (problem ? errorBody(problem) : "") +
-      `<p>${escapeHtml(INTRO[factor](t))}</p><form method="post" action="${action}">${fields("")}` +
-      `<label for="code">${escapeHtml(t.code)}</label><input id="code" name="code" autocomplete="one-time-code"${numeric} required autofocus>` +
-      `<button type="submit">${escapeHtml(t.verify)}</button></form>` +
-      resend +
-      (others ? `<h2>${escapeHtml(t.mfaOtherWays)}</h2>${others}` : ""),
+  const main = isKey(factor)
+    ? await keyForm(s, p, user, factor, hidden, problem)
+    : form({
+        action,
+        hidden,
+        intro: `<p>${escapeHtml(INTRO[factor](t))}</p>`,
+        fields: [{ name: "code", label: t.code, autocomplete: "one-time-code", attrs, autofocus: true }],
+        submit: t.verify,
+        ...(problem && { error: problem }),
+      });
+  s.show(status, t.mfaTitle, main + resend + (others ? `<h2>${escapeHtml(t.mfaOtherWays)}</h2>${others}` : ""));
+}
+
+/** A security key's or passkey's step: a new challenge for the person's keys, kept for this interaction, and the form that answers it. */
+async function keyForm(s: SignInStep, p: SignInProgress, user: UserRow, factor: "u2f" | "passkey", hidden: string, problem: FormError | undefined): Promise<string> {
+  const { t } = s;
+  const message = typeof problem === "object" ? problem.message : problem;
+  const settings = await settingsOf(s.c, user.org_id);
+  let started;
+  try {
+    started = await startSecondFactorCheck(s.c.db, user, settings, relyingPartyOf(s.c));
+  } catch (e) {
+    // Served on a host that is no domain of the instance: its keys cannot answer here.
+    if (!(e instanceof DomainError)) throw e;
+    return errorBody(t.webauthnInvalid);
+  }
+  await keepChallenge(s, "mfa", { pending: started.pending, userId: user.id });
+  return (
+    (message ? errorBody(message) : "") +
+    `<p>${escapeHtml(INTRO[factor](t))}</p>` +
+    webauthnForm(t, { ceremony: "get", id: "second-factor-key", action: `${s.base}/mfa`, hidden, options: started.options, button: t.verify, explain: true })
   );
 }
 
 /** A code, another factor chosen, or a new code asked for. A right code moves the sign-in on. */
 export async function secondFactorSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const { c, t } = s;
-  const p = progressOf(s, form, "mfa");
-  const user = p && (await findUserRow(c.db, c.instanceId, p.userId));
-  if (!p || !user) return s.show(403, t.errorTitle, errorBody(t.formExpired));
-  if (user.state !== "active") return s.askLoginName(403, "", t.userLocked);
-  const factor = form.factor as SecondFactorCheck;
+  const at = await progressedUser(s, form, "mfa");
+  if (!at) return;
+  const { p, user } = at;
+  const factor = form.factor as Choice;
   if (!(await choicesOf(s, user)).includes(factor)) return s.show(400, t.errorTitle, errorBody(t.formExpired));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return askSecondFactor(s, p, user, factor, false, 429, t.tooManyAttempts);
   if (form.choose || form.resend) return askSecondFactor(s, p, user, factor, true);
@@ -91,12 +134,29 @@ export async function secondFactorSubmit(s: PromptStep, form: Record<string, str
     s.res.setHeader("retry-after", String(c.guards.perLoginName.retryAfterS()));
     return askSecondFactor(s, p, user, factor, false, 429, t.tooManyAttempts);
   }
+  if (isKey(factor)) return keySubmit(s, p, user, factor, form);
   const { maxPasswordAttempts } = await settingsOf(c, user.org_id);
   const outcome = await c.transact((tx) => checkSecondFactor(tx, c.codes.box, user, factor, form.code ?? "", maxPasswordAttempts));
   if (outcome.locked) {
     c.accessChanged();
     return s.askLoginName(403, "", t.userLocked);
   }
-  if (!outcome.ok) return askSecondFactor(s, p, user, factor, false, 400, t.codeInvalid);
+  if (!outcome.ok) return askSecondFactor(s, p, user, factor, false, 400, fieldError("code", t.codeInvalid));
   await s.proceed({ userId: user.id, amr: [...p.amr, "otp"] });
+}
+
+/** The answer to the key step's challenge: taken once; a wrong one counts toward the lockout as a wrong code does. */
+async function keySubmit(s: PromptStep, p: SignInProgress, user: UserRow, factor: "u2f" | "passkey", form: Record<string, string>): Promise<void> {
+  const { c, t } = s;
+  const kept = await takeChallenge(s, "mfa");
+  const answer = answerOf<AuthenticationResponseJSON>(form);
+  if (!kept || kept.userId !== user.id || !answer) return askSecondFactor(s, p, user, factor, false, 400, t.webauthnInvalid);
+  const settings = await settingsOf(c, user.org_id);
+  const checked = await c.transact((tx) => verifySecondFactorCheck(tx, c.guards.loginSettings, settings, user, kept.pending, answer));
+  if (!checked.ok && checked.locked) {
+    c.accessChanged();
+    return s.askLoginName(403, "", t.userLocked);
+  }
+  if (!checked.ok) return askSecondFactor(s, p, user, factor, false, 400, t.webauthnInvalid);
+  await s.proceed({ userId: user.id, amr: [...p.amr, ...webAuthnAmr(checked.factor)] });
 }

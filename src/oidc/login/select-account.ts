@@ -1,9 +1,9 @@
 import { findUserRow } from "../../domain/user/queries.js";
 import { activeAccount, type Account } from "../accounts.js";
-import { errorBody, escapeHtml, forgotPasswordLink, passwordForm } from "./render.js";
+import { buttonForm, errorBody, escapeHtml, forgotPasswordLink, hiddenField, links, passwordForm, shownLoginName } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { finishLogin, knownAccountsOf } from "./finish.js";
-import { settingsOf } from "./org-settings.js";
+import { settingsOf, signInSettingsOf } from "./org-settings.js";
 import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import type { KnownAccount } from "./known-accounts.js";
 
@@ -27,20 +27,15 @@ function signInName(account: Account): string {
   return account.primaryDomain ? account.loginName : account.username;
 }
 
-/** One button per known account (its login name), then "use another account". */
+/** One button per known account (its login name, as the branding shows them), then "use another account". */
 export async function accountChooser(s: PromptStep): Promise<void> {
   const { t, base, csrf } = s;
   const list = await choices(s);
   const buttons = list
-    .map(({ account }) =>
-      `<form method="post" action="${escapeHtml(`${base}/select`)}">` +
-      `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">` +
-      `<input type="hidden" name="accountId" value="${escapeHtml(account.userId)}">` +
-      `<button type="submit">${escapeHtml(account.loginName)}</button></form>`,
-    )
+    .map(({ account }) => buttonForm(`${base}/select`, hiddenField("csrf", csrf) + hiddenField("accountId", account.userId), shownLoginName(s.look, account.loginName, account.username)))
     .join("");
   const empty = list.length === 0 ? `<p class="muted">${escapeHtml(t.selectAccountEmpty)}</p>` : "";
-  s.show(200, t.selectAccountTitle, `${empty}${buttons}<p><a href="${escapeHtml(`${base}/other`)}">${escapeHtml(t.otherAccount)}</a></p>`);
+  s.show(200, t.selectAccountTitle, `${empty}${buttons}${links([[`${base}/other`, t.otherAccount]])}`);
 }
 
 /**
@@ -59,15 +54,31 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const fresh = !prompts.includes("login") && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
   if (fresh) {
     const amr = chosen.entry.amr ?? ["pwd"];
-    const settings = await settingsOf(s.c, chosen.account.orgId);
+    const settings = await signInSettingsOf(s, chosen.account.orgId);
     const user = await findUserRow(s.c.db, s.c.instanceId, chosen.account.userId);
     if (!user) return s.askLoginName(200, "");
     const due = await secondFactorDue(s.c.db, user, settings, vouchedForElsewhere(amr));
     const checked = secondFactorChecked(amr) && now - chosen.entry.authTime <= settings.secondFactorCheckLifetimeMs / 1000;
     // The second factor is asked again (and the sign-in counts from then) once its check is older than the settings allow.
-    if ((due.ask || due.setUp) && !checked) return s.proceed({ userId: chosen.account.userId, amr: amr.filter((a) => a !== "otp" && a !== "mfa") });
+    if ((due.ask || due.setUp) && !checked) {
+      // The first factor still counts; a passkey's sign-in (two in one) is asked for again as a whole.
+      const first = amr.filter((a) => a === "pwd" || a === "fed");
+      return first.length > 0 ? s.proceed({ userId: chosen.account.userId, amr: first }) : s.askLoginName(200, "");
+    }
     return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime, amr });
   }
   if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
-  s.show(200, s.t.signInTitle, passwordForm(s.t, { action: `${s.base}/password`, csrf: s.csrf, loginName: signInName(chosen.account), otherAccount: `${s.base}/other`, forgotPassword: forgotPasswordLink(s.base, signInName(chosen.account)) }));
+  const loginName = signInName(chosen.account);
+  s.show(
+    200,
+    s.t.signInTitle,
+    passwordForm(s.t, {
+      action: `${s.base}/password`,
+      csrf: s.csrf,
+      loginName,
+      shownName: shownLoginName(s.look, loginName, chosen.account.username),
+      otherAccount: `${s.base}/other`,
+      forgotPassword: forgotPasswordLink(s.base, loginName),
+    }),
+  );
 }

@@ -2,7 +2,7 @@ import { setPasswordWithCode } from "../../domain/user/password-reset.js";
 import { ACCEPT_INVITE_PATH } from "./code-links.js";
 import { codePageAction, postedCodeForm, type CodePage } from "./code-pages.js";
 import { chosenPassword } from "./new-password.js";
-import { errorBody, escapeHtml } from "./render.js";
+import { escapeHtml, fieldError, form as formHtml, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";
 
 /**
@@ -15,30 +15,33 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   const { c, t } = p;
   const invite = p.path === ACCEPT_INVITE_PATH;
   const title = invite ? t.acceptInviteTitle : t.resetPasswordTitle;
-  const form = (userId: string, code: string, error?: string) =>
-    (error ? errorBody(error) : "") + setPasswordForm(t, { action: codePageAction(p.path, userId), intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro, userId, code });
+  const form = (userId: string, code: string, error?: FormError) =>
+    setPasswordForm(t, { action: codePageAction(p.path, userId), intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro, userId, code, ...(error && { error }) });
   if (p.req.method === "GET") return p.show(200, title, form(p.asked.user, p.asked.code));
   const posted = await postedCodeForm(p, title, (f) => form(f.user ?? "", f.code ?? ""));
   if (!posted) return;
   const { userId, code } = posted;
-  const again = (status: number, error: string, keepCode = true) => p.show(status, title, form(posted.form.user ?? "", keepCode ? code : "", error));
+  const again = (status: number, error: FormError, keepCode = true) => p.show(status, title, form(posted.form.user ?? "", keepCode ? code : "", error));
   const chosen = await chosenPassword(c, t, posted.form.password ?? "", posted.form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, chosen.hash)) : undefined;
-  if (!set) return again(400, t.codeInvalid, false);
+  if (!set) return again(400, fieldError("code", t.codeInvalid), false);
   p.show(200, title, `<p role="status">${escapeHtml(t.passwordSet)}</p>`);
 }
 
 /** The code and a new password twice, under the names custom themes rely on: `code`, `password`, `passwordConfirmation`. */
-export function setPasswordForm(t: Texts, f: { action: string; intro?: string; userId?: string; code: string; hidden?: Record<string, string> }): string {
+export function setPasswordForm(t: Texts, f: { action: string; intro?: string; userId?: string; code: string; hidden?: Record<string, string>; error?: FormError }): string {
   const hidden = { ...(f.userId !== undefined && { user: f.userId.slice(0, 200) }), ...f.hidden };
-  return (f.intro ? `<p>${escapeHtml(f.intro)}</p>` : "") + `<form method="post" action="${escapeHtml(f.action)}">` +
-    Object.entries(hidden).map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`).join("") +
-    `<label for="code">${escapeHtml(t.code)}</label>` +
-    `<input id="code" name="code" autocomplete="one-time-code" required value="${escapeHtml(f.code.slice(0, 64))}">` +
-    `<label for="password">${escapeHtml(t.newPassword)}</label>` +
-    `<input id="password" name="password" type="password" autocomplete="new-password" required autofocus>` +
-    `<label for="passwordConfirmation">${escapeHtml(t.confirmPassword)}</label>` +
-    `<input id="passwordConfirmation" name="passwordConfirmation" type="password" autocomplete="new-password" required>` +
-    `<button type="submit">${escapeHtml(t.setPassword)}</button></form>`;
+  return formHtml({
+    action: f.action,
+    hidden: Object.entries(hidden).map(([name, value]) => hiddenField(name, value)).join(""),
+    ...(f.intro && { intro: `<p>${escapeHtml(f.intro)}</p>` }),
+    fields: [
+      { name: "code", label: t.code, autocomplete: "one-time-code", value: f.code.slice(0, 64), attrs: ' autocapitalize="none" spellcheck="false"' },
+      { name: "password", label: t.newPassword, type: "password", autocomplete: "new-password", autofocus: true },
+      { name: "passwordConfirmation", label: t.confirmPassword, type: "password", autocomplete: "new-password" },
+    ],
+    submit: t.setPassword,
+    ...(f.error && { error: f.error }),
+  });
 }

@@ -5,17 +5,21 @@ import type { SignInProgress, SignInStep } from "./context.js";
 import { askEmailCode } from "./email-step.js";
 import { finishLogin } from "./finish.js";
 import { askMfaSetup } from "./mfa-setup.js";
-import { settingsOf } from "./org-settings.js";
+import { signInSettingsOf } from "./org-settings.js";
 import { errorBody } from "./render.js";
-import { askSecondFactor } from "./second-factor.js";
+import { askSecondFactor, firstChoice } from "./second-factor.js";
 import { askNewPassword, passwordChangeRequired } from "./password-change-step.js";
+import { askPasskeyOffer, passkeyOfferDue } from "./key-setup.js";
 
 /**
  * What a sign-in needs after its first factor, in order: the second factor (a person who set
  * one up is asked for it after a password; after an external login only when the login
  * settings force it there), or setting one up when the settings force it and the person has
- * none; then a new password when an administrator requires one; then the verified email
- * address `require_verified_email` asks for; then the end.
+ * none; then a new password when an administrator requires one (after a password or a
+ * passkey: not after an identity provider alone); then the verified email address
+ * `require_verified_email` asks for; then, after a password, the offer of a passkey
+ * (key-setup.ts); then the end. A user-verified passkey (`user`) is two factors: no second
+ * factor is asked after it.
  * Every sign-in path comes here (password, registration, reset, external login), so none
  * can skip a step. A right password clears the count of failed checks here, once no second
  * factor is to follow: else typing it again would give back the guesses at a code.
@@ -23,19 +27,20 @@ import { askNewPassword, passwordChangeRequired } from "./password-change-step.j
 export async function continueSignIn(s: SignInStep, p: SignInProgress): Promise<void> {
   const user = await findUserRow(s.c.db, s.c.instanceId, p.userId);
   if (!user || user.state !== "active") return s.show(403, s.t.errorTitle, errorBody(user?.state === "locked" ? s.t.userLocked : s.t.loginExpired));
-  const settings = await settingsOf(s.c, user.org_id);
+  const settings = await signInSettingsOf(s, user.org_id);
   if (!secondFactorChecked(p.amr)) {
     const due = await secondFactorDue(s.c.db, user, settings, vouchedForElsewhere(p.amr));
-    if (due.ask) return askSecondFactor(s, p, user, due.factors[0] ?? "recovery_code", true);
+    if (due.ask) return askSecondFactor(s, p, user, firstChoice(s, due), true);
     if (p.amr.includes("pwd")) await clearFailedChecks(s.c.db, s.c.instanceId, user.id);
     if (due.setUp) return askMfaSetup(s, p, user, settings);
   }
-  if (p.amr.includes("pwd") && (await passwordChangeRequired(s.c.db, s.c.instanceId, user.id))) return askNewPassword(s, p);
+  if ((p.amr.includes("pwd") || p.amr.includes("user")) && (await passwordChangeRequired(s.c.db, s.c.instanceId, user.id))) return askNewPassword(s, p);
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) return askEmailCode(s, p, true);
+  if (await passkeyOfferDue(s, user, settings, p)) return askPasskeyOffer(s, p);
   await finishLogin(s.req, s.res, s.c, p.userId, { amr: withMfa(p.amr) });
 }
 
-/** `mfa` when two factors of different kinds were checked (a password or external login, and a one-time code). */
+/** `mfa` when two factors of different kinds were checked (a password or external login, and a code or key), or a passkey verified the person (two in one). */
 function withMfa(amr: string[]): string[] {
-  return secondFactorChecked(amr) && (amr.includes("pwd") || amr.includes("fed")) ? [...amr, "mfa"] : amr;
+  return amr.includes("user") || (secondFactorChecked(amr) && (amr.includes("pwd") || amr.includes("fed"))) ? [...amr, "mfa"] : amr;
 }

@@ -1,7 +1,7 @@
 import { verifyContact } from "../../domain/user/verification.js";
 import { VERIFY_EMAIL_PATH } from "./code-links.js";
 import { codePageAction, postedCodeForm, type CodePage } from "./code-pages.js";
-import { errorBody, escapeHtml } from "./render.js";
+import { escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";
 
 /**
@@ -16,15 +16,17 @@ export async function verifyEmailPage(p: CodePage): Promise<void> {
   if (!posted) return;
   const { userId, code } = posted;
   const verified = userId && code ? await c.transact((tx) => verifyContact(tx, { instanceId: c.instanceId, userId }, c.codes, userId, "email", code)) : undefined;
-  if (!verified) return p.show(400, t.verifyEmailTitle, errorBody(t.codeInvalid) + verifyForm(t, posted.form.user ?? "", ""));
+  if (!verified) return p.show(400, t.verifyEmailTitle, verifyForm(t, posted.form.user ?? "", "", fieldError("code", t.codeInvalid)));
   p.show(200, t.verifyEmailTitle, `<p role="status">${escapeHtml(t.emailVerified)}</p>`);
 }
 
-function verifyForm(t: Texts, userId: string, code: string): string {
-  return `<p>${escapeHtml(t.verifyEmailIntro)}</p>` +
-    `<form method="post" action="${escapeHtml(codePageAction(VERIFY_EMAIL_PATH, userId))}">` +
-    `<input type="hidden" name="user" value="${escapeHtml(userId.slice(0, 200))}">` +
-    `<label for="code">${escapeHtml(t.code)}</label>` +
-    `<input id="code" name="code" autocomplete="one-time-code" required autofocus value="${escapeHtml(code.slice(0, 64))}">` +
-    `<button type="submit">${escapeHtml(t.verify)}</button></form>`;
+function verifyForm(t: Texts, userId: string, code: string, error?: FormError): string {
+  return form({
+    action: codePageAction(VERIFY_EMAIL_PATH, userId),
+    hidden: hiddenField("user", userId.slice(0, 200)),
+    intro: `<p>${escapeHtml(t.verifyEmailIntro)}</p>`,
+    fields: [{ name: "code", label: t.code, autocomplete: "one-time-code", value: code.slice(0, 64), attrs: ' autocapitalize="none" spellcheck="false"', autofocus: true }],
+    submit: t.verify,
+    ...(error && { error }),
+  });
 }

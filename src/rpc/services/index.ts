@@ -16,6 +16,7 @@ import { PlatformApps } from "../../../gen/platform/resources/app/v3alpha/app_se
 import { PlatformNotifications } from "../../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { PlatformSMSProviders } from "../../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformSMTPProviders } from "../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
+import { PlatformBrandingSettings } from "../../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { PlatformDomainSettings } from "../../../gen/platform/settings/domain/v3alpha/domain_service_pb.js";
 import { PlatformFeatureSettings } from "../../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
 import { PlatformLanguageSettings } from "../../../gen/platform/settings/language/v3alpha/language_service_pb.js";
@@ -39,6 +40,7 @@ import { appsService } from "./apps/service.js";
 import { notificationsService } from "./notifications/service.js";
 import { smsProvidersService } from "./notification-providers/sms.js";
 import { smtpProvidersService } from "./notification-providers/smtp.js";
+import { brandingSettingsService } from "./settings/branding.js";
 import { domainSettingsService } from "./settings/domain.js";
 import { featureSettingsService } from "./settings/feature.js";
 import { languageSettingsService } from "./settings/language.js";
@@ -53,6 +55,8 @@ import type { SessionDeps } from "../../domain/session/commands.js";
 import { sessionsService } from "./sessions/service.js";
 import { PlatformAuthRequests } from "../../../gen/platform/resources/oidc/v3alpha/auth_request_service_pb.js";
 import { authRequestsService } from "./auth-requests/service.js";
+import { PlatformIDPIntents } from "../../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
+import { idpIntentsService, type IdpIntentSettings } from "./idp-intents/service.js";
 import { reflectionServices } from "./reflection.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
@@ -69,6 +73,7 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformMessageTextSettings,
   PlatformFeatureSettings,
   PlatformDomainSettings,
+  PlatformBrandingSettings,
   PlatformProjects,
   PlatformApps,
   PlatformGrants,
@@ -77,6 +82,7 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformNotifications,
   PlatformSessions,
   PlatformAuthRequests,
+  PlatformIDPIntents,
 ];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
@@ -114,6 +120,10 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   domainValidation: DomainValidationDeps;
   /** What sessions check with (domain/session/commands.ts). */
   sessions: SessionDeps;
+  /** External logins of the API (oidc/login/external/intents.ts). */
+  idpIntents: IdpIntentSettings;
+  /** PLATFORM_BRANDING_MAX_IMAGE_BYTES. */
+  branding: { maxImageBytes: number };
 }
 
 export function registerServices(router: ConnectRouter, deps: ServiceDeps): void {
@@ -129,6 +139,7 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformMessageTextSettings, messageTextSettingsService(deps));
   router.service(PlatformFeatureSettings, featureSettingsService(deps));
   router.service(PlatformDomainSettings, domainSettingsService(deps));
+  router.service(PlatformBrandingSettings, brandingSettingsService(deps));
   router.service(PlatformProjects, projectsService(deps));
   router.service(PlatformApps, appsService(deps));
   router.service(PlatformGrants, grantsService(deps));
@@ -137,6 +148,7 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformNotifications, notificationsService(deps));
   router.service(PlatformSessions, sessionsService(deps));
   router.service(PlatformAuthRequests, authRequestsService(deps));
+  router.service(PlatformIDPIntents, idpIntentsService(deps));
   router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { DomainError } from "../../../domain/errors.js";
@@ -15,13 +15,17 @@ import { loginLanguage } from "../language.js";
 import type { LoginContext } from "../context.js";
 import { sameToken } from "../form-token.js";
 import { sendPage } from "../send-page.js";
-import { errorBody, escapeHtml } from "../render.js";
+import { errorBody, escapeHtml, fieldError, shownLoginName, type Frame, type FormError } from "../render.js";
+import { fallbackFrame, lookOf, type Look } from "../look.js";
 import { LOGIN_PATH } from "../paths.js";
 import { TEXTS, type Language, type Texts } from "../texts/index.js";
-import { defaultOrgOf, userByLoginName } from "../../../domain/user/login-names.js";
+import { userByLoginName } from "../../../domain/user/login-names.js";
 import { continueSignIn } from "../sign-in.js";
 import { settingsOf } from "../org-settings.js";
 import { clearBinding, isBound, newBinding } from "./browser-binding.js";
+import { CALLBACK_PATH, STATE_MODEL, stateKey } from "./state.js";
+import { finishIntent, type IntentState } from "./intents.js";
+import { dropRecord, putRecord, readRecord, takeRecord } from "../records.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
 import { backLink, choices, createForm, linkForm, type NewAccountFields } from "./render.js";
 import { UpstreamError } from "./fetch.js";
@@ -39,9 +43,8 @@ import { authorizationUrl, newPending, redeem, upstreamOf, type Calls, type Exte
  * process can continue the flow. The callback carries no interaction cookie (the provider
  * scopes it to the interaction's path): a cookie of its own binds it to the browser that
  * started the flow (browser-binding.ts), and the pages after it require the interaction's.
+ * The same callback finishes the API's intents (intents.ts), told apart by their state.
  */
-
-export const CALLBACK_PATH = `${LOGIN_PATH}/idp/callback`;
 
 export interface ExternalContext extends LoginContext {
   /** The issuer of the request's host: the callback is under it. */
@@ -49,6 +52,8 @@ export interface ExternalContext extends LoginContext {
   box: SecretBox;
   calls: Calls;
   logger: Logger;
+  /** PLATFORM_IDP_INTENT_TTL: how long a succeeded intent's token is usable. */
+  intentTtlMs: number;
 }
 
 /** What the start keeps for the callback, under the state's hash. */
@@ -70,7 +75,6 @@ interface LoginRecord {
   user: ExternalUser;
 }
 
-const STATE_MODEL = "ExternalLoginState";
 const LOGIN_MODEL = "ExternalLogin";
 const STATE_TTL_S = 10 * 60;
 const LOGIN_TTL_S = 30 * 60;
@@ -98,21 +102,24 @@ export async function externalLogin(req: NodeRequest, res: NodeResponse, c: Exte
   try {
     details = await c.provider.interactionDetails(req as never, res as never);
   } catch {
-    await errorPage(res, 400, await fallbackLanguage(c, req), (t) => t.loginExpired);
+    await errorPage(res, 400, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
     return true;
   }
   const orgOfLogin = await loginOrgOf(c.db, c.instanceId, details.params);
-  const lang = await loginLanguage(c.db, { instanceId: c.instanceId, orgId: orgOfLogin.orgId }, details.params.ui_locales as string | undefined, req.headers["accept-language"]);
+  const [lang, look] = await Promise.all([
+    loginLanguage(c.db, { instanceId: c.instanceId, orgId: orgOfLogin.orgId }, details.params.ui_locales as string | undefined, req.headers["accept-language"]),
+    lookOf(c, { orgId: orgOfLogin.orgId, clientId: details.params.client_id }),
+  ]);
   if (details.uid !== uid || rest.length > 0) {
-    await errorPage(res, 404, lang, (t) => t.loginExpired);
+    await errorPage(res, 404, { lang, look }, (t) => t.loginExpired);
     return true;
   }
-  const step = new Step(req, res, c, details, lang);
+  const step = new Step(req, res, c, details, lang, look);
   if (action === "start" && req.method === "POST") await step.start(orgOfLogin.orgId);
   else if (action === undefined && req.method === "GET") await step.decide();
   else if (action === "link" && (req.method === "GET" || req.method === "POST")) await step.link();
   else if (action === "create" && (req.method === "GET" || req.method === "POST")) await step.create();
-  else await errorPage(res, 405, lang, (t) => t.loginExpired);
+  else await errorPage(res, 405, { lang, look }, (t) => t.loginExpired);
   return true;
 }
 
@@ -128,6 +135,7 @@ class Step {
     readonly c: ExternalContext,
     readonly details: Interaction,
     readonly lang: Language,
+    readonly look: Look,
   ) {
     this.t = TEXTS[lang];
     this.csrf = createHmac("sha256", c.csrfKey).update(details.uid).digest("base64url");
@@ -135,7 +143,7 @@ class Step {
   }
 
   show(status: number, title: string, body: string): void {
-    sendPage(this.res, status, this.lang, () => [title, body]);
+    sendPage(this.res, status, { lang: this.lang, look: this.look }, () => [title, body]);
   }
 
   fail(status: number, message: string): void {
@@ -172,7 +180,7 @@ class Step {
       location = authorizationUrl(upstream, pending, this.c.issuer + CALLBACK_PATH);
       appendSetCookie(this.res, binding.setCookie);
     } catch (error) {
-      return upstreamFailed(this.res, this.c, this.lang, error, this.base);
+      return upstreamFailed(this.res, this.c, { lang: this.lang, look: this.look }, error, this.base);
     }
     (this.res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
     this.res.end();
@@ -222,7 +230,7 @@ class Step {
   }
 
   /** The account auto linking proposes: exactly one active user by username or verified email, not linked to this provider yet. */
-  async candidate(record: LoginRecord, options: IdpOptions): Promise<{ id: string; loginName: string } | undefined> {
+  async candidate(record: LoginRecord, options: IdpOptions): Promise<{ id: string; loginName: string; username: string } | undefined> {
     const { user } = record;
     const orgId = record.restricted ? record.orgId : undefined;
     let id: string | undefined;
@@ -234,17 +242,27 @@ class Step {
       if (found.length === 1) id = found[0];
     }
     if (!id || (await hasLinkTo(this.c.db, this.c.instanceId, id, record.idpId))) return undefined;
-    return { id, loginName: await loginNameOf(this.c.db, this.c.instanceId, id) };
+    return { id, ...(await loginNameOf(this.c.db, this.c.instanceId, id)) };
   }
 
-  askLink(status: number, record: LoginRecord, options: IdpOptions, candidate: { loginName: string } | undefined, error?: string): void {
+  askLink(status: number, record: LoginRecord, options: IdpOptions, candidate: { loginName: string; username?: string } | undefined, error?: FormError): void {
     const fixed = candidate !== undefined && !options.isManualLinkingAllowed;
     const intro = candidate ? this.t.externalLinkProposal : this.t.externalLinkManual;
     const create = options.isManualCreationAllowed ? `<p><a href="${escapeHtml(`${this.base}/idp/create`)}">${escapeHtml(this.t.externalCreateNew)}</a></p>` : "";
     this.show(
       status,
       this.t.externalLinkTitle,
-      linkForm(this.t, { action: `${this.base}/idp/link`, csrf: this.csrf, loginName: candidate?.loginName ?? "", fixed, intro, ...(error && { error }) }) + create + backLink(this.t, this.base),
+      linkForm(this.t, {
+        action: `${this.base}/idp/link`,
+        csrf: this.csrf,
+        loginName: candidate?.loginName ?? "",
+        shownName: shownLoginName(this.look, candidate?.loginName ?? "", candidate?.username ?? candidate?.loginName ?? ""),
+        fixed,
+        intro,
+        ...(error && { error }),
+      }) +
+        create +
+        backLink(this.t, this.base),
     );
   }
 
@@ -264,8 +282,8 @@ class Step {
     if (!form) return;
     const loginName = options.isManualLinkingAllowed ? (form.loginName ?? "").slice(0, 400) : candidate!.loginName;
     const user = loginName ? await userByLoginName(this.c.db, this.c.instanceId, loginName, record.restricted ? record.orgId : undefined) : undefined;
-    const again = (status: number, error: string) => this.askLink(status, record, options, candidate ?? { loginName }, error);
-    if (!user || user.state === "inactive") return again(401, this.t.unknownUser);
+    const again = (status: number, error: FormError) => this.askLink(status, record, options, candidate ?? { loginName }, error);
+    if (!user || user.state === "inactive") return again(401, fieldError("loginName", this.t.unknownUser));
     if (user.state === "locked") return again(403, this.t.userLocked);
     const { guards } = this.c;
     if (!guards.perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) || !guards.perLoginName.take(`${this.c.instanceId} ${user.id}`)) {
@@ -277,7 +295,7 @@ class Step {
       const { maxPasswordAttempts } = await settingsOf(this.c, user.orgId);
       const { locked } = await this.c.transact((tx) => recordFailedCheck(tx, this.c.instanceId, user.id, maxPasswordAttempts));
       if (locked) this.c.accessChanged();
-      return again(locked ? 403 : 401, locked ? this.t.userLocked : this.t.wrongPassword);
+      return again(locked ? 403 : 401, locked ? this.t.userLocked : fieldError("password", this.t.wrongPassword));
     }
     try {
       await this.c.transact((tx) => linkExternalAccount(tx, { instanceId: this.c.instanceId, userId: user.id }, user.id, accountOf(record)));
@@ -288,7 +306,8 @@ class Step {
     return this.finish(user.id, ["pwd", "fed"]);
   }
 
-  askCreate(status: number, values: NewAccountFields, error?: string): void {
+  askCreate(status: number, values: NewAccountFields, message?: string): void {
+    const error = message === this.t.externalUsernameTaken ? fieldError("username", message) : message;
     this.show(status, this.t.externalCreateTitle, createForm(this.t, { action: `${this.base}/idp/create`, csrf: this.csrf, values, ...(error && { error }) }) + backLink(this.t, this.base));
   }
 
@@ -383,19 +402,27 @@ class Step {
 async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext): Promise<void> {
   const query = new URL(req.url ?? "/", "http://x").searchParams;
   const state = query.get("state");
-  if (req.method !== "GET") return errorPage(res, 405, await fallbackLanguage(c, req), (t) => t.loginExpired);
+  if (req.method !== "GET") return errorPage(res, 405, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
   const key = state ? stateKey(state) : undefined;
-  const record = key ? await takeRecord<StateRecord>(c.db, c.instanceId, STATE_MODEL, key) : undefined;
-  if (!record) return errorPage(res, 400, await fallbackLanguage(c, req), (t) => t.loginExpired);
+  const record = key ? await takeRecord<StateRecord | IntentState>(c.db, c.instanceId, STATE_MODEL, key) : undefined;
+  if (!record) return errorPage(res, 400, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
+  if ("intentId" in record) {
+    // An intent of the API (intents.ts): the login UI's success or failure URL is next.
+    const location = await finishIntent(c, record, query);
+    if (!location) return errorPage(res, 400, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
+    (res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    return void res.end();
+  }
   appendSetCookie(res, clearBinding(key!, CALLBACK_PATH, isSecure(c)));
   if (!isBound(req.headers.cookie, key!, record.binding)) {
     // Consumed above and never redeemed: the code is worthless to whoever delivered it.
     c.logger.warn({ idpId: record.idpId, uid: record.uid }, "external login: callback from a browser that did not start the login refused");
-    return errorPage(res, 400, record.lang, (t) => t.externalOtherBrowser);
+    return errorPage(res, 400, { lang: record.lang, look: await lookOf(c, { orgId: record.orgId }) }, (t) => t.externalOtherBrowser);
   }
   const t = TEXTS[record.lang];
   const back = `${LOGIN_PATH}/${record.uid}`;
-  const fail = (status: number, message: string) => sendPage(res, status, record.lang, () => [t.errorTitle, errorBody(message) + backLink(t, back)]);
+  const frame = { lang: record.lang, look: await lookOf(c, { orgId: record.orgId }) };
+  const fail = (status: number, message: string) => sendPage(res, status, frame, () => [t.errorTitle, errorBody(message) + backLink(t, back)]);
   const code = query.get("code");
   if (query.get("error") || !code) return fail(400, query.get("error") === "access_denied" ? t.externalCancelled : t.externalFailed);
   const idp = await activeProvider(c.db, c.instanceId, record.orgId, record.idpId);
@@ -403,9 +430,9 @@ async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext)
   let user: ExternalUser;
   try {
     const upstream = await upstreamOf(idp, c.box, c.calls);
-    user = await redeem(upstream, c.calls, code, record, c.issuer + CALLBACK_PATH);
+    ({ user } = await redeem(upstream, c.calls, code, record, c.issuer + CALLBACK_PATH));
   } catch (error) {
-    return upstreamFailed(res, c, record.lang, error, back);
+    return upstreamFailed(res, c, frame, error, back);
   }
   const interaction = await c.provider.Interaction.find(record.uid);
   if (!interaction) return fail(400, t.loginExpired);
@@ -417,12 +444,12 @@ async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext)
 }
 
 /** An upstream that could not be used: a page saying so (502), the details in the log. */
-function upstreamFailed(res: NodeResponse, c: ExternalContext, lang: Language, error: unknown, back: string): void {
+function upstreamFailed(res: NodeResponse, c: ExternalContext, frame: Frame, error: unknown, back: string): void {
   if (!(error instanceof UpstreamError)) throw error;
   c.logger.warn({ kind: error.kind, reason: error.message }, "external login: the identity provider could not be used");
-  const t = TEXTS[lang];
+  const t = TEXTS[frame.lang];
   const message = error.kind === "invalid" ? t.externalFailed : t.externalUnreachable;
-  sendPage(res, 502, lang, () => [t.errorTitle, `${errorBody(message)}<p class="muted"><code>${escapeHtml(error.kind)}</code></p>${backLink(t, back)}`]);
+  sendPage(res, 502, frame, () => [t.errorTitle, `${errorBody(message)}<p class="muted"><code>${escapeHtml(error.kind)}</code></p>${backLink(t, back)}`]);
 }
 
 function accountOf(record: LoginRecord): ExternalAccount {
@@ -433,7 +460,7 @@ function fieldsOf(user: ExternalUser): NewAccountFields {
   return { username: user.username || user.email, givenName: user.givenName || user.username, familyName: user.familyName, email: user.email };
 }
 
-async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<string> {
+async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<{ loginName: string; username: string }> {
   const row = await db
     .selectFrom("users as u")
     .leftJoin("org_domains as d", (j) => j.onRef("d.instance_id", "=", "u.instance_id").onRef("d.org_id", "=", "u.org_id").on("d.is_primary", "=", true))
@@ -441,56 +468,11 @@ async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<
     .where("u.instance_id", "=", instanceId)
     .where("u.id", "=", userId)
     .executeTakeFirstOrThrow();
-  return row.domain ? `${row.username}@${row.domain}` : row.username;
+  return { loginName: row.domain ? `${row.username}@${row.domain}` : row.username, username: row.username };
 }
 
-function errorPage(res: NodeResponse, status: number, lang: Language, message: (t: Texts) => string): void {
-  sendPage(res, status, lang, (t) => [t.errorTitle, errorBody(message(t))]);
-}
-
-async function fallbackLanguage(c: LoginContext, req: NodeRequest): Promise<Language> {
-  return loginLanguage(c.db, { instanceId: c.instanceId, orgId: await defaultOrgOf(c.db, c.instanceId) }, undefined, req.headers["accept-language"]);
+function errorPage(res: NodeResponse, status: number, frame: Frame, message: (t: Texts) => string): void {
+  sendPage(res, status, frame, (t) => [t.errorTitle, errorBody(message(t))]);
 }
 
 const isSecure = (c: ExternalContext) => c.issuer.startsWith("https:");
-
-/** States are looked up by their hash: the table never holds one that could be replayed. */
-const stateKey = (state: string) => createHash("sha256").update(state).digest("base64url");
-
-async function putRecord(db: Db, instanceId: string, model: string, id: string, payload: object, ttlS: number): Promise<void> {
-  const values = { payload: JSON.stringify(payload), grant_id: null, uid: null, user_code: null, expires_at: new Date(Date.now() + ttlS * 1000), consumed_at: null };
-  await db
-    .insertInto("oidc_payloads")
-    .values({ instance_id: instanceId, model, id, ...values })
-    .onConflict((oc) => oc.columns(["instance_id", "model", "id"]).doUpdateSet(values))
-    .execute();
-}
-
-async function readRecord<T>(db: Db, instanceId: string, model: string, id: string): Promise<T | undefined> {
-  const row = await db
-    .selectFrom("oidc_payloads")
-    .select("payload")
-    .where("instance_id", "=", instanceId)
-    .where("model", "=", model)
-    .where("id", "=", id)
-    .where("expires_at", ">", new Date())
-    .executeTakeFirst();
-  return row?.payload as T | undefined;
-}
-
-/** Read and deleted in one statement: of two concurrent callbacks with one state, one gets it. */
-async function takeRecord<T>(db: Db, instanceId: string, model: string, id: string): Promise<T | undefined> {
-  const row = await db
-    .deleteFrom("oidc_payloads")
-    .where("instance_id", "=", instanceId)
-    .where("model", "=", model)
-    .where("id", "=", id)
-    .where("expires_at", ">", new Date())
-    .returning("payload")
-    .executeTakeFirst();
-  return row?.payload as T | undefined;
-}
-
-async function dropRecord(db: Db, instanceId: string, model: string, id: string): Promise<void> {
-  await db.deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("model", "=", model).where("id", "=", id).execute();
-}

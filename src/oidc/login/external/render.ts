@@ -1,4 +1,4 @@
-import { errorBody, escapeHtml } from "../render.js";
+import { buttonForm, escapeHtml, form, hiddenField, links, type Field, type FormError } from "../render.js";
 import type { Texts } from "../texts/index.js";
 
 /**
@@ -7,39 +7,32 @@ import type { Texts } from "../texts/index.js";
  * field names `loginName`, `password`, `username`, `givenName`, `familyName`, `email`.
  */
 
-const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
-
-function field(id: string, label: string, value: string, attrs = "") {
-  return `<label for="${id}">${escapeHtml(label)}</label><input id="${id}" name="${id}" value="${escapeHtml(value)}" required${attrs ? ` ${attrs}` : ""}>`;
-}
-
 /** One form per provider, posting its id: a button that starts the upstream login. */
 export function providerButtons(t: Texts, action: string, csrf: string, providers: { id: string; name: string }[]): string {
-  return providers
-    .map(
-      (p) =>
-        `<form method="post" action="${escapeHtml(action)}">${hidden("csrf", csrf)}${hidden("idpId", p.id)}` +
-        `<button type="submit">${escapeHtml(t.externalSignInWith.replace("{name}", p.name))}</button></form>`,
-    )
-    .join("");
+  return providers.map((p) => buttonForm(action, hiddenField("csrf", csrf) + hiddenField("idpId", p.id), t.externalSignInWith.replace("{name}", p.name))).join("");
 }
 
 export function backLink(t: Texts, href: string): string {
-  return `<p><a href="${escapeHtml(href)}">${escapeHtml(t.externalBack)}</a></p>`;
+  return links([[href, t.externalBack]]);
 }
 
 /**
- * Linking with a password. `fixedLoginName`: the proposed account, which is the only one that
- * may be linked (the name is shown, not asked); otherwise the person names the account.
+ * Linking with a password. `fixed`: the proposed account, which is the only one that may be
+ * linked (its name is shown, as `shownName`, not asked); otherwise the person names the account.
  */
-export function linkForm(t: Texts, form: { action: string; csrf: string; loginName: string; fixed: boolean; intro: string; error?: string }): string {
-  const name = form.fixed
-    ? `<p class="muted">${escapeHtml(form.loginName)}</p>${hidden("loginName", form.loginName)}`
-    : field("loginName", t.loginName, form.loginName, 'autocomplete="username"');
-  return `${form.error ? errorBody(form.error) : ""}<p>${escapeHtml(form.intro)}</p>` +
-    `<form method="post" action="${escapeHtml(form.action)}">${hidden("csrf", form.csrf)}${name}` +
-    `<label for="password">${escapeHtml(t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus>` +
-    `<button type="submit">${escapeHtml(t.externalLink)}</button></form>`;
+export function linkForm(t: Texts, f: { action: string; csrf: string; loginName: string; shownName: string; fixed: boolean; intro: string; error?: FormError }): string {
+  const fields: Field[] = [
+    ...(f.fixed ? [] : [{ name: "loginName", label: t.loginName, autocomplete: "username", value: f.loginName }]),
+    { name: "password", label: t.password, type: "password", autocomplete: "current-password", autofocus: true },
+  ];
+  return form({
+    action: f.action,
+    hidden: hiddenField("csrf", f.csrf) + (f.fixed ? hiddenField("loginName", f.loginName) : ""),
+    intro: `<p>${escapeHtml(f.intro)}</p>` + (f.fixed ? `<p class="account">${escapeHtml(f.shownName)}</p>` : ""),
+    fields,
+    submit: t.externalLink,
+    ...(f.error && { error: f.error }),
+  });
 }
 
 export interface NewAccountFields {
@@ -50,17 +43,23 @@ export interface NewAccountFields {
 }
 
 /** A new account from the provider's claims, which the person confirms or corrects. */
-export function createForm(t: Texts, form: { action: string; csrf: string; values: NewAccountFields; error?: string }): string {
-  const v = form.values;
-  return `${form.error ? errorBody(form.error) : ""}<form method="post" action="${escapeHtml(form.action)}">${hidden("csrf", form.csrf)}` +
-    field("username", t.externalUsername, v.username, 'autocomplete="username"') +
-    field("givenName", t.externalGivenName, v.givenName, 'autocomplete="given-name"') +
-    field("familyName", t.externalFamilyName, v.familyName, 'autocomplete="family-name"') +
-    field("email", t.externalEmail, v.email, 'type="email" autocomplete="email"') +
-    `<button type="submit">${escapeHtml(t.externalCreate)}</button></form>`;
+export function createForm(t: Texts, f: { action: string; csrf: string; values: NewAccountFields; error?: FormError }): string {
+  const v = f.values;
+  return form({
+    action: f.action,
+    hidden: hiddenField("csrf", f.csrf),
+    fields: [
+      { name: "username", label: t.externalUsername, autocomplete: "username", value: v.username, autofocus: true },
+      { name: "givenName", label: t.externalGivenName, autocomplete: "given-name", value: v.givenName },
+      { name: "familyName", label: t.externalFamilyName, autocomplete: "family-name", value: v.familyName },
+      { name: "email", label: t.externalEmail, type: "email", autocomplete: "email", value: v.email },
+    ],
+    submit: t.externalCreate,
+    ...(f.error && { error: f.error }),
+  });
 }
 
 /** What a person without a linked account may do: links to the pages the provider's options allow. */
-export function choices(t: Texts, links: { href: string; label: string }[], message: string): string {
-  return `<p>${escapeHtml(message)}</p>` + links.map((l) => `<p><a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a></p>`).join("");
+export function choices(t: Texts, list: { href: string; label: string }[], message: string): string {
+  return `<p>${escapeHtml(message)}</p>` + list.map((l) => `<p><a href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a></p>`).join("");
 }

@@ -3,6 +3,7 @@ import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPaylo
 import type { ExternalLoginSettings } from "../../../config/config.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import type { OutboundClient } from "../../../http/outbound.js";
+import type { ExternalProfileJson } from "../../../store/schema.js";
 import { UpstreamDocuments, type DocumentCheck } from "./documents.js";
 import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fetch.js";
 
@@ -44,16 +45,9 @@ export interface Upstream {
   tokenAuth: "client_secret_basic" | "client_secret_post";
 }
 
-/** What the login needs to know of the upstream user. */
-export interface ExternalUser {
+/** What the login needs to know of the upstream user: its account's id and how the provider describes it. */
+export interface ExternalUser extends ExternalProfileJson {
   id: string;
-  username: string;
-  email: string;
-  emailVerified: boolean;
-  givenName: string;
-  familyName: string;
-  displayName: string;
-  preferredLanguage: string;
 }
 
 export interface Calls extends Fetching {
@@ -173,8 +167,14 @@ export function authorizationUrl(upstream: Upstream, pending: Pending, redirectU
   return url.href;
 }
 
+/** What a redeemed code tells of the person: the login's view, and the provider's claims as it answered them. */
+export interface Redeemed {
+  user: ExternalUser;
+  raw: Record<string, unknown>;
+}
+
 /** The code exchanged, the ID token validated (OpenID Connect), the user's claims read. */
-export async function redeem(upstream: Upstream, calls: Calls, code: string, pending: Pending, redirectUri: string): Promise<ExternalUser> {
+export async function redeem(upstream: Upstream, calls: Calls, code: string, pending: Pending, redirectUri: string): Promise<Redeemed> {
   const form: Record<string, string> = { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: pending.verifier };
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   if (upstream.tokenAuth === "client_secret_basic") {
@@ -193,7 +193,8 @@ export async function redeem(upstream: Upstream, calls: Calls, code: string, pen
     const id = claims[upstream.idAttribute ?? "id"];
     if ((typeof id !== "string" || id === "") && typeof id !== "number") throw new UpstreamError("invalid", `the user endpoint's answer has no ${upstream.idAttribute}`);
     const email = upstream.emailsEndpoint ? await primaryEmail(calls, upstream.emailsEndpoint, accessToken) : {};
-    return userOf(String(id), { ...claims, ...email }, false);
+    const raw = { ...claims, ...email };
+    return { user: userOf(String(id), raw, false), raw };
   }
   if (typeof tokens.id_token !== "string") throw new UpstreamError("invalid", "the token endpoint answered no ID token");
   const idClaims = await verifyIdToken(upstream, calls, tokens.id_token, pending.nonce);
@@ -204,7 +205,7 @@ export async function redeem(upstream: Upstream, calls: Calls, code: string, pen
     if (info.sub !== idClaims.sub) throw new UpstreamError("invalid", "the userinfo answer is about another subject than the ID token");
     claims = { ...idClaims, ...info };
   }
-  return userOf(idClaims.sub!, claims, true);
+  return { user: userOf(idClaims.sub!, claims, true), raw: claims };
 }
 
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];

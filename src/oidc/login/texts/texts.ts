@@ -103,4 +103,32 @@ export interface Texts {
   totpQrLabel: string;
   totpKey: string;
   skipForNow: string;
+  /** The first page's button: a passkey signs in without a login name (passkey-sign-in.ts). */
+  signInWithPasskey: string;
+  factorPasskey: string;
+  factorSecurityKey: string;
+  mfaPasskeyIntro: string;
+  mfaSecurityKeyIntro: string;
+  /** Shown by the WebAuthn script when the browser's ceremony fails or is cancelled. */
+  webauthnFailed: string;
+  /** Where a page is about a passkey or security key and no script or WebAuthn runs. */
+  webauthnNeedsScript: string;
+  webauthnInvalid: string;
+  passkeyNotAllowed: string;
+  /** The offer of a passkey after a password sign-in (key-setup.ts). */
+  passkeyOfferTitle: string;
+  passkeyOfferIntro: string;
+  setUpPasskey: string;
+  setUpSecurityKey: string;
+  notNow: string;
+  passkeyCreateIntro: string;
+  securityKeyCreateIntro: string;
+  webauthnRegistrationFailed: string;
+  chooseAnotherWay: string;
+  /** Under every page's heading within an interaction: the application the person signs in to ({app}). */
+  appContext: string;
+  /** The watermark under the card ({name}: the product), unless the branding disables it. */
+  securedBy: string;
+  /** The divider before other ways to sign in (identity providers, a passkey). */
+  or: string;
 }

@@ -22,6 +22,7 @@ export function checksFromProto(c: Checks | undefined): SessionChecks {
     ...(c.otpSms && { otpSms: c.otpSms.code }),
     ...(c.recoveryCode && { recoveryCode: c.recoveryCode.code }),
     ...(c.webAuthN?.credentialAssertionData && { webAuthN: c.webAuthN.credentialAssertionData as unknown as AuthenticationResponseJSON }),
+    ...(c.idpIntent && { idpIntent: { id: c.idpIntent.idpIntentId, token: c.idpIntent.idpIntentToken } }),
   };
 }
 
@@ -74,6 +75,7 @@ export function sessionToProto(s: SessionView): MessageInitShape<typeof SessionS
       otpSms: at(s.factors.otpSms),
       recoveryCode: at(s.factors.recoveryCode),
       ...(s.webAuthN && { webAuthN: { verifiedAt: timestampFromDate(s.webAuthN.checkedAt), userVerified: s.webAuthN.userVerified } }),
+      ...(s.idpIntent && { idpIntent: { verifiedAt: timestampFromDate(s.idpIntent.checkedAt), idpId: s.idpIntent.idpId } }),
     },
     metadata: s.metadata,
     userAgent: s.userAgent,

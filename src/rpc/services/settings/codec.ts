@@ -1,16 +1,21 @@
 import { create, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromDate, type Duration } from "@bufbuild/protobuf/wkt";
 import {
+  MultiFactorType,
   PasswordlessType,
+  ResolvedMultiFactorsSchema,
   ResolvedPasswordlessTypeSchema,
   ResolvedSecondFactorsSchema,
   SecondFactorType,
+  SetMultiFactorsSchema,
   SetPasswordlessTypeSchema,
   SetSecondFactorsSchema,
+  type SetMultiFactors,
   type SetSecondFactors,
 } from "../../../../gen/platform/settings/login/v3alpha/login_pb.js";
 import { LanguageSchema, ResolvedLanguagesSchema, SetLanguagesSchema, type Language, type SetLanguages } from "../../../../gen/platform/settings/language/v3alpha/language_pb.js";
 import { SetMessageBodySchema, SetMessageSubjectSchema } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_pb.js";
+import { BrandingFont, ResolvedBrandingFontSchema, SetBrandingFontSchema, SetColorSchema, type SetBrandingFont, type SetColor } from "../../../../gen/platform/settings/branding/v3alpha/branding_pb.js";
 import {
   DetailsSchema,
   ResolvedBoolSchema,
@@ -53,7 +58,11 @@ const WRITERS: Record<string, (field: never) => Written> = {
   [SetDurationSchema.typeName]: (f: SetDuration) => (f.change.case === "set" ? { value: durationToMs(f.change.value) } : RESET),
   [SetPasswordlessTypeSchema.typeName]: (f: { change: { case: string | undefined; value?: unknown } }) =>
     f.change.case === "set" ? { value: f.change.value === PasswordlessType.NOT_ALLOWED ? "not_allowed" : "allowed" } : RESET,
+  // Colors are kept in lower case, however they were written.
+  [SetColorSchema.typeName]: (f: SetColor) => (f.change.case === "set" ? { value: f.change.value.toLowerCase() } : RESET),
+  [SetBrandingFontSchema.typeName]: (f: SetBrandingFont) => (f.change.case === "set" ? { value: FONT_NAMES[f.change.value] } : RESET),
   [SetSecondFactorsSchema.typeName]: (f: SetSecondFactors) => (f.change.case === "set" ? { value: f.change.value.types.map((t) => SECOND_FACTOR_NAMES[t]) } : RESET),
+  [SetMultiFactorsSchema.typeName]: (f: SetMultiFactors) => (f.change.case === "set" ? { value: f.change.value.types.map((t) => MULTI_FACTOR_NAMES[t]) } : RESET),
   // An empty key or list: no value of the context's own.
   [LanguageSchema.typeName]: (f: Language) => (f.key === "" ? RESET : { value: f.key }),
   [SetLanguagesSchema.typeName]: (f: SetLanguages) => (f.languages.length === 0 ? RESET : { value: f.languages.map((l) => l.key) }),
@@ -72,10 +81,23 @@ function durationToMs({ seconds, nanos }: Duration): number {
 const SECOND_FACTOR_NAMES: Record<SecondFactorType, string> = {
   [SecondFactorType.UNSPECIFIED]: "",
   [SecondFactorType.TOTP]: "totp",
+  [SecondFactorType.U2F]: "u2f",
   [SecondFactorType.OTP_EMAIL]: "otp_email",
   [SecondFactorType.OTP_SMS]: "otp_sms",
 };
+/** Fonts are kept by the name of their stack (domain/settings/branding.ts). */
+const FONT_NAMES: Record<BrandingFont, string> = {
+  [BrandingFont.UNSPECIFIED]: "",
+  [BrandingFont.SYSTEM_UI]: "system-ui",
+  [BrandingFont.HUMANIST]: "humanist",
+  [BrandingFont.TRANSITIONAL]: "transitional",
+  [BrandingFont.MONOSPACE]: "monospace",
+};
+const FONTS = new Map(Object.entries(FONT_NAMES).map(([font, name]) => [name, Number(font) as BrandingFont]));
 const SECOND_FACTOR_TYPES = new Map(Object.entries(SECOND_FACTOR_NAMES).map(([type, name]) => [name, Number(type) as SecondFactorType]));
+/** Multi-factors likewise. */
+const MULTI_FACTOR_NAMES: Record<MultiFactorType, string> = { [MultiFactorType.UNSPECIFIED]: "", [MultiFactorType.PASSKEY]: "passkey" };
+const MULTI_FACTOR_TYPES = new Map(Object.entries(MULTI_FACTOR_NAMES).map(([type, name]) => [name, Number(type) as MultiFactorType]));
 
 const ownerToProto = (owner: Owner | undefined) => owner && { type: OWNER_TYPES[owner.type], id: owner.id };
 
@@ -87,6 +109,8 @@ const READERS: Record<string, (value: unknown, owner: Owner | undefined) => unkn
   [ResolvedDurationSchema.typeName]: (value, owner) => ({ value: durationFromMs(Number(value)), owner: ownerToProto(owner) }),
   [ResolvedPasswordlessTypeSchema.typeName]: (value, owner) => ({ value: value === "not_allowed" ? PasswordlessType.NOT_ALLOWED : PasswordlessType.ALLOWED, owner: ownerToProto(owner) }),
   [ResolvedSecondFactorsSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((name) => SECOND_FACTOR_TYPES.get(name)!), owner: ownerToProto(owner) }),
+  [ResolvedMultiFactorsSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((name) => MULTI_FACTOR_TYPES.get(name)!), owner: ownerToProto(owner) }),
+  [ResolvedBrandingFontSchema.typeName]: (value, owner) => ({ value: FONTS.get(String(value)) ?? BrandingFont.UNSPECIFIED, owner: ownerToProto(owner) }),
   [ResolvedLanguagesSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((key) => ({ key })), owner: ownerToProto(owner) }),
 };
 

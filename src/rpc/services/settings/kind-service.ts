@@ -1,6 +1,8 @@
 import type { DescMessage, Message } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import type { SettingsKind } from "../../../domain/settings/kind.js";
+import type { Details } from "../../../../gen/platform/settings/object/v3alpha/object_pb.js";
+import type { ContextRef } from "../../../domain/context.js";
+import type { Resolved, SettingsKind } from "../../../domain/settings/kind.js";
 import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
 import type { Db, Tx } from "../../../store/eventstore.js";
 import { askedContext, principalOf } from "../../context.js";
@@ -18,12 +20,19 @@ export interface SettingsStore {
  * each comes from. Services differ in their kind, their messages and how they write.
  */
 export function kindService<SetDesc extends DescMessage, ResolvedDesc extends DescMessage>(store: SettingsStore, kind: SettingsKind, set: SetDesc, resolved: ResolvedDesc) {
+  const write = <T>(settings: Message, ctx: HandlerContext, then: (tx: Tx, at: ContextRef) => Promise<T>) => {
+    const change = changeFromProto(set, settings, kind);
+    const at = askedContext(ctx.values);
+    return store.write(ctx, async (tx) => ({ details: settingsDetailsToProto(await writeSettings(tx, principalOf(ctx).userId, kind, at, change)), then: await then(tx, at) }));
+  };
   return {
     async set(settings: Message, ctx: HandlerContext) {
-      const change = changeFromProto(set, settings, kind);
-      const at = askedContext(ctx.values);
-      const details = await store.write(ctx, (tx) => writeSettings(tx, principalOf(ctx).userId, kind, at, change));
-      return { details: settingsDetailsToProto(details) };
+      return { details: (await write(settings, ctx, async () => undefined)).details };
+    },
+    /** set, also answering the settings in effect in the context after the change (for what they lack). */
+    async setAndResolve(settings: Message, ctx: HandlerContext): Promise<{ details: Details; resolved: Resolved }> {
+      const { details, then } = await write(settings, ctx, async (tx, at) => (await resolveSettings(tx, kind, at)).resolved);
+      return { details, resolved: then };
     },
     async resolve(ctx: HandlerContext) {
       const at = askedContext(ctx.values);

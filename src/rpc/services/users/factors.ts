@@ -4,7 +4,7 @@ import type { PlatformUsers } from "../../../../gen/platform/resources/user/v3al
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { invalidArgument } from "../../../domain/errors.js";
 import { instanceName } from "../../../domain/instance/queries.js";
-import { loginSettingsOf } from "../../../domain/settings/login.js";
+import { loginSettingsOf, type LoginSettings } from "../../../domain/settings/login.js";
 import { addOtp, addTotp, generateRecoveryCodes, removeFactor, removeRecoveryCodes, verifyTotp } from "../../../domain/user-factor/commands.js";
 import type { AuthMethod } from "../../../domain/user-factor/model.js";
 import { authMethodsOf } from "../../../domain/user-factor/queries.js";
@@ -24,10 +24,22 @@ const METHOD_TYPES: Record<AuthMethod, AuthMethodType> = {
   passkey: AuthMethodType.PASSKEY,
   idp: AuthMethodType.IDP,
   totp: AuthMethodType.TOTP,
+  u2f: AuthMethodType.U2F,
   otp_email: AuthMethodType.OTP_EMAIL,
   otp_sms: AuthMethodType.OTP_SMS,
   recovery_codes: AuthMethodType.RECOVERY_CODES,
 };
+
+/**
+ * The login settings that keep people acting on themselves from removing their last factor
+ * while the settings force one (removeKeepingOne); none for administrators.
+ */
+export async function keepOneFor(ctx: HandlerContext, tx: Tx, userId: string): Promise<LoginSettings | undefined> {
+  if (!ctx.values.get(selfOnlyKey)) return undefined;
+  const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", tenantOf(ctx).id).where("id", "=", userId).executeTakeFirstOrThrow();
+  const settings = await loginSettingsOf(tx, tenantOf(ctx).id, user.org_id);
+  return settings.forceMfa ? settings : undefined;
+}
 
 /**
  * The second factors of PlatformUsers (domain/user-factor). `onUser` is the service's write
@@ -41,16 +53,8 @@ export function factorMethods(deps: {
 }): FactorMethods {
   const { box, onUser, read } = deps;
   const details = async (pending: Promise<Parameters<typeof detailsToProto>[0]>) => ({ details: detailsToProto(await pending) });
-  /** People acting on themselves may not remove their last factor while the login settings force one. */
   const remove = (ctx: HandlerContext, userId: string, type: FactorType) =>
-    details(
-      onUser(ctx, userId, async (tx) => {
-        const selfOnly = ctx.values.get(selfOnlyKey);
-        const user = selfOnly ? await tx.selectFrom("users").select("org_id").where("instance_id", "=", tenantOf(ctx).id).where("id", "=", userId).executeTakeFirstOrThrow() : undefined;
-        const forced = user !== undefined && (await loginSettingsOf(tx, tenantOf(ctx).id, user.org_id)).forceMfa;
-        return removeFactor(tx, actorOf(ctx), userId, type, !forced);
-      }),
-    );
+    details(onUser(ctx, userId, async (tx) => removeFactor(tx, actorOf(ctx), userId, type, await keepOneFor(ctx, tx, userId))));
   return {
     async addTOTP(req, ctx) {
       const added = await onUser(ctx, req.id, async (tx) => addTotp(tx, actorOf(ctx), box, req.id, await instanceName(tx, tenantOf(ctx).id)));

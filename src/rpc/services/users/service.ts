@@ -28,7 +28,7 @@ import { actingOrg, actorOf, principalOf, selfOnlyKey, tenantOf, visibleOrgs } f
 import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { factorMethods } from "./factors.js";
-import { passkeyMethods } from "./passkeys.js";
+import { webAuthnKeyMethods } from "./webauthn-keys.js";
 import { userFilterFromProto, userPatchFromProto, userSortFromProto, userSpecFromProto, userToProto } from "./convert.js";
 
 export interface UsersDeps {
@@ -77,7 +77,7 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
 
   return {
     ...factorMethods({ box: verification.box, onUser: (ctx, userId, fn) => onUser(ctx, userId, fn), read: (ctx) => database(ctx).db }),
-    ...passkeyMethods({ onUser: (ctx, userId, fn) => onUser(ctx, userId, fn), read: (ctx) => database(ctx).db }),
+    ...webAuthnKeyMethods({ onUser: (ctx, userId, fn) => onUser(ctx, userId, fn), read: (ctx) => database(ctx).db }),
     async createUser(req, ctx) {
       const policy = () => passwordPolicyOf(database(ctx).db, tenantOf(ctx).id);
       const spec = await userSpecFromProto(req.user!, async (password) => hashNewPassword(hasher, password, await policy()));

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/session/v3alpha/session.proto.
  */
 export const file_platform_resources_session_v3alpha_session: GenFile = /*@__PURE__*/
-  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvc2Vzc2lvbi92M2FscGhhL3Nlc3Npb24ucHJvdG8SInBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEirQMKB1Nlc3Npb24SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjEKDWNyZWF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjwKB2ZhY3RvcnMYAyABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkZhY3RvcnMSSwoIbWV0YWRhdGEYBCADKAsyOS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlNlc3Npb24uTWV0YWRhdGFFbnRyeRJBCgp1c2VyX2FnZW50GAUgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5Vc2VyQWdlbnQSMwoPZXhwaXJhdGlvbl9kYXRlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEixgMKB0ZhY3RvcnMSPAoEdXNlchgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuVXNlckZhY3RvchI8CghwYXNzd29yZBgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuRmFjdG9yEjgKBHRvdHAYAyABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkZhY3RvchI9CglvdHBfZW1haWwYBCABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkZhY3RvchI7CgdvdHBfc21zGAUgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5GYWN0b3ISQQoNcmVjb3ZlcnlfY29kZRgGIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuRmFjdG9yEkYKCndlYl9hdXRoX24YByABKAsyMi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLldlYkF1dGhORmFjdG9yIlgKDldlYkF1dGhORmFjdG9yEi8KC3ZlcmlmaWVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg11c2VyX3ZlcmlmaWVkGAIgASgIIowBCgpVc2VyRmFjdG9yEi8KC3ZlcmlmaWVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgCIAEoCRISCgpsb2dpbl9uYW1lGAMgASgJEhQKDGRpc3BsYXlfbmFtZRgEIAEoCRIXCg9vcmdhbml6YXRpb25faWQYBSABKAkiOQoGRmFjdG9yEi8KC3ZlcmlmaWVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLWAwoGQ2hlY2tzEjsKBHVzZXIYASABKAsyLS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkNoZWNrVXNlchJDCghwYXNzd29yZBgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuQ2hlY2tQYXNzd29yZBI7CgR0b3RwGAMgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5DaGVja0NvZGUSQAoJb3RwX2VtYWlsGAQgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5DaGVja0NvZGUSPgoHb3RwX3NtcxgFIAEoCzItLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuQ2hlY2tDb2RlEkQKDXJlY292ZXJ5X2NvZGUYBiABKAsyLS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkNoZWNrQ29kZRJFCgp3ZWJfYXV0aF9uGAcgASgLMjEucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5DaGVja1dlYkF1dGhOIlMKDUNoZWNrV2ViQXV0aE4SQgoZY3JlZGVudGlhbF9hc3NlcnRpb25fZGF0YRgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBrpIA8gBASJdCglDaGVja1VzZXISHQoHdXNlcl9pZBgBIAEoCUIKukgHcgUQARjIAUgAEiAKCmxvZ2luX25hbWUYAiABKAlCCrpIB3IFEAEYkANIAEIPCgZzZWFyY2gSBbpIAggBIi0KDUNoZWNrUGFzc3dvcmQSHAoIcGFzc3dvcmQYASABKAlCCrpIB3IFEAEYgAIiJAoJQ2hlY2tDb2RlEhcKBGNvZGUYASABKAlCCbpIBnIEEAEYQCLgAQoRUmVxdWVzdENoYWxsZW5nZXMSQQoJb3RwX2VtYWlsGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5SZXF1ZXN0T1RQEj8KB290cF9zbXMYAiABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlJlcXVlc3RPVFASRwoKd2ViX2F1dGhfbhgDIAEoCzIzLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuUmVxdWVzdFdlYkF1dGhOIp8BCg9SZXF1ZXN0V2ViQXV0aE4SGgoGZG9tYWluGAEgASgJQgq6SAdyBRABGP0BEnAKHXVzZXJfdmVyaWZpY2F0aW9uX3JlcXVpcmVtZW50GAIgASgOMj8ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5Vc2VyVmVyaWZpY2F0aW9uUmVxdWlyZW1lbnRCCLpIBYIBAhABIiEKClJlcXVlc3RPVFASEwoLcmV0dXJuX2NvZGUYASABKAginwEKCkNoYWxsZW5nZXMSFgoJb3RwX2VtYWlsGAEgASgJSACIAQESFAoHb3RwX3NtcxgCIAEoCUgBiAEBEkkKCndlYl9hdXRoX24YAyABKAsyNS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLldlYkF1dGhOQ2hhbGxlbmdlQgwKCl9vdHBfZW1haWxCCgoIX290cF9zbXMiWwoRV2ViQXV0aE5DaGFsbGVuZ2USRgolcHVibGljX2tleV9jcmVkZW50aWFsX3JlcXVlc3Rfb3B0aW9ucxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiYQoJVXNlckFnZW50EiAKDmZpbmdlcnByaW50X2lkGAEgASgJQgi6SAVyAxjIARITCgJpcBgCIAEoCUIHukgEcgIYQBIdCgtkZXNjcmlwdGlvbhgDIAEoCUIIukgFcgMY9AMikwIKE1Nlc3Npb25TZWFyY2hGaWx0ZXISQwoDaWRzGAEgASgLMjQucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5TZXNzaW9uSURzRmlsdGVySAASHQoHdXNlcl9pZBgCIAEoCUIKukgHcgUQARjIAUgAElYKDWNyZWF0aW9uX2RhdGUYAyABKAsyPS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlNlc3Npb25DcmVhdGlvbkRhdGVGaWx0ZXJIABIvChl1c2VyX2FnZW50X2ZpbmdlcnByaW50X2lkGAQgASgJQgq6SAdyBRABGMgBSABCDwoGZmlsdGVyEgW6SAIIASI1ChBTZXNzaW9uSURzRmlsdGVyEiEKA2lkcxgBIAMoCUIUukgRkgEOCAEQ6AciB3IFEAEYyAEiqgEKGVNlc3Npb25DcmVhdGlvbkRhdGVGaWx0ZXISOQoNY3JlYXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBARJSCgZtZXRob2QYAiABKA4yOC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuVGltZXN0YW1wRmlsdGVyTWV0aG9kQgi6SAWCAQIQASrUAQobVXNlclZlcmlmaWNhdGlvblJlcXVpcmVtZW50Ei0KKVVTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX1VOU1BFQ0lGSUVEEAASKgomVVNFUl9WRVJJRklDQVRJT05fUkVRVUlSRU1FTlRfUkVRVUlSRUQQARIrCidVU0VSX1ZFUklGSUNBVElPTl9SRVFVSVJFTUVOVF9QUkVGRVJSRUQQAhItCilVU0VSX1ZFUklGSUNBVElPTl9SRVFVSVJFTUVOVF9ESVNDT1VSQUdFRBADKlwKEFNlc3Npb25GaWVsZE5hbWUSIgoeU0VTU0lPTl9GSUVMRF9OQU1FX1VOU1BFQ0lGSUVEEAASJAogU0VTU0lPTl9GSUVMRF9OQU1FX0NSRUFUSU9OX0RBVEUQAWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvc2Vzc2lvbi92M2FscGhhL3Nlc3Npb24ucHJvdG8SInBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEirQMKB1Nlc3Npb24SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjEKDWNyZWF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjwKB2ZhY3RvcnMYAyABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkZhY3RvcnMSSwoIbWV0YWRhdGEYBCADKAsyOS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlNlc3Npb24uTWV0YWRhdGFFbnRyeRJBCgp1c2VyX2FnZW50GAUgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5Vc2VyQWdlbnQSMwoPZXhwaXJhdGlvbl9kYXRlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEijwQKB0ZhY3RvcnMSPAoEdXNlchgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuVXNlckZhY3RvchI8CghwYXNzd29yZBgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuRmFjdG9yEjgKBHRvdHAYAyABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkZhY3RvchI9CglvdHBfZW1haWwYBCABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkZhY3RvchI7CgdvdHBfc21zGAUgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5GYWN0b3ISQQoNcmVjb3ZlcnlfY29kZRgGIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuRmFjdG9yEkYKCndlYl9hdXRoX24YByABKAsyMi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLldlYkF1dGhORmFjdG9yEkcKCmlkcF9pbnRlbnQYCSABKAsyMy5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLklEUEludGVudEZhY3RvciJYCg5XZWJBdXRoTkZhY3RvchIvCgt2ZXJpZmllZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNdXNlcl92ZXJpZmllZBgCIAEoCCJSCg9JRFBJbnRlbnRGYWN0b3ISLwoLdmVyaWZpZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmlkcF9pZBgCIAEoCSKMAQoKVXNlckZhY3RvchIvCgt2ZXJpZmllZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkSEgoKbG9naW5fbmFtZRgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAUgASgJIjkKBkZhY3RvchIvCgt2ZXJpZmllZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAingQKBkNoZWNrcxI7CgR1c2VyGAEgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5DaGVja1VzZXISQwoIcGFzc3dvcmQYAiABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkNoZWNrUGFzc3dvcmQSOwoEdG90cBgDIAEoCzItLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuQ2hlY2tDb2RlEkAKCW90cF9lbWFpbBgEIAEoCzItLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuQ2hlY2tDb2RlEj4KB290cF9zbXMYBSABKAsyLS5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLkNoZWNrQ29kZRJECg1yZWNvdmVyeV9jb2RlGAYgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5DaGVja0NvZGUSRQoKd2ViX2F1dGhfbhgHIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuQ2hlY2tXZWJBdXRoThJGCgppZHBfaW50ZW50GAkgASgLMjIucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5DaGVja0lEUEludGVudCJZCg5DaGVja0lEUEludGVudBIhCg1pZHBfaW50ZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiQKEGlkcF9pbnRlbnRfdG9rZW4YAiABKAlCCrpIB3IFEAEYyAEiUwoNQ2hlY2tXZWJBdXRoThJCChljcmVkZW50aWFsX2Fzc2VydGlvbl9kYXRhGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBIl0KCUNoZWNrVXNlchIdCgd1c2VyX2lkGAEgASgJQgq6SAdyBRABGMgBSAASIAoKbG9naW5fbmFtZRgCIAEoCUIKukgHcgUQARiQA0gAQg8KBnNlYXJjaBIFukgCCAEiLQoNQ2hlY2tQYXNzd29yZBIcCghwYXNzd29yZBgBIAEoCUIKukgHcgUQARiAAiIkCglDaGVja0NvZGUSFwoEY29kZRgBIAEoCUIJukgGcgQQARhAIuABChFSZXF1ZXN0Q2hhbGxlbmdlcxJBCglvdHBfZW1haWwYASABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlJlcXVlc3RPVFASPwoHb3RwX3NtcxgCIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuUmVxdWVzdE9UUBJHCgp3ZWJfYXV0aF9uGAMgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLnNlc3Npb24udjNhbHBoYS5SZXF1ZXN0V2ViQXV0aE4inwEKD1JlcXVlc3RXZWJBdXRoThIaCgZkb21haW4YASABKAlCCrpIB3IFEAEY/QEScAoddXNlcl92ZXJpZmljYXRpb25fcmVxdWlyZW1lbnQYAiABKA4yPy5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlVzZXJWZXJpZmljYXRpb25SZXF1aXJlbWVudEIIukgFggECEAEiIQoKUmVxdWVzdE9UUBITCgtyZXR1cm5fY29kZRgBIAEoCCKfAQoKQ2hhbGxlbmdlcxIWCglvdHBfZW1haWwYASABKAlIAIgBARIUCgdvdHBfc21zGAIgASgJSAGIAQESSQoKd2ViX2F1dGhfbhgDIAEoCzI1LnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuV2ViQXV0aE5DaGFsbGVuZ2VCDAoKX290cF9lbWFpbEIKCghfb3RwX3NtcyJbChFXZWJBdXRoTkNoYWxsZW5nZRJGCiVwdWJsaWNfa2V5X2NyZWRlbnRpYWxfcmVxdWVzdF9vcHRpb25zGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJhCglVc2VyQWdlbnQSIAoOZmluZ2VycHJpbnRfaWQYASABKAlCCLpIBXIDGMgBEhMKAmlwGAIgASgJQge6SARyAhhAEh0KC2Rlc2NyaXB0aW9uGAMgASgJQgi6SAVyAxj0AyKTAgoTU2Vzc2lvblNlYXJjaEZpbHRlchJDCgNpZHMYASABKAsyNC5wbGF0Zm9ybS5yZXNvdXJjZXMuc2Vzc2lvbi52M2FscGhhLlNlc3Npb25JRHNGaWx0ZXJIABIdCgd1c2VyX2lkGAIgASgJQgq6SAdyBRABGMgBSAASVgoNY3JlYXRpb25fZGF0ZRgDIAEoCzI9LnBsYXRmb3JtLnJlc291cmNlcy5zZXNzaW9uLnYzYWxwaGEuU2Vzc2lvbkNyZWF0aW9uRGF0ZUZpbHRlckgAEi8KGXVzZXJfYWdlbnRfZmluZ2VycHJpbnRfaWQYBCABKAlCCrpIB3IFEAEYyAFIAEIPCgZmaWx0ZXISBbpIAggBIjUKEFNlc3Npb25JRHNGaWx0ZXISIQoDaWRzGAEgAygJQhS6SBGSAQ4IARDoByIHcgUQARjIASKqAQoZU2Vzc2lvbkNyZWF0aW9uRGF0ZUZpbHRlchI5Cg1jcmVhdGlvbl9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIGukgDyAEBElIKBm1ldGhvZBgCIAEoDjI4LnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5UaW1lc3RhbXBGaWx0ZXJNZXRob2RCCLpIBYIBAhABKtQBChtVc2VyVmVyaWZpY2F0aW9uUmVxdWlyZW1lbnQSLQopVVNFUl9WRVJJRklDQVRJT05fUkVRVUlSRU1FTlRfVU5TUEVDSUZJRUQQABIqCiZVU0VSX1ZFUklGSUNBVElPTl9SRVFVSVJFTUVOVF9SRVFVSVJFRBABEisKJ1VTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX1BSRUZFUlJFRBACEi0KKVVTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX0RJU0NPVVJBR0VEEAMqXAoQU2Vzc2lvbkZpZWxkTmFtZRIiCh5TRVNTSU9OX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABIkCiBTRVNTSU9OX0ZJRUxEX05BTUVfQ1JFQVRJT05fREFURRABYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_struct, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
 
 /**
  * A session as reads return it: who it is for, which factors were checked when, its metadata
@@ -128,6 +128,13 @@ export type Factors = Message<"platform.resources.session.v3alpha.Factors"> & {
    * @generated from field: platform.resources.session.v3alpha.WebAuthNFactor web_auth_n = 7;
    */
   webAuthN?: WebAuthNFactor | undefined;
+
+  /**
+   * An external login (an identity provider intent) of the user.
+   *
+   * @generated from field: platform.resources.session.v3alpha.IDPIntentFactor idp_intent = 9;
+   */
+  idpIntent?: IDPIntentFactor | undefined;
 };
 
 /**
@@ -165,6 +172,34 @@ export type WebAuthNFactor = Message<"platform.resources.session.v3alpha.WebAuth
  */
 export const WebAuthNFactorSchema: GenMessage<WebAuthNFactor> = /*@__PURE__*/
   messageDesc(file_platform_resources_session_v3alpha_session, 2);
+
+/**
+ * A checked external login.
+ *
+ * @generated from message platform.resources.session.v3alpha.IDPIntentFactor
+ */
+export type IDPIntentFactor = Message<"platform.resources.session.v3alpha.IDPIntentFactor"> & {
+  /**
+   * When the intent was checked.
+   *
+   * @generated from field: google.protobuf.Timestamp verified_at = 1;
+   */
+  verifiedAt?: Timestamp | undefined;
+
+  /**
+   * ID of the identity provider that vouched for the person.
+   *
+   * @generated from field: string idp_id = 2;
+   */
+  idpId: string;
+};
+
+/**
+ * Describes the message platform.resources.session.v3alpha.IDPIntentFactor.
+ * Use `create(IDPIntentFactorSchema)` to create a new message.
+ */
+export const IDPIntentFactorSchema: GenMessage<IDPIntentFactor> = /*@__PURE__*/
+  messageDesc(file_platform_resources_session_v3alpha_session, 3);
 
 /**
  * The user a session is for.
@@ -213,7 +248,7 @@ export type UserFactor = Message<"platform.resources.session.v3alpha.UserFactor"
  * Use `create(UserFactorSchema)` to create a new message.
  */
 export const UserFactorSchema: GenMessage<UserFactor> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 3);
+  messageDesc(file_platform_resources_session_v3alpha_session, 4);
 
 /**
  * A checked factor.
@@ -234,10 +269,11 @@ export type Factor = Message<"platform.resources.session.v3alpha.Factor"> & {
  * Use `create(FactorSchema)` to create a new message.
  */
 export const FactorSchema: GenMessage<Factor> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 4);
+  messageDesc(file_platform_resources_session_v3alpha_session, 5);
 
 /**
- * What a session is to check now; each check needs the user (in the same request or earlier).
+ * What a session is to check now; each check needs the user (in the same request or earlier),
+ * but a passkey and an external login, which name it.
  *
  * @generated from message platform.resources.session.v3alpha.Checks
  */
@@ -291,6 +327,14 @@ export type Checks = Message<"platform.resources.session.v3alpha.Checks"> & {
    * @generated from field: platform.resources.session.v3alpha.CheckWebAuthN web_auth_n = 7;
    */
   webAuthN?: CheckWebAuthN | undefined;
+
+  /**
+   * An external login that succeeded (PlatformIDPIntents): its account must be linked to a
+   * user, the session's (or, without one yet, the one it names). The intent is used up.
+   *
+   * @generated from field: platform.resources.session.v3alpha.CheckIDPIntent idp_intent = 9;
+   */
+  idpIntent?: CheckIDPIntent | undefined;
 };
 
 /**
@@ -298,7 +342,35 @@ export type Checks = Message<"platform.resources.session.v3alpha.Checks"> & {
  * Use `create(ChecksSchema)` to create a new message.
  */
 export const ChecksSchema: GenMessage<Checks> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 5);
+  messageDesc(file_platform_resources_session_v3alpha_session, 6);
+
+/**
+ * An identity provider intent to check.
+ *
+ * @generated from message platform.resources.session.v3alpha.CheckIDPIntent
+ */
+export type CheckIDPIntent = Message<"platform.resources.session.v3alpha.CheckIDPIntent"> & {
+  /**
+   * ID of the intent (the success URL's `id`).
+   *
+   * @generated from field: string idp_intent_id = 1;
+   */
+  idpIntentId: string;
+
+  /**
+   * Its token (the success URL's `token`).
+   *
+   * @generated from field: string idp_intent_token = 2;
+   */
+  idpIntentToken: string;
+};
+
+/**
+ * Describes the message platform.resources.session.v3alpha.CheckIDPIntent.
+ * Use `create(CheckIDPIntentSchema)` to create a new message.
+ */
+export const CheckIDPIntentSchema: GenMessage<CheckIDPIntent> = /*@__PURE__*/
+  messageDesc(file_platform_resources_session_v3alpha_session, 7);
 
 /**
  * An answer of an authenticator.
@@ -319,7 +391,7 @@ export type CheckWebAuthN = Message<"platform.resources.session.v3alpha.CheckWeb
  * Use `create(CheckWebAuthNSchema)` to create a new message.
  */
 export const CheckWebAuthNSchema: GenMessage<CheckWebAuthN> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 6);
+  messageDesc(file_platform_resources_session_v3alpha_session, 8);
 
 /**
  * Names the user of a session.
@@ -354,7 +426,7 @@ export type CheckUser = Message<"platform.resources.session.v3alpha.CheckUser"> 
  * Use `create(CheckUserSchema)` to create a new message.
  */
 export const CheckUserSchema: GenMessage<CheckUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 7);
+  messageDesc(file_platform_resources_session_v3alpha_session, 9);
 
 /**
  * A password to check.
@@ -375,7 +447,7 @@ export type CheckPassword = Message<"platform.resources.session.v3alpha.CheckPas
  * Use `create(CheckPasswordSchema)` to create a new message.
  */
 export const CheckPasswordSchema: GenMessage<CheckPassword> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 8);
+  messageDesc(file_platform_resources_session_v3alpha_session, 10);
 
 /**
  * A one-time code to check.
@@ -396,7 +468,7 @@ export type CheckCode = Message<"platform.resources.session.v3alpha.CheckCode"> 
  * Use `create(CheckCodeSchema)` to create a new message.
  */
 export const CheckCodeSchema: GenMessage<CheckCode> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 9);
+  messageDesc(file_platform_resources_session_v3alpha_session, 11);
 
 /**
  * Challenges a session asks for, for the user it is for.
@@ -432,7 +504,7 @@ export type RequestChallenges = Message<"platform.resources.session.v3alpha.Requ
  * Use `create(RequestChallengesSchema)` to create a new message.
  */
 export const RequestChallengesSchema: GenMessage<RequestChallenges> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 10);
+  messageDesc(file_platform_resources_session_v3alpha_session, 12);
 
 /**
  * A passkey challenge.
@@ -460,7 +532,7 @@ export type RequestWebAuthN = Message<"platform.resources.session.v3alpha.Reques
  * Use `create(RequestWebAuthNSchema)` to create a new message.
  */
 export const RequestWebAuthNSchema: GenMessage<RequestWebAuthN> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 11);
+  messageDesc(file_platform_resources_session_v3alpha_session, 13);
 
 /**
  * A one-time code challenge.
@@ -481,7 +553,7 @@ export type RequestOTP = Message<"platform.resources.session.v3alpha.RequestOTP"
  * Use `create(RequestOTPSchema)` to create a new message.
  */
 export const RequestOTPSchema: GenMessage<RequestOTP> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 12);
+  messageDesc(file_platform_resources_session_v3alpha_session, 14);
 
 /**
  * What the requested challenges answer.
@@ -516,7 +588,7 @@ export type Challenges = Message<"platform.resources.session.v3alpha.Challenges"
  * Use `create(ChallengesSchema)` to create a new message.
  */
 export const ChallengesSchema: GenMessage<Challenges> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 13);
+  messageDesc(file_platform_resources_session_v3alpha_session, 15);
 
 /**
  * The options of a passkey challenge.
@@ -537,7 +609,7 @@ export type WebAuthNChallenge = Message<"platform.resources.session.v3alpha.WebA
  * Use `create(WebAuthNChallengeSchema)` to create a new message.
  */
 export const WebAuthNChallengeSchema: GenMessage<WebAuthNChallenge> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 14);
+  messageDesc(file_platform_resources_session_v3alpha_session, 16);
 
 /**
  * The user agent a session is for; what is not given is taken from the request.
@@ -572,7 +644,7 @@ export type UserAgent = Message<"platform.resources.session.v3alpha.UserAgent"> 
  * Use `create(UserAgentSchema)` to create a new message.
  */
 export const UserAgentSchema: GenMessage<UserAgent> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 15);
+  messageDesc(file_platform_resources_session_v3alpha_session, 17);
 
 /**
  * Conditions on sessions in a search.
@@ -623,7 +695,7 @@ export type SessionSearchFilter = Message<"platform.resources.session.v3alpha.Se
  * Use `create(SessionSearchFilterSchema)` to create a new message.
  */
 export const SessionSearchFilterSchema: GenMessage<SessionSearchFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 16);
+  messageDesc(file_platform_resources_session_v3alpha_session, 18);
 
 /**
  * Session IDs to match.
@@ -644,7 +716,7 @@ export type SessionIDsFilter = Message<"platform.resources.session.v3alpha.Sessi
  * Use `create(SessionIDsFilterSchema)` to create a new message.
  */
 export const SessionIDsFilterSchema: GenMessage<SessionIDsFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 17);
+  messageDesc(file_platform_resources_session_v3alpha_session, 19);
 
 /**
  * A creation date to compare with.
@@ -672,7 +744,7 @@ export type SessionCreationDateFilter = Message<"platform.resources.session.v3al
  * Use `create(SessionCreationDateFilterSchema)` to create a new message.
  */
 export const SessionCreationDateFilterSchema: GenMessage<SessionCreationDateFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_session_v3alpha_session, 18);
+  messageDesc(file_platform_resources_session_v3alpha_session, 20);
 
 /**
  * WebAuthn's user verification requirement.

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/user/v3alpha/credential.proto.
  */
 export const file_platform_resources_user_v3alpha_credential: GenFile = /*@__PURE__*/
-  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL2NyZWRlbnRpYWwucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEikAEKC1NldFBhc3N3b3JkEiAKDG5ld19wYXNzd29yZBgBIAEoCUIKukgHcgUQARiAAhIiChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJQgi6SAVyAxiAAhIXCg9jaGFuZ2VfcmVxdWlyZWQYAyABKAgSIgoRdmVyaWZpY2F0aW9uX2NvZGUYBCABKAlCB7pIBHICGEAiUgoTUGVyc29uYWxBY2Nlc3NUb2tlbhI7Cg9leHBpcmF0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQEiigEKFkdldFBlcnNvbmFsQWNjZXNzVG9rZW4SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAivwEKA0tleRJICghnZW5lcmF0ZRgBIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZUIKukgHggEEEAEgAEgAEiAKCnB1YmxpY19rZXkYAiABKAlCCrpIB3IFEAEYgEBIABI7Cg9leHBpcmF0aW9uX2RhdGUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQFCDwoGc291cmNlEgW6SAIIASLGAQoGR2V0S2V5EjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIzCg9leHBpcmF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnB1YmxpY19rZXkYAyABKAkSNgoEdHlwZRgEIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZSKeAQoHSURQTGluaxIOCgZpZHBfaWQYASABKAkSEAoIaWRwX25hbWUYAiABKAkSGAoQZXh0ZXJuYWxfdXNlcl9pZBgDIAEoCRIaChJleHRlcm5hbF91c2VyX25hbWUYBCABKAkSOwoHZGV0YWlscxgFIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIqQBCgdQYXNza2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSPAoFc3RhdGUYAyABKA4yLS5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBhc3NrZXlTdGF0ZRIOCgZkb21haW4YBCABKAkSMQoNY3JlYXRpb25fZGF0ZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqRgoHS2V5VHlwZRIYChRLRVlfVFlQRV9VTlNQRUNJRklFRBAAEhAKDEtFWV9UWVBFX1JTQRABEg8KC0tFWV9UWVBFX0VDEAIqhwIKDkF1dGhNZXRob2RUeXBlEiAKHEFVVEhfTUVUSE9EX1RZUEVfVU5TUEVDSUZJRUQQABIdChlBVVRIX01FVEhPRF9UWVBFX1BBU1NXT1JEEAESGAoUQVVUSF9NRVRIT0RfVFlQRV9JRFAQAhIZChVBVVRIX01FVEhPRF9UWVBFX1RPVFAQAxIeChpBVVRIX01FVEhPRF9UWVBFX09UUF9FTUFJTBAEEhwKGEFVVEhfTUVUSE9EX1RZUEVfT1RQX1NNUxAFEiMKH0FVVEhfTUVUSE9EX1RZUEVfUkVDT1ZFUllfQ09ERVMQBhIcChhBVVRIX01FVEhPRF9UWVBFX1BBU1NLRVkQByqLAQoUUGFzc2tleUF1dGhlbnRpY2F0b3ISJQohUEFTU0tFWV9BVVRIRU5USUNBVE9SX1VOU1BFQ0lGSUVEEAASIgoeUEFTU0tFWV9BVVRIRU5USUNBVE9SX1BMQVRGT1JNEAESKAokUEFTU0tFWV9BVVRIRU5USUNBVE9SX0NST1NTX1BMQVRGT1JNEAIqYQoMUGFzc2tleVN0YXRlEh0KGVBBU1NLRVlfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVQQVNTS0VZX1NUQVRFX1BFTkRJTkcQARIXChNQQVNTS0VZX1NUQVRFX1JFQURZEAJiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjBwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL2NyZWRlbnRpYWwucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEikAEKC1NldFBhc3N3b3JkEiAKDG5ld19wYXNzd29yZBgBIAEoCUIKukgHcgUQARiAAhIiChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJQgi6SAVyAxiAAhIXCg9jaGFuZ2VfcmVxdWlyZWQYAyABKAgSIgoRdmVyaWZpY2F0aW9uX2NvZGUYBCABKAlCB7pIBHICGEAiUgoTUGVyc29uYWxBY2Nlc3NUb2tlbhI7Cg9leHBpcmF0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQEiigEKFkdldFBlcnNvbmFsQWNjZXNzVG9rZW4SOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAivwEKA0tleRJICghnZW5lcmF0ZRgBIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZUIKukgHggEEEAEgAEgAEiAKCnB1YmxpY19rZXkYAiABKAlCCrpIB3IFEAEYgEBIABI7Cg9leHBpcmF0aW9uX2RhdGUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQFCDwoGc291cmNlEgW6SAIIASLGAQoGR2V0S2V5EjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxIzCg9leHBpcmF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnB1YmxpY19rZXkYAyABKAkSNgoEdHlwZRgEIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuS2V5VHlwZSKeAQoHSURQTGluaxIOCgZpZHBfaWQYASABKAkSEAoIaWRwX25hbWUYAiABKAkSGAoQZXh0ZXJuYWxfdXNlcl9pZBgDIAEoCRIaChJleHRlcm5hbF91c2VyX25hbWUYBCABKAkSOwoHZGV0YWlscxgFIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIqQBCgdQYXNza2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSPAoFc3RhdGUYAyABKA4yLS5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBhc3NrZXlTdGF0ZRIOCgZkb21haW4YBCABKAkSMQoNY3JlYXRpb25fZGF0ZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAinAEKA1UyRhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEjgKBXN0YXRlGAMgASgOMikucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5VMkZTdGF0ZRIOCgZkb21haW4YBCABKAkSMQoNY3JlYXRpb25fZGF0ZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqRgoHS2V5VHlwZRIYChRLRVlfVFlQRV9VTlNQRUNJRklFRBAAEhAKDEtFWV9UWVBFX1JTQRABEg8KC0tFWV9UWVBFX0VDEAIqoQIKDkF1dGhNZXRob2RUeXBlEiAKHEFVVEhfTUVUSE9EX1RZUEVfVU5TUEVDSUZJRUQQABIdChlBVVRIX01FVEhPRF9UWVBFX1BBU1NXT1JEEAESGAoUQVVUSF9NRVRIT0RfVFlQRV9JRFAQAhIZChVBVVRIX01FVEhPRF9UWVBFX1RPVFAQAxIeChpBVVRIX01FVEhPRF9UWVBFX09UUF9FTUFJTBAEEhwKGEFVVEhfTUVUSE9EX1RZUEVfT1RQX1NNUxAFEiMKH0FVVEhfTUVUSE9EX1RZUEVfUkVDT1ZFUllfQ09ERVMQBhIcChhBVVRIX01FVEhPRF9UWVBFX1BBU1NLRVkQBxIYChRBVVRIX01FVEhPRF9UWVBFX1UyRhAIKosBChRQYXNza2V5QXV0aGVudGljYXRvchIlCiFQQVNTS0VZX0FVVEhFTlRJQ0FUT1JfVU5TUEVDSUZJRUQQABIiCh5QQVNTS0VZX0FVVEhFTlRJQ0FUT1JfUExBVEZPUk0QARIoCiRQQVNTS0VZX0FVVEhFTlRJQ0FUT1JfQ1JPU1NfUExBVEZPUk0QAiphCgxQYXNza2V5U3RhdGUSHQoZUEFTU0tFWV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVBBU1NLRVlfU1RBVEVfUEVORElORxABEhcKE1BBU1NLRVlfU1RBVEVfUkVBRFkQAipRCghVMkZTdGF0ZRIZChVVMkZfU1RBVEVfVU5TUEVDSUZJRUQQABIVChFVMkZfU1RBVEVfUEVORElORxABEhMKD1UyRl9TVEFURV9SRUFEWRACYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
 
 /**
  * A new password.
@@ -299,6 +299,55 @@ export const PasskeySchema: GenMessage<Passkey> = /*@__PURE__*/
   messageDesc(file_platform_resources_user_v3alpha_credential, 6);
 
 /**
+ * A security key of a user (U2F / WebAuthn as a second factor).
+ *
+ * @generated from message platform.resources.user.v3alpha.U2F
+ */
+export type U2F = Message<"platform.resources.user.v3alpha.U2F"> & {
+  /**
+   * ID of the security key.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Its name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Whether its registration is finished.
+   *
+   * @generated from field: platform.resources.user.v3alpha.U2FState state = 3;
+   */
+  state: U2FState;
+
+  /**
+   * The domain it signs in on (its relying party id).
+   *
+   * @generated from field: string domain = 4;
+   */
+  domain: string;
+
+  /**
+   * When its registration started.
+   *
+   * @generated from field: google.protobuf.Timestamp creation_date = 5;
+   */
+  creationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.U2F.
+ * Use `create(U2FSchema)` to create a new message.
+ */
+export const U2FSchema: GenMessage<U2F> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_credential, 7);
+
+/**
  * Kinds of generated key pairs.
  *
  * @generated from enum platform.resources.user.v3alpha.KeyType
@@ -389,6 +438,13 @@ export enum AuthMethodType {
    * @generated from enum value: AUTH_METHOD_TYPE_PASSKEY = 7;
    */
   PASSKEY = 7,
+
+  /**
+   * A registered security key (U2F, a second factor).
+   *
+   * @generated from enum value: AUTH_METHOD_TYPE_U2F = 8;
+   */
+  U2F = 8,
 }
 
 /**
@@ -462,4 +518,36 @@ export enum PasskeyState {
  */
 export const PasskeyStateSchema: GenEnum<PasskeyState> = /*@__PURE__*/
   enumDesc(file_platform_resources_user_v3alpha_credential, 3);
+
+/**
+ * Where a security key's registration stands.
+ *
+ * @generated from enum platform.resources.user.v3alpha.U2FState
+ */
+export enum U2FState {
+  /**
+   * @generated from enum value: U2F_STATE_UNSPECIFIED = 0;
+   */
+  U2F_STATE_UNSPECIFIED = 0,
+
+  /**
+   * Started, not finished.
+   *
+   * @generated from enum value: U2F_STATE_PENDING = 1;
+   */
+  U2F_STATE_PENDING = 1,
+
+  /**
+   * Registered: it is a second factor.
+   *
+   * @generated from enum value: U2F_STATE_READY = 2;
+   */
+  U2F_STATE_READY = 2,
+}
+
+/**
+ * Describes the enum platform.resources.user.v3alpha.U2FState.
+ */
+export const U2FStateSchema: GenEnum<U2FState> = /*@__PURE__*/
+  enumDesc(file_platform_resources_user_v3alpha_credential, 4);
 

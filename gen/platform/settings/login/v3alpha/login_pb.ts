@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/settings/login/v3alpha/login.proto.
  */
 export const file_platform_settings_login_v3alpha_login: GenFile = /*@__PURE__*/
-  fileDesc("CitwbGF0Zm9ybS9zZXR0aW5ncy9sb2dpbi92M2FscGhhL2xvZ2luLnByb3RvEh9wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhIokHChBTZXRMb2dpblNldHRpbmdzEkEKDmFsbG93X3JlZ2lzdGVyGAEgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSRQoSYWxsb3dfZXh0ZXJuYWxfaWRwGAMgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRVaW50MzISSQoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSPAoJZm9yY2VfbWZhGAYgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJHChRmb3JjZV9tZmFfbG9jYWxfb25seRgHIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSSQoOc2Vjb25kX2ZhY3RvcnMYCCABKAsyMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNldFNlY29uZEZhY3RvcnMSTQoWbWZhX2luaXRfc2tpcF9saWZldGltZRgJIAEoCzItLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldER1cmF0aW9uElMKHHNlY29uZF9mYWN0b3JfY2hlY2tfbGlmZXRpbWUYCiABKAsyLS5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXREdXJhdGlvbhJBCgxsb2dpbl91aV91cmwYCyABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRTdHJpbmcSTwoRcGFzc3dvcmRsZXNzX3R5cGUYDCABKAsyNC5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNldFBhc3N3b3JkbGVzc1R5cGUijgEKE1NldFBhc3N3b3JkbGVzc1R5cGUSTAoDc2V0GAEgASgOMjEucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5QYXNzd29yZGxlc3NUeXBlQgq6SAeCAQQQASAASAASGAoFcmVzZXQYAiABKAhCB7pIBGoCCAFIAEIPCgZjaGFuZ2USBbpIAggBIosBChhSZXNvbHZlZFBhc3N3b3JkbGVzc1R5cGUSQAoFdmFsdWUYASABKA4yMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlBhc3N3b3JkbGVzc1R5cGUSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciJmCg1TZWNvbmRGYWN0b3JzElUKBXR5cGVzGAEgAygOMjEucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5TZWNvbmRGYWN0b3JUeXBlQhO6SBCSAQ0QChgBIgeCAQQQASAAInwKEFNldFNlY29uZEZhY3RvcnMSPQoDc2V0GAEgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5TZWNvbmRGYWN0b3JzSAASGAoFcmVzZXQYAiABKAhCB7pIBGoCCAFIAEIPCgZjaGFuZ2USBbpIAggBIogBChVSZXNvbHZlZFNlY29uZEZhY3RvcnMSQAoFdmFsdWUYASADKA4yMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNlY29uZEZhY3RvclR5cGUSLQoFb3duZXIYAiABKAsyHi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lciLKBwoVUmVzb2x2ZWRMb2dpblNldHRpbmdzEkYKDmFsbG93X3JlZ2lzdGVyGAEgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRCb29sEk8KF2FsbG93X3VzZXJuYW1lX3Bhc3N3b3JkGAIgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRCb29sEkoKEmFsbG93X2V4dGVybmFsX2lkcBgDIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJPChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyMC5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZFVpbnQzMhJOChZyZXF1aXJlX3ZlcmlmaWVkX2VtYWlsGAUgASgLMi4ucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRCb29sEkEKCWZvcmNlX21mYRgGIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJMChRmb3JjZV9tZmFfbG9jYWxfb25seRgHIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJOCg5zZWNvbmRfZmFjdG9ycxgIIAEoCzI2LnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuUmVzb2x2ZWRTZWNvbmRGYWN0b3JzElIKFm1mYV9pbml0X3NraXBfbGlmZXRpbWUYCSABKAsyMi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZER1cmF0aW9uElgKHHNlY29uZF9mYWN0b3JfY2hlY2tfbGlmZXRpbWUYCiABKAsyMi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZER1cmF0aW9uEkYKDGxvZ2luX3VpX3VybBgLIAEoCzIwLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkU3RyaW5nElQKEXBhc3N3b3JkbGVzc190eXBlGAwgASgLMjkucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5SZXNvbHZlZFBhc3N3b3JkbGVzc1R5cGUqdwoQUGFzc3dvcmRsZXNzVHlwZRIhCh1QQVNTV09SRExFU1NfVFlQRV9VTlNQRUNJRklFRBAAEh0KGVBBU1NXT1JETEVTU19UWVBFX0FMTE9XRUQQARIhCh1QQVNTV09SRExFU1NfVFlQRV9OT1RfQUxMT1dFRBACKpUBChBTZWNvbmRGYWN0b3JUeXBlEiIKHlNFQ09ORF9GQUNUT1JfVFlQRV9VTlNQRUNJRklFRBAAEhsKF1NFQ09ORF9GQUNUT1JfVFlQRV9UT1RQEAESIAocU0VDT05EX0ZBQ1RPUl9UWVBFX09UUF9FTUFJTBADEh4KGlNFQ09ORF9GQUNUT1JfVFlQRV9PVFBfU01TEARiBnByb3RvMw", [file_buf_validate_validate, file_platform_object_v3alpha_object, file_platform_settings_object_v3alpha_object]);
+  fileDesc("CitwbGF0Zm9ybS9zZXR0aW5ncy9sb2dpbi92M2FscGhhL2xvZ2luLnByb3RvEh9wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhItIHChBTZXRMb2dpblNldHRpbmdzEkEKDmFsbG93X3JlZ2lzdGVyGAEgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSRQoSYWxsb3dfZXh0ZXJuYWxfaWRwGAMgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJKChVtYXhfcGFzc3dvcmRfYXR0ZW1wdHMYBCABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRVaW50MzISSQoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSPAoJZm9yY2VfbWZhGAYgASgLMikucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuU2V0Qm9vbBJHChRmb3JjZV9tZmFfbG9jYWxfb25seRgHIAEoCzIpLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldEJvb2wSSQoOc2Vjb25kX2ZhY3RvcnMYCCABKAsyMS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNldFNlY29uZEZhY3RvcnMSTQoWbWZhX2luaXRfc2tpcF9saWZldGltZRgJIAEoCzItLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlNldER1cmF0aW9uElMKHHNlY29uZF9mYWN0b3JfY2hlY2tfbGlmZXRpbWUYCiABKAsyLS5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXREdXJhdGlvbhJBCgxsb2dpbl91aV91cmwYCyABKAsyKy5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5TZXRTdHJpbmcSTwoRcGFzc3dvcmRsZXNzX3R5cGUYDCABKAsyNC5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlNldFBhc3N3b3JkbGVzc1R5cGUSRwoNbXVsdGlfZmFjdG9ycxgNIAEoCzIwLnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuU2V0TXVsdGlGYWN0b3JzIo4BChNTZXRQYXNzd29yZGxlc3NUeXBlEkwKA3NldBgBIAEoDjIxLnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuUGFzc3dvcmRsZXNzVHlwZUIKukgHggEEEAEgAEgAEhgKBXJlc2V0GAIgASgIQge6SARqAggBSABCDwoGY2hhbmdlEgW6SAIIASKLAQoYUmVzb2x2ZWRQYXNzd29yZGxlc3NUeXBlEkAKBXZhbHVlGAEgASgOMjEucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5QYXNzd29yZGxlc3NUeXBlEi0KBW93bmVyGAIgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIiZgoNU2Vjb25kRmFjdG9ycxJVCgV0eXBlcxgBIAMoDjIxLnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuU2Vjb25kRmFjdG9yVHlwZUITukgQkgENEAoYASIHggEEEAEgACJ8ChBTZXRTZWNvbmRGYWN0b3JzEj0KA3NldBgBIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuU2Vjb25kRmFjdG9yc0gAEhgKBXJlc2V0GAIgASgIQge6SARqAggBSABCDwoGY2hhbmdlEgW6SAIIASKIAQoVUmVzb2x2ZWRTZWNvbmRGYWN0b3JzEkAKBXZhbHVlGAEgAygOMjEucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5TZWNvbmRGYWN0b3JUeXBlEi0KBW93bmVyGAIgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIiZAoMTXVsdGlGYWN0b3JzElQKBXR5cGVzGAEgAygOMjAucGxhdGZvcm0uc2V0dGluZ3MubG9naW4udjNhbHBoYS5NdWx0aUZhY3RvclR5cGVCE7pIEJIBDRAKGAEiB4IBBBABIAAiegoPU2V0TXVsdGlGYWN0b3JzEjwKA3NldBgBIAEoCzItLnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuTXVsdGlGYWN0b3JzSAASGAoFcmVzZXQYAiABKAhCB7pIBGoCCAFIAEIPCgZjaGFuZ2USBbpIAggBIoYBChRSZXNvbHZlZE11bHRpRmFjdG9ycxI/CgV2YWx1ZRgBIAMoDjIwLnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuTXVsdGlGYWN0b3JUeXBlEi0KBW93bmVyGAIgASgLMh4ucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuT3duZXIimAgKFVJlc29sdmVkTG9naW5TZXR0aW5ncxJGCg5hbGxvd19yZWdpc3RlchgBIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJPChdhbGxvd191c2VybmFtZV9wYXNzd29yZBgCIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJKChJhbGxvd19leHRlcm5hbF9pZHAYAyABKAsyLi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZEJvb2wSTwoVbWF4X3Bhc3N3b3JkX2F0dGVtcHRzGAQgASgLMjAucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWRVaW50MzISTgoWcmVxdWlyZV92ZXJpZmllZF9lbWFpbBgFIAEoCzIuLnBsYXRmb3JtLnNldHRpbmdzLm9iamVjdC52M2FscGhhLlJlc29sdmVkQm9vbBJBCglmb3JjZV9tZmEYBiABKAsyLi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZEJvb2wSTAoUZm9yY2VfbWZhX2xvY2FsX29ubHkYByABKAsyLi5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZEJvb2wSTgoOc2Vjb25kX2ZhY3RvcnMYCCABKAsyNi5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlJlc29sdmVkU2Vjb25kRmFjdG9ycxJSChZtZmFfaW5pdF9za2lwX2xpZmV0aW1lGAkgASgLMjIucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWREdXJhdGlvbhJYChxzZWNvbmRfZmFjdG9yX2NoZWNrX2xpZmV0aW1lGAogASgLMjIucGxhdGZvcm0uc2V0dGluZ3Mub2JqZWN0LnYzYWxwaGEuUmVzb2x2ZWREdXJhdGlvbhJGCgxsb2dpbl91aV91cmwYCyABKAsyMC5wbGF0Zm9ybS5zZXR0aW5ncy5vYmplY3QudjNhbHBoYS5SZXNvbHZlZFN0cmluZxJUChFwYXNzd29yZGxlc3NfdHlwZRgMIAEoCzI5LnBsYXRmb3JtLnNldHRpbmdzLmxvZ2luLnYzYWxwaGEuUmVzb2x2ZWRQYXNzd29yZGxlc3NUeXBlEkwKDW11bHRpX2ZhY3RvcnMYDSABKAsyNS5wbGF0Zm9ybS5zZXR0aW5ncy5sb2dpbi52M2FscGhhLlJlc29sdmVkTXVsdGlGYWN0b3JzKncKEFBhc3N3b3JkbGVzc1R5cGUSIQodUEFTU1dPUkRMRVNTX1RZUEVfVU5TUEVDSUZJRUQQABIdChlQQVNTV09SRExFU1NfVFlQRV9BTExPV0VEEAESIQodUEFTU1dPUkRMRVNTX1RZUEVfTk9UX0FMTE9XRUQQAiqxAQoQU2Vjb25kRmFjdG9yVHlwZRIiCh5TRUNPTkRfRkFDVE9SX1RZUEVfVU5TUEVDSUZJRUQQABIbChdTRUNPTkRfRkFDVE9SX1RZUEVfVE9UUBABEhoKFlNFQ09ORF9GQUNUT1JfVFlQRV9VMkYQAhIgChxTRUNPTkRfRkFDVE9SX1RZUEVfT1RQX0VNQUlMEAMSHgoaU0VDT05EX0ZBQ1RPUl9UWVBFX09UUF9TTVMQBCpTCg9NdWx0aUZhY3RvclR5cGUSIQodTVVMVElfRkFDVE9SX1RZUEVfVU5TUEVDSUZJRUQQABIdChlNVUxUSV9GQUNUT1JfVFlQRV9QQVNTS0VZEAFiBnByb3RvMw", [file_buf_validate_validate, file_platform_object_v3alpha_object, file_platform_settings_object_v3alpha_object]);
 
 /**
  * The changes to a context's login settings: only present fields are set or reset.
@@ -124,6 +124,16 @@ export type SetLoginSettings = Message<"platform.settings.login.v3alpha.SetLogin
    * @generated from field: platform.settings.login.v3alpha.SetPasswordlessType passwordless_type = 12;
    */
   passwordlessType?: SetPasswordlessType | undefined;
+
+  /**
+   * The authenticators that are two factors in one (a user-verified passkey) and may be the
+   * second step after a password: its check then satisfies a second factor, and a person
+   * who has one is asked for it as for a second factor. Signing in with a passkey alone is
+   * `passwordless_type`'s. By default PASSKEY.
+   *
+   * @generated from field: platform.settings.login.v3alpha.SetMultiFactors multi_factors = 13;
+   */
+  multiFactors?: SetMultiFactors | undefined;
 };
 
 /**
@@ -281,6 +291,90 @@ export const ResolvedSecondFactorsSchema: GenMessage<ResolvedSecondFactors> = /*
   messageDesc(file_platform_settings_login_v3alpha_login, 5);
 
 /**
+ * A set of multi-factor authenticator types.
+ *
+ * @generated from message platform.settings.login.v3alpha.MultiFactors
+ */
+export type MultiFactors = Message<"platform.settings.login.v3alpha.MultiFactors"> & {
+  /**
+   * The types, each at most once; empty: none.
+   *
+   * @generated from field: repeated platform.settings.login.v3alpha.MultiFactorType types = 1;
+   */
+  types: MultiFactorType[];
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.MultiFactors.
+ * Use `create(MultiFactorsSchema)` to create a new message.
+ */
+export const MultiFactorsSchema: GenMessage<MultiFactors> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 6);
+
+/**
+ * Sets the allowed multi-factor types in a context, or resets them to the parent's.
+ *
+ * @generated from message platform.settings.login.v3alpha.SetMultiFactors
+ */
+export type SetMultiFactors = Message<"platform.settings.login.v3alpha.SetMultiFactors"> & {
+  /**
+   * @generated from oneof platform.settings.login.v3alpha.SetMultiFactors.change
+   */
+  change: {
+    /**
+     * The types allowed here.
+     *
+     * @generated from field: platform.settings.login.v3alpha.MultiFactors set = 1;
+     */
+    value: MultiFactors;
+    case: "set";
+  } | {
+    /**
+     * Remove the context's own value; must be true when given.
+     *
+     * @generated from field: bool reset = 2;
+     */
+    value: boolean;
+    case: "reset";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.SetMultiFactors.
+ * Use `create(SetMultiFactorsSchema)` to create a new message.
+ */
+export const SetMultiFactorsSchema: GenMessage<SetMultiFactors> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 7);
+
+/**
+ * The multi-factor types allowed in a context.
+ *
+ * @generated from message platform.settings.login.v3alpha.ResolvedMultiFactors
+ */
+export type ResolvedMultiFactors = Message<"platform.settings.login.v3alpha.ResolvedMultiFactors"> & {
+  /**
+   * The types.
+   *
+   * @generated from field: repeated platform.settings.login.v3alpha.MultiFactorType value = 1;
+   */
+  value: MultiFactorType[];
+
+  /**
+   * The context the value comes from; absent when it is set in the context asked for.
+   *
+   * @generated from field: platform.object.v3alpha.Owner owner = 2;
+   */
+  owner?: Owner | undefined;
+};
+
+/**
+ * Describes the message platform.settings.login.v3alpha.ResolvedMultiFactors.
+ * Use `create(ResolvedMultiFactorsSchema)` to create a new message.
+ */
+export const ResolvedMultiFactorsSchema: GenMessage<ResolvedMultiFactors> = /*@__PURE__*/
+  messageDesc(file_platform_settings_login_v3alpha_login, 8);
+
+/**
  * The login settings in effect in a context, each with where it comes from.
  *
  * @generated from message platform.settings.login.v3alpha.ResolvedLoginSettings
@@ -369,6 +463,13 @@ export type ResolvedLoginSettings = Message<"platform.settings.login.v3alpha.Res
    * @generated from field: platform.settings.login.v3alpha.ResolvedPasswordlessType passwordless_type = 12;
    */
   passwordlessType?: ResolvedPasswordlessType | undefined;
+
+  /**
+   * The multi-factor types that may be the second step after a password.
+   *
+   * @generated from field: platform.settings.login.v3alpha.ResolvedMultiFactors multi_factors = 13;
+   */
+  multiFactors?: ResolvedMultiFactors | undefined;
 };
 
 /**
@@ -376,7 +477,7 @@ export type ResolvedLoginSettings = Message<"platform.settings.login.v3alpha.Res
  * Use `create(ResolvedLoginSettingsSchema)` to create a new message.
  */
 export const ResolvedLoginSettingsSchema: GenMessage<ResolvedLoginSettings> = /*@__PURE__*/
-  messageDesc(file_platform_settings_login_v3alpha_login, 6);
+  messageDesc(file_platform_settings_login_v3alpha_login, 9);
 
 /**
  * Whether a passkey may sign someone in by itself.
@@ -429,6 +530,14 @@ export enum SecondFactorType {
   TOTP = 1,
 
   /**
+   * A security key (U2F / WebAuthn without user verification), or any WebAuthn credential
+   * answered without user verification.
+   *
+   * @generated from enum value: SECOND_FACTOR_TYPE_U2F = 2;
+   */
+  U2F = 2,
+
+  /**
    * A one-time code sent to the verified email address.
    *
    * @generated from enum value: SECOND_FACTOR_TYPE_OTP_EMAIL = 3;
@@ -448,4 +557,29 @@ export enum SecondFactorType {
  */
 export const SecondFactorTypeSchema: GenEnum<SecondFactorType> = /*@__PURE__*/
   enumDesc(file_platform_settings_login_v3alpha_login, 1);
+
+/**
+ * An authenticator that is two factors in one.
+ *
+ * @generated from enum platform.settings.login.v3alpha.MultiFactorType
+ */
+export enum MultiFactorType {
+  /**
+   * @generated from enum value: MULTI_FACTOR_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A passkey (WebAuthn with user verification).
+   *
+   * @generated from enum value: MULTI_FACTOR_TYPE_PASSKEY = 1;
+   */
+  PASSKEY = 1,
+}
+
+/**
+ * Describes the enum platform.settings.login.v3alpha.MultiFactorType.
+ */
+export const MultiFactorTypeSchema: GenEnum<MultiFactorType> = /*@__PURE__*/
+  enumDesc(file_platform_settings_login_v3alpha_login, 2);
 

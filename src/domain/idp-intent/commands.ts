@@ -1,0 +1,111 @@
+import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
+import { appendEvents, createdBy, type Db, type Tx } from "../../store/eventstore.js";
+import type { IdpIntentRow } from "../../store/schema.js";
+import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
+import { failedPrecondition } from "../errors.js";
+import { checkLoginUiUrl } from "../settings/login.js";
+import { sameHash } from "../session/token.js";
+import { AGGREGATE, type NewIntent, type UpstreamIdentity } from "./model.js";
+
+/**
+ * The life of an intent: started by the API (`started`), finished by the provider's
+ * callback (`succeeded` with a token, or `failed`), used up by one session check
+ * (`consumed`). Each step is an event (`idp_intent.started`, `.succeeded`, `.failed`,
+ * `.consumed`) on the intent's projection row; events never carry the token nor what the
+ * provider said beyond the account's ID.
+ */
+
+/** Who writes the callback's steps: the provider's answer, on nobody's behalf. */
+const SYSTEM = "system";
+
+export async function addIdpIntent(tx: Tx, actor: Actor, id: string, intent: NewIntent, expiresAt: Date): Promise<ObjectDetails> {
+  // The browser is sent there with the token: the login UI's rules (https, http on localhost).
+  for (const [field, url] of [["success_url", intent.successUrl], ["failure_url", intent.failureUrl]] as const) checkLoginUiUrl(url, field);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "idp_intent.started", payload: { idpId: intent.idpId, orgId: intent.orgId } }], actor.userId);
+  await tx
+    .insertInto("idp_intents")
+    .values({
+      instance_id: actor.instanceId,
+      id,
+      idp_id: intent.idpId,
+      org_id: intent.orgId,
+      success_url: intent.successUrl,
+      failure_url: intent.failureUrl,
+      state: "started",
+      expires_at: expiresAt,
+      ...createdBy(appended),
+    })
+    .execute();
+  return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
+}
+
+/** An intent waiting for its callback (started, not expired), locked; undefined otherwise. */
+export async function waitingIntent(tx: Tx, instanceId: string, id: string): Promise<IdpIntentRow | undefined> {
+  const row = await tx.selectFrom("idp_intents").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
+  return row && row.state === "started" && row.expires_at.getTime() > Date.now() ? row : undefined;
+}
+
+/** The callback's success: the person kept, a token made (answered once) that is usable until `expiresAt`. */
+export async function succeedIdpIntent(tx: Tx, row: IdpIntentRow, found: UpstreamIdentity, expiresAt: Date): Promise<string> {
+  const token = newOpaqueToken();
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp_intent.succeeded", payload: { externalUserId: found.externalUserId } }], SYSTEM);
+  await tx
+    .updateTable("idp_intents")
+    .set({
+      state: "succeeded",
+      token_hash: hashToken(token),
+      external_user_id: found.externalUserId,
+      identity: JSON.stringify(found.identity),
+      raw_information: JSON.stringify(found.raw),
+      expires_at: expiresAt,
+      change_date: appended.createdAt,
+      sequence: appended.sequence,
+    })
+    .where("instance_id", "=", row.instance_id)
+    .where("id", "=", row.id)
+    .execute();
+  return token;
+}
+
+/** The callback's failure (`error` as the failure URL receives it); the intent is of no use after it. */
+export async function failIdpIntent(tx: Tx, row: IdpIntentRow, error: string): Promise<void> {
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp_intent.failed", payload: { error } }], SYSTEM);
+  await tx
+    .updateTable("idp_intents")
+    .set({ state: "failed", change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", row.instance_id)
+    .where("id", "=", row.id)
+    .execute();
+}
+
+export type Proven = { ok: true; row: IdpIntentRow & { external_user_id: string } } | { ok: false; kind: "missing" | "wrong_token" } | { ok: false; kind: "unusable"; error: Error };
+
+/**
+ * The intent a token proves (locked in a transaction): `missing` for an ID of no intent of
+ * the instance, `wrong_token`; else what keeps a proven intent from being used
+ * (FailedPrecondition: used, not succeeded, expired), or the intent.
+ */
+export async function provenIntent(db: Db | Tx, instanceId: string, id: string, token: string, lock: boolean): Promise<Proven> {
+  let q = db.selectFrom("idp_intents").selectAll().where("instance_id", "=", instanceId).where("id", "=", id);
+  if (lock) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) return { ok: false, kind: "missing" };
+  if (!row.token_hash || !sameHash(row.token_hash, hashToken(token))) return { ok: false, kind: "wrong_token" };
+  const refuse = (why: string): Proven => ({ ok: false, kind: "unusable", error: failedPrecondition(`idp intent ${id} ${why}`) });
+  if (row.state === "consumed") return refuse("was used already");
+  if (row.state !== "succeeded" || row.external_user_id === null) return refuse("has not succeeded");
+  if (row.expires_at.getTime() <= Date.now()) return refuse("has expired");
+  return { ok: true, row: row as IdpIntentRow & { external_user_id: string } };
+}
+
+/** A session check used the intent: nothing can use it again. */
+export async function consumeIdpIntent(tx: Tx, actor: Actor, row: IdpIntentRow, sessionId: string): Promise<ObjectDetails> {
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp_intent.consumed", payload: { sessionId } }], actor.userId);
+  await tx
+    .updateTable("idp_intents")
+    .set({ state: "consumed", raw_information: null, change_date: appended.createdAt, sequence: appended.sequence })
+    .where("instance_id", "=", row.instance_id)
+    .where("id", "=", row.id)
+    .execute();
+  return instanceOwnedDetails({ ...row, sequence: appended.sequence, change_date: appended.createdAt });
+}

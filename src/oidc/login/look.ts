@@ -1,0 +1,43 @@
+import { resolveBranding, type Branding } from "../../domain/settings/branding.js";
+import { instanceName } from "../../domain/instance/queries.js";
+import { defaultOrgOf } from "../../domain/user/login-names.js";
+import type { Db } from "../../store/eventstore.js";
+import { loginLanguage } from "./language.js";
+import type { Frame } from "./render.js";
+
+/**
+ * Whose login a page is: the branding of the login's organization, the instance's name (shown
+ * where no logo is, and as the logo's text), and within an interaction the application the
+ * person signs in to. Every page of an interaction has the look of the organization the
+ * login is for (the scope's, else the instance's default one), from the first page on: it
+ * does not change once the person is known.
+ */
+export interface Look {
+  branding: Branding;
+  name: string;
+  /** The application's name (its client's), on the pages of an interaction. */
+  appName?: string;
+}
+
+/** The name of the application with this client_id, when it is one of the instance's. */
+async function appNameOf(db: Db, instanceId: string, clientId: string): Promise<string | undefined> {
+  if (clientId.length > 200) return undefined;
+  const row = await db.selectFrom("apps").select("name").where("instance_id", "=", instanceId).where("client_id", "=", clientId).executeTakeFirst();
+  return row?.name;
+}
+
+export async function lookOf(c: { db: Db; instanceId: string }, where: { orgId: string; clientId?: unknown }): Promise<Look> {
+  const [branding, name, appName] = await Promise.all([
+    resolveBranding(c.db, { instanceId: c.instanceId, orgId: where.orgId }),
+    instanceName(c.db, c.instanceId),
+    typeof where.clientId === "string" ? appNameOf(c.db, c.instanceId, where.clientId) : undefined,
+  ]);
+  return { branding, name, ...(appName && { appName }) };
+}
+
+/** The frame of a page outside a valid interaction: the default organization's language and look. */
+export async function fallbackFrame(c: { db: Db; instanceId: string }, acceptLanguage: string | undefined): Promise<Frame> {
+  const orgId = await defaultOrgOf(c.db, c.instanceId);
+  const [lang, look] = await Promise.all([loginLanguage(c.db, { instanceId: c.instanceId, orgId }, undefined, acceptLanguage), lookOf(c, { orgId })]);
+  return { lang, look };
+}
