@@ -112,7 +112,7 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
         backgroundColor: { value: "#fafafa", ...owner },
         warnColor: { value: "#cd3d56", ...owner },
         fontColor: { value: "#000000", ...owner },
-        primaryColorDark: { value: "#2073c4", ...owner },
+        primaryColorDark: { value: "#4a90e2", ...owner },
         backgroundColorDark: { value: "#111827", ...owner },
         warnColorDark: { value: "#ff3b5b", ...owner },
         fontColorDark: { value: "#ffffff", ...owner },
@@ -212,12 +212,12 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     ]);
     expect((await resolve()).fontColor).toEqual({ value: "#777777" });
     // In the organization the instance's grey is inherited: a change of another color there still reports it.
-    const yellow = ok(await client("rest").set({ primaryColorDark: { set: "#ffd700" } }, { orgId: orgA }));
-    expect(yellow.warnings.map((w: Msg) => [w.foreground, w.background])).toEqual([
+    const navy = ok(await client("rest").set({ primaryColorDark: { set: "#1a2a6c" } }, { orgId: orgA }));
+    expect(navy.warnings.map((w: Msg) => [w.foreground, w.background])).toEqual([
       ["font_color", "background_color"],
-      ["#ffffff", "primary_color_dark"],
+      ["primary_color_dark", "background_color_dark"],
     ]);
-    expect(yellow.warnings[1].message).toMatch(/^dark mode: white text \(#ffffff\) on primary_color_dark #ffd700 has a contrast of 1\.\d+:1/);
+    expect(navy.warnings[1].message).toMatch(/^dark mode: primary_color_dark #1a2a6c on background_color_dark #111827 has a contrast of 1\.\d+:1/);
     // Errors are text too: a pale warn color on the dark background.
     const warn = ok(await client().set({ warnColorDark: { set: "#400000" } }, { orgId: orgB }));
     expect(warn.warnings.map((w: Msg) => w.foreground)).toEqual(["font_color", "warn_color_dark"]);
@@ -408,7 +408,7 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
       return JSON.parse(JSON.stringify(steps.map((s) => comparable(s, { org }))).replaceAll(org, "<org>")) as unknown[];
     };
     const reference = await run("grpc");
-    expect(reference[1]).toMatchObject({ warnings: [{ foreground: "#ffffff", background: "primary_color" }] });
+    expect(reference[1]).toMatchObject({ warnings: [{ foreground: "primary_color", background: "background_color" }] });
     expect(reference[2]).toEqual({ code: Code.InvalidArgument });
     expect(reference[5]).toMatchObject({ settings: { primaryColor: { value: "#ffd700" }, iconUrl: { value: expect.stringMatching(/^\/assets\/v3alpha\/branding\/<org>\/icon\//) } } });
     for (const protocol of PROTOCOLS.filter((p) => p !== "grpc")) expect(await run(protocol), protocol).toEqual(reference);

@@ -25,7 +25,8 @@ export const file_platform_settings_branding_v3alpha_branding: GenFile = /*@__PU
  */
 export type SetBrandingSettings = Message<"platform.settings.branding.v3alpha.SetBrandingSettings"> & {
   /**
-   * The color of buttons and links in light mode; its text is white (#ffffff).
+   * The color of buttons and links in light mode; a button's label is black or white,
+   * whichever stands out more.
    *
    * @generated from field: platform.settings.branding.v3alpha.SetColor primary_color = 1;
    */
@@ -53,7 +54,8 @@ export type SetBrandingSettings = Message<"platform.settings.branding.v3alpha.Se
   fontColor?: SetColor | undefined;
 
   /**
-   * The color of buttons and links in dark mode; its text is white (#ffffff).
+   * The color of buttons and links in dark mode; a button's label is black or white,
+   * whichever stands out more.
    *
    * @generated from field: platform.settings.branding.v3alpha.SetColor primary_color_dark = 5;
    */
@@ -335,7 +337,7 @@ export const ResolvedBrandingSettingsSchema: GenMessage<ResolvedBrandingSettings
  */
 export type ContrastWarning = Message<"platform.settings.branding.v3alpha.ContrastWarning"> & {
   /**
-   * The color in front: a property ("font_color"), or "#ffffff" for the text on primary buttons.
+   * The color in front: a property ("font_color").
    *
    * @generated from field: string foreground = 1;
    */

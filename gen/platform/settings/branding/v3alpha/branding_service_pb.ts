@@ -67,8 +67,8 @@ export type SetBrandingSettingsResponse = Message<"platform.settings.branding.v3
 
   /**
    * The color pairs in effect in the context after the change whose contrast is below
-   * WCAG 2.1 AA (4.5:1): text on the background, errors on the background and white text
-   * on the primary color, in each mode.
+   * WCAG 2.1 AA (4.5:1): text, errors and links (the primary color) on the background, in
+   * each mode.
    *
    * @generated from field: repeated platform.settings.branding.v3alpha.ContrastWarning warnings = 2;
    */
