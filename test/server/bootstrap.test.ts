@@ -1,12 +1,16 @@
 import { mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig, type Config } from "../../src/config/config.js";
 import { instanceByDomain } from "../../src/domain/instance/queries.js";
 import { createLogger } from "../../src/log/logger.js";
 import { startService, type Service } from "../../src/server/start.js";
 import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from "../support/database.js";
+
+// Every test starts a service on a fresh database (PGlite: about 10 s on an idle two-core
+// machine, migrations and bootstrap); beside the suite's other files it has taken over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const KEY = "0123456789abcdef0123456789abcdef";
 

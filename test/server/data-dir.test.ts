@@ -3,8 +3,12 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spawnService, waitReady, type ChildService } from "../support/child-service.js";
+
+// Every test starts a service on a fresh database (PGlite: about 10 s on an idle two-core
+// machine, migrations and bootstrap); beside the suite's other files it has taken over 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 const run = promisify(execFile);
 
