@@ -1,6 +1,5 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { DomainError } from "../../domain/errors.js";
-import { instanceName } from "../../domain/instance/queries.js";
 import type { LoginSettings } from "../../domain/settings/login.js";
 import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import { usableFactors } from "../../domain/user-factor/queries.js";
@@ -90,7 +89,7 @@ export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user:
   let started;
   try {
     started = await c.transact(async (tx) =>
-      startRegistration(tx, { instanceId: c.instanceId, userId: user.id }, user.id, kind, { domain: relyingPartyOf(c), rpName: await instanceName(tx, c.instanceId), attachment: undefined }),
+      startRegistration(tx, { instanceId: c.instanceId, userId: user.id }, user.id, kind, { domain: relyingPartyOf(c), rpName: s.look.name, attachment: undefined }),
     );
   } catch (e) {
     // Served on a host that is no domain of the instance: no credential could be made for it.

@@ -1,6 +1,5 @@
 import { findUserRow } from "../../domain/user/queries.js";
 import QRCode from "qrcode";
-import { instanceName } from "../../domain/instance/queries.js";
 import { DomainError } from "../../domain/errors.js";
 import type { LoginSettings } from "../../domain/settings/login.js";
 import { addOtp, addTotp, verifyTotp } from "../../domain/user-factor/commands.js";
@@ -92,14 +91,14 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
     const verified = await c.transact((tx) => verifyTotp(tx, actor, c.codes.box, user.id, form.code ?? "")).catch(ignoreDomainError);
     if (!verified) {
       const secret = c.codes.box.decrypt(pending.sealed_secret);
-      return askTotpCode(s, p, totpUri(secret, await issuerOf(s), user.username), secret, 400, fieldError("code", t.codeInvalid));
+      return askTotpCode(s, p, totpUri(secret, s.look.name, user.username), secret, 400, fieldError("code", t.codeInvalid));
     }
     return s.proceed({ ...p, amr: [...p.amr, "otp"] });
   }
   const factor = offered(s, user, settings).find((f) => f === setup);
   if (!factor) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
   if (factor === "totp") {
-    const issuer = await issuerOf(s);
+    const issuer = s.look.name;
     const added = await c.transact((tx) => addTotp(tx, actor, c.codes.box, user.id, issuer)).catch(ignoreDomainError);
     // A TOTP verified meanwhile (in another tab): the second-factor step asks for its code.
     if (!added) return s.proceed(p);
@@ -108,11 +107,6 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
   if (factor === "u2f" || factor === "passkey") return askKeyRegistration(s, p, user, factor, true);
   await c.transact((tx) => addOtp(tx, actor, user.id, factor)).catch(ignoreDomainError);
   return askSecondFactor(s, p, (await findUserRow(c.db, c.instanceId, user.id)) ?? user, factor, true);
-}
-
-/** The issuer authenticator apps show: the instance's name. */
-async function issuerOf(s: SignInStep): Promise<string> {
-  return instanceName(s.c.db, s.c.instanceId);
 }
 
 /** A refused change (already set up, no longer verified): the page that follows says what holds now. */

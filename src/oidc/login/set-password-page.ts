@@ -1,6 +1,6 @@
 import { setPasswordWithCode } from "../../domain/user/password-reset.js";
 import { ACCEPT_INVITE_PATH } from "./code-links.js";
-import { codePageAction, postedCodeForm, type CodePage } from "./code-pages.js";
+import { codePageAction, postedCodeForm, type CodePage } from "./code-page-form.js";
 import { chosenPassword } from "./new-password.js";
 import { escapeHtml, fieldError, form as formHtml, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";

@@ -1,6 +1,6 @@
 import { verifyContact } from "../../domain/user/verification.js";
 import { VERIFY_EMAIL_PATH } from "./code-links.js";
-import { codePageAction, postedCodeForm, type CodePage } from "./code-pages.js";
+import { codePageAction, postedCodeForm, type CodePage } from "./code-page-form.js";
 import { escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";
 
