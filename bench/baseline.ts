@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { startNode } from "./processes.js";
-import { ROOT } from "./settings.js";
+import { PROFILE_DIR, ROOT } from "./settings.js";
 
 export interface Baseline {
   http1Port: number;
@@ -17,7 +17,7 @@ export async function startBaseline(databaseUrl: string, instanceId: string): Pr
     ...process.env,
     BASELINE_DATABASE_URL: databaseUrl,
     BASELINE_INSTANCE_ID: instanceId,
-  });
+  }, PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "baseline")}`] : []);
   const lines = createInterface({ input: child.process.stdout! });
   try {
     const first = await new Promise<string>((resolve, reject) => {

@@ -11,9 +11,9 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Starts `node <script>` with the given environment; stdout stays readable by the caller. */
-export function startNode(script: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `node [nodeArgs] <script>` with the given environment; stdout stays readable by the caller. */
+export function startNode(script: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Child {
+  const child = spawn(process.execPath, [...nodeArgs, script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let errors = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     errors = (errors + chunk).slice(-4000);

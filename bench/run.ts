@@ -14,7 +14,7 @@ import { cleanupStack, processCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
 import { seedReusable, seedTargets, seedUsers, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -80,18 +80,26 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
   const grpcSmoke = await loadHttp2(service.port, s.grpc, 0.2, service.headers.host);
   if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
-  const h1 = await measure(`${s.name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
-  const restRun = await measure(`${s.name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
-  const connect = await measure(`${s.name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
-  const h2 = await measure(`${s.name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
-  const grpcResult = await measure(`${s.name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
-  return [
-    { scenario: s.name, protocol: "REST (HTTP/1.1)", result: restRun, baseline: h1 },
-    { scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result: connect, baseline: h1 },
-    { scenario: s.name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined },
-    { scenario: s.name, protocol: "gRPC (HTTP/2)", result: grpcResult, baseline: h2 },
-    { scenario: s.name, protocol: "baseline HTTP/2", result: h2, baseline: undefined },
-  ];
+  const wants = (protocol: string) => ONLY_PROTOCOLS.length === 0 || ONLY_PROTOCOLS.includes(protocol);
+  const rows: Row[] = [];
+  if (wants("rest") || wants("connect")) {
+    const h1 = await measure(`${s.name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
+    if (wants("rest")) {
+      const result = await measure(`${s.name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
+      rows.push({ scenario: s.name, protocol: "REST (HTTP/1.1)", result, baseline: h1 });
+    }
+    if (wants("connect")) {
+      const result = await measure(`${s.name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
+      rows.push({ scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result, baseline: h1 });
+    }
+    rows.push({ scenario: s.name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
+  }
+  if (wants("grpc")) {
+    const h2 = await measure(`${s.name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
+    const result = await measure(`${s.name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
+    rows.push({ scenario: s.name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: s.name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
+  }
+  return rows;
 }
 
 async function main(): Promise<number> {
@@ -106,13 +114,15 @@ async function main(): Promise<number> {
 
     const service = await startService(database.url);
     cleanups.push(() => service.stop());
+    // Only what the chosen scenarios read, so that a run of one scenario (or its profile) is not mostly seeding.
+    const wants = (...names: string[]) => ONLY_SCENARIOS.length === 0 || names.some((n) => ONLY_SCENARIOS.includes(n));
     const ids = await seedTargets(service, SEED_TARGETS);
-    const userIds = await seedUsers(service, SEED_USERS);
-    const { orgId } = await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES });
+    const userIds = wants("GetUser") ? await seedUsers(service, SEED_USERS) : [];
+    const { orgId } = wants("SearchIDPs", "ResolveLanguages") ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES }) : { orgId: "" };
     const instanceId = await firstInstanceId(database.url);
     log(
       `service on port ${service.port}, instance ${instanceId}, ${ids.length} targets, ${userIds.length} users, ` +
-        `${SEED_ORGS} organizations and ${SEED_IDPS} identity providers seeded`,
+        (orgId ? `${SEED_ORGS} organizations and ${SEED_IDPS} identity providers seeded` : "no organizations or providers seeded"),
     );
 
     const baseline = await startBaseline(database.url, instanceId);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestJson } from "./http-json.js";
 import { freePort, startNode, waitFor } from "./processes.js";
-import { ARGON2, HOST, MASTER_KEY, ROOT, USER_PASSWORD } from "./settings.js";
+import { ARGON2, HOST, MASTER_KEY, PROFILE_DIR, ROOT, USER_PASSWORD } from "./settings.js";
 
 export interface ServiceUnderTest {
   port: number;
@@ -37,7 +37,7 @@ async function launch(databaseUrl: string, env: (dataDir: string) => Record<stri
     PLATFORM_WORKERS: "1",
     LOG_LEVEL: "warn",
     ...env(dataDir),
-  }));
+  }), PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : []);
   child.process.stdout!.resume();
   const stop = async () => {
     await child.stop();

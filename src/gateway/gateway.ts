@@ -1,10 +1,13 @@
-import type { JsonValue, Registry } from "@bufbuild/protobuf";
+import { fromJson, type DescMethodUnary, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type Message, type Registry } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { createMethodSerializationLookup } from "@connectrpc/connect/protocol";
+import { errorToJson } from "@connectrpc/connect/protocol-connect";
 import { invalidArgument } from "../domain/errors.js";
 import { callerLeft, send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import { clientAddressKey } from "../rpc/context.js";
+import { callSignal } from "../rpc/unary/exchange.js";
+import type { UnaryInvoke, UnaryMethods } from "../rpc/unary/methods.js";
 import { toConnectError } from "../rpc/errors.js";
 import { codeName, restCallContext } from "../telemetry/call.js";
 import { HTTP_STATUS, rpcStatusFromConnect } from "./rpc-status.js";
@@ -13,10 +16,12 @@ import { transcodeRequest } from "./transcode-request.js";
 
 export interface GatewayOptions {
   routes: Route[];
-  /** Connect handlers by procedure path; REST calls run through them and their interceptors. */
-  handlers: ReadonlyMap<string, UniversalHandler>;
+  /** The unary methods by procedure path; REST calls run through them and their interceptors. */
+  methods: Pick<UnaryMethods, "get">;
   registry: Registry;
   maxBodyBytes: number;
+  /** The JSON options of the other protocols, so that answers are written alike. */
+  jsonOptions: Partial<JsonReadOptions & JsonWriteOptions>;
   logger: Logger;
 }
 
@@ -35,6 +40,13 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/plain|[^/]
  * rule's path matches, so that the next handler may answer.
  */
 export function createRestGateway(opts: GatewayOptions) {
+  const invokers = new Map<Route, { invoke: UnaryInvoke; serialize: (message: Message) => Uint8Array }>();
+  for (const route of opts.routes) {
+    const invoke = opts.methods.get(route.procedure);
+    if (!invoke) throw new Error(`${route.procedure}: a REST route needs a unary method`);
+    const json = createMethodSerializationLookup(route.method, undefined, opts.jsonOptions, { readMaxBytes: opts.maxBodyBytes, writeMaxBytes: 0xffffffff }).getO(false);
+    invokers.set(route, { invoke, serialize: (message) => json.serialize(message as never) });
+  }
   return async function restGateway(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
     // Logged by path only: a query may carry a secret (a session's token).
     const path = (req.url ?? "/").split("?", 1)[0];
@@ -48,7 +60,7 @@ export function createRestGateway(opts: GatewayOptions) {
         sendStatus(res, 405, Code.Unimplemented, `${req.method} is not allowed on ${url.pathname}`);
         return true;
       }
-      await serve(opts, match.route, match.params, url, req, res, host);
+      await serve(opts, invokers.get(match.route)!, match.route, match.params, url, req, res, host);
     } catch (thrown) {
       // A caller that cancelled or disconnected (the body read fails with "aborted" or
       // "Premature close"): an answer nobody reads, logged at info as on the other protocols.
@@ -66,6 +78,7 @@ export function createRestGateway(opts: GatewayOptions) {
 
 async function serve(
   opts: GatewayOptions,
+  { invoke, serialize }: { invoke: UnaryInvoke; serialize: (message: Message) => Uint8Array },
   route: Route,
   params: Map<string, string>,
   url: URL,
@@ -78,43 +91,51 @@ async function serve(
     sendStatus(res, 413, Code.ResourceExhausted, `the request body exceeds ${opts.maxBodyBytes} bytes`);
     return;
   }
-  const message = transcodeRequest(route, params, url.searchParams, body);
-  const handler = opts.handlers.get(route.procedure)!;
+  let message: Message;
+  try {
+    message = fromJson(route.method.input, transcodeRequest(route, params, url.searchParams, body), opts.jsonOptions);
+  } catch (error) {
+    throw ConnectError.from(error, Code.InvalidArgument);
+  }
   const header = new Headers({ "content-type": "application/json" });
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
     if (typeof value === "string") header.set(name, value);
   }
-  const controller = new AbortController();
-  // Only a caller that left before the answer aborts the call: 'close' also follows every
-  // answer, and an abort without need costs an exception object per request.
-  res.on("close", () => {
-    if (!res.writableFinished) controller.abort(new ConnectError("the caller went away", Code.Canceled));
-  });
-  const uRes = await handler({
-    httpVersion: req.httpVersion,
-    url: `http://${host}${route.procedure}`,
-    method: "POST",
-    header,
-    body: message,
-    contextValues: callContext(route, req),
-    signal: controller.signal,
-  });
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of uRes.body ?? []) chunks.push(chunk);
-  const payload = Buffer.concat(chunks);
-  for (const name of RETURNED_HEADERS) {
-    const value = uRes.header?.get(name);
-    if (value) res.setHeader(name, value);
-  }
-  if (uRes.status !== 200) {
-    const status = rpcStatusFromConnect(parseJson(payload) ?? null, opts.registry);
+  const { signal, end } = callSignal(res, undefined);
+  let answer;
+  try {
+    answer = await invoke({
+      method: route.method as DescMethodUnary,
+      message,
+      requestMethod: "POST",
+      url: `http://${host}${route.procedure}`,
+      header,
+      signal,
+      contextValues: callContext(route, req),
+    });
+  } catch (thrown) {
+    end();
+    // The chain's outermost interceptor (request-log.ts) answers in the client's terms.
+    if (!(thrown instanceof ConnectError)) throw thrown;
+    returnHeaders(res, thrown.metadata);
+    const status = rpcStatusFromConnect(errorToJson(thrown, opts.jsonOptions), opts.registry);
     sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);
     return;
   }
+  end();
+  returnHeaders(res, answer.header);
+  const payload = Buffer.from(serialize(answer.message));
   if (route.rawResponse !== undefined) return sendRaw(res, route, route.rawResponse, payload);
-  const created = route.createdJsonField !== undefined && (parseJson(payload) as Record<string, JsonValue> | undefined)?.[route.createdJsonField] === true;
+  const created = route.createdLocalName !== undefined && (answer.message as unknown as Record<string, unknown>)[route.createdLocalName] === true;
   send(res, successStatus(route, created), "application/json", payload);
+}
+
+function returnHeaders(res: NodeResponse, header: Headers): void {
+  for (const name of RETURNED_HEADERS) {
+    const value = header.get(name);
+    if (value) res.setHeader(name, value);
+  }
 }
 
 /**

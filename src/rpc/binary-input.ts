@@ -1,4 +1,4 @@
-import { fromBinary, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { fromBinary, ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
@@ -97,8 +97,13 @@ function decompress(bytes: Uint8Array, encoding: string, maxBytes: number): Uint
 }
 
 function checkMessage(input: DescMessage, bytes: Uint8Array): void {
+  parseBinaryRequest(input, bytes);
+}
+
+/** A binary request message, or the InvalidArgument error checkBinaryBody would fail its body with. */
+export function parseBinaryRequest(input: DescMessage, bytes: Uint8Array): Message {
   try {
-    fromBinary(input, bytes);
+    return fromBinary(input, bytes);
   } catch {
     const field = nonUtf8Field(input, bytes, []);
     throw new ConnectError(

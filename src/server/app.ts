@@ -1,7 +1,7 @@
 import { WindowLimiter } from "../http/window-limiter.js";
-import { createRegistry } from "@bufbuild/protobuf";
+import { createRegistry, type DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, createConnectRouter, createContextValues } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { createAsyncIterable, validateUniversalHandlerOptions, type UniversalHandler } from "@connectrpc/connect/protocol";
 import {
   compressionBrotli,
   compressionGzip,
@@ -24,6 +24,8 @@ import { routesOf } from "../gateway/routes.js";
 import { callerLeft, send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import { interceptorChain } from "../rpc/interceptors/index.js";
+import { unaryFrontEnds } from "../rpc/unary/front-ends.js";
+import { UnaryMethods } from "../rpc/unary/methods.js";
 import { checkBinaryBody } from "../rpc/binary-input.js";
 import { assertDeclared } from "../rpc/method-rules.js";
 import { watchStreams as watchStreamCounter } from "../rpc/services/health.js";
@@ -103,25 +105,28 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   // Upstream identity providers: the login pages' external login and the API's intents.
   const calls = upstreamCalls(outbound, config.outbound.timeoutMs, config.externalLogin);
   const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, calls, functions, codes: verification, perUser });
-  const router = createConnectRouter({
+  const routerOptions = {
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
     // A misspelt JSON field must be an error, not a silently ignored input.
     jsonOptions: { ignoreUnknownFields: false },
     acceptCompression: [compressionGzip, compressionBrotli],
-  });
+  };
+  const router = createConnectRouter(routerOptions);
+  const unary = new UnaryMethods(routerOptions.interceptors);
+  const serveUnary = unaryFrontEnds(validateUniversalHandlerOptions(routerOptions));
   // Probes and health watchers may poll hard; the database sees one check a second.
   const probe = new TtlCache<"database", boolean>(1_000, 1);
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(router, { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions, idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs }, branding: config.branding });
+  registerServices(unary.recording(router), { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions, idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs }, branding: config.branding });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
   const registry = createRegistry(file_buf_validate_validate);
   // The gateway's calls carry a mark of their own, so that logs and metrics can say "rest".
-  const gateway = createRestGateway({ routes, handlers, registry, maxBodyBytes: config.maxBodyBytes, logger });
+  const gateway = createRestGateway({ routes, methods: unary, registry, maxBodyBytes: config.maxBodyBytes, jsonOptions: routerOptions.jsonOptions, logger });
   const openapi = JSON.stringify(
     openApiDocument(routes, { title: "Platform identity service", version: "3.0-alpha", serverUrl: config.externalUrl.origin }),
   );
@@ -150,11 +155,18 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     const host = authority.host;
     const procedure = handlers.get(path);
     if (procedure) {
-      const uReq = universalRequestFromNodeRequest(req, res, undefined, createContextValues().set(clientAddressKey, req.socket.remoteAddress));
-      const body = checkBinaryBody(uReq.body as AsyncIterable<Uint8Array>, uReq.header, procedure.method.input, config.maxBodyBytes);
-      procedure({ ...uReq, body })
-        .then((uRes) => universalResponseToNodeResponse(uRes, res))
-        .catch((error) => fail(res, error));
+      const contextValues = createContextValues().set(clientAddressKey, req.socket.remoteAddress);
+      const viaConnect = (read?: Uint8Array) => {
+        const uReq = universalRequestFromNodeRequest(req, res, undefined, contextValues);
+        const body = checkBinaryBody(read ? createAsyncIterable([read]) : (uReq.body as AsyncIterable<Uint8Array>), uReq.header, procedure.method.input, config.maxBodyBytes);
+        procedure({ ...uReq, body })
+          .then((uRes) => universalResponseToNodeResponse(uRes, res))
+          .catch((error) => fail(res, error));
+      };
+      const invoke = unary.get(path);
+      const served = invoke && serveUnary(req, res, invoke, procedure.method as DescMethodUnary, contextValues, viaConnect);
+      if (served) served.catch((error) => fail(res, error));
+      else viaConnect();
       return;
     }
     if (req.method === "GET" || req.method === "HEAD") {

@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRegistry, type JsonValue } from "@bufbuild/protobuf";
-import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
+import { create, createRegistry, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformBrandingSettings } from "../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { createRestGateway } from "../../src/gateway/gateway.js";
@@ -9,12 +8,13 @@ import { openApiDocument } from "../../src/gateway/openapi.js";
 import { routesOf } from "../../src/gateway/routes.js";
 import { createLogger } from "../../src/log/logger.js";
 import { PLATFORM_SERVICES } from "../../src/rpc/services/index.js";
+import type { UnaryInvoke } from "../../src/rpc/unary/methods.js";
 
 /**
  * The REST gateway's HttpBody convention (grpc-gateway's): a route whose body field is a
  * google.api.HttpBody takes the request body raw, of any content type, and hands the RPC
  * `{contentType, data}`; other routes still take JSON only. Against the gateway alone, with
- * a handler that records what it is given.
+ * a method that records the request it is given.
  */
 
 const LIMIT = 64;
@@ -26,12 +26,12 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
 
   beforeAll(async () => {
     const routes = routesOf([PlatformBrandingSettings]);
-    const record = (async (req: UniversalServerRequest) => {
-      received.push(req.body as JsonValue);
-      return { status: 200, header: new Headers({ "content-type": "application/json" }), body: [new TextEncoder().encode('{"url":"/x"}')] };
-    }) as unknown as UniversalHandler;
-    const handlers = new Map(routes.map((r) => [r.procedure, record]));
-    const gateway = createRestGateway({ routes, handlers, registry: createRegistry(), maxBodyBytes: LIMIT, logger: createLogger("silent") });
+    const record: UnaryInvoke = async (call) => {
+      received.push(toJson(call.method.input, call.message));
+      return { stream: false, service: call.method.parent, method: call.method, header: new Headers(), trailer: new Headers(), message: create(call.method.output, { url: "/x" } as never) };
+    };
+    const methods = { get: () => record };
+    const gateway = createRestGateway({ routes, methods, registry: createRegistry(), maxBodyBytes: LIMIT, jsonOptions: {}, logger: createLogger("silent") });
     server = createServer((req, res) => {
       void gateway(req, res, "localhost").then((handled) => handled || res.writeHead(404).end());
     });
@@ -54,7 +54,7 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
     expect(received).toEqual([{ image: "logo", content: { contentType: "image/png; x=y", data: bytes.toString("base64") }, ctx: { orgId: "o1" } }]);
     // No content type and no body: an empty HttpBody, for the RPC to judge.
     await fetch(`${base}/settings/v3alpha/branding/icon`, { method: "POST" });
-    expect(received[1]).toEqual({ image: "icon", content: { contentType: "", data: "" } });
+    expect(received[1]).toEqual({ image: "icon", content: {} });
   });
 
   it("holds raw bodies to the body limit (413), and JSON routes to JSON", async () => {

@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "../../http/respond.js";
+
+/** The request's headers as connect-node hands them to interceptors (pseudo-headers left out). */
+export function webHeaders(node: IncomingHttpHeaders): Headers {
+  const header = new Headers();
+  for (const key in node) {
+    if (key.charCodeAt(0) === 58 /* ":" */) continue;
+    const value = node[key];
+    if (typeof value === "string") header.append(key, value);
+    else if (Array.isArray(value)) for (const v of value) header.append(key, v);
+  }
+  return header;
+}
+
+export function nodeHeaders(...headers: Headers[]): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = Object.create(null) as OutgoingHttpHeaders;
+  for (const h of headers) h.forEach((value, key) => void (out[key] = value));
+  return out;
+}
+
+/**
+ * The call's signal: aborted when the caller goes away before `end` (a closed connection, an
+ * HTTP/2 reset), or when its deadline passes (with connect-node's reasons). Nothing is
+ * aborted after `end`, so that a call that ended costs no exception object. (`close`
+ * follows every answer, and an HTTP/2 response reads as finished even after a reset.)
+ */
+export function callSignal(res: NodeResponse, timeoutMs: number | undefined): { signal: AbortSignal; end(): void } {
+  const controller = new AbortController();
+  let ended = false;
+  res.once("close", () => {
+    if (!ended) controller.abort(new ConnectError("the caller went away", Code.Canceled));
+  });
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
+  return {
+    signal: controller.signal,
+    end: () => {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The body, or how large it grew past `limit` (reading stops there). */
+export function readBody(req: NodeRequest, limit: number): Promise<Uint8Array | { tooLarge: number }> {
+  const declared = Number(req.headers["content-length"]);
+  if (declared > limit) return Promise.resolve({ tooLarge: declared });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.resume();
+        resolve({ tooLarge: size });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new ConnectError("the caller went away", Code.Canceled, undefined, undefined, error));
+    };
+    const onAborted = () => onError(new Error("aborted"));
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("aborted", onAborted);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onAborted);
+  });
+}
+
+/** connect-node's words for a message over readMaxBytes. */
+export function tooLarge(size: number, limit: number): ConnectError {
+  return new ConnectError(`message size ${size} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted);
+}
+
+/** Head, body and (gRPC) trailers, as connect-node's adapter writes them. */
+export function writeAnswer(res: NodeResponse, status: number, header: OutgoingHttpHeaders, body: Uint8Array, trailer?: OutgoingHttpHeaders): void {
+  if (res.destroyed) return;
+  // Both response types write heads alike; their declared overloads just do not unify.
+  (res as ServerResponse).writeHead(status, header);
+  if (trailer) res.addTrailers(trailer as never);
+  res.end(body);
+}
