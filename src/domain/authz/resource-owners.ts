@@ -48,6 +48,14 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
 };
 
 /**
+ * Kinds whose owner never changes while the resource exists (a user, a project, an app or a
+ * grant never moves to another organization; an organization or instance owns itself), so a
+ * lookup may be cached. Not domains, which move between organizations, nor sessions, which
+ * gain their user with a check.
+ */
+export const FIXED_OWNER_KINDS: ReadonlySet<string> = new Set(["organization", "user", "project", "user_grant", "app", "instance"]);
+
+/**
  * Reusable resources (spec §1): defined in the system, an instance or an organization, and
  * reused below. Their ids are unique across all contexts, so they are found without one.
  */

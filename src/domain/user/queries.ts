@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from "kysely";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { Database, UserKind, UserRow, UserState } from "../../store/schema.js";
+import { prepared } from "../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
 import { AGGREGATE, userView, type UserView } from "./model.js";
@@ -45,8 +46,12 @@ function withViewColumns(query: UserQuery) {
   ]);
 }
 
+const userById = prepared((db, p: { instanceId: string; id: string }) =>
+  withViewColumns(db.selectFrom("users").where("users.instance_id", "=", p.instanceId).where("users.id", "=", p.id)),
+);
+
 export async function getUser(db: Db, instanceId: string, id: string): Promise<UserView> {
-  const row = await withViewColumns(db.selectFrom("users").where("users.instance_id", "=", instanceId).where("users.id", "=", id)).executeTakeFirst();
+  const [row] = await userById(db, { instanceId, id });
   if (!row) throw notFound(`user ${id} not found`);
   return userView(row);
 }

@@ -1,6 +1,8 @@
-import type { Interceptor } from "@connectrpc/connect";
+import type { Interceptor, StreamRequest, UnaryRequest } from "@connectrpc/connect";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
+import { AccessCache } from "../../cache/access-cache.js";
 import { belongsTo, hasPermission, holdsAnywhere, organizationsWith } from "../../domain/authz/principal.js";
-import { RESOURCE_OWNERS, RESOURCE_TOKENS, type ResourceOwner } from "../../domain/authz/resource-owners.js";
+import { FIXED_OWNER_KINDS, RESOURCE_OWNERS, RESOURCE_TOKENS, type ResourceOwner } from "../../domain/authz/resource-owners.js";
 import { notFound, permissionDenied } from "../../domain/errors.js";
 import { defaultOrgId } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
@@ -14,7 +16,17 @@ import { authorizeReusable } from "./reusable-resources.js";
  * organization owning the resource it names, else (for creations in an organization) the
  * default organization, else its instance. Permissions of enclosing contexts count.
  */
-export function authorizationInterceptor(store: Pick<Store, "forRequest">): Interceptor {
+export function authorizationInterceptor(store: Pick<Store, "forRequest">, access: AccessEpoch): Interceptor {
+  // Owners that never change are kept until the next change of access (deleting an
+  // organization or a user advances it) or half a minute: that saves GetUser and every other
+  // call naming such a resource one statement. A cached owner of a resource deleted since
+  // decides only whether the caller learns "not found" (from the handler's own read) or
+  // "permission denied", as it did while the resource existed; misses are never cached.
+  const owners = new AccessCache<string, ResourceOwner>(access, 30_000);
+  const ownerOf = (req: UnaryRequest | StreamRequest, kind: string, instanceId: string, key: string) => {
+    const load = () => RESOURCE_OWNERS[kind]!(store.forRequest(req.signal).db, instanceId, key);
+    return FIXED_OWNER_KINDS.has(kind) ? owners.get(`${kind} ${instanceId} ${key}`, load) : load();
+  };
   return (next) => async (req) => {
     const rules = requireRules(req.method);
     if (rules.permission === PUBLIC) return next(req);
@@ -43,7 +55,7 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">): Inte
 
     if (rules.resource) {
       const key = (req.message as unknown as Record<string, string>)[rules.resource.field.localName]!;
-      const found = await RESOURCE_OWNERS[rules.resource.kind]!(store.forRequest(req.signal).db, tenant.id, key);
+      const found = await ownerOf(req, rules.resource.kind, tenant.id, key);
       if (found === undefined && selected === undefined && hasPermission(principal, rules.permission, { instanceId })) {
         // Allowed on whatever it is: validation and the handler give the precise answer.
         return next(req);

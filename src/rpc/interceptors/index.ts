@@ -44,7 +44,7 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
     tenantInterceptor(deps.tenants),
     authenticationInterceptor(deps.store, deps.access, deps.accessTokens, deps.unknown),
     requestContextInterceptor(deps.store, deps.access),
-    authorizationInterceptor(deps.store),
+    authorizationInterceptor(deps.store, deps.access),
     featureFlagInterceptor(deps.flags),
     executionInterceptor(deps.executions),
     validationInterceptor(),

@@ -3,6 +3,7 @@ import pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 import { isRollback, TransactionState } from "../transaction-state.js";
+import { statementName } from "../prepared.js";
 import { cancelStatement } from "./cancel.js";
 
 /**
@@ -79,7 +80,8 @@ class PgConnection implements SignalConnection {
     // After an abandoned statement nothing more is sent: the connection is settled and, if
     // a transaction is open, discarded (the server then rolls it back).
     if (this.abandoned) throw new Error("the connection's request was aborted");
-    const running = this.client.query<R & object>(query.sql, query.parameters as unknown[]);
+    const name = statementName(query.sql);
+    const running = this.client.query<R & object>(name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] });
     let result;
     try {
       result = guarded ? await boundedWait(running, { signal: guarded }) : await running;

@@ -1,17 +1,17 @@
 import { sql, type ExpressionBuilder } from "kysely";
 import type { Database } from "../../../store/schema.js";
 import type { Db } from "../../../store/eventstore.js";
+import { prepared } from "../../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../../store/search.js";
 import { notFound } from "../../errors.js";
 import { AGGREGATE, targetView, type TargetView } from "./model.js";
 
+const targetById = prepared((db, p: { instanceId: string; id: string }) =>
+  db.selectFrom("targets").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id),
+);
+
 export async function getTarget(db: Db, instanceId: string, id: string): Promise<TargetView> {
-  const row = await db
-    .selectFrom("targets")
-    .selectAll()
-    .where("instance_id", "=", instanceId)
-    .where("id", "=", id)
-    .executeTakeFirst();
+  const [row] = await targetById(db, { instanceId, id });
   if (!row) throw notFound(`target ${id} not found`);
   return targetView(row);
 }

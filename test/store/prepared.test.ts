@@ -1,0 +1,55 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { openStore, type Store } from "../../src/store/database.js";
+import { prepared, statementName } from "../../src/store/prepared.js";
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../support/database.js";
+
+/**
+ * Queries compiled once (store/prepared.ts): each call runs with its own values, constants of
+ * the built query stay, and on PostgreSQL the statement is prepared once per connection.
+ */
+describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 1 });
+    await sql`create table prepared_t (instance_id text not null, id text not null, kind text not null, n int not null)`.execute(store.db);
+    await sql`insert into prepared_t values ('i1', 'a', 'x', 1), ('i1', 'b', 'y', 2), ('i2', 'a', 'x', 3)`.execute(store.db);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  // The table is not in the schema's types: this test only needs the SQL.
+  const byKey = prepared((db, p: { instanceId: string; id: string }) =>
+    (db as any).selectFrom("prepared_t").select(["id", "n"]).where("instance_id", "=", p.instanceId).where("id", "=", p.id).where("kind", "=", "x"),
+  );
+
+  it("runs each call with its values and keeps the built query's constants", async () => {
+    expect(await byKey(store.db, { instanceId: "i1", id: "a" })).toEqual([{ id: "a", n: 1 }]);
+    expect(await byKey(store.db, { instanceId: "i2", id: "a" })).toEqual([{ id: "a", n: 3 }]);
+    // Kind "y": the constant "x" of the query still applies.
+    expect(await byKey(store.db, { instanceId: "i1", id: "b" })).toEqual([]);
+    expect(await byKey(store.forRequest(new AbortController().signal).db, { instanceId: "i1", id: "a" })).toEqual([{ id: "a", n: 1 }]);
+  });
+
+  it("names the statement, so that PostgreSQL prepares it once per connection", async () => {
+    const text = `select "id", "n" from "prepared_t" where "instance_id" = $1 and "id" = $2 and "kind" = $3`;
+    const name = statementName(text);
+    expect(name).toMatch(/^prepared_\d+$/);
+    if (database.target.kind !== "postgres") return;
+    await byKey(store.db, { instanceId: "i1", id: "a" });
+    // The pool's one connection: the statement is prepared in its session under that name.
+    const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(store.db);
+    expect(rows).toContainEqual({ name, statement: text });
+  });
+
+  it("refuses a parameter used where it would become SQL text", async () => {
+    const bad = prepared((db, p: { column: string }) => (db as any).selectFrom("prepared_t").select(sql.ref(p.column).as("c")));
+    await expect(bad(store.db, { column: "id" })).rejects.toThrow(/took a parameter into its SQL/);
+  });
+});
