@@ -1,5 +1,6 @@
 import { eventCandidates } from "../domain/action/execution/events.js";
 import { newId } from "../store/ids.js";
+import { prepared } from "../store/prepared.js";
 import { onAppend, type AppendedEvent, type Tx } from "../store/eventstore.js";
 import { targetOrder } from "./plans.js";
 
@@ -23,13 +24,13 @@ const ROWS_PER_INSERT = 1000;
  * configuration, which a transaction cannot see); the worker checks it before each call and
  * records a delivery of an instance with actions off as failed, without calling.
  */
+/** Read on every append: prepared once (store/prepared.ts). */
+const eventExecutions = prepared((db, p: { instanceId: string }) =>
+  db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", p.instanceId).where("condition_type", "=", "event"),
+);
+
 export async function recordDeliveries(tx: Tx, instanceId: string, events: readonly AppendedEvent[]): Promise<void> {
-  const executions = await tx
-    .selectFrom("executions")
-    .select(["id", "targets", "includes"])
-    .where("instance_id", "=", instanceId)
-    .where("condition_type", "=", "event")
-    .execute();
+  const executions = await eventExecutions(tx, { instanceId });
   if (executions.length === 0) return;
   const byId = new Map(executions.map((e) => [e.id, e]));
   const rows = events.flatMap((event) => {

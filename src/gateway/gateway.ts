@@ -11,7 +11,7 @@ import type { UnaryInvoke, UnaryMethods } from "../rpc/unary/methods.js";
 import { toConnectError } from "../rpc/errors.js";
 import { codeName, restCallContext } from "../telemetry/call.js";
 import { HTTP_STATUS, rpcStatusFromConnect } from "./rpc-status.js";
-import { findRoutes, successStatus, type Route } from "./routes.js";
+import { indexRoutes, successStatus, type Route } from "./routes.js";
 import { transcodeRequest } from "./transcode-request.js";
 
 export interface GatewayOptions {
@@ -47,12 +47,13 @@ export function createRestGateway(opts: GatewayOptions) {
     const json = createMethodSerializationLookup(route.method, undefined, opts.jsonOptions, { readMaxBytes: opts.maxBodyBytes, writeMaxBytes: 0xffffffff }).getO(false);
     invokers.set(route, { invoke, serialize: (message) => json.serialize(message as never) });
   }
+  const find = indexRoutes(opts.routes);
   return async function restGateway(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
     // Logged by path only: a query may carry a secret (a session's token).
     const path = (req.url ?? "/").split("?", 1)[0];
     try {
       const url = new URL(req.url ?? "/", "http://gateway");
-      const matches = findRoutes(opts.routes, url.pathname);
+      const matches = find(url.pathname);
       if (matches.length === 0) return false;
       const match = matches.find((m) => m.route.httpMethod === req.method);
       if (!match) {

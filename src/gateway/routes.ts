@@ -97,11 +97,39 @@ function bodyMessage(method: DescMethod, body: string) {
   return body === "" ? undefined : method.input.fields.find((f) => f.name === body)?.message;
 }
 
-export function findRoutes(routes: readonly Route[], path: string) {
-  const matches: { route: Route; params: Map<string, string> }[] = [];
-  for (const route of routes) {
-    const params = route.template.match(path);
-    if (params) matches.push({ route, params });
-  }
-  return matches;
+export type RouteMatch = { route: Route; params: Map<string, string> };
+
+/**
+ * The routes matching a path, bucketed by their first three literal segments
+ * (`resources/v3alpha/targets`), so that a call tries the few of its resource instead of
+ * every route's pattern; routes whose first three segments hold a variable are tried always.
+ * Same matches, in the same order.
+ */
+export function indexRoutes(routes: readonly Route[]): (path: string) => RouteMatch[] {
+  const buckets = new Map<string, { route: Route; order: number }[]>();
+  const always: { route: Route; order: number }[] = [];
+  routes.forEach((route, order) => {
+    const tokens = route.template.source.slice(1).split("/", 4);
+    const head = tokens.slice(0, 3);
+    if (head.length < 3 || head.some((t) => t.includes("{") || t.includes(":"))) always.push({ route, order });
+    else {
+      const key = head.join("/");
+      buckets.set(key, [...(buckets.get(key) ?? []), { route, order }]);
+    }
+  });
+  return (path) => {
+    const segments = path.slice(1).split("/", 3);
+    // A verb (`:name`) may follow the third segment; literal segments never hold a colon.
+    const third = segments[2] ?? "";
+    const colon = third.indexOf(":");
+    const key = `${segments[0]}/${segments[1]}/${colon >= 0 ? third.slice(0, colon) : third}`;
+    const candidates = always.length === 0 ? buckets.get(key) ?? [] : [...(buckets.get(key) ?? []), ...always].sort((a, b) => a.order - b.order);
+    const matches: RouteMatch[] = [];
+    for (const { route } of candidates) {
+      const params = route.template.match(path);
+      if (params) matches.push({ route, params });
+    }
+    return matches;
+  };
 }
+

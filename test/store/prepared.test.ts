@@ -48,6 +48,14 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
     expect(rows).toContainEqual({ name, statement: text });
   });
 
+  it("survives its table changing shape (a migration of a newer version beside it): the statement runs again unprepared", async () => {
+    const all = prepared((db, p: { id: string }) => (db as any).selectFrom("prepared_t").selectAll().where("instance_id", "=", "i1").where("id", "=", p.id));
+    expect(await all(store.db, { id: "a" })).toEqual([{ instance_id: "i1", id: "a", kind: "x", n: 1 }]);
+    await sql`alter table prepared_t add column extra int`.execute(store.db);
+    expect(await all(store.db, { id: "a" })).toEqual([{ instance_id: "i1", id: "a", kind: "x", n: 1, extra: null }]);
+    expect(await all(store.db, { id: "none" })).toEqual([]);
+  });
+
   it("refuses a parameter used where it would become SQL text", async () => {
     const bad = prepared((db, p: { column: string }) => (db as any).selectFrom("prepared_t").select(sql.ref(p.column).as("c")));
     await expect(bad(store.db, { column: "id" })).rejects.toThrow(/took a parameter into its SQL/);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { parsePathTemplate } from "../../src/gateway/path-template.js";
-import { findRoutes, routesOf } from "../../src/gateway/routes.js";
+import { indexRoutes, routesOf } from "../../src/gateway/routes.js";
+import { PLATFORM_SERVICES } from "../../src/rpc/services/index.js";
 
 const params = (template: string, path: string) => {
   const m = parsePathTemplate(template).match(path);
@@ -83,15 +84,16 @@ describe("parsePathTemplate", () => {
 
 describe("routesOf(PlatformActions): the most specific route wins", () => {
   const routes = routesOf([PlatformActions]);
+  const findRoutes = indexRoutes(routes);
   /** What the gateway does: the first route whose path and HTTP method match. */
   const resolve = (httpMethod: string, path: string) => {
-    const match = findRoutes(routes, path).find((m) => m.route.httpMethod === httpMethod);
+    const match = findRoutes(path).find((m) => m.route.httpMethod === httpMethod);
     return match && { method: match.route.method.name, params: Object.fromEntries(match.params) };
   };
 
   it("resolves the literal _search over {id}", () => {
     expect(resolve("POST", "/resources/v3alpha/targets/_search")).toEqual({ method: "SearchTargets", params: {} });
-    expect(findRoutes(routes, "/resources/v3alpha/targets/_search")[0]!.route.method.name).toBe("SearchTargets");
+    expect(findRoutes("/resources/v3alpha/targets/_search")[0]!.route.method.name).toBe("SearchTargets");
     expect(resolve("POST", "/resources/v3alpha/executions/_search")).toEqual({ method: "SearchExecutions", params: {} });
   });
 
@@ -120,5 +122,20 @@ describe("routesOf(PlatformActions): the most specific route wins", () => {
       expect(route.procedure).toBe(`/${PlatformActions.typeName}/${route.method.name}`);
     }
     expect(new Set(routes.map((r) => r.method.name)).size).toBe(PlatformActions.methods.length);
+  });
+});
+
+describe("the route index", () => {
+  it("finds for a path of every route exactly what trying every route's pattern in order finds", () => {
+    const routes = routesOf(PLATFORM_SERVICES);
+    const find = indexRoutes(routes);
+    for (const route of routes) {
+      const path = route.template.source.replace(/\{[^}]*\}/g, "x0");
+      const linear = routes.flatMap((r) => (r.template.match(path) ? [r] : []));
+      expect(find(path).map((m) => m.route)).toEqual(linear);
+      expect(linear.length).toBeGreaterThan(0);
+    }
+    expect(find("/resources/v3alpha/nothing/x")).toEqual([]);
+    expect(find("/")).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "..
 import { addOrg } from "../org/commands.js";
 import { LANGUAGE_SETTINGS } from "../settings/language.js";
 import { writeSettings } from "../settings/store.js";
+import { prepared } from "../../store/prepared.js";
 
 const AGGREGATE = "instance";
 
@@ -234,8 +235,11 @@ async function lockInstance(tx: Tx, id: string, mode: "change" | "removal" = "ch
  * costs each write: one primary-key lookup and a row lock on the instance row (a lock bit in
  * the tuple, or a shared MultiXact when writes overlap), as a foreign key check would.
  */
+/** Every API write runs it first: prepared once (store/prepared.ts). */
+const instanceRowShared = prepared((db, p: { id: string }) => db.selectFrom("instances").select("id").where("instance_id", "=", p.id).where("id", "=", p.id).forKeyShare());
+
 export async function holdInstance(tx: Tx, id: string): Promise<void> {
-  const row = await tx.selectFrom("instances").select("id").where("instance_id", "=", id).where("id", "=", id).forKeyShare().executeTakeFirst();
+  const [row] = await instanceRowShared(tx, { id });
   if (!row) throw notFound(`instance ${id} not found`);
 }
 

@@ -75,12 +75,25 @@ class PgConnection implements SignalConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
+    try {
+      return await this.run<R>(query, signal, statementName(query.sql));
+    } catch (error) {
+      // A prepared statement whose table changed shape since (`select *` after a migration
+      // of a newer version, during a rolling upgrade): this connection's statements go with
+      // it, and outside a transaction the statement runs again unprepared at once.
+      if (!isStalePlan(error)) throw error;
+      this.discard ??= error as Error;
+      if (this.transaction.open) throw error;
+      return this.run<R>(query, signal, undefined);
+    }
+  }
+
+  private async run<R>(query: CompiledQuery, signal: AbortSignal | undefined, name: string | undefined): Promise<QueryResult<R>> {
     const guarded = signal && !isRollback(query) ? signal : undefined;
     if (guarded?.aborted) throw abortReason(guarded);
     // After an abandoned statement nothing more is sent: the connection is settled and, if
     // a transaction is open, discarded (the server then rolls it back).
     if (this.abandoned) throw new Error("the connection's request was aborted");
-    const name = statementName(query.sql);
     const running = this.client.query<R & object>(name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] });
     let result;
     try {
@@ -131,6 +144,11 @@ class PgConnection implements SignalConnection {
     cancelStatement(this.client);
     await settled;
   }
+}
+
+/** PostgreSQL refusing a prepared statement whose result columns changed since it was prepared. */
+function isStalePlan(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "0A000" && /cached plan must not change result type/.test(String((error as Error).message));
 }
 
 /**
