@@ -6,6 +6,7 @@ import { invalidArgument } from "../domain/errors.js";
 import { callerLeft, send, sendStatus, type NodeRequest, type NodeResponse } from "../http/respond.js";
 import type { Logger } from "../log/logger.js";
 import { clientAddressKey } from "../rpc/context.js";
+import { readBody } from "../http/read-body.js";
 import { callSignal } from "../rpc/unary/exchange.js";
 import type { UnaryInvoke, UnaryMethods } from "../rpc/unary/methods.js";
 import { toConnectError } from "../rpc/errors.js";
@@ -40,12 +41,14 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/plain|[^/]
  * rule's path matches, so that the next handler may answer.
  */
 export function createRestGateway(opts: GatewayOptions) {
-  const invokers = new Map<Route, { invoke: UnaryInvoke; serialize: (message: Message) => Uint8Array }>();
+  const invokers = new Map<Route, Invoker>();
   for (const route of opts.routes) {
     const invoke = opts.methods.get(route.procedure);
     if (!invoke) throw new Error(`${route.procedure}: a REST route needs a unary method`);
     const json = createMethodSerializationLookup(route.method, undefined, opts.jsonOptions, { readMaxBytes: opts.maxBodyBytes, writeMaxBytes: 0xffffffff }).getO(false);
-    invokers.set(route, { invoke, serialize: (message) => json.serialize(message as never) });
+    // An HttpBody answer is sent as itself: its field, by the name the message has in code.
+    const raw = route.rawResponse === undefined ? undefined : route.method.output.fields.find((f) => f.jsonName === route.rawResponse)!.localName;
+    invokers.set(route, { invoke, serialize: (message) => json.serialize(message as never), raw });
   }
   const find = indexRoutes(opts.routes);
   return async function restGateway(req: NodeRequest, res: NodeResponse, host: string): Promise<boolean> {
@@ -77,9 +80,16 @@ export function createRestGateway(opts: GatewayOptions) {
   };
 }
 
+/** A route's method, with its answer's JSON writer and the HttpBody field it answers raw, if any. */
+interface Invoker {
+  invoke: UnaryInvoke;
+  serialize: (message: Message) => Uint8Array;
+  raw: string | undefined;
+}
+
 async function serve(
   opts: GatewayOptions,
-  { invoke, serialize }: { invoke: UnaryInvoke; serialize: (message: Message) => Uint8Array },
+  { invoke, serialize, raw }: Invoker,
   route: Route,
   params: Map<string, string>,
   url: URL,
@@ -126,9 +136,10 @@ async function serve(
   }
   end();
   returnHeaders(res, answer.header);
+  const fields = answer.message as unknown as Record<string, unknown>;
+  if (raw !== undefined) return sendRaw(res, route, fields[raw] as { contentType?: string; data?: Uint8Array } | undefined);
   const payload = Buffer.from(serialize(answer.message));
-  if (route.rawResponse !== undefined) return sendRaw(res, route, route.rawResponse, payload);
-  const created = route.createdLocalName !== undefined && (answer.message as unknown as Record<string, unknown>)[route.createdLocalName] === true;
+  const created = route.createdLocalName !== undefined && fields[route.createdLocalName] === true;
   send(res, successStatus(route, created), "application/json", payload);
 }
 
@@ -144,11 +155,11 @@ function returnHeaders(res: NodeResponse, header: Headers): void {
  * nothing from elsewhere when a browser opens it from the API's origin: such answers are
  * previews and files, never applications.
  */
-function sendRaw(res: NodeResponse, route: Route, field: string, payload: Buffer): void {
-  const answer = ((parseJson(payload) as Record<string, unknown> | undefined)?.[field] ?? {}) as { contentType?: string; data?: string };
+function sendRaw(res: NodeResponse, route: Route, answer: { contentType?: string; data?: Uint8Array } | undefined): void {
   res.setHeader("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
   res.setHeader("x-content-type-options", "nosniff");
-  send(res, successStatus(route, false), answer.contentType || "application/octet-stream", Buffer.from(answer.data ?? "", "base64"));
+  const data = answer?.data ?? new Uint8Array(0);
+  send(res, successStatus(route, false), answer?.contentType || "application/octet-stream", Buffer.from(data.buffer, data.byteOffset, data.byteLength));
 }
 
 /** A REST call's context: its caller's address, and the status its success is answered with. */
@@ -159,47 +170,23 @@ function callContext(route: Route, req: NodeRequest) {
 
 const TOO_LARGE = Symbol("too large");
 
-async function readBody(req: NodeRequest, limit: number): Promise<Buffer | typeof TOO_LARGE> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) {
-    req.resume();
-    return TOO_LARGE;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return TOO_LARGE;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** An HttpBody in proto3 JSON: the bytes as they came, and what the caller said they are. */
 async function readRawBody(req: NodeRequest, limit: number): Promise<JsonValue | typeof TOO_LARGE> {
   const data = await readBody(req, limit);
-  if (data === TOO_LARGE) return TOO_LARGE;
-  return { contentType: req.headers["content-type"] ?? "", data: data.toString("base64") };
+  if (!(data instanceof Uint8Array)) return TOO_LARGE;
+  return { contentType: req.headers["content-type"] ?? "", data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
 }
 
 async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue | undefined | typeof TOO_LARGE> {
   const type = req.headers["content-type"];
   if (type && !JSON_TYPES.test(type)) throw invalidArgument(`unsupported content type ${type}: send application/json`);
   const data = await readBody(req, limit);
-  if (data === TOO_LARGE) return TOO_LARGE;
-  const text = data.toString("utf8").trim();
+  if (!(data instanceof Uint8Array)) return TOO_LARGE;
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8").trim();
   if (text === "") return undefined;
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
     throw invalidArgument(`the request body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function parseJson(payload: Buffer): JsonValue | undefined {
-  try {
-    return JSON.parse(payload.toString("utf8")) as JsonValue;
-  } catch {
-    return undefined;
   }
 }

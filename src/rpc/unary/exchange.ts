@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse } from "../../http/respond.js";
+import type { NodeResponse } from "../../http/respond.js";
 
 /** The request's headers as connect-node hands them to interceptors (pseudo-headers left out). */
 export function webHeaders(node: IncomingHttpHeaders): Headers {
@@ -40,45 +40,6 @@ export function callSignal(res: NodeResponse, timeoutMs: number | undefined): { 
       clearTimeout(timer);
     },
   };
-}
-
-/** The body, or how large it grew past `limit` (reading stops there). */
-export function readBody(req: NodeRequest, limit: number): Promise<Uint8Array | { tooLarge: number }> {
-  const declared = Number(req.headers["content-length"]);
-  if (declared > limit) return Promise.resolve({ tooLarge: declared });
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.resume();
-        resolve({ tooLarge: size });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(new ConnectError("the caller went away", Code.Canceled, undefined, undefined, error));
-    };
-    const onAborted = () => onError(new Error("aborted"));
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("aborted", onAborted);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("aborted", onAborted);
-  });
 }
 
 /** connect-node's words for a message over readMaxBytes. */

@@ -10,7 +10,8 @@ import { codeToHttpStatus, errorToJsonBytes, parseContentType as connectContentT
 import { parseTimeout as grpcTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { parseBinaryRequest } from "../binary-input.js";
-import { callSignal, nodeHeaders, readBody, tooLarge, webHeaders, writeAnswer } from "./exchange.js";
+import { readBody } from "../../http/read-body.js";
+import { callSignal, nodeHeaders, tooLarge, webHeaders, writeAnswer } from "./exchange.js";
 import type { UnaryInvoke } from "./methods.js";
 
 /** Hands a request to connect-node, with the body bytes a front end already read. */
