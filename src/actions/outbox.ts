@@ -1,7 +1,7 @@
+import { sql } from "kysely";
 import { eventCandidates } from "../domain/action/execution/events.js";
 import { newId } from "../store/ids.js";
-import { prepared } from "../store/prepared.js";
-import { onAppend, type AppendedEvent, type Tx } from "../store/eventstore.js";
+import { onAppend, type AppendHook, type AppendedEvent, type Tx } from "../store/eventstore.js";
 import { targetOrder } from "./plans.js";
 
 /** Outbox rows per statement: 14 parameters each, well below PostgreSQL's 65535. */
@@ -14,24 +14,31 @@ const ROWS_PER_INSERT = 1000;
  * transaction: a committed event never lacks its deliveries, a rolled back one never has
  * any, and no reader has to follow the event log past events committed late.
  *
- * The executions are read inside the transaction, not from a per-process cache: a cache
- * can be stale relative to a concurrent execution change for as long as a NOTIFY takes,
- * and this read costs one indexed query, which finds nothing in instances without event
- * executions. An execution therefore applies to the events of every transaction that
- * reads after it committed.
+ * The executions are read by the insert's own statement (the store's append hook read),
+ * not from a per-process cache: a cache can be stale relative to a concurrent execution
+ * change for as long as a NOTIFY takes, and this read costs no round trip of its own and
+ * one index probe, which finds nothing in instances without event executions. An execution
+ * therefore applies to the events of every insert that starts after it committed.
  *
  * The instance's `actions` flag is not consulted here (its system default is per process
  * configuration, which a transaction cannot see); the worker checks it before each call and
  * records a delivery of an instance with actions off as failed, without calling.
  */
-/** Read on every append: prepared once (store/prepared.ts). */
-const eventExecutions = prepared((db, p: { instanceId: string }) =>
-  db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", p.instanceId).where("condition_type", "=", "event"),
-);
+export const outbox: AppendHook<EventExecution[] | null> = {
+  read: (db, instanceId) =>
+    sql<EventExecution[] | null>`(select jsonb_agg(e) from (${db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", instanceId).where("condition_type", "=", "event")}) e)`,
+  run: recordDeliveries,
+};
 
-export async function recordDeliveries(tx: Tx, instanceId: string, events: readonly AppendedEvent[]): Promise<void> {
-  const executions = await eventExecutions(tx, { instanceId });
-  if (executions.length === 0) return;
+interface EventExecution {
+  id: string;
+  targets: string[];
+  includes: string[];
+}
+
+async function recordDeliveries(tx: Tx, instanceId: string, events: readonly AppendedEvent[], executions: EventExecution[] | null): Promise<void> {
+  // jsonb_agg over no rows is null: the common case, an instance without event executions.
+  if (!executions) return;
   const byId = new Map(executions.map((e) => [e.id, e]));
   const rows = events.flatMap((event) => {
     const chosen = eventCandidates(event.type).find((id) => byId.has(id));
@@ -61,5 +68,5 @@ export async function recordDeliveries(tx: Tx, instanceId: string, events: reado
  * service calls it at start, and so does every other entry point that writes events.
  */
 export function installOutbox(): void {
-  onAppend(recordDeliveries);
+  onAppend(outbox);
 }

@@ -153,7 +153,10 @@ function postgresPool(
     // The server's statement_timeout ends a slow statement; this ends one whose answer the
     // network swallowed (the driver then discards the connection).
     query_timeout: statementTimeout + READ_TIMEOUT_MARGIN_MS,
-  });
+    // Statements queued together are written together (pg/pg-driver.ts sends a transaction's
+    // begin with its first statement); one at a time otherwise, as every caller awaits each.
+    pipeline: true,
+  } as pg.PoolConfig);
   pool.on("error", onConnectionError);
   // pg removes the pool's listener while a client is checked out; a backend terminated
   // during a query then emits 'error' on that client, which must not be unhandled.

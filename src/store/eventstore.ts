@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Expression, type Kysely, type Transaction } from "kysely";
 import { instanceSequence } from "./instance-sequence.js";
+import { prepared } from "./prepared.js";
 import { changedBy } from "./projection-sources.js";
 import type { Database } from "./schema.js";
 
@@ -37,14 +38,24 @@ export interface AppendedEvent {
  * Work that must commit or roll back with the events it follows, run in the appending
  * transaction after each insert. The layers above register theirs (the action engine's
  * outbox, actions/outbox.ts), so that the store knows of none of them.
+ *
+ * `read` is what the hook needs to know, as a scalar subquery that the insert's own
+ * statement returns: the read costs no round trip of its own (every write pays it), and
+ * PostgreSQL evaluates an uncorrelated subquery once per statement (an init plan), however
+ * many rows it inserts. It sees what the insert's statement sees.
  */
-export type AppendHook = (tx: Tx, instanceId: string, events: readonly AppendedEvent[]) => Promise<void>;
+export interface AppendHook<T = unknown> {
+  read?: (db: Db, instanceId: string) => Expression<T>;
+  run(tx: Tx, instanceId: string, events: readonly AppendedEvent[], read: T): Promise<void>;
+}
 
 const appendHooks = new Set<AppendHook>();
 
 /** Registers a hook for every append of this process (once, however often it is called). */
-export function onAppend(hook: AppendHook): void {
-  appendHooks.add(hook);
+export function onAppend<T>(hook: AppendHook<T>): void {
+  if (appendHooks.has(hook as AppendHook)) return;
+  appendHooks.add(hook as AppendHook);
+  appendOne = preparedAppend();
 }
 
 /**
@@ -87,27 +98,85 @@ export async function appendToEach(
   }
 }
 
-/** One statement for the events, then the append hooks, in the caller's transaction. */
-async function insertEvents(tx: Tx, instanceId: string, events: { aggregateType: string; aggregateId: string; sequence: number; event: PendingEvent }[], creator: string): Promise<AppendedEvent[]> {
-  const numbered = instanceSequence(instanceId);
-  const rows = await tx
-    .insertInto("events")
-    .values(
-      events.map(({ aggregateType, aggregateId, sequence, event }) => ({
-        instance_id: instanceId,
-        aggregate_type: aggregateType,
-        aggregate_id: aggregateId,
-        sequence,
-        event_type: event.type,
-        payload: JSON.stringify(event.payload ?? {}),
-        creator,
-        instance_position: sql<number>`nextval(${numbered}::regclass)`,
-      })),
-    )
-    .returning(["position", "sequence", "event_type", "created_at", "aggregate_type", "aggregate_id"])
-    .execute();
+interface NewEvent {
+  aggregateType: string;
+  aggregateId: string;
+  sequence: number;
+  event: PendingEvent;
+}
+
+type ReturnedEvent = { position: number; sequence: number; event_type: string; created_at: Date; aggregate_type: string; aggregate_id: string } & Record<`hook_${number}`, unknown>;
+
+const RETURNED = ["position", "sequence", "event_type", "created_at", "aggregate_type", "aggregate_id"] as const;
+
+/** The hooks' reads as columns of the insert's answer, `hook_<i>` in the hooks' order. */
+function hookReads(db: Db, instanceId: string) {
+  return [...appendHooks].flatMap((hook, i) => (hook.read ? [sql`${hook.read(db, instanceId)}`.as(`hook_${i}`)] : []));
+}
+
+function eventRow(instanceId: string, creator: string, e: NewEvent) {
+  return {
+    instance_id: instanceId,
+    aggregate_type: e.aggregateType,
+    aggregate_id: e.aggregateId,
+    sequence: e.sequence,
+    event_type: e.event.type,
+    payload: JSON.stringify(e.event.payload ?? {}),
+    creator,
+    instance_position: sql<number>`nextval(${instanceSequence(instanceId)}::regclass)`,
+  };
+}
+
+/**
+ * The common append, one event, as a prepared statement (store/prepared.ts): built again
+ * whenever a hook is registered, since the hooks' reads are part of it.
+ */
+function preparedAppend() {
+  return prepared((db, p: { instanceId: string; aggregateType: string; aggregateId: string; sequence: number; type: string; payload: string; creator: string; numbered: string }) =>
+    db
+      .insertInto("events")
+      .values({
+        instance_id: p.instanceId,
+        aggregate_type: p.aggregateType,
+        aggregate_id: p.aggregateId,
+        sequence: p.sequence,
+        event_type: p.type,
+        payload: p.payload,
+        creator: p.creator,
+        instance_position: sql<number>`nextval(${p.numbered}::regclass)`,
+      })
+      .returning([...RETURNED, ...hookReads(db, p.instanceId)] as never),
+  );
+}
+
+let appendOne = preparedAppend();
+
+/** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
+async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], creator: string): Promise<AppendedEvent[]> {
+  const rows = (
+    events.length === 1
+      ? await appendOne(tx, {
+          instanceId,
+          aggregateType: events[0]!.aggregateType,
+          aggregateId: events[0]!.aggregateId,
+          sequence: events[0]!.sequence,
+          type: events[0]!.event.type,
+          payload: JSON.stringify(events[0]!.event.payload ?? {}),
+          creator,
+          numbered: instanceSequence(instanceId),
+        })
+      : await tx
+          .insertInto("events")
+          .values(events.map((e) => eventRow(instanceId, creator, e)))
+          .returning([...RETURNED, ...hookReads(tx, instanceId)] as never)
+          .execute()
+  ) as ReturnedEvent[];
   const appended = rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id }));
-  for (const hook of appendHooks) await hook(tx, instanceId, appended);
+  let i = 0;
+  for (const hook of appendHooks) {
+    await hook.run(tx, instanceId, appended, rows[0]?.[`hook_${i}`]);
+    i++;
+  }
   return appended;
 }
 

@@ -65,16 +65,32 @@ class PgConnection implements SignalConnection {
   private discard: Error | undefined;
   /** A statement still running for a request that has already given up on it. */
   private abandoned: Promise<unknown> | undefined;
+  /**
+   * A `start transaction` not sent yet: it goes on the wire right before the transaction's
+   * first statement, both answered in one round trip (the pool's clients pipeline), instead
+   * of a round trip of its own. Every write begins so.
+   */
+  private pendingBegin: CompiledQuery | undefined;
 
   constructor(private readonly client: pg.PoolClient) {}
 
   checkedOut(): void {
     this.discard = undefined;
     this.abandoned = undefined;
+    this.pendingBegin = undefined;
     this.transaction.open = false;
   }
 
   async executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
+    if (isBegin(query)) {
+      this.pendingBegin = query;
+      return { rows: [] };
+    }
+    if (this.pendingBegin && (query.sql === "commit" || query.sql === "rollback")) {
+      // A transaction that ran nothing: nothing was sent, nothing is to end.
+      this.pendingBegin = undefined;
+      return { rows: [] };
+    }
     try {
       return await this.run<R>(query, signal, statementName(query.sql));
     } catch (error) {
@@ -94,7 +110,21 @@ class PgConnection implements SignalConnection {
     // After an abandoned statement nothing more is sent: the connection is settled and, if
     // a transaction is open, discarded (the server then rolls it back).
     if (this.abandoned) throw new Error("the connection's request was aborted");
-    const running = this.client.query<R & object>(name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] });
+    const begin = this.pendingBegin;
+    this.pendingBegin = undefined;
+    // Queued at once, both written before either is answered (pipelining).
+    const beginning = begin && this.client.query(begin.sql).then(() => this.transaction.ran(begin, false));
+    const statement = this.client.query<R & object>(name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] });
+    const running = beginning
+      ? beginning.then(
+          () => statement,
+          (error: unknown) => {
+            // Only a broken connection fails a begin, and the statement behind it with it.
+            statement.catch(() => {});
+            throw error;
+          },
+        )
+      : statement;
     let result;
     try {
       result = guarded ? await boundedWait(running, { signal: guarded }) : await running;
@@ -145,6 +175,8 @@ class PgConnection implements SignalConnection {
     await settled;
   }
 }
+
+const isBegin = (query: CompiledQuery) => query.sql.startsWith("start transaction");
 
 /** PostgreSQL refusing a prepared statement whose result columns changed since it was prepared. */
 function isStalePlan(error: unknown): boolean {
