@@ -6,17 +6,17 @@ import { CONNECTIONS, HOST, REQUEST_TIMEOUT_MS } from "./settings.js";
 export type Http1Request = (n: number) => { method: "GET" | "POST"; path: string; headers: Record<string, string>; body?: string };
 
 /**
- * HTTP/1.1 load with autocannon: CONNECTIONS keep-alive connections, one request in
+ * HTTP/1.1 load with autocannon: `connections` keep-alive connections, one request in
  * flight on each. Latencies come from autocannon's per-response event, unrounded.
  */
-export function loadHttp1(port: number, request: Http1Request, seconds: number): Promise<Measurement> {
+export function loadHttp1(port: number, request: Http1Request, seconds: number, connections = CONNECTIONS): Promise<Measurement> {
   let n = 0;
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url: `http://${HOST}:${port}`,
-        connections: CONNECTIONS,
+        connections,
         duration: seconds,
         timeout: REQUEST_TIMEOUT_MS / 1000,
         requests: [

@@ -12,11 +12,11 @@ export type Http2Request = (n: number) => {
 };
 
 /**
- * CONNECTIONS concurrent streams on one HTTP/2 session to 127.0.0.1, the response read to
+ * `concurrency` concurrent streams (CONNECTIONS unless told) on one HTTP/2 session to 127.0.0.1, the response read to
  * the end. The same loop drives the gRPC service and the baseline, so that both pay the
  * same client cost. A gRPC call succeeds only with grpc-status 0 in its trailers.
  */
-export async function loadHttp2(port: number, request: Http2Request, seconds: number, authority = `${HOST}:${port}`): Promise<Measurement> {
+export async function loadHttp2(port: number, request: Http2Request, seconds: number, authority = `${HOST}:${port}`, concurrency = CONNECTIONS): Promise<Measurement> {
   const session = http2.connect(`http://${authority}`, { createConnection: () => net.connect(port, HOST) });
   session.on("error", () => {});
   try {
@@ -24,7 +24,7 @@ export async function loadHttp2(port: number, request: Http2Request, seconds: nu
       session.once("connect", () => resolve());
       session.once("error", reject);
     });
-    return await closedLoop(CONNECTIONS, seconds, (n) => send(session, request(n)));
+    return await closedLoop(concurrency, seconds, (n) => send(session, request(n)));
   } finally {
     session.close();
   }

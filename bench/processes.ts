@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { HOST, ROOT } from "./settings.js";
 
@@ -67,13 +67,33 @@ export async function waitFor(child: Child, what: string, check: () => Promise<b
 export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may hold spaces: count from after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = statFields(pid);
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return undefined;
   }
+}
+
+/** The fields of /proc/<pid>/stat after the command name (field 3 on), which may hold spaces. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** CPU of a process and its children (a service with PLATFORM_WORKERS > 1: the primary and its workers). */
+export function processTreeCpuMs(pid: number | undefined): number | undefined {
+  const own = processCpuMs(pid);
+  if (own === undefined) return undefined;
+  let total = own;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (Number(statFields(Number(entry))[1]) === pid) total += processCpuMs(Number(entry)) ?? 0;
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /**

@@ -2,6 +2,7 @@
  * npm run bench: the service under test and the baseline as child processes on one fresh
  * PostgreSQL database, each scenario over REST, Connect JSON and gRPC, and a Markdown table.
  */
+import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { startBaseline, type Baseline } from "./baseline.js";
@@ -10,23 +11,26 @@ import { closeIdleSockets, requestJson } from "./http-json.js";
 import { loadHttp1, type Http1Request } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
 import type { Measurement } from "./measure.js";
-import { cleanupStack, processCpuMs } from "./processes.js";
-import { machineLine, report, writeReport, type Row } from "./report.js";
+import { cleanupStack, processTreeCpuMs } from "./processes.js";
+import { machineLine, report, writeReport, type Row, type Section } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
-import { seedReusable, seedTargets, seedUsers, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import { seedReusable, seedTargets, seedUsers, startPeer, startService, type ServiceUnderTest } from "./service.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, SCALE_WORKERS, SWEEP, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-/** A warm-up run whose numbers are dropped, then the measured run; `serverPid`: the process under load. */
+/**
+ * A warm-up run whose numbers are dropped, then the measured run; `serverPid`: the process
+ * under load (with its children: a service of several workers).
+ */
 async function measure(label: string, serverPid: number | undefined, load: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
   await load(WARMUP_SECONDS);
   const cpu = process.cpuUsage();
-  const serverCpu = processCpuMs(serverPid);
+  const serverCpu = processTreeCpuMs(serverPid);
   const started = performance.now();
   const result = await load(MEASURE_SECONDS);
   const used = process.cpuUsage(cpu);
-  const serverUsed = processCpuMs(serverPid);
+  const serverUsed = processTreeCpuMs(serverPid);
   result.loadGeneratorCpu = (used.user + used.system) / 1000 / (performance.now() - started);
   if (serverCpu !== undefined && serverUsed !== undefined && result.ok > 0) result.serverCpuUs = ((serverUsed - serverCpu) * 1000) / result.ok;
   log(
@@ -80,7 +84,7 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
   const grpcSmoke = await loadHttp2(service.port, s.grpc, 0.2, service.headers.host);
   if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
-  const wants = (protocol: string) => ONLY_PROTOCOLS.length === 0 || ONLY_PROTOCOLS.includes(protocol);
+  const wants = wantsProtocol;
   const rows: Row[] = [];
   if (wants("rest") || wants("connect")) {
     const h1 = await measure(`${s.name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
@@ -100,6 +104,58 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
     rows.push({ scenario: s.name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: s.name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
   }
   return rows;
+}
+
+const wantsProtocol = (protocol: string) => ONLY_PROTOCOLS.length === 0 || ONLY_PROTOCOLS.includes(protocol);
+
+/**
+ * GetTarget at each concurrency of the sweep: every chosen protocol beside its baseline at the
+ * same concurrency, so that no concurrency from one caller to many hides a regression.
+ */
+async function concurrencySweep(s: Scenario, service: ServiceUnderTest, baseline: Baseline): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const c of SWEEP) {
+    const name = `${s.name} × ${c}`;
+    if (wantsProtocol("rest") || wantsProtocol("connect")) {
+      const h1 = await measure(`${name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec, c));
+      if (wantsProtocol("rest")) rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result: await measure(`${name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec, c)), baseline: h1 });
+      if (wantsProtocol("connect")) rows.push({ scenario: name, protocol: "Connect JSON (HTTP/1.1)", result: await measure(`${name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec, c)), baseline: h1 });
+      rows.push({ scenario: name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
+    }
+    if (wantsProtocol("grpc")) {
+      const h2 = await measure(`${name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, c));
+      rows.push(
+        { scenario: name, protocol: "gRPC (HTTP/2)", result: await measure(`${name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host, c)), baseline: h2 },
+        { scenario: name, protocol: "baseline HTTP/2", result: h2, baseline: undefined },
+      );
+    }
+  }
+  return rows;
+}
+
+/**
+ * GetTarget on a service of SCALE_WORKERS workers against the one-worker service, back to back
+ * on the same database: the ratio is what the further workers add (ideal: their number).
+ */
+async function workerScaling(s: Scenario, service: ServiceUnderTest, databaseUrl: string): Promise<Row[]> {
+  const scaled = await startPeer(databaseUrl, { PLATFORM_WORKERS: String(SCALE_WORKERS) });
+  try {
+    const rows: Row[] = [];
+    const name = `${s.name}, ${SCALE_WORKERS} workers`;
+    if (wantsProtocol("rest")) {
+      const one = await measure(`${s.name} REST, 1 worker`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
+      const many = await measure(`${name} REST`, scaled.pid, (sec) => loadHttp1(scaled.port, s.rest, sec));
+      rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "REST (HTTP/1.1)", result: one, baseline: undefined });
+    }
+    if (wantsProtocol("grpc")) {
+      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
+      const many = await measure(`${name} gRPC`, scaled.pid, (sec) => loadHttp2(scaled.port, s.grpc, sec, service.headers.host));
+      rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "gRPC (HTTP/2)", result: one, baseline: undefined });
+    }
+    return rows;
+  } finally {
+    await scaled.stop();
+  }
 }
 
 async function main(): Promise<number> {
@@ -135,8 +191,24 @@ async function main(): Promise<number> {
     const chosen = scenarios({ ids, userIds, orgId, headers: service.headers }).filter((s) => ONLY_SCENARIOS.length === 0 || ONLY_SCENARIOS.includes(s.name));
     if (chosen.length === 0) throw new Error(`BENCH_SCENARIOS names no scenario: ${ONLY_SCENARIOS.join(", ")}`);
     for (const s of chosen) rows.push(...(await runScenario(s, service, baseline)));
+    const getTarget = chosen.find((s) => s.name === "GetTarget");
+    const sections: Section[] = [];
+    if (getTarget && SWEEP.length > 0) {
+      sections.push({
+        title: "GetTarget by concurrency",
+        intro: `Each protocol against its baseline at the same number of concurrent requests (${SWEEP.join(", ")}); BENCH_SWEEP sets the steps.`,
+        rows: await concurrencySweep(getTarget, service, baseline),
+      });
+    }
+    if (getTarget && SCALE_WORKERS > 1) {
+      sections.push({
+        title: `GetTarget with ${SCALE_WORKERS} workers`,
+        intro: `Here the throughput ratio is ${SCALE_WORKERS} workers (PLATFORM_WORKERS) ÷ 1 worker, measured back to back; server CPU counts the primary and its workers. The load generator, PostgreSQL and the service share the machine's ${os.availableParallelism()} CPUs.`,
+        rows: await workerScaling(getTarget, service, database.url),
+      });
+    }
 
-    const text = report(rows, machine, [argon2]);
+    const text = report(rows, machine, [argon2], sections);
     process.stdout.write(text);
     log(`written to ${await writeReport(text)}`);
     const errors = rows.reduce((sum, r) => sum + r.result.errors, 0);

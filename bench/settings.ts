@@ -38,6 +38,26 @@ export const PROFILE_DIR = process.env.BENCH_CPU_PROFILE || undefined;
 /** Only these protocols (comma-separated: rest, connect, grpc); empty: all three. */
 export const ONLY_PROTOCOLS = (process.env.BENCH_PROTOCOLS ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
 for (const p of ONLY_PROTOCOLS) if (!["rest", "connect", "grpc"].includes(p)) throw new Error(`BENCH_PROTOCOLS: "${p}" is none of rest, connect, grpc`);
+/**
+ * GetTarget's concurrency sweep: BENCH_SWEEP, the concurrent requests of each step
+ * (comma-separated), "off" for none. Each step runs every chosen protocol and its baseline.
+ */
+export const SWEEP = sweep(process.env.BENCH_SWEEP);
+/** GetTarget with this many workers (PLATFORM_WORKERS) against one, back to back; BENCH_SCALE_WORKERS=0 skips it. */
+export const SCALE_WORKERS = integerSetting("BENCH_SCALE_WORKERS", process.env.BENCH_SCALE_WORKERS, 2, 0, 16);
+
+function sweep(raw: string | undefined): number[] {
+  if (raw === undefined || raw === "") return [1, 16, 64, 256];
+  if (raw === "off") return [];
+  return raw.split(",").map((part) => integerSetting("BENCH_SWEEP", part.trim(), 0, 1, 1024));
+}
+
+function integerSetting(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}: "${raw}" is not a whole number from ${min} to ${max}`);
+  return value;
+}
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 /** 32 characters, as the service requires with DATABASE_URL. */
 export const MASTER_KEY = "bench-masterkey-0123456789abcdef";

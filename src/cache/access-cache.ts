@@ -21,6 +21,12 @@ export interface MissCaching {
 export class AccessCache<K, V> {
   private readonly entries: TtlCache<K, { value: V; epoch: number }>;
   private readonly misses: TtlCache<K, number> | undefined;
+  /**
+   * Loads under way, by key. Concurrent misses of one key at one epoch share one load: an
+   * entry expiring while many requests need it (one token, one Host, under load) costs one
+   * query, not one per waiting request, which would queue them all behind the pool at once.
+   */
+  private readonly loading = new Map<K, { epoch: number; value: Promise<V | undefined> }>();
 
   constructor(
     private readonly access: AccessEpoch,
@@ -38,8 +44,31 @@ export class AccessCache<K, V> {
     const cached = this.entries.get(key);
     if (cached && cached.epoch === current && trusted && fresh(cached.value)) return cached.value;
     if (trusted && this.misses?.get(key) === current) return undefined;
-    // The epoch before the load: a change committed during it makes the entry stale at once.
-    const value = await load();
+    const shared = trusted ? this.loading.get(key) : undefined;
+    if (shared && shared.epoch === current) {
+      try {
+        const value = await shared.value;
+        if (value === undefined || fresh(value)) return value;
+      } catch {
+        // The load ran for another request, under its deadline and disconnect: this one loads for itself.
+      }
+      return this.load(key, load, current, false);
+    }
+    return this.load(key, load, current, trusted);
+  }
+
+  /** `current`: the epoch before the load, so that a change committed during it makes the entry stale at once. */
+  private async load(key: K, load: () => Promise<V | undefined>, current: number, share: boolean): Promise<V | undefined> {
+    const loading = load();
+    if (share) {
+      const entry = { epoch: current, value: loading };
+      this.loading.set(key, entry);
+      const done = () => {
+        if (this.loading.get(key) === entry) this.loading.delete(key);
+      };
+      loading.then(done, done);
+    }
+    const value = await loading;
     if (value !== undefined) {
       this.entries.set(key, { value, epoch: current });
       this.misses?.delete(key);
