@@ -12,21 +12,31 @@ export type Http2Request = (n: number) => {
 };
 
 /**
- * `concurrency` concurrent streams (CONNECTIONS unless told) on one HTTP/2 session to 127.0.0.1, the response read to
- * the end. The same loop drives the gRPC service and the baseline, so that both pay the
- * same client cost. A gRPC call succeeds only with grpc-status 0 in its trailers.
+ * `concurrency` concurrent streams (CONNECTIONS unless told) on one HTTP/2 session to
+ * 127.0.0.1, the response read to the end; with `sessions` > 1 the streams are spread over
+ * that many sessions (as a client with several channels: one connection reaches one worker of
+ * a service with several). The same loop drives the gRPC service and the baseline, so that
+ * both pay the same client cost. A gRPC call succeeds only with grpc-status 0 in its trailers.
  */
-export async function loadHttp2(port: number, request: Http2Request, seconds: number, authority = `${HOST}:${port}`, concurrency = CONNECTIONS): Promise<Measurement> {
-  const session = http2.connect(`http://${authority}`, { createConnection: () => net.connect(port, HOST) });
-  session.on("error", () => {});
+export async function loadHttp2(port: number, request: Http2Request, seconds: number, authority = `${HOST}:${port}`, concurrency = CONNECTIONS, sessions = 1): Promise<Measurement> {
+  const open = Array.from({ length: sessions }, () => {
+    const session = http2.connect(`http://${authority}`, { createConnection: () => net.connect(port, HOST) });
+    session.on("error", () => {});
+    return session;
+  });
   try {
-    await new Promise<void>((resolve, reject) => {
-      session.once("connect", () => resolve());
-      session.once("error", reject);
-    });
-    return await closedLoop(concurrency, seconds, (n) => send(session, request(n)));
+    await Promise.all(
+      open.map(
+        (session) =>
+          new Promise<void>((resolve, reject) => {
+            session.once("connect", () => resolve());
+            session.once("error", reject);
+          }),
+      ),
+    );
+    return await closedLoop(concurrency, seconds, (n) => send(open[n % sessions]!, request(n)));
   } finally {
-    session.close();
+    for (const session of open) session.close();
   }
 }
 

@@ -148,8 +148,10 @@ async function workerScaling(s: Scenario, service: ServiceUnderTest, databaseUrl
       rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "REST (HTTP/1.1)", result: one, baseline: undefined });
     }
     if (wantsProtocol("grpc")) {
-      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
-      const many = await measure(`${name} gRPC`, scaled.pid, (sec) => loadHttp2(scaled.port, s.grpc, sec, service.headers.host));
+      // Several connections, or one worker would serve them all: a connection stays with the worker that accepted it.
+      const sessions = 2 * SCALE_WORKERS;
+      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions));
+      const many = await measure(`${name} gRPC`, scaled.pid, (sec) => loadHttp2(scaled.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions));
       rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "gRPC (HTTP/2)", result: one, baseline: undefined });
     }
     return rows;
@@ -203,7 +205,9 @@ async function main(): Promise<number> {
     if (getTarget && SCALE_WORKERS > 1) {
       sections.push({
         title: `GetTarget with ${SCALE_WORKERS} workers`,
-        intro: `Here the throughput ratio is ${SCALE_WORKERS} workers (PLATFORM_WORKERS) ÷ 1 worker, measured back to back; server CPU counts the primary and its workers. The load generator, PostgreSQL and the service share the machine's ${os.availableParallelism()} CPUs.`,
+        intro:
+          `Here the throughput ratio is ${SCALE_WORKERS} workers (PLATFORM_WORKERS) ÷ 1 worker, measured back to back; server CPU counts the primary and its workers. ` +
+          `gRPC spreads its ${CONNECTIONS} streams over ${2 * SCALE_WORKERS} connections in both rows (a connection stays with one worker). The load generator, PostgreSQL and the service share the machine's ${os.availableParallelism()} CPUs.`,
         rows: await workerScaling(getTarget, service, database.url),
       });
     }
