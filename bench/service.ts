@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,11 @@ export interface ServiceUnderTest {
   headers: { host: string; authorization: string };
   stop(): Promise<void>;
 }
+
+/** Node's flags of `npm start` (package.json), so that the service runs here as it runs there. */
+const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((arg) => arg.startsWith("--"));
 
 /** The service's own environment only: nothing of the caller's PLATFORM_* settings leaks in. */
 export function serviceEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
@@ -37,7 +43,7 @@ async function launch(databaseUrl: string, env: (dataDir: string) => Record<stri
     PLATFORM_WORKERS: "1",
     LOG_LEVEL: "warn",
     ...env(dataDir),
-  }), PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : []);
+  }), [...START_FLAGS, ...(PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])]);
   child.process.stdout!.resume();
   const stop = async () => {
     await child.stop();
