@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { hash, randomBytes, randomInt } from "node:crypto";
 
 /** Opaque bearer tokens: 32 random bytes, base64url. */
 export function newOpaqueToken(bytes = 32): string {
@@ -11,7 +11,8 @@ export function newOpaqueToken(bytes = 32): string {
  * on every request.
  */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("base64url");
+  // One-shot: no Hash object per call (every authenticated request hashes its token).
+  return hash("sha256", token, "base64url");
 }
 
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

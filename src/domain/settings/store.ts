@@ -1,7 +1,8 @@
 import { appendEvents, type Db, type Tx } from "../../store/eventstore.js";
+import { prepared } from "../../store/prepared.js";
 import type { SettingsTable } from "../../store/schema.js";
 import type { Selectable } from "kysely";
-import { SYSTEM_CONTEXT, contextColumns, describeContext, lineage, ownerOfContext, sameContext, type ContextRef } from "../context.js";
+import { SYSTEM_CONTEXT, contextColumns, describeContext, lineage, ownerOfContext, sameContext, type ContextColumns, type ContextRef } from "../context.js";
 import type { Owner } from "../details.js";
 import { invalidArgument } from "../errors.js";
 import type { Resolved, SettingsChange, SettingsKind } from "./kind.js";
@@ -15,9 +16,32 @@ export interface SettingsDetails {
 
 type Row = Selectable<SettingsTable>;
 
+/**
+ * The rows of one context's lineage (organization, instance, system: three at most), the
+ * read of every Resolve call: prepared once (store/prepared.ts); a shorter lineage repeats
+ * its last context.
+ */
+const rowsOfLineage = prepared((db, p: { kind: string; i1: string; o1: string; i2: string; o2: string; i3: string; o3: string }) =>
+  db
+    .selectFrom("settings")
+    .selectAll()
+    .where("kind", "=", p.kind)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("instance_id", "=", p.i1), eb("org_id", "=", p.o1)]),
+        eb.and([eb("instance_id", "=", p.i2), eb("org_id", "=", p.o2)]),
+        eb.and([eb("instance_id", "=", p.i3), eb("org_id", "=", p.o3)]),
+      ]),
+    ),
+);
+
 /** The rows of some contexts and their ancestors: one query, whatever the depth and count. */
 async function rowsAlong(db: Db | Tx, kind: string, contexts: ContextRef[]): Promise<Row[]> {
   const keys = new Map(contexts.flatMap(lineage).map((c) => [key(contextColumns(c)), contextColumns(c)]));
+  if (keys.size <= 3) {
+    const [a, b = a, c = b] = [...keys.values()] as [ContextColumns, ContextColumns?, ContextColumns?];
+    return rowsOfLineage(db, { kind, i1: a.instance_id, o1: a.org_id, i2: b!.instance_id, o2: b!.org_id, i3: c!.instance_id, o3: c!.org_id });
+  }
   return db
     .selectFrom("settings")
     .selectAll()
