@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import type { Measurement } from "./measure.js";
-import { CONNECTIONS, MEASURE_SECONDS, ROOT, WARMUP_SECONDS } from "./settings.js";
+import { CONNECTIONS, MEASURE_SECONDS, ROOT, ROUNDS, WARMUP_SECONDS } from "./settings.js";
 
 export interface Row {
   scenario: string;
@@ -58,7 +58,8 @@ export function report(rows: Row[], machine: string, notes: string[] = [], secti
   return [
     "# Benchmark results",
     "",
-    `${machine}. ${CONNECTIONS} concurrent requests, ${WARMUP_SECONDS} s warm-up, ${MEASURE_SECONDS} s measured per row.`,
+    `${machine}. ${CONNECTIONS} concurrent requests, ${WARMUP_SECONDS} s warm-up, ${MEASURE_SECONDS} s measured per row` +
+      (ROUNDS > 1 ? `; the main table's figures are medians of ${ROUNDS} rounds, baseline and service alternating (BENCH_ROUNDS).` : "."),
     "Throughput ratio = req/s ÷ baseline req/s; p99 ratio = p99 ÷ baseline p99. REST and Connect are compared with the",
     `HTTP/1.1 baseline, gRPC with the HTTP/2 baseline. Targets: throughput ratio ≥ ${TARGET_THROUGHPUT_RATIO}, p99 ratio ≤ ${TARGET_P99_RATIO}.`,
     "Load-gen CPU: cores the load generator itself used during the measured run (near 1.0 = it was the bottleneck).",

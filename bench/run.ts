@@ -15,7 +15,7 @@ import { cleanupStack, processTreeCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row, type Section } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
 import { seedReusable, seedTargets, seedUsers, startPeer, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, SCALE_WORKERS, SWEEP, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, ROUNDS, SCALE_WORKERS, SWEEP, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -84,26 +84,62 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
   const grpcSmoke = await loadHttp2(service.port, s.grpc, 0.2, service.headers.host);
   if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
+  const rounds: Row[][] = [];
+  for (let round = 1; round <= ROUNDS; round++) rounds.push(await measureScenario(s, service, baseline, ROUNDS > 1 ? ` (round ${round})` : ""));
+  return medianRows(rounds);
+}
+
+/** One round of a scenario: each chosen protocol right after its baseline. */
+async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline, round: string): Promise<Row[]> {
   const wants = wantsProtocol;
   const rows: Row[] = [];
   if (wants("rest") || wants("connect")) {
-    const h1 = await measure(`${s.name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
+    const h1 = await measure(`${s.name} baseline HTTP/1.1${round}`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
     if (wants("rest")) {
-      const result = await measure(`${s.name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
+      const result = await measure(`${s.name} REST${round}`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
       rows.push({ scenario: s.name, protocol: "REST (HTTP/1.1)", result, baseline: h1 });
     }
     if (wants("connect")) {
-      const result = await measure(`${s.name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
+      const result = await measure(`${s.name} Connect${round}`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
       rows.push({ scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result, baseline: h1 });
     }
     rows.push({ scenario: s.name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
   }
   if (wants("grpc")) {
-    const h2 = await measure(`${s.name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
-    const result = await measure(`${s.name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
+    const h2 = await measure(`${s.name} baseline HTTP/2${round}`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
+    const result = await measure(`${s.name} gRPC${round}`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
     rows.push({ scenario: s.name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: s.name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
   }
   return rows;
+}
+
+/**
+ * Rounds of one scenario as one table: each figure the median of its rounds (the ratio then
+ * compares the medians), errors summed. Rows line up by position: every round measures the
+ * same protocols in the same order.
+ */
+function medianRows(rounds: Row[][]): Row[] {
+  if (rounds.length === 1) return rounds[0]!;
+  const median = (values: (number | undefined)[]): number | undefined => {
+    const known = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    return known.length === 0 ? undefined : known[Math.floor((known.length - 1) / 2)];
+  };
+  const merge = (ms: Measurement[]): Measurement => {
+    const merged: Measurement = {
+      requestsPerSecond: median(ms.map((m) => m.requestsPerSecond))!,
+      p50Ms: median(ms.map((m) => m.p50Ms))!,
+      p99Ms: median(ms.map((m) => m.p99Ms))!,
+      ok: ms.reduce((sum, m) => sum + m.ok, 0),
+      errors: ms.reduce((sum, m) => sum + m.errors, 0),
+    };
+    const cpu = median(ms.map((m) => m.loadGeneratorCpu));
+    const server = median(ms.map((m) => m.serverCpuUs));
+    return { ...merged, ...(cpu !== undefined && { loadGeneratorCpu: cpu }), ...(server !== undefined && { serverCpuUs: server }) };
+  };
+  return rounds[0]!.map((row, i) => {
+    const all = rounds.map((r) => r[i]!);
+    return { ...row, result: merge(all.map((r) => r.result)), baseline: row.baseline && merge(all.map((r) => r.baseline!)) };
+  });
 }
 
 const wantsProtocol = (protocol: string) => ONLY_PROTOCOLS.length === 0 || ONLY_PROTOCOLS.includes(protocol);

@@ -43,6 +43,12 @@ for (const p of ONLY_PROTOCOLS) if (!["rest", "connect", "grpc"].includes(p)) th
  * (comma-separated), "off" for none. Each step runs every chosen protocol and its baseline.
  */
 export const SWEEP = sweep(process.env.BENCH_SWEEP);
+/**
+ * BENCH_ROUNDS: each scenario measured this many times, the baseline and the service
+ * alternating, and reported as the medians: rows of one run differ by about ±0.1 on a
+ * two-CPU machine, more than many a change being judged.
+ */
+export const ROUNDS = integerSetting("BENCH_ROUNDS", process.env.BENCH_ROUNDS, 1, 1, 10);
 /** GetTarget with this many workers (PLATFORM_WORKERS) against one, back to back; BENCH_SCALE_WORKERS=0 skips it. */
 export const SCALE_WORKERS = integerSetting("BENCH_SCALE_WORKERS", process.env.BENCH_SCALE_WORKERS, 2, 0, 16);
 
