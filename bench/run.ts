@@ -85,30 +85,34 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
   if (grpcSmoke.errors > 0) throw new Error(`${s.name} gRPC: the smoke test failed`);
 
   const rounds: Row[][] = [];
-  for (let round = 1; round <= ROUNDS; round++) rounds.push(await measureScenario(s, service, baseline, ROUNDS > 1 ? ` (round ${round})` : ""));
+  for (let round = 1; round <= ROUNDS; round++) rounds.push(await measureScenario(s, service, baseline, { round: ROUNDS > 1 ? ` (round ${round})` : "" }));
   return medianRows(rounds);
 }
 
-/** One round of a scenario: each chosen protocol right after its baseline. */
-async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline, round: string): Promise<Row[]> {
+/**
+ * One round of a scenario: each chosen protocol right after its baseline, with `concurrency`
+ * requests in flight (CONNECTIONS unless told); rows named `name` (the scenario's unless told).
+ */
+async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline, opts: { name?: string; concurrency?: number; round?: string }): Promise<Row[]> {
+  const { name = s.name, concurrency = CONNECTIONS, round = "" } = opts;
   const wants = wantsProtocol;
   const rows: Row[] = [];
   if (wants("rest") || wants("connect")) {
-    const h1 = await measure(`${s.name} baseline HTTP/1.1${round}`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec));
+    const h1 = await measure(`${name} baseline HTTP/1.1${round}`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec, concurrency));
     if (wants("rest")) {
-      const result = await measure(`${s.name} REST${round}`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
-      rows.push({ scenario: s.name, protocol: "REST (HTTP/1.1)", result, baseline: h1 });
+      const result = await measure(`${name} REST${round}`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec, concurrency));
+      rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result, baseline: h1 });
     }
     if (wants("connect")) {
-      const result = await measure(`${s.name} Connect${round}`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec));
-      rows.push({ scenario: s.name, protocol: "Connect JSON (HTTP/1.1)", result, baseline: h1 });
+      const result = await measure(`${name} Connect${round}`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec, concurrency));
+      rows.push({ scenario: name, protocol: "Connect JSON (HTTP/1.1)", result, baseline: h1 });
     }
-    rows.push({ scenario: s.name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
+    rows.push({ scenario: name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
   }
   if (wants("grpc")) {
-    const h2 = await measure(`${s.name} baseline HTTP/2${round}`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec));
-    const result = await measure(`${s.name} gRPC${round}`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host));
-    rows.push({ scenario: s.name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: s.name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
+    const h2 = await measure(`${name} baseline HTTP/2${round}`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, concurrency));
+    const result = await measure(`${name} gRPC${round}`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host, concurrency));
+    rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
   }
   return rows;
 }
@@ -150,22 +154,7 @@ const wantsProtocol = (protocol: string) => ONLY_PROTOCOLS.length === 0 || ONLY_
  */
 async function concurrencySweep(s: Scenario, service: ServiceUnderTest, baseline: Baseline): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const c of SWEEP) {
-    const name = `${s.name} × ${c}`;
-    if (wantsProtocol("rest") || wantsProtocol("connect")) {
-      const h1 = await measure(`${name} baseline HTTP/1.1`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec, c));
-      if (wantsProtocol("rest")) rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result: await measure(`${name} REST`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec, c)), baseline: h1 });
-      if (wantsProtocol("connect")) rows.push({ scenario: name, protocol: "Connect JSON (HTTP/1.1)", result: await measure(`${name} Connect`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec, c)), baseline: h1 });
-      rows.push({ scenario: name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
-    }
-    if (wantsProtocol("grpc")) {
-      const h2 = await measure(`${name} baseline HTTP/2`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, c));
-      rows.push(
-        { scenario: name, protocol: "gRPC (HTTP/2)", result: await measure(`${name} gRPC`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host, c)), baseline: h2 },
-        { scenario: name, protocol: "baseline HTTP/2", result: h2, baseline: undefined },
-      );
-    }
-  }
+  for (const concurrency of SWEEP) rows.push(...(await measureScenario(s, service, baseline, { name: `${s.name} × ${concurrency}`, concurrency })));
   return rows;
 }
 

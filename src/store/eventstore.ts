@@ -114,16 +114,28 @@ function hookReads(db: Db, instanceId: string) {
   return [...appendHooks].flatMap((hook, i) => (hook.read ? [sql`${hook.read(db, instanceId)}`.as(`hook_${i}`)] : []));
 }
 
-function eventRow(instanceId: string, creator: string, e: NewEvent) {
+/** One event's values as they go into a statement; `numbered`: the instance's sequence (instanceSequence). */
+type EventValues = {
+  instanceId: string;
+  aggregateType: string;
+  aggregateId: string;
+  sequence: number;
+  type: string;
+  payload: string;
+  creator: string;
+  numbered: string;
+};
+
+function eventRow(v: EventValues) {
   return {
-    instance_id: instanceId,
-    aggregate_type: e.aggregateType,
-    aggregate_id: e.aggregateId,
-    sequence: e.sequence,
-    event_type: e.event.type,
-    payload: JSON.stringify(e.event.payload ?? {}),
-    creator,
-    instance_position: sql<number>`nextval(${instanceSequence(instanceId)}::regclass)`,
+    instance_id: v.instanceId,
+    aggregate_type: v.aggregateType,
+    aggregate_id: v.aggregateId,
+    sequence: v.sequence,
+    event_type: v.type,
+    payload: v.payload,
+    creator: v.creator,
+    instance_position: sql<number>`nextval(${v.numbered}::regclass)`,
   };
 }
 
@@ -132,19 +144,10 @@ function eventRow(instanceId: string, creator: string, e: NewEvent) {
  * whenever a hook is registered, since the hooks' reads are part of it.
  */
 function preparedAppend() {
-  return prepared((db, p: { instanceId: string; aggregateType: string; aggregateId: string; sequence: number; type: string; payload: string; creator: string; numbered: string }) =>
+  return prepared((db, p: EventValues) =>
     db
       .insertInto("events")
-      .values({
-        instance_id: p.instanceId,
-        aggregate_type: p.aggregateType,
-        aggregate_id: p.aggregateId,
-        sequence: p.sequence,
-        event_type: p.type,
-        payload: p.payload,
-        creator: p.creator,
-        instance_position: sql<number>`nextval(${p.numbered}::regclass)`,
-      })
+      .values(eventRow(p))
       .returning([...RETURNED, ...hookReads(db, p.instanceId)] as never),
   );
 }
@@ -153,21 +156,23 @@ let appendOne = preparedAppend();
 
 /** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
 async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], creator: string): Promise<AppendedEvent[]> {
+  const numbered = instanceSequence(instanceId);
+  const values = events.map((e): EventValues => ({
+    instanceId,
+    aggregateType: e.aggregateType,
+    aggregateId: e.aggregateId,
+    sequence: e.sequence,
+    type: e.event.type,
+    payload: JSON.stringify(e.event.payload ?? {}),
+    creator,
+    numbered,
+  }));
   const rows = (
-    events.length === 1
-      ? await appendOne(tx, {
-          instanceId,
-          aggregateType: events[0]!.aggregateType,
-          aggregateId: events[0]!.aggregateId,
-          sequence: events[0]!.sequence,
-          type: events[0]!.event.type,
-          payload: JSON.stringify(events[0]!.event.payload ?? {}),
-          creator,
-          numbered: instanceSequence(instanceId),
-        })
+    values.length === 1
+      ? await appendOne(tx, values[0]!)
       : await tx
           .insertInto("events")
-          .values(events.map((e) => eventRow(instanceId, creator, e)))
+          .values(values.map(eventRow))
           .returning([...RETURNED, ...hookReads(tx, instanceId)] as never)
           .execute()
   ) as ReturnedEvent[];

@@ -10,11 +10,15 @@ export class TransactionState {
 
   /** After a statement ran (`failed`: the server answered it with an error). */
   ran(query: CompiledQuery, failed: boolean): void {
-    if (query.sql.startsWith("start transaction")) this.open = !failed;
+    if (isBegin(query)) this.open = !failed;
     // PostgreSQL ends the transaction on a failed commit too.
-    else if (query.sql === "commit" || query.sql === "rollback") this.open = false;
+    else if (isEnd(query)) this.open = false;
   }
 }
+
+/** The statements of StatementTransactions (scoped.ts) that begin and end a transaction. */
+export const isBegin = (query: CompiledQuery) => query.sql.startsWith("start transaction");
+export const isEnd = (query: CompiledQuery) => query.sql === "commit" || query.sql === "rollback";
 
 /** A rollback always runs, aborted request or not: it is what leaves the connection clean. */
 export const isRollback = (query: CompiledQuery) => query.sql === "rollback";

@@ -2,7 +2,7 @@ import { appendEvents, type Db, type Tx } from "../../store/eventstore.js";
 import { prepared } from "../../store/prepared.js";
 import type { SettingsTable } from "../../store/schema.js";
 import type { Selectable } from "kysely";
-import { SYSTEM_CONTEXT, contextColumns, describeContext, lineage, ownerOfContext, sameContext, type ContextColumns, type ContextRef } from "../context.js";
+import { SYSTEM_CONTEXT, contextColumns, describeContext, lineage, ownerOfContext, sameContext, type ContextRef } from "../context.js";
 import type { Owner } from "../details.js";
 import { invalidArgument } from "../errors.js";
 import type { Resolved, SettingsChange, SettingsKind } from "./kind.js";
@@ -39,8 +39,9 @@ const rowsOfLineage = prepared((db, p: { kind: string; i1: string; o1: string; i
 async function rowsAlong(db: Db | Tx, kind: string, contexts: ContextRef[]): Promise<Row[]> {
   const keys = new Map(contexts.flatMap(lineage).map((c) => [key(contextColumns(c)), contextColumns(c)]));
   if (keys.size <= 3) {
-    const [a, b = a, c = b] = [...keys.values()] as [ContextColumns, ContextColumns?, ContextColumns?];
-    return rowsOfLineage(db, { kind, i1: a.instance_id, o1: a.org_id, i2: b!.instance_id, o2: b!.org_id, i3: c!.instance_id, o3: c!.org_id });
+    const chain = [...keys.values()];
+    const [a, b, c] = [0, 1, 2].map((i) => chain[Math.min(i, chain.length - 1)]!);
+    return rowsOfLineage(db, { kind, i1: a!.instance_id, o1: a!.org_id, i2: b!.instance_id, o2: b!.org_id, i3: c!.instance_id, o3: c!.org_id });
   }
   return db
     .selectFrom("settings")

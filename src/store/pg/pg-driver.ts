@@ -2,7 +2,7 @@ import type { CompiledQuery, QueryResult } from "kysely";
 import pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
-import { isRollback, TransactionState } from "../transaction-state.js";
+import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { statementName } from "../prepared.js";
 import { cancelStatement } from "./cancel.js";
 
@@ -86,7 +86,7 @@ class PgConnection implements SignalConnection {
       this.pendingBegin = query;
       return { rows: [] };
     }
-    if (this.pendingBegin && (query.sql === "commit" || query.sql === "rollback")) {
+    if (this.pendingBegin && isEnd(query)) {
       // A transaction that ran nothing: nothing was sent, nothing is to end.
       this.pendingBegin = undefined;
       return { rows: [] };
@@ -175,8 +175,6 @@ class PgConnection implements SignalConnection {
     await settled;
   }
 }
-
-const isBegin = (query: CompiledQuery) => query.sql.startsWith("start transaction");
 
 /** PostgreSQL refusing a prepared statement whose result columns changed since it was prepared. */
 function isStalePlan(error: unknown): boolean {
