@@ -59,7 +59,7 @@ const RULES =
   'input[aria-invalid="true"]{border:2px solid var(--warn)}' +
   ".field-error{margin:.375rem 0 0;color:var(--warn);font-size:.875rem}" +
   ".error{margin:0 0 1rem;padding:.75rem 1rem;background:var(--warn-bg);border-left:4px solid var(--warn-edge);border-radius:.375rem}" +
-  "button{display:block;width:100%;min-height:2.75rem;margin:1.25rem 0 0;padding:.5rem 1rem;font:inherit;font-weight:600;color:var(--on-primary);background:var(--primary);border:1px solid var(--primary);border-radius:.5rem;cursor:pointer}" +
+  "button{display:block;width:100%;min-height:2.75rem;margin:1.25rem 0 0;padding:.5rem 1rem;font:inherit;font-weight:600;color:var(--on-primary);background:var(--primary);border:1px solid var(--primary);border-radius:.5rem;cursor:pointer;overflow-wrap:anywhere}" +
   "button:hover{background:var(--primary-hover);border-color:var(--primary-hover)}" +
   ".alt button{margin-top:.75rem;font-weight:500;color:var(--text);background:transparent;border-color:var(--border)}.alt button:hover{background:var(--hover);border-color:var(--border)}" +
   ".or{display:flex;align-items:center;gap:.75rem;margin:1.5rem 0 0;color:var(--muted);font-size:.875rem}.or::before,.or::after{content:\"\";flex:1;border-top:1px solid var(--edge)}" +
