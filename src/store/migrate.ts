@@ -22,6 +22,7 @@ import * as webauthn from "./migrations/0021-webauthn.js";
 import * as idpIntents from "./migrations/0023-idp-intents.js";
 import * as settingsFiles from "./migrations/0022-settings-files.js";
 import * as passkeyPrompt from "./migrations/0024-passkey-prompt.js";
+import * as instanceHold from "./migrations/0025-instance-hold.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "0023-idp-intents": idpIntents,
   "0022-settings-files": settingsFiles,
   "0024-passkey-prompt": passkeyPrompt,
+  "0025-instance-hold": instanceHold,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

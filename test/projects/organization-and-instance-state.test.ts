@@ -42,7 +42,7 @@ const INSTANCE_TABLES = [
 /**
  * DeleteInstance and a write in that instance at the same time: the write either commits
  * first (and the deletion takes its rows too) or finds the instance gone. Writes hold the
- * instance's row (key share) from their start; the deletion locks it for update. Only
+ * instance (a shared advisory lock) from their start; the deletion takes it exclusively. Only
  * PostgreSQL runs two transactions at once (PGlite has one connection).
  */
 describe.skipIf(!POSTGRES)("DeleteInstance racing a write in that instance (postgres only; skipped without TEST_DATABASE_URL)", () => {
@@ -72,22 +72,49 @@ describe.skipIf(!POSTGRES)("DeleteInstance racing a write in that instance (post
       .poll(async () => (await admin.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0]!.n, { timeout: 10_000 })
       .toBe(count);
 
-  it("a CreateProject under way when DeleteInstance starts: the deletion waits for it and leaves no rows", async () => {
-    const other = await server.createInstance("127.0.0.1");
-    // Holds the write after its start: the organization it creates in is locked (by a session of
-    // its own: pg_stat_activity stays as it was for the rest of a transaction that read it).
+  /**
+   * Locks the instance's organization row in a session of its own (pg_stat_activity stays as
+   * it was for the rest of a transaction that read it); the result lets it go.
+   */
+  const lockOrganization = async (instance: { instanceId: string; orgId: string }) => {
     const locker = new pg.Client({ connectionString: (server.config.database as { url: string }).url });
     await locker.connect();
     await locker.query("begin");
-    await locker.query("select 1 from orgs where instance_id = $1 and id = $2 for update", [other.instanceId, other.orgId]);
+    await locker.query("select 1 from orgs where instance_id = $1 and id = $2 for update", [instance.instanceId, instance.orgId]);
+    return async () => {
+      await locker.query("rollback");
+      await locker.end();
+    };
+  };
+
+  it("a CreateProject under way when DeleteInstance starts: the deletion waits for it and leaves no rows", async () => {
+    const other = await server.createInstance("127.0.0.1");
+    // Holds the write after its start: the organization it creates in is locked.
+    const unlock = await lockOrganization(other);
     const write = protocolClient(PlatformProjects, "connect", other.baseUrl).call("CreateProject", { project: { name: "Racing" } }, other.adminToken);
     await lockWaiters(1);
     const removal = protocolClient(PlatformInstances, "connect", server.baseUrl).call("DeleteInstance", { id: other.instanceId }, server.adminToken);
     await lockWaiters(2);
-    await locker.query("rollback");
-    await locker.end();
+    await unlock();
     expect(outcome(await write)).toBe("ok");
     expect(outcome(await removal)).toBe("ok");
+    expect(await rowsLeft(other.instanceId)).toEqual({});
+  });
+
+  it("a CreateProject starting while DeleteInstance is under way: it waits for the deletion and finds the instance gone", async () => {
+    // The domain the test before freed; the server listens on this address only.
+    const other = await server.createInstance("127.0.0.1");
+    // Holds the deletion after its start: it deletes the organization, which is locked.
+    const unlock = await lockOrganization(other);
+    const removal = protocolClient(PlatformInstances, "connect", server.baseUrl).call("DeleteInstance", { id: other.instanceId }, server.adminToken);
+    await lockWaiters(1);
+    const write = protocolClient(PlatformProjects, "connect", other.baseUrl).call("CreateProject", { project: { name: "Too late" } }, other.adminToken);
+    await lockWaiters(2);
+    await unlock();
+    expect(outcome(await removal)).toBe("ok");
+    const late = await write;
+    expect(outcome(late)).toBe("NotFound");
+    expect(late.ok ? "" : late.message).toMatch(/instance .* not found/);
     expect(await rowsLeft(other.instanceId)).toEqual({});
   });
 });

@@ -188,6 +188,8 @@ const INSTANCE_TABLES = [
  */
 export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: string }, id: string): Promise<ObjectDetails> {
   if (id === actor.ownInstanceId) throw failedPrecondition("the instance you belong to cannot be deleted; call from another instance");
+  // Waits for the writes holding the instance (holdInstance) and holds off new ones.
+  await tx.selectNoFrom((eb) => eb.fn("hold_instance_exclusively", [eb.val(id)]).as("held")).execute();
   const current = await lockInstance(tx, id, "removal");
   const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor.userId);
   for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
@@ -216,9 +218,9 @@ async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events
 }
 
 /**
- * The instance's row, locked against concurrent changes of it. Only its removal locks it
- * `for update`: that lock waits for every write holding the row (holdInstance) and holds off
- * new ones. Other changes take `for no key update`, which writes' key share locks do not wait for.
+ * The instance's row, locked against concurrent changes of it (`for no key update`; its
+ * removal `for update`). Writes in the instance do not lock the row: they hold the instance
+ * with an advisory lock (holdInstance), which the removal takes exclusively first.
  */
 async function lockInstance(tx: Tx, id: string, mode: "change" | "removal" = "change"): Promise<InstanceRow> {
   const query = tx.selectFrom("instances").selectAll().where("instance_id", "=", id).where("id", "=", id);
@@ -228,19 +230,17 @@ async function lockInstance(tx: Tx, id: string, mode: "change" | "removal" = "ch
 }
 
 /**
- * Taken first by every write in an instance (rpc/services/writes.ts): a key share lock on its
- * row until the write commits, so that DeleteInstance, which locks the row for update, either
- * waits for the write and removes its rows too, or goes first and the write finds no
- * instance. Without it a write could commit rows after the removal's deletes ran. What it
- * costs each write: one primary-key lookup and a row lock on the instance row (a lock bit in
- * the tuple, or a shared MultiXact when writes overlap), as a foreign key check would.
+ * Taken first by every write in an instance (rpc/services/writes.ts) and held until it
+ * commits, so that DeleteInstance (removeInstance) either waits for the write and removes its
+ * rows too, or goes first and the write finds no instance. Without it a write could commit
+ * rows after the removal's deletes ran. A shared advisory lock and an existence check read
+ * after it (migration 0025 says why not a row lock): one prepared statement.
  */
-/** Every API write runs it first: prepared once (store/prepared.ts). */
-const instanceRowShared = prepared((db, p: { id: string }) => db.selectFrom("instances").select("id").where("instance_id", "=", p.id).where("id", "=", p.id).forKeyShare());
+const instanceHeld = prepared((db, p: { id: string }) => db.selectNoFrom((eb) => eb.fn<boolean>("hold_instance", [eb.val(p.id)]).as("held")));
 
 export async function holdInstance(tx: Tx, id: string): Promise<void> {
-  const [row] = await instanceRowShared(tx, { id });
-  if (!row) throw notFound(`instance ${id} not found`);
+  const [row] = await instanceHeld(tx, { id });
+  if (!row?.held) throw notFound(`instance ${id} not found`);
 }
 
 async function instanceDomain(tx: Tx, id: string, domain: string) {

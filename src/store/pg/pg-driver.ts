@@ -112,9 +112,18 @@ class PgConnection implements SignalConnection {
     if (this.abandoned) throw new Error("the connection's request was aborted");
     const begin = this.pendingBegin;
     this.pendingBegin = undefined;
-    // Queued at once, both written before either is answered (pipelining).
-    const beginning = begin && this.client.query(begin.sql).then(() => this.transaction.ran(begin, false));
-    const statement = this.client.query<R & object>(name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] });
+    // Queued at once, both written before either is answered (pipelining), and in one
+    // write: every write to the server's socket costs a system call and a wake-up of its backend.
+    const socket = begin && socketOf(this.client);
+    socket?.cork();
+    let beginning: Promise<void> | undefined;
+    let statement: Promise<pg.QueryResult<R & object>>;
+    try {
+      beginning = begin && submit(this.client, begin.sql, undefined, undefined).then(() => this.transaction.ran(begin, false));
+      statement = submit<R & object>(this.client, query.sql, query.parameters as unknown[], name);
+    } finally {
+      socket?.uncork();
+    }
     const running = beginning
       ? beginning.then(
           () => statement,
@@ -174,6 +183,28 @@ class PgConnection implements SignalConnection {
     cancelStatement(this.client);
     await settled;
   }
+}
+
+/**
+ * One statement queued on the client. A `pg.Query` of our own rather than `client.query(config)`,
+ * which copies every config object through its property descriptors first (pg 8.23), about 4 µs
+ * a statement.
+ */
+function submit<R extends object>(client: pg.PoolClient, text: string, values: unknown[] | undefined, name: string | undefined): Promise<pg.QueryResult<R>> {
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query<R>(text, values, (error, result) => (error ? reject(error) : resolve(result as unknown as pg.QueryResult<R>)));
+    if (name) (query as unknown as { name: string }).name = name;
+    client.query(query);
+  });
+}
+
+/**
+ * The client's socket, where pg exposes it (its `connection.stream`; absent on pg-native):
+ * queued statements are corked together on it.
+ */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection?.stream;
+  return typeof stream?.cork === "function" && typeof stream.uncork === "function" ? (stream as { cork(): void; uncork(): void }) : undefined;
 }
 
 /** PostgreSQL refusing a prepared statement whose result columns changed since it was prepared. */

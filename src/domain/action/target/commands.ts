@@ -2,7 +2,9 @@ import type { SecretBox } from "../../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../../crypto/tokens.js";
 import { appendEvents, createdBy, type Tx } from "../../../store/eventstore.js";
 import { newId } from "../../../store/ids.js";
-import type { TargetUpdate } from "../../../store/schema.js";
+import { prepared } from "../../../store/prepared.js";
+import type { TargetTable, TargetUpdate } from "../../../store/schema.js";
+import type { Insertable } from "kysely";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../../details.js";
 import { alreadyExists, notFound } from "../../errors.js";
 import { removeTargetFromExecutions } from "../execution/commands.js";
@@ -30,9 +32,30 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
     signing_key: box.encrypt(signingKey),
     ...createdBy(appended),
   };
-  await tx.insertInto("targets").values(row).execute();
+  await insertTarget(tx, row);
   return { details: instanceOwnedDetails(row), signingKey };
 }
+
+/** CreateTarget is a hot write (bench/): its statements are prepared (store/prepared.ts). */
+const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { created_at: Date; change_date: Date }) =>
+  db.insertInto("targets").values({
+    instance_id: p.instance_id,
+    id: p.id,
+    name: p.name,
+    target_type: p.target_type,
+    url: p.url,
+    timeout_ms: p.timeout_ms,
+    execution_mode: p.execution_mode,
+    signing_key: p.signing_key,
+    created_at: p.created_at,
+    change_date: p.change_date,
+    sequence: p.sequence,
+  }),
+);
+
+const targetNamed = prepared((db, p: { instanceId: string; name: string }) =>
+  db.selectFrom("targets").select("id").where("instance_id", "=", p.instanceId).where("name", "=", p.name),
+);
 
 /** A patch that changes nothing succeeds without an event. */
 export async function patchTarget(
@@ -111,11 +134,6 @@ async function lockTarget(tx: Tx, instanceId: string, id: string) {
 }
 
 async function ensureNameFree(tx: Tx, instanceId: string, name: string) {
-  const taken = await tx
-    .selectFrom("targets")
-    .select("id")
-    .where("instance_id", "=", instanceId)
-    .where("name", "=", name)
-    .executeTakeFirst();
+  const [taken] = await targetNamed(tx, { instanceId, name });
   if (taken) throw alreadyExists(`a target named "${name}" already exists`);
 }
