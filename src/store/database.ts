@@ -6,6 +6,7 @@ import pg from "pg";
 import type { DatabaseLimits } from "../config/config.js";
 import type { Tx } from "./eventstore.js";
 import { PgDriver } from "./pg/pg-driver.js";
+import { parseTimestamptz, TIMESTAMPTZ } from "./pg/timestamps.js";
 import { PGliteDriver } from "./pglite/pglite-driver.js";
 import { ScopedKysely, type QueryObserver } from "./scoped.js";
 import type { Database } from "./schema.js";
@@ -55,7 +56,11 @@ const toNumber = (value: string) => Number(value);
 
 const pgTypes = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    oid === INT8 || oid === NUMERIC
+      ? toNumber
+      : oid === TIMESTAMPTZ && format !== "binary"
+        ? parseTimestamptz
+        : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
 /** Migrations may lock and rewrite tables: they get this many request statement timeouts. */
