@@ -27,22 +27,52 @@ export function boundedWait<T>(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      unsubscribe?.();
       reject(error);
     };
     const onAbort = () => giveUp(abortReason(signal!));
     const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => giveUp(opts.timeoutError!()), opts.timeoutMs);
+    let unsubscribe: (() => void) | undefined;
     work.then(
       (value) => {
         if (settled) return opts.onLate?.(value);
         settled = true;
         clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
+        unsubscribe?.();
         resolve(value);
       },
       (error: unknown) => giveUp(error as Error),
     );
     if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
+    else if (signal) unsubscribe = onAbortOf(signal, onAbort);
   });
+}
+
+/** The waits of each signal still listening for its abort. */
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Runs `fn` when the signal aborts, until the returned function is called. One listener per
+ * signal, registered with its first wait: a request waits for a connection and then for each
+ * statement, and an EventTarget listener added and removed for each wait cost more than the
+ * rest of the wait's bookkeeping.
+ */
+function onAbortOf(signal: AbortSignal, fn: () => void): () => void {
+  const waits = waiting.get(signal) ?? listen(signal);
+  waits.add(fn);
+  return () => void waits.delete(fn);
+}
+
+function listen(signal: AbortSignal): Set<() => void> {
+  const waits = new Set<() => void>();
+  waiting.set(signal, waits);
+  signal.addEventListener(
+    "abort",
+    () => {
+      for (const wait of [...waits]) wait();
+      waits.clear();
+    },
+    { once: true },
+  );
+  return waits;
 }
