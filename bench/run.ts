@@ -69,9 +69,21 @@ async function smokeTest(port: number, label: string, request: Http1Request): Pr
   return res.body;
 }
 
-/** JSON with sorted keys: the same answer whatever order the fields were written in. */
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/**
+ * JSON with sorted keys and instants in one form: the same answer whatever order the fields
+ * were written in, and whether a whole second is written `…:20Z` (protobuf's JSON) or
+ * `…:20.000Z` (the baseline's Date).
+ */
 const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : typeof v === "string" && RFC3339.test(v)
+        ? new Date(v).toISOString()
+        : v,
+  );
 
 async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline): Promise<Row[]> {
   const rest = await smokeTest(service.port, `${s.name} REST`, s.rest);

@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type Transaction } from "kysely";
+import { sql, type Expression, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { instanceSequence } from "./instance-sequence.js";
 import { prepared } from "./prepared.js";
 import { changedBy } from "./projection-sources.js";
@@ -252,15 +252,30 @@ export async function projectionState(
   instanceId: string,
   aggregateType: string,
 ): Promise<ProjectionState> {
-  const { rows } = await sql<{ instance_position: number; created_at: Date }>`
-    select e.instance_position, e.created_at
+  const { rows } = await sql<{ instance_position: number; created_at: Date }>`${newestEvent(instanceId, aggregateType, sql`e.instance_position, e.created_at`)}`.execute(db);
+  const row = rows[0];
+  return { position: row ? Number(row.instance_position) : 0, timestamp: row?.created_at };
+}
+
+/**
+ * projectionState as two columns of another statement (store/search.ts: a page of results
+ * carries them): uncorrelated subqueries, which PostgreSQL evaluates once per statement.
+ */
+export function projectionStateColumns(instanceId: string, aggregateType: string) {
+  return {
+    position: sql<number | null>`(${newestEvent(instanceId, aggregateType, sql`e.instance_position`)})`,
+    timestamp: sql<Date | null>`(${newestEvent(instanceId, aggregateType, sql`e.created_at`)})`,
+  };
+}
+
+function newestEvent(instanceId: string, aggregateType: string, columns: RawBuilder<unknown>) {
+  return sql`
+    select ${columns}
     from unnest(${changedBy(aggregateType)}::text[]) as t(aggregate_type)
     cross join lateral (
       select instance_position, created_at, position from events
       where instance_id = ${instanceId} and aggregate_type = t.aggregate_type
       order by position desc limit 1
     ) e
-    order by e.position desc limit 1`.execute(db);
-  const row = rows[0];
-  return { position: row ? Number(row.instance_position) : 0, timestamp: row?.created_at };
+    order by e.position desc limit 1`;
 }

@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Selectable, SelectQueryBuilder, SqlBool } from "kysely";
-import { projectionState, type Db, type ProjectionState } from "./eventstore.js";
+import { projectionState, projectionStateColumns, type Db, type ProjectionState } from "./eventstore.js";
 import type { Database } from "./schema.js";
 
 export type TextMatch =
@@ -61,8 +61,9 @@ export interface Found<Row> {
 
 /**
  * One page of a filtered projection, with the total of all matches and the projection's
- * state. The total rides on the rows (`count(*) over ()`); past the last page, where no
- * row carries it, it is counted separately.
+ * state, in one statement: the total rides on the rows (`count(*) over ()`) and so does the
+ * state of an instance-level projection (projectionStateColumns). Past the last page, where
+ * no row carries them, they are read separately.
  */
 export async function searchPage<TB extends keyof Database>(
   db: Db,
@@ -73,18 +74,29 @@ export async function searchPage<TB extends keyof Database>(
   order: (query: SelectQueryBuilder<Database, TB, object>, direction: "asc" | "desc") => SelectQueryBuilder<Database, TB, object>,
   page: Page,
 ): Promise<Found<Selectable<Database[TB]>>> {
-  // Kysely cannot see that selectAll() on a generic table yields its rows; the shape is fixed here once.
-  const [rows, state] = await Promise.all([
-    order(filtered, page.asc ? "asc" : "desc")
-      .selectAll()
-      .select((eb) => eb.fn.countAll<number>().over().as("total"))
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute() as Promise<(Selectable<Database[TB]> & { total: number })[]>,
-    typeof scope === "string" ? projectionState(db, scope, aggregateType) : scope(),
-  ]);
-  if (rows.length > 0) return { rows, total: rows[0]!.total, state };
-  if (page.offset === 0) return { rows, total: 0, state };
+  const paged = order(filtered, page.asc ? "asc" : "desc")
+    .selectAll()
+    .select((eb) => eb.fn.countAll<number>().over().as("total"))
+    .limit(page.limit)
+    .offset(page.offset);
+  const state = () => (typeof scope === "string" ? projectionState(db, scope, aggregateType) : scope());
+  let rows: PageRow<TB>[];
+  let known: ProjectionState | undefined;
+  if (typeof scope === "string") {
+    const columns = projectionStateColumns(scope, aggregateType);
+    rows = (await paged.select([columns.position.as("state_position"), columns.timestamp.as("state_timestamp")]).execute()) as PageRow<TB>[];
+    const first = rows[0];
+    if (first) known = { position: Number(first.state_position ?? 0), timestamp: first.state_timestamp ?? undefined };
+  } else {
+    // A system-level projection's state is a query of its own; both run at once.
+    [rows, known] = await Promise.all([paged.execute() as Promise<PageRow<TB>[]>, scope()]);
+  }
+  // The state's columns stay on the rows: every caller maps rows to views field by field.
+  if (rows.length > 0) return { rows, total: rows[0]!.total, state: known ?? (await state()) };
+  if (page.offset === 0) return { rows, total: 0, state: known ?? (await state()) };
   const counted = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  return { rows, total: Number((counted as { n: number }).n), state };
+  return { rows, total: Number((counted as { n: number }).n), state: known ?? (await state()) };
 }
+
+// Kysely cannot see that selectAll() on a generic table yields its rows; the shape is fixed here once.
+type PageRow<TB extends keyof Database> = Selectable<Database[TB]> & { total: number; state_position?: number | null; state_timestamp?: Date | null };
