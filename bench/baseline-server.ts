@@ -62,16 +62,15 @@ async function getTarget(id: string) {
 }
 
 async function searchTargets(limit: number) {
-  const [found, state] = await Promise.all([
-    pool.query<TargetRow & { total: number }>(
-      'select *, count(*) over() as "total" from "targets" where "instance_id" = $1 order by "created_at" desc, "id" desc limit $2 offset $3',
-      [instanceId, limit, 0],
-    ),
-    pool.query<{ instance_position: number; created_at: Date }>(
-      'select "instance_position", "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $2 order by "position" desc limit $3',
-      [instanceId, "target", 1],
-    ),
-  ]);
+  // The projection's state rides on the page's statement, as the service's does (store/search.ts).
+  const found = await pool.query<TargetRow & { total: number; state_position: number | null; state_timestamp: Date | null }>(
+    `select *, count(*) over() as "total",
+       (select "instance_position" from "events" where "instance_id" = $1 and "aggregate_type" = $4 order by "position" desc limit 1) as "state_position",
+       (select "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $4 order by "position" desc limit 1) as "state_timestamp"
+     from "targets" where "instance_id" = $1 order by "created_at" desc, "id" desc limit $2 offset $3`,
+    [instanceId, limit, 0, "target"],
+  );
+  const state = { rows: found.rows[0] ? [{ instance_position: found.rows[0].state_position ?? 0, created_at: found.rows[0].state_timestamp }] : [] };
   const total = found.rows[0]?.total ?? 0;
   return {
     status: 200,
@@ -82,7 +81,7 @@ async function searchTargets(limit: number) {
         ...(found.rows.length >= total && { endOfList: true }),
         totalResult: String(total),
         processedSequence: String(state.rows[0]?.instance_position ?? 0),
-        timestamp: state.rows[0]?.created_at.toISOString(),
+        timestamp: state.rows[0]?.created_at?.toISOString(),
       },
       result: found.rows.map(view),
     },
@@ -290,7 +289,10 @@ interface IdpRow {
 
 /** The service's SearchIDPs query from an organization (domain/idp/queries.ts), first page by creation date. */
 const SEARCH_IDPS_IN_ORG =
-  'select "idps".*, "p_org"."policy" as "org_policy", "p_inst"."policy" as "instance_policy", count(*) over() as "total" from "idps" ' +
+  'select "idps".*, "p_org"."policy" as "org_policy", "p_inst"."policy" as "instance_policy", count(*) over() as "total", ' +
+  // The projection's state rides on the page's statement, as the service's does.
+  '(select "instance_position" from "events" where "instance_id" = $1 and "aggregate_type" = $11 order by "position" desc limit 1) as "state_position", ' +
+  '(select "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $11 order by "position" desc limit 1) as "state_timestamp" from "idps" ' +
   'left join "idp_state_policies" as "p_org" on "p_org"."idp_id" = "idps"."id" and "p_org"."instance_id" = $1 and "p_org"."org_id" = $2 and true ' +
   'left join "idp_state_policies" as "p_inst" on "p_inst"."idp_id" = "idps"."id" and "p_inst"."instance_id" = $3 and "p_inst"."org_id" = $4 and true ' +
   'where ("idps"."instance_id" = $5 or ("idps"."instance_id" = $6 and "idps"."org_id" in ($7, $8))) ' +
@@ -315,13 +317,10 @@ function idpView(r: IdpRow, orgId: string) {
 }
 
 async function searchIdps(orgId: string, limit: number) {
-  const [found, state] = await Promise.all([
-    pool.query<IdpRow>(SEARCH_IDPS_IN_ORG, [instanceId, orgId, instanceId, "", "", instanceId, "", orgId, limit, 0]),
-    pool.query<{ instance_position: number; created_at: Date }>(
-      'select "instance_position", "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $2 order by "position" desc limit $3',
-      [instanceId, "idp", 1],
-    ),
+  const found = await pool.query<IdpRow & { state_position: number | null; state_timestamp: Date | null }>(SEARCH_IDPS_IN_ORG, [
+    instanceId, orgId, instanceId, "", "", instanceId, "", orgId, limit, 0, "idp",
   ]);
+  const state = { rows: found.rows[0] ? [{ instance_position: found.rows[0].state_position ?? 0, created_at: found.rows[0].state_timestamp }] : [] };
   const total = found.rows[0]?.total ?? 0;
   return {
     status: 200,
@@ -331,7 +330,7 @@ async function searchIdps(orgId: string, limit: number) {
         ...(found.rows.length >= total && { endOfList: true }),
         appliedLimit: limit,
         processedSequence: String(state.rows[0]?.instance_position ?? 0),
-        timestamp: state.rows[0]?.created_at.toISOString(),
+        timestamp: state.rows[0]?.created_at?.toISOString(),
       },
       result: found.rows.map((r) => idpView(r, orgId)),
     },
