@@ -61,16 +61,31 @@ async function getTarget(id: string) {
   return rows[0] ? { status: 200, body: { target: view(rows[0]) } } : { status: 404, body: { code: 5, message: "not found" } };
 }
 
+/**
+ * The projection's state as two subqueries of a search page's statement, as the service reads
+ * it (store/eventstore.ts, projectionStateColumns): the newest event of the aggregate type.
+ */
+const stateColumns = (instance: string, aggregateType: string) => {
+  const newest = (column: string) => `(select "${column}" from "events" where "instance_id" = ${instance} and "aggregate_type" = ${aggregateType} order by "position" desc limit 1)`;
+  return `${newest("instance_position")} as "state_position", ${newest("created_at")} as "state_timestamp"`;
+};
+
+interface StateColumns {
+  state_position: number | null;
+  state_timestamp: Date | null;
+}
+
+/** A search's details from its first row's state (none on an empty page: position 0). */
+const stateDetails = (first: StateColumns | undefined) => ({
+  processedSequence: String(first?.state_position ?? 0),
+  timestamp: first?.state_timestamp?.toISOString(),
+});
+
 async function searchTargets(limit: number) {
-  // The projection's state rides on the page's statement, as the service's does (store/search.ts).
-  const found = await pool.query<TargetRow & { total: number; state_position: number | null; state_timestamp: Date | null }>(
-    `select *, count(*) over() as "total",
-       (select "instance_position" from "events" where "instance_id" = $1 and "aggregate_type" = $4 order by "position" desc limit 1) as "state_position",
-       (select "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $4 order by "position" desc limit 1) as "state_timestamp"
-     from "targets" where "instance_id" = $1 order by "created_at" desc, "id" desc limit $2 offset $3`,
+  const found = await pool.query<TargetRow & { total: number } & StateColumns>(
+    `select *, count(*) over() as "total", ${stateColumns("$1", "$4")} from "targets" where "instance_id" = $1 order by "created_at" desc, "id" desc limit $2 offset $3`,
     [instanceId, limit, 0, "target"],
   );
-  const state = { rows: found.rows[0] ? [{ instance_position: found.rows[0].state_position ?? 0, created_at: found.rows[0].state_timestamp }] : [] };
   const total = found.rows[0]?.total ?? 0;
   return {
     status: 200,
@@ -80,8 +95,7 @@ async function searchTargets(limit: number) {
         // proto3 JSON leaves out false, as the service does.
         ...(found.rows.length >= total && { endOfList: true }),
         totalResult: String(total),
-        processedSequence: String(state.rows[0]?.instance_position ?? 0),
-        timestamp: state.rows[0]?.created_at?.toISOString(),
+        ...stateDetails(found.rows[0]),
       },
       result: found.rows.map(view),
     },
@@ -289,10 +303,7 @@ interface IdpRow {
 
 /** The service's SearchIDPs query from an organization (domain/idp/queries.ts), first page by creation date. */
 const SEARCH_IDPS_IN_ORG =
-  'select "idps".*, "p_org"."policy" as "org_policy", "p_inst"."policy" as "instance_policy", count(*) over() as "total", ' +
-  // The projection's state rides on the page's statement, as the service's does.
-  '(select "instance_position" from "events" where "instance_id" = $1 and "aggregate_type" = $11 order by "position" desc limit 1) as "state_position", ' +
-  '(select "created_at" from "events" where "instance_id" = $1 and "aggregate_type" = $11 order by "position" desc limit 1) as "state_timestamp" from "idps" ' +
+  `select "idps".*, "p_org"."policy" as "org_policy", "p_inst"."policy" as "instance_policy", count(*) over() as "total", ${stateColumns("$1", "$11")} from "idps" ` +
   'left join "idp_state_policies" as "p_org" on "p_org"."idp_id" = "idps"."id" and "p_org"."instance_id" = $1 and "p_org"."org_id" = $2 and true ' +
   'left join "idp_state_policies" as "p_inst" on "p_inst"."idp_id" = "idps"."id" and "p_inst"."instance_id" = $3 and "p_inst"."org_id" = $4 and true ' +
   'where ("idps"."instance_id" = $5 or ("idps"."instance_id" = $6 and "idps"."org_id" in ($7, $8))) ' +
@@ -317,10 +328,9 @@ function idpView(r: IdpRow, orgId: string) {
 }
 
 async function searchIdps(orgId: string, limit: number) {
-  const found = await pool.query<IdpRow & { state_position: number | null; state_timestamp: Date | null }>(SEARCH_IDPS_IN_ORG, [
+  const found = await pool.query<IdpRow & StateColumns>(SEARCH_IDPS_IN_ORG, [
     instanceId, orgId, instanceId, "", "", instanceId, "", orgId, limit, 0, "idp",
   ]);
-  const state = { rows: found.rows[0] ? [{ instance_position: found.rows[0].state_position ?? 0, created_at: found.rows[0].state_timestamp }] : [] };
   const total = found.rows[0]?.total ?? 0;
   return {
     status: 200,
@@ -329,8 +339,7 @@ async function searchIdps(orgId: string, limit: number) {
         totalResult: String(total),
         ...(found.rows.length >= total && { endOfList: true }),
         appliedLimit: limit,
-        processedSequence: String(state.rows[0]?.instance_position ?? 0),
-        timestamp: state.rows[0]?.created_at?.toISOString(),
+        ...stateDetails(found.rows[0]),
       },
       result: found.rows.map((r) => idpView(r, orgId)),
     },

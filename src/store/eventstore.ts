@@ -258,14 +258,26 @@ export async function projectionState(
 }
 
 /**
- * projectionState as two columns of another statement (store/search.ts: a page of results
- * carries them): uncorrelated subqueries, which PostgreSQL evaluates once per statement.
+ * projectionState as two columns of a search page's statement (store/search.ts): uncorrelated
+ * subqueries, which PostgreSQL evaluates once per statement. pageState reads them back.
  */
 export function projectionStateColumns(instanceId: string, aggregateType: string) {
-  return {
-    position: sql<number | null>`(${newestEvent(instanceId, aggregateType, sql`e.instance_position`)})`,
-    timestamp: sql<Date | null>`(${newestEvent(instanceId, aggregateType, sql`e.created_at`)})`,
-  };
+  return [
+    sql<number | null>`(${newestEvent(instanceId, aggregateType, sql`e.instance_position`)})`.as("state_position"),
+    sql<Date | null>`(${newestEvent(instanceId, aggregateType, sql`e.created_at`)})`.as("state_timestamp"),
+  ] as const;
+}
+
+/** What projectionStateColumns puts on each row of a page. */
+export interface StateColumns {
+  state_position?: number | null;
+  state_timestamp?: Date | null;
+}
+
+/** The state a page's first row carries; a page without rows reads it on its own. */
+export function pageState(db: Db, first: StateColumns | undefined, instanceId: string, aggregateType: string): Promise<ProjectionState> {
+  if (!first) return projectionState(db, instanceId, aggregateType);
+  return Promise.resolve({ position: Number(first.state_position ?? 0), timestamp: first.state_timestamp ?? undefined });
 }
 
 function newestEvent(instanceId: string, aggregateType: string, columns: RawBuilder<unknown>) {

@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Selectable, SelectQueryBuilder, SqlBool } from "kysely";
-import { projectionState, projectionStateColumns, type Db, type ProjectionState } from "./eventstore.js";
+import { pageState, projectionStateColumns, type Db, type ProjectionState, type StateColumns } from "./eventstore.js";
 import type { Database } from "./schema.js";
 
 export type TextMatch =
@@ -79,24 +79,21 @@ export async function searchPage<TB extends keyof Database>(
     .select((eb) => eb.fn.countAll<number>().over().as("total"))
     .limit(page.limit)
     .offset(page.offset);
-  const state = () => (typeof scope === "string" ? projectionState(db, scope, aggregateType) : scope());
   let rows: PageRow<TB>[];
-  let known: ProjectionState | undefined;
+  let state: ProjectionState;
   if (typeof scope === "string") {
-    const columns = projectionStateColumns(scope, aggregateType);
-    rows = (await paged.select([columns.position.as("state_position"), columns.timestamp.as("state_timestamp")]).execute()) as PageRow<TB>[];
-    const first = rows[0];
-    if (first) known = { position: Number(first.state_position ?? 0), timestamp: first.state_timestamp ?? undefined };
+    // The state's columns stay on the rows: every caller maps rows to views field by field.
+    rows = (await paged.select(projectionStateColumns(scope, aggregateType)).execute()) as PageRow<TB>[];
+    state = await pageState(db, rows[0], scope, aggregateType);
   } else {
     // A system-level projection's state is a query of its own; both run at once.
-    [rows, known] = await Promise.all([paged.execute() as Promise<PageRow<TB>[]>, scope()]);
+    [rows, state] = await Promise.all([paged.execute() as Promise<PageRow<TB>[]>, scope()]);
   }
-  // The state's columns stay on the rows: every caller maps rows to views field by field.
-  if (rows.length > 0) return { rows, total: rows[0]!.total, state: known ?? (await state()) };
-  if (page.offset === 0) return { rows, total: 0, state: known ?? (await state()) };
+  if (rows.length > 0) return { rows, total: rows[0]!.total, state };
+  if (page.offset === 0) return { rows, total: 0, state };
   const counted = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  return { rows, total: Number((counted as { n: number }).n), state: known ?? (await state()) };
+  return { rows, total: Number((counted as { n: number }).n), state };
 }
 
 // Kysely cannot see that selectAll() on a generic table yields its rows; the shape is fixed here once.
-type PageRow<TB extends keyof Database> = Selectable<Database[TB]> & { total: number; state_position?: number | null; state_timestamp?: Date | null };
+type PageRow<TB extends keyof Database> = Selectable<Database[TB]> & StateColumns & { total: number };

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type SqlBool, type Expression } from "kysely";
-import { projectionState, projectionStateColumns, type Db } from "../../store/eventstore.js";
+import { pageState, projectionStateColumns, type Db } from "../../store/eventstore.js";
 import type { Database } from "../../store/schema.js";
 import { textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { contextColumns, type ContextRef } from "../context.js";
@@ -83,21 +83,19 @@ export async function searchIdps(db: Db, asked: ContextRef, search: IdpSearch) {
   const direction = search.page.asc ? "asc" : "desc";
   const sorted = search.sort === "name" ? query.orderBy(sql`idps.name collate "C"`, direction) : query.orderBy("idps.created_at", direction);
   const instanceId = contextColumns(asked).instance_id;
-  // The projection's state rides on the page's statement (store/search.ts says why).
-  const stateColumns = projectionStateColumns(instanceId, AGGREGATE);
+  // The projection's state rides on the page's statement, as in store/search.ts.
   const rows = await sorted
     .orderBy("idps.id", direction)
     .select((eb) => eb.fn.countAll<number>().over().as("total"))
-    .select([stateColumns.position.as("state_position"), stateColumns.timestamp.as("state_timestamp")])
+    .select(projectionStateColumns(instanceId, AGGREGATE))
     .limit(search.page.limit)
     .offset(search.page.offset)
     .execute();
-  const first = rows[0];
-  let total = first ? Number(first.total) : 0;
-  if (!first && search.page.offset > 0) {
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && search.page.offset > 0) {
     const counted = await query.clearSelect().select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     total = Number(counted.n);
   }
-  const state = first ? { position: Number(first.state_position ?? 0), timestamp: first.state_timestamp ?? undefined } : await projectionState(db, instanceId, AGGREGATE);
+  const state = await pageState(db, rows[0], instanceId, AGGREGATE);
   return { rows: (rows as unknown as WithPolicies[]).map((row) => viewOf(row, asked)), total, state };
 }
