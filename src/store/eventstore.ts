@@ -55,7 +55,7 @@ const appendHooks = new Set<AppendHook>();
 export function onAppend<T>(hook: AppendHook<T>): void {
   if (appendHooks.has(hook as AppendHook)) return;
   appendHooks.add(hook as AppendHook);
-  appendOne = preparedAppend();
+  appends = preparedAppends();
 }
 
 /**
@@ -139,20 +139,53 @@ function eventRow(v: EventValues) {
   };
 }
 
+/** Appends of up to this many events run as prepared statements, one per count. */
+const PREPARED_APPEND_MAX = 8;
+
 /**
- * The common append, one event, as a prepared statement (store/prepared.ts): built again
- * whenever a hook is registered, since the hooks' reads are part of it.
+ * An append of `count` events as a prepared statement (store/prepared.ts): built again
+ * whenever a hook is registered, since the hooks' reads are part of it. Built as an unnamed
+ * statement, a three-event append cost PostgreSQL about 0.2 ms more CPU in parsing and
+ * planning than it does prepared.
  */
-function preparedAppend() {
-  return prepared((db, p: EventValues) =>
+function preparedAppend(count: number) {
+  return prepared((db, p: Record<string, string | number>) =>
     db
       .insertInto("events")
-      .values(eventRow(p))
-      .returning([...RETURNED, ...hookReads(db, p.instanceId)] as never),
+      .values(
+        Array.from({ length: count }, (_, i) =>
+          eventRow({
+            instanceId: p.instanceId as string,
+            aggregateType: p[`aggregateType${i}`] as string,
+            aggregateId: p[`aggregateId${i}`] as string,
+            sequence: p[`sequence${i}`] as number,
+            type: p[`type${i}`] as string,
+            payload: p[`payload${i}`] as string,
+            creator: p.creator as string,
+            numbered: p.numbered as string,
+          }),
+        ),
+      )
+      .returning([...RETURNED, ...hookReads(db, p.instanceId as string)] as never),
   );
 }
 
-let appendOne = preparedAppend();
+const preparedAppends = () => Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => preparedAppend(i + 1));
+let appends = preparedAppends();
+
+/** The prepared append's parameters for these events. */
+function appendParams(values: EventValues[]): Record<string, string | number> {
+  const first = values[0]!;
+  const params: Record<string, string | number> = { instanceId: first.instanceId, creator: first.creator, numbered: first.numbered };
+  values.forEach((v, i) => {
+    params[`aggregateType${i}`] = v.aggregateType;
+    params[`aggregateId${i}`] = v.aggregateId;
+    params[`sequence${i}`] = v.sequence;
+    params[`type${i}`] = v.type;
+    params[`payload${i}`] = v.payload;
+  });
+  return params;
+}
 
 /** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
 async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], creator: string): Promise<AppendedEvent[]> {
@@ -168,8 +201,8 @@ async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], crea
     numbered,
   }));
   const rows = (
-    values.length === 1
-      ? await appendOne(tx, values[0]!)
+    values.length <= PREPARED_APPEND_MAX
+      ? await appends[values.length - 1]!(tx, appendParams(values))
       : await tx
           .insertInto("events")
           .values(values.map(eventRow))

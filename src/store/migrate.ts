@@ -23,6 +23,7 @@ import * as idpIntents from "./migrations/0023-idp-intents.js";
 import * as settingsFiles from "./migrations/0022-settings-files.js";
 import * as passkeyPrompt from "./migrations/0024-passkey-prompt.js";
 import * as instanceHold from "./migrations/0025-instance-hold.js";
+import * as instanceHoldRaises from "./migrations/0026-instance-hold-raises.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   "0022-settings-files": settingsFiles,
   "0024-passkey-prompt": passkeyPrompt,
   "0025-instance-hold": instanceHold,
+  "0026-instance-hold-raises": instanceHoldRaises,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Compilable, type Kysely } from "kysely";
+import { CompiledQuery, type Compilable, type Kysely, type Transaction } from "kysely";
+import { deferStatement } from "./deferred.js";
 import type { Database } from "./schema.js";
 
 /** Stands in for a parameter while the query is compiled; never a value a caller sends. */
@@ -32,10 +33,13 @@ export function prepared<P extends Record<string, Scalar>, R>(build: (db: Kysely
     if (!names.has(query.sql)) names.set(query.sql, `prepared_${names.size + 1}`);
     return { sql: query.sql, slots };
   };
-  return async (db: Kysely<Database>, params: P): Promise<R[]> => {
+  const statement = (db: Kysely<Database>, params: P) => {
     compiled ??= compile(db);
     const values = compiled.slots.map((slot) => (typeof slot === "object" ? slot.value : params[slot]));
-    const result = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, values));
-    return result.rows;
+    return CompiledQuery.raw(compiled.sql, values);
   };
+  const run = async (db: Kysely<Database>, params: P): Promise<R[]> => (await db.executeQuery<R>(statement(db, params))).rows;
+  /** Queued in the transaction rather than run (store/deferred.ts): for statements whose answer nobody reads. */
+  run.defer = (tx: Transaction<Database>, params: P): Promise<void> => deferStatement(tx, statement(tx, params));
+  return run;
 }

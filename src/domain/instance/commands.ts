@@ -238,9 +238,18 @@ async function lockInstance(tx: Tx, id: string, mode: "change" | "removal" = "ch
  */
 const instanceHeld = prepared((db, p: { id: string }) => db.selectNoFrom((eb) => eb.fn<boolean>("hold_instance", [eb.val(p.id)]).as("held")));
 
-export async function holdInstance(tx: Tx, id: string): Promise<void> {
-  const [row] = await instanceHeld(tx, { id });
-  if (!row?.held) throw notFound(`instance ${id} not found`);
+/**
+ * Queued, not awaited (store/deferred.ts): it reaches the server with the write's first
+ * statement, and a missing instance fails that statement with P0404 (migration 0026), which
+ * instanceGone turns into NotFound.
+ */
+export function holdInstance(tx: Tx, id: string): Promise<void> {
+  return instanceHeld.defer(tx, { id });
+}
+
+/** What a write that found its instance gone fails with, or the error unchanged. */
+export function instanceGone(error: unknown, id: string): unknown {
+  return (error as { code?: unknown })?.code === "P0404" ? notFound(`instance ${id} not found`) : error;
 }
 
 async function instanceDomain(tx: Tx, id: string, domain: string) {

@@ -3,6 +3,7 @@ import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
 import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
+import { prepared } from "../../store/prepared.js";
 import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
 import type { WebAuthnFactor } from "../user-webauthn/factor.js";
 import { startWebAuthnCheck, verifyWebAuthnCheck } from "../user-webauthn/sign-in.js";
@@ -56,6 +57,17 @@ const CODE_CHECKS: [keyof SessionChecks & SessionFactor, CodeCheck][] = [
   ["recoveryCode", "recovery_code"],
 ];
 
+type SessionValues = Record<"instance_id" | "id" | "token_hash" | "factors" | "metadata" | "user_agent" | "challenges", string> &
+  Record<"user_id", string | null> &
+  Record<"expires_at", Date | null> &
+  Record<"created_at" | "change_date", Date> &
+  Record<"sequence", number>;
+
+const SESSION_COLUMNS = ["instance_id", "id", "token_hash", "user_id", "factors", "metadata", "user_agent", "challenges", "expires_at", "created_at", "change_date", "sequence"] as const;
+
+/** The stand-ins of prepared() answer only for the keys asked for: the columns are named. */
+const insertSession = prepared((db, p: SessionValues) => db.insertInto("sessions").values(Object.fromEntries(SESSION_COLUMNS.map((c) => [c, p[c]])) as SessionValues));
+
 export async function createSession(
   store: SessionStore,
   deps: SessionDeps,
@@ -89,21 +101,19 @@ export async function createSession(
     const { answers: challenges, pending } = await startChallenges(tx, deps, actor, sessionUser, changes.challenges);
     events.push(...challengeEvents(changes.challenges));
     const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor.userId);
-    await tx
-      .insertInto("sessions")
-      .values({
-        instance_id: actor.instanceId,
-        id,
-        token_hash: hashToken(token),
-        user_id: sessionUser?.id ?? null,
-        factors: JSON.stringify(factors),
-        metadata: JSON.stringify(metadata),
-        user_agent: JSON.stringify(userAgent),
-        challenges: JSON.stringify(pending),
-        expires_at: expiresAt,
-        ...createdBy(appended),
-      })
-      .execute();
+    // Its row goes to the server with the commit: a new id, nothing to read back.
+    await insertSession.defer(tx, {
+      instance_id: actor.instanceId,
+      id,
+      token_hash: hashToken(token),
+      user_id: sessionUser?.id ?? null,
+      factors: JSON.stringify(factors),
+      metadata: JSON.stringify(metadata),
+      user_agent: JSON.stringify(userAgent),
+      challenges: JSON.stringify(pending),
+      expires_at: expiresAt,
+      ...createdBy(appended),
+    });
     const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
     return { ok: true as const, details, challenges };
   });

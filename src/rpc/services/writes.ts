@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { ACCESS_CHANNEL, type AccessEpoch } from "../../cache/access-epoch.js";
 import type { Store } from "../../store/database.js";
 import type { Tx } from "../../store/eventstore.js";
-import { holdInstance } from "../../domain/instance/commands.js";
+import { holdInstance, instanceGone } from "../../domain/instance/commands.js";
 import { tenantKey } from "../context.js";
 
 /**
@@ -15,13 +15,15 @@ import { tenantKey } from "../context.js";
  */
 export function handlerStore(store: Pick<Store, "forRequest">, access?: AccessEpoch) {
   const database = (ctx: HandlerContext) => store.forRequest(ctx.signal);
-  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) =>
-    database(ctx).transact(async (tx) => {
+  const write = <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => {
+    const tenant = ctx.values.get(tenantKey);
+    const written = database(ctx).transact(async (tx) => {
       // First of all its locks, so that a concurrent DeleteInstance and this never deadlock.
-      const tenant = ctx.values.get(tenantKey);
       if (tenant) await holdInstance(tx, tenant.id);
       return fn(tx);
     });
+    return tenant ? written.catch((error: unknown) => Promise.reject(instanceGone(error, tenant.id))) : written;
+  };
   const changingAccess = async <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => {
     const result = await write(ctx, async (tx) => {
       const done = await fn(tx);

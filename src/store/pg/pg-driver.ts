@@ -2,6 +2,7 @@ import type { CompiledQuery, QueryResult } from "kysely";
 import pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
+import { isDeferred } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { statementName } from "../prepared.js";
 import { cancelStatement } from "./cancel.js";
@@ -66,29 +67,39 @@ class PgConnection implements SignalConnection {
   /** A statement still running for a request that has already given up on it. */
   private abandoned: Promise<unknown> | undefined;
   /**
-   * A `start transaction` not sent yet: it goes on the wire right before the transaction's
-   * first statement, both answered in one round trip (the pool's clients pipeline), instead
-   * of a round trip of its own. Every write begins so.
+   * Statements of the transaction not sent yet: its `start transaction`, and the ones queued by
+   * deferStatement (store/deferred.ts). They go on the wire right before the next statement
+   * (or the commit), all in one write and answered in one round trip (the pool's clients
+   * pipeline), instead of a round trip each. Every write begins so.
    */
-  private pendingBegin: CompiledQuery | undefined;
+  private pending: CompiledQuery[] = [];
 
   constructor(private readonly client: pg.PoolClient) {}
 
   checkedOut(): void {
     this.discard = undefined;
     this.abandoned = undefined;
-    this.pendingBegin = undefined;
+    this.pending = [];
     this.transaction.open = false;
   }
 
   async executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
     if (isBegin(query)) {
-      this.pendingBegin = query;
+      this.pending = [query];
       return { rows: [] };
     }
-    if (this.pendingBegin && isEnd(query)) {
+    const beginPending = this.pending.length > 0 && isBegin(this.pending[0]!);
+    if (isDeferred(query) && (beginPending || this.transaction.open)) {
+      this.pending.push(query);
+      return { rows: [] };
+    }
+    if (isRollback(query)) {
+      // What was never sent needs no undoing; with the begin unsent, nothing is to end.
+      this.pending = [];
+      if (beginPending || !this.transaction.open) return { rows: [] };
+    } else if (beginPending && this.pending.length === 1 && isEnd(query)) {
       // A transaction that ran nothing: nothing was sent, nothing is to end.
-      this.pendingBegin = undefined;
+      this.pending = [];
       return { rows: [] };
     }
     try {
@@ -110,30 +121,21 @@ class PgConnection implements SignalConnection {
     // After an abandoned statement nothing more is sent: the connection is settled and, if
     // a transaction is open, discarded (the server then rolls it back).
     if (this.abandoned) throw new Error("the connection's request was aborted");
-    const begin = this.pendingBegin;
-    this.pendingBegin = undefined;
-    // Queued at once, both written before either is answered (pipelining), and in one
-    // write: every write to the server's socket costs a system call and a wake-up of its backend.
-    const socket = begin && socketOf(this.client);
+    const before = this.pending;
+    this.pending = [];
+    // Queued at once, all written before any is answered (pipelining), and in one write:
+    // every write to the server's socket costs a system call and a wake-up of its backend.
+    const socket = before.length > 0 ? socketOf(this.client) : undefined;
     socket?.cork();
-    let beginning: Promise<void> | undefined;
+    let sent: Promise<unknown>[];
     let statement: Promise<pg.QueryResult<R & object>>;
     try {
-      beginning = begin && submit(this.client, begin.sql, undefined, undefined).then(() => this.transaction.ran(begin, false));
+      sent = before.map((queued) => submit(this.client, queued.sql, queued.parameters as unknown[], statementName(queued.sql)));
       statement = submit<R & object>(this.client, query.sql, query.parameters as unknown[], name);
     } finally {
       socket?.uncork();
     }
-    const running = beginning
-      ? beginning.then(
-          () => statement,
-          (error: unknown) => {
-            // Only a broken connection fails a begin, and the statement behind it with it.
-            statement.catch(() => {});
-            throw error;
-          },
-        )
-      : statement;
+    const running = before.length > 0 ? this.answered(before, sent, statement) : statement;
     let result;
     try {
       result = guarded ? await boundedWait(running, { signal: guarded }) : await running;
@@ -153,6 +155,26 @@ class PgConnection implements SignalConnection {
       rows: result.rows ?? [],
       ...(AFFECTING.has(result.command) && { numAffectedRows: BigInt(result.rowCount ?? 0) }),
     };
+  }
+
+  /**
+   * The statement's answer once those sent before it were answered, in order. The first of
+   * them that failed fails it in its place: the server then skipped or refused what came after
+   * (a failed transaction answers a commit with a rollback, not with an error).
+   */
+  private async answered<R>(before: CompiledQuery[], sent: Promise<unknown>[], statement: Promise<R>): Promise<R> {
+    let failure: { error: unknown } | undefined;
+    for (let i = 0; i < sent.length; i++) {
+      try {
+        await sent[i];
+        if (isBegin(before[i]!)) this.transaction.ran(before[i]!, false);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (!failure) return statement;
+    await statement.catch(() => {});
+    throw failure.error;
   }
 
   // Kysely's interface; nothing here streams.
