@@ -1,8 +1,9 @@
-import { hash, randomBytes, randomInt } from "node:crypto";
+import { hash, randomInt } from "node:crypto";
+import { randomBytesPooled } from "./random.js";
 
 /** Opaque bearer tokens: 32 random bytes, base64url. */
 export function newOpaqueToken(bytes = 32): string {
-  return randomBytes(bytes).toString("base64url");
+  return randomBytesPooled(bytes).toString("base64url");
 }
 
 /**

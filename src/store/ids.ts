@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { randomBytesPooled } from "../crypto/random.js";
 
 /**
  * Time-ordered 128-bit ids in UUIDv7 layout (RFC 9562): unique across processes without
  * coordination, and sorting by id follows creation time.
  */
 export function newId(): string {
-  const bytes = randomBytes(16);
+  const bytes = randomBytesPooled(16);
   const ms = Date.now();
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
