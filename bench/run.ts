@@ -6,7 +6,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { startBaseline, type Baseline } from "./baseline.js";
-import { createBenchDatabase, firstInstanceId, type BenchDatabase } from "./database.js";
+import { analyze, createBenchDatabase, firstInstanceId, type BenchDatabase } from "./database.js";
 import { closeIdleSockets, requestJson } from "./http-json.js";
 import { loadHttp1, type Http1Request } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
@@ -215,6 +215,7 @@ async function main(): Promise<number> {
     const userIds = wants("GetUser") ? await seedUsers(service, SEED_USERS) : [];
     const { orgId } = wants("SearchIDPs", "ResolveLanguages") ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES }) : { orgId: "" };
     const instanceId = await firstInstanceId(database.url);
+    await analyze(database.url);
     log(
       `service on port ${service.port}, instance ${instanceId}, ${ids.length} targets, ${userIds.length} users, ` +
         (orgId ? `${SEED_ORGS} organizations and ${SEED_IDPS} identity providers seeded` : "no organizations or providers seeded"),

@@ -40,7 +40,7 @@ import http from "node:http";
 import os from "node:os";
 import { Secret, TOTP } from "otpauth";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
-import { createBenchDatabase } from "./database.js";
+import { analyze, createBenchDatabase } from "./database.js";
 import { requestJson } from "./http-json.js";
 import { closedLoop, summarize, type Measurement } from "./measure.js";
 import { backendPids, backendsCpuMs } from "./oidc/cpu.js";
@@ -156,6 +156,7 @@ async function measureCreateSession(): Promise<{ service: Tally; baseline: Tally
       await inParallel(LOGIN_USERS, SEED_IN_FLIGHT, async (n) => {
         await callApi(service.port, service.headers, "POST", "/resources/v3alpha/users", human(loginNames[n]!, { password: USER_PASSWORD }), 201);
       });
+      await analyze(database.url);
       // One call first: a wrong request fails here, not as a column of errors.
       await callApi(service.port, service.headers, "POST", "/resources/v3alpha/sessions", { checks: { user: { loginName: loginNames[0] }, password: { password: USER_PASSWORD } } }, 201);
 
@@ -320,6 +321,7 @@ async function measurePatchSession(): Promise<PatchResult> {
         pool[n] = await seedTotpUser(service, n);
       });
       log(`  seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
+      await analyze(database.url);
       // The workers forked at start-up, long before now: their ids are final.
       const processes = serviceProcesses(service.pid);
       if (processes !== undefined && processes.length !== WORKERS + (WORKERS > 1 ? 1 : 0)) throw new Error(`expected ${WORKERS} service workers, found processes ${processes.join(", ")}`);
