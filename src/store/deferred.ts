@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery } from "kysely";
-import type { Tx } from "./eventstore.js";
+import type { Db } from "./eventstore.js";
 
 /** The statements deferStatement queued: the driver recognizes them by identity. */
 const deferred = new WeakSet<CompiledQuery>();
@@ -19,11 +19,11 @@ export function isDeferred(query: CompiledQuery): boolean {
  *
  * Such a statement fails the transaction as any other: its error is thrown by the statement
  * or commit it went with, in its place, and a commit behind it is answered by a rollback. A
- * caller must therefore not depend on its having run before its next statement returns. On
- * PGlite it simply runs at once.
+ * caller must therefore not depend on its having run before its next statement returns.
+ * Outside a transaction, and on PGlite, it simply runs at once.
  */
-export async function deferStatement(tx: Tx, query: Compilable<unknown> | CompiledQuery): Promise<void> {
+export async function deferStatement(db: Db, query: Compilable<unknown> | CompiledQuery): Promise<void> {
   const compiled = "compile" in query ? query.compile() : query;
   deferred.add(compiled);
-  await tx.executeQuery(compiled);
+  await db.executeQuery(compiled);
 }

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely, type Transaction } from "kysely";
+import { CompiledQuery, type Compilable, type Kysely } from "kysely";
 import { deferStatement } from "./deferred.js";
 import type { Database } from "./schema.js";
 
@@ -39,7 +39,7 @@ export function prepared<P extends Record<string, Scalar>, R>(build: (db: Kysely
     return CompiledQuery.raw(compiled.sql, values);
   };
   const run = async (db: Kysely<Database>, params: P): Promise<R[]> => (await db.executeQuery<R>(statement(db, params))).rows;
-  /** Queued in the transaction rather than run (store/deferred.ts): for statements whose answer nobody reads. */
-  run.defer = (tx: Transaction<Database>, params: P): Promise<void> => deferStatement(tx, statement(tx, params));
+  /** Queued in the transaction rather than run (store/deferred.ts): for statements whose answer nobody reads. Outside a transaction it runs at once. */
+  run.defer = (db: Kysely<Database>, params: P): Promise<void> => deferStatement(db, statement(db, params));
   return run;
 }

@@ -68,6 +68,23 @@ const SESSION_COLUMNS = ["instance_id", "id", "token_hash", "user_id", "factors"
 /** The stand-ins of prepared() answer only for the keys asked for: the columns are named. */
 const insertSession = prepared((db, p: SessionValues) => db.insertInto("sessions").values(Object.fromEntries(SESSION_COLUMNS.map((c) => [c, p[c]])) as SessionValues));
 
+const updateSession = prepared((db, p: Omit<SessionValues, "user_agent" | "created_at">) =>
+  db
+    .updateTable("sessions")
+    .set({
+      token_hash: p.token_hash,
+      user_id: p.user_id,
+      factors: p.factors,
+      metadata: p.metadata,
+      challenges: p.challenges,
+      expires_at: p.expires_at,
+      change_date: p.change_date,
+      sequence: p.sequence,
+    })
+    .where("instance_id", "=", p.instance_id)
+    .where("id", "=", p.id),
+);
+
 export async function createSession(
   store: SessionStore,
   deps: SessionDeps,
@@ -170,21 +187,19 @@ export async function patchSession(
     // Every change answers a new token, so one with no other event still leaves one.
     if (events.length === 0) events.push({ type: "session.token.renewed", payload: {} });
     const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor.userId);
-    await tx
-      .updateTable("sessions")
-      .set({
-        token_hash: hashToken(token),
-        user_id: sessionUser?.id ?? null,
-        factors: JSON.stringify(factors),
-        metadata: JSON.stringify(metadata),
-        challenges: JSON.stringify(pending),
-        expires_at: expiresAt,
-        change_date: appended.createdAt,
-        sequence: appended.sequence,
-      })
-      .where("instance_id", "=", actor.instanceId)
-      .where("id", "=", id)
-      .execute();
+    // Goes to the server with the commit: the row is locked, nothing to read back.
+    await updateSession.defer(tx, {
+      instance_id: actor.instanceId,
+      id,
+      token_hash: hashToken(token),
+      user_id: sessionUser?.id ?? null,
+      factors: JSON.stringify(factors),
+      metadata: JSON.stringify(metadata),
+      challenges: JSON.stringify(pending),
+      expires_at: expiresAt,
+      change_date: appended.createdAt,
+      sequence: appended.sequence,
+    });
     const challenges = started.answers;
     const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
     return { ok: true as const, details, challenges };
@@ -200,11 +215,12 @@ export async function deleteSession(tx: Tx, actor: Actor, id: string): Promise<O
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
 }
 
+const sessionRead = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id));
+const sessionLocked = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id).forUpdate());
+
 /** The session a token patches: it exists, the token is its current one, and it has not expired. */
 async function usableSession(db: Db | Tx, instanceId: string, id: string, token: string, lock = false): Promise<SessionRow> {
-  let q = db.selectFrom("sessions").selectAll().where("instance_id", "=", instanceId).where("id", "=", id);
-  if (lock) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const [row] = await (lock ? sessionLocked : sessionRead)(db, { instanceId, id });
   if (!row) throw notFound(`session ${id} not found`);
   if (!sameHash(row.token_hash, hashToken(token))) throw permissionDenied("session_token is not the session's current token");
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) throw failedPrecondition(`session ${id} has expired`);

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { SessionFactorsJson } from "../../store/schema.js";
+import { prepared } from "../../store/prepared.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { notFound } from "../errors.js";
 import { AGGREGATE, type SessionFactor, type SessionView } from "./model.js";
@@ -71,14 +72,18 @@ export async function searchSessions(db: Db, instanceId: string, search: { filte
   return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [view(full.get(id)!)] : [])) };
 }
 
+/* Every PatchSession and DeleteSession is authorized by one of these first: prepared (store/prepared.ts). */
+const ownerOf = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").select("user_id").where("instance_id", "=", p.instanceId).where("id", "=", p.id));
+const tokenOf = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").select("token_hash").where("instance_id", "=", p.instanceId).where("id", "=", p.id));
+
 /** The owner of a session for authorization: its instance, and its user (who may act on it as "self"). */
 export async function sessionOwner(db: Db, instanceId: string, id: string): Promise<{ instanceId: string; userId?: string } | undefined> {
-  const row = await db.selectFrom("sessions").select("user_id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  const [row] = await ownerOf(db, { instanceId, id });
   return row && { instanceId, ...(row.user_id && { userId: row.user_id }) };
 }
 
 /** Whether a token is the session's current one (compared in constant time). */
 export async function holdsSessionToken(db: Db, instanceId: string, id: string, token: string): Promise<boolean> {
-  const row = await db.selectFrom("sessions").select("token_hash").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
+  const [row] = await tokenOf(db, { instanceId, id });
   return row !== undefined && sameHash(row.token_hash, hashToken(token));
 }

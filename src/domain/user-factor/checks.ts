@@ -1,6 +1,7 @@
 import type { SecretBox } from "../../crypto/encryption.js";
 import { consumeCode } from "../../notifications/codes.js";
 import type { Tx } from "../../store/eventstore.js";
+import { prepared } from "../../store/prepared.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import { failedPrecondition } from "../errors.js";
@@ -36,23 +37,24 @@ export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, c
   return { ok, ...(await recordFailedCheck(tx, user.instance_id, user.id, maxAttempts)) };
 }
 
+/* A TOTP sign-in is a PatchSession's hot path: its statements are prepared (store/prepared.ts). */
+const totpLocked = prepared((db, p: { instanceId: string; userId: string }) =>
+  db.selectFrom("user_factors").select(["sealed_secret", "last_step"]).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("type", "=", "totp").where("state", "=", "ready").forUpdate(),
+);
+const totpStepTaken = prepared((db, p: { instanceId: string; userId: string; step: number }) =>
+  db.updateTable("user_factors").set({ last_step: p.step }).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("type", "=", "totp"),
+);
+
 async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: CodeCheck, code: string): Promise<boolean> {
   const { instance_id: instanceId, id: userId } = user;
   switch (check) {
     case "totp": {
-      const row = await tx
-        .selectFrom("user_factors")
-        .select(["sealed_secret", "last_step"])
-        .where("instance_id", "=", instanceId)
-        .where("user_id", "=", userId)
-        .where("type", "=", "totp")
-        .where("state", "=", "ready")
-        .forUpdate()
-        .executeTakeFirst();
+      const [row] = await totpLocked(tx, { instanceId, userId });
       if (!row?.sealed_secret) return false;
       const step = totpStep(box.decrypt(row.sealed_secret), code);
       if (step === undefined || (row.last_step !== null && step <= Number(row.last_step))) return false;
-      await tx.updateTable("user_factors").set({ last_step: step }).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("type", "=", "totp").execute();
+      // The row is locked: the step is recorded with the transaction's next statement (store/deferred.ts).
+      await totpStepTaken.defer(tx, { instanceId, userId, step });
       return true;
     }
     case "otp_email":

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { ACCESS_CHANNEL } from "../../cache/access-epoch.js";
 import { changeUserState } from "./commands.js";
 import type { Db, Tx } from "../../store/eventstore.js";
+import { prepared } from "../../store/prepared.js";
 
 /**
  * Counts a failed check of a password or a second factor (one counter, on the password row:
@@ -27,13 +28,11 @@ export async function recordFailedCheck(tx: Tx, instanceId: string, userId: stri
 }
 
 /** A successful check clears the count (writing only when there is one). */
-export async function clearFailedChecks(db: Db, instanceId: string, userId: string): Promise<void> {
-  await db
-    .updateTable("user_secrets")
-    .set({ failed_attempts: 0 })
-    .where("instance_id", "=", instanceId)
-    .where("user_id", "=", userId)
-    .where("kind", "=", "password")
-    .where("failed_attempts", ">", 0)
-    .execute();
+export function clearFailedChecks(db: Db, instanceId: string, userId: string): Promise<void> {
+  // In a transaction it goes with the next statement (store/deferred.ts): a sign-in reads nothing back.
+  return failedChecksCleared.defer(db, { instanceId, userId });
 }
+
+const failedChecksCleared = prepared((db, p: { instanceId: string; userId: string }) =>
+  db.updateTable("user_secrets").set({ failed_attempts: 0 }).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("kind", "=", "password").where("failed_attempts", ">", 0),
+);
