@@ -218,6 +218,8 @@ export interface DatabaseLimits {
   idleInTransactionTimeoutMs: number;
   /** Connections per process in the pg pool. */
   poolMax: number;
+  /** Statement texts prepared on the server per process (store/pg/statement-names.ts); 0: only the store's own prepared queries. */
+  preparedStatementsMax: number;
   /** How often a command is retried after a serialization failure or deadlock before Aborted. */
   conflictRetries: number;
 }
@@ -278,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: integer(env, "PLATFORM_DB_STATEMENT_TIMEOUT_MS", 30_000, 100, HOUR_MS),
       idleInTransactionTimeoutMs: integer(env, "PLATFORM_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000, 100, HOUR_MS),
       poolMax: integer(env, "PLATFORM_DB_POOL_MAX", 20, 1, 1000),
+      preparedStatementsMax: integer(env, "PLATFORM_DB_PREPARED_STATEMENTS_MAX", 500, 0, 100_000),
       conflictRetries: integer(env, "PLATFORM_DB_CONFLICT_RETRIES", 3, 0, 20),
     },
     healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),

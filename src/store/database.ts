@@ -81,7 +81,7 @@ export async function openStore(
 ): Promise<Store> {
   if (target.kind === "postgres") {
     const pool = postgresPool(target.url, limits, 1, limits.poolMax, onConnectionError);
-    const scoped = new ScopedKysely(new PgDriver(pool), observe);
+    const scoped = new ScopedKysely(new PgDriver(pool, limits.preparedStatementsMax), observe);
     return {
       ...common(scoped, limits),
       kind: "postgres",

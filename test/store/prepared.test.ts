@@ -61,3 +61,49 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
     await expect(bad(store.db, { column: "id" })).rejects.toThrow(/took a parameter into its SQL/);
   });
 });
+
+/**
+ * Statements the service runs often are prepared on PostgreSQL without being written with
+ * prepared() (store/pg/statement-names.ts): after their third run, up to
+ * PLATFORM_DB_PREPARED_STATEMENTS_MAX texts.
+ */
+describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("statements prepared once they run often (%s)", (kind) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  const preparedTexts = async (store: Store) =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements where name like 'auto_%'`.execute(store.db)).rows.map((r) => r.statement);
+
+  it("prepares a parameterized statement from its third run on, never one without parameters, and none past the limit", async () => {
+    const store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 1, preparedStatementsMax: 1 });
+    try {
+      const often = (n: number) => sql<{ n: number }>`select ${n}::int + 1 as n, 'often' as tag`.execute(store.db);
+      for (let n = 1; n <= 2; n++) expect((await often(n)).rows).toEqual([{ n: n + 1, tag: "often" }]);
+      expect(await preparedTexts(store)).toEqual([]);
+      for (let n = 3; n <= 5; n++) expect((await often(n)).rows).toEqual([{ n: n + 1, tag: "often" }]);
+      expect(await preparedTexts(store)).toEqual([`select $1::int + 1 as n, 'often' as tag`]);
+      // The one name is taken: another text runs unnamed however often.
+      for (let n = 0; n < 5; n++) await sql`select ${n}::int as other`.execute(store.db);
+      for (let n = 0; n < 5; n++) await sql`select 'no parameters' as constant`.execute(store.db);
+      expect(await preparedTexts(store)).toEqual([`select $1::int + 1 as n, 'often' as tag`]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("prepares nothing of its own with the limit at 0", async () => {
+    const store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 1, preparedStatementsMax: 0 });
+    try {
+      for (let n = 0; n < 5; n++) await sql`select ${n}::int as zero_limit`.execute(store.db);
+      expect(await preparedTexts(store)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});

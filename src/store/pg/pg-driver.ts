@@ -4,8 +4,8 @@ import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 import { isDeferred } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
-import { statementName } from "../prepared.js";
 import { cancelStatement } from "./cancel.js";
+import { StatementNames } from "./statement-names.js";
 
 /**
  * A statement whose request was aborted gets this long to finish by itself before it is
@@ -25,8 +25,15 @@ const CANCEL_GRACE_MS = 50;
 export class PgDriver extends StatementTransactions implements SignalDriver {
   private readonly connections = new WeakMap<pg.PoolClient, PgConnection>();
 
-  constructor(private readonly pool: pg.Pool) {
+  private readonly names: StatementNames;
+
+  /** `preparedMax`: how many statement texts this process prepares on the server (statement-names.ts). */
+  constructor(
+    private readonly pool: pg.Pool,
+    preparedMax: number,
+  ) {
     super();
+    this.names = new StatementNames(preparedMax);
   }
 
   async init(): Promise<void> {}
@@ -41,7 +48,7 @@ export class PgDriver extends StatementTransactions implements SignalDriver {
     const client = await boundedWait(this.pool.connect(), { signal, onLate: (late) => late.release() });
     let connection = this.connections.get(client);
     if (!connection) {
-      connection = new PgConnection(client);
+      connection = new PgConnection(client, this.names);
       this.connections.set(client, connection);
     }
     connection.checkedOut();
@@ -74,7 +81,10 @@ class PgConnection implements SignalConnection {
    */
   private pending: CompiledQuery[] = [];
 
-  constructor(private readonly client: pg.PoolClient) {}
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly names: StatementNames,
+  ) {}
 
   checkedOut(): void {
     this.discard = undefined;
@@ -103,7 +113,7 @@ class PgConnection implements SignalConnection {
       return { rows: [] };
     }
     try {
-      return await this.run<R>(query, signal, statementName(query.sql));
+      return await this.run<R>(query, signal, this.names.nameOf(query.sql, query.parameters.length));
     } catch (error) {
       // A prepared statement whose table changed shape since (`select *` after a migration
       // of a newer version, during a rolling upgrade): this connection's statements go with
@@ -130,7 +140,7 @@ class PgConnection implements SignalConnection {
     let sent: Promise<unknown>[];
     let statement: Promise<pg.QueryResult<R & object>>;
     try {
-      sent = before.map((queued) => submit(this.client, queued.sql, queued.parameters as unknown[], statementName(queued.sql)));
+      sent = before.map((queued) => submit(this.client, queued.sql, queued.parameters as unknown[], this.names.nameOf(queued.sql, queued.parameters.length)));
       statement = submit<R & object>(this.client, query.sql, query.parameters as unknown[], name);
     } finally {
       socket?.uncork();
