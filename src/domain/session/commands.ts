@@ -1,7 +1,7 @@
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
-import { appendEvents, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { prepared } from "../../store/prepared.js";
 import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
@@ -63,27 +63,32 @@ type SessionValues = Record<"instance_id" | "id" | "token_hash" | "factors" | "m
   Record<"created_at" | "change_date", Date> &
   Record<"sequence", number>;
 
-const SESSION_COLUMNS = ["instance_id", "id", "token_hash", "user_id", "factors", "metadata", "user_agent", "challenges", "expires_at", "created_at", "change_date", "sequence"] as const;
+/** What a create and a patch both write: the session's state after the change. */
+const STATE_COLUMNS = ["token_hash", "user_id", "factors", "metadata", "challenges", "expires_at", "change_date", "sequence"] as const;
+type SessionState = Pick<SessionValues, (typeof STATE_COLUMNS)[number]>;
 
 /** The stand-ins of prepared() answer only for the keys asked for: the columns are named. */
-const insertSession = prepared((db, p: SessionValues) => db.insertInto("sessions").values(Object.fromEntries(SESSION_COLUMNS.map((c) => [c, p[c]])) as SessionValues));
+const columns = <K extends keyof SessionValues>(p: Pick<SessionValues, K>, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<SessionValues, K>;
 
-const updateSession = prepared((db, p: Omit<SessionValues, "user_agent" | "created_at">) =>
-  db
-    .updateTable("sessions")
-    .set({
-      token_hash: p.token_hash,
-      user_id: p.user_id,
-      factors: p.factors,
-      metadata: p.metadata,
-      challenges: p.challenges,
-      expires_at: p.expires_at,
-      change_date: p.change_date,
-      sequence: p.sequence,
-    })
-    .where("instance_id", "=", p.instance_id)
-    .where("id", "=", p.id),
+const insertSession = prepared((db, p: SessionValues) => db.insertInto("sessions").values(columns(p, ["instance_id", "id", "user_agent", "created_at", ...STATE_COLUMNS])));
+
+const updateSession = prepared((db, p: SessionState & Pick<SessionValues, "instance_id" | "id">) =>
+  db.updateTable("sessions").set(columns(p, STATE_COLUMNS)).where("instance_id", "=", p.instance_id).where("id", "=", p.id),
 );
+
+/** The session's columns after a change that gave it `token` and was appended as `appended`. */
+function sessionState(token: string, user: UserRow | undefined, factors: SessionFactorsJson, metadata: Record<string, string>, pending: SessionChallengesJson, expiresAt: Date | null, appended: { sequence: number; createdAt: Date }): SessionState {
+  return {
+    token_hash: hashToken(token),
+    user_id: user?.id ?? null,
+    factors: JSON.stringify(factors),
+    metadata: JSON.stringify(metadata),
+    challenges: JSON.stringify(pending),
+    expires_at: expiresAt,
+    change_date: appended.createdAt,
+    sequence: appended.sequence,
+  };
+}
 
 export async function createSession(
   store: SessionStore,
@@ -122,14 +127,9 @@ export async function createSession(
     await insertSession.defer(tx, {
       instance_id: actor.instanceId,
       id,
-      token_hash: hashToken(token),
-      user_id: sessionUser?.id ?? null,
-      factors: JSON.stringify(factors),
-      metadata: JSON.stringify(metadata),
       user_agent: JSON.stringify(userAgent),
-      challenges: JSON.stringify(pending),
-      expires_at: expiresAt,
-      ...createdBy(appended),
+      created_at: appended.createdAt,
+      ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt, appended),
     });
     const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
     return { ok: true as const, details, challenges };
@@ -188,18 +188,7 @@ export async function patchSession(
     if (events.length === 0) events.push({ type: "session.token.renewed", payload: {} });
     const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor.userId);
     // Goes to the server with the commit: the row is locked, nothing to read back.
-    await updateSession.defer(tx, {
-      instance_id: actor.instanceId,
-      id,
-      token_hash: hashToken(token),
-      user_id: sessionUser?.id ?? null,
-      factors: JSON.stringify(factors),
-      metadata: JSON.stringify(metadata),
-      challenges: JSON.stringify(pending),
-      expires_at: expiresAt,
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
-    });
+    await updateSession.defer(tx, { instance_id: actor.instanceId, id, ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, appended) });
     const challenges = started.answers;
     const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
     return { ok: true as const, details, challenges };
