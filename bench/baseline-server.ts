@@ -224,7 +224,7 @@ async function getUser(id: string) {
 
 interface NewHuman {
   username: string;
-  human: { profile: { givenName: string; familyName: string }; email: { address: string }; password: string };
+  human: { profile: { givenName: string; familyName: string }; email: { address: string; isVerified?: boolean }; password: string };
 }
 
 /**
@@ -243,7 +243,7 @@ async function createUser(input: NewHuman) {
     nickName: "",
     preferredLanguage: "",
   };
-  const email = { address: human.email.address, verified: false };
+  const email = { address: human.email.address, verified: human.email.isVerified === true };
   const id = newId();
   const orgId = defaultOrgId;
   const client = await pool.connect();

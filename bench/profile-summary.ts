@@ -3,7 +3,10 @@
  * busy time went, as self time by area (our folders, each package, Node's internals, GC) and
  * as self and inclusive time by function. Idle time is left out of every share.
  *
- *   node dist/bench/profile-summary.js <file.cpuprofile> [--top N]
+ *   node dist/bench/profile-summary.js <file.cpuprofile> [--top N] [--last S]
+ *
+ * `--last S` keeps only the last S seconds of the profile: the measured run of a single
+ * scenario, without the start-up and seeding before it.
  */
 import { readFileSync } from "node:fs";
 
@@ -34,17 +37,21 @@ function keyOf(frame: CallFrame): string {
   return `${frame.functionName || "(anonymous)"} ${file ? `${file}:${frame.lineNumber + 1}` : ""}`.trim();
 }
 
-function summarize(profile: Profile, top: number): string {
+function summarize(profile: Profile, top: number, lastMs: number): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
 
+  const total = profile.timeDeltas.reduce((a, b) => a + b, 0);
+  const from = total - lastMs * 1000;
   const self = new Map<number, number>();
   let busy = 0;
+  let at = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
-    if (idle.has(id)) return;
+    at += dt;
+    if (idle.has(id) || at < from) return;
     self.set(id, (self.get(id) ?? 0) + dt);
     busy += dt;
   });
@@ -75,7 +82,7 @@ function summarize(profile: Profile, top: number): string {
     return [`| ${title} | ms | share of busy |`, "|---|---:|---:|", ...rows.map(([k, v]) => `| \`${k}\` | ${(v / 1000).toFixed(0)} | ${((100 * v) / busy).toFixed(1)} % |`)].join("\n");
   };
   return [
-    `Busy ${(busy / 1000).toFixed(0)} ms of ${(profile.timeDeltas.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms sampled.`,
+    `Busy ${(busy / 1000).toFixed(0)} ms of ${(Math.min(total, lastMs * 1000) / 1000).toFixed(0)} ms sampled.`,
     "",
     table("self time by area", selfByArea, top),
     "",
@@ -87,12 +94,14 @@ function summarize(profile: Profile, top: number): string {
 }
 
 const args = process.argv.slice(2);
-const file = args.find((a) => !a.startsWith("--"));
+const file = args.find((a, i) => !a.startsWith("--") && !["--top", "--last"].includes(args[i - 1] ?? ""));
 const topIndex = args.indexOf("--top");
 const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 25;
+const lastIndex = args.indexOf("--last");
+const lastMs = lastIndex >= 0 ? Number(args[lastIndex + 1]) * 1000 : Infinity;
 if (!file) {
-  process.stderr.write("usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top N]\n");
+  process.stderr.write("usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top N] [--last S]\n");
   process.exitCode = 2;
 } else {
-  process.stdout.write(summarize(JSON.parse(readFileSync(file, "utf8")) as Profile, top));
+  process.stdout.write(summarize(JSON.parse(readFileSync(file, "utf8")) as Profile, top, lastMs));
 }

@@ -1,4 +1,5 @@
 import { appendEvents, appendToEach, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { deferStatement } from "../../store/deferred.js";
 import { newId } from "../../store/ids.js";
 import type { UserRow, UserState, UserUpdate } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
@@ -43,12 +44,16 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
         }
       : { name: type.name, description: type.description, access_token_type: type.accessTokenType }),
   };
-  await tx.insertInto("users").values(row).execute();
+  // Nothing reads these inserts' answers: they go to the server with the transaction's next
+  // statement or its commit (store/deferred.ts), a username taken meanwhile failing that one.
+  await deferStatement(tx, tx.insertInto("users").values(row));
   if (type.kind === "human" && type.passwordHash !== undefined) {
-    await tx
-      .insertInto("user_secrets")
-      .values({ instance_id: actor.instanceId, user_id: id, kind: "password", hash: type.passwordHash, change_required: type.passwordChangeRequired, changed_at: appended.createdAt })
-      .execute();
+    await deferStatement(
+      tx,
+      tx
+        .insertInto("user_secrets")
+        .values({ instance_id: actor.instanceId, user_id: id, kind: "password", hash: type.passwordHash, change_required: type.passwordChangeRequired, changed_at: appended.createdAt }),
+    );
   }
   return { id, details: userDetails(row) };
 }

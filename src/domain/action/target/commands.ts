@@ -32,7 +32,9 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
     signing_key: box.encrypt(signingKey),
     ...createdBy(appended),
   };
-  await insertTarget(tx, row);
+  // Nothing reads the insert's answer: it goes to the server with the commit (a name taken
+  // meanwhile fails the commit with the unique index's error, as it would fail the insert).
+  await insertTarget.defer(tx, row);
   return { details: instanceOwnedDetails(row), signingKey };
 }
 

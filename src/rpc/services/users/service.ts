@@ -84,9 +84,12 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
       const orgId = actingOrg(ctx);
       const { created, codes } = await write(ctx, async (tx) => {
         const created = await addUser(tx, actorOf(ctx), orgId, spec);
-        if (spec.type.kind !== "human") return { created, codes: {} };
+        const { type } = spec;
+        if (type.kind !== "human") return { created, codes: {} };
         // A person without a password is invited instead: accepting sets one and verifies the email.
-        const invited = spec.type.passwordHash === undefined && spec.type.email !== undefined;
+        const invited = type.passwordHash === undefined && type.email !== undefined;
+        // Verified contacts need no code: no user row to read and lock again.
+        if (!invited && type.email.verified && (type.phone?.verified ?? true)) return { created, codes: {} };
         return { created, codes: await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: true, phone: true, invite: invited }, req.returnCode) };
       });
       return { details: detailsToProto(created.details), ...codes };
