@@ -51,14 +51,20 @@ function stateIn(row: IdpRow, owner: ContextRef, policies: PoliciesAlong, at: Co
 export function idpView(row: IdpRow, asked: ContextRef, policies: PoliciesAlong): IdpView {
   const owner = ownerOfIdp(row);
   const details = { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: ownerOfContext(owner) };
-  const base = { details, type: row.type, name: row.name, options: row.options, config: row.config };
+  // Spelled out rather than spread from a common base: a search builds one per row, and on
+  // Node 20 an object literal that spreads and then adds properties costs ~2 µs.
   if (sameContext(owner, asked) || !encloses(owner, asked)) {
-    return { ...base, state: stateIn(row, owner, policies, owner), statePolicy: row.state_policy };
+    const state = stateIn(row, owner, policies, owner);
+    return { details, type: row.type, name: row.name, options: row.options, config: row.config, state, statePolicy: row.state_policy };
   }
   const parent = parentOf(asked)!;
   const own = asked.type === "org" ? policies.org : policies.instance;
   return {
-    ...base,
+    details,
+    type: row.type,
+    name: row.name,
+    options: row.options,
+    config: row.config,
     state: stateIn(row, owner, policies, asked),
     statePolicy: own ?? "inherit",
     parent: { context: parent, state: stateIn(row, owner, policies, parent) },

@@ -1,4 +1,4 @@
-import { fromJson, toJson, type DescMessage, type JsonObject, type Message } from "@bufbuild/protobuf";
+import { create, fromJson, toJson, type DescMessage, type JsonObject, type Message } from "@bufbuild/protobuf";
 import { IDPFieldName, OptionsSchema, ProviderTypeSchema, type IDPSearchFilter, type Options } from "../../../../gen/platform/resources/idp/v3alpha/idp_pb.js";
 import { State, StatePolicy } from "../../../../gen/platform/resources/object/v3alpha/object_pb.js";
 import { ownerOfContext } from "../../../domain/context.js";
@@ -46,24 +46,37 @@ export function configFromJson(desc: DescMessage, stored: Record<string, unknown
   return fromJson(desc, stored as JsonObject, { ignoreUnknownFields: true });
 }
 
+/** By stored type name ("gitlab"): the enum's values, named PROVIDER_TYPE_GITLAB and so on. */
+const PROVIDER_TYPES = new Map(ProviderTypeSchema.values.map((v) => [v.name.replace(/^PROVIDER_TYPE_/, "").toLowerCase(), v.number]));
+
 export function providerTypeToProto(type: string): number {
-  return ProviderTypeSchema.values.find((v) => v.name === `PROVIDER_TYPE_${type.toUpperCase()}`)!.number;
+  const number = PROVIDER_TYPES.get(type);
+  if (number === undefined) throw new Error(`identity provider type ${type} has no ProviderType value`);
+  return number;
 }
 
-/** The type-agnostic part every read returns (GetIDP and each Get<Type>IDP). */
-export function viewToProto(view: IdpView) {
+/**
+ * What every read returns (GetIDP and each Get<Type>IDP): the type-agnostic part, with `idp`
+ * the provider's own (idpToProto, or the typed message with its configuration).
+ */
+export function viewToProto<I>(view: IdpView, idp: I) {
+  const parent = view.parent && ownerOfContext(view.parent.context);
   return {
     details: detailsToProto(view.details),
     state: STATES[view.state],
     type: providerTypeToProto(view.type),
-    ...(view.parent && {
-      parent: { parent: { type: OWNER_TYPES[ownerOfContext(view.parent.context).type], id: ownerOfContext(view.parent.context).id }, state: STATES[view.parent.state] },
-    }),
+    parent: parent && { parent: { type: OWNER_TYPES[parent.type], id: parent.id }, state: STATES[view.parent!.state] },
+    idp,
   };
 }
 
 export function idpToProto(view: IdpView) {
-  return { name: view.name, statePolicy: POLICIES[view.statePolicy], options: fromJson(OptionsSchema, view.options as JsonObject, { ignoreUnknownFields: true }) };
+  return { name: view.name, statePolicy: POLICIES[view.statePolicy], options: optionsFromJson(view.options) };
+}
+
+/** Most providers keep the default options, stored as `{}`: those need no parsing. */
+function optionsFromJson(stored: Record<string, unknown>): Options {
+  return Object.keys(stored).length === 0 ? create(OptionsSchema) : fromJson(OptionsSchema, stored as JsonObject, { ignoreUnknownFields: true });
 }
 
 export function idpFilterFromProto(filter: IDPSearchFilter): IdpFilter {

@@ -50,7 +50,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
   const typeAgnostic: Record<string, Handler> = {
     async GetIDP(req: { id: string }, ctx) {
       const view = await getIdp(database(ctx).db, req.id, askedContext(ctx.values));
-      return { idp: { ...viewToProto(view), idp: idpToProto(view) } };
+      return { idp: viewToProto(view, idpToProto(view)) };
     },
     async DeleteIDP(req: { id: string }, ctx) {
       const details = await write(ctx, (tx) => removeIdp(tx, userOf(ctx), req.id, askedContext(ctx.values)));
@@ -64,7 +64,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
         page: p,
         visibleOrgs: visibleOrgs(ctx),
       });
-      return { ...searchResult(found, p, (view) => ({ ...viewToProto(view), idp: idpToProto(view) })), sortingColumn: req.sortingColumn };
+      return { ...searchResult(found, p, (view) => viewToProto(view, idpToProto(view))), sortingColumn: req.sortingColumn };
     },
   };
 
@@ -109,7 +109,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
     return async (req: { id: string }, ctx) => {
       const view = await getIdp(database(ctx).db, req.id, askedContext(ctx.values));
       if (view.type !== type) throw notFound(`identity provider ${req.id} is a ${view.type} provider; read it with GetIDP or its own type's Get`);
-      return { idp: { ...viewToProto(view), idp: { idp: idpToProto(view), config: configFromJson(configDesc, view.config) } } };
+      return { idp: viewToProto(view, { idp: idpToProto(view), config: configFromJson(configDesc, view.config) }) };
     };
   }
 
