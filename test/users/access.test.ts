@@ -354,5 +354,18 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
       const found = ok(await admin.call("SearchUsers", { filters: [{ username: { value: target, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }));
       expect(found.details.totalResult).toBe("1");
     });
+
+    // The user row goes to the server with the commit (a deferred statement): a username taken
+    // between the check and the commit must fail that commit as AlreadyExists, leaving no event.
+    it("CreateUser of one username five times at once, over every protocol: exactly one wins, the losers leave no event", async () => {
+      const target = uniqueName("race");
+      const kinds = [...PROTOCOLS, PROTOCOLS[0]!];
+      const results = await Promise.all(kinds.map((protocol) => new Users(server, protocol).call("CreateUser", { user: { username: target, machine: { name: "svc" } } })));
+      expect(results.filter((r) => r.ok), JSON.stringify(results)).toHaveLength(1);
+      for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ code: Code.AlreadyExists });
+      const winner: Msg = results.find((r) => r.ok)!.message;
+      const events = await server.service.store.db.selectFrom("events").select("aggregate_id").where("event_type", "=", "user.machine.added").where("payload", "@>", JSON.stringify({ username: target }) as never).execute();
+      expect(events.map((e) => e.aggregate_id)).toEqual([winner.details.id]);
+    });
   });
 });
