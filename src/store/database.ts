@@ -169,6 +169,15 @@ function postgresPool(
   return pool;
 }
 
+/**
+ * The unique constraint a PostgreSQL error says was violated: a concurrent writer beat a
+ * command's own check (rpc/errors.ts maps these for the API; pages map the ones they expect).
+ */
+export function violatedUniqueConstraint(error: unknown): string | undefined {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === "23505" && typeof constraint === "string" ? constraint : undefined;
+}
+
 const RETRYABLE = new Set(["40001", "40P01"]);
 /** Two writers appended to one aggregate at once: the later one lost, and may retry. */
 export const SEQUENCE_CONSTRAINT = "events_aggregate_sequence";

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { toConnectError } from "../../src/rpc/errors.js";
+import { addUser } from "../../src/domain/user/commands.js";
+import type { UserSpec } from "../../src/domain/user/model.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, DAY_MS, failed, fromNow, humanUser, ok, uniqueName, Users, type Msg } from "./helpers.js";
 
@@ -357,15 +360,60 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
 
     // The user row goes to the server with the commit (a deferred statement): a username taken
     // between the check and the commit must fail that commit as AlreadyExists, leaving no event.
-    it("CreateUser of one username five times at once, over every protocol: exactly one wins, the losers leave no event", async () => {
+    it("CreateUser of one username once over each protocol at the same time: exactly one wins, the losers leave no event", async () => {
       const target = uniqueName("race");
-      const kinds = [...PROTOCOLS, PROTOCOLS[0]!];
-      const results = await Promise.all(kinds.map((protocol) => new Users(server, protocol).call("CreateUser", { user: { username: target, machine: { name: "svc" } } })));
+      const results = await Promise.all(PROTOCOLS.map((protocol) => new Users(server, protocol).call("CreateUser", { user: { username: target, machine: { name: "svc" } } })));
       expect(results.filter((r) => r.ok), JSON.stringify(results)).toHaveLength(1);
       for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ code: Code.AlreadyExists });
       const winner: Msg = results.find((r) => r.ok)!.message;
       const events = await server.service.store.db.selectFrom("events").select("aggregate_id").where("event_type", "=", "user.machine.added").where("payload", "@>", JSON.stringify({ username: target }) as never).execute();
       expect(events.map((e) => e.aggregate_id)).toEqual([winner.details.id]);
+    });
+
+    // The same race made certain: both transactions pass the username check before either
+    // sends its (deferred) user row; the second commit is the one the unique index refuses.
+    it.runIf(kind === "postgres")("a username taken between addUser's check and its commit fails that commit as AlreadyExists, leaving no event, user or password row", async () => {
+      const username = uniqueName("interleaved");
+      const actor = { instanceId: server.instanceId, userId: "test" };
+      const spec = (): UserSpec => ({
+        username,
+        type: {
+          kind: "human",
+          profile: { givenName: "Ada", familyName: "Race", displayName: "Ada Race", nickName: "", preferredLanguage: "", gender: undefined },
+          email: { address: `${username}@example.com`, verified: true },
+          phone: undefined,
+          passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
+          passwordChangeRequired: false,
+        },
+      });
+      const store = server.service.store;
+      let secondChecked!: () => void;
+      const checked = new Promise<void>((resolve) => (secondChecked = resolve));
+      let firstCommitted!: () => void;
+      const committed = new Promise<void>((resolve) => (firstCommitted = resolve));
+      const first = store.transact(async (tx) => {
+        const created = await addUser(tx, actor, server.defaultOrgId, spec());
+        // Were the row sent at once, the second would wait on the index for this commit instead.
+        await Promise.race([checked, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        return created.id;
+      });
+      let loserId = "";
+      const second = store.transact(async (tx) => {
+        const created = await addUser(tx, actor, server.defaultOrgId, spec());
+        loserId = created.id;
+        secondChecked();
+        await committed;
+        return created.id;
+      });
+      const winnerId = await first;
+      firstCommitted();
+      const lost = await second.then(() => undefined, (error: unknown) => error);
+      expect(lost, "the second commit succeeded").toBeDefined();
+      expect(toConnectError(lost).error.code).toBe(Code.AlreadyExists);
+      const db = store.db;
+      expect((await db.selectFrom("users").select("id").where("username", "=", username).execute()).map((r) => r.id)).toEqual([winnerId]);
+      expect(await db.selectFrom("events").select("aggregate_id").where("aggregate_id", "=", loserId).execute()).toEqual([]);
+      expect(await db.selectFrom("user_secrets").select("user_id").where("user_id", "=", loserId).execute()).toEqual([]);
     });
   });
 });

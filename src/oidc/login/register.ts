@@ -1,6 +1,7 @@
 import { chosenPassword } from "./new-password.js";
 import { DomainError } from "../../domain/errors.js";
-import { addUser } from "../../domain/user/commands.js";
+import { addUser, USERNAME_CONSTRAINT } from "../../domain/user/commands.js";
+import { violatedUniqueConstraint } from "../../store/database.js";
 import { fieldError, form, hiddenField, links, type FormError } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { takeAddressTry } from "./rate-limit.js";
@@ -94,7 +95,10 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     );
     userId = created.id;
   } catch (error) {
-    if (error instanceof DomainError && error.kind === "already_exists") return again(409, fieldError("loginName", t.registerUsernameTaken));
+    // The check in addUser, or (the user row goes with the commit) the unique index after a concurrent registration.
+    if ((error instanceof DomainError && error.kind === "already_exists") || violatedUniqueConstraint(error) === USERNAME_CONSTRAINT) {
+      return again(409, fieldError("loginName", t.registerUsernameTaken));
+    }
     // A username that reads as a login name of another organization (user/commands.ts).
     if (error instanceof DomainError && error.kind === "failed_precondition") return again(400, fieldError("loginName", t.registerUsernameTaken));
     throw error;

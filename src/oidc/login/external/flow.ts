@@ -2,12 +2,13 @@ import { createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { DomainError } from "../../../domain/errors.js";
-import { addUser, patchUser } from "../../../domain/user/commands.js";
+import { addUser, patchUser, USERNAME_CONSTRAINT } from "../../../domain/user/commands.js";
 import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail, type ExternalAccount } from "../../../domain/user/external-identities.js";
 import { checkStoredPassword } from "../../../domain/user/passwords.js";
 import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
 import type { Logger } from "../../../log/logger.js";
+import { violatedUniqueConstraint } from "../../../store/database.js";
 import type { Db } from "../../../store/eventstore.js";
 import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
 import { recordFailedCheck } from "../../../domain/user/lockout.js";
@@ -362,6 +363,8 @@ class Step {
       return { ok: true, userId };
     } catch (error) {
       if (error instanceof DomainError && error.kind === "already_exists") return { ok: false, message: /username/.test(error.message) ? this.t.externalUsernameTaken : this.t.externalAlreadyLinked };
+      // A concurrent sign-up took the username after addUser's check (the user row goes with the commit).
+      if (violatedUniqueConstraint(error) === USERNAME_CONSTRAINT) return { ok: false, message: this.t.externalUsernameTaken };
       if (error instanceof DomainError && error.kind === "failed_precondition") return { ok: false, message: this.t.externalUsernameTaken };
       if (error instanceof DomainError && error.kind === "not_found") return { ok: false, message: this.t.externalFailed };
       throw error;
