@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DomainError, type ErrorKind } from "../domain/errors.js";
-import { SEQUENCE_CONSTRAINT } from "../store/database.js";
+import { SEQUENCE_CONSTRAINT, USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../store/database.js";
 import { DatabaseWaitAborted } from "../store/abort.js";
 
 const CODES: Record<ErrorKind, Code> = {
@@ -26,7 +26,7 @@ const RETRY_AFTER_SECONDS = 2;
  * what the check would have told it. (PGlite runs one transaction at a time and never gets here.)
  */
 const UNIQUE_CONSTRAINTS: Record<string, string> = {
-  users_instance_username: "the username is taken",
+  [USERNAME_CONSTRAINT]: "the username is taken",
   orgs_instance_name: "an organization with this name already exists",
   org_domains_pkey: "the domain belongs to an organization already",
   instance_domains_pkey: "the domain belongs to an instance already",
@@ -88,10 +88,11 @@ export function toConnectError(error: unknown): { error: ConnectError; unexpecte
 }
 
 function databaseFault(error: unknown): Mapped | undefined {
-  const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const constraint = violatedUniqueConstraint(error);
   if (typeof code === "string") {
-    if (code === "23505" && constraint === SEQUENCE_CONSTRAINT) return CONFLICT;
-    if (code === "23505" && typeof constraint === "string" && Object.hasOwn(UNIQUE_CONSTRAINTS, constraint)) return [Code.AlreadyExists, UNIQUE_CONSTRAINTS[constraint]!];
+    if (constraint === SEQUENCE_CONSTRAINT) return CONFLICT;
+    if (constraint !== undefined && Object.hasOwn(UNIQUE_CONSTRAINTS, constraint)) return [Code.AlreadyExists, UNIQUE_CONSTRAINTS[constraint]!];
     const known = SQLSTATES[code];
     if (known) return known;
     // Class 08: connection exceptions.

@@ -181,10 +181,12 @@ export function violatedUniqueConstraint(error: unknown): string | undefined {
 const RETRYABLE = new Set(["40001", "40P01"]);
 /** Two writers appended to one aggregate at once: the later one lost, and may retry. */
 export const SEQUENCE_CONSTRAINT = "events_aggregate_sequence";
+/** A username taken by a concurrent create after the command's own check (user/commands.ts). */
+export const USERNAME_CONSTRAINT = "users_instance_username";
 
 function isRetryableConflict(error: unknown): boolean {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  return (typeof code === "string" && RETRYABLE.has(code)) || (code === "23505" && constraint === SEQUENCE_CONSTRAINT);
+  const { code } = (error ?? {}) as { code?: unknown };
+  return (typeof code === "string" && RETRYABLE.has(code)) || violatedUniqueConstraint(error) === SEQUENCE_CONSTRAINT;
 }
 
 async function transactWithRetries<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>, retries: number): Promise<T> {

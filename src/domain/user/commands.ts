@@ -7,9 +7,6 @@ import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
 import { AGGREGATE, userDetails, type UserPatch, type UserSpec } from "./model.js";
 
-/** The unique index behind ensureUsernameFree, which a concurrent create can beat the check to. */
-export const USERNAME_CONSTRAINT = "users_instance_username";
-
 /**
  * Creates a user in an organization. Passwords arrive hashed: hashing is slow on purpose
  * and runs before the transaction, so that no connection waits for it. Event payloads

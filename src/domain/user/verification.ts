@@ -82,6 +82,8 @@ export async function verifyChangedContacts(
   changed: { email?: boolean; phone?: boolean; invite?: boolean },
   returnCode: boolean,
 ): Promise<{ emailCode?: string; phoneCode?: string; inviteCode?: string }> {
+  // Nothing set unverified (a person created with verified contacts): no row to read and lock again.
+  if (!changed.invite && !changed.email && !changed.phone) return {};
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   const out: { emailCode?: string; phoneCode?: string; inviteCode?: string } = {};
   if (changed.invite) {

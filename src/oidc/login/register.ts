@@ -1,7 +1,7 @@
 import { chosenPassword } from "./new-password.js";
 import { DomainError } from "../../domain/errors.js";
-import { addUser, USERNAME_CONSTRAINT } from "../../domain/user/commands.js";
-import { violatedUniqueConstraint } from "../../store/database.js";
+import { addUser } from "../../domain/user/commands.js";
+import { USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../../store/database.js";
 import { fieldError, form, hiddenField, links, type FormError } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { takeAddressTry } from "./rate-limit.js";

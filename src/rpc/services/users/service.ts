@@ -87,10 +87,9 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
         const { type } = spec;
         if (type.kind !== "human") return { created, codes: {} };
         // A person without a password is invited instead: accepting sets one and verifies the email.
-        const invited = type.passwordHash === undefined && type.email !== undefined;
-        // Verified contacts need no code: no user row to read and lock again.
-        if (!invited && type.email.verified && (type.phone?.verified ?? true)) return { created, codes: {} };
-        return { created, codes: await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, { email: true, phone: true, invite: invited }, req.returnCode) };
+        const invited = type.passwordHash === undefined;
+        const unverified = { email: !type.email.verified, phone: type.phone?.verified === false, invite: invited };
+        return { created, codes: await verifyChangedContacts(tx, actorOf(ctx), verification, created.id, unverified, req.returnCode) };
       });
       return { details: detailsToProto(created.details), ...codes };
     },
