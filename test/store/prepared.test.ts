@@ -1,7 +1,9 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { openStore, type Store } from "../../src/store/database.js";
+import { StatementQuery } from "../../src/store/pg/query.js";
 import { prepared, statementName } from "../../src/store/prepared.js";
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../support/database.js";
 
@@ -105,5 +107,74 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("statements 
     } finally {
       await store.close();
     }
+  });
+});
+
+/**
+ * A named statement's rows (store/pg/query.ts): described by the server at its first run on a
+ * connection, executed without a Describe after that, each row parsed by its column's type.
+ */
+describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a named statement (%s)", (kind) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 1 });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const getTypeParser = pg.types.getTypeParser;
+  const unparsable = (): never => {
+    throw new Error("unparsable");
+  };
+
+  const typed = prepared((db, p: { n: number; at: string | null }) =>
+    (db as any)
+      .selectNoFrom([
+        sql<number>`${p.n}::int`.as("n"),
+        sql<Date | null>`${p.at}::timestamptz`.as("at"),
+        sql<unknown>`jsonb_build_object('n', ${p.n}::int)`.as("doc"),
+        sql<boolean>`${p.n}::int > 1`.as("big"),
+        sql<string | null>`nullif('text', ${p.n}::text)`.as("maybe"),
+        sql<number>`10 / ${p.n}::int`.as("tenth"),
+        // The pool's own parsers (store/database.ts): int8 as a number.
+        sql<number>`${p.n}::int8 * 1000000000`.as("large"),
+      ]),
+  );
+
+  it("parses every run's row by its columns' types, in column order, with the Describe sent only at the first run", async () => {
+    const descriptions = vi.spyOn(StatementQuery.prototype, "handleRowDescription");
+    const at = "2026-11-27T10:00:00.123Z";
+    for (let n = 1; n <= 4; n++) {
+      const rows = await typed(store.db, { n, at: n % 2 ? at : null });
+      expect(rows).toEqual([{ n, at: n % 2 ? new Date(at) : null, doc: { n }, big: n > 1, maybe: "text", tenth: Math.trunc(10 / n), large: n * 1e9 }]);
+      expect(Object.keys(rows[0]!)).toEqual(["n", "at", "doc", "big", "maybe", "tenth", "large"]);
+    }
+    expect(descriptions).toHaveBeenCalledTimes(1);
+  });
+
+  it("keeps the connection and the statement usable after a run that failed on the server", async () => {
+    await typed(store.db, { n: 2, at: null });
+    await expect(typed(store.db, { n: 0, at: null })).rejects.toMatchObject({ code: "22012" });
+    expect(await typed(store.db, { n: 5, at: null })).toEqual([{ n: 5, at: null, doc: { n: 5 }, big: true, maybe: "text", tenth: 2, large: 5e9 }]);
+  });
+
+  it("gives a failed column parse as the statement's error, and the connection runs the next one", async () => {
+    // The int parser this statement's shape takes at its first run (the pool's parsers defer
+    // to pg's for int4), failing for one value.
+    const intParser = pg.types.getTypeParser(23, "text");
+    vi.spyOn(pg.types, "getTypeParser").mockImplementation((oid: number, format?: string) =>
+      oid === 23 ? (text: string) => (text === "13" ? unparsable() : intParser(text)) : (Reflect.apply(getTypeParser, pg.types, [oid, format]) as never),
+    );
+    const counted = prepared((db, p: { n: number }) => (db as any).selectNoFrom([sql<number>`${p.n}::int`.as("counted")]));
+    expect(await counted(store.db, { n: 12 })).toEqual([{ counted: 12 }]);
+    await expect(counted(store.db, { n: 13 })).rejects.toThrow("unparsable");
+    expect(await counted(store.db, { n: 14 })).toEqual([{ counted: 14 }]);
   });
 });

@@ -5,6 +5,7 @@ import { StatementTransactions, type SignalConnection, type SignalDriver } from 
 import { isDeferred } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { cancelStatement } from "./cancel.js";
+import { StatementQuery } from "./query.js";
 import { StatementNames } from "./statement-names.js";
 
 /**
@@ -218,15 +219,13 @@ class PgConnection implements SignalConnection {
 }
 
 /**
- * One statement queued on the client. A `pg.Query` of our own rather than `client.query(config)`,
- * which copies every config object through its property descriptors first (pg 8.23), about 4 µs
- * a statement.
+ * One statement queued on the client. A query object of our own (query.ts) rather than
+ * `client.query(config)`, which copies every config object through its property descriptors
+ * first (pg 8.23), about 4 µs a statement.
  */
 function submit<R extends object>(client: pg.PoolClient, text: string, values: unknown[] | undefined, name: string | undefined): Promise<pg.QueryResult<R>> {
   return new Promise((resolve, reject) => {
-    const query = new pg.Query<R>(text, values, (error, result) => (error ? reject(error) : resolve(result as unknown as pg.QueryResult<R>)));
-    if (name) (query as unknown as { name: string }).name = name;
-    client.query(query);
+    client.query(new StatementQuery<R>(text, values, name || undefined, (error, result) => (error ? reject(error) : resolve(result))));
   });
 }
 
