@@ -74,6 +74,35 @@ export function processCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * CPU time (ms) so far of a process's threads, summed by kind: its main thread, libuv's
+ * threadpool (named `libuv-worker`: password hashes, file and DNS work) and the rest (V8's
+ * compiler and garbage-collector helpers, the inspector); undefined where there is no /proc.
+ */
+export function threadsCpuMs(pid: number | undefined): { main: number; threadpool: number; other: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const sums = { main: 0, threadpool: 0, other: 0 };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      } catch {
+        continue; // Ended between the listing and the read.
+      }
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+      if (Number(tid) === pid) sums.main += ms;
+      else if (name === "libuv-worker") sums.threadpool += ms;
+      else sums.other += ms;
+    }
+    return sums;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The fields of /proc/<pid>/stat after the command name (field 3 on), which may hold spaces. */
 function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -33,7 +33,7 @@
  *
  * Knobs: BENCH_SECONDS (each round, default 5), BENCH_SESSION_CONCURRENCY (number of CPUs),
  * BENCH_SESSION_USERS (100), BENCH_WORKERS (number of CPUs), BENCH_PATCH_CONCURRENCY (64),
- * BENCH_TOTP_USERS (10000), BENCH_DATABASE_URL.
+ * BENCH_TOTP_USERS (10000; 0 measures CreateSession only), BENCH_DATABASE_URL.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
@@ -44,7 +44,7 @@ import { analyze, createBenchDatabase } from "./database.js";
 import { requestJson } from "./http-json.js";
 import { closedLoop, summarize, type Measurement } from "./measure.js";
 import { backendPids, backendsCpuMs } from "./oidc/cpu.js";
-import { cleanupStack, processCpuMs } from "./processes.js";
+import { cleanupStack, processCpuMs, threadsCpuMs } from "./processes.js";
 import { machineLine } from "./report.js";
 import { callApi, startService, type ServiceUnderTest } from "./service.js";
 import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
@@ -62,7 +62,8 @@ const CONCURRENCY = count("BENCH_SESSION_CONCURRENCY", CPUS, 1, 1024);
 const LOGIN_USERS = count("BENCH_SESSION_USERS", 100, 1, 100_000);
 const WORKERS = count("BENCH_WORKERS", CPUS, 1, 256);
 const PATCH_CONCURRENCY = count("BENCH_PATCH_CONCURRENCY", CONNECTIONS, 1, 1024);
-const TOTP_USERS = count("BENCH_TOTP_USERS", 10_000, 1, 1_000_000);
+/** 0 skips PatchSession. */
+const TOTP_USERS = count("BENCH_TOTP_USERS", 10_000, 0, 1_000_000);
 const ROUNDS = 2;
 /** RFC 6238's step, as the service's (domain/user-factor/totp.ts). */
 const STEP_MS = 30_000;
@@ -91,30 +92,42 @@ const human = (username: string, extra: Record<string, unknown>) => ({
 
 // ---------------------------------------------------------------- CreateSession
 
+/** CPU (ms, cumulative) where it could be read: the measured process by thread kind, and what ran beside it. */
+type CpuSample = Partial<Record<CpuPart, number>>;
+type CpuPart = "total" | "main" | "threadpool" | "other" | "loadGenerator" | "postgres";
+
 /** What the rounds of one side add up to; CPU only where it could be read. */
 interface Tally {
   ok: number;
   seconds: number;
   errors: number;
-  cpuMs: number | undefined;
+  cpuMs: Partial<Record<CpuPart, number>>;
   p50: number[];
   p99: number[];
 }
 
-const tally = (): Tally => ({ ok: 0, seconds: 0, errors: 0, cpuMs: 0, p50: [], p99: [] });
+const tally = (): Tally => ({ ok: 0, seconds: 0, errors: 0, cpuMs: {}, p50: [], p99: [] });
 
-/** One measured round of `load`, added to `into` with the CPU `cpuMs` counted meanwhile. */
-async function round(into: Tally, cpuMs: () => number | undefined, load: () => Promise<Measurement>): Promise<Measurement> {
-  const before = cpuMs();
+/** One measured round of `load`, added to `into` with the CPU `sample` counted meanwhile (a part missing from either reading is dropped). */
+async function round(into: Tally, sample: () => CpuSample, load: () => Promise<Measurement>): Promise<Measurement> {
+  const before = sample();
   const m = await load();
-  const after = cpuMs();
+  const after = sample();
   into.ok += m.ok;
   into.seconds += m.ok > 0 ? m.ok / m.requestsPerSecond : 0;
   into.errors += m.errors;
-  into.cpuMs = into.cpuMs !== undefined && before !== undefined && after !== undefined ? into.cpuMs + after - before : undefined;
+  for (const part of Object.keys(after) as CpuPart[]) {
+    if (before[part] !== undefined && after[part] !== undefined) into.cpuMs[part] = (into.cpuMs[part] ?? 0) + after[part]! - before[part]!;
+  }
   into.p50.push(m.p50Ms);
   into.p99.push(m.p99Ms);
   return m;
+}
+
+/** A process's CPU: in all, and by thread kind. */
+function processSample(pid: number | undefined): CpuSample {
+  const threads = threadsCpuMs(pid);
+  return { total: processCpuMs(pid), ...threads };
 }
 
 let firstFailure: string | undefined;
@@ -168,9 +181,12 @@ async function measureCreateSession(): Promise<{ service: Tally; baseline: Tally
       await verify(WARMUP_SECONDS);
       for (let r = 0; r < ROUNDS; r++) {
         log(`CreateSession round ${r + 1}/${ROUNDS}: the service…`);
-        const s = await round(totals.service, () => processCpuMs(service.pid), () => createSessions(service, loginNames, MEASURE_SECONDS));
+        // The pool's connections, open since the warm-up; read again each round, as a connection
+        // of the set-up (the analyze's, say) may have ended since.
+        const pgPids = await backendPids(DATABASE_URL, database.name);
+        const s = await round(totals.service, () => ({ ...processSample(service.pid), loadGenerator: ownCpuMs(), postgres: backendsCpuMs(pgPids) }), () => createSessions(service, loginNames, MEASURE_SECONDS));
         log(`  ${s.requestsPerSecond.toFixed(1)} sessions/s, ${s.errors} errors; the baseline…`);
-        const b = await round(totals.baseline, ownCpuMs, () => verify(MEASURE_SECONDS));
+        const b = await round(totals.baseline, () => ({ ...threadsCpuMs(process.pid), total: ownCpuMs() }), () => verify(MEASURE_SECONDS));
         log(`  ${b.requestsPerSecond.toFixed(1)} verifications/s`);
       }
       if (totals.service.ok === 0) throw new Error(`no CreateSession succeeded: ${firstFailure}`);
@@ -365,7 +381,7 @@ async function measurePatchSession(): Promise<PatchResult> {
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : "n/a");
 const perSecond = (t: Tally) => (t.seconds > 0 ? t.ok / t.seconds : 0);
 const worst = (values: number[]) => Math.max(...values).toFixed(1);
-const cpuUs = (t: Tally) => (t.cpuMs === undefined || t.ok === 0 ? "n/a" : ((t.cpuMs * 1000) / t.ok).toFixed(0));
+const cpuUs = (t: Tally, part: CpuPart = "total") => (t.cpuMs[part] === undefined || t.ok === 0 ? "n/a" : ((t.cpuMs[part]! * 1000) / t.ok).toFixed(0));
 const optional = (value: number | undefined, digits: number) => (value === undefined ? "n/a" : value.toFixed(digits));
 
 async function main(): Promise<number> {
@@ -374,9 +390,9 @@ async function main(): Promise<number> {
   try {
     const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" ");
     const creates = await measureCreateSession();
-    const patches = await measurePatchSession();
+    const patches = TOTP_USERS > 0 ? await measurePatchSession() : undefined;
     if (firstFailure) log(`first failure: ${firstFailure}`);
-    if (patches.ranOut) log(`the pool of ${TOTP_USERS} TOTP users ran out after ${patches.elapsedS.toFixed(1)} s: raise BENCH_TOTP_USERS`);
+    if (patches?.ranOut) log(`the pool of ${TOTP_USERS} TOTP users ran out after ${patches.elapsedS.toFixed(1)} s: raise BENCH_TOTP_USERS`);
 
     const pool = process.env.UV_THREADPOOL_SIZE ? `UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE}` : "UV_THREADPOOL_SIZE unset: 4 threads";
     const report = [
@@ -395,16 +411,28 @@ async function main(): Promise<number> {
       "",
       `Ratio sessions ÷ verifications: ${ratio(perSecond(creates.service), perSecond(creates.baseline))} (aim ≥ 0.8).`,
       "",
-      `PatchSession with a TOTP code, REST, ${WORKERS} service worker(s), ${PATCH_CONCURRENCY} in flight over ${TOTP_USERS} users (each at most once per 30-s step), ` +
-        `measured from the start of a step after a ${WARMUP_SECONDS} s warm-up:`,
+      "Where the CPU of each call went, µs (threads from /proc: the main thread; libuv's threadpool, where the hashes run; V8's helper threads; " +
+        "and beside the service, the load generator in this process and the database's backends):",
       "",
-      "| workers | measured s | req/s | req/s per worker | p50 ms | p99 ms | errors | service CPU µs/req | PostgreSQL CPU µs/req | load-gen CPU |",
-      "|---|---|---|---|---|---|---|---|---|---|",
-      `| ${WORKERS} | ${patches.elapsedS.toFixed(1)}${patches.ranOut ? " (pool ran out)" : ""} | ${patches.requestsPerSecond.toFixed(0)} | ${(patches.requestsPerSecond / WORKERS).toFixed(0)} | ` +
-        `${patches.p50Ms.toFixed(1)} | ${patches.p99Ms.toFixed(1)} | ${patches.errors} | ${optional(patches.serverCpuUs, 0)} | ${optional(patches.postgresCpuUs, 0)} | ${optional(patches.loadGeneratorCpu, 2)} |`,
+      "| | main thread | threadpool | other threads | load generator | PostgreSQL |",
+      "|---|---|---|---|---|---|",
+      `| CreateSession | ${cpuUs(creates.service, "main")} | ${cpuUs(creates.service, "threadpool")} | ${cpuUs(creates.service, "other")} | ${cpuUs(creates.service, "loadGenerator")} | ${cpuUs(creates.service, "postgres")} |`,
+      `| Argon2id verification | ${cpuUs(creates.baseline, "main")} | ${cpuUs(creates.baseline, "threadpool")} | ${cpuUs(creates.baseline, "other")} | (none) | (none) |`,
+      "",
+      ...(patches === undefined
+        ? ["PatchSession: not measured (BENCH_TOTP_USERS=0)."]
+        : [
+            `PatchSession with a TOTP code, REST, ${WORKERS} service worker(s), ${PATCH_CONCURRENCY} in flight over ${TOTP_USERS} users (each at most once per 30-s step), ` +
+              `measured from the start of a step after a ${WARMUP_SECONDS} s warm-up:`,
+            "",
+            "| workers | measured s | req/s | req/s per worker | p50 ms | p99 ms | errors | service CPU µs/req | PostgreSQL CPU µs/req | load-gen CPU |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+            `| ${WORKERS} | ${patches.elapsedS.toFixed(1)}${patches.ranOut ? " (pool ran out)" : ""} | ${patches.requestsPerSecond.toFixed(0)} | ${(patches.requestsPerSecond / WORKERS).toFixed(0)} | ` +
+              `${patches.p50Ms.toFixed(1)} | ${patches.p99Ms.toFixed(1)} | ${patches.errors} | ${optional(patches.serverCpuUs, 0)} | ${optional(patches.postgresCpuUs, 0)} | ${optional(patches.loadGeneratorCpu, 2)} |`,
+          ]),
     ].join("\n");
     process.stdout.write(`${report}\n`);
-    const errors = creates.service.errors + creates.baseline.errors + patches.errors;
+    const errors = creates.service.errors + creates.baseline.errors + (patches?.errors ?? 0);
     if (errors > 0) log(`${errors} calls failed: the numbers above are not trustworthy`);
     return errors > 0 ? 1 : 0;
   } finally {
