@@ -7,6 +7,7 @@ import { callerLeft, send, sendStatus, type NodeRequest, type NodeResponse } fro
 import type { Logger } from "../log/logger.js";
 import { clientAddressKey } from "../rpc/context.js";
 import { readBody } from "../http/read-body.js";
+import { CallHeaders } from "../rpc/unary/call-headers.js";
 import { callSignal } from "../rpc/unary/exchange.js";
 import type { UnaryInvoke, UnaryMethods } from "../rpc/unary/methods.js";
 import { toConnectError } from "../rpc/errors.js";
@@ -108,7 +109,7 @@ async function serve(
   } catch (error) {
     throw ConnectError.from(error, Code.InvalidArgument);
   }
-  const header = new Headers({ "content-type": "application/json" });
+  const header = new CallHeaders({ "content-type": "application/json" });
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
     if (typeof value === "string") header.set(name, value);

@@ -37,12 +37,19 @@ function rawHttp1(port: number, head: string): Promise<string> {
 }
 
 /**
- * A unary gRPC call with a raw body (or whatever `send` writes); resolves with grpc-status
- * and grpc-message.
+ * A unary gRPC call with a raw body (or whatever `send` writes), and further `headers`;
+ * resolves with grpc-status and grpc-message.
  */
-async function grpcRaw(session: http2.ClientHttp2Session, method: string, body: Buffer, token: string, send: (stream: http2.ClientHttp2Stream) => void = (stream) => void stream.end(frame(body))) {
+async function grpcRaw(
+  session: http2.ClientHttp2Session,
+  method: string,
+  body: Buffer,
+  token: string,
+  send: (stream: http2.ClientHttp2Stream) => void = (stream) => void stream.end(frame(body)),
+  extraHeaders: Record<string, string> = {},
+) {
   return new Promise<{ status: string; message: string }>((resolve, reject) => {
-    const stream = session.request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}` });
+    const stream = session.request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}`, ...extraHeaders });
     let headers: http2.IncomingHttpHeaders = {};
     stream.on("response", (h) => (headers = h));
     stream.on("trailers", (t) => (headers = { ...headers, ...t }));
@@ -160,6 +167,23 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
       const agrees = await h2(session, "/resources/v3alpha/targets/x", { headers: { host: `localhost:${port}`, authorization: `Bearer ${server.adminToken}` } });
       expect(agrees.status).toBe(404);
       expect(JSON.parse(agrees.body).message).toContain("target");
+    });
+
+    it("names its host in any case, over every protocol: the instance is the same", async () => {
+      const host = `LocalHost:${port}`;
+      const rest = await h1(`http://127.0.0.1:${port}/resources/v3alpha/targets/x`, { headers: { host, authorization: `Bearer ${server.adminToken}` } });
+      expect(rest.status).toBe(404);
+      expect(JSON.parse(rest.body).message).toContain("target");
+      const connect = await h1(`http://127.0.0.1:${port}${SERVICE}/GetTarget`, {
+        method: "POST",
+        headers: { host, authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ id: "x" }),
+      });
+      expect(connect.status).toBe(404);
+      expect(JSON.parse(connect.body).message).toContain("target");
+      const grpc = await grpcRaw(session, "GetTarget", lengthDelimited(1, Buffer.from("x")), server.adminToken, undefined, { ":authority": host });
+      expect(grpc.status).toBe(String(Code.NotFound));
+      expect(grpc.message).toContain("target");
     });
 
     it("127.0.0.1 and [::1] reach the first instance when it is served as localhost", async () => {

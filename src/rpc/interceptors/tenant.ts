@@ -5,12 +5,25 @@ import type { TenantResolver } from "../../server/tenant-resolver.js";
 import { clientAddressKey, tenantKey } from "../context.js";
 import { requireRules } from "../method-rules.js";
 
+/** Host names by the scheme and authority they were read from; emptied when full (a caller picks its Host header freely). */
+const hostNames = new Map<string, string>();
+const HOST_NAMES_KEPT = 1024;
+
+/** The URL's host name, parsed once per scheme and authority. */
 function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    throw invalidArgument("the Host header is not a valid host name");
+  const pathAt = url.indexOf("/", url.indexOf("//") + 2);
+  const origin = pathAt < 0 ? url : url.slice(0, pathAt);
+  let host = hostNames.get(origin);
+  if (host === undefined) {
+    try {
+      host = new URL(origin).hostname.toLowerCase();
+    } catch {
+      throw invalidArgument("the Host header is not a valid host name");
+    }
+    if (hostNames.size >= HOST_NAMES_KEPT) hostNames.clear();
+    hostNames.set(origin, host);
   }
+  return host;
 }
 
 /**

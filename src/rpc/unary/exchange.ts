@@ -1,18 +1,6 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { NodeResponse } from "../../http/respond.js";
-
-/** The request's headers as connect-node hands them to interceptors (pseudo-headers left out). */
-export function webHeaders(node: IncomingHttpHeaders): Headers {
-  const header = new Headers();
-  for (const key in node) {
-    if (key.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = node[key];
-    if (typeof value === "string") header.append(key, value);
-    else if (Array.isArray(value)) for (const v of value) header.append(key, v);
-  }
-  return header;
-}
 
 export function nodeHeaders(...headers: Headers[]): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = Object.create(null) as OutgoingHttpHeaders;

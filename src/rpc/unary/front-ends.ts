@@ -11,7 +11,8 @@ import { parseTimeout as grpcTimeout, setTrailerStatus } from "@connectrpc/conne
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { parseBinaryRequest } from "../binary-input.js";
 import { readBody } from "../../http/read-body.js";
-import { callSignal, nodeHeaders, tooLarge, webHeaders, writeAnswer } from "./exchange.js";
+import { CallHeaders } from "./call-headers.js";
+import { callSignal, nodeHeaders, tooLarge, writeAnswer } from "./exchange.js";
 import type { UnaryInvoke } from "./methods.js";
 
 /** Hands a request to connect-node, with the body bytes a front end already read. */
@@ -36,13 +37,13 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
   const connectCompression = (accepted: string | null) => compressionNegotiate(options.acceptCompression, null, accepted, "accept-encoding").response;
 
   async function grpc(req: NodeRequest, res: NodeResponse, invoke: UnaryInvoke, method: DescMethodUnary, contextValues: ContextValues, toConnect: ToConnect): Promise<void> {
-    const header = webHeaders(req.headers);
+    const header = CallHeaders.fromIncoming(req.headers);
     const timeout = grpcTimeout(header.get("grpc-timeout"), options.maxTimeoutMs);
     const { signal, end } = callSignal(res, timeout.timeoutMs);
     const compression = grpcCompression(header.get("grpc-accept-encoding"));
-    const responseHeader = new Headers({ "content-type": "application/grpc+proto" });
+    const responseHeader = new CallHeaders({ "content-type": "application/grpc+proto" });
     if (compression) responseHeader.set("grpc-encoding", compression.name);
-    const trailer = new Headers({ "grpc-status": "0" });
+    const trailer = new CallHeaders({ "grpc-status": "0" });
     let body: Uint8Array = new Uint8Array(0);
     try {
       if (timeout.error) throw timeout.error;
@@ -75,11 +76,11 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
   }
 
   async function connect(req: NodeRequest, res: NodeResponse, invoke: UnaryInvoke, method: DescMethodUnary, binary: boolean, contextValues: ContextValues): Promise<void> {
-    const header = webHeaders(req.headers);
+    const header = CallHeaders.fromIncoming(req.headers);
     const timeout = connectTimeout(header.get("connect-timeout-ms"), options.maxTimeoutMs);
     const { signal, end } = callSignal(res, timeout.timeoutMs);
     const compression = connectCompression(header.get("accept-encoding"));
-    const responseHeader = new Headers({ "content-type": binary ? "application/proto" : "application/json" });
+    const responseHeader = new CallHeaders({ "content-type": binary ? "application/proto" : "application/json" });
     let status = 200;
     let body: Uint8Array;
     try {
@@ -136,11 +137,17 @@ function envelope(flags: number, data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** As connect-node's adapter builds it: the scheme, the authority and the path. */
+/**
+ * The scheme, the authority and the path, as connect-node's adapter builds it. A path, as
+ * every gRPC and Connect client sends, is appended as it is: the URL parser's normalizing
+ * (about 1 µs) changes nothing of what is read from it, the host (interceptors/tenant.ts).
+ */
 function urlOf(req: NodeRequest): string {
   const secure = "encrypted" in req.socket && req.socket.encrypted === true;
   const authority = "authority" in req ? req.authority : req.headers.host;
-  return new URL(req.url ?? "", `${secure ? "https" : "http"}://${authority}`).toString();
+  const origin = `${secure ? "https" : "http"}://${authority}`;
+  const path = req.url ?? "";
+  return path.startsWith("/") && !path.startsWith("//") ? origin + path : new URL(path, origin).toString();
 }
 
 function deadline(timeoutMs: number | undefined): { deadline?: number } {

@@ -9,6 +9,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
+import { CallHeaders } from "./call-headers.js";
 
 /** What a protocol front end hands in: the request as parsed off the wire. */
 export interface UnaryCall {
@@ -72,8 +73,8 @@ export class UnaryMethods {
   #chain(service: DescService, method: DescMethodUnary, impl: UnaryHandler): UnaryInvoke {
     const output: DescMessage = method.output;
     const innermost = async (req: UnaryRequest): Promise<UnaryResponse> => {
-      const header = new Headers();
-      const trailer = new Headers();
+      const header = new CallHeaders();
+      const trailer = new CallHeaders();
       const deadline = req.contextValues.get(deadlineKey);
       const context: HandlerContext = {
         method,
