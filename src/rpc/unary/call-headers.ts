@@ -104,8 +104,15 @@ function checkedName(name: string): string {
   return name.toLowerCase();
 }
 
+/** Tab, LF, CR, space. */
+const isWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32;
+
 function checkedValue(value: string): string {
-  const normalized = String(value).replace(OUTER_WHITESPACE, "");
+  let normalized = String(value);
+  // Nearly every value has nothing to strip: the regular expression's replace only when there is.
+  if (isWhitespace(normalized.charCodeAt(0)) || isWhitespace(normalized.charCodeAt(normalized.length - 1))) {
+    normalized = normalized.replace(OUTER_WHITESPACE, "");
+  }
   if (FORBIDDEN_IN_VALUE.test(normalized)) throw new TypeError("a header value may not hold NUL, CR or LF");
   return normalized;
 }
