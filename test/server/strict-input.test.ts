@@ -186,6 +186,19 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
       expect(grpc.message).toContain("target");
     });
 
+    it("a host name longer than any kept for reuse is still read, each time", async () => {
+      const long = `${Array.from({ length: 5 }, (_, i) => `${"l".repeat(62)}${i}`).join(".")}.example`;
+      for (let i = 0; i < 2; i++) {
+        const res = await h1(`http://127.0.0.1:${port}/resources/v3alpha/targets/_search`, {
+          method: "POST",
+          headers: { host: `${long}:${port}`, authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+          body: "[]",
+        });
+        expect(res.status).toBe(404);
+        expect(JSON.parse(res.body).message).toBe(`no instance serves the host "${long}"`);
+      }
+    });
+
     it("127.0.0.1 and [::1] reach the first instance when it is served as localhost", async () => {
       const search = (host: string) =>
         h1(`http://127.0.0.1:${port}/resources/v3alpha/targets/_search`, {

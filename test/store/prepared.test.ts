@@ -165,6 +165,23 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
     expect(await typed(store.db, { n: 5, at: null })).toEqual([{ n: 5, at: null, doc: { n: 5 }, big: true, maybe: "text", tenth: 2, large: 5e9 }]);
   });
 
+  it("fails a run whose value cannot be bound once the shape is known, and the next run on the connection answers", async () => {
+    await typed(store.db, { n: 2, at: null });
+    const unbindable = { toPostgres: () => { throw new Error("cannot bind"); } };
+    await expect(typed(store.db, { n: unbindable as never, at: null })).rejects.toThrow("cannot bind");
+    expect(await typed(store.db, { n: 10, at: null })).toEqual([{ n: 10, at: null, doc: { n: 10 }, big: true, maybe: "text", tenth: 1, large: 10e9 }]);
+  });
+
+  it("keeps a column named __proto__ as a column, as pg does", async () => {
+    const odd = prepared((db, p: { n: number }) => (db as any).selectNoFrom([sql<number>`${p.n}::int`.as("n"), sql<string>`'kept'`.as("__proto__")]));
+    for (let n = 0; n < 3; n++) {
+      const [row] = await odd(store.db, { n });
+      expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(row, "__proto__")?.value).toBe("kept");
+      expect((row as { n: number }).n).toBe(n);
+    }
+  });
+
   it("gives a failed column parse as the statement's error, and the connection runs the next one", async () => {
     // The int parser this statement's shape takes at its first run (the pool's parsers defer
     // to pg's for int4), failing for one value.

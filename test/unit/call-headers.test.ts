@@ -37,13 +37,17 @@ describe("CallHeaders", () => {
     expect(h.getSetCookie()).toEqual(["c=3"]);
   });
 
-  it("refuses what fetch refuses: a name that is no token, a value with NUL, CR or LF", () => {
+  it("refuses what fetch refuses: a name that is no token, a value with NUL, CR, LF or a character above U+00FF", () => {
     const h = new CallHeaders();
     expect(() => h.set("bad name", "x")).toThrow(TypeError);
     expect(() => h.append("", "x")).toThrow(TypeError);
     expect(() => h.get("bad:name")).toThrow(TypeError);
     expect(() => h.set("x-ok", "line\r\nInjected: yes")).toThrow(TypeError);
     expect(() => h.set("x-ok", "nul\0")).toThrow(TypeError);
+    expect(() => h.set("x-ok", "caf\u00e9")).not.toThrow();
+    expect(() => h.set("x-ok", "\u20ac")).toThrow(TypeError);
+    expect(() => new Headers().set("x-ok", "\u20ac")).toThrow(TypeError);
+    h.delete("x-ok");
     expect(() => new Headers().set("x-ok", "line\r\nInjected: yes")).toThrow(TypeError);
     expect([...h]).toEqual([]);
   });

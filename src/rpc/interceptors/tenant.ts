@@ -5,9 +5,14 @@ import type { TenantResolver } from "../../server/tenant-resolver.js";
 import { clientAddressKey, tenantKey } from "../context.js";
 import { requireRules } from "../method-rules.js";
 
-/** Host names by the scheme and authority they were read from; emptied when full (a caller picks its Host header freely). */
+/**
+ * Host names by the scheme and authority they were read from; emptied when full. A caller
+ * picks its Host header freely and is not known yet here: only origins as long as a DNS name
+ * can be (253) with scheme and port are kept, so that the cache holds a few hundred KiB at most.
+ */
 const hostNames = new Map<string, string>();
 const HOST_NAMES_KEPT = 1024;
+const ORIGIN_KEPT_MAX_LENGTH = 270;
 
 /** The URL's host name, parsed once per scheme and authority. */
 function hostOf(url: string): string {
@@ -20,6 +25,7 @@ function hostOf(url: string): string {
     } catch {
       throw invalidArgument("the Host header is not a valid host name");
     }
+    if (origin.length > ORIGIN_KEPT_MAX_LENGTH) return host;
     if (hostNames.size >= HOST_NAMES_KEPT) hostNames.clear();
     hostNames.set(origin, host);
   }

@@ -2,8 +2,11 @@ import type { IncomingHttpHeaders } from "node:http";
 
 /** RFC 9110's token: the characters a header name may have. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** A value may not hold NUL, CR or LF (fetch's rule; Node's writeHead refuses them too). */
-const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+/**
+ * A value may not hold NUL, CR or LF (fetch's rule), nor a character above U+00FF (a WebIDL
+ * ByteString's): Node's writeHead refuses them too, after the call, where no error is answered.
+ */
+const FORBIDDEN_IN_VALUE = /[\0\r\n\u0100-\uffff]/;
 /** The whitespace fetch strips from both ends of a value. */
 const OUTER_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
@@ -113,6 +116,6 @@ function checkedValue(value: string): string {
   if (isWhitespace(normalized.charCodeAt(0)) || isWhitespace(normalized.charCodeAt(normalized.length - 1))) {
     normalized = normalized.replace(OUTER_WHITESPACE, "");
   }
-  if (FORBIDDEN_IN_VALUE.test(normalized)) throw new TypeError("a header value may not hold NUL, CR or LF");
+  if (FORBIDDEN_IN_VALUE.test(normalized)) throw new TypeError("a header value may not hold NUL, CR, LF or a character above U+00FF");
   return normalized;
 }

@@ -62,13 +62,16 @@ interface TypeParsers {
   getTypeParser(oid: number, format: "text"): (text: string) => unknown;
 }
 
-/** Undefined for a binary column: those keep pg's own row parsing. */
+/**
+ * Undefined for a binary column, and for a column named `__proto__` (a plain object's
+ * assignment would set its prototype instead): those keep pg's own row parsing.
+ */
 function shapeOf(fields: FieldDescription[], types: TypeParsers): RowShape | undefined {
   const names = new Array<string>(fields.length);
   const parsers = new Array<(text: string) => unknown>(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
-    if (field.format !== "text") return undefined;
+    if (field.format !== "text" || field.name === "__proto__") return undefined;
     names[i] = field.name;
     parsers[i] = types.getTypeParser(field.dataTypeID, "text");
   }
