@@ -64,7 +64,8 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         details: { ...before[withAB].details, sequence: "3", changeDate: expect.any(String) },
         grant: { userId: u1, roleKeys: ["a", "c"] },
       });
-      expect(afterAB.details.changeDate > before[withAB].details.changeDate).toBe(true);
+      // As instants: proto3 JSON drops a zero fraction ("…:05Z"), which sorts after "…:05.1Z" as text.
+      expect(Date.parse(afterAB.details.changeDate)).toBeGreaterThan(Date.parse(before[withAB].details.changeDate));
       const afterB = await getGrant(c, onlyB);
       expect(afterB).toEqual({ ...before[onlyB], details: { ...before[onlyB].details, sequence: "2", changeDate: expect.any(String) }, grant: { userId: u2 } });
       for (const id of [withoutB, empty, elsewhere]) expect(await getGrant(c, id), id).toEqual(before[id]);
