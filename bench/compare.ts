@@ -21,22 +21,16 @@ import os from "node:os";
 import { analyze, createBenchDatabase, type BenchDatabase } from "./database.js";
 import { loadHttp1 } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
-import type { Measurement } from "./measure.js";
+import { median, type Measurement } from "./measure.js";
 import { cleanupStack, processCpuMs } from "./processes.js";
 import { machineLine } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
-import { seedReusable, seedTargets, seedUsers, type ServiceUnderTest } from "./service.js";
-import { DATABASE_URL, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, WARMUP_SECONDS } from "./settings.js";
+import { seedScenarios, type ServiceUnderTest } from "./service.js";
+import { COMPARE_ROUNDS, DATABASE_URL, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, WARMUP_SECONDS } from "./settings.js";
 
 const log = (line: string) => process.stderr.write(`bench:compare: ${line}\n`);
 
 const OTHER = process.env.BENCH_COMPARE_WITH;
-const ROUNDS = (() => {
-  const raw = process.env.BENCH_COMPARE_ROUNDS ?? "6";
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error(`BENCH_COMPARE_ROUNDS must be a whole number from 1 to 100, not "${raw}"`);
-  return n;
-})();
 const SCENARIOS = ONLY_SCENARIOS.length > 0 ? ONLY_SCENARIOS : ["GetTarget"];
 const PROTOCOLS = (ONLY_PROTOCOLS.length > 0 ? ONLY_PROTOCOLS : ["rest", "connect", "grpc"]) as Array<"rest" | "connect" | "grpc">;
 
@@ -57,12 +51,9 @@ async function startSide(label: string, root: string): Promise<Side> {
     await database.drop();
     throw error;
   });
-  const wants = (...names: string[]) => names.some((n) => SCENARIOS.includes(n));
-  const ids = await seedTargets(service, SEED_TARGETS);
-  const userIds = wants("GetUser") ? await seedUsers(service, SEED_USERS) : [];
-  const { orgId } = wants("SearchIDPs", "ResolveLanguages") ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES }) : { orgId: "" };
+  const seeded = await seedScenarios(service, SCENARIOS);
   await analyze(database.url);
-  return { label, service, database, scenarios: scenarios({ ids, userIds, orgId, headers: service.headers }), cpuUs: new Map(), rates: new Map() };
+  return { label, service, database, scenarios: scenarios(seeded), cpuUs: new Map(), rates: new Map() };
 }
 
 function load(side: Side, name: string, protocol: "rest" | "connect" | "grpc", seconds: number): Promise<Measurement> {
@@ -88,11 +79,7 @@ function push(map: Map<string, number[]>, key: string, value: number): void {
   map.set(key, list);
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
+const middle = (values: number[]) => median(values)!;
 const lowest = (values: number[]) => Math.min(...values);
 
 async function main(): Promise<void> {
@@ -113,10 +100,10 @@ async function main(): Promise<void> {
     });
     for (const name of SCENARIOS) {
       for (const protocol of PROTOCOLS) {
-        log(`${name} ${protocol}: warm-up, then ${ROUNDS} rounds per side…`);
+        log(`${name} ${protocol}: warm-up, then ${COMPARE_ROUNDS} rounds per side…`);
         await load(here, name, protocol, WARMUP_SECONDS);
         await load(other, name, protocol, WARMUP_SECONDS);
-        for (let r = 0; r < ROUNDS; r++) {
+        for (let r = 0; r < COMPARE_ROUNDS; r++) {
           const [first, second] = r % 2 ? [other, here] : [here, other];
           await round(first, name, protocol);
           await round(second, name, protocol);
@@ -126,13 +113,13 @@ async function main(): Promise<void> {
     const rows = [...here.cpuUs.keys()].map((key) => {
       const a = here.cpuUs.get(key)!;
       const b = other.cpuUs.get(key) ?? [];
-      return `| ${key} | ${lowest(a).toFixed(0)} / ${median(a).toFixed(0)} | ${lowest(b).toFixed(0)} / ${median(b).toFixed(0)} | ${(median(a) / median(b)).toFixed(2)} | ${median(here.rates.get(key)!).toFixed(0)} | ${median(other.rates.get(key)!).toFixed(0)} |`;
+      return `| ${key} | ${lowest(a).toFixed(0)} / ${middle(a).toFixed(0)} | ${lowest(b).toFixed(0)} / ${middle(b).toFixed(0)} | ${(middle(a) / middle(b)).toFixed(2)} | ${middle(here.rates.get(key)!).toFixed(0)} | ${middle(other.rates.get(key)!).toFixed(0)} |`;
     });
     process.stdout.write(
       [
         "# This checkout against another",
         "",
-        `${machineLine()} at the end, ${loadAtStart} at the start. Other: ${OTHER}. ${ROUNDS} rounds of ${MEASURE_SECONDS} s per side, alternating, 64 in flight.`,
+        `${machineLine()} at the end, ${loadAtStart} at the start. Other: ${OTHER}. ${COMPARE_ROUNDS} rounds of ${MEASURE_SECONDS} s per side, alternating, 64 in flight.`,
         "",
         "| scenario, protocol | this: CPU µs/call lowest / median | other: lowest / median | CPU this ÷ other (medians) | this: req/s (median) | other: req/s |",
         "|---|---|---|---|---|---|",

@@ -14,6 +14,12 @@ export interface Measurement {
   serverCpuUs?: number;
 }
 
+/** The middle of the known values (the lower of the two middle ones for an even count); undefined for none. */
+export function median(values: readonly (number | undefined)[]): number | undefined {
+  const known = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+  return known.length === 0 ? undefined : known[Math.floor((known.length - 1) / 2)];
+}
+
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return 0;

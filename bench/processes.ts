@@ -62,13 +62,12 @@ export async function waitFor(child: Child, what: string, check: () => Promise<b
 
 /**
  * CPU time (user + system, all threads) a process has used so far, in ms, from
- * /proc/<pid>/stat; undefined where there is no such file. Its clock ticks are USER_HZ, 100 on Linux.
+ * /proc/<pid>/stat; undefined where there is no such file.
  */
 export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const fields = statFields(pid);
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return readStat(`/proc/${pid}/stat`).cpuMs;
   } catch {
     return undefined;
   }
@@ -84,18 +83,15 @@ export function threadsCpuMs(pid: number | undefined): { main: number; threadpoo
   try {
     const sums = { main: 0, threadpool: 0, other: 0 };
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      let stat: string;
+      let thread: ReturnType<typeof readStat>;
       try {
-        stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        thread = readStat(`/proc/${pid}/task/${tid}/stat`);
       } catch {
         continue; // Ended between the listing and the read.
       }
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-      if (Number(tid) === pid) sums.main += ms;
-      else if (name === "libuv-worker") sums.threadpool += ms;
-      else sums.other += ms;
+      if (Number(tid) === pid) sums.main += thread.cpuMs;
+      else if (thread.name === "libuv-worker") sums.threadpool += thread.cpuMs;
+      else sums.other += thread.cpuMs;
     }
     return sums;
   } catch {
@@ -103,11 +99,17 @@ export function threadsCpuMs(pid: number | undefined): { main: number; threadpoo
   }
 }
 
-/** The fields of /proc/<pid>/stat after the command name (field 3 on), which may hold spaces. */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+/**
+ * A process's or thread's stat file: its command name, the fields after it (field 3 on; the
+ * name may hold spaces) and its CPU time (user + system) in ms, from clock ticks of USER_HZ,
+ * 100 on Linux.
+ */
+function readStat(path: string): { name: string; fields: string[]; cpuMs: number } {
+  const stat = readFileSync(path, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), fields, cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
 }
+
 
 /** CPU of a process and its children (a service with PLATFORM_WORKERS > 1: the primary and its workers). */
 export function processTreeCpuMs(pid: number | undefined): number | undefined {
@@ -117,7 +119,7 @@ export function processTreeCpuMs(pid: number | undefined): number | undefined {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (Number(statFields(Number(entry))[1]) === pid) total += processCpuMs(Number(entry)) ?? 0;
+      if (Number(readStat(`/proc/${entry}/stat`).fields[1]) === pid) total += processCpuMs(Number(entry)) ?? 0;
     } catch {
       // Gone between the listing and the read.
     }

@@ -10,12 +10,12 @@ import { analyze, createBenchDatabase, firstInstanceId, type BenchDatabase } fro
 import { closeIdleSockets, requestJson } from "./http-json.js";
 import { loadHttp1, type Http1Request } from "./load-http1.js";
 import { loadHttp2 } from "./load-http2.js";
-import type { Measurement } from "./measure.js";
+import { median, type Measurement } from "./measure.js";
 import { cleanupStack, processTreeCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row, type Section } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
-import { seedReusable, seedTargets, seedUsers, startPeer, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, ROUNDS, SCALE_WORKERS, SWEEP, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import { seedScenarios, startPeer, startService, type ServiceUnderTest } from "./service.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, ROUNDS, SCALE_WORKERS, SWEEP, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDPS, SEED_ORGS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -136,10 +136,6 @@ async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline:
  */
 function medianRows(rounds: Row[][]): Row[] {
   if (rounds.length === 1) return rounds[0]!;
-  const median = (values: (number | undefined)[]): number | undefined => {
-    const known = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
-    return known.length === 0 ? undefined : known[Math.floor((known.length - 1) / 2)];
-  };
   const merge = (ms: Measurement[]): Measurement => {
     const merged: Measurement = {
       requestsPerSecond: median(ms.map((m) => m.requestsPerSecond))!,
@@ -209,11 +205,8 @@ async function main(): Promise<number> {
 
     const service = await startService(database.url);
     cleanups.push(() => service.stop());
-    // Only what the chosen scenarios read, so that a run of one scenario (or its profile) is not mostly seeding.
-    const wants = (...names: string[]) => ONLY_SCENARIOS.length === 0 || names.some((n) => ONLY_SCENARIOS.includes(n));
-    const ids = await seedTargets(service, SEED_TARGETS);
-    const userIds = wants("GetUser") ? await seedUsers(service, SEED_USERS) : [];
-    const { orgId } = wants("SearchIDPs", "ResolveLanguages") ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES }) : { orgId: "" };
+    const seeded = await seedScenarios(service, ONLY_SCENARIOS);
+    const { ids, userIds, orgId } = seeded;
     const instanceId = await firstInstanceId(database.url);
     await analyze(database.url);
     log(
@@ -228,7 +221,7 @@ async function main(): Promise<number> {
 
     // Gets, then Searches, then Creates: every created target makes the search's count(*) over() larger.
     const rows: Row[] = [];
-    const chosen = scenarios({ ids, userIds, orgId, headers: service.headers }).filter((s) => ONLY_SCENARIOS.length === 0 || ONLY_SCENARIOS.includes(s.name));
+    const chosen = scenarios(seeded).filter((s) => ONLY_SCENARIOS.length === 0 || ONLY_SCENARIOS.includes(s.name));
     if (chosen.length === 0) throw new Error(`BENCH_SCENARIOS names no scenario: ${ONLY_SCENARIOS.join(", ")}`);
     for (const s of chosen) rows.push(...(await runScenario(s, service, baseline)));
     const getTarget = chosen.find((s) => s.name === "GetTarget");

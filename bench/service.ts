@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestJson } from "./http-json.js";
 import { freePort, startNode, waitFor } from "./processes.js";
-import { ARGON2, HOST, MASTER_KEY, PROFILE_DIR, ROOT, USER_PASSWORD } from "./settings.js";
+import type { ScenarioContext } from "./scenarios.js";
+import { ARGON2, HOST, MASTER_KEY, PROFILE_DIR, ROOT, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD } from "./settings.js";
 
 export interface ServiceUnderTest {
   port: number;
@@ -93,6 +94,19 @@ export async function callApi(port: number, headers: ServiceUnderTest["headers"]
   const res = await requestJson(port, method, path, { headers: { ...headers, host: `localhost:${port}` }, body });
   if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/**
+ * What the scenarios named in `only` read (every scenario's when it is empty), seeded: targets
+ * always, users for GetUser, organizations and providers for SearchIDPs and ResolveLanguages,
+ * so that a run of one scenario (or its profile) is not mostly seeding.
+ */
+export async function seedScenarios(service: ServiceUnderTest, only: readonly string[]): Promise<ScenarioContext> {
+  const wants = (...names: string[]) => only.length === 0 || names.some((n) => only.includes(n));
+  const ids = await seedTargets(service, SEED_TARGETS);
+  const userIds = wants("GetUser") ? await seedUsers(service, SEED_USERS) : [];
+  const { orgId } = wants("SearchIDPs", "ResolveLanguages") ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES }) : { orgId: "" };
+  return { ids, userIds, orgId, headers: service.headers };
 }
 
 /** Creates `count` targets over REST, eight at a time; returns their ids. */

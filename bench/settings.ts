@@ -49,6 +49,8 @@ export const SWEEP = sweep(process.env.BENCH_SWEEP);
  * two-CPU machine, more than many a change being judged.
  */
 export const ROUNDS = integerSetting("BENCH_ROUNDS", process.env.BENCH_ROUNDS, 1, 1, 10);
+/** `npm run bench:compare`: rounds per side (bench/compare.ts). */
+export const COMPARE_ROUNDS = integerSetting("BENCH_COMPARE_ROUNDS", process.env.BENCH_COMPARE_ROUNDS, 6, 1, 100);
 /** GetTarget with this many workers (PLATFORM_WORKERS) against one, back to back; BENCH_SCALE_WORKERS=0 skips it. */
 export const SCALE_WORKERS = integerSetting("BENCH_SCALE_WORKERS", process.env.BENCH_SCALE_WORKERS, 2, 0, 16);
 

@@ -33,6 +33,13 @@ interface QueryInternals {
   _getRows(connection: WireConnection, rows: number | undefined): void;
 }
 
+/** pg.Query's own handling, which each method below falls back to. */
+const pgQuery = pg.Query.prototype as unknown as {
+  prepare(connection: WireConnection): void;
+  handleRowDescription(message: unknown): void;
+  handleDataRow(message: unknown): void;
+};
+
 /** pg-protocol's RowDescription field. */
 interface FieldDescription {
   name: string;
@@ -91,6 +98,8 @@ function shapeOf(fields: FieldDescription[], types: TypeParsers): RowShape | und
  * (they may hold several statements, each with its own RowDescription).
  */
 export class StatementQuery<R extends pg.QueryResultRow> extends pg.Query<R> {
+  /** This query as pg's own code sees it. */
+  private readonly self = this as unknown as QueryInternals;
   private shape: RowShape | undefined;
   /** Where the shape goes once described: a named statement's connection's. */
   private shapes: Map<string, RowShape> | undefined;
@@ -99,7 +108,7 @@ export class StatementQuery<R extends pg.QueryResultRow> extends pg.Query<R> {
 
   constructor(text: string, values: unknown[] | undefined, name: string | undefined, callback: (error: Error | undefined, result: pg.QueryResult<R>) => void) {
     super(text, values, callback as unknown as ConstructorParameters<typeof pg.Query<R>>[2]);
-    if (name !== undefined) (this as unknown as QueryInternals).name = name;
+    if (name !== undefined) this.self.name = name;
   }
 
   /**
@@ -107,7 +116,7 @@ export class StatementQuery<R extends pg.QueryResultRow> extends pg.Query<R> {
    * without the Describe when the rows' shape is known; a failed bind is handled as pg does.
    */
   prepare(connection: WireConnection): void {
-    const self = this as unknown as QueryInternals;
+    const { self } = this;
     this.extended = true;
     if (self.name !== undefined) {
       this.shapes = shapesOf(connection);
@@ -115,7 +124,7 @@ export class StatementQuery<R extends pg.QueryResultRow> extends pg.Query<R> {
       if (connection.parsedStatements[self.name] !== undefined) this.shape = this.shapes.get(self.name);
     }
     if (this.shape === undefined) {
-      (pg.Query.prototype as unknown as { prepare(connection: WireConnection): void }).prepare.call(this, connection);
+      pgQuery.prepare.call(this, connection);
       return;
     }
     try {
@@ -129,21 +138,19 @@ export class StatementQuery<R extends pg.QueryResultRow> extends pg.Query<R> {
   }
 
   handleRowDescription(message: { fields: FieldDescription[] }): void {
-    const shape = this.extended ? shapeOf(message.fields, (this as unknown as QueryInternals)._result._types ?? pg.types) : undefined;
+    const shape = this.extended ? shapeOf(message.fields, this.self._result._types ?? pg.types) : undefined;
     if (shape === undefined) {
-      (pg.Query.prototype as unknown as { handleRowDescription(message: unknown): void }).handleRowDescription.call(this, message);
+      pgQuery.handleRowDescription.call(this, message);
       return;
     }
     this.shape = shape;
-    const name = (this as unknown as QueryInternals).name;
-    if (name !== undefined) this.shapes?.set(name, shape);
+    if (this.self.name !== undefined) this.shapes?.set(this.self.name, shape);
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
-    const self = this as unknown as QueryInternals;
-    const shape = this.shape;
+    const { self, shape } = this;
     if (shape === undefined) {
-      (pg.Query.prototype as unknown as { handleDataRow(message: unknown): void }).handleDataRow.call(this, message);
+      pgQuery.handleDataRow.call(this, message);
       return;
     }
     if (self._canceledDueToError) return;
