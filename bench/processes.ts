@@ -77,11 +77,13 @@ export function processCpuMs(pid: number | undefined): number | undefined {
  * CPU time (ms) so far of a process's threads, summed by kind: its main thread, libuv's
  * threadpool (named `libuv-worker`: password hashes, file and DNS work) and the rest (V8's
  * compiler and garbage-collector helpers, the inspector); undefined where there is no /proc.
+ * The libuv of Node 20 leaves its threads unnamed: then only the main thread is told apart.
  */
-export function threadsCpuMs(pid: number | undefined): { main: number; threadpool: number; other: number } | undefined {
+export function threadsCpuMs(pid: number | undefined): { main: number; threadpool?: number; other?: number } | undefined {
   if (pid === undefined) return undefined;
   try {
     const sums = { main: 0, threadpool: 0, other: 0 };
+    let named = false;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       let thread: ReturnType<typeof readStat>;
       try {
@@ -90,10 +92,12 @@ export function threadsCpuMs(pid: number | undefined): { main: number; threadpoo
         continue; // Ended between the listing and the read.
       }
       if (Number(tid) === pid) sums.main += thread.cpuMs;
-      else if (thread.name === "libuv-worker") sums.threadpool += thread.cpuMs;
-      else sums.other += thread.cpuMs;
+      else if (thread.name === "libuv-worker") {
+        sums.threadpool += thread.cpuMs;
+        named = true;
+      } else sums.other += thread.cpuMs;
     }
-    return sums;
+    return named ? sums : { main: sums.main };
   } catch {
     return undefined;
   }

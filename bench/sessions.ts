@@ -411,8 +411,8 @@ async function main(): Promise<number> {
       "",
       `Ratio sessions ÷ verifications: ${ratio(perSecond(creates.service), perSecond(creates.baseline))} (aim ≥ 0.8).`,
       "",
-      "Where the CPU of each call went, µs (threads from /proc: the main thread; libuv's threadpool, where the hashes run; V8's helper threads; " +
-        "and beside the service, the load generator in this process and the database's backends):",
+      "Where the CPU of each call went, µs (threads from /proc: the main thread; libuv's threadpool, where the hashes run; V8's helper threads, " +
+        "n/a on Node 20, whose threadpool is not named; and beside the service, the load generator in this process and the database's backends):",
       "",
       "| | main thread | threadpool | other threads | load generator | PostgreSQL |",
       "|---|---|---|---|---|---|",
