@@ -112,7 +112,7 @@ function newId(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** One transaction, as the service's CreateTarget: name check, event, projection row. */
+/** One transaction, as the service's CreateTarget: event, projection row; a name taken fails on the unique index. */
 async function createTarget(input: { name: string; url: string }) {
   const spec = { name: input.name, kind: "rest_webhook", url: input.url, timeoutMs: 10_000, mode: "sync" };
   const id = newId();
@@ -120,11 +120,6 @@ async function createTarget(input: { name: string; url: string }) {
   const client = await pool.connect();
   try {
     await client.query("begin");
-    const taken = await client.query('select "id" from "targets" where "instance_id" = $1 and "name" = $2', [instanceId, spec.name]);
-    if (taken.rows.length > 0) {
-      await client.query("rollback");
-      return { status: 409, body: { code: 6, message: "already exists" } };
-    }
     const event = await client.query<{ sequence: number; created_at: Date }>(
       'insert into "events" ("instance_id", "aggregate_type", "aggregate_id", "sequence", "event_type", "payload", "creator", "instance_position") values ($1, $2, $3, $4, $5, $6, $7, nextval($8::regclass)) returning "sequence", "created_at"',
       [instanceId, "target", id, 1, "target.added", JSON.stringify(spec), "baseline", instanceSequence(instanceId)],
@@ -138,6 +133,7 @@ async function createTarget(input: { name: string; url: string }) {
     return { status: 201, body: { details: details({ id, sequence, change_date: created_at, instance_id: instanceId }), signingKey } };
   } catch (error) {
     await client.query("rollback").catch(() => {});
+    if ((error as { code?: unknown }).code === "23505") return { status: 409, body: { code: 6, message: "already exists" } };
     throw error;
   } finally {
     client.release();

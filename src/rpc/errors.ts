@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DomainError, type ErrorKind } from "../domain/errors.js";
-import { SEQUENCE_CONSTRAINT, USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../store/database.js";
+import { SEQUENCE_CONSTRAINT, TARGET_NAME_CONSTRAINT, USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../store/database.js";
 import { DatabaseWaitAborted } from "../store/abort.js";
 
 const CODES: Record<ErrorKind, Code> = {
@@ -30,7 +30,7 @@ const UNIQUE_CONSTRAINTS: Record<string, string> = {
   orgs_instance_name: "an organization with this name already exists",
   org_domains_pkey: "the domain belongs to an organization already",
   instance_domains_pkey: "the domain belongs to an instance already",
-  targets_instance_name: "a target with this name already exists",
+  [TARGET_NAME_CONSTRAINT]: "a target with this name already exists",
   memberships_pkey: "the user is already a member of that context",
   projects_name: "a project with this name already exists in the organization",
   project_roles_pkey: "the project has a role with this key already",

@@ -183,6 +183,8 @@ const RETRYABLE = new Set(["40001", "40P01"]);
 export const SEQUENCE_CONSTRAINT = "events_aggregate_sequence";
 /** A username taken by a concurrent create after the command's own check (user/commands.ts). */
 export const USERNAME_CONSTRAINT = "users_instance_username";
+/** A target's name in its instance: CreateTarget has no check of its own (action/target/commands.ts). */
+export const TARGET_NAME_CONSTRAINT = "targets_instance_name";
 
 function isRetryableConflict(error: unknown): boolean {
   const { code } = (error ?? {}) as { code?: unknown };

@@ -1,6 +1,7 @@
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../../crypto/tokens.js";
 import { appendEvents, createdBy, type Tx } from "../../../store/eventstore.js";
+import { TARGET_NAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
 import { newId } from "../../../store/ids.js";
 import { prepared } from "../../../store/prepared.js";
 import type { TargetTable, TargetUpdate } from "../../../store/schema.js";
@@ -10,8 +11,13 @@ import { alreadyExists, notFound } from "../../errors.js";
 import { removeTargetFromExecutions } from "../execution/commands.js";
 import { AGGREGATE, SIGNING_KEY_LENGTH, type TargetPatch, type TargetSpec } from "./model.js";
 
+/**
+ * The name is left to its unique index (TARGET_NAME_CONSTRAINT) rather than read first: a name
+ * taken fails the insert, whose row goes to the server with the commit, so a create takes
+ * two round trips instead of three. The caller turns that failure into AlreadyExists with
+ * targetNameTaken; the events appended before it roll back with it.
+ */
 export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: SecretBox) {
-  await ensureNameFree(tx, actor.instanceId, spec.name);
   const id = newId();
   const signingKey = randomAlphanumeric(SIGNING_KEY_LENGTH);
   const appended = await appendEvents(
@@ -32,8 +38,8 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
     signing_key: box.encrypt(signingKey),
     ...createdBy(appended),
   };
-  // Nothing reads the insert's answer: it goes to the server with the commit (a name taken
-  // meanwhile fails the commit with the unique index's error, as it would fail the insert).
+  // Nothing reads the insert's answer: it goes to the server with the commit, which a name
+  // already taken fails with the unique index's error (on PGlite the insert itself fails).
   await insertTarget.defer(tx, row);
   return { details: instanceOwnedDetails(row), signingKey };
 }
@@ -135,7 +141,14 @@ async function lockTarget(tx: Tx, instanceId: string, id: string) {
   return row;
 }
 
+/** A create's or rename's failure on TARGET_NAME_CONSTRAINT as the check before it would have said it; any other error as it is. */
+export function targetNameTaken(error: unknown, name: string): unknown {
+  return violatedUniqueConstraint(error) === TARGET_NAME_CONSTRAINT ? nameTaken(name) : error;
+}
+
+const nameTaken = (name: string) => alreadyExists(`a target named "${name}" already exists`);
+
 async function ensureNameFree(tx: Tx, instanceId: string, name: string) {
   const [taken] = await targetNamed(tx, { instanceId, name });
-  if (taken) throw alreadyExists(`a target named "${name}" already exists`);
+  if (taken) throw nameTaken(name);
 }

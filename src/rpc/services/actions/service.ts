@@ -9,7 +9,7 @@ import { EVENT_TYPES, eventGroups } from "../../../domain/action/execution/event
 import { retryDelivery } from "../../../domain/action/delivery/commands.js";
 import { searchDeliveries } from "../../../domain/action/delivery/queries.js";
 import { deliveryFilterFromProto, deliveryToProto } from "./convert-delivery.js";
-import { createTarget, deleteTarget, patchTarget } from "../../../domain/action/target/commands.js";
+import { createTarget, deleteTarget, patchTarget, targetNameTaken } from "../../../domain/action/target/commands.js";
 import { getTarget, searchTargets } from "../../../domain/action/target/queries.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
@@ -40,12 +40,14 @@ export function actionsService({ store, box, catalog, access }: ActionsDeps): Se
   return {
     async createTarget(req, ctx) {
       const spec = targetSpecFromProto(req.target!);
-      const { details, signingKey } = await write(ctx, (tx) => createTarget(tx, actorOf(ctx), spec, box));
+      const { details, signingKey } = await write(ctx, (tx) => createTarget(tx, actorOf(ctx), spec, box)).catch((error: unknown) => Promise.reject(targetNameTaken(error, spec.name)));
       return { details: detailsToProto(details), signingKey };
     },
     async patchTarget(req, ctx) {
       const patch = targetPatchFromProto(req.target!);
-      const result = await changingAccess(ctx, (tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box));
+      const result = await changingAccess(ctx, (tx) => patchTarget(tx, actorOf(ctx), req.id, patch, box)).catch((error: unknown) =>
+        Promise.reject(patch.name === undefined ? error : targetNameTaken(error, patch.name)),
+      );
       return { details: detailsToProto(result.details), ...(result.signingKey && { signingKey: result.signingKey }) };
     },
     async deleteTarget(req, ctx) {
