@@ -220,6 +220,10 @@ export interface DatabaseLimits {
   poolMax: number;
   /** Statement texts prepared on the server per process (store/pg/statement-names.ts); 0: only the store's own prepared queries. */
   preparedStatementsMax: number;
+  /** Pooled connections that statements outside transactions share (store/pg/shared-connections.ts); 0: none. At most poolMax − 1 are used. */
+  sharedConnections: number;
+  /** Statements in flight on one shared connection at most; more take a connection of their own. */
+  sharedQueueMax: number;
   /** How often a command is retried after a serialization failure or deadlock before Aborted. */
   conflictRetries: number;
 }
@@ -281,6 +285,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleInTransactionTimeoutMs: integer(env, "PLATFORM_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000, 100, HOUR_MS),
       poolMax: integer(env, "PLATFORM_DB_POOL_MAX", 20, 1, 1000),
       preparedStatementsMax: integer(env, "PLATFORM_DB_PREPARED_STATEMENTS_MAX", 500, 0, 100_000),
+      sharedConnections: integer(env, "PLATFORM_DB_SHARED_CONNECTIONS", 2, 0, 100),
+      sharedQueueMax: integer(env, "PLATFORM_DB_SHARED_QUEUE_MAX", 16, 1, 10_000),
       conflictRetries: integer(env, "PLATFORM_DB_CONFLICT_RETRIES", 3, 0, 20),
     },
     healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),

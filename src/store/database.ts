@@ -81,7 +81,9 @@ export async function openStore(
 ): Promise<Store> {
   if (target.kind === "postgres") {
     const pool = postgresPool(target.url, limits, 1, limits.poolMax, onConnectionError);
-    const scoped = new ScopedKysely(new PgDriver(pool, limits.preparedStatementsMax), observe);
+    // Sharing leaves at least one pooled connection to transactions.
+    const sharing = { connections: Math.min(limits.sharedConnections, limits.poolMax - 1), queueMax: limits.sharedQueueMax };
+    const scoped = new ScopedKysely(new PgDriver(pool, limits.preparedStatementsMax, sharing), observe);
     return {
       ...common(scoped, limits),
       kind: "postgres",

@@ -13,6 +13,7 @@ import {
   type QueryResult,
 } from "kysely";
 import type { Database } from "./schema.js";
+import { isBegin } from "./transaction-state.js";
 
 /**
  * A driver whose connections can serve one request: had within the request's signal, and
@@ -21,6 +22,11 @@ import type { Database } from "./schema.js";
  */
 export interface SignalDriver extends Driver {
   acquireFor(signal: AbortSignal | undefined): Promise<SignalConnection>;
+  /**
+   * A statement outside a transaction on a connection shared with other requests
+   * (pg/shared-connections.ts), or undefined when the driver has none with room.
+   */
+  runShared?<R>(query: CompiledQuery, signal: AbortSignal | undefined): Promise<QueryResult<R>> | undefined;
 }
 
 export interface SignalConnection extends DatabaseConnection {
@@ -93,6 +99,16 @@ export class ScopedKysely {
     const { driver, observe } = this;
     return {
       async provideConnection(consumer) {
+        // A request's statements share connections; the process's own (workers, sweepers), which
+        // may run long, take their own, so that no request queues behind them.
+        if (driver.runShared && signal) {
+          const routed = new RoutedConnection(driver, signal);
+          try {
+            return await consumer(signal || observe ? new ScopedConnection(routed, signal, observe) : routed);
+          } finally {
+            await routed.release();
+          }
+        }
         const connection = await driver.acquireFor(signal);
         try {
           return await consumer(signal || observe ? new ScopedConnection(connection, signal, observe) : connection);
@@ -101,6 +117,38 @@ export class ScopedKysely {
         }
       },
     };
+  }
+}
+
+/**
+ * A connection had only when a statement needs one of its own: a transaction's, from its
+ * begin on. Until then each statement runs on a shared connection where the driver has one
+ * with room (SignalDriver.runShared).
+ */
+class RoutedConnection implements SignalConnection {
+  private own: SignalConnection | undefined;
+
+  constructor(
+    private readonly driver: SignalDriver,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery, signal = this.signal): Promise<QueryResult<R>> {
+    if (!this.own && !isBegin(query)) {
+      const shared = this.driver.runShared?.<R>(query, signal);
+      if (shared) return shared;
+    }
+    this.own ??= await this.driver.acquireFor(signal);
+    return this.own.executeQuery<R>(query, signal);
+  }
+
+  // Kysely's interface; nothing here streams.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("streaming queries are not used");
+  }
+
+  async release(): Promise<void> {
+    if (this.own) await this.driver.releaseConnection(this.own);
   }
 }
 

@@ -50,6 +50,10 @@ postgresOnly("a stalled PostgreSQL gets bounded waits and the right codes", () =
       PLATFORM_DB_STATEMENT_TIMEOUT_MS: "10000",
       PLATFORM_HEALTH_TIMEOUT_MS: "500",
       PLATFORM_DB_POOL_MAX: "3",
+      // Two of the three connections shared, one statement in flight on each: a third
+      // statement takes the pool's last connection and a fourth waits for one.
+      PLATFORM_DB_SHARED_CONNECTIONS: "2",
+      PLATFORM_DB_SHARED_QUEUE_MAX: "1",
     });
   });
   afterEach(async () => {
@@ -107,7 +111,7 @@ postgresOnly("a stalled PostgreSQL gets bounded waits and the right codes", () =
 
   it("/ready answers not ready within the health timeout when every connection is stuck, and recovers", async () => {
     await lockTargets(patient);
-    // More requests than the pool has connections: the probe finds none free.
+    // More requests than there are connections, shared or pooled: the probe finds none free.
     const stuck = Array.from({ length: 4 }, () => search(patient));
     await expect.poll(waiting, { timeout: 2_000, interval: 20 }).toBe(3);
     const { value, ms } = await timed(() => h1(`${patient.baseUrl}/ready`));

@@ -191,6 +191,8 @@ describe("limits and timeouts (README configuration table)", () => {
       idleInTransactionTimeoutMs: 60_000,
       poolMax: 20,
       preparedStatementsMax: 500,
+      sharedConnections: 2,
+      sharedQueueMax: 16,
       conflictRetries: 3,
     });
     expect(config.healthTimeoutMs).toBe(2_000);
@@ -215,6 +217,8 @@ describe("limits and timeouts (README configuration table)", () => {
       PLATFORM_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: "600",
       PLATFORM_DB_POOL_MAX: "4",
       PLATFORM_DB_PREPARED_STATEMENTS_MAX: "0",
+      PLATFORM_DB_SHARED_CONNECTIONS: "0",
+      PLATFORM_DB_SHARED_QUEUE_MAX: "3",
       PLATFORM_DB_CONFLICT_RETRIES: "0",
       PLATFORM_HEALTH_TIMEOUT_MS: "250",
       PLATFORM_METRICS_BIND: "[::1]:9464",
@@ -237,7 +241,7 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(configError({ PLATFORM_SHUTDOWN_GRACE_MS: "5000", PLATFORM_SHUTDOWN_TIMEOUT_MS: "5500" }).message).toContain("PLATFORM_SHUTDOWN_TIMEOUT_MS");
     expect(loadConfig({ PLATFORM_SHUTDOWN_GRACE_MS: "60000" }).http.shutdownTimeoutMs).toBe(80_000);
     expect(config.maxWatchStreams).toBe(3);
-    expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, preparedStatementsMax: 0, conflictRetries: 0 });
+    expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, preparedStatementsMax: 0, sharedConnections: 0, sharedQueueMax: 3, conflictRetries: 0 });
     expect(config.healthTimeoutMs).toBe(250);
     expect(config.metricsBind).toEqual({ host: "::1", port: 9464 });
     expect(config.bootstrapPatExpiresMs).toBe(90 * 60_000);
@@ -255,6 +259,8 @@ describe("limits and timeouts (README configuration table)", () => {
     ["PLATFORM_DB_STATEMENT_TIMEOUT_MS", "soon"],
     ["PLATFORM_DB_POOL_MAX", "0"],
     ["PLATFORM_DB_PREPARED_STATEMENTS_MAX", "-1"],
+    ["PLATFORM_DB_SHARED_CONNECTIONS", "-1"],
+    ["PLATFORM_DB_SHARED_QUEUE_MAX", "0"],
     ["PLATFORM_METRICS_BIND", "9090"],
     ["PLATFORM_METRICS_BIND", "localhost:99999"],
     ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "10"],

@@ -5,7 +5,8 @@ import { StatementTransactions, type SignalConnection, type SignalDriver } from 
 import { isDeferred } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { cancelStatement } from "./cancel.js";
-import { StatementQuery } from "./query.js";
+import { isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
+import { SharedConnections, type SharingLimits } from "./shared-connections.js";
 import { StatementNames } from "./statement-names.js";
 
 /**
@@ -28,13 +29,21 @@ export class PgDriver extends StatementTransactions implements SignalDriver {
 
   private readonly names: StatementNames;
 
-  /** `preparedMax`: how many statement texts this process prepares on the server (statement-names.ts). */
+  private readonly shared: SharedConnections | undefined;
+
+  /** `preparedMax`: how many statement texts this process prepares on the server (statement-names.ts); `sharing`: shared-connections.ts. */
   constructor(
     private readonly pool: pg.Pool,
     preparedMax: number,
+    sharing: SharingLimits,
   ) {
     super();
     this.names = new StatementNames(preparedMax);
+    this.shared = sharing.connections > 0 ? new SharedConnections(pool, this.names, sharing) : undefined;
+  }
+
+  runShared<R>(query: CompiledQuery, signal: AbortSignal | undefined): Promise<QueryResult<R>> | undefined {
+    return this.shared?.run<R>(query, signal);
   }
 
   async init(): Promise<void> {}
@@ -62,11 +71,10 @@ export class PgDriver extends StatementTransactions implements SignalDriver {
   }
 
   async destroy(): Promise<void> {
+    this.shared?.close();
     await this.pool.end();
   }
 }
-
-const AFFECTING = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 
 class PgConnection implements SignalConnection {
   private readonly transaction = new TransactionState();
@@ -162,10 +170,7 @@ class PgConnection implements SignalConnection {
       throw error;
     }
     this.transaction.ran(query, false);
-    return {
-      rows: result.rows ?? [],
-      ...(AFFECTING.has(result.command) && { numAffectedRows: BigInt(result.rowCount ?? 0) }),
-    };
+    return queryResult(result);
   }
 
   /**
@@ -219,35 +224,10 @@ class PgConnection implements SignalConnection {
 }
 
 /**
- * One statement queued on the client. A query object of our own (query.ts) rather than
- * `client.query(config)`, which copies every config object through its property descriptors
- * first (pg 8.23), about 4 µs a statement.
- */
-function submit<R extends object>(client: pg.PoolClient, text: string, values: unknown[] | undefined, name: string | undefined): Promise<pg.QueryResult<R>> {
-  return new Promise((resolve, reject) => {
-    client.query(new StatementQuery<R>(text, values, name || undefined, (error, result) => (error ? reject(error) : resolve(result))));
-  });
-}
-
-/**
  * The client's socket, where pg exposes it (its `connection.stream`; absent on pg-native):
  * queued statements are corked together on it.
  */
 function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
   const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection?.stream;
   return typeof stream?.cork === "function" && typeof stream.uncork === "function" ? (stream as { cork(): void; uncork(): void }) : undefined;
-}
-
-/** PostgreSQL refusing a prepared statement whose result columns changed since it was prepared. */
-function isStalePlan(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === "0A000" && /cached plan must not change result type/.test(String((error as Error).message));
-}
-
-/**
- * Errors the server reported for one statement (they carry a SQLSTATE and leave the
- * connection usable); anything else is a broken connection or a read timeout.
- */
-function isStatementError(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("08") && !code.startsWith("57P");
 }
