@@ -23,7 +23,8 @@ const RETRY_AFTER_SECONDS = 2;
 
 /**
  * Unique constraints a concurrent writer can beat a command's own check to: the loser hears
- * what the check would have told it. (PGlite runs one transaction at a time and never gets here.)
+ * what the check would have told it. (PGlite runs one transaction at a time: it gets here only
+ * for a command with no check of its own, CreateTarget, whose caller words the error itself.)
  */
 const UNIQUE_CONSTRAINTS: Record<string, string> = {
   [USERNAME_CONSTRAINT]: "the username is taken",

@@ -99,8 +99,8 @@ export class ScopedKysely {
     const { driver, observe } = this;
     return {
       async provideConnection(consumer) {
-        // A request's statements share connections; the process's own (workers, sweepers), which
-        // may run long, take their own, so that no request queues behind them.
+        // Statements with a signal (a request's, or a worker's that passes its shutdown signal)
+        // share connections; those without (sweepers, start-up work), which may run long, take their own.
         if (driver.runShared && signal) {
           const routed = new RoutedConnection(driver, signal);
           try {

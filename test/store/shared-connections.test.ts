@@ -128,6 +128,62 @@ postgresOnly("shared connections (PostgreSQL)", () => {
     expect(await sql<{ n: number }>`select n from shared_t where id = 'b'`.execute(request()).then((r) => r.rows[0]!.n)).toBe(2);
   });
 
+  describe("with one shared connection", () => {
+    let single: Store;
+    beforeAll(async () => {
+      single = await openStore(database.target, { ...loadConfig({}).db, poolMax: 4, sharedConnections: 1, sharedQueueMax: 8 });
+    });
+    afterAll(async () => {
+      await single?.close();
+    });
+    const lockTable = async () => {
+      locker = new pg.Client({ connectionString: (database.target as { url: string }).url });
+      await locker.connect();
+      await locker.query("begin");
+      await locker.query("lock table shared_t in access exclusive mode");
+    };
+    const waiting = async () =>
+      (await observer.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows.map((r: { pid: number }) => r.pid);
+
+    it("queues nothing behind a statement that has run 10 ms: the next takes a pooled connection", async () => {
+      const db = () => single.forRequest(new AbortController().signal).db;
+      // The first statement opens the shared connection (and meanwhile takes a pooled one).
+      await backendPid(db());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const sharedPid = await backendPid(db());
+      await lockTable();
+      const stuck = sql`select n from shared_t`.execute(db());
+      await until("the statement waiting on the lock", async () => (await waiting()).includes(sharedPid));
+      // Past the 10 ms: a statement sent sooner would queue behind it, as it should.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Not behind the stuck one: answered at once, by another backend.
+      const behind = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("queued behind the stuck statement")), 2_000));
+      const other = await Promise.race([backendPid(db()), behind]).finally(() => locker!.query("rollback"));
+      expect(other).not.toBe(sharedPid);
+      await stuck;
+    });
+
+    it("cancels every abandoned statement on its connection in turn, each as it becomes the one running", async () => {
+      const first = new AbortController();
+      const second = new AbortController();
+      await backendPid(single.forRequest(new AbortController().signal).db);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await lockTable();
+      // Sent in one turn: both on the one shared connection, the second behind the first.
+      const a = sql`select n from shared_t where id = 'a'`.execute(single.forRequest(first.signal).db);
+      const b = sql`select n from shared_t where id = 'b'`.execute(single.forRequest(second.signal).db);
+      await until("the first waiting on the lock", async () => (await waiting()).length === 1);
+      first.abort();
+      second.abort();
+      await expect(a).rejects.toThrow();
+      await expect(b).rejects.toThrow();
+      // Both cancelled, the second once the first's cancel made it the one running: no backend is left waiting.
+      await until("both cancelled", async () => (await waiting()).length === 0, 3_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await waiting()).toEqual([]);
+    });
+  });
+
   it("replaces a shared connection whose backend was terminated", async () => {
     const pids = await sharedPids();
     await observer.query("select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1::int[])", [[...pids]]);

@@ -39,11 +39,20 @@ export class PgDriver extends StatementTransactions implements SignalDriver {
   ) {
     super();
     this.names = new StatementNames(preparedMax);
-    this.shared = sharing.connections > 0 ? new SharedConnections(pool, this.names, sharing) : undefined;
+    this.shared = sharing.connections > 0 ? new SharedConnections(pool, this.names, sharing, (query, signal) => this.runOwn(query, signal)) : undefined;
   }
 
   runShared<R>(query: CompiledQuery, signal: AbortSignal | undefined): Promise<QueryResult<R>> | undefined {
     return this.shared?.run<R>(query, signal);
+  }
+
+  private async runOwn<R>(query: CompiledQuery, signal: AbortSignal | undefined): Promise<QueryResult<R>> {
+    const connection = await this.acquireFor(signal);
+    try {
+      return await connection.executeQuery<R>(query, signal);
+    } finally {
+      await this.releaseConnection(connection);
+    }
   }
 
   async init(): Promise<void> {}

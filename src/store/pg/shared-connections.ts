@@ -3,7 +3,7 @@ import type pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { cancelStatement } from "./cancel.js";
 import type { StatementNames } from "./statement-names.js";
-import { isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
+import { isMissingStatement, isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
 
 export interface SharingLimits {
   /** Connections held for statements outside transactions; 0 turns sharing off. */
@@ -14,15 +14,28 @@ export interface SharingLimits {
 
 /** An abandoned statement still running after this is cancelled, as on a connection of its own (pg-driver.ts). */
 const ABANDONED_GRACE_MS = 50;
+/** A connection whose oldest statement has been in flight this long takes no more: nothing queues long behind a slow statement. */
+const SLOW_HEAD_MS = 10;
+
+interface InFlight {
+  running: Promise<unknown>;
+  /** performance.now() at its sending. */
+  since: number;
+  /** Its request gave up, and its grace passed: cancelled once it is the one the server runs. */
+  overdue?: true;
+}
 
 interface Shared {
   client: pg.PoolClient;
   /** Statements sent and not yet answered, in the order the server runs them. */
-  inFlight: Promise<unknown>[];
+  inFlight: InFlight[];
   /** Taken no more statements; released (destroyed unless healthy) once none is in flight. */
   retired?: { reason: Error | undefined };
   released?: true;
 }
+
+/** A statement on a connection of its own (the pool's): where a shared one cannot serve it. */
+export type OwnConnectionRun = <R>(query: CompiledQuery, signal: AbortSignal | undefined) => Promise<QueryResult<R>>;
 
 /**
  * A request's statement outside a transaction (nearly every read, and the few single-statement
@@ -37,24 +50,32 @@ interface Shared {
  * - Nothing may rely on session state between statements outside a transaction (none does:
  *   `set`, session advisory locks and LISTEN are not used on request connections).
  * - A statement queues behind the others in flight on its connection: the least busy one is
- *   taken, and with `queueMax` in flight on each the statement takes a pooled connection.
+ *   taken, never one whose oldest statement has run longer than SLOW_HEAD_MS, and with none
+ *   left (`queueMax` in flight, or a slow head) the statement takes a pooled connection.
  * - A statement whose request is aborted is abandoned: its caller hears of the abort at once.
  *   If it still runs after a short grace, its connection takes no new statements and is
- *   closed once the ones in flight are answered, and it is cancelled if it is the one the
- *   server runs (#abandoned).
+ *   closed once the ones in flight are answered, and it is cancelled as soon as it is the one
+ *   the server runs (#abandoned), as a connection of its own would have it cancelled.
  * - A connection that fails (a broken socket, a read timeout, a stale prepared plan) is
- *   retired the same way and replaced by the next statement; its statements in flight fail
- *   as they would on a connection of their own.
+ *   retired the same way; its statements in flight fail as they would on a connection of
+ *   their own, but for a stale plan's, which run on one of their own. A retired connection
+ *   still counts toward PLATFORM_DB_SHARED_CONNECTIONS until it is released: sharing never
+ *   holds more of the pool than that, whatever stalls.
+ * - pg's read timeout (query_timeout) runs from a statement's sending, so time queued behind
+ *   others counts: the slow-head rule keeps that short.
  */
 export class SharedConnections {
   readonly #open: Shared[] = [];
   #opening = 0;
+  /** Retired and not yet released: they still hold pooled connections. */
+  #draining = 0;
   #closed = false;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly names: StatementNames,
     private readonly limits: SharingLimits,
+    private readonly ownConnection: OwnConnectionRun,
   ) {}
 
   /** The statement's answer from a shared connection, or undefined when none has room (the caller checks one out). */
@@ -71,10 +92,14 @@ export class SharedConnections {
 
   #pick(): Shared | undefined {
     if (this.#closed) return undefined;
-    if (this.#open.length + this.#opening < this.limits.connections) this.#openOne();
+    // Retired connections still draining count: sharing never holds more than its share of the pool.
+    if (this.#open.length + this.#opening + this.#draining < this.limits.connections) this.#openOne();
+    const now = performance.now();
     let best: Shared | undefined;
     for (const shared of this.#open) {
-      if (shared.inFlight.length < this.limits.queueMax && (!best || shared.inFlight.length < best.inFlight.length)) best = shared;
+      const queued = shared.inFlight.length;
+      if (queued >= this.limits.queueMax || (queued > 0 && now - shared.inFlight[0]!.since > SLOW_HEAD_MS)) continue;
+      if (!best || queued < best.inFlight.length) best = shared;
     }
     return best;
   }
@@ -96,28 +121,28 @@ export class SharedConnections {
     );
   }
 
-  async #run<R>(shared: Shared, query: CompiledQuery, signal: AbortSignal | undefined, unprepared = false): Promise<QueryResult<R>> {
+  async #run<R>(shared: Shared, query: CompiledQuery, signal: AbortSignal | undefined): Promise<QueryResult<R>> {
     if (signal?.aborted) throw abortReason(signal);
-    const name = unprepared ? undefined : this.names.nameOf(query.sql, query.parameters.length);
+    const name = this.names.nameOf(query.sql, query.parameters.length);
     const running = submit<R & object>(shared.client, query.sql, query.parameters as unknown[], name);
-    shared.inFlight.push(running);
-    const settled = () => this.#settled(shared, running);
+    const entry: InFlight = { running, since: performance.now() };
+    shared.inFlight.push(entry);
+    const settled = () => this.#settled(shared, entry);
     running.then(settled, settled);
     try {
       return queryResult(signal ? await boundedWait(running, { signal }) : await running);
     } catch (error) {
       if (signal?.aborted) {
-        this.#abandoned(shared, running);
+        this.#abandoned(shared, entry);
         throw abortReason(signal);
       }
-      if (isStalePlan(error) && name !== undefined) {
-        // A table changed under a prepared statement (a rolling upgrade's migration): unprepared,
-        // the statement runs; the connection's prepared statements go with it.
-        try {
-          return await this.#run<R>(shared, query, signal, true);
-        } finally {
-          this.#retire(shared, error as Error);
-        }
+      if (name !== undefined && (isStalePlan(error) || isMissingStatement(error))) {
+        // A table changed under a prepared statement (a rolling upgrade's migration): the
+        // connection's prepared statements go with it, and the statement runs on a connection
+        // of its own, which handles that (pg-driver.ts). A Parse that failed (a lock timeout
+        // during a migration) leaves the statements sent behind it under its name without one.
+        this.#retire(shared, error as Error);
+        return this.ownConnection<R>(query, signal);
       }
       if (!isStatementError(error)) this.#retire(shared, error as Error);
       throw error;
@@ -131,17 +156,24 @@ export class SharedConnections {
    * connection is retired: a cancel landing just after the statement ended would hit the
    * next one, whose request then hears 57014 as if its own statement had timed out.
    */
-  #abandoned(shared: Shared, running: Promise<unknown>): void {
+  #abandoned(shared: Shared, entry: InFlight): void {
     setTimeout(() => {
-      if (!shared.inFlight.includes(running)) return;
-      if (shared.inFlight[0] === running) cancelStatement(shared.client);
+      if (!shared.inFlight.includes(entry)) return;
+      entry.overdue = true;
       this.#retire(shared, new Error("statement cancelled: its request was aborted"));
+      this.#cancelOverdueHead(shared);
     }, ABANDONED_GRACE_MS).unref();
   }
 
-  #settled(shared: Shared, running: Promise<unknown>): void {
-    const at = shared.inFlight.indexOf(running);
+  /** Also when an overdue statement becomes the oldest: one behind another's waits its turn, then goes. */
+  #cancelOverdueHead(shared: Shared): void {
+    if (shared.inFlight[0]?.overdue) cancelStatement(shared.client);
+  }
+
+  #settled(shared: Shared, entry: InFlight): void {
+    const at = shared.inFlight.indexOf(entry);
     if (at >= 0) shared.inFlight.splice(at, 1);
+    if (at === 0) this.#cancelOverdueHead(shared);
     if (shared.retired && shared.inFlight.length === 0) this.#release(shared, shared.retired.reason);
   }
 
@@ -150,6 +182,7 @@ export class SharedConnections {
     shared.retired = { reason };
     const at = this.#open.indexOf(shared);
     if (at >= 0) this.#open.splice(at, 1);
+    this.#draining++;
     if (shared.inFlight.length === 0) this.#release(shared, reason);
   }
 
@@ -157,6 +190,7 @@ export class SharedConnections {
   #release(shared: Shared, reason: Error | undefined): void {
     if (shared.released) return;
     shared.released = true;
+    if (shared.retired) this.#draining--;
     shared.client.release(reason);
   }
 }

@@ -28,6 +28,11 @@ export function isStalePlan(error: unknown): boolean {
   return (error as { code?: unknown })?.code === "0A000" && /cached plan must not change result type/.test(String((error as Error).message));
 }
 
+/** A named statement the connection does not know: its Parse failed, in a pipeline of several of that name. */
+export function isMissingStatement(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "26000";
+}
+
 /**
  * Errors the server reported for one statement (they carry a SQLSTATE and leave the
  * connection usable); anything else is a broken connection or a read timeout.
