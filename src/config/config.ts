@@ -224,6 +224,8 @@ export interface DatabaseLimits {
   sharedConnections: number;
   /** Statements in flight on one shared connection at most; more take a connection of their own. */
   sharedQueueMax: number;
+  /** No statement queues behind one in flight this long on a shared connection. */
+  sharedSlowHeadMs: number;
   /** How often a command is retried after a serialization failure or deadlock before Aborted. */
   conflictRetries: number;
 }
@@ -287,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       preparedStatementsMax: integer(env, "PLATFORM_DB_PREPARED_STATEMENTS_MAX", 500, 0, 100_000),
       sharedConnections: integer(env, "PLATFORM_DB_SHARED_CONNECTIONS", 2, 0, 100),
       sharedQueueMax: integer(env, "PLATFORM_DB_SHARED_QUEUE_MAX", 16, 1, 10_000),
+      sharedSlowHeadMs: integer(env, "PLATFORM_DB_SHARED_SLOW_HEAD_MS", 10, 0, HOUR_MS),
       conflictRetries: integer(env, "PLATFORM_DB_CONFLICT_RETRIES", 3, 0, 20),
     },
     healthTimeoutMs: integer(env, "PLATFORM_HEALTH_TIMEOUT_MS", 2_000, 50, 60_000),

@@ -82,7 +82,7 @@ export async function openStore(
   if (target.kind === "postgres") {
     const pool = postgresPool(target.url, limits, 1, limits.poolMax, onConnectionError);
     // Sharing leaves at least one pooled connection to transactions.
-    const sharing = { connections: Math.min(limits.sharedConnections, limits.poolMax - 1), queueMax: limits.sharedQueueMax };
+    const sharing = { connections: Math.min(limits.sharedConnections, limits.poolMax - 1), queueMax: limits.sharedQueueMax, slowHeadMs: limits.sharedSlowHeadMs };
     const scoped = new ScopedKysely(new PgDriver(pool, limits.preparedStatementsMax, sharing), observe);
     return {
       ...common(scoped, limits),

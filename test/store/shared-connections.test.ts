@@ -25,7 +25,8 @@ postgresOnly("shared connections (PostgreSQL)", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase("postgres");
-    store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 6, sharedConnections: 2, sharedQueueMax: 8 });
+    // No slow-head rule here (a loaded machine would make any statement slow): the one below tests it.
+    store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 6, sharedConnections: 2, sharedQueueMax: 8, sharedSlowHeadMs: 60_000 });
     await sql`create table shared_t (id text primary key, n int not null)`.execute(store.db);
     await sql`insert into shared_t values ('a', 1), ('b', 2)`.execute(store.db);
     observer = new pg.Client({ connectionString: (database.target as { url: string }).url });
@@ -41,6 +42,17 @@ postgresOnly("shared connections (PostgreSQL)", () => {
     await store?.close();
     await database?.drop();
   });
+
+  /** Takes the table's lock in another session, held until the test rolls it back. */
+  const lockTable = async () => {
+    locker = new pg.Client({ connectionString: (database.target as { url: string }).url });
+    await locker.connect();
+    await locker.query("begin");
+    await locker.query("lock table shared_t in access exclusive mode");
+  };
+  /** The backends waiting on a lock right now. */
+  const waiting = async () =>
+    (await observer.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows.map((r: { pid: number }) => r.pid);
 
   /** A request's database: only requests' statements share connections. */
   const request = () => store.forRequest(new AbortController().signal).db;
@@ -103,13 +115,7 @@ postgresOnly("shared connections (PostgreSQL)", () => {
 
   it("answers an aborted request at once, cancels its statement on the server, and takes a new connection for what follows", async () => {
     const pids = await sharedPids();
-    locker = new pg.Client({ connectionString: (database.target as { url: string }).url });
-    await locker.connect();
-    await locker.query("begin");
-    await locker.query("lock table shared_t in access exclusive mode");
-    const waiting = async () =>
-      (await observer.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows.map((r: { pid: number }) => r.pid);
-
+    await lockTable();
     const controller = new AbortController();
     const stuck = sql`select n from shared_t`.execute(store.forRequest(controller.signal).db);
     await until("the statement waiting on the lock", async () => (await waiting()).length === 1);
@@ -121,7 +127,7 @@ postgresOnly("shared connections (PostgreSQL)", () => {
     expect(performance.now() - started).toBeLessThan(50);
     // Cancelled after the grace, not left waiting for the statement timeout (30 s here).
     await until("the statement cancelled", async () => (await waiting()).length === 0, 2_000);
-    await locker.query("rollback");
+    await locker!.query("rollback");
     // The connection that held it was closed; another shared one takes its place.
     const after = await sharedPids();
     expect(after.has(stuckPid!)).toBe(false);
@@ -131,21 +137,12 @@ postgresOnly("shared connections (PostgreSQL)", () => {
   describe("with one shared connection", () => {
     let single: Store;
     beforeAll(async () => {
-      single = await openStore(database.target, { ...loadConfig({}).db, poolMax: 4, sharedConnections: 1, sharedQueueMax: 8 });
+      single = await openStore(database.target, { ...loadConfig({}).db, poolMax: 4, sharedConnections: 1, sharedQueueMax: 8, sharedSlowHeadMs: 10 });
     });
     afterAll(async () => {
       await single?.close();
     });
-    const lockTable = async () => {
-      locker = new pg.Client({ connectionString: (database.target as { url: string }).url });
-      await locker.connect();
-      await locker.query("begin");
-      await locker.query("lock table shared_t in access exclusive mode");
-    };
-    const waiting = async () =>
-      (await observer.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows.map((r: { pid: number }) => r.pid);
-
-    it("queues nothing behind a statement that has run 10 ms: the next takes a pooled connection", async () => {
+    it("queues nothing behind a statement that has run PLATFORM_DB_SHARED_SLOW_HEAD_MS: the next takes a pooled connection", async () => {
       const db = () => single.forRequest(new AbortController().signal).db;
       // The first statement opens the shared connection (and meanwhile takes a pooled one).
       await backendPid(db());

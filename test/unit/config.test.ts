@@ -193,6 +193,7 @@ describe("limits and timeouts (README configuration table)", () => {
       preparedStatementsMax: 500,
       sharedConnections: 2,
       sharedQueueMax: 16,
+      sharedSlowHeadMs: 10,
       conflictRetries: 3,
     });
     expect(config.healthTimeoutMs).toBe(2_000);
@@ -219,6 +220,7 @@ describe("limits and timeouts (README configuration table)", () => {
       PLATFORM_DB_PREPARED_STATEMENTS_MAX: "0",
       PLATFORM_DB_SHARED_CONNECTIONS: "0",
       PLATFORM_DB_SHARED_QUEUE_MAX: "3",
+      PLATFORM_DB_SHARED_SLOW_HEAD_MS: "7",
       PLATFORM_DB_CONFLICT_RETRIES: "0",
       PLATFORM_HEALTH_TIMEOUT_MS: "250",
       PLATFORM_METRICS_BIND: "[::1]:9464",
@@ -241,7 +243,7 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(configError({ PLATFORM_SHUTDOWN_GRACE_MS: "5000", PLATFORM_SHUTDOWN_TIMEOUT_MS: "5500" }).message).toContain("PLATFORM_SHUTDOWN_TIMEOUT_MS");
     expect(loadConfig({ PLATFORM_SHUTDOWN_GRACE_MS: "60000" }).http.shutdownTimeoutMs).toBe(80_000);
     expect(config.maxWatchStreams).toBe(3);
-    expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, preparedStatementsMax: 0, sharedConnections: 0, sharedQueueMax: 3, conflictRetries: 0 });
+    expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, preparedStatementsMax: 0, sharedConnections: 0, sharedQueueMax: 3, sharedSlowHeadMs: 7, conflictRetries: 0 });
     expect(config.healthTimeoutMs).toBe(250);
     expect(config.metricsBind).toEqual({ host: "::1", port: 9464 });
     expect(config.bootstrapPatExpiresMs).toBe(90 * 60_000);
@@ -261,6 +263,7 @@ describe("limits and timeouts (README configuration table)", () => {
     ["PLATFORM_DB_PREPARED_STATEMENTS_MAX", "-1"],
     ["PLATFORM_DB_SHARED_CONNECTIONS", "-1"],
     ["PLATFORM_DB_SHARED_QUEUE_MAX", "0"],
+    ["PLATFORM_DB_SHARED_SLOW_HEAD_MS", "-1"],
     ["PLATFORM_METRICS_BIND", "9090"],
     ["PLATFORM_METRICS_BIND", "localhost:99999"],
     ["PLATFORM_BOOTSTRAP_PAT_EXPIRES", "10"],

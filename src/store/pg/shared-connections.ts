@@ -10,12 +10,12 @@ export interface SharingLimits {
   connections: number;
   /** Statements in flight on one of them at most; past that a statement takes a pooled connection of its own. */
   queueMax: number;
+  /** A connection whose oldest statement has been in flight this long takes no more: nothing queues long behind a slow statement. */
+  slowHeadMs: number;
 }
 
 /** An abandoned statement still running after this is cancelled, as on a connection of its own (pg-driver.ts). */
 const ABANDONED_GRACE_MS = 50;
-/** A connection whose oldest statement has been in flight this long takes no more: nothing queues long behind a slow statement. */
-const SLOW_HEAD_MS = 10;
 
 interface InFlight {
   running: Promise<unknown>;
@@ -50,7 +50,7 @@ export type OwnConnectionRun = <R>(query: CompiledQuery, signal: AbortSignal | u
  * - Nothing may rely on session state between statements outside a transaction (none does:
  *   `set`, session advisory locks and LISTEN are not used on request connections).
  * - A statement queues behind the others in flight on its connection: the least busy one is
- *   taken, never one whose oldest statement has run longer than SLOW_HEAD_MS, and with none
+ *   taken, never one whose oldest statement has run longer than `slowHeadMs`, and with none
  *   left (`queueMax` in flight, or a slow head) the statement takes a pooled connection.
  * - A statement whose request is aborted is abandoned: its caller hears of the abort at once.
  *   If it still runs after a short grace, its connection takes no new statements and is
@@ -98,7 +98,7 @@ export class SharedConnections {
     let best: Shared | undefined;
     for (const shared of this.#open) {
       const queued = shared.inFlight.length;
-      if (queued >= this.limits.queueMax || (queued > 0 && now - shared.inFlight[0]!.since > SLOW_HEAD_MS)) continue;
+      if (queued >= this.limits.queueMax || (queued > 0 && now - shared.inFlight[0]!.since > this.limits.slowHeadMs)) continue;
       if (!best || queued < best.inFlight.length) best = shared;
     }
     return best;
