@@ -114,7 +114,6 @@ function readStat(path: string): { name: string; fields: string[]; cpuMs: number
   return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), fields, cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
 }
 
-
 /** CPU of a process and its children (a service with PLATFORM_WORKERS > 1: the primary and its workers). */
 export function processTreeCpuMs(pid: number | undefined): number | undefined {
   const own = processCpuMs(pid);

@@ -75,8 +75,8 @@ const log = (line: string) => process.stderr.write(`bench:sessions: ${line}\n`);
 
 const unlimited = { PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "0", PLATFORM_SESSION_RATE_PER_SESSION: "0" };
 
-/** The load's own connections: http-json's 8 would cap the calls in flight. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, PATCH_CONCURRENCY) });
+/** PatchSession's own connections: http-json's 8 would cap the calls in flight. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: PATCH_CONCURRENCY });
 
 /** Runs `call(n)` for n below `total`, `width` at a time. */
 async function inParallel(total: number, width: number, call: (n: number) => Promise<void>): Promise<void> {

@@ -101,19 +101,12 @@ export class ScopedKysely {
       async provideConnection(consumer) {
         // Statements with a signal (a request's, or a worker's that passes its shutdown signal)
         // share connections; those without (sweepers, start-up work), which may run long, take their own.
-        if (driver.runShared && signal) {
-          const routed = new RoutedConnection(driver, signal);
-          try {
-            return await consumer(signal || observe ? new ScopedConnection(routed, signal, observe) : routed);
-          } finally {
-            await routed.release();
-          }
-        }
-        const connection = await driver.acquireFor(signal);
+        const routed = driver.runShared && signal ? new RoutedConnection(driver, signal) : undefined;
+        const connection = routed ?? (await driver.acquireFor(signal));
         try {
           return await consumer(signal || observe ? new ScopedConnection(connection, signal, observe) : connection);
         } finally {
-          await driver.releaseConnection(connection);
+          await (routed ? routed.release() : driver.releaseConnection(connection));
         }
       },
     };

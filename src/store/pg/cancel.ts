@@ -8,6 +8,13 @@ interface Backend {
   port?: number;
 }
 
+/**
+ * A statement whose request was aborted gets this long to finish by itself before it is
+ * cancelled: most do (a lookup takes a millisecond), and then the connection stays usable
+ * instead of being cancelled, discarded and reopened. Pooled and shared connections alike.
+ */
+export const CANCEL_GRACE_MS = 50;
+
 /** A cancel request that gets no answer (a dead network) is given up after this. */
 const CANCEL_TIMEOUT_MS = 5_000;
 

@@ -4,17 +4,10 @@ import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 import { isDeferred } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
-import { cancelStatement } from "./cancel.js";
+import { CANCEL_GRACE_MS, cancelStatement } from "./cancel.js";
 import { isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
 import { SharedConnections, type SharingLimits } from "./shared-connections.js";
 import { StatementNames } from "./statement-names.js";
-
-/**
- * A statement whose request was aborted gets this long to finish by itself before it is
- * cancelled: most do (a lookup takes a millisecond), and then the connection stays usable
- * instead of being cancelled, discarded and reopened.
- */
-const CANCEL_GRACE_MS = 50;
 
 /**
  * Kysely's driver for pg, with the faults of a real network handled in one place: a

@@ -1,7 +1,7 @@
 import type { CompiledQuery, QueryResult } from "kysely";
 import type pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
-import { cancelStatement } from "./cancel.js";
+import { CANCEL_GRACE_MS, cancelStatement } from "./cancel.js";
 import type { StatementNames } from "./statement-names.js";
 import { isMissingStatement, isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
 
@@ -13,9 +13,6 @@ export interface SharingLimits {
   /** A connection whose oldest statement has been in flight this long takes no more: nothing queues long behind a slow statement. */
   slowHeadMs: number;
 }
-
-/** An abandoned statement still running after this is cancelled, as on a connection of its own (pg-driver.ts). */
-const ABANDONED_GRACE_MS = 50;
 
 interface InFlight {
   running: Promise<unknown>;
@@ -162,7 +159,7 @@ export class SharedConnections {
       entry.overdue = true;
       this.#retire(shared, new Error("statement cancelled: its request was aborted"));
       this.#cancelOverdueHead(shared);
-    }, ABANDONED_GRACE_MS).unref();
+    }, CANCEL_GRACE_MS).unref();
   }
 
   /** Also when an overdue statement becomes the oldest: one behind another's waits its turn, then goes. */
