@@ -4,7 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { DatabaseLimits } from "../config/config.js";
-import type { Tx } from "./eventstore.js";
+import { appendRefused, type Tx } from "./eventstore.js";
 import { PgDriver } from "./pg/pg-driver.js";
 import { parseTimestamptz, TIMESTAMPTZ } from "./pg/timestamps.js";
 import { PGliteDriver } from "./pglite/pglite-driver.js";
@@ -194,10 +194,17 @@ function isRetryableConflict(error: unknown): boolean {
 }
 
 async function transactWithRetries<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>, retries: number): Promise<T> {
+  let refused = false;
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction().execute(fn);
     } catch (error) {
+      // A queued append met hooks with work: once more at once, appending the slow way (eventstore.ts).
+      if (!refused && appendRefused(error)) {
+        refused = true;
+        attempt--;
+        continue;
+      }
       if (attempt >= retries || !isRetryableConflict(error)) throw error;
       // Jitter, so that the writers that collided do not collide again in lockstep.
       await sleep(Math.random() * 10 * (attempt + 1));

@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery } from "kysely";
+import type { Compilable, CompiledQuery, QueryResult } from "kysely";
 import type { Db } from "./eventstore.js";
 
 /** The statements deferStatement queued: the driver recognizes them by identity. */
@@ -26,4 +26,31 @@ export async function deferStatement(db: Db, query: Compilable<unknown> | Compil
   const compiled = "compile" in query ? query.compile() : query;
   deferred.add(compiled);
   await db.executeQuery(compiled);
+}
+
+/** The statements commitWith handed in. */
+const lastOfTransaction = new WeakSet<CompiledQuery>();
+
+/** Whether a statement was handed in by commitWith. */
+export function isCommittedWith(query: CompiledQuery): boolean {
+  return lastOfTransaction.has(query);
+}
+
+/**
+ * Runs a transaction's last statement with its commit: on PostgreSQL the statements queued
+ * before it, it and the commit go to the server in one write and are answered in one round
+ * trip, where the commit would otherwise take one of its own after it. A write that reads
+ * nothing before its end (its events queued by queueEvents, store/eventstore.ts) then costs
+ * a single round trip, and still reads this statement's answer.
+ *
+ * The transaction ends here: its error (or one of a statement queued before it) is this
+ * statement's, and a commit that fails fails it. Nothing may run in the transaction after
+ * it; a statement that tries is refused, and the transaction's own commit afterwards is
+ * answered at once. Outside a transaction, and on PGlite, it runs as any statement and the
+ * commit follows as usual.
+ */
+export function commitWith<R>(db: Db, query: Compilable<R> | CompiledQuery): Promise<QueryResult<R>> {
+  const compiled = "compile" in query ? query.compile() : query;
+  lastOfTransaction.add(compiled);
+  return db.executeQuery(compiled) as Promise<QueryResult<R>>;
 }

@@ -42,7 +42,9 @@ export interface AppendedEvent {
  * `read` is what the hook needs to know, as a scalar subquery that the insert's own
  * statement returns: the read costs no round trip of its own (every write pays it), and
  * PostgreSQL evaluates an uncorrelated subquery once per statement (an init plan), however
- * many rows it inserts. It sees what the insert's statement sees.
+ * many rows it inserts. It sees what the insert's statement sees. A read that finds nothing
+ * is null, and means the hook has nothing to do for these events: `run` is not called, and
+ * an append that does not wait for its insert's answer (queueEvents) may go without it.
  */
 export interface AppendHook<T = unknown> {
   read?: (db: Db, instanceId: string) => Expression<T>;
@@ -56,6 +58,7 @@ export function onAppend<T>(hook: AppendHook<T>): void {
   if (appendHooks.has(hook as AppendHook)) return;
   appendHooks.add(hook as AppendHook);
   appends = preparedAppends();
+  guardedAppends = preparedGuards();
 }
 
 /**
@@ -72,7 +75,7 @@ export async function appendEvents(
   creator: string,
 ): Promise<Appended> {
   if (events.length === 0) throw new Error("appendEvents needs at least one event");
-  const rows = await insertEvents(tx, aggregate.instanceId, events.map((event, i) => ({ aggregateType: aggregate.type, aggregateId: aggregate.id, sequence: previousSequence + i + 1, event })), creator);
+  const rows = await insertEvents(tx, aggregate.instanceId, newEvents(aggregate, previousSequence, events), creator);
   const last = rows[rows.length - 1]!;
   return { sequence: last.sequence, createdAt: last.createdAt };
 }
@@ -103,6 +106,11 @@ interface NewEvent {
   aggregateId: string;
   sequence: number;
   event: PendingEvent;
+}
+
+/** One aggregate's events, numbered after `previousSequence`. */
+function newEvents(aggregate: AggregateRef, previousSequence: number, events: PendingEvent[]): NewEvent[] {
+  return events.map((event, i) => ({ aggregateType: aggregate.type, aggregateId: aggregate.id, sequence: previousSequence + i + 1, event }));
 }
 
 type ReturnedEvent = { position: number; sequence: number; event_type: string; created_at: Date; aggregate_type: string; aggregate_id: string } & Record<`hook_${number}`, unknown>;
@@ -152,26 +160,48 @@ function preparedAppend(count: number) {
   return prepared((db, p: Record<string, string | number>) =>
     db
       .insertInto("events")
-      .values(
-        Array.from({ length: count }, (_, i) =>
-          eventRow({
-            instanceId: p.instanceId as string,
-            aggregateType: p[`aggregateType${i}`] as string,
-            aggregateId: p[`aggregateId${i}`] as string,
-            sequence: p[`sequence${i}`] as number,
-            type: p[`type${i}`] as string,
-            payload: p[`payload${i}`] as string,
-            creator: p.creator as string,
-            numbered: p.numbered as string,
-          }),
-        ),
-      )
+      .values(Array.from({ length: count }, (_, i) => eventRow(appendValues(p, i))))
       .returning([...RETURNED, ...hookReads(db, p.instanceId as string)] as never),
   );
 }
 
+/**
+ * A queued append of `count` events (queueEvents): its answer is nobody's, and it fails by
+ * itself (refuse_queued_append, migration 0027) unless every hook's read finds nothing.
+ */
+function guardedAppend(count: number) {
+  return prepared((db, p: Record<string, string | number>) =>
+    db
+      .insertInto("events")
+      .values(Array.from({ length: count }, (_, i) => eventRow(appendValues(p, i))))
+      .returning(sql<boolean>`case when ${hooksIdle(db, p.instanceId as string)} then true else refuse_queued_append(${p.instanceId}) end`.as("idle")),
+  );
+}
+
+/** Whether every hook's read finds nothing (queueEvents checks that each has one). */
+function hooksIdle(db: Db, instanceId: string) {
+  const idle = [...appendHooks].map((hook) => sql`${hook.read!(db, instanceId)} is null`);
+  return idle.length > 0 ? sql.join(idle, sql` and `) : sql`true`;
+}
+
 const preparedAppends = () => Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => preparedAppend(i + 1));
+const preparedGuards = () => Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => guardedAppend(i + 1));
 let appends = preparedAppends();
+let guardedAppends = preparedGuards();
+
+/** The values of the `i`th event of a prepared append, from its parameters (appendParams). */
+function appendValues(p: Record<string, string | number>, i: number): EventValues {
+  return {
+    instanceId: p.instanceId as string,
+    aggregateType: p[`aggregateType${i}`] as string,
+    aggregateId: p[`aggregateId${i}`] as string,
+    sequence: p[`sequence${i}`] as number,
+    type: p[`type${i}`] as string,
+    payload: p[`payload${i}`] as string,
+    creator: p.creator as string,
+    numbered: p.numbered as string,
+  };
+}
 
 /** The prepared append's parameters for these events. */
 function appendParams(values: EventValues[]): Record<string, string | number> {
@@ -187,10 +217,9 @@ function appendParams(values: EventValues[]): Record<string, string | number> {
   return params;
 }
 
-/** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
-async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], creator: string): Promise<AppendedEvent[]> {
+function eventValues(instanceId: string, events: NewEvent[], creator: string): EventValues[] {
   const numbered = instanceSequence(instanceId);
-  const values = events.map((e): EventValues => ({
+  return events.map((e) => ({
     instanceId,
     aggregateType: e.aggregateType,
     aggregateId: e.aggregateId,
@@ -200,6 +229,11 @@ async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], crea
     creator,
     numbered,
   }));
+}
+
+/** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
+async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], creator: string): Promise<AppendedEvent[]> {
+  const values = eventValues(instanceId, events, creator);
   const rows = (
     values.length <= PREPARED_APPEND_MAX
       ? await appends[values.length - 1]!(tx, appendParams(values))
@@ -211,11 +245,80 @@ async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], crea
   ) as ReturnedEvent[];
   const appended = rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id }));
   let i = 0;
+  let idle = true;
   for (const hook of appendHooks) {
-    await hook.run(tx, instanceId, appended, rows[0]?.[`hook_${i}`]);
+    const read = hook.read ? rows[0]?.[`hook_${i}`] : undefined;
+    if (hook.read && read === null) {
+      i++;
+      continue;
+    }
+    idle = false;
+    await hook.run(tx, instanceId, appended, read);
     i++;
   }
+  // The hooks found nothing to do again: this instance's appends may be queued once more.
+  if (idle) busyInstances.delete(instanceId);
   return appended;
+}
+
+/**
+ * Instances where a queued append (queueEvents) found an append hook with work: their
+ * appends wait for the insert's answer, until one of them finds the hooks idle again. At
+ * most one entry per instance with such work (event executions), of this process.
+ */
+const busyInstances = new Set<string>();
+
+/** The SQLSTATE of the refusal of a queued append whose hooks have work (migration 0027); ours, as P0404 is. */
+const HOOKS_BUSY = "P0100";
+
+/**
+ * Whether a write failed because an append it queued (queueEvents) met append hooks with
+ * work. The failed write left nothing; run again, it appends the slow way, which runs the
+ * hooks (store/database.ts retries it once, at once).
+ */
+export function appendRefused(error: unknown): boolean {
+  const { code, detail } = (error ?? {}) as { code?: unknown; detail?: unknown };
+  if (code !== HOOKS_BUSY || typeof detail !== "string") return false;
+  busyInstances.add(detail);
+  return true;
+}
+
+/**
+ * appendEvents for a write that reads nothing back before its end: the insert is queued
+ * (store/deferred.ts) and goes to the server with the transaction's next statement,
+ * typically the projection row sent with the commit (commitWith), so that the whole write
+ * is one round trip instead of two. The caller gets the sequence, which it knew; where a
+ * projection row needs the event's time, eventTime reads it in that row's statement.
+ *
+ * The append hooks never see such an insert, so its statement checks that they would have
+ * nothing to do (their reads are null) and otherwise fails the transaction with HOOKS_BUSY
+ * (appendRefused): the write is then run again with its appends waiting for their answers.
+ * An instance whose hooks had work appends so from then on, until they have none again.
+ */
+export async function queueEvents(
+  tx: Tx,
+  aggregate: AggregateRef,
+  previousSequence: number,
+  events: PendingEvent[],
+  creator: string,
+): Promise<{ sequence: number }> {
+  const sequence = previousSequence + events.length;
+  const guard = guardedAppends[events.length - 1];
+  if (!guard || busyInstances.has(aggregate.instanceId) || [...appendHooks].some((hook) => !hook.read)) {
+    await appendEvents(tx, aggregate, previousSequence, events, creator);
+    return { sequence };
+  }
+  await guard.defer(tx, appendParams(eventValues(aggregate.instanceId, newEvents(aggregate, previousSequence, events), creator)));
+  return { sequence };
+}
+
+/**
+ * The time of an aggregate's event by its sequence, as a value of the statement it is part
+ * of (one probe of the unique index on instance, aggregate and sequence): the creation time
+ * of a projection row whose events were queued (queueEvents).
+ */
+export function eventTime(instanceId: string, aggregateType: string, aggregateId: string, sequence: number) {
+  return sql<Date>`(select created_at from events where instance_id = ${instanceId} and aggregate_type = ${aggregateType} and aggregate_id = ${aggregateId} and sequence = ${sequence})`;
 }
 
 /** The projection columns of a row that its aggregate's first events just created. */

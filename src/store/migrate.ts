@@ -24,6 +24,7 @@ import * as settingsFiles from "./migrations/0022-settings-files.js";
 import * as passkeyPrompt from "./migrations/0024-passkey-prompt.js";
 import * as instanceHold from "./migrations/0025-instance-hold.js";
 import * as instanceHoldRaises from "./migrations/0026-instance-hold-raises.js";
+import * as queuedAppends from "./migrations/0027-queued-appends.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "0024-passkey-prompt": passkeyPrompt,
   "0025-instance-hold": instanceHold,
   "0026-instance-hold-raises": instanceHoldRaises,
+  "0027-queued-appends": queuedAppends,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Kysely } from "kysely";
-import { deferStatement } from "./deferred.js";
+import { commitWith, deferStatement } from "./deferred.js";
 import type { Database } from "./schema.js";
 
 /** Stands in for a parameter while the query is compiled; never a value a caller sends. */
@@ -41,5 +41,7 @@ export function prepared<P extends Record<string, Scalar>, R>(build: (db: Kysely
   const run = async (db: Kysely<Database>, params: P): Promise<R[]> => (await db.executeQuery<R>(statement(db, params))).rows;
   /** Queued in the transaction rather than run (store/deferred.ts): for statements whose answer nobody reads. Outside a transaction it runs at once. */
   run.defer = (db: Kysely<Database>, params: P): Promise<void> => deferStatement(db, statement(db, params));
+  /** The transaction's last statement, sent with its commit (store/deferred.ts). */
+  run.withCommit = async (db: Kysely<Database>, params: P): Promise<R[]> => (await commitWith<R>(db, statement(db, params))).rows;
   return run;
 }

@@ -115,6 +115,17 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     expect(orgs.body.aggregateType).toBe("execution");
   });
 
+  it("delivers the events of writes made in one round trip (CreateTarget queues its event), each once", async () => {
+    const t = await api.target("targets-added");
+    await put({ event: { event: "target.added" } }, [t.id]);
+    const created = await Promise.all(["rt-1", "rt-2", "rt-3"].map((n) => api.target(n)));
+    const of = () => receiver.callsTo("/targets-added").map((c) => c.body.aggregateID as string);
+    await until("the three deliveries", () => created.every((c) => of().includes(c.id)));
+    for (const c of created) expect(of().filter((id) => id === c.id)).toHaveLength(1);
+    const call = receiver.callsTo("/targets-added").find((c) => c.body.aggregateID === created[0]!.id)!;
+    expect(call.body).toMatchObject({ aggregateType: "target", event_type: "target.added", sequence: 1 });
+  });
+
   it("calls an included execution's targets after the execution's own, each target once", async () => {
     const [first, second] = await Promise.all(["inc-first", "inc-second"].map((n) => api.target(n)));
     await put({ event: { event: "user.locked" } }, [second!.id, first!.id]);

@@ -2,7 +2,7 @@ import type { CompiledQuery, QueryResult } from "kysely";
 import pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
-import { isDeferred } from "../deferred.js";
+import { isCommittedWith, isDeferred } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { CANCEL_GRACE_MS, cancelStatement } from "./cancel.js";
 import { isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
@@ -91,6 +91,8 @@ class PgConnection implements SignalConnection {
    * pipeline), instead of a round trip each. Every write begins so.
    */
   private pending: CompiledQuery[] = [];
+  /** The transaction was ended by a statement of commitWith (store/deferred.ts). */
+  private committed = false;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -102,9 +104,15 @@ class PgConnection implements SignalConnection {
     this.abandoned = undefined;
     this.pending = [];
     this.transaction.open = false;
+    this.committed = false;
   }
 
   async executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
+    if (this.committed) {
+      // Kysely ends every transaction: a commit (or, after an error of the caller's own, a rollback) of one already ended.
+      if (isEnd(query)) return { rows: [] };
+      throw new Error("the transaction has ended: it was committed with its last statement (commitWith, store/deferred.ts)");
+    }
     if (isBegin(query)) {
       this.pending = [query];
       return { rows: [] };
@@ -123,20 +131,22 @@ class PgConnection implements SignalConnection {
       this.pending = [];
       return { rows: [] };
     }
+    const ending = isCommittedWith(query) && (beginPending || this.transaction.open);
     try {
-      return await this.run<R>(query, signal, this.names.nameOf(query.sql, query.parameters.length));
+      return await this.run<R>(query, signal, this.names.nameOf(query.sql, query.parameters.length), ending);
     } catch (error) {
       // A prepared statement whose table changed shape since (`select *` after a migration
       // of a newer version, during a rolling upgrade): this connection's statements go with
       // it, and outside a transaction the statement runs again unprepared at once.
       if (!isStalePlan(error)) throw error;
       this.discard ??= error as Error;
-      if (this.transaction.open) throw error;
-      return this.run<R>(query, signal, undefined);
+      if (this.transaction.open || ending) throw error;
+      return this.run<R>(query, signal, undefined, false);
     }
   }
 
-  private async run<R>(query: CompiledQuery, signal: AbortSignal | undefined, name: string | undefined): Promise<QueryResult<R>> {
+  /** `ending`: the commit goes right after the statement (commitWith), and the transaction ends with it. */
+  private async run<R>(query: CompiledQuery, signal: AbortSignal | undefined, name: string | undefined, ending: boolean): Promise<QueryResult<R>> {
     const guarded = signal && !isRollback(query) ? signal : undefined;
     if (guarded?.aborted) throw abortReason(guarded);
     // After an abandoned statement nothing more is sent: the connection is settled and, if
@@ -146,17 +156,21 @@ class PgConnection implements SignalConnection {
     this.pending = [];
     // Queued at once, all written before any is answered (pipelining), and in one write:
     // every write to the server's socket costs a system call and a wake-up of its backend.
-    const socket = before.length > 0 ? socketOf(this.client) : undefined;
+    const socket = before.length > 0 || ending ? socketOf(this.client) : undefined;
     socket?.cork();
     let sent: Promise<unknown>[];
     let statement: Promise<pg.QueryResult<R & object>>;
+    let commit: Promise<unknown> | undefined;
     try {
       sent = before.map((queued) => submit(this.client, queued.sql, queued.parameters as unknown[], this.names.nameOf(queued.sql, queued.parameters.length)));
       statement = submit<R & object>(this.client, query.sql, query.parameters as unknown[], name);
+      if (ending) commit = submit(this.client, COMMIT.sql, [], undefined);
     } finally {
       socket?.uncork();
     }
-    const running = before.length > 0 ? this.answered(before, sent, statement) : statement;
+    const answered = before.length > 0 ? this.answered(before, sent, statement) : statement;
+    const running = commit ? committedAfter(answered, commit) : answered;
+    if (ending) this.committed = true;
     let result;
     try {
       result = guarded ? await boundedWait(running, { signal: guarded }) : await running;
@@ -169,9 +183,11 @@ class PgConnection implements SignalConnection {
       const statementError = isStatementError(error);
       if (!statementError) this.discard ??= error as Error;
       this.transaction.ran(query, statementError);
+      if (ending && statementError) this.transaction.ran(COMMIT, true);
       throw error;
     }
     this.transaction.ran(query, false);
+    if (ending) this.transaction.ran(COMMIT, false);
     return queryResult(result);
   }
 
@@ -223,6 +239,25 @@ class PgConnection implements SignalConnection {
     cancelStatement(this.client);
     await settled;
   }
+}
+
+const COMMIT = { sql: "commit", parameters: [] } as unknown as CompiledQuery;
+
+/**
+ * A statement's answer once the commit sent right after it was answered too: the statement's
+ * error if it failed (the server then answered the commit with a rollback), else the commit's
+ * own, if it failed.
+ */
+async function committedAfter<R>(statement: Promise<R>, commit: Promise<unknown>): Promise<R> {
+  let result: R;
+  try {
+    result = await statement;
+  } catch (error) {
+    await commit.catch(() => {});
+    throw error;
+  }
+  await commit;
+  return result;
 }
 
 /**

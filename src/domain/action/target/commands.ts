@@ -1,6 +1,6 @@
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../../crypto/tokens.js";
-import { appendEvents, createdBy, type Tx } from "../../../store/eventstore.js";
+import { appendEvents, eventTime, queueEvents, type Tx } from "../../../store/eventstore.js";
 import { TARGET_NAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
 import { newId } from "../../../store/ids.js";
 import { prepared } from "../../../store/prepared.js";
@@ -12,22 +12,17 @@ import { removeTargetFromExecutions } from "../execution/commands.js";
 import { AGGREGATE, SIGNING_KEY_LENGTH, type TargetPatch, type TargetSpec } from "./model.js";
 
 /**
- * The name is left to its unique index (TARGET_NAME_CONSTRAINT) rather than read first: a name
- * taken fails the insert, whose row goes to the server with the commit, so a create takes
- * two round trips instead of three. The caller turns that failure into AlreadyExists with
- * targetNameTaken; the events appended before it roll back with it.
+ * One round trip: the events are queued (queueEvents) and the row is sent with the commit
+ * (commitWith), its times read from its event in that statement. The name is left to its
+ * unique index (TARGET_NAME_CONSTRAINT) rather than read first: a name taken fails the
+ * row's statement, which the caller turns into AlreadyExists with targetNameTaken; the
+ * events queued before it roll back with it.
  */
 export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: SecretBox) {
   const id = newId();
   const signingKey = randomAlphanumeric(SIGNING_KEY_LENGTH);
-  const appended = await appendEvents(
-    tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
-    0,
-    [{ type: "target.added", payload: spec }],
-    actor.userId,
-  );
-  const row = {
+  const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "target.added", payload: spec }], actor.userId);
+  const [inserted] = await insertTarget.withCommit(tx, {
     instance_id: actor.instanceId,
     id,
     name: spec.name,
@@ -36,29 +31,29 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
     timeout_ms: spec.timeoutMs,
     execution_mode: spec.mode,
     signing_key: box.encrypt(signingKey),
-    ...createdBy(appended),
-  };
-  // Nothing reads the insert's answer: it goes to the server with the commit, which a name
-  // already taken fails with the unique index's error (on PGlite the insert itself fails).
-  await insertTarget.defer(tx, row);
-  return { details: instanceOwnedDetails(row), signingKey };
+    sequence,
+  });
+  return { details: instanceOwnedDetails({ id, instance_id: actor.instanceId, sequence, change_date: inserted!.change_date }), signingKey };
 }
 
 /** CreateTarget is a hot write (bench/): its statements are prepared (store/prepared.ts). */
-const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { created_at: Date; change_date: Date }) =>
-  db.insertInto("targets").values({
-    instance_id: p.instance_id,
-    id: p.id,
-    name: p.name,
-    target_type: p.target_type,
-    url: p.url,
-    timeout_ms: p.timeout_ms,
-    execution_mode: p.execution_mode,
-    signing_key: p.signing_key,
-    created_at: p.created_at,
-    change_date: p.change_date,
-    sequence: p.sequence,
-  }),
+const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { sequence: number }) =>
+  db
+    .insertInto("targets")
+    .values({
+      instance_id: p.instance_id,
+      id: p.id,
+      name: p.name,
+      target_type: p.target_type,
+      url: p.url,
+      timeout_ms: p.timeout_ms,
+      execution_mode: p.execution_mode,
+      signing_key: p.signing_key,
+      created_at: eventTime(p.instance_id, AGGREGATE, p.id, p.sequence),
+      change_date: eventTime(p.instance_id, AGGREGATE, p.id, p.sequence),
+      sequence: p.sequence,
+    })
+    .returning("change_date"),
 );
 
 const targetNamed = prepared((db, p: { instanceId: string; name: string }) =>
