@@ -1,7 +1,7 @@
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
-import { appendEvents, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, eventTime, queueEvents, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { prepared } from "../../store/prepared.js";
 import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
@@ -63,21 +63,35 @@ type SessionValues = Record<"instance_id" | "id" | "token_hash" | "factors" | "m
   Record<"created_at" | "change_date", Date> &
   Record<"sequence", number>;
 
-/** What a create and a patch both write: the session's state after the change. */
-const STATE_COLUMNS = ["token_hash", "user_id", "factors", "metadata", "challenges", "expires_at", "change_date", "sequence"] as const;
+/** What a create and a patch both write: the session's state after the change (and its change date, the time of its event). */
+const STATE_COLUMNS = ["token_hash", "user_id", "factors", "metadata", "challenges", "expires_at", "sequence"] as const;
 type SessionState = Pick<SessionValues, (typeof STATE_COLUMNS)[number]>;
 
 /** The stand-ins of prepared() answer only for the keys asked for: the columns are named. */
 const columns = <K extends keyof SessionValues>(p: Pick<SessionValues, K>, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<SessionValues, K>;
 
-const insertSession = prepared((db, p: SessionValues) => db.insertInto("sessions").values(columns(p, ["instance_id", "id", "user_agent", "created_at", ...STATE_COLUMNS])));
+/** The time of the session's event `p.sequence`, which the same write queued (queueEvents). */
+const changedAt = (p: Pick<SessionValues, "instance_id" | "id" | "sequence">) => eventTime(p.instance_id, AGGREGATE, p.id, p.sequence);
 
-const updateSession = prepared((db, p: SessionState & Pick<SessionValues, "instance_id" | "id">) =>
-  db.updateTable("sessions").set(columns(p, STATE_COLUMNS)).where("instance_id", "=", p.instance_id).where("id", "=", p.id),
+/** Sent with the commit (commitWith): a create and a patch are each one round trip after their checks. */
+const insertSession = prepared((db, p: Omit<SessionValues, "created_at" | "change_date">) =>
+  db
+    .insertInto("sessions")
+    .values({ ...columns(p, ["instance_id", "id", "user_agent", ...STATE_COLUMNS]), created_at: changedAt(p), change_date: changedAt(p) })
+    .returning("change_date"),
 );
 
-/** The session's columns after a change that gave it `token` and was appended as `appended`. */
-function sessionState(token: string, user: UserRow | undefined, factors: SessionFactorsJson, metadata: Record<string, string>, pending: SessionChallengesJson, expiresAt: Date | null, appended: { sequence: number; createdAt: Date }): SessionState {
+const updateSession = prepared((db, p: SessionState & Pick<SessionValues, "instance_id" | "id">) =>
+  db
+    .updateTable("sessions")
+    .set({ ...columns(p, STATE_COLUMNS), change_date: changedAt(p) })
+    .where("instance_id", "=", p.instance_id)
+    .where("id", "=", p.id)
+    .returning("change_date"),
+);
+
+/** The session's columns after a change that gave it `token` and is its event `sequence`. */
+function sessionState(token: string, user: UserRow | undefined, factors: SessionFactorsJson, metadata: Record<string, string>, pending: SessionChallengesJson, expiresAt: Date | null, sequence: number): SessionState {
   return {
     token_hash: hashToken(token),
     user_id: user?.id ?? null,
@@ -85,8 +99,7 @@ function sessionState(token: string, user: UserRow | undefined, factors: Session
     metadata: JSON.stringify(metadata),
     challenges: JSON.stringify(pending),
     expires_at: expiresAt,
-    change_date: appended.createdAt,
-    sequence: appended.sequence,
+    sequence,
   };
 }
 
@@ -122,16 +135,14 @@ export async function createSession(
     if (expiresAt) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt.toISOString() } });
     const { answers: challenges, pending } = await startChallenges(tx, deps, actor, sessionUser, changes.challenges);
     events.push(...challengeEvents(changes.challenges));
-    const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor.userId);
-    // Its row goes to the server with the commit: a new id, nothing to read back.
-    await insertSession.defer(tx, {
+    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor.userId);
+    const [row] = await insertSession.withCommit(tx, {
       instance_id: actor.instanceId,
       id,
       user_agent: JSON.stringify(userAgent),
-      created_at: appended.createdAt,
-      ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt, appended),
+      ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt, sequence),
     });
-    const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
+    const details: ObjectDetails = { id, sequence, changeDate: row!.change_date, owner: { type: "instance", id: actor.instanceId } };
     return { ok: true as const, details, challenges };
   });
   return finish(store, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
@@ -186,11 +197,11 @@ export async function patchSession(
     events.push(...challengeEvents(changes.challenges));
     // Every change answers a new token, so one with no other event still leaves one.
     if (events.length === 0) events.push({ type: "session.token.renewed", payload: {} });
-    const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor.userId);
-    // Goes to the server with the commit: the row is locked, nothing to read back.
-    await updateSession.defer(tx, { instance_id: actor.instanceId, id, ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, appended) });
+    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor.userId);
+    // The row is locked: the update cannot miss it.
+    const [row] = await updateSession.withCommit(tx, { instance_id: actor.instanceId, id, ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, sequence) });
     const challenges = started.answers;
-    const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
+    const details: ObjectDetails = { id, sequence, changeDate: row!.change_date, owner: { type: "instance", id: actor.instanceId } };
     return { ok: true as const, details, challenges };
   });
   return finish(store, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
