@@ -193,15 +193,21 @@ function isRetryableConflict(error: unknown): boolean {
   return (typeof code === "string" && RETRYABLE.has(code)) || violatedUniqueConstraint(error) === SEQUENCE_CONSTRAINT;
 }
 
+/**
+ * Refused queued appends a write is run again after (eventstore.ts: appendRefused): one, unless
+ * event executions of its instance come and go between its attempts.
+ */
+const REFUSALS_MAX = 3;
+
 async function transactWithRetries<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>, retries: number): Promise<T> {
-  let refused = false;
+  let refusals = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction().execute(fn);
     } catch (error) {
       // A queued append met hooks with work: once more at once, appending the slow way (eventstore.ts).
-      if (!refused && appendRefused(error)) {
-        refused = true;
+      if (refusals < REFUSALS_MAX && appendRefused(error)) {
+        refusals++;
         attempt--;
         continue;
       }

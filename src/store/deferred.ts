@@ -43,14 +43,19 @@ export function isCommittedWith(query: CompiledQuery): boolean {
  * nothing before its end (its events queued by queueEvents, store/eventstore.ts) then costs
  * a single round trip, and still reads this statement's answer.
  *
- * The transaction ends here: its error (or one of a statement queued before it) is this
- * statement's, and a commit that fails fails it. Nothing may run in the transaction after
- * it; a statement that tries is refused, and the transaction's own commit afterwards is
- * answered at once. Outside a transaction, and on PGlite, it runs as any statement and the
- * commit follows as usual.
+ * The transaction ends here, on both databases: its error (or one of a statement queued
+ * before it) is this statement's, and a commit that fails fails it. Nothing may run in the
+ * transaction after it; a statement that tries is refused (transactionEnded), and the
+ * transaction's own commit or rollback afterwards is answered at once. On PGlite the commit
+ * simply runs right after the statement. Outside a transaction it runs as any statement.
  */
 export function commitWith<R>(db: Db, query: Compilable<R> | CompiledQuery): Promise<QueryResult<R>> {
   const compiled = "compile" in query ? query.compile() : query;
   lastOfTransaction.add(compiled);
   return db.executeQuery(compiled) as Promise<QueryResult<R>>;
+}
+
+/** What a statement gets that comes after the one its transaction was committed with. */
+export function transactionEnded(): Error {
+  return new Error("the transaction has ended: it was committed with its last statement (commitWith, store/deferred.ts)");
 }

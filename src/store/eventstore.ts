@@ -315,10 +315,17 @@ export async function queueEvents(
 /**
  * The time of an aggregate's event by its sequence, as a value of the statement it is part
  * of (one probe of the unique index on instance, aggregate and sequence): the creation time
- * of a projection row whose events were queued (queueEvents).
+ * of a projection row whose events were queued (queueEvents). In milliseconds, as every
+ * projection keeps its times (they are written from a Date otherwise): the API answers
+ * milliseconds, and a filter on a time it answered must find the row again.
  */
 export function eventTime(instanceId: string, aggregateType: string, aggregateId: string, sequence: number) {
-  return sql<Date>`(select created_at from events where instance_id = ${instanceId} and aggregate_type = ${aggregateType} and aggregate_id = ${aggregateId} and sequence = ${sequence})`;
+  return sql<Date>`(select date_trunc('milliseconds', created_at) from events where instance_id = ${instanceId} and aggregate_type = ${aggregateType} and aggregate_id = ${aggregateId} and sequence = ${sequence})`;
+}
+
+/** Drops what this process remembers of an instance: its removal. */
+export function forgetInstance(instanceId: string): void {
+  busyInstances.delete(instanceId);
 }
 
 /** The projection columns of a row that its aggregate's first events just created. */

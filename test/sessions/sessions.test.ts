@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformSessions } from "../../gen/platform/resources/session/v3alpha/session_service_pb.js";
@@ -510,6 +511,24 @@ describe.each(DATABASE_KINDS)("PlatformSessions' rate limit per user for codes s
     failed(await challenge(p.id), Code.ResourceExhausted);
     expect(((await s.ok("SearchSessions", { filters: [{ userId: p.id }] })).result ?? []).length).toBe(2);
     ok(await challenge((await newEmailPerson(users)).id));
+  });
+
+  it("charges a code once when its write runs again: in an instance with event executions a session's first write is refused once and retried", async () => {
+    const s = serviceClient(PlatformSessions, server.baseUrl, loginClient, "grpc");
+    const challenge = (userId: string) => s.call("CreateSession", { checks: { user: { userId } }, challenges: { otpEmail: { returnCode: true } } });
+    const p = await newEmailPerson(users);
+    const db = server.service.store.db;
+    await sql`insert into executions (instance_id, id, created_at, change_date, sequence, condition_type, targets, includes)
+      values (${server.instanceId}, 'event/session.added', now(), now(), 1, 'event', '["no-such-target"]'::jsonb, '[]'::jsonb)`.execute(db);
+    try {
+      for (let i = 0; i < 2; i++) ok(await challenge(p.id));
+      failed(await challenge(p.id), Code.ResourceExhausted);
+      // The refused attempt left nothing; the one that ran again recorded its deliveries.
+      const recorded = await sql<{ n: number }>`select count(*)::int as n from action_deliveries where instance_id = ${server.instanceId} and event_type = 'session.added'`.execute(db);
+      expect(recorded.rows[0]!.n).toBe(2);
+    } finally {
+      await sql`delete from executions where instance_id = ${server.instanceId} and id = 'event/session.added'`.execute(db);
+    }
   });
 });
 

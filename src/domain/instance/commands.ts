@@ -1,4 +1,4 @@
-import { appendEvents, createdBy, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, forgetInstance, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";
 import type { InstanceRow, InstanceTable, PasswordPolicyJson } from "../../store/schema.js";
@@ -193,6 +193,7 @@ export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: str
   const current = await lockInstance(tx, id, "removal");
   const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor.userId);
   for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
+  forgetInstance(id);
   return instanceDetails({ id, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

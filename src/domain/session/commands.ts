@@ -114,6 +114,7 @@ export async function createSession(
   if (changes.checks.webAuthN) throw invalidArgument("checks.webAuthN answers a challenge: request challenges.webAuthN first, then answer it with PatchSession");
   const user = await checkedFirstFactors(store, deps, actor, id, undefined, changes.checks);
   const token = newOpaqueToken();
+  const charged = new Set<string>();
   const outcome = await store.transact(async (tx) => {
     // The external login first: a code is used up by its check, and must not be for a call that fails after it.
     const intent = changes.checks.idpIntent ? await checkIdpIntent(tx, deps.loginSettings, actor, user, changes.checks.idpIntent) : undefined;
@@ -133,7 +134,7 @@ export async function createSession(
     if (Object.keys(metadata).length > 0) events.push({ type: "session.metadata.set", payload: { keys: Object.keys(changes.metadata) } });
     const expiresAt = changes.lifetimeMs === undefined ? null : new Date(now.getTime() + changes.lifetimeMs);
     if (expiresAt) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt.toISOString() } });
-    const { answers: challenges, pending } = await startChallenges(tx, deps, actor, sessionUser, changes.challenges);
+    const { answers: challenges, pending } = await startChallenges(tx, deps, actor, sessionUser, changes.challenges, charged);
     events.push(...challengeEvents(changes.challenges));
     const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor.userId);
     const [row] = await insertSession.withCommit(tx, {
@@ -159,6 +160,7 @@ export async function patchSession(
   const before = await usableSession(store.db, actor.instanceId, id, givenToken);
   const user = await checkedFirstFactors(store, deps, actor, id, before, changes.checks);
   const token = newOpaqueToken();
+  const charged = new Set<string>();
   const outcome = await store.transact(async (tx) => {
     // Locked, and its token checked again: of two patches with one token, one wins.
     const current = await usableSession(tx, actor.instanceId, id, givenToken, true);
@@ -192,7 +194,7 @@ export async function patchSession(
     if (Object.keys(changes.metadata).length > 0) events.push({ type: "session.metadata.set", payload: { keys: Object.keys(changes.metadata) } });
     const expiresAt = changes.lifetimeMs === undefined ? current.expires_at : new Date(now.getTime() + changes.lifetimeMs);
     if (changes.lifetimeMs !== undefined) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt!.toISOString() } });
-    const started = await startChallenges(tx, deps, actor, sessionUser, changes.challenges);
+    const started = await startChallenges(tx, deps, actor, sessionUser, changes.challenges, charged);
     if (started.pending.webAuthN) pending = started.pending;
     events.push(...challengeEvents(changes.challenges));
     // Every change answers a new token, so one with no other event still leaves one.
@@ -338,14 +340,26 @@ const CHALLENGES = [
  * passkey challenge whose options are answered and whose challenge the session keeps for its
  * answer.
  */
-async function startChallenges(tx: Tx, deps: SessionDeps, actor: Actor, user: UserRow | undefined, challenges: SessionChallenges): Promise<{ answers: ChallengeAnswers; pending: SessionChallengesJson }> {
+async function startChallenges(
+  tx: Tx,
+  deps: SessionDeps,
+  actor: Actor,
+  user: UserRow | undefined,
+  challenges: SessionChallenges,
+  charged: Set<string>,
+): Promise<{ answers: ChallengeAnswers; pending: SessionChallengesJson }> {
   const answers: ChallengeAnswers = {};
   for (const [name, type] of CHALLENGES) {
     const asked = challenges[name];
     if (!asked) continue;
     if (!user) throw invalidArgument(`challenges.${name} needs a user: give checks.user (or patch a session that has one)`);
-    // Every code sent is a message to a person (and an SMS costs): one budget per user with the checks.
-    if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`)) throw resourceExhausted("too many codes or checks for this user; wait a minute");
+    // Every code sent is a message to a person (and an SMS costs): one budget per user with
+    // the checks, charged once per code of a call however often its transaction runs (a retry).
+    const key = `${actor.instanceId} ${user.id}`;
+    if (!charged.has(`${key} ${name}`)) {
+      if (!deps.limits.perUser.take(key)) throw resourceExhausted("too many codes or checks for this user; wait a minute");
+      charged.add(`${key} ${name}`);
+    }
     const code = await sendSignInCode(tx, deps.codes, actor, user, type, asked.returnCode);
     if (code !== undefined) answers[name] = code;
   }

@@ -2,7 +2,7 @@ import type { CompiledQuery, QueryResult } from "kysely";
 import pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
-import { isCommittedWith, isDeferred } from "../deferred.js";
+import { isCommittedWith, isDeferred, transactionEnded } from "../deferred.js";
 import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { CANCEL_GRACE_MS, cancelStatement } from "./cancel.js";
 import { isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
@@ -111,7 +111,7 @@ class PgConnection implements SignalConnection {
     if (this.committed) {
       // Kysely ends every transaction: a commit (or, after an error of the caller's own, a rollback) of one already ended.
       if (isEnd(query)) return { rows: [] };
-      throw new Error("the transaction has ended: it was committed with its last statement (commitWith, store/deferred.ts)");
+      throw transactionEnded();
     }
     if (isBegin(query)) {
       this.pending = [query];

@@ -1,7 +1,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { CompiledQuery, type QueryResult } from "kysely";
 import { abortReason, boundedWait } from "../abort.js";
-import { isRollback, TransactionState } from "../transaction-state.js";
+import { isCommittedWith, transactionEnded } from "../deferred.js";
+import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 
 /**
@@ -88,11 +89,35 @@ class PGliteConnection implements SignalConnection {
   /** Passes the connection to the next caller in the queue. */
   handOver: () => void = () => {};
   private readonly transaction = new TransactionState();
+  /** The transaction was ended by a statement of commitWith (store/deferred.ts), as on PostgreSQL. */
+  private committed = false;
 
   constructor(private readonly pglite: PGlite) {}
 
   /** A statement does not start once its request is aborted; a rollback always does. */
   async executeQuery<R>(compiled: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
+    if (this.committed) {
+      if (isEnd(compiled)) return { rows: [] };
+      if (!isBegin(compiled)) throw transactionEnded();
+      this.committed = false;
+    }
+    if (!isCommittedWith(compiled) || !this.transaction.open) return this.run<R>(compiled, signal);
+    // The transaction ends with this statement, as on PostgreSQL (where the commit goes in the statement's own write).
+    this.committed = true;
+    let result;
+    try {
+      result = await this.run<R>(compiled, signal);
+    } catch (error) {
+      // There the commit behind a failed statement answers a rollback. Should even that fail
+      // here, release() rolls back again before the next caller; the statement's error stands.
+      await this.run(CompiledQuery.raw("rollback"), undefined).catch(() => {});
+      throw error;
+    }
+    await this.run(CompiledQuery.raw("commit"), undefined);
+    return result;
+  }
+
+  private async run<R>(compiled: CompiledQuery, signal: AbortSignal | undefined): Promise<QueryResult<R>> {
     if (signal?.aborted && !isRollback(compiled)) throw abortReason(signal);
     let result;
     try {
@@ -112,9 +137,10 @@ class PGliteConnection implements SignalConnection {
   /** The next caller never inherits an open transaction: one left open is rolled back first. */
   async release(): Promise<void> {
     try {
-      if (this.transaction.open) await this.executeQuery(CompiledQuery.raw("rollback"));
+      if (this.transaction.open) await this.run(CompiledQuery.raw("rollback"), undefined);
     } finally {
       this.transaction.open = false;
+      this.committed = false;
       this.handOver();
     }
   }
