@@ -178,14 +178,15 @@ function guardedAppend(count: number) {
   );
 }
 
-/** Whether every hook's read finds nothing (queueEvents checks that each has one). */
+/** Whether every hook's read finds nothing (preparedGuards makes none while a hook has no read). */
 function hooksIdle(db: Db, instanceId: string) {
   const idle = [...appendHooks].map((hook) => sql`${hook.read!(db, instanceId)} is null`);
   return idle.length > 0 ? sql.join(idle, sql` and `) : sql`true`;
 }
 
 const preparedAppends = () => Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => preparedAppend(i + 1));
-const preparedGuards = () => Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => guardedAppend(i + 1));
+/** None while a hook has no read: its work cannot be ruled out, so no append is queued. */
+const preparedGuards = () => ([...appendHooks].every((hook) => hook.read) ? Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => guardedAppend(i + 1)) : []);
 let appends = preparedAppends();
 let guardedAppends = preparedGuards();
 
@@ -244,17 +245,12 @@ async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], crea
           .execute()
   ) as ReturnedEvent[];
   const appended = rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id }));
-  let i = 0;
   let idle = true;
-  for (const hook of appendHooks) {
+  for (const [i, hook] of [...appendHooks].entries()) {
     const read = hook.read ? rows[0]?.[`hook_${i}`] : undefined;
-    if (hook.read && read === null) {
-      i++;
-      continue;
-    }
+    if (hook.read && read === null) continue;
     idle = false;
     await hook.run(tx, instanceId, appended, read);
-    i++;
   }
   // The hooks found nothing to do again: this instance's appends may be queued once more.
   if (idle) busyInstances.delete(instanceId);
@@ -304,7 +300,7 @@ export async function queueEvents(
 ): Promise<{ sequence: number }> {
   const sequence = previousSequence + events.length;
   const guard = guardedAppends[events.length - 1];
-  if (!guard || busyInstances.has(aggregate.instanceId) || [...appendHooks].some((hook) => !hook.read)) {
+  if (!guard || busyInstances.has(aggregate.instanceId)) {
     await appendEvents(tx, aggregate, previousSequence, events, creator);
     return { sequence };
   }

@@ -1,4 +1,5 @@
-import type { CompiledQuery } from "kysely";
+import { CompiledQuery } from "kysely";
+import { transactionEnded } from "./deferred.js";
 
 /**
  * Whether a connection is inside a transaction, from the statements our drivers issue for
@@ -7,6 +8,14 @@ import type { CompiledQuery } from "kysely";
  */
 export class TransactionState {
   open = false;
+  /** The transaction was ended by the statement commitWith sent (store/deferred.ts). */
+  endedEarly = false;
+
+  /** A connection handed to its next user. */
+  reset(): void {
+    this.open = false;
+    this.endedEarly = false;
+  }
 
   /** After a statement ran (`failed`: the server answered it with an error). */
   ran(query: CompiledQuery, failed: boolean): void {
@@ -14,7 +23,21 @@ export class TransactionState {
     // PostgreSQL ends the transaction on a failed commit too.
     else if (isEnd(query)) this.open = false;
   }
+
+  /**
+   * Whether `query` is answered at once because commitWith already ended the transaction:
+   * Kysely ends every transaction itself, with a commit (or, after an error of the caller's
+   * own, a rollback). Any other statement is refused.
+   */
+  answeredByEarlyEnd(query: CompiledQuery): boolean {
+    if (!this.endedEarly) return false;
+    if (isEnd(query)) return true;
+    throw transactionEnded();
+  }
 }
+
+/** The commit a driver sends itself, with the statement of commitWith. */
+export const COMMIT = CompiledQuery.raw("commit");
 
 /** The statements of StatementTransactions (scoped.ts) that begin and end a transaction. */
 export const isBegin = (query: CompiledQuery) => query.sql.startsWith("start transaction");

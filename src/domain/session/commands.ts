@@ -74,12 +74,13 @@ const columns = <K extends keyof SessionValues>(p: Pick<SessionValues, K>, keys:
 const changedAt = (p: Pick<SessionValues, "instance_id" | "id" | "sequence">) => eventTime(p.instance_id, AGGREGATE, p.id, p.sequence);
 
 /** Sent with the commit (commitWith): a create and a patch are each one round trip after their checks. */
-const insertSession = prepared((db, p: Omit<SessionValues, "created_at" | "change_date">) =>
-  db
+const insertSession = prepared((db, p: Omit<SessionValues, "created_at" | "change_date">) => {
+  const added = changedAt(p);
+  return db
     .insertInto("sessions")
-    .values({ ...columns(p, ["instance_id", "id", "user_agent", ...STATE_COLUMNS]), created_at: changedAt(p), change_date: changedAt(p) })
-    .returning("change_date"),
-);
+    .values({ ...columns(p, ["instance_id", "id", "user_agent", ...STATE_COLUMNS]), created_at: added, change_date: added })
+    .returning("change_date");
+});
 
 const updateSession = prepared((db, p: SessionState & Pick<SessionValues, "instance_id" | "id">) =>
   db

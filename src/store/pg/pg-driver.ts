@@ -2,8 +2,8 @@ import type { CompiledQuery, QueryResult } from "kysely";
 import pg from "pg";
 import { abortReason, boundedWait } from "../abort.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
-import { isCommittedWith, isDeferred, transactionEnded } from "../deferred.js";
-import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
+import { isCommittedWith, isDeferred } from "../deferred.js";
+import { COMMIT, isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
 import { CANCEL_GRACE_MS, cancelStatement } from "./cancel.js";
 import { isStalePlan, isStatementError, queryResult, submit } from "./statements.js";
 import { SharedConnections, type SharingLimits } from "./shared-connections.js";
@@ -91,8 +91,6 @@ class PgConnection implements SignalConnection {
    * pipeline), instead of a round trip each. Every write begins so.
    */
   private pending: CompiledQuery[] = [];
-  /** The transaction was ended by a statement of commitWith (store/deferred.ts). */
-  private committed = false;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -103,16 +101,11 @@ class PgConnection implements SignalConnection {
     this.discard = undefined;
     this.abandoned = undefined;
     this.pending = [];
-    this.transaction.open = false;
-    this.committed = false;
+    this.transaction.reset();
   }
 
   async executeQuery<R>(query: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
-    if (this.committed) {
-      // Kysely ends every transaction: a commit (or, after an error of the caller's own, a rollback) of one already ended.
-      if (isEnd(query)) return { rows: [] };
-      throw transactionEnded();
-    }
+    if (this.transaction.answeredByEarlyEnd(query)) return { rows: [] };
     if (isBegin(query)) {
       this.pending = [query];
       return { rows: [] };
@@ -170,7 +163,7 @@ class PgConnection implements SignalConnection {
     }
     const answered = before.length > 0 ? this.answered(before, sent, statement) : statement;
     const running = commit ? committedAfter(answered, commit) : answered;
-    if (ending) this.committed = true;
+    if (ending) this.transaction.endedEarly = true;
     let result;
     try {
       result = guarded ? await boundedWait(running, { signal: guarded }) : await running;
@@ -240,8 +233,6 @@ class PgConnection implements SignalConnection {
     await settled;
   }
 }
-
-const COMMIT = { sql: "commit", parameters: [] } as unknown as CompiledQuery;
 
 /**
  * A statement's answer once the commit sent right after it was answered too: the statement's

@@ -1,8 +1,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { CompiledQuery, type QueryResult } from "kysely";
 import { abortReason, boundedWait } from "../abort.js";
-import { isCommittedWith, transactionEnded } from "../deferred.js";
-import { isBegin, isEnd, isRollback, TransactionState } from "../transaction-state.js";
+import { isCommittedWith } from "../deferred.js";
+import { COMMIT, isRollback, TransactionState } from "../transaction-state.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 
 /**
@@ -89,21 +89,15 @@ class PGliteConnection implements SignalConnection {
   /** Passes the connection to the next caller in the queue. */
   handOver: () => void = () => {};
   private readonly transaction = new TransactionState();
-  /** The transaction was ended by a statement of commitWith (store/deferred.ts), as on PostgreSQL. */
-  private committed = false;
 
   constructor(private readonly pglite: PGlite) {}
 
   /** A statement does not start once its request is aborted; a rollback always does. */
   async executeQuery<R>(compiled: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
-    if (this.committed) {
-      if (isEnd(compiled)) return { rows: [] };
-      if (!isBegin(compiled)) throw transactionEnded();
-      this.committed = false;
-    }
+    if (this.transaction.answeredByEarlyEnd(compiled)) return { rows: [] };
     if (!isCommittedWith(compiled) || !this.transaction.open) return this.run<R>(compiled, signal);
     // The transaction ends with this statement, as on PostgreSQL (where the commit goes in the statement's own write).
-    this.committed = true;
+    this.transaction.endedEarly = true;
     let result;
     try {
       result = await this.run<R>(compiled, signal);
@@ -113,7 +107,7 @@ class PGliteConnection implements SignalConnection {
       await this.run(CompiledQuery.raw("rollback"), undefined).catch(() => {});
       throw error;
     }
-    await this.run(CompiledQuery.raw("commit"), undefined);
+    await this.run(COMMIT, undefined);
     return result;
   }
 
@@ -139,8 +133,7 @@ class PGliteConnection implements SignalConnection {
     try {
       if (this.transaction.open) await this.run(CompiledQuery.raw("rollback"), undefined);
     } finally {
-      this.transaction.open = false;
-      this.committed = false;
+      this.transaction.reset();
       this.handOver();
     }
   }

@@ -37,8 +37,9 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
 }
 
 /** CreateTarget is a hot write (bench/): its statements are prepared (store/prepared.ts). */
-const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { sequence: number }) =>
-  db
+const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { sequence: number }) => {
+  const added = eventTime(p.instance_id, AGGREGATE, p.id, p.sequence);
+  return db
     .insertInto("targets")
     .values({
       instance_id: p.instance_id,
@@ -49,12 +50,12 @@ const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_si
       timeout_ms: p.timeout_ms,
       execution_mode: p.execution_mode,
       signing_key: p.signing_key,
-      created_at: eventTime(p.instance_id, AGGREGATE, p.id, p.sequence),
-      change_date: eventTime(p.instance_id, AGGREGATE, p.id, p.sequence),
+      created_at: added,
+      change_date: added,
       sequence: p.sequence,
     })
-    .returning("change_date"),
-);
+    .returning("change_date");
+});
 
 const targetNamed = prepared((db, p: { instanceId: string; name: string }) =>
   db.selectFrom("targets").select("id").where("instance_id", "=", p.instanceId).where("name", "=", p.name),
