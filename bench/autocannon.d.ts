@@ -25,6 +25,6 @@ declare module "autocannon" {
       "2xx": number;
     }
   }
-  function autocannon(opts: autocannon.Options, cb: (error: Error | null, result: autocannon.Result) => void): EventEmitter;
+  function autocannon(opts: autocannon.Options, cb: (error: Error | null, result: autocannon.Result) => void): EventEmitter & { stop(): void };
   export = autocannon;
 }

@@ -56,16 +56,17 @@ async function startSide(label: string, root: string): Promise<Side> {
   return { label, service, database, scenarios: scenarios(seeded), cpuUs: new Map(), rates: new Map() };
 }
 
-function load(side: Side, name: string, protocol: "rest" | "connect" | "grpc", seconds: number): Promise<Measurement> {
+/** `opened`: called as the measured window opens (load-http1.ts: once every connection was answered). */
+function load(side: Side, name: string, protocol: "rest" | "connect" | "grpc", seconds: number, opened?: () => void): Promise<Measurement> {
   const scenario = side.scenarios.find((s) => s.name === name);
   if (!scenario) throw new Error(`no scenario ${name}`);
   const { port, headers } = side.service;
-  return protocol === "grpc" ? loadHttp2(port, scenario.grpc, seconds, headers.host) : loadHttp1(port, scenario[protocol], seconds);
+  return protocol === "grpc" ? loadHttp2(port, scenario.grpc, seconds, headers.host, undefined, 1, opened) : loadHttp1(port, scenario[protocol], seconds, undefined, opened);
 }
 
 async function round(side: Side, name: string, protocol: "rest" | "connect" | "grpc"): Promise<void> {
-  const before = processCpuMs(side.service.pid);
-  const m = await load(side, name, protocol, MEASURE_SECONDS);
+  let before = processCpuMs(side.service.pid);
+  const m = await load(side, name, protocol, MEASURE_SECONDS, () => (before = processCpuMs(side.service.pid)));
   const after = processCpuMs(side.service.pid);
   if (m.errors > 0) throw new Error(`${side.label} ${name} ${protocol}: ${m.errors} calls failed`);
   const key = `${name} ${protocol}`;

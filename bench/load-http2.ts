@@ -17,8 +17,17 @@ export type Http2Request = (n: number) => {
  * that many sessions (as a client with several channels: one connection reaches one worker of
  * a service with several). The same loop drives the gRPC service and the baseline, so that
  * both pay the same client cost. A gRPC call succeeds only with grpc-status 0 in its trailers.
+ * `opened` is called once the sessions are connected, as the measured loop starts.
  */
-export async function loadHttp2(port: number, request: Http2Request, seconds: number, authority = `${HOST}:${port}`, concurrency = CONNECTIONS, sessions = 1): Promise<Measurement> {
+export async function loadHttp2(
+  port: number,
+  request: Http2Request,
+  seconds: number,
+  authority = `${HOST}:${port}`,
+  concurrency = CONNECTIONS,
+  sessions = 1,
+  opened?: () => void,
+): Promise<Measurement> {
   const open = Array.from({ length: sessions }, () => {
     // Without Nagle's algorithm, as gRPC clients connect (grpc-core sets TCP_NODELAY on every
     // client socket): else a call's DATA frame waits behind its HEADERS frame for an ACK, which
@@ -37,7 +46,7 @@ export async function loadHttp2(port: number, request: Http2Request, seconds: nu
           }),
       ),
     );
-    return await closedLoop(concurrency, seconds, (n) => send(open[n % sessions]!, request(n)));
+    return await closedLoop(concurrency, seconds, (n) => send(open[n % sessions]!, request(n)), opened);
   } finally {
     for (const session of open) session.close();
   }

@@ -12,6 +12,8 @@ export interface Measurement {
   loadGeneratorCpu?: number;
   /** CPU time (all threads) of the server under load per successful request, in µs. */
   serverCpuUs?: number;
+  /** HTTP/1.1: from the start of the load until every connection had its first answer (load-http1.ts). */
+  rampMs?: number;
 }
 
 /** The middle of the known values (the lower of the two middle ones for an even count); undefined for none. */
@@ -39,9 +41,10 @@ export function summarize(latenciesMs: number[], errors: number, elapsedSeconds:
 
 /**
  * Closed loop: `concurrency` callers, each starting its next call when the last one ends,
- * until `seconds` have passed. `call` resolves true on success.
+ * until `seconds` have passed. `call` resolves true on success; `opened` is called as the loop starts.
  */
-export async function closedLoop(concurrency: number, seconds: number, call: (n: number) => Promise<boolean>): Promise<Measurement> {
+export async function closedLoop(concurrency: number, seconds: number, call: (n: number) => Promise<boolean>, opened?: () => void): Promise<Measurement> {
+  opened?.();
   const latencies: number[] = [];
   let errors = 0;
   let n = 0;

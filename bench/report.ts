@@ -27,15 +27,16 @@ function meetsTargets(row: Row): string {
 
 export function markdownTable(rows: Row[]): string {
   const lines = [
-    "| Scenario | Protocol | req/s | p50 ms | p99 ms | throughput ratio | p99 ratio | errors | load-gen CPU | server CPU µs/req | meets targets |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
+    "| Scenario | Protocol | req/s | p50 ms | p99 ms | throughput ratio | p99 ratio | errors | load-gen CPU | server CPU µs/req | ramp ms | meets targets |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
   ];
   for (const row of rows) {
     const { result: r, baseline: b } = row;
     lines.push(
       `| ${row.scenario} | ${row.protocol} | ${fixed(r.requestsPerSecond, 0)} | ${fixed(r.p50Ms, 1)} | ${fixed(r.p99Ms, 1)} | ` +
         `${b ? ratio(r.requestsPerSecond, b.requestsPerSecond) : "(baseline)"} | ${b ? ratio(r.p99Ms, b.p99Ms) : ""} | ` +
-        `${r.errors} | ${r.loadGeneratorCpu === undefined ? "" : fixed(r.loadGeneratorCpu, 2)} | ${r.serverCpuUs === undefined ? "" : fixed(r.serverCpuUs, 0)} | ${meetsTargets(row)} |`,
+        `${r.errors} | ${r.loadGeneratorCpu === undefined ? "" : fixed(r.loadGeneratorCpu, 2)} | ${r.serverCpuUs === undefined ? "" : fixed(r.serverCpuUs, 0)} | ` +
+        `${r.rampMs === undefined ? "" : fixed(r.rampMs, 0)} | ${meetsTargets(row)} |`,
     );
   }
   return lines.join("\n");
@@ -64,6 +65,8 @@ export function report(rows: Row[], machine: string, notes: string[] = [], secti
     `HTTP/1.1 baseline, gRPC with the HTTP/2 baseline. Targets: throughput ratio ≥ ${TARGET_THROUGHPUT_RATIO}, p99 ratio ≤ ${TARGET_P99_RATIO}.`,
     "Load-gen CPU: cores the load generator itself used during the measured run (near 1.0 = it was the bottleneck).",
     "Server CPU µs/req: CPU time of the serving process (all its threads, from /proc) per successful request of the measured run.",
+    `Ramp ms (HTTP/1.1): from opening the ${CONNECTIONS} connections until each had its first answer; the measured run starts there, as HTTP/2's starts on a connected session.`,
+    "(A busy Node server accepts one connection per turn of its event loop, so the ramp grows with the CPU a request costs.)",
     ...notes,
     "",
     markdownTable(rows),

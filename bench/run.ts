@@ -23,12 +23,17 @@ const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
  * A warm-up run whose numbers are dropped, then the measured run; `serverPid`: the process
  * under load (with its children: a service of several workers).
  */
-async function measure(label: string, serverPid: number | undefined, load: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
+async function measure(label: string, serverPid: number | undefined, load: (seconds: number, opened?: () => void) => Promise<Measurement>): Promise<Measurement> {
   await load(WARMUP_SECONDS);
-  const cpu = process.cpuUsage();
-  const serverCpu = processTreeCpuMs(serverPid);
-  const started = performance.now();
-  const result = await load(MEASURE_SECONDS);
+  // Read as the measured window opens: an HTTP/1.1 load's connections are answered first.
+  let cpu = process.cpuUsage();
+  let serverCpu = processTreeCpuMs(serverPid);
+  let started = performance.now();
+  const result = await load(MEASURE_SECONDS, () => {
+    cpu = process.cpuUsage();
+    serverCpu = processTreeCpuMs(serverPid);
+    started = performance.now();
+  });
   const used = process.cpuUsage(cpu);
   const serverUsed = processTreeCpuMs(serverPid);
   result.loadGeneratorCpu = (used.user + used.system) / 1000 / (performance.now() - started);
@@ -36,7 +41,8 @@ async function measure(label: string, serverPid: number | undefined, load: (seco
   log(
     `${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ` +
       `${result.errors} errors, load generator CPU ${result.loadGeneratorCpu.toFixed(2)}` +
-      (result.serverCpuUs === undefined ? "" : `, server CPU ${result.serverCpuUs.toFixed(0)} µs/request`),
+      (result.serverCpuUs === undefined ? "" : `, server CPU ${result.serverCpuUs.toFixed(0)} µs/request`) +
+      (result.rampMs === undefined ? "" : `, connections answered after ${result.rampMs.toFixed(0)} ms`),
   );
   return result;
 }
@@ -110,20 +116,20 @@ async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline:
   const wants = wantsProtocol;
   const rows: Row[] = [];
   if (wants("rest") || wants("connect")) {
-    const h1 = await measure(`${name} baseline HTTP/1.1${round}`, baseline.pid, (sec) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec, concurrency));
+    const h1 = await measure(`${name} baseline HTTP/1.1${round}`, baseline.pid, (sec, opened) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec, concurrency, opened));
     if (wants("rest")) {
-      const result = await measure(`${name} REST${round}`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec, concurrency));
+      const result = await measure(`${name} REST${round}`, service.pid, (sec, opened) => loadHttp1(service.port, s.rest, sec, concurrency, opened));
       rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result, baseline: h1 });
     }
     if (wants("connect")) {
-      const result = await measure(`${name} Connect${round}`, service.pid, (sec) => loadHttp1(service.port, s.connect, sec, concurrency));
+      const result = await measure(`${name} Connect${round}`, service.pid, (sec, opened) => loadHttp1(service.port, s.connect, sec, concurrency, opened));
       rows.push({ scenario: name, protocol: "Connect JSON (HTTP/1.1)", result, baseline: h1 });
     }
     rows.push({ scenario: name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
   }
   if (wants("grpc")) {
-    const h2 = await measure(`${name} baseline HTTP/2${round}`, baseline.pid, (sec) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, concurrency));
-    const result = await measure(`${name} gRPC${round}`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host, concurrency));
+    const h2 = await measure(`${name} baseline HTTP/2${round}`, baseline.pid, (sec, opened) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, concurrency, 1, opened));
+    const result = await measure(`${name} gRPC${round}`, service.pid, (sec, opened) => loadHttp2(service.port, s.grpc, sec, service.headers.host, concurrency, 1, opened));
     rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
   }
   return rows;
@@ -146,7 +152,8 @@ function medianRows(rounds: Row[][]): Row[] {
     };
     const cpu = median(ms.map((m) => m.loadGeneratorCpu));
     const server = median(ms.map((m) => m.serverCpuUs));
-    return { ...merged, ...(cpu !== undefined && { loadGeneratorCpu: cpu }), ...(server !== undefined && { serverCpuUs: server }) };
+    const ramp = median(ms.map((m) => m.rampMs));
+    return { ...merged, ...(cpu !== undefined && { loadGeneratorCpu: cpu }), ...(server !== undefined && { serverCpuUs: server }), ...(ramp !== undefined && { rampMs: ramp }) };
   };
   return rounds[0]!.map((row, i) => {
     const all = rounds.map((r) => r[i]!);
@@ -176,15 +183,15 @@ async function workerScaling(s: Scenario, service: ServiceUnderTest, databaseUrl
     const rows: Row[] = [];
     const name = `${s.name}, ${SCALE_WORKERS} workers`;
     if (wantsProtocol("rest")) {
-      const one = await measure(`${s.name} REST, 1 worker`, service.pid, (sec) => loadHttp1(service.port, s.rest, sec));
-      const many = await measure(`${name} REST`, scaled.pid, (sec) => loadHttp1(scaled.port, s.rest, sec));
+      const one = await measure(`${s.name} REST, 1 worker`, service.pid, (sec, opened) => loadHttp1(service.port, s.rest, sec, CONNECTIONS, opened));
+      const many = await measure(`${name} REST`, scaled.pid, (sec, opened) => loadHttp1(scaled.port, s.rest, sec, CONNECTIONS, opened));
       rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "REST (HTTP/1.1)", result: one, baseline: undefined });
     }
     if (wantsProtocol("grpc")) {
       // Several connections, or one worker would serve them all: a connection stays with the worker that accepted it.
       const sessions = 2 * SCALE_WORKERS;
-      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec) => loadHttp2(service.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions));
-      const many = await measure(`${name} gRPC`, scaled.pid, (sec) => loadHttp2(scaled.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions));
+      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec, opened) => loadHttp2(service.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions, opened));
+      const many = await measure(`${name} gRPC`, scaled.pid, (sec, opened) => loadHttp2(scaled.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions, opened));
       rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "gRPC (HTTP/2)", result: one, baseline: undefined });
     }
     return rows;

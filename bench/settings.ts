@@ -15,6 +15,8 @@ export const HOST = "127.0.0.1";
 export const CONNECTIONS = 64;
 export const WARMUP_SECONDS = 2;
 export const MEASURE_SECONDS = seconds(process.env.BENCH_SECONDS, 5);
+/** HTTP/1.1: how long the connections may take to have their first answers before the measured window (load-http1.ts); past it the run fails. */
+export const RAMP_MAX_SECONDS = 60;
 /** Both the service and the baseline use a pg pool of this size. */
 export const POOL_SIZE = 20;
 export const SEED_TARGETS = 200;
