@@ -65,7 +65,7 @@ export interface Found<Row> {
  * state of an instance-level projection (projectionStateColumns). Past the last page, where
  * no row carries them, they are read separately.
  */
-export async function searchPage<TB extends keyof Database>(
+export async function searchPage<TB extends keyof Database, C extends ColumnOf<TB> = ColumnOf<TB>>(
   db: Db,
   aggregateType: string,
   /** The instance whose events the projection counts; for a system-level one, its state. */
@@ -73,9 +73,12 @@ export async function searchPage<TB extends keyof Database>(
   filtered: SelectQueryBuilder<Database, TB, object>,
   order: (query: SelectQueryBuilder<Database, TB, object>, direction: "asc" | "desc") => SelectQueryBuilder<Database, TB, object>,
   page: Page,
-): Promise<Found<Selectable<Database[TB]>>> {
-  const paged = order(filtered, page.asc ? "asc" : "desc")
-    .selectAll()
+  /** The columns the caller's view reads; every column unless told. A hundred rows decode only these. */
+  columns?: readonly C[],
+): Promise<Found<Pick<Selectable<Database[TB]>, C>>> {
+  const ordered = order(filtered, page.asc ? "asc" : "desc");
+  // Typed as selectAll()'s: PageRow fixes the rows' shape below either way.
+  const paged = (columns ? (ordered.select(columns as never) as unknown as ReturnType<typeof ordered.selectAll>) : ordered.selectAll())
     .select((eb) => eb.fn.countAll<number>().over().as("total"))
     .limit(page.limit)
     .offset(page.offset);
@@ -95,5 +98,6 @@ export async function searchPage<TB extends keyof Database>(
   return { rows, total: Number((counted as { n: number }).n), state };
 }
 
-// Kysely cannot see that selectAll() on a generic table yields its rows; the shape is fixed here once.
+type ColumnOf<TB extends keyof Database> = keyof Selectable<Database[TB]> & string;
+// Kysely cannot see what selectAll() or a column list on a generic table yields; the shape is fixed here once.
 type PageRow<TB extends keyof Database> = Selectable<Database[TB]> & StateColumns & { total: number };

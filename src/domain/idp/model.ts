@@ -40,7 +40,7 @@ export function ownerOfIdp(row: Pick<IdpRow, "instance_id" | "org_id">): Context
  * The effective state in a context: its own policy, else (INHERIT) the state in its parent;
  * in the owning context INHERIT counts as ACTIVE.
  */
-function stateIn(row: IdpRow, owner: ContextRef, policies: PoliciesAlong, at: ContextRef): EffectiveState {
+function stateIn(row: Pick<IdpRow, "state_policy">, owner: ContextRef, policies: PoliciesAlong, at: ContextRef): EffectiveState {
   if (sameContext(at, owner)) return row.state_policy === "deactivate" ? "inactive" : "active";
   const own = at.type === "org" ? policies.org : at.type === "instance" ? policies.instance : undefined;
   if (own) return own === "deactivate" ? "inactive" : "active";
@@ -48,7 +48,11 @@ function stateIn(row: IdpRow, owner: ContextRef, policies: PoliciesAlong, at: Co
 }
 
 /** The provider seen from `asked`, which is its owner, below it (reusing it) or above it (a child's). */
-export function idpView(row: IdpRow, asked: ContextRef, policies: PoliciesAlong): IdpView {
+/** What a view reads of a provider's row: reads select only these (not its sealed client secret). */
+export const IDP_VIEW_COLUMNS = ["id", "instance_id", "org_id", "type", "name", "state_policy", "options", "config", "change_date", "sequence"] as const;
+export type IdpViewRow = Pick<IdpRow, (typeof IDP_VIEW_COLUMNS)[number]>;
+
+export function idpView(row: IdpViewRow, asked: ContextRef, policies: PoliciesAlong): IdpView {
   const owner = ownerOfIdp(row);
   const details = { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: ownerOfContext(owner) };
   // Spelled out rather than spread from a common base: a search builds one per row, and on

@@ -4,7 +4,7 @@ import type { Database } from "../../store/schema.js";
 import { textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { contextColumns, type ContextRef } from "../context.js";
 import { notFound } from "../errors.js";
-import { AGGREGATE, idpView, ownerOfIdp, type EffectiveState, type IdpRow, type IdpView, type PoliciesAlong } from "./model.js";
+import { AGGREGATE, IDP_VIEW_COLUMNS, idpView, ownerOfIdp, type EffectiveState, type IdpView, type IdpViewRow, type PoliciesAlong } from "./model.js";
 
 /** The context owning a provider, wherever it is; undefined when there is none. */
 export async function idpOwner(db: Db, id: string): Promise<ContextRef | undefined> {
@@ -29,11 +29,11 @@ function withPolicies(db: Db, asked: ContextRef) {
     .leftJoin("idp_state_policies as p_inst", (j) =>
       j.onRef("p_inst.idp_id", "=", "idps.id").on("p_inst.instance_id", "=", at.instance_id).on("p_inst.org_id", "=", "").on(sql.lit(asked.type !== "system")),
     )
-    .selectAll("idps")
+    .select(IDP_VIEW_COLUMNS.map((column) => `idps.${column}` as const))
     .select(["p_org.policy as org_policy", "p_inst.policy as instance_policy"]);
 }
 
-type WithPolicies = IdpRow & { org_policy: PoliciesAlong["org"]; instance_policy: PoliciesAlong["instance"] };
+type WithPolicies = IdpViewRow & { org_policy: PoliciesAlong["org"]; instance_policy: PoliciesAlong["instance"] };
 
 function viewOf(row: WithPolicies, asked: ContextRef): IdpView {
   return idpView(row, asked, { org: row.org_policy, instance: row.instance_policy });

@@ -115,9 +115,10 @@ export async function searchUsers(db: Db, instanceId: string, search: UserSearch
     query,
     (q, direction) => q.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("users.id", direction),
     search.page,
+    ["id"],
   );
   if (found.rows.length === 0) return { ...found, rows: [] };
-  // The page's users, read again with their view columns: searchPage selects the table's own.
+  // The page's users, read again with their view columns (joined from other tables): the page's statement reads their ids.
   const ids = found.rows.map((r) => r.id);
   const full = new Map((await withViewColumns(db.selectFrom("users").where("users.instance_id", "=", instanceId).where("users.id", "in", ids)).execute()).map((r) => [r.id, r]));
   return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [userView(full.get(id)!)] : [])) };

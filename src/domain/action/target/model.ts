@@ -25,7 +25,11 @@ export const AGGREGATE = "target";
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const SIGNING_KEY_LENGTH = 36;
 
-export function targetView(row: TargetRow): TargetView {
+/** What a view reads of a target's row: reads select only these (not its sealed signing keys). */
+export const TARGET_VIEW_COLUMNS = ["id", "instance_id", "sequence", "change_date", "name", "target_type", "url", "timeout_ms", "execution_mode"] as const;
+export type TargetViewRow = Pick<TargetRow, (typeof TARGET_VIEW_COLUMNS)[number]>;
+
+export function targetView(row: TargetViewRow): TargetView {
   return {
     details: instanceOwnedDetails(row),
     name: row.name,

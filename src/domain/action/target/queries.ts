@@ -4,10 +4,10 @@ import type { Db } from "../../../store/eventstore.js";
 import { prepared } from "../../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../../store/search.js";
 import { notFound } from "../../errors.js";
-import { AGGREGATE, targetView, type TargetView } from "./model.js";
+import { AGGREGATE, TARGET_VIEW_COLUMNS, targetView, type TargetView } from "./model.js";
 
 const targetById = prepared((db, p: { instanceId: string; id: string }) =>
-  db.selectFrom("targets").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id),
+  db.selectFrom("targets").select(TARGET_VIEW_COLUMNS).where("instance_id", "=", p.instanceId).where("id", "=", p.id),
 );
 
 export async function getTarget(db: Db, instanceId: string, id: string): Promise<TargetView> {
@@ -51,6 +51,7 @@ export async function searchTargets(db: Db, instanceId: string, search: TargetSe
     query,
     (q, direction) => q.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("id", direction),
     search.page,
+    TARGET_VIEW_COLUMNS,
   );
   return { ...found, rows: found.rows.map(targetView) };
 }
