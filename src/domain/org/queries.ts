@@ -83,9 +83,10 @@ export async function searchOrgs(db: Db, instanceId: string, search: OrgSearch) 
     query,
     (q, direction) => q.orderBy((eb) => sortExpression(eb, search.sort), direction).orderBy("orgs.id", direction),
     search.page,
+    ["id"],
   );
   if (found.rows.length === 0) return { ...found, rows: [] };
-  // The page's ids, read again with their domain and default flag: searchPage selects the table's own columns.
+  // The page's orgs, read again with their domain and default flag: the page's statement reads their ids.
   const ids = found.rows.map((r) => r.id);
   const full = new Map((await orgs(db, instanceId).selectAll("orgs").where("orgs.id", "in", ids).execute()).map((r) => [r.id, r]));
   return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [orgView(full.get(id)!)] : [])) };

@@ -64,9 +64,9 @@ export async function searchSessions(db: Db, instanceId: string, search: { filte
     else if (f.kind === "created") q = q.where("sessions.created_at", f.op, f.date);
     else q = q.where(sql<string>`sessions.user_agent->>'fingerprintId'`, "=", f.fingerprintId);
   }
-  const found = await searchPage(db, AGGREGATE, instanceId, q, (qb, direction) => qb.orderBy("sessions.created_at", direction).orderBy("sessions.id", direction), search.page);
+  const found = await searchPage(db, AGGREGATE, instanceId, q, (qb, direction) => qb.orderBy("sessions.created_at", direction).orderBy("sessions.id", direction), search.page, ["id"]);
   if (found.rows.length === 0) return { ...found, rows: [] };
-  // The page's sessions, read again with their users: searchPage selects the table's own columns.
+  // The page's sessions, read again with their users: the page's statement reads their ids.
   const ids = found.rows.map((r) => r.id);
   const full = new Map((await sessions(db, instanceId).where("s.id", "in", ids).execute()).map((r) => [r.id, r]));
   return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [view(full.get(id)!)] : [])) };
