@@ -13,7 +13,7 @@ import {
   type QueryResult,
 } from "kysely";
 import type { Database } from "./schema.js";
-import { isBegin } from "./transaction-state.js";
+import { COMMIT, isBegin, ROLLBACK } from "./transaction-state.js";
 
 /**
  * A driver whose connections can serve one request: had within the request's signal, and
@@ -42,11 +42,11 @@ export abstract class StatementTransactions {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("commit"));
+    await connection.executeQuery(COMMIT);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("rollback"));
+    await connection.executeQuery(ROLLBACK);
   }
 }
 

@@ -36,8 +36,9 @@ export class TransactionState {
   }
 }
 
-/** The commit a driver sends itself, with the statement of commitWith. */
+/** The statements that end a transaction, as StatementTransactions and the drivers send them. */
 export const COMMIT = CompiledQuery.raw("commit");
+export const ROLLBACK = CompiledQuery.raw("rollback");
 
 /** The statements of StatementTransactions (scoped.ts) that begin and end a transaction. */
 export const isBegin = (query: CompiledQuery) => query.sql.startsWith("start transaction");

@@ -47,10 +47,11 @@ function stateIn(row: Pick<IdpRow, "state_policy">, owner: ContextRef, policies:
   return stateIn(row, owner, policies, parentOf(at)!);
 }
 
-/** The provider seen from `asked`, which is its owner, below it (reusing it) or above it (a child's). */
 /** What a view reads of a provider's row: reads select only these (not its sealed client secret). */
 export const IDP_VIEW_COLUMNS = ["id", "instance_id", "org_id", "type", "name", "state_policy", "options", "config", "change_date", "sequence"] as const;
 export type IdpViewRow = Pick<IdpRow, (typeof IDP_VIEW_COLUMNS)[number]>;
+
+/** The provider seen from `asked`, which is its owner, below it (reusing it) or above it (a child's). */
 
 export function idpView(row: IdpViewRow, asked: ContextRef, policies: PoliciesAlong): IdpView {
   const owner = ownerOfIdp(row);

@@ -356,10 +356,9 @@ async function startChallenges(
     if (!user) throw invalidArgument(`challenges.${name} needs a user: give checks.user (or patch a session that has one)`);
     // Every code sent is a message to a person (and an SMS costs): one budget per user with
     // the checks, charged once per code of a call however often its transaction runs (a retry).
-    const key = `${actor.instanceId} ${user.id}`;
-    if (!charged.has(`${key} ${name}`)) {
-      if (!deps.limits.perUser.take(key)) throw resourceExhausted("too many codes or checks for this user; wait a minute");
-      charged.add(`${key} ${name}`);
+    if (!charged.has(name)) {
+      if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`)) throw resourceExhausted("too many codes or checks for this user; wait a minute");
+      charged.add(name);
     }
     const code = await sendSignInCode(tx, deps.codes, actor, user, type, asked.returnCode);
     if (code !== undefined) answers[name] = code;

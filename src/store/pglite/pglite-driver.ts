@@ -2,7 +2,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { CompiledQuery, type QueryResult } from "kysely";
 import { abortReason, boundedWait } from "../abort.js";
 import { isCommittedWith } from "../deferred.js";
-import { COMMIT, isRollback, TransactionState } from "../transaction-state.js";
+import { COMMIT, isRollback, ROLLBACK, TransactionState } from "../transaction-state.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
 
 /**
@@ -104,7 +104,7 @@ class PGliteConnection implements SignalConnection {
     } catch (error) {
       // There the commit behind a failed statement answers a rollback. Should even that fail
       // here, release() rolls back again before the next caller; the statement's error stands.
-      await this.run(CompiledQuery.raw("rollback"), undefined).catch(() => {});
+      await this.run(ROLLBACK, undefined).catch(() => {});
       throw error;
     }
     await this.run(COMMIT, undefined);
@@ -131,7 +131,7 @@ class PGliteConnection implements SignalConnection {
   /** The next caller never inherits an open transaction: one left open is rolled back first. */
   async release(): Promise<void> {
     try {
-      if (this.transaction.open) await this.run(CompiledQuery.raw("rollback"), undefined);
+      if (this.transaction.open) await this.run(ROLLBACK, undefined);
     } finally {
       this.transaction.reset();
       this.handOver();
