@@ -51,12 +51,13 @@ export interface AppendHook<T = unknown> {
   run(tx: Tx, instanceId: string, events: readonly AppendedEvent[], read: T): Promise<void>;
 }
 
-const appendHooks = new Set<AppendHook>();
+/** In their order of registration: each hook's read is the insert's column `hook_<index>`. */
+const appendHooks: AppendHook[] = [];
 
 /** Registers a hook for every append of this process (once, however often it is called). */
 export function onAppend<T>(hook: AppendHook<T>): void {
-  if (appendHooks.has(hook as AppendHook)) return;
-  appendHooks.add(hook as AppendHook);
+  if (appendHooks.includes(hook as AppendHook)) return;
+  appendHooks.push(hook as AppendHook);
   appends = preparedAppends();
   guardedAppends = preparedGuards();
 }
@@ -119,7 +120,7 @@ const RETURNED = ["position", "sequence", "event_type", "created_at", "aggregate
 
 /** The hooks' reads as columns of the insert's answer, `hook_<i>` in the hooks' order. */
 function hookReads(db: Db, instanceId: string) {
-  return [...appendHooks].flatMap((hook, i) => (hook.read ? [sql`${hook.read(db, instanceId)}`.as(`hook_${i}`)] : []));
+  return appendHooks.flatMap((hook, i) => (hook.read ? [sql`${hook.read(db, instanceId)}`.as(`hook_${i}`)] : []));
 }
 
 /** One event's values as they go into a statement; `numbered`: the instance's sequence (instanceSequence). */
@@ -180,13 +181,13 @@ function guardedAppend(count: number) {
 
 /** Whether every hook's read finds nothing (preparedGuards makes none while a hook has no read). */
 function hooksIdle(db: Db, instanceId: string) {
-  const idle = [...appendHooks].map((hook) => sql`${hook.read!(db, instanceId)} is null`);
+  const idle = appendHooks.map((hook) => sql`${hook.read!(db, instanceId)} is null`);
   return idle.length > 0 ? sql.join(idle, sql` and `) : sql`true`;
 }
 
 const preparedAppends = () => Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => preparedAppend(i + 1));
 /** None while a hook has no read: its work cannot be ruled out, so no append is queued. */
-const preparedGuards = () => ([...appendHooks].every((hook) => hook.read) ? Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => guardedAppend(i + 1)) : []);
+const preparedGuards = () => (appendHooks.every((hook) => hook.read) ? Array.from({ length: PREPARED_APPEND_MAX }, (_, i) => guardedAppend(i + 1)) : []);
 let appends = preparedAppends();
 let guardedAppends = preparedGuards();
 
@@ -246,7 +247,7 @@ async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], crea
   ) as ReturnedEvent[];
   const appended = rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id }));
   let idle = true;
-  for (const [i, hook] of [...appendHooks].entries()) {
+  for (const [i, hook] of appendHooks.entries()) {
     const read = hook.read ? rows[0]?.[`hook_${i}`] : undefined;
     if (hook.read && read === null) continue;
     idle = false;
