@@ -5,6 +5,7 @@ import { sameHash } from "../domain/session/token.js";
 import type { SettingsKind } from "../domain/settings/kind.js";
 import { loginSettingsOf } from "../domain/settings/login.js";
 import { secondFactorDue } from "../domain/user-factor/due.js";
+import { providerReaches } from "../domain/idp/login-use.js";
 import type { SecondFactorType } from "../domain/user-factor/model.js";
 import { provesPerson, provesSecondFactor, webAuthnAmr } from "../domain/user-webauthn/factor.js";
 import { linkedUser } from "../domain/user/external-identities.js";
@@ -141,6 +142,9 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   if (byIdp && (await linkedUser(db, instanceId, f.idpIntent!.idpId, f.idpIntent!.externalUserId))?.userId !== user.id) {
     throw failedPrecondition(`the external account session ${sessionId} checked is no longer linked to its user: check an external login again`);
   }
+  if (byIdp && !(await providerReaches(db, instanceId, user.org_id, f.idpIntent!.idpId))) {
+    throw failedPrecondition(`the identity provider of the external login session ${sessionId} checked is no longer active in the user's organization`);
+  }
   if (byPassword) {
     // The password checked must still be the user's, and one it may keep.
     const secret = await db.selectFrom("user_secrets").select(["change_required", "changed_at"]).where("instance_id", "=", instanceId).where("user_id", "=", user.id).where("kind", "=", "password").executeTakeFirst();
@@ -156,7 +160,7 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   const key = (byPassword || byIdp) && f.webAuthN && provesSecondFactor(f.webAuthN, settings) ? f.webAuthN : undefined;
   const secondChecked = [...allowed.map((name) => seconds(f[name]?.checkedAt)), seconds(key?.checkedAt)].filter((t): t is number => t !== undefined);
   const second = byPasskey ? first : secondChecked.length > 0 ? Math.max(...secondChecked) : undefined;
-  // After an identity provider alone a second factor is due only where forced for it too (force_mfa_local_only).
+  // A person with a second factor gives it after an identity provider too; force_mfa_local_only waives only the forced set-up.
   const due = await secondFactorDue(db, user, settings, byIdp);
   const needsSecond = due.ask || due.setUp;
   if (needsSecond && (second === undefined || now - second > settings.secondFactorCheckLifetimeMs / 1000)) {

@@ -32,7 +32,7 @@ describe.each(DATABASE_KINDS)("external login with GitHub (%s)", (kind) => {
 
   beforeAll(async () => {
     github = await startFakeGitHub();
-    down = await startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_GITHUB_URL: github.url, PLATFORM_GITHUB_API_URL: github.apiUrl });
+    down = await startTestServer(kind, github.env);
     rp = await createRp(down);
     const options = { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" };
     const made = await idpClient(down.baseUrl, down.adminToken).ok("CreateGitHubIDP", { idp: { idp: { name: "GitHub", options }, config: { clientId: github.clientId, clientSecret: github.clientSecret } } });

@@ -23,6 +23,8 @@ export interface FakeGitHub {
   clientSecret: string;
   /** Who is signed in at GitHub for the next authorization. */
   account: GitHubAccount;
+  /** The service's settings that send its GitHub providers here (on 127.0.0.1, so private addresses are allowed). */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
   return Object.assign(fake, {
     url,
     apiUrl: `${url}/api`,
+    env: { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_GITHUB_URL: url, PLATFORM_GITHUB_API_URL: `${url}/api` },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
 }

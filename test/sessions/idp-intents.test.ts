@@ -53,9 +53,7 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
   beforeAll(async () => {
     github = await startFakeGitHub();
     server = await startTestServer(kind, {
-      PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true",
-      PLATFORM_GITHUB_URL: github.url,
-      PLATFORM_GITHUB_API_URL: github.apiUrl,
+      ...github.env,
       PLATFORM_OIDC_LOGIN_UI_URL: UI,
       PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000",
       PLATFORM_SESSION_RATE_PER_SESSION: "5",
@@ -328,15 +326,20 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
   });
 
   describe("finalizing with an external login", () => {
-    it("force_mfa asks a second factor after it, unless force_mfa_local_only; then amr [fed, otp, mfa] and acr mfa", async () => {
+    it("force_mfa asks a second factor after it, its set-up waived by force_mfa_local_only only for people without one; then amr [fed, otp, mfa] and acr mfa", async () => {
       const org = await createOrg(server, uniqueName("intent-mfa"));
       ok(await loginSettings({ forceMfa: { set: true }, forceMfaLocalOnly: { set: true } }, org.id));
+      const none = await linkedPerson(org.id);
+      const waived = await authorize();
+      const plain = ok(await createSession(byIntent(await succeeded(none.who))));
+      expect(await finish(waived, { id: plain.sessionId, token: plain.sessionToken })).toMatchObject({ sub: none.userId, amr: ["fed"], acr: ACR_SFA });
+
       const { userId, who } = await linkedPerson(org.id);
       const { secret } = ok(await users.call("AddTOTP", { id: userId }));
       ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
       const local = await authorize();
       const first = ok(await createSession(byIntent(await succeeded(who))));
-      expect(await finish(local, { id: first.sessionId, token: first.sessionToken })).toMatchObject({ sub: userId, amr: ["fed"], acr: ACR_SFA });
+      expect(failed(await finalize(local, { id: first.sessionId, token: first.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
 
       ok(await loginSettings({ forceMfaLocalOnly: { set: false } }, org.id));
       const forced = await authorize();
@@ -346,15 +349,50 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       expect(await finish(forced, { id: s.sessionId, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: ["fed", "otp", "mfa"], acr: ACR_MFA });
     });
 
-    it("acr_values=urn:platform:acr:mfa asks a second factor of a person who has one, as forced MFA would; the external login and a TOTP give acr mfa", async () => {
+    it("a person with a second factor gives it after an external login, forced or not (issue 41: the provider alone is not enough)", async () => {
       const { userId, who } = await linkedPerson();
       const { secret } = ok(await users.call("AddTOTP", { id: userId }));
       ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
-      // Without the request asking, a linked external login alone signs in a person with a TOTP (force_mfa is off).
+      const flow = await authorize();
+      const alone = ok(await createSession(byIntent(await succeeded(who))));
+      expect(failed(await finalize(flow, { id: alone.sessionId, token: alone.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
+      const patched = ok(await sessions().call("PatchSession", { id: alone.sessionId, sessionToken: alone.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
+      expect(await finish(flow, { id: alone.sessionId, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: ["fed", "otp", "mfa"], acr: ACR_MFA });
+    });
+
+    it("acr_values=urn:platform:acr:mfa asks a second factor of a person without one to set one up, as forced MFA would", async () => {
+      const { userId, who } = await linkedPerson();
       const plain = await authorize();
       const alone = ok(await createSession(byIntent(await succeeded(who))));
-      expect(await finish(plain, { id: alone.sessionId, token: alone.sessionToken })).toMatchObject({ amr: ["fed"], acr: ACR_SFA });
+      expect(await finish(plain, { id: alone.sessionId, token: alone.sessionToken })).toMatchObject({ sub: userId, amr: ["fed"], acr: ACR_SFA });
 
+      const flow = await authorize({ acr_values: ACR_MFA });
+      const s = ok(await createSession(byIntent(await succeeded(who))));
+      expect(failed(await finalize(flow, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
+    });
+
+    it("refuses an external login through a provider of another organization, or one the user's organization switched off", async () => {
+      const org = await createOrg(server, uniqueName("intent-reach"));
+      const { userId, who } = await linkedPerson(org.id);
+      const flow = await authorize();
+      const s = ok(await createSession(byIntent(await succeeded(who))));
+      await idpClient(base(), server.adminToken).ok("PatchGitHubIDP", { id: idpId, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } }, ctx: { orgId: org.id } });
+      try {
+        expect(failed(await finalize(flow, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain("no longer active in the user's organization");
+        const again = ok(await start());
+        const back = await viaGitHub(again.authUrl, who);
+        const refused = failed(await createSession(byIntent({ id: back.searchParams.get("id")!, token: back.searchParams.get("token")! })), Code.FailedPrecondition);
+        expect(refused.message).toContain("does not reach the user's organization");
+      } finally {
+        await idpClient(base(), server.adminToken).ok("PatchGitHubIDP", { id: idpId, idp: { idp: { statePolicy: "STATE_POLICY_INHERIT" } }, ctx: { orgId: org.id } });
+      }
+      expect(await finish(flow, { id: s.sessionId, token: s.sessionToken })).toMatchObject({ sub: userId, amr: ["fed"] });
+    });
+
+    it("acr_values=urn:platform:acr:mfa with a person who has a second factor: the external login and a TOTP give acr mfa", async () => {
+      const { userId, who } = await linkedPerson();
+      const { secret } = ok(await users.call("AddTOTP", { id: userId }));
+      ok(await users.call("VerifyTOTP", { id: userId, verification: { code: totpCode(secret) } }));
       const flow = await authorize({ acr_values: ACR_MFA });
       const s = ok(await createSession(byIntent(await succeeded(who))));
       expect(failed(await finalize(flow, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");

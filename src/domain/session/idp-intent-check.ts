@@ -2,6 +2,7 @@ import type { PendingEvent, Tx } from "../../store/eventstore.js";
 import type { IdpIntentRow, SessionFactorsJson, UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import { failedPrecondition, invalidArgument } from "../errors.js";
+import { providerReaches } from "../idp/login-use.js";
 import { consumeIdpIntent, provenIntent } from "../idp-intent/commands.js";
 import type { SettingsKind } from "../settings/kind.js";
 import { loginSettingsOf } from "../settings/login.js";
@@ -14,7 +15,7 @@ import type { SessionChecks } from "./model.js";
  * The session check of an external login (`checks.idpIntent`, docs/api.md): an intent of the
  * instance that succeeded, is not used and has not expired, proven by its token, whose
  * external account is linked to an active user — the session's, or, for a session without
- * one yet, the user it names. The link is read now, not at the callback: a login UI may
+ * one yet, the user it names — of an organization the provider reaches (domain/idp/login-use.ts). The link is read now, not at the callback: a login UI may
  * have registered and linked the user since, and a link removed since no longer counts.
  *
  * Proven first, before any code of the same write is used up, and used up (`consume`) only
@@ -43,6 +44,9 @@ export async function checkIdpIntent(tx: Tx, loginSettings: SettingsKind, actor:
   if (!linked.orgActive || linked.state !== "active") return refuse(`the user is ${linked.state === "locked" ? "locked" : "not active"}`);
   const owner = user ?? (await findUserRow(tx, actor.instanceId, linked.userId));
   if (!owner || owner.type !== "human") return refuse("the linked user cannot sign in");
+  if (!(await providerReaches(tx, actor.instanceId, owner.org_id, row.idp_id))) {
+    return refuse("the identity provider does not reach the user's organization (not active there, or its login settings do not allow external login)");
+  }
   return { ok: true, user: owner, row };
 }
 

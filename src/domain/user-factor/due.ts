@@ -21,13 +21,16 @@ const some = (a: AllowedFactors) => a.factors.length > 0 || a.passkey;
  * Whether a sign-in must ask for a second factor (`ask`, with the person's factors the login
  * settings allow, strongest first, and `passkey` when its passkey may be that step) or have
  * one set up first (`setUp`: forced, none usable, and not put off within
- * `mfa_init_skip_lifetime`). `external`: an identity provider alone vouched for the person.
- * One rule for the login pages and the session API's finalization.
+ * `mfa_init_skip_lifetime`). A person who has a factor is always asked for it, after an
+ * identity provider too: else knowing the password of a person with a second factor, and
+ * linking one's own account at a provider to it, would be enough. `external` (an identity
+ * provider alone vouched for the person) only waives the set-up where `force_mfa_local_only`
+ * says so. One rule for the login pages and the session API's finalization.
  */
 export async function secondFactorDue(db: Db | Tx, user: UserRow, settings: LoginSettings, external: boolean): Promise<{ ask: boolean; setUp: boolean } & AllowedFactors> {
   const allowed = allowedFactors(await usableFactors(db, user), settings);
+  if (some(allowed)) return { ask: true, setUp: false, ...allowed };
   const required = mfaRequired(settings, external);
-  if (some(allowed)) return { ask: !external || required, setUp: false, ...allowed };
   const skipped = user.mfa_init_skipped_at ? Date.now() - new Date(user.mfa_init_skipped_at).getTime() < settings.mfaInitSkipLifetimeMs : false;
   return { ask: false, setUp: required && !skipped, ...allowed };
 }

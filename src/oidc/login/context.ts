@@ -51,6 +51,11 @@ export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 export interface SignInProgress {
   userId: string;
   amr: string[];
+  /**
+   * An external account to link to the user once the sign-in ends with every factor it
+   * needs (external/pending-link.ts): `<idp id>/<account id>` of the interaction's external login.
+   */
+  link?: string;
   /** The passkey offer was answered in this request (key-setup.ts): not carried by forms, so never asked twice in one sign-in. */
   passkeyOffered?: boolean;
 }

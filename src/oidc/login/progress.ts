@@ -10,7 +10,8 @@ import { errorBody, escapeHtml } from "./render.js";
  * `amr`) with an HMAC under the interaction's form key: only the server makes one, for this
  * interaction, user, progress and step. A form cannot claim a step it did not pass, a proof
  * handed out by one step means nothing at another (the second factor's page cannot post to
- * the set-up), and a proof of one interaction means nothing in another.
+ * the set-up), and a proof of one interaction means nothing in another. An external account
+ * waiting to be linked (`link`) rides along under the same proof until the sign-in ends.
  */
 
 /** The steps after the first factor, each with proofs of its own. */
@@ -18,22 +19,27 @@ export type ProgressStep = "mfa" | "mfasetup" | "verifyemail" | "newpassword" | 
 
 const MAX_AMR = 4;
 
+/** The longest `link` carried: a provider's id and an account id of up to 1,000 characters. */
+const MAX_LINK = 1300;
+
 function proofOf(s: SignInStep, p: SignInProgress, step: ProgressStep): string {
-  return createHmac("sha256", s.c.csrfKey).update(`${s.details.uid}\nsign-in\n${step}\n${p.userId}\n${p.amr.join(" ")}`).digest("base64url");
+  return createHmac("sha256", s.c.csrfKey).update(`${s.details.uid}\nsign-in\n${step}\n${p.userId}\n${p.amr.join(" ")}\n${p.link ?? ""}`).digest("base64url");
 }
 
 /** The hidden fields of a step's form: the form token, the progress and its proof. */
 export function progressFields(s: SignInStep, p: SignInProgress, step: ProgressStep): string {
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
-  return hidden("csrf", s.csrf) + hidden("user", p.userId) + hidden("amr", p.amr.join(" ")) + hidden("proof", proofOf(s, p, step));
+  const link = p.link ? hidden("link", p.link) : "";
+  return hidden("csrf", s.csrf) + hidden("user", p.userId) + hidden("amr", p.amr.join(" ")) + link + hidden("proof", proofOf(s, p, step));
 }
 
 /** The progress a posted form of `step` carries, when its proof holds. */
 export function progressOf(s: SignInStep, form: Record<string, string>, step: ProgressStep): SignInProgress | undefined {
   const userId = (form.user ?? "").slice(0, 200);
   const amr = (form.amr ?? "").split(" ").filter(Boolean).slice(0, MAX_AMR);
+  const link = (form.link ?? "").slice(0, MAX_LINK);
   if (!userId || amr.length === 0) return undefined;
-  const progress = { userId, amr };
+  const progress: SignInProgress = { userId, amr, ...(link && { link }) };
   return sameToken(form.proof, proofOf(s, progress, step)) ? progress : undefined;
 }
 

@@ -142,7 +142,7 @@ export async function secondFactorSubmit(s: PromptStep, form: Record<string, str
     return s.askLoginName(403, "", t.userLocked);
   }
   if (!outcome.ok) return askSecondFactor(s, p, user, factor, false, 400, fieldError("code", t.codeInvalid));
-  await s.proceed({ userId: user.id, amr: [...p.amr, "otp"] });
+  await s.proceed({ ...p, amr: [...p.amr, "otp"] });
 }
 
 /** The answer to the key step's challenge: taken once; a wrong one counts toward the lockout as a wrong code does. */
@@ -158,5 +158,5 @@ async function keySubmit(s: PromptStep, p: SignInProgress, user: UserRow, factor
     return s.askLoginName(403, "", t.userLocked);
   }
   if (!checked.ok) return askSecondFactor(s, p, user, factor, false, 400, t.webauthnInvalid);
-  await s.proceed({ userId: user.id, amr: [...p.amr, ...webAuthnAmr(checked.factor)] });
+  await s.proceed({ ...p, amr: [...p.amr, ...webAuthnAmr(checked.factor)] });
 }

@@ -10,15 +10,17 @@ import { errorBody } from "./render.js";
 import { askSecondFactor, firstChoice } from "./second-factor.js";
 import { askNewPassword, passwordChangeRequired } from "./password-change-step.js";
 import { askPasskeyOffer, passkeyOfferDue } from "./key-setup.js";
+import { writePendingLink } from "./external/pending-link.js";
 
 /**
  * What a sign-in needs after its first factor, in order: the second factor (a person who set
- * one up is asked for it after a password; after an external login only when the login
- * settings force it there), or setting one up when the settings force it and the person has
- * none; then a new password when an administrator requires one (after a password or a
+ * one up is asked for it after a password and after an external login alike), or setting one
+ * up when the settings force it (`force_mfa_local_only` waives that after an external login)
+ * and the person has none; then a new password when an administrator requires one (after a password or a
  * passkey: not after an identity provider alone); then the verified email address
  * `require_verified_email` asks for; then, after a password, the offer of a passkey
- * (key-setup.ts); then the end. A user-verified passkey (`user`) is two factors: no second
+ * (key-setup.ts); then the link to an external account the sign-in was for
+ * (external/pending-link.ts), written only now that every step passed; then the end. A user-verified passkey (`user`) is two factors: no second
  * factor is asked after it.
  * Every sign-in path comes here (password, registration, reset, external login), so none
  * can skip a step. A right password clears the count of failed checks here, once no second
@@ -37,6 +39,7 @@ export async function continueSignIn(s: SignInStep, p: SignInProgress): Promise<
   if ((p.amr.includes("pwd") || p.amr.includes("user")) && (await passwordChangeRequired(s.c.db, s.c.instanceId, user.id))) return askNewPassword(s, p);
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) return askEmailCode(s, p, true);
   if (await passkeyOfferDue(s, user, settings, p)) return askPasskeyOffer(s, p);
+  if (p.link && !(await writePendingLink(s, { ...p, link: p.link }))) return;
   await finishLogin(s.req, s.res, s.c, p.userId, { amr: withMfa(p.amr) });
 }
 

@@ -3,7 +3,8 @@ import type { ServerResponse } from "node:http";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { DomainError } from "../../../domain/errors.js";
 import { addUser, patchUser } from "../../../domain/user/commands.js";
-import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail, type ExternalAccount } from "../../../domain/user/external-identities.js";
+import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail } from "../../../domain/user/external-identities.js";
+import { providerReaches } from "../../../domain/idp/login-use.js";
 import { checkStoredPassword } from "../../../domain/user/passwords.js";
 import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
@@ -26,6 +27,7 @@ import { settingsOf } from "../org-settings.js";
 import { clearBinding, isBound, newBinding } from "./browser-binding.js";
 import { CALLBACK_PATH, STATE_MODEL, stateKey } from "./state.js";
 import { finishIntent, type IntentState } from "./intents.js";
+import { accountOf, linkKey, LOGIN_MODEL, type LoginRecord } from "./pending-link.js";
 import { dropRecord, putRecord, readRecord, takeRecord } from "../records.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
 import { backLink, choices, createForm, linkForm, type NewAccountFields } from "./render.js";
@@ -67,16 +69,6 @@ interface StateRecord extends Pending {
   lang: Language;
 }
 
-/** What the callback keeps for the pages after it, under the interaction's uid. */
-interface LoginRecord {
-  idpId: string;
-  orgId: string;
-  /** The login is restricted to the organization (its scope names it). */
-  restricted: boolean;
-  user: ExternalUser;
-}
-
-const LOGIN_MODEL = "ExternalLogin";
 const STATE_TTL_S = 10 * 60;
 const LOGIN_TTL_S = 30 * 60;
 
@@ -208,7 +200,8 @@ class Step {
     const { user } = record;
     const linked = await linkedUser(this.c.db, this.c.instanceId, record.idpId, user.id);
     if (linked) {
-      if (!linked.orgActive || linked.state === "inactive" || (record.restricted && linked.orgId !== record.orgId)) return this.fail(403, this.t.unknownUser);
+      const refused = !linked.orgActive || linked.state === "inactive" || (record.restricted && linked.orgId !== record.orgId);
+      if (refused || !(await providerReaches(this.c.db, this.c.instanceId, linked.orgId, record.idpId))) return this.fail(403, this.t.unknownUser);
       if (linked.state === "locked") return this.fail(403, this.t.userLocked);
       if (options.isAutoUpdate) await this.update(linked.userId, user);
       await refreshExternalAccount(this.c.db, this.c.instanceId, accountOf(record));
@@ -243,7 +236,9 @@ class Step {
       if (found.length === 1) id = found[0];
     }
     if (!id || (await hasLinkTo(this.c.db, this.c.instanceId, id, record.idpId))) return undefined;
-    return { id, ...(await loginNameOf(this.c.db, this.c.instanceId, id)) };
+    const { orgId: userOrg, ...names } = await loginNameOf(this.c.db, this.c.instanceId, id);
+    if (!(await providerReaches(this.c.db, this.c.instanceId, userOrg, record.idpId))) return undefined;
+    return { id, ...names };
   }
 
   askLink(status: number, record: LoginRecord, options: IdpOptions, candidate: { loginName: string; username?: string } | undefined, error?: FormError): void {
@@ -284,7 +279,8 @@ class Step {
     const loginName = options.isManualLinkingAllowed ? (form.loginName ?? "").slice(0, 400) : candidate!.loginName;
     const user = loginName ? await userByLoginName(this.c.db, this.c.instanceId, loginName, record.restricted ? record.orgId : undefined) : undefined;
     const again = (status: number, error: FormError) => this.askLink(status, record, options, candidate ?? { loginName }, error);
-    if (!user || user.state === "inactive") return again(401, fieldError("loginName", this.t.unknownUser));
+    // A user the provider does not reach reads as unknown, before any password is checked.
+    if (!user || user.state === "inactive" || !(await providerReaches(this.c.db, this.c.instanceId, user.orgId, record.idpId))) return again(401, fieldError("loginName", this.t.unknownUser));
     if (user.state === "locked") return again(403, this.t.userLocked);
     const { guards } = this.c;
     if (!guards.perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) || !guards.perLoginName.take(`${this.c.instanceId} ${user.id}`)) {
@@ -298,13 +294,9 @@ class Step {
       if (locked) this.c.accessChanged();
       return again(locked ? 403 : 401, locked ? this.t.userLocked : fieldError("password", this.t.wrongPassword));
     }
-    try {
-      await this.c.transact((tx) => linkExternalAccount(tx, { instanceId: this.c.instanceId, userId: user.id }, user.id, accountOf(record)));
-    } catch (error) {
-      if (error instanceof DomainError && error.kind === "already_exists") return again(409, this.t.externalAlreadyLinked);
-      throw error;
-    }
-    return this.finish(user.id, ["pwd", "fed"]);
+    if (await hasLinkTo(this.c.db, this.c.instanceId, user.id, record.idpId)) return again(409, this.t.externalAlreadyLinked);
+    // The link is written when the sign-in ends with every factor the person needs (pending-link.ts).
+    await continueSignIn(this, { userId: user.id, amr: ["pwd", "fed"], link: linkKey(record) });
   }
 
   askCreate(status: number, values: NewAccountFields, message?: string): void {
@@ -455,23 +447,19 @@ function upstreamFailed(res: NodeResponse, c: ExternalContext, frame: Frame, err
   sendPage(res, 502, frame, () => [t.errorTitle, `${errorBody(message)}<p class="muted"><code>${escapeHtml(error.kind)}</code></p>${backLink(t, back)}`]);
 }
 
-function accountOf(record: LoginRecord): ExternalAccount {
-  return { idpId: record.idpId, externalUserId: record.user.id, username: record.user.username, email: record.user.email };
-}
-
 function fieldsOf(user: ExternalUser): NewAccountFields {
   return { username: user.username || user.email, givenName: user.givenName || user.username, familyName: user.familyName, email: user.email };
 }
 
-async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<{ loginName: string; username: string }> {
+async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<{ loginName: string; username: string; orgId: string }> {
   const row = await db
     .selectFrom("users as u")
     .leftJoin("org_domains as d", (j) => j.onRef("d.instance_id", "=", "u.instance_id").onRef("d.org_id", "=", "u.org_id").on("d.is_primary", "=", true))
-    .select(["u.username", "d.domain"])
+    .select(["u.username", "u.org_id", "d.domain"])
     .where("u.instance_id", "=", instanceId)
     .where("u.id", "=", userId)
     .executeTakeFirstOrThrow();
-  return { loginName: row.domain ? `${row.username}@${row.domain}` : row.username, username: row.username };
+  return { loginName: row.domain ? `${row.username}@${row.domain}` : row.username, username: row.username, orgId: row.org_id };
 }
 
 function errorPage(res: NodeResponse, status: number, frame: Frame, message: (t: Texts) => string): void {

@@ -1,6 +1,5 @@
-import { loginSettingsOf } from "../../../domain/settings/login.js";
 import { validatesOrgDomains } from "../../../domain/settings/domain.js";
-import { searchIdps } from "../../../domain/idp/queries.js";
+import { providersForLogin } from "../../../domain/idp/login-use.js";
 import type { IdpView } from "../../../domain/idp/model.js";
 import type { Db } from "../../../store/eventstore.js";
 import { requestedOrg, splitScope } from "../../scopes.js";
@@ -52,14 +51,7 @@ export async function loginOrgOf(db: Db, instanceId: string, params: LoginParams
  * name; none while the organization's login settings turn external login off.
  */
 export async function activeProviders(db: Db, instanceId: string, orgId: string, id?: string): Promise<IdpView[]> {
-  if (!(await loginSettingsOf(db, instanceId, orgId)).allowExternalIdp) return [];
-  const { rows } = await searchIdps(db, { type: "org", instanceId, orgId }, {
-    filters: [{ state: "active" }, ...(id !== undefined ? [{ id }] : [])],
-    sort: "name",
-    page: { offset: 0, limit: 50, asc: true },
-    visibleOrgs: undefined,
-  });
-  return rows.filter((p) => SUPPORTED_TYPES.has(p.type));
+  return (await providersForLogin(db, instanceId, orgId, id)).filter((p) => SUPPORTED_TYPES.has(p.type));
 }
 
 /** One provider with its sealed secret, when it is active in the organization. */
