@@ -8,6 +8,7 @@ import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, failed, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
+import { linkAccount } from "../users/idp-links.js";
 import { totpCode } from "../users/totp.js";
 import { alertText, Browser, formWith, type Page } from "./browser.js";
 import { authorize, createRp, providerForm, tokensOf, type App } from "./external-helpers.js";
@@ -53,9 +54,9 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
     await github?.close();
   });
 
-  async function gitHubIdp(name: string, ctx?: JsonObject): Promise<string> {
+  async function gitHubIdp(name: string, ctx?: JsonObject, options: JsonObject = {}): Promise<string> {
     const config = { clientId: github.clientId, clientSecret: github.clientSecret };
-    const made = await idpClient(server.baseUrl, server.adminToken).ok("CreateGitHubIDP", { idp: { idp: { name, options: { isManualLinkingAllowed: true } }, config }, ...(ctx && { ctx }) });
+    const made = await idpClient(server.baseUrl, server.adminToken).ok("CreateGitHubIDP", { idp: { idp: { name, options: { isManualLinkingAllowed: true, ...options } }, config }, ...(ctx && { ctx }) });
     return made.details.id as string;
   }
 
@@ -163,6 +164,22 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
     const ownFlow = await viaGitHub(orgIdp, own, { login_hint: `someone@${other.primary}` });
     const linked = await linkWith(ownFlow, member.loginName);
     expect((await tokensOf(rp, ownFlow.request, linked)).claims()!).toMatchObject({ sub: member.id, amr: ["pwd", "fed"] });
+  });
+
+  it("a provider of another organization with auto update neither signs in nor changes a person linked to it before this rule", async () => {
+    const other = await createOrg(server, uniqueName("Updating Org"));
+    const orgIdp = await gitHubIdp("Updating GitHub", { orgId: other.id }, { isAutoUpdate: true });
+    const victim = await person();
+    const attacker = account(uniqueName("updater"));
+    // A link as an earlier release could make it (the API offers none).
+    await linkAccount(server, server.instanceId, victim.id, { idpId: orgIdp, externalUserId: String(attacker.profile.id), username: attacker.profile.login, email: "" });
+    const before = await users.get(victim.id);
+    const flow = await viaGitHub(orgIdp, attacker, { login_hint: `someone@${other.primary}` });
+    expect(flow.page.left, flow.page.html).toBe(false);
+    expect([flow.page.status, alertText(flow.page.html)]).toEqual([403, en.unknownUser]);
+    const after = await users.get(victim.id);
+    expect(after.human).toEqual(before.human);
+    expect(after.details.sequence).toBe(before.details.sequence);
   });
 
   it("neither links nor signs in people whose organization turns external login off", async () => {
