@@ -25,6 +25,7 @@ import * as passkeyPrompt from "./migrations/0024-passkey-prompt.js";
 import * as instanceHold from "./migrations/0025-instance-hold.js";
 import * as instanceHoldRaises from "./migrations/0026-instance-hold-raises.js";
 import * as queuedAppends from "./migrations/0027-queued-appends.js";
+import * as failedChecksOnUsers from "./migrations/0028-failed-checks-on-users.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   "0025-instance-hold": instanceHold,
   "0026-instance-hold-raises": instanceHoldRaises,
   "0027-queued-appends": queuedAppends,
+  "0028-failed-checks-on-users": failedChecksOnUsers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -142,6 +142,8 @@ export interface UserTable extends ProjectionColumns {
   mfa_init_skipped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** When the person last answered "Not now" to the login pages' offer of a passkey (migration 0024). */
   passkey_prompt_skipped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Failed checks of a password or a second factor since the last success (domain/user/lockout.ts, migration 0028). */
+  failed_checks: ColumnType<number, number | undefined, number>;
 }
 export type UserRow = Selectable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
@@ -154,8 +156,6 @@ export interface UserSecretTable {
   hash: string;
   change_required: boolean;
   changed_at: Timestamp;
-  /** Failed password checks since the last success (password rows). */
-  failed_attempts: ColumnType<number, number | undefined, number>;
 }
 
 export interface UserMetadataTable {

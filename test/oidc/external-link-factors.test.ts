@@ -9,7 +9,7 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, failed, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 import { linkAccount } from "../users/idp-links.js";
-import { totpCode } from "../users/totp.js";
+import { totpCode, wrongTotpCode } from "../users/totp.js";
 import { alertText, Browser, formWith, type Page } from "./browser.js";
 import { authorize, createRp, providerForm, tokensOf, type App } from "./external-helpers.js";
 import { startFakeGitHub, type FakeGitHub, type GitHubAccount } from "./fake-github.js";
@@ -200,6 +200,25 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
     const refused = await linkWith(await viaGitHub(instanceIdp, account(uniqueName("noext2"))), second.loginName);
     expect([refused.status, alertText(refused.html)]).toEqual([401, en.unknownUser]);
     expect(await links(second.id)).toEqual([]);
+  });
+
+  it("wrong codes after an external login lock a person without a password (issue 41 §3)", async () => {
+    const org = await createOrg(server, uniqueName("Strict"));
+    await loginSettings({ maxPasswordAttempts: { set: 3 } }, org.id);
+    const id = await users.create(humanUser(uniqueName("nopassword")), { orgId: org.id });
+    const secret = await withTotp(id);
+    const own = account(uniqueName("nopassword"));
+    await linkAccount(server, server.instanceId, id, { idpId: instanceIdp, externalUserId: String(own.profile.id), username: own.profile.login, email: "" });
+    const flow = await viaGitHub(instanceIdp, own);
+    let page = flow.page;
+    expect(page.html).toContain(en.mfaTotpIntro);
+    for (let i = 0; i < 2; i++) {
+      page = await flow.b.submit(formWith(page.html, "code"), { code: wrongTotpCode(secret) }, page.url);
+      expect([page.status, alertText(page.html)]).toEqual([400, en.codeInvalid]);
+    }
+    page = await flow.b.submit(formWith(page.html, "code"), { code: wrongTotpCode(secret) }, page.url);
+    expect([page.status, alertText(page.html)]).toEqual([403, en.userLocked]);
+    expect((await users.get(id)).state).toBe("USER_STATE_LOCKED");
   });
 
   it("lets people list and delete their own links, and nobody else's", async () => {

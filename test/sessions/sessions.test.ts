@@ -234,6 +234,20 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     expect(await sessionIdsOf(p.id)).toEqual([open.id]);
   });
 
+  it("locks a person without a password after wrong codes as anyone else (issue 41: the count was kept on the password)", async () => {
+    const org = await createOrg(server, uniqueName("Strict"));
+    ok(await protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call("SetLoginSettings", { settings: { maxPasswordAttempts: { set: 3 } }, ctx: { orgId: org.id } }, server.adminToken));
+    const id = await users.create(humanUser(uniqueName("nopw")), { orgId: org.id });
+    const secret = await withTotp(users, id);
+    const s = sessions();
+    const open = await userSession(id);
+    for (let i = 0; i < 2; i++) failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
+    expect((await users.get(id)).state).toBe("USER_STATE_ACTIVE");
+    failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
+    expect((await users.get(id)).state).toBe("USER_STATE_LOCKED");
+    expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition).message).toContain("locked");
+  });
+
   it("a right password gives no guesses at a code back while a second factor is due (max_password_attempts 3)", async () => {
     const { p, secret } = await strictPersonWithTotp();
     const s = sessions();

@@ -267,7 +267,7 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
     }
     // A right password alone clears the count only when no second factor is to follow: else
     // typing it again would give back the guesses at a code (a right code clears it).
-    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined) && checked.failedAttempts > 0) {
+    if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined) && user.failed_checks > 0) {
       const settings = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
       const due = await secondFactorDue(store.db, user, settings, false);
       if (!due.ask && !due.setUp) await clearFailedChecks(store.db, actor.instanceId, user.id);

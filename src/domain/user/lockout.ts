@@ -5,23 +5,23 @@ import type { Db, Tx } from "../../store/eventstore.js";
 import { prepared } from "../../store/prepared.js";
 
 /**
- * Counts a failed check of a password or a second factor (one counter, on the password row:
- * the login settings' `max_password_attempts` bounds them together); at `max` (0: never) the
- * user is locked (`user.locked`, by the system) and the count starts again, so that an
+ * Counts a failed check of a password or a second factor (one counter, on the user, whatever
+ * factors it has: the login settings' `max_password_attempts` bounds them together, and a
+ * person without a password is locked by wrong codes as anyone else); at `max` (0: never)
+ * the user is locked (`user.locked`, by the system) and the count starts again, so that an
  * administrator's unlock gives the full number of attempts back. Locking changes access:
  * every process hears of it at commit.
  */
 export async function recordFailedCheck(tx: Tx, instanceId: string, userId: string, max: number): Promise<{ locked: boolean }> {
   const row = await tx
-    .updateTable("user_secrets")
-    .set((eb) => ({ failed_attempts: eb("failed_attempts", "+", 1) }))
+    .updateTable("users")
+    .set((eb) => ({ failed_checks: eb("failed_checks", "+", 1) }))
     .where("instance_id", "=", instanceId)
-    .where("user_id", "=", userId)
-    .where("kind", "=", "password")
-    .returning("failed_attempts")
+    .where("id", "=", userId)
+    .returning("failed_checks")
     .executeTakeFirst();
-  if (max === 0 || !row || row.failed_attempts < max) return { locked: false };
-  await tx.updateTable("user_secrets").set({ failed_attempts: 0 }).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").execute();
+  if (max === 0 || !row || row.failed_checks < max) return { locked: false };
+  await tx.updateTable("users").set({ failed_checks: 0 }).where("instance_id", "=", instanceId).where("id", "=", userId).execute();
   await changeUserState(tx, { instanceId, userId: "system" }, userId, "lock");
   await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(tx);
   return { locked: true };
@@ -34,5 +34,5 @@ export function clearFailedChecks(db: Db, instanceId: string, userId: string): P
 }
 
 const failedChecksCleared = prepared((db, p: { instanceId: string; userId: string }) =>
-  db.updateTable("user_secrets").set({ failed_attempts: 0 }).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("kind", "=", "password").where("failed_attempts", ">", 0),
+  db.updateTable("users").set({ failed_checks: 0 }).where("instance_id", "=", p.instanceId).where("id", "=", p.userId).where("failed_checks", ">", 0),
 );

@@ -14,10 +14,9 @@ export interface LoginUser {
   password?: StoredPassword;
 }
 
-/** A password as stored, with the count of failed checks kept on it (domain/user/lockout.ts). */
+/** A password as stored. */
 export interface StoredPassword {
   hash: string;
-  failedAttempts: number;
 }
 
 /** Humans of active organizations with their login name and password, as the sign-in path reads them. */
@@ -29,7 +28,6 @@ function signInCandidates(db: Db, instanceId: string, orgId: string | undefined)
     .selectAll("u")
     .select([
       "s.hash as password_hash",
-      "s.failed_attempts as password_failed_attempts",
       sql<string>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as("login_name"),
     ])
     .where("u.instance_id", "=", instanceId)
@@ -38,7 +36,7 @@ function signInCandidates(db: Db, instanceId: string, orgId: string | undefined)
     .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!));
 }
 
-type CandidateRow = UserRow & { password_hash: string | null; password_failed_attempts: number | null; login_name: string };
+type CandidateRow = UserRow & { password_hash: string | null; login_name: string };
 
 /*
  * Every sign-in reads its user by one of these, prepared (store/prepared.ts): built as an
@@ -77,14 +75,14 @@ const BY_ID = prepared((db, p: { instanceId: string; id: string }) => signInCand
 
 function loginUser(found: CandidateRow | undefined): LoginUser | undefined {
   if (!found) return undefined;
-  const { password_hash, password_failed_attempts, login_name, ...row } = found;
+  const { password_hash, login_name, ...row } = found;
   return {
     id: row.id,
     orgId: row.org_id,
     state: row.state as LoginUser["state"],
     loginName: login_name,
     row,
-    ...(password_hash !== null && { password: { hash: password_hash, failedAttempts: password_failed_attempts ?? 0 } }),
+    ...(password_hash !== null && { password: { hash: password_hash } }),
   };
 }
 

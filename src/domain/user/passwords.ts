@@ -29,17 +29,14 @@ export function importedHash(encoded: string): string {
 
 /** Checks a user's password without touching it: for changing it, when it is replaced anyway. */
 export async function checkCurrentPassword(db: Db, hasher: PasswordHasher, instanceId: string, userId: string, password: string): Promise<PasswordCheck> {
-  const row = await db.selectFrom("user_secrets").select(["hash", "failed_attempts"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
-  return checkStoredPassword(hasher, row && { hash: row.hash, failedAttempts: row.failed_attempts }, password);
+  const row = await db.selectFrom("user_secrets").select("hash").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
+  return checkStoredPassword(hasher, row, password);
 }
 
-export type PasswordCheck = { ok: false } | { ok: true; hash: string; failedAttempts: number };
+export type PasswordCheck = { ok: false } | { ok: true; hash: string };
 
-/**
- * Checks a password against the hash read with its user (domain/user/login-names.ts). The
- * count of failed checks comes along: a caller clearing it need not ask again when it is zero.
- */
+/** Checks a password against the hash read with its user (domain/user/login-names.ts). */
 export async function checkStoredPassword(hasher: PasswordHasher, stored: StoredPassword | undefined, password: string): Promise<PasswordCheck> {
   if (stored === undefined || !(await hasher.verify(stored.hash, password)).ok) return { ok: false };
-  return { ok: true, hash: stored.hash, failedAttempts: stored.failedAttempts };
+  return { ok: true, hash: stored.hash };
 }
