@@ -1,6 +1,7 @@
 import { errors, type KoaContextWithOIDC, type Provider } from "oidc-provider";
 import { FunctionError, type ActionFunctions } from "../actions/functions.js";
 import type { Db } from "../store/eventstore.js";
+import { outlivedByPassword, passwordChangedAt } from "../domain/user/passwords.js";
 import { activeAccount, claimsOf } from "./accounts.js";
 import { exchangeOf } from "./exchange-grants.js";
 import { PLATFORM_RESOURCE } from "./issue.js";
@@ -84,9 +85,12 @@ export function resourceScope(ctx: KoaContextWithOIDC): string {
  * refresh token (token exchange issues its first ID token itself, with `act`).
  */
 export function findAccount(db: () => Db, instanceId: string) {
-  return async (ctx: KoaContextWithOIDC, sub: string) => {
+  return async (ctx: KoaContextWithOIDC, sub: string, source?: object) => {
+    const token = source as { amr?: string[]; authTime?: number } | undefined;
     const account = await activeAccount(db(), instanceId, sub);
     if (!account) return undefined;
+    // A code or refresh token of a sign-in the password proved ends when the password changes (invalid_grant).
+    if (token?.amr?.includes("pwd") && outlivedByPassword(token.amr, token.authTime, await passwordChangedAt(db(), instanceId, sub))) return undefined;
     return {
       accountId: sub,
       async claims(use: string, scope: string) {

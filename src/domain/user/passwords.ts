@@ -40,3 +40,20 @@ export async function checkStoredPassword(hasher: PasswordHasher, stored: Stored
   if (stored === undefined || !(await hasher.verify(stored.hash, password)).ok) return { ok: false };
   return { ok: true, hash: stored.hash };
 }
+
+/** When the user's password was last set (by anyone: itself, an administrator, a reset), if it has one. */
+export async function passwordChangedAt(db: Db, instanceId: string, userId: string): Promise<Date | undefined> {
+  const row = await db.selectFrom("user_secrets").select("changed_at").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
+  return row && new Date(row.changed_at);
+}
+
+/**
+ * Whether a sign-in the password proved (`amr` holds `pwd`) at `authTime` (seconds) was
+ * outlived by a change of the password: it then counts for nothing, in a browser's single
+ * sign-on as for the refresh tokens it gave (docs/oidc.md, "A password change"). Compared in
+ * whole seconds, as sign-ins are timed: the new password a sign-in's own step sets does not
+ * end that sign-in.
+ */
+export function outlivedByPassword(amr: readonly string[] | undefined, authTime: number | undefined, changedAt: Date | undefined): boolean {
+  return amr?.includes("pwd") === true && authTime !== undefined && changedAt !== undefined && Math.floor(changedAt.getTime() / 1000) > authTime;
+}

@@ -1,6 +1,7 @@
 import { interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
 import { OIDC_ROUTES } from "../routes.js";
 import { ACR_MFA, asksForMfa } from "../acr.js";
+import { outlivedByPassword } from "../../domain/user/passwords.js";
 import type { KnownAccounts } from "./known-accounts.js";
 
 const { base, Check, Prompt } = interactionPolicy;
@@ -17,7 +18,7 @@ const { base, Check, Prompt } = interactionPolicy;
  *   `select_account` into every login result), so the resume does not ask again, and
  *   `prompt=none` never reaches the check (it names a prompt).
  */
-export function loginPolicy(known: KnownAccounts): interactionPolicy.DefaultPolicy {
+export function loginPolicy(known: KnownAccounts, passwordChangedAt: (accountId: string) => Promise<Date | undefined>): interactionPolicy.DefaultPolicy {
   const policy = base();
   const severalAccounts = new Check("several_accounts", "several accounts are signed in on this user agent", async (ctx: KoaContextWithOIDC) => {
     if (ctx.oidc.params?.prompt !== undefined || (ctx.oidc.result as Record<string, unknown> | undefined)?.select_account) return Check.NO_NEED_TO_PROMPT;
@@ -26,7 +27,21 @@ export function loginPolicy(known: KnownAccounts): interactionPolicy.DefaultPoli
   policy.add(new Prompt({ name: "select_account", requestable: true }, severalAccounts), 0);
   policy.add(new Prompt({ name: "create", requestable: true }), 0);
   policy.get("login")!.checks.add(mfaStepUp);
+  policy.get("login")!.checks.add(passwordChanged(passwordChangedAt));
   return policy;
+}
+
+/**
+ * A browser whose sign-in the password proved signs in again once the password changed
+ * after it (an administrator's new password, a reset): single sign-on never outlives the
+ * password that gave it (domain/user/passwords.ts). With `prompt=none`, `login_required`.
+ */
+function passwordChanged(changedAt: (accountId: string) => Promise<Date | undefined>) {
+  return new Check("password_changed", "the password changed since the sign-in", "login_required", async (ctx: KoaContextWithOIDC) => {
+    const session = ctx.oidc.session;
+    if (!session?.accountId || !session.amr?.includes("pwd") || (ctx.oidc.result as Record<string, unknown> | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
+    return outlivedByPassword(session.amr, session.authTime(), await changedAt(session.accountId)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+  });
 }
 
 /**

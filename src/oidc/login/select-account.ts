@@ -1,4 +1,5 @@
 import { findUserRow } from "../../domain/user/queries.js";
+import { outlivedByPassword, passwordChangedAt } from "../../domain/user/passwords.js";
 import { activeAccount, type Account } from "../accounts.js";
 import { buttonForm, errorBody, escapeHtml, forgotPasswordLink, hiddenField, links, passwordForm, shownLoginName } from "./render.js";
 import type { PromptStep } from "./context.js";
@@ -42,7 +43,7 @@ export async function accountChooser(s: PromptStep): Promise<void> {
  * A known account chosen: finished with its original sign-in when that still counts for
  * this request (its second factor too, within `second_factor_check_lifetime`: else that is
  * asked again); the password step for it when the request wants a fresh one (prompt=login,
- * or max_age older than the sign-in); the login name page when the browser does not know
+ * or max_age older than the sign-in) or the password changed since the sign-in; the login name page when the browser does not know
  * it (any more).
  */
 export async function chooseAccount(s: PromptStep, form: Record<string, string>): Promise<void> {
@@ -51,9 +52,11 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const prompts = String(s.details.params.prompt ?? "").split(" ");
   const maxAge = s.details.params.max_age === undefined ? undefined : Number(s.details.params.max_age);
   const now = Math.floor(Date.now() / 1000);
-  const fresh = !prompts.includes("login") && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
+  const amr = chosen.entry.amr ?? ["pwd"];
+  // A sign-in the password proved counts for nothing once the password changed after it.
+  const outlived = amr.includes("pwd") && outlivedByPassword(amr, chosen.entry.authTime, await passwordChangedAt(s.c.db, s.c.instanceId, chosen.account.userId));
+  const fresh = !prompts.includes("login") && !outlived && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
   if (fresh) {
-    const amr = chosen.entry.amr ?? ["pwd"];
     const settings = await signInSettingsOf(s, chosen.account.orgId);
     const user = await findUserRow(s.c.db, s.c.instanceId, chosen.account.userId);
     if (!user) return s.askLoginName(200, "");
