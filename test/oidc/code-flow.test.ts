@@ -957,4 +957,25 @@ describe.each(DATABASE_KINDS)("login rate limit per login name (%s)", (kind) => 
     expect(page.left, page.html).toBe(true);
     expect(new URL(page.url).searchParams.get("code")).toBeTruthy();
   });
+
+  it("counts the codes \"Send a new code\" sends toward the person's budget, not only the address's (issue 41 §7: SMS cost)", async () => {
+    const users = new Users(server);
+    const name = uniqueName("sender");
+    const id = await users.create(humanUser(name, { password: PASSWORD, email: { address: `${name}@mail.example`, isVerified: true } }));
+    ok(await users.call("AddOTPEmail", { id }));
+    const b = new Browser(server.baseUrl);
+    let page = await b.open(await authorizeUrl());
+    page = await b.submit(formWith(page.html, "loginName"), { loginName: name }, page.url);
+    // The password is one of the two tries of the minute; a new code is the second, the next is refused.
+    page = await b.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
+    const resend = () => parseForms(page.html).find((f) => f.fields.resend === "1") ?? expect.fail(page.html);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3 && !statuses.includes(429); i++) {
+      page = await b.submit(resend(), {}, page.url);
+      statuses.push(page.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(alertText(page.html)).toBe(en.tooManyAttempts);
+    expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
 });

@@ -64,12 +64,14 @@ export const FACTOR_NAME: Record<Choice, (t: Texts) => string> = {
   recovery_code: (t) => t.factorRecoveryCode,
 };
 
+const sends = (factor: Choice): factor is "otp_email" | "otp_sms" => factor === "otp_email" || factor === "otp_sms";
+
 /** Shows the step for one factor; `send`: a code goes out first (email and SMS). */
 export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: UserRow, factor: Choice, send: boolean, status = 200, error?: FormError): Promise<void> {
   const { t } = s;
   const choices = await choicesOf(s, user);
   let problem = error;
-  if (send && (factor === "otp_email" || factor === "otp_sms")) {
+  if (send && sends(factor)) {
     try {
       await s.c.transact((tx) => sendSignInCode(tx, s.c.codes, { instanceId: s.c.instanceId, userId: user.id }, user, factor));
     } catch (e) {
@@ -81,7 +83,7 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
   const action = `${s.base}/mfa`;
   const hidden = progressFields(s, p, "mfa") + hiddenField("factor", factor);
   const attrs = factor === "totp" ? ' inputmode="numeric" pattern="[0-9 ]*"' : ' autocapitalize="none" spellcheck="false"';
-  const resend = factor === "otp_email" || factor === "otp_sms" ? buttonForm(action, hidden + hiddenField("resend", "1"), t.sendNewCode) : "";
+  const resend = sends(factor) ? buttonForm(action, hidden + hiddenField("resend", "1"), t.sendNewCode) : "";
   const others = choices
     .filter((c) => c !== factor)
     .map((c) => buttonForm(action, progressFields(s, p, "mfa") + hiddenField("factor", c) + hiddenField("choose", "1"), FACTOR_NAME[c](t)))
@@ -129,11 +131,13 @@ export async function secondFactorSubmit(s: PromptStep, form: Record<string, str
   const factor = form.factor as Choice;
   if (!(await choicesOf(s, user)).includes(factor)) return s.show(400, t.errorTitle, errorBody(t.formExpired));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return askSecondFactor(s, p, user, factor, false, 429, t.tooManyAttempts);
-  if (form.choose || form.resend) return askSecondFactor(s, p, user, factor, true);
-  if (!c.guards.perLoginName.take(`${c.instanceId} ${user.id}`)) {
+  const again = Boolean(form.choose || form.resend);
+  // A guess, or a code sent (each email or SMS costs, whatever address asks): the person's budget too.
+  if ((!again || sends(factor)) && !c.guards.perLoginName.take(`${c.instanceId} ${user.id}`)) {
     s.res.setHeader("retry-after", String(c.guards.perLoginName.retryAfterS()));
     return askSecondFactor(s, p, user, factor, false, 429, t.tooManyAttempts);
   }
+  if (again) return askSecondFactor(s, p, user, factor, true);
   if (isKey(factor)) return keySubmit(s, p, user, factor, form);
   const { maxPasswordAttempts } = await settingsOf(c, user.org_id);
   const outcome = await c.transact((tx) => checkSecondFactor(tx, c.codes.box, user, factor, form.code ?? "", maxPasswordAttempts));
