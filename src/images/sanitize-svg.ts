@@ -3,8 +3,23 @@ import { invalidArgument } from "../domain/errors.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** A `url(` whose target is not a fragment of the image itself. */
-const EXTERNAL_URL = /url\s*\(\s*['"]?\s*(?!#)/i;
+/**
+ * CSS that could load something, in a <style> element or an attribute (style, and the
+ * presentation attributes, which are parsed as CSS): `@import`, a `url(` whose target is not
+ * a fragment of the image itself, the functions that take an address as a plain string
+ * (`image-set(` with its prefixed forms, `image(`, `src(`), and any backslash. An escape
+ * spells any name (`\75 rl(` is `url(`, `@\69mport` is `@import`), so rather than decoding
+ * escapes, which would have to match the browsers' tokenizers exactly (hex escapes of one to
+ * six digits and the space after them, escaped newlines, escapes inside strings and comments)
+ * to be safe, CSS with one is refused: a logo needs none.
+ */
+const LOADS = /\\|@import|url\s*\((?!\s*['"]?\s*#)|(?:image-set|image|src)\s*\(/i;
+
+/**
+ * A comment separates tokens in CSS (`u`, a comment, `rl(` is no `url(`), yet a reader that
+ * joined them would find one: the text is checked as it is and without its comments.
+ */
+const loadsResource = (css: string) => LOADS.test(css) || LOADS.test(css.replace(/\/\*[\s\S]*?\*\//g, ""));
 
 /** What is used of jsdom's window and its nodes, typed here without the browser's DOM library (jsdom.d.ts). */
 interface SvgNode {
@@ -12,6 +27,7 @@ interface SvgNode {
   localName: string;
   nodeName: string;
   textContent: string | null;
+  firstElementChild: unknown;
   parentNode: { removeChild(node: SvgNode): unknown } | null;
 }
 interface SvgWindow {
@@ -43,18 +59,23 @@ function load(): Promise<Sanitizer> {
     const purify = createDOMPurify(window as unknown as WindowLike);
     const self: Sanitizer = { window, purify, extra: [] };
     // References outside the image are removed: links, <use> and <image> of other
-    // documents, and url() in attributes and styles. The image must draw by itself.
+    // documents, and CSS that could load something in attributes and styles. The image must
+    // draw by itself.
     purify.addHook("uponSanitizeAttribute", (_node, data) => {
       const name = data.attrName.toLowerCase();
       if ((name === "href" || name === "xlink:href") && !data.attrValue.trim().startsWith("#")) data.keepAttr = false;
-      if (EXTERNAL_URL.test(data.attrValue)) data.keepAttr = false;
+      if (loadsResource(data.attrValue)) data.keepAttr = false;
     });
     purify.addHook("uponSanitizeElement", (element, data) => {
       const node = element as unknown as SvgNode;
-      if (data.tagName === "style" && (/@import/i.test(node.textContent ?? "") || EXTERNAL_URL.test(node.textContent ?? ""))) {
-        node.parentNode?.removeChild(node);
-        self.extra.push("style element with an external reference");
-      }
+      if (data.tagName !== "style") return;
+      // The style sheet is the style's own text nodes only: with an element inside, the text
+      // content checked here is not the style sheet, and `ur<g>x</g>l(` hides a `url(`. CSS
+      // has no use for elements.
+      const problem = node.firstElementChild ? "style element with elements inside" : loadsResource(node.textContent ?? "") ? "style element with an external reference" : undefined;
+      if (!problem) return;
+      node.parentNode?.removeChild(node);
+      self.extra.push(problem);
     });
     return self;
   })();

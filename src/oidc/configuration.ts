@@ -1,6 +1,7 @@
 import { interactionUrl } from "./login-ui.js";
 import type { SettingsKind } from "../domain/settings/kind.js";
 import type { ActionFunctions } from "../actions/functions.js";
+import type { AccessEpoch } from "../cache/access-epoch.js";
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../config/config.js";
 import type { SecretBox } from "../crypto/encryption.js";
@@ -37,6 +38,8 @@ export interface ProviderDeps {
   /** The process's database; requests use their own (request-scope.ts). */
   db: Db;
   box: SecretBox;
+  /** Advanced when the provider ends tokens (ended-tokens.ts), so that no process keeps their principals. */
+  access: AccessEpoch;
   /** Token exchange is a feature of the organization of the client's project. */
   flags: Pick<FeatureFlags, "resolve" | "forInstance">;
   /** Clients and projects cached until the next change of access; absent: read each time. */
@@ -62,7 +65,7 @@ const DEV_MODE_WAIVERS = new Set(["implicit-force-https", "implicit-forbid-local
 export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   const { instanceId, keys, settings } = deps;
   const db = () => scopedDb(deps.db);
-  const Payloads = payloadAdapters(db, instanceId);
+  const Payloads = payloadAdapters(db, instanceId, deps.access);
   const clients = clientAdapter(deps.db, instanceId, deps.lookups);
   const pages = providerPages(db, instanceId);
   // The accounts signed in on a browser (login/known-accounts.ts), keyed like the login pages'.

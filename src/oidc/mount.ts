@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { sql } from "kysely";
 import { decodeJwt } from "jose";
-import { ACCESS_CHANNEL, type AccessEpoch } from "../cache/access-epoch.js";
+import type { AccessEpoch } from "../cache/access-epoch.js";
 import type { Config } from "../config/config.js";
 import type { NodeRequest, NodeResponse } from "../http/respond.js";
 import { requestSignal } from "../http/request-signal.js";
@@ -139,7 +138,7 @@ export function oidcMount(deps: OidcMountDeps) {
         await inRequestScope({ db, jwtBearer }, () => handle(req as IncomingMessage, res as ServerResponse));
         return true;
       }
-      const Payloads = payloadAdapters(() => db, instance.id);
+      const Payloads = payloadAdapters(() => db, instance.id, deps.access);
       const context: EndpointContext = {
         db,
         instanceId: instance.id,
@@ -149,10 +148,7 @@ export function oidcMount(deps: OidcMountDeps) {
         maxBodyBytes: config.maxBodyBytes,
         lookups: deps.lookups,
         functions: deps.functions,
-        accessChanged: async () => {
-          await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(db);
-          deps.access.advance();
-        },
+        access: deps.access,
       };
       await served(req, res, context);
     } catch (error) {

@@ -1,6 +1,8 @@
 import { sql } from "kysely";
+import type { AccessEpoch } from "../cache/access-epoch.js";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
+import { deletePayloads } from "./ended-tokens.js";
 
 /** What node-oidc-provider hands an adapter to keep: its own JSON, with a few properties we index. */
 export interface OidcPayload {
@@ -27,9 +29,10 @@ export interface OidcAdapter {
  * Every model of one instance's provider in one table (`oidc_payloads`), so that any process
  * of a cluster can continue any flow: a code issued by one process is redeemed at another.
  * Each statement is scoped to the instance. Rows past their expiry are invisible at once and
- * deleted by `sweepExpiredPayloads`.
+ * deleted by `sweepExpiredPayloads`; rows destroyed or revoked before go through
+ * `deletePayloads` (ended-tokens.ts), which advances `access` when access tokens went.
  */
-export function payloadAdapters(db: () => Db, instanceId: string): new (model: string) => OidcAdapter {
+export function payloadAdapters(db: () => Db, instanceId: string, access?: AccessEpoch): new (model: string) => OidcAdapter {
   return class PayloadAdapter implements OidcAdapter {
     constructor(private readonly model: string) {}
 
@@ -89,16 +92,16 @@ export function payloadAdapters(db: () => Db, instanceId: string): new (model: s
         .execute();
     }
 
-    async destroy(id: string): Promise<void> {
-      await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("model", "=", this.model).where("id", "=", id).execute();
+    destroy(id: string): Promise<void> {
+      return deletePayloads(db(), instanceId, access, (rows) => rows.where("model", "=", this.model).where("id", "=", id));
     }
 
-    async revokeByGrantId(grantId: string): Promise<void> {
+    revokeByGrantId(grantId: string): Promise<void> {
       // Every model of the grant (codes, access and refresh tokens), not only this adapter's;
       // not an interaction that merely started with the grant: when a login switches the
       // browser to another account, the provider ends the old session (revoking its grants)
       // and then resumes that very interaction.
-      await db().deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).where("model", "!=", "Interaction").execute();
+      return deletePayloads(db(), instanceId, access, (rows) => rows.where("grant_id", "=", grantId).where("model", "!=", "Interaction"));
     }
   };
 }
@@ -129,11 +132,14 @@ export async function claimAssertion(db: Db, instanceId: string, issuer: string,
 }
 
 /** Deletes the given models of a grant (its access tokens, say), leaving the others. */
-export async function destroyGrantModels(db: Db, instanceId: string, grantId: string, models: string[]): Promise<void> {
-  await db.deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("grant_id", "=", grantId).where("model", "in", models).execute();
+export function destroyGrantModels(db: Db, instanceId: string, access: AccessEpoch, grantId: string, models: string[]): Promise<void> {
+  return deletePayloads(db, instanceId, access, (rows) => rows.where("grant_id", "=", grantId).where("model", "in", models));
 }
 
-/** Deletes up to `limit` rows that expired before `now`, of every instance; returns how many. */
+/**
+ * Deletes up to `limit` rows that expired before `now`, of every instance; returns how many.
+ * Not through `deletePayloads`: an expired token is refused already, so no cache changes.
+ */
 export async function sweepExpiredPayloads(db: Db, now: Date, limit: number): Promise<number> {
   const expired = db.selectFrom("oidc_payloads").select(["instance_id", "model", "id"]).where("expires_at", "<=", now).limit(limit);
   const result = await db

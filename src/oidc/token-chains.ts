@@ -1,7 +1,9 @@
 import { sql } from "kysely";
 import Provider, { type KoaContextWithOIDC } from "oidc-provider";
+import type { AccessEpoch } from "../cache/access-epoch.js";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
+import { deletePayloads } from "./ended-tokens.js";
 import { CHAIN_EXTRA, JWT_RECORD_MODEL } from "./tokens.js";
 
 /**
@@ -43,12 +45,11 @@ export function keepRefreshTokenChains(provider: Provider): void {
 }
 
 /** Deletes a chain's refresh tokens (rotated ones too) and its access tokens of either format. */
-export async function destroyChain(db: Db, instanceId: string, grantId: string, chain: string): Promise<void> {
-  await db
-    .deleteFrom("oidc_payloads")
-    .where("instance_id", "=", instanceId)
-    .where("grant_id", "=", grantId)
-    .where("model", "in", ["RefreshToken", "AccessToken", JWT_RECORD_MODEL])
-    .where(sql<boolean>`coalesce(payload->>'chain', payload->'extra'->>${CHAIN_EXTRA}) = ${chain}`)
-    .execute();
+export function destroyChain(db: Db, instanceId: string, access: AccessEpoch, grantId: string, chain: string): Promise<void> {
+  return deletePayloads(db, instanceId, access, (rows) =>
+    rows
+      .where("grant_id", "=", grantId)
+      .where("model", "in", ["RefreshToken", "AccessToken", JWT_RECORD_MODEL])
+      .where(sql<boolean>`coalesce(payload->>'chain', payload->'extra'->>${CHAIN_EXTRA}) = ${chain}`),
+  );
 }

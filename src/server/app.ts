@@ -98,7 +98,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
   const executions = { store, plans, outbound, flags, logger };
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
-  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, lookups, flags, functions, loginSettings: loginSettingsKind(config.login) }, config.oidc.providerCacheSize);
+  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, access, lookups, flags, functions, loginSettings: loginSettingsKind(config.login) }, config.oidc.providerCacheSize);
   // One budget of password and code tries per user for the login pages and the session API.
   const perUser = new WindowLimiter(config.login.perLoginNamePerMinute, 60_000);
   const sessions = { hasher, codes: verification, loginSettings: loginSettingsKind(config.login), limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) } };

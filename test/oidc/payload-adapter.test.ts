@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccessEpoch } from "../../src/cache/access-epoch.js";
 import { payloadAdapters, sweepExpiredPayloads } from "../../src/oidc/payload-adapter.js";
+import { JWT_RECORD_MODEL } from "../../src/oidc/tokens.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -59,6 +61,26 @@ describe.each(DATABASE_KINDS)("the provider's payload adapter (%s)", (kind) => {
     expect(await adapter("RefreshToken").find("rt")).toBeUndefined();
     expect(await adapter("RefreshToken").find("rt-other-grant")).toEqual({ jti: "rt-other-grant", grantId: "g3" });
     expect(await adapter("RefreshToken", other).find("rt")).toEqual({ jti: "rt", grantId: "g2" });
+  });
+
+  it("advances the access epoch when access tokens go before they expire, and only then", async () => {
+    const access = new AccessEpoch();
+    const ending = (model: string) => new (payloadAdapters(() => server.service.store.db, server.instanceId, access))(model);
+    const advanced = async (what: () => Promise<void>) => {
+      const before = access.value;
+      await what();
+      return access.value !== before;
+    };
+    await ending("AccessToken").upsert("at-e", { jti: "at-e", grantId: "g-e" }, 60);
+    await ending(JWT_RECORD_MODEL).upsert("jr-e", { jti: "jr-e", grantId: "g-e" }, 60);
+    await ending("RefreshToken").upsert("rt-e", { jti: "rt-e", grantId: "g-e" }, 60);
+    await ending("AuthorizationCode").upsert("c-e", { jti: "c-e", grantId: "g-e2" }, 60);
+    expect(await advanced(() => ending("RefreshToken").destroy("rt-e")), "a refresh token").toBe(false);
+    expect(await advanced(() => ending("AccessToken").destroy("at-e")), "an opaque access token").toBe(true);
+    expect(await advanced(() => ending("AccessToken").destroy("at-e")), "one that is gone already").toBe(false);
+    expect(await advanced(() => ending("AuthorizationCode").revokeByGrantId("g-e2")), "a grant with a code only").toBe(false);
+    expect(await advanced(() => ending("AuthorizationCode").revokeByGrantId("g-e")), "a grant with a JWT's record").toBe(true);
+    expect(await ending(JWT_RECORD_MODEL).find("jr-e")).toBeUndefined();
   });
 
   it("hides what expired at once and sweeps it in batches; no expiry lives until destroyed", async () => {

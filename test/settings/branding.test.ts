@@ -41,6 +41,7 @@ const HOSTILE_SVG = `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10" onload="alert(1)">
   <script>alert(2)</script>
   <style>@import url(https://evil.example/x.css);</style>
+  <style>@\\69mport "https://evil.example/y.css"; .n { fill: image-set("https://evil.example/i.png" 1x) }</style>
   <style>.mark { fill: #123456 }</style>
   <defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient></defs>
   <a href="javascript:alert(3)"><rect id="r" class="mark" width="5" height="5" onclick="alert(4)"/></a>
@@ -48,6 +49,7 @@ const HOSTILE_SVG = `<?xml version="1.0" encoding="UTF-8"?>
   <use xlink:href="https://evil.example/sprite.svg#x"/>
   <use href="#r" x="5"/>
   <rect style="fill: url(https://evil.example/p)" fill="url(#g)" width="1" height="1"/>
+  <rect stroke="\\75 rl(https://evil.example/s)" width="1" height="1"/>
   <foreignObject width="10" height="10"><div xmlns="http://www.w3.org/1999/xhtml">html</div></foreignObject>
   <set attributeName="onclick" to="alert(5)"/>
 </svg>`;
@@ -330,11 +332,11 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     expect(await server.service.store.db.selectFrom("settings_files").select("name").where("org_id", "=", orgA).execute()).toEqual([]);
   });
 
-  it("sanitizes SVG: no script, event handler, foreign object, animation or reference outside the image; the drawing stays", async () => {
+  it("sanitizes SVG: no script, event handler, foreign object, animation or reference outside the image (CSS escapes included); the drawing stays", async () => {
     for (const protocol of ["grpc", "rest"] as const) {
       const m = ok(await client(protocol).upload("logo_dark", "image/svg+xml", Buffer.from(HOSTILE_SVG), { orgId: orgA }), protocol);
       expect([...m.removed].sort(), protocol).toEqual(
-        ["foreignObject element", "href attribute", "onclick attribute", "onload attribute", "script element", "set element", "style attribute", "style element with an external reference", "xlink:href attribute"].sort(),
+        ["foreignObject element", "href attribute", "onclick attribute", "onload attribute", "script element", "set element", "stroke attribute", "style attribute", "style element with an external reference", "xlink:href attribute"].sort(),
       );
       const served = await (await get(m.url)).text();
       for (const gone of ["<script", "alert", "onload", "onclick", "foreignObject", "evil.example", "javascript:", "@import", "<set"]) expect(served, `${protocol} ${gone}`).not.toContain(gone);

@@ -1,4 +1,5 @@
 import type { ActionFunctions } from "../../actions/functions.js";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { Db } from "../../store/eventstore.js";
 import { JWT_RECORD_MODEL, findAccessToken, type AccessTokenRecord } from "../tokens.js";
 import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";
@@ -13,14 +14,15 @@ export interface EndpointContext {
   instanceId: string;
   issuer: string;
   keys: () => Promise<KeySet>;
+  /** The provider's models of the instance, ending tokens as the provider does (ended-tokens.ts). */
   adapter: (model: string) => OidcAdapter;
   maxBodyBytes: number;
   /** Clients and projects, cached until the next change of access. */
   lookups: OidcLookups;
   /** Action functions (preuserinfo) that may add claims to userinfo. */
   functions: ActionFunctions;
-  /** Tells every process that cached decisions on tokens may be stale (a revocation). */
-  accessChanged(): Promise<void>;
+  /** Advanced when tokens end (ended-tokens.ts), so that no process keeps their principals. */
+  access: AccessEpoch;
 }
 
 export function lookUpAccessToken(c: EndpointContext, value: string): Promise<AccessTokenRecord | undefined> {
@@ -60,9 +62,9 @@ export async function lookUpRefreshToken(c: EndpointContext, value: string): Pro
  * (consent) and its other authorizations' tokens stay.
  */
 export async function destroyRefreshToken(c: EndpointContext, token: RefreshTokenRecord): Promise<void> {
-  if (token.grantId && token.chain) return destroyChain(c.db, c.instanceId, token.grantId, token.chain);
+  if (token.grantId && token.chain) return destroyChain(c.db, c.instanceId, c.access, token.grantId, token.chain);
   await c.adapter("RefreshToken").destroy(token.jti);
-  if (token.grantId) await destroyGrantModels(c.db, c.instanceId, token.grantId, ["AccessToken", JWT_RECORD_MODEL]);
+  if (token.grantId) await destroyGrantModels(c.db, c.instanceId, c.access, token.grantId, ["AccessToken", JWT_RECORD_MODEL]);
 }
 
 export function clientAuthContext(c: EndpointContext, endpointPath: string): ClientAuthContext {

@@ -22,7 +22,6 @@ export async function revoke(req: NodeRequest, res: NodeResponse, c: EndpointCon
   if (refresh) {
     if (refresh.clientId !== party.clientId) throw new OAuthError(400, "unauthorized_client", "the token was issued to another client");
     await destroyRefreshToken(c, refresh);
-    await c.accessChanged();
     sendJson(res, 200, {});
     return;
   }
@@ -31,7 +30,6 @@ export async function revoke(req: NodeRequest, res: NodeResponse, c: EndpointCon
     const own = record.clientId === party.clientId || (party.kind === "machine" && record.accountId === party.userId);
     if (!own) throw new OAuthError(400, "unauthorized_client", "the token was issued to another client");
     await destroyAccessToken(c, record);
-    await c.accessChanged();
   }
   sendJson(res, 200, {});
 }
