@@ -61,7 +61,20 @@ export async function voidCode(tx: Tx, instanceId: string, userId: string, purpo
  * refused (wrong, used, expired, voided, for another address) the answer is the same false:
  * the caller says "the code is not valid" and nothing more.
  */
-export async function consumeCode(tx: Tx, box: SecretBox, c: { instanceId: string; userId: string; purpose: CodePurpose; target: string; code: string }): Promise<boolean> {
+export async function consumeCode(tx: Tx, box: SecretBox, c: CodeAnswer): Promise<boolean> {
+  const right = await checkCode(tx, box, c);
+  if (right) await right.use();
+  return right !== undefined;
+}
+
+type CodeAnswer = { instanceId: string; userId: string; purpose: CodePurpose; target: string; code: string };
+
+/**
+ * consumeCode in two steps, for a check that takes several answers at once (a session's
+ * codes): a wrong code counts at once, a right one is used up only by `use`, so that it stays
+ * usable when another answer of the same check is wrong.
+ */
+export async function checkCode(tx: Tx, box: SecretBox, c: CodeAnswer): Promise<{ use(): Promise<void> } | undefined> {
   const row = await tx
     .selectFrom("user_codes")
     .selectAll()
@@ -70,17 +83,14 @@ export async function consumeCode(tx: Tx, box: SecretBox, c: { instanceId: strin
     .where("purpose", "=", c.purpose)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) return false;
+  if (!row) return undefined;
   const given = Buffer.from(codeHash(box, c.instanceId, c.userId, c.code.slice(0, 64)));
   const expected = Buffer.from(row.code_hash);
   const right = given.length === expected.length && timingSafeEqual(given, expected);
   const usable = new Date(row.expires_at).getTime() > Date.now() && row.target === c.target;
-  if (right && usable) {
-    await voidCode(tx, c.instanceId, c.userId, c.purpose);
-    return true;
-  }
+  if (right && usable) return { use: () => voidCode(tx, c.instanceId, c.userId, c.purpose) };
   const failed = Number(row.failed_attempts) + 1;
   if (failed >= MAX_FAILED_ATTEMPTS || !usable) await voidCode(tx, c.instanceId, c.userId, c.purpose);
   else await tx.updateTable("user_codes").set({ failed_attempts: failed }).where("instance_id", "=", c.instanceId).where("user_id", "=", c.userId).where("purpose", "=", c.purpose).execute();
-  return false;
+  return undefined;
 }

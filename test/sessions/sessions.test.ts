@@ -248,6 +248,19 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition).message).toContain("locked");
   });
 
+  it("a right TOTP beside a wrong email code is not used up: the failed check takes nothing, the code works next (issue 41 §7)", async () => {
+    const p = await person();
+    const secret = await withTotp(users, p.id);
+    const s = sessions();
+    const open = await userSession(p.id);
+    const code = totpCode(secret, 1);
+    expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code }, otpEmail: { code: "ACDEFGHJ" } } }), Code.InvalidArgument).message).toContain("checks.otpEmail");
+    expect((await sessionOf(open.id)).factors.totp).toBeUndefined();
+    const patched = await s.ok("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code } } });
+    expect(patched.sessionToken).toBeTruthy();
+    expect((await sessionOf(open.id)).factors.totp).toBeDefined();
+  });
+
   it("a right password gives no guesses at a code back while a second factor is due (max_password_attempts 3)", async () => {
     const { p, secret } = await strictPersonWithTotp();
     const s = sessions();

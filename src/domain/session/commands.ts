@@ -11,7 +11,7 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied, resourceExhausted } from "../errors.js";
 import type { SettingsKind } from "../settings/kind.js";
 import { loginSettingsOf } from "../settings/login.js";
-import { checkSecondFactor, sendSignInCode } from "../user-factor/checks.js";
+import { checkSecondFactors, sendSignInCode } from "../user-factor/checks.js";
 import { secondFactorDue } from "../user-factor/due.js";
 import type { CodeCheck } from "../user-factor/model.js";
 import { loginUserById, userByLoginName, type LoginUser } from "../user/login-names.js";
@@ -283,17 +283,15 @@ function userNamed(db: Db, instanceId: string, named: NonNullable<SessionChecks[
 
 type Failure = { ok: false; error: Error; locked: boolean };
 
-/** The code checks, in the write's transaction: the first wrong one ends them (and is counted). */
+/** The code checks, in the write's transaction, all or nothing: the first wrong one ends them (and is counted), and no right one is used up. */
 async function checkCodes(tx: Tx, deps: SessionDeps, user: UserRow | undefined, checks: SessionChecks): Promise<Failure | undefined> {
-  if (!user || !CODE_CHECKS.some(([name]) => checks[name] !== undefined)) return undefined;
+  const answers = CODE_CHECKS.flatMap(([name, check]) => (checks[name] === undefined ? [] : [[check, checks[name]!] as [CodeCheck, string]]));
+  if (!user || answers.length === 0) return undefined;
   const { maxPasswordAttempts } = await loginSettingsOf(tx, user.instance_id, user.org_id, deps.loginSettings);
-  for (const [name, check] of CODE_CHECKS) {
-    const code = checks[name];
-    if (code === undefined) continue;
-    const outcome = await checkSecondFactor(tx, deps.codes.box, user, check, code, maxPasswordAttempts);
-    if (!outcome.ok) return { ok: false, error: invalidArgument(`checks.${name}: the code is not valid`), locked: outcome.locked };
-  }
-  return undefined;
+  const outcome = await checkSecondFactors(tx, deps.codes.box, user, answers, maxPasswordAttempts);
+  if (outcome.ok) return undefined;
+  const name = CODE_CHECKS.find(([, check]) => check === outcome.wrong)![0];
+  return { ok: false, error: invalidArgument(`checks.${name}: the code is not valid`), locked: outcome.locked };
 }
 
 /** The write's result, or its failure thrown once the transaction that counted it committed. */

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import { consumeCode } from "../../notifications/codes.js";
+import { checkCode } from "../../notifications/codes.js";
 import type { Tx } from "../../store/eventstore.js";
 import { prepared } from "../../store/prepared.js";
 import type { UserRow } from "../../store/schema.js";
@@ -29,12 +29,31 @@ export interface CheckOutcome {
 }
 
 export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, check: CodeCheck, code: string, maxAttempts: number): Promise<CheckOutcome> {
-  const ok = await rightAnswer(tx, box, user, check, code.slice(0, 64));
-  if (ok) {
-    await clearFailedChecks(tx, user.instance_id, user.id);
-    return { ok, locked: false };
+  const outcome = await checkSecondFactors(tx, box, user, [[check, code]], maxAttempts);
+  return { ok: outcome.ok, locked: !outcome.ok && outcome.locked };
+}
+
+/**
+ * Several answers of one check (a session's codes), all or nothing: the first wrong one ends
+ * the check and counts, and then none of the right ones before it is used up (a right TOTP
+ * beside a wrong email code keeps its time step for the next try); only when every answer is
+ * right are they all used up.
+ */
+export async function checkSecondFactors(tx: Tx, box: SecretBox, user: UserRow, answers: [CodeCheck, string][], maxAttempts: number): Promise<{ ok: true } | ({ ok: false; wrong: CodeCheck } & CheckOutcome)> {
+  const rights: RightAnswer[] = [];
+  for (const [check, code] of answers) {
+    const right = await rightAnswer(tx, box, user, check, code.slice(0, 64));
+    if (!right) return { ok: false, wrong: check, ...(await recordFailedCheck(tx, user.instance_id, user.id, maxAttempts)) };
+    rights.push(right);
   }
-  return { ok, ...(await recordFailedCheck(tx, user.instance_id, user.id, maxAttempts)) };
+  for (const right of rights) await right.use();
+  await clearFailedChecks(tx, user.instance_id, user.id);
+  return { ok: true };
+}
+
+/** A right answer, not used up yet: `use` takes it (the TOTP's time step, the code, the recovery code). */
+interface RightAnswer {
+  use(): Promise<void>;
 }
 
 /* A TOTP sign-in is a PatchSession's hot path: its statements are prepared (store/prepared.ts). */
@@ -45,37 +64,42 @@ const totpStepTaken = prepared((db, p: { instanceId: string; userId: string; ste
   db.updateTable("user_factors").set({ last_step: p.step }).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("type", "=", "totp"),
 );
 
-async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: CodeCheck, code: string): Promise<boolean> {
+async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: CodeCheck, code: string): Promise<RightAnswer | undefined> {
   const { instance_id: instanceId, id: userId } = user;
   switch (check) {
     case "totp": {
       const [row] = await totpLocked(tx, { instanceId, userId });
-      if (!row?.sealed_secret) return false;
+      if (!row?.sealed_secret) return undefined;
       const step = totpStep(box.decrypt(row.sealed_secret), code);
-      if (step === undefined || (row.last_step !== null && step <= Number(row.last_step))) return false;
+      if (step === undefined || (row.last_step !== null && step <= Number(row.last_step))) return undefined;
       // The row is locked: the step is recorded with the transaction's next statement (store/deferred.ts).
-      await totpStepTaken.defer(tx, { instanceId, userId, step });
-      return true;
+      return { use: () => totpStepTaken.defer(tx, { instanceId, userId, step }) };
     }
     case "otp_email":
     case "otp_sms": {
       const target = check === "otp_email" ? user.email : user.phone;
-      if (!target) return false;
-      return consumeCode(tx, box, { instanceId, userId, purpose: check, target, code });
+      if (!target) return undefined;
+      return checkCode(tx, box, { instanceId, userId, purpose: check, target, code });
     }
     case "recovery_code": {
-      const used = await tx
-        .updateTable("user_recovery_codes")
-        .set({ used_at: new Date() })
+      const codeHash = recoveryCodeHash(box, instanceId, userId, code);
+      const unused = await tx
+        .selectFrom("user_recovery_codes")
+        .select("code_hash")
         .where("instance_id", "=", instanceId)
         .where("user_id", "=", userId)
-        .where("code_hash", "=", recoveryCodeHash(box, instanceId, userId, code))
+        .where("code_hash", "=", codeHash)
         .where("used_at", "is", null)
+        .forUpdate()
         .executeTakeFirst();
-      if (Number(used.numUpdatedRows) === 0) return false;
-      const current = await tx.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", userId).forUpdate().executeTakeFirstOrThrow();
-      await changeUser(tx, { instanceId, userId }, current, [{ type: "user.recovery_code.used", payload: {} }], {});
-      return true;
+      if (!unused) return undefined;
+      return {
+        async use() {
+          await tx.updateTable("user_recovery_codes").set({ used_at: new Date() }).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("code_hash", "=", codeHash).execute();
+          const current = await tx.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", userId).forUpdate().executeTakeFirstOrThrow();
+          await changeUser(tx, { instanceId, userId }, current, [{ type: "user.recovery_code.used", payload: {} }], {});
+        },
+      };
     }
   }
 }
