@@ -110,7 +110,10 @@ function readRules(method: DescMethod): MethodRules | null {
     resource: own.resource ? resourceOf(method, own.resource, own.resourceField || "id") : undefined,
     perResult: own.perResult,
     self: own.self,
-    notForSelf: method.input.fields.filter((f) => hasOption(f, fieldExt) && getOption(f, fieldExt).notForSelf).map((f) => ({ field: f, reason: getOption(f, fieldExt).notForSelf })),
+    notForSelf: method.input.fields.flatMap((field) => {
+      const reason = hasOption(field, fieldExt) ? getOption(field, fieldExt).notForSelf : "";
+      return reason ? [{ field, reason }] : [];
+    }),
     inOrg: own.inOrg,
     contextMember: own.contextMember,
     tokenField: own.tokenField ? stringField(method, own.tokenField, "token_field") : undefined,
