@@ -209,6 +209,10 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
       expect((await own.ok(rpc, { id })).code ?? "", `${rpc} without returnCode: sent, not answered`).toBe("");
       expect((await users().ok(rpc, { id, returnCode: true })).code, `${rpc} by an administrator`).toMatch(CODE);
     }
+    // Changing one's own address is no one's own (no `self`), with or without returnCode.
+    const renamed = { id, user: { human: { email: { address: `${name}-2@mail.example` } } }, returnCode: true };
+    expect(await own.call("PatchUser", renamed)).toMatchObject({ ok: false, code: Code.PermissionDenied });
+    expect((await users().ok("PatchUser", renamed)).emailCode, "an administrator's").toMatch(CODE);
     expect(await isVerified(id, "email")).toBe(false);
     expect(await isVerified(id, "phone")).toBe(false);
   });
