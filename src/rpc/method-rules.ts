@@ -5,7 +5,7 @@ import { http } from "../../gen/google/api/annotations_pb.js";
 import { isPermission } from "../domain/authz/roles.js";
 import { isResourceKind, isReusableKind, RESOURCE_TOKENS } from "../domain/authz/resource-owners.js";
 import { isFeatureName } from "../domain/feature/catalog.js";
-import { ContextKind, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
+import { ContextKind, field as fieldExt, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
 export const PUBLIC = "public";
 export const AUTHENTICATED = "authenticated";
@@ -28,6 +28,8 @@ export interface MethodRules {
   perResult: boolean;
   /** Users may call it on themselves without the permission. */
   self: boolean;
+  /** Request fields that still need the permission when `self` lets the caller act, with why (options.proto `not_for_self`). */
+  notForSelf: readonly { field: DescField; reason: string }[];
   /** Creates in an organization: the ctx's, else the instance's default. */
   inOrg: boolean;
   /** With "authenticated": the caller must belong to the request's context. */
@@ -71,6 +73,7 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   resource: undefined,
   perResult: false,
   self: false,
+  notForSelf: [],
   inOrg: false,
   contextMember: false,
   tokenField: undefined,
@@ -107,6 +110,10 @@ function readRules(method: DescMethod): MethodRules | null {
     resource: own.resource ? resourceOf(method, own.resource, own.resourceField || "id") : undefined,
     perResult: own.perResult,
     self: own.self,
+    notForSelf: method.input.fields.flatMap((field) => {
+      const reason = hasOption(field, fieldExt) ? getOption(field, fieldExt).notForSelf : "";
+      return reason ? [{ field, reason }] : [];
+    }),
     inOrg: own.inOrg,
     contextMember: own.contextMember,
     tokenField: own.tokenField ? stringField(method, own.tokenField, "token_field") : undefined,

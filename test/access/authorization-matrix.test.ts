@@ -204,6 +204,12 @@ async function freshUser(s: Scene, kind: "machine" | "human" = "machine", orgId 
   return s.memo.user;
 }
 
+/** The plain user given a new, unverified email address by the admin: a request naming it. */
+async function unverifiedPlain(s: Scene): Promise<JsonObject> {
+  await must(s.admin(USERS, "PatchUser", { id: s.plainId, user: { human: { email: { address: `${s.unique("plain")}@mail.example` } } } }), "admin PatchUser");
+  return { id: s.plainId };
+}
+
 async function userAsAdminSees(s: Scene, id: string): Promise<JsonObject | undefined> {
   const r = await s.admin(USERS, "GetUser", { id });
   if (!r.ok && r.code === Code.NotFound) return undefined;
@@ -1312,6 +1318,16 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
+    service: USERS, rpc: "ResendEmailCode", what: "the plain user's own, answering the code (return_code is not for self)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    request: async (s) => ({ ...(await unverifiedPlain(s)), returnCode: true }),
+  },
+  {
+    service: USERS, rpc: "ResendEmailCode", what: "the plain user's own, sent (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: unverifiedPlain,
+  },
+  {
     service: USERS, rpc: "ResendEmailCode", what: "an id no user has",
     expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
     request: () => ({ id: NO_SUCH_USER }),
@@ -1340,9 +1356,14 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ResetPassword", what: "of the plain user, answering the code (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS, rpc: "ResetPassword", what: "of the plain user, answering the code (return_code is not for self)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
     request: (s) => ({ id: s.plainId, returnCode: true }),
+  },
+  {
+    service: USERS, rpc: "ResetPassword", what: "of the plain user, sent (self for the plain user)",
+    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    request: (s) => ({ id: s.plainId }),
   },
   {
     service: USERS, rpc: "ResetPassword", what: "an id no user has",

@@ -25,26 +25,34 @@ interface TypeCase {
   extraPatch: JsonObject;
   /** URI fields that must be URIs. */
   uris: string[];
+  /** The type's own settings that say where the client secret goes, with other values (clientId aside). */
+  aimed: JsonObject;
+  /** The type's own settings that do not, with other values. */
+  unaimed: JsonObject;
 }
 
 const TYPES: TypeCase[] = [
-  { name: "GitLab", providerType: "PROVIDER_TYPE_GITLAB", path: "gitlab", extra: {}, extraPatch: {}, uris: [] },
+  { name: "GitLab", providerType: "PROVIDER_TYPE_GITLAB", path: "gitlab", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
   {
     name: "GitLabSelfHosted", providerType: "PROVIDER_TYPE_GITLAB_SELF_HOSTED", path: "gitlab_self_hosted",
     extra: { issuer: "https://gitlab.example.com" }, extraPatch: { issuer: "https://git.example.org/base" }, uris: ["issuer"],
+    aimed: { issuer: "https://gitlab.elsewhere.example" }, unaimed: {},
   },
   {
     name: "OIDC", providerType: "PROVIDER_TYPE_OIDC", path: "oidc",
     extra: { issuer: "https://issuer.example.com", isIdTokenMapping: true }, extraPatch: { issuer: "https://login.example.net", isIdTokenMapping: false }, uris: ["issuer"],
+    aimed: { issuer: "https://issuer.elsewhere.example" }, unaimed: { isIdTokenMapping: false },
   },
   {
     name: "OAuth", providerType: "PROVIDER_TYPE_OAUTH", path: "oauth",
     extra: { authorizationEndpoint: "https://oauth.example.com/authorize", tokenEndpoint: "https://oauth.example.com/token", userEndpoint: "https://oauth.example.com/user", idAttribute: "sub" },
     extraPatch: { tokenEndpoint: "https://oauth.example.com/v2/token", idAttribute: "user_id" },
     uris: ["authorizationEndpoint", "tokenEndpoint", "userEndpoint"],
+    aimed: { authorizationEndpoint: "https://elsewhere.example/authorize", tokenEndpoint: "https://elsewhere.example/token", userEndpoint: "https://elsewhere.example/user" },
+    unaimed: { idAttribute: "user_id" },
   },
-  { name: "GitHub", providerType: "PROVIDER_TYPE_GITHUB", path: "github", extra: {}, extraPatch: {}, uris: [] },
-  { name: "Google", providerType: "PROVIDER_TYPE_GOOGLE", path: "google", extra: {}, extraPatch: {}, uris: [] },
+  { name: "GitHub", providerType: "PROVIDER_TYPE_GITHUB", path: "github", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
+  { name: "Google", providerType: "PROVIDER_TYPE_GOOGLE", path: "google", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
 ];
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -135,7 +143,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
 
     it("patches partially: name, client id, type fields; scopes only when not empty", async () => {
       const get = async () => (await idps.ok(`Get${t.name}IDP`, { id })).idp;
-      const p1 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { idp: { name: `${t.name} renamed` }, config: { clientId: "new-client" } } });
+      const p1 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { idp: { name: `${t.name} renamed` }, config: { clientId: "new-client", clientSecret: `secret-${t.path}` } } });
       expect(p1.details).toEqual({ id, sequence: "2", changeDate: expect.any(String), resourceOwner: instanceOwner(server.instanceId) });
       let got = await get();
       expect(got.details.sequence).toBe("2");
@@ -152,7 +160,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect(p3.details.sequence).toBe("3");
       expect((await get()).idp.config.scopes).toEqual(["email"]);
       if (Object.keys(t.extraPatch).length > 0) {
-        const p4 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { config: t.extraPatch } });
+        const p4 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { config: { ...t.extraPatch, clientSecret: `secret-${t.path}` } } });
         expect(p4.details.sequence).toBe("4");
         got = await get();
         expect(got.idp.config).toEqual(printed({ clientId: "new-client", scopes: ["email"], ...t.extra, ...t.extraPatch }));
@@ -191,6 +199,33 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect(JSON.stringify(after)).not.toContain(`rotated-${t.path}`);
       const row = await server.service.store.db.selectFrom("idps").select("client_secret").where("id", "=", id).executeTakeFirstOrThrow();
       expect(new SecretBox(MASTER_KEY).decrypt(row.client_secret)).toBe(`rotated-${t.path}`);
+    });
+
+    it.each(["grpc", "rest"] as const)("keeps the client secret only for the servers and the client it was given for (%s)", async (protocol) => {
+      const api = idpClient(server.baseUrl, server.adminToken, protocol);
+      const made = await api.ok(`Create${t.name}IDP`, { idp: base(`${t.name} aimed ${protocol}`) });
+      const aid = made.details.id as string;
+      const before = await api.ok(`Get${t.name}IDP`, { id: aid });
+      const secret = async () => {
+        const row = await server.service.store.db.selectFrom("idps").select("client_secret").where("id", "=", aid).executeTakeFirstOrThrow();
+        return new SecretBox(MASTER_KEY).decrypt(row.client_secret);
+      };
+      const aimed: JsonObject = { clientId: "another-client", ...t.aimed };
+      for (const [field, value] of Object.entries(aimed)) {
+        const refused = await api.call(`Patch${t.name}IDP`, { id: aid, idp: { idp: { name: "moved" }, config: { [field]: value } } });
+        expect(refused, field).toMatchObject({ ok: false, code: Code.InvalidArgument, message: expect.stringMatching(new RegExp(`^changing ${field} needs clientSecret `)) });
+        if (protocol === "rest") expect(refused.httpStatus).toBe(400);
+      }
+      expect(await api.ok(`Get${t.name}IDP`, { id: aid }), "nothing stored changed").toEqual(before);
+      expect(await secret()).toBe(`secret-${t.path}`);
+      // Other settings, and aiming ones given as they are, keep it.
+      await api.ok(`Patch${t.name}IDP`, { id: aid, idp: { idp: { name: "renamed" }, config: { clientId: `${t.path}-client`, scopes: ["email"], ...t.extra, ...t.unaimed } } });
+      expect(await secret()).toBe(`secret-${t.path}`);
+      // With the secret they change.
+      await api.ok(`Patch${t.name}IDP`, { id: aid, idp: { config: { ...aimed, clientSecret: "given-again" } } });
+      expect((await api.ok(`Get${t.name}IDP`, { id: aid })).idp.idp.config).toMatchObject(aimed);
+      expect(await secret()).toBe("given-again");
+      await api.ok("DeleteIDP", { id: aid });
     });
 
     it("validates the configuration, naming the field", async () => {

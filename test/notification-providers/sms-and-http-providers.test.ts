@@ -140,6 +140,48 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
     }
   });
 
+  it.each(["grpc", "rest"] as const)("keeps a Twilio token for its account and a signing key for its URL: a patch changing either must carry them anew (%s)", async (protocol) => {
+    const refusedAs = (r: CallResult, field: string, renewedBy: string) => {
+      expect(r).toMatchObject({ ok: false, code: Code.InvalidArgument, message: expect.stringMatching(new RegExp(`^changing ${field} needs ${renewedBy} `)) });
+      if (protocol === "rest") expect(r.httpStatus).toBe(400);
+    };
+    const sms = serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken, protocol);
+    const id = (await sms.ok("CreateSMSProvider", { provider: { description: "aimed", twilio: twilioSettings() } })).details.id;
+    const before = await sms.ok("GetSMSProvider", { id });
+    const otherSid = `AC${"a".repeat(32)}`;
+    refusedAs(await sms.call("PatchSMSProvider", { id, provider: { twilio: { accountSid: otherSid } } }), "accountSid", "token");
+    expect(await sms.ok("GetSMSProvider", { id }), "nothing stored changed").toEqual(before);
+    const basic = (sid: string, token: string) => `Basic ${Buffer.from(`${sid}:${token}`).toString("base64")}`;
+    const testedWith = async () => {
+      const calls = twilio.calls.length;
+      await sms.ok("TestSMSProvider", { id, test: { receiver: "+41791234569" } });
+      return twilio.calls[calls]!.authorization;
+    };
+    await sms.ok("PatchSMSProvider", { id, provider: { twilio: { accountSid: ACCOUNT_SID, messagingServiceSid: SERVICE_SID } } });
+    expect(await testedWith(), "another sender keeps the token").toBe(basic(ACCOUNT_SID, TOKEN));
+    await sms.ok("PatchSMSProvider", { id, provider: { twilio: { accountSid: otherSid, token: "Other-Token-7z" } } });
+    expect(await testedWith(), "with the token the account changes").toBe(basic(otherSid, "Other-Token-7z"));
+
+    const verify = readmeVerify();
+    for (const [service, family, to] of [[PlatformSMTPProviders, "SMTP", "hook@mail.example"], [PlatformSMSProviders, "SMS", "+41790000000"]] as const) {
+      const api = serviceClient(service, server.baseUrl, server.adminToken, protocol);
+      const path = `/aimed-${family}-${protocol}`;
+      const made = await api.ok(`Create${family}Provider`, { provider: { description: "hook", http: { url: `${origin}${path}` } } });
+      const hook = await api.ok(`Get${family}Provider`, { id: made.details.id });
+      refusedAs(await api.call(`Patch${family}Provider`, { id: made.details.id, provider: { http: { url: `${origin}${path}-elsewhere` } } }), "url", "regenerateSigningKey");
+      expect(await api.ok(`Get${family}Provider`, { id: made.details.id }), "nothing stored changed").toEqual(hook);
+      await api.ok(`Patch${family}Provider`, { id: made.details.id, provider: { description: "renamed hook", http: { url: `${origin}${path}` } } });
+      await api.ok(`Test${family}Provider`, { id: made.details.id, test: { receiver: to } });
+      const kept = receiver.callsTo(path)[0]!;
+      expect(verify(String(kept.headers["platform-signature"]), kept.raw, made.signingKey), `${family}: the key is kept`).toBe(true);
+      const moved = await api.ok(`Patch${family}Provider`, { id: made.details.id, provider: { http: { url: `${origin}${path}-elsewhere` }, regenerateSigningKey: true } });
+      await api.ok(`Test${family}Provider`, { id: made.details.id, test: { receiver: to } });
+      const there = receiver.callsTo(`${path}-elsewhere`)[0]!;
+      expect(verify(String(there.headers["platform-signature"]), there.raw, moved.signingKey), `${family}: the new URL gets the new key`).toBe(true);
+      expect(verify(String(there.headers["platform-signature"]), there.raw, made.signingKey), `${family}: never the old one`).toBe(false);
+    }
+  });
+
   it("sends the outbox's messages through an active http provider, signed as the README's check verifies", async () => {
     const verify = readmeVerify();
     const smtp = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken);

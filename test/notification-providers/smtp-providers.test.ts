@@ -146,10 +146,46 @@ describe.each(DATABASE_KINDS)("PlatformSMTPProviders with a real SMTP server (%s
     const closed = new TestSmtpServer({ certificates, users: {} });
     const closedPort = await closed.start();
     await closed.close();
-    await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { port: closedPort } } });
+    await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { port: closedPort, password: PASSWORD } } });
     const unreachable = await admin.call("TestSMTPProvider", { id, test: { receiver: "someone@mail.example" } });
     expect(unreachable).toMatchObject({ ok: false, code: Code.FailedPrecondition });
     expect((unreachable as { message: string }).message).toMatch(/ECONNECTION|ECONNREFUSED/);
+  });
+
+  it.each(["grpc", "rest"] as const)("keeps the password only for where it was given: a patch changing host, port, TLS or user must carry it again (%s)", async (protocol) => {
+    const admin = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken, protocol);
+    // Another server that would take the password, where a patch could point the provider.
+    const elsewhere = new TestSmtpServer({ certificates, users: { mailer: PASSWORD }, implicitTls: true });
+    const elsewherePort = await elsewhere.start();
+    try {
+      const id = (await admin.ok("CreateSMTPProvider", { provider: { description: "aimed", smtp: smtpSettings(port) } })).details.id;
+      const before = await admin.ok("GetSMTPProvider", { id });
+      const moves: [string, JsonObject][] = [
+        ["host", { host: "127.0.0.1" }],
+        ["port", { port: elsewherePort }],
+        ["tls", { tls: "SMTP_TLS_IMPLICIT" }],
+        ["user", { user: "someone" }],
+        ["host", { host: "127.0.0.1", port: elsewherePort, tls: "SMTP_TLS_IMPLICIT", senderName: "Moved" }],
+      ];
+      for (const [field, settings] of moves) {
+        const refused = await admin.call("PatchSMTPProvider", { id, provider: { smtp: settings } });
+        expect(refused, JSON.stringify(settings)).toMatchObject({ ok: false, code: Code.InvalidArgument, message: expect.stringMatching(new RegExp(`^changing ${field} needs password `)) });
+        if (protocol === "rest") expect(refused.httpStatus).toBe(400);
+      }
+      expect(await admin.ok("GetSMTPProvider", { id }), "nothing stored changed").toEqual(before);
+
+      // Other settings, and aiming ones given as they are, keep it: _test still authenticates.
+      await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { senderName: "Kept", host: "localhost", port, user: "mailer" } } });
+      await admin.ok("TestSMTPProvider", { id, test: { receiver: `kept-${protocol}@mail.example` } });
+      expect(smtp.delivered.find((d) => d.to[0] === `kept-${protocol}@mail.example`)).toMatchObject({ user: "mailer" });
+
+      // With the password the provider moves.
+      await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { host: "127.0.0.1", port: elsewherePort, tls: "SMTP_TLS_IMPLICIT", password: PASSWORD } } });
+      await admin.ok("TestSMTPProvider", { id, test: { receiver: "moved@mail.example" } });
+      expect(elsewhere.delivered.map((d) => [d.user, d.to])).toEqual([["mailer", ["moved@mail.example"]]]);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it("makes an http provider of an SMTP one and back: a signing key once, the password dropped", async () => {

@@ -169,6 +169,26 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     expect((await api.ok("ResendInvite", { id: invited, returnCode: true })).code).toMatch(CODE);
   });
 
+  it.each(PROTOCOLS)("answers no reset code to a person acting on itself over %s: a token alone never sets a new password", async (protocol) => {
+    const { id, email } = await person();
+    const { token } = await users().ok("AddPersonalAccessToken", { id, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } });
+    const own = serviceClient(PlatformUsers, server.baseUrl, token, protocol);
+    const refused = await own.call("ResetPassword", { id, returnCode: true });
+    expect(refused).toMatchObject({ ok: false, code: Code.PermissionDenied, message: "return_code needs user.credential.write on the user, not only acting on yourself: a code answered to oneself would prove nothing" });
+    if (protocol === "rest") expect(refused.httpStatus).toBe(403);
+    expect((await own.ok("ResetPassword", { id })).code ?? "", "sent, not answered").toBe("");
+    expect(codeIn((await until("the reset mail", () => resetMailsTo(email)[0])).mail.text)).toMatch(CODE);
+    expect(await passwordIs(id, PASSWORD)).toBe(true);
+
+    // Invitations are no one's own: with or without returnCode.
+    const invited = (await users().ok("CreateUser", { user: humanUser(uniqueName("oi")) })).details.id as string;
+    const invitedToken = (await users().ok("AddPersonalAccessToken", { id: invited, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } })).token;
+    for (const returnCode of [true, false]) {
+      expect(await serviceClient(PlatformUsers, server.baseUrl, invitedToken, protocol).call("ResendInvite", { id: invited, returnCode })).toMatchObject({ ok: false, code: Code.PermissionDenied });
+    }
+    expect((await users().ok("ResendInvite", { id: invited, returnCode: true })).code, "an administrator's").toMatch(CODE);
+  });
+
   it("the links' pages set the password when posted, under the policy, and refuse a wrong code alike", async () => {
     const { id, email } = await person();
     await users().ok("ResetPassword", { id });

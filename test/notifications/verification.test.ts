@@ -194,6 +194,28 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
     expect((await api.ok("VerifyEmail", { id, verification: { code } })).details.id).toBe(id);
     expect(await api.call("ResendPhoneCode", { id })).toMatchObject({ ok: false, code: Code.FailedPrecondition });
   });
+
+  it.each(PROTOCOLS)("answers no code to a person acting on itself over %s: it is sent, and only an administrator's returnCode answers it", async (protocol) => {
+    // An address the person does not own: with the code in its answer it could verify it.
+    const name = uniqueName("own");
+    const number = `+4177${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    const id = (await users().ok("CreateUser", { user: person(name, { phone: { number } }) })).details.id as string;
+    const { token } = await users().ok("AddPersonalAccessToken", { id, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } });
+    const own = serviceClient(PlatformUsers, server.baseUrl, token, protocol);
+    for (const rpc of ["ResendEmailCode", "ResendPhoneCode"]) {
+      const refused = await own.call(rpc, { id, returnCode: true });
+      expect(refused, rpc).toMatchObject({ ok: false, code: Code.PermissionDenied, message: "return_code needs user.write on the user, not only acting on yourself: a code answered to oneself would prove nothing" });
+      if (protocol === "rest") expect(refused.httpStatus, rpc).toBe(403);
+      expect((await own.ok(rpc, { id })).code ?? "", `${rpc} without returnCode: sent, not answered`).toBe("");
+      expect((await users().ok(rpc, { id, returnCode: true })).code, `${rpc} by an administrator`).toMatch(CODE);
+    }
+    // Changing one's own address is no one's own (no `self`), with or without returnCode.
+    const renamed = { id, user: { human: { email: { address: `${name}-2@mail.example` } } }, returnCode: true };
+    expect(await own.call("PatchUser", renamed)).toMatchObject({ ok: false, code: Code.PermissionDenied });
+    expect((await users().ok("PatchUser", renamed)).emailCode, "an administrator's").toMatch(CODE);
+    expect(await isVerified(id, "email")).toBe(false);
+    expect(await isVerified(id, "phone")).toBe(false);
+  });
 });
 
 describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (kind) => {

@@ -6,7 +6,8 @@ import { contextColumns, describeContext, encloses, ownerOfContext, sameContext,
 import type { ObjectDetails } from "../details.js";
 import { requireExisting } from "../existence.js";
 import { failedPrecondition, notFound } from "../errors.js";
-import { AGGREGATE, POLICY_AGGREGATE, ownerOfIdp, type IdpRow } from "./model.js";
+import { requireSecretForNewAim } from "../secret-aim.js";
+import { AGGREGATE, CLIENT_SECRET_AIM, POLICY_AGGREGATE, ownerOfIdp, type IdpRow } from "./model.js";
 
 export interface NewIdp {
   type: string;
@@ -108,6 +109,7 @@ async function patchOwned(tx: Tx, creator: string, row: IdpRow, patch: IdpPatch,
   if (patch.statePolicy !== undefined && patch.statePolicy !== row.state_policy) changed.statePolicy = patch.statePolicy;
   if (patch.options && !sameJson(patch.options, row.options)) changed.options = patch.options;
   const config = patch.config && { ...row.config, ...patch.config };
+  if (config && patch.clientSecret === undefined) requireSecretForNewAim(CLIENT_SECRET_AIM, row.config, config);
   if (config && !sameJson(config, row.config)) changed.config = config;
   // Whether a secret is the same cannot be told without opening the old one; a given secret is a change.
   if (patch.clientSecret !== undefined) changed.clientSecretChanged = true;

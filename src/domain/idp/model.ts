@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import type { IdpTable, StatePolicyName } from "../../store/schema.js";
 import { contextFromColumns, encloses, parentOf, sameContext, type ContextRef } from "../context.js";
 import type { ObjectDetails } from "../details.js";
+import type { SecretAim } from "../secret-aim.js";
 import { ownerOfContext } from "../context.js";
 
 export const AGGREGATE = "idp";
@@ -9,6 +10,19 @@ export const AGGREGATE = "idp";
 export const POLICY_AGGREGATE = "idp.policy";
 
 export type IdpRow = Selectable<IdpTable>;
+
+/**
+ * Where a provider's client secret goes, whatever its type (secret-aim.ts): to the token
+ * endpoint, given or found at the issuer, as the client it names. The authorization and user
+ * endpoints count too: an OAuth provider pointed at another server is another provider, and
+ * its secret was given for the first. Settings a type lacks never change.
+ */
+export const CLIENT_SECRET_AIM: SecretAim = {
+  settings: ["issuer", "authorizationEndpoint", "tokenEndpoint", "userEndpoint", "clientId"],
+  secret: "client secret",
+  renewedBy: "clientSecret",
+};
+
 export type EffectiveState = "active" | "inactive";
 
 /** The policies of the contexts between the asked one and the owner, as read with the row. */

@@ -7,7 +7,8 @@ import { SIGNING_KEY_LENGTH } from "../action/target/model.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import { nudgeWaiting } from "../notification/commands.js";
-import { AGGREGATES, checkKind, configOf, mergedConfig, nameOf, settingsOf, type ProviderPatch, type ProviderSpec } from "./model.js";
+import { requireSecretForNewAim } from "../secret-aim.js";
+import { AGGREGATES, SECRET_AIMS, checkKind, configOf, mergedConfig, nameOf, settingsOf, type ProviderPatch, type ProviderSpec } from "./model.js";
 
 /**
  * Secrets are sealed before they are stored and never part of an event: events say only
@@ -53,6 +54,9 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
   const secret = patch.secret !== undefined ? patch.secret || null : kindChanged ? null : undefined;
   if (kindChanged) requireSecret(config.kind, secret ?? undefined);
   if (patch.regenerateSigningKey && config.kind !== "http") throw failedPrecondition(`only an http provider has a signing key; ${id} is of kind ${config.kind}`);
+  // A kind holds one secret at most: the password or token, or the signing key.
+  const renewed = secret !== undefined || patch.regenerateSigningKey === true;
+  if (!kindChanged && !renewed && (current.secret !== null || current.signing_key !== null)) requireSecretForNewAim(SECRET_AIMS[config.kind], before, config);
   const newKey = config.kind === "http" && (kindChanged || patch.regenerateSigningKey) ? randomAlphanumeric(SIGNING_KEY_LENGTH) : undefined;
 
   const changed: Record<string, unknown> = {};

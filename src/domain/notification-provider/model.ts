@@ -1,6 +1,7 @@
 import type { NotificationProviderRow, ProviderFamily, ProviderKind } from "../../store/schema.js";
 import { instanceOwnedDetails, type ObjectDetails } from "../details.js";
 import { invalidArgument } from "../errors.js";
+import type { SecretAim } from "../secret-aim.js";
 
 /**
  * SMTP and SMS providers: one resource in two families that share every rule (one active per
@@ -90,6 +91,17 @@ export function providerView(row: NotificationProviderRow): ProviderView {
 export function checkKind(family: ProviderFamily, kind: ProviderKind): void {
   if (!KINDS[family].includes(kind)) throw invalidArgument(`an ${NAMES[family]} cannot be of kind ${kind}`);
 }
+
+/**
+ * Where each kind's secret goes (secret-aim.ts): an SMTP password to a host and port, over
+ * TLS or not, as a user; a Twilio token as an account (Twilio's address is the service's
+ * setting, PLATFORM_TWILIO_API_URL); an `http` provider's signing key signs for its URL.
+ */
+export const SECRET_AIMS: Record<ProviderKind, SecretAim> = {
+  smtp: { settings: ["host", "port", "tls", "user"], secret: "password", renewedBy: "password" },
+  twilio: { settings: ["accountSid"], secret: "token", renewedBy: "token" },
+  http: { settings: ["url"], secret: "signing key", renewedBy: "regenerateSigningKey" },
+};
 
 const REQUIRED: Record<ProviderKind, readonly string[]> = {
   smtp: ["host", "senderAddress"],

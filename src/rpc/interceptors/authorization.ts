@@ -1,3 +1,4 @@
+import { isFieldSet, type Message } from "@bufbuild/protobuf";
 import type { Interceptor, StreamRequest, UnaryRequest } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { AccessCache } from "../../cache/access-cache.js";
@@ -7,7 +8,7 @@ import { notFound, permissionDenied } from "../../domain/errors.js";
 import { defaultOrgId } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
 import { askedContext, orgKey, principalKey, selfOnlyKey, systemKey, tenantKey, visibleOrgsKey } from "../context.js";
-import { AUTHENTICATED, PUBLIC, requireRules } from "../method-rules.js";
+import { AUTHENTICATED, PUBLIC, requireRules, type MethodRules } from "../method-rules.js";
 import { authorizeReusable } from "./reusable-resources.js";
 
 /**
@@ -86,7 +87,7 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
     if (rules.self && !rules.resource && !hasPermission(principal, rules.permission, { instanceId })) {
       if (principal.instanceId !== tenant.id) throw denied();
       // A search of one's own: the handler limits it to the caller's results.
-      req.contextValues.set(selfOnlyKey, true);
+      actOnSelf(req, rules);
       return next(req);
     }
 
@@ -98,8 +99,18 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
     }
     if (!hasPermission(principal, rules.permission, { instanceId, ...(orgId !== undefined && { orgId }) })) {
       if (!(rules.self && principal.instanceId === tenant.id && owner?.userId === principal.userId)) throw denied();
-      req.contextValues.set(selfOnlyKey, true);
+      actOnSelf(req, rules);
     }
     return next(req);
   };
+}
+
+/** The caller acts on what is its own without the permission: fields that need it are refused, saying why. */
+function actOnSelf(req: UnaryRequest | StreamRequest, rules: MethodRules): void {
+  const refused = rules.notForSelf.find(({ field }) => isFieldSet(req.message as Message, field));
+  if (refused) {
+    const on = rules.resource ? ` on the ${rules.resource.kind}` : "";
+    throw permissionDenied(`${refused.field.name} needs ${rules.permission}${on}, not only acting on yourself: ${refused.reason}`);
+  }
+  req.contextValues.set(selfOnlyKey, true);
 }

@@ -7,7 +7,7 @@
 
 import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions, ServiceOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions, ServiceOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/options/v1/options.proto.
  */
 export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCLrAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgSEwoLdG9rZW5fZmllbGQYCyABKAkqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCLrAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgSEwoLdG9rZW5fZmllbGQYCyABKAkiIgoKRmllbGRSdWxlcxIUCgxub3RfZm9yX3NlbGYYASABKAkqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kOlYKBWZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi0hwMgASgLMh8ucGxhdGZvcm0ub3B0aW9ucy52MS5GaWVsZFJ1bGVzUgVmaWVsZGIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * Rules of a whole service.
@@ -111,7 +111,7 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
    * Users may call this on what is theirs without the permission: on themselves when the
    * resource is a user (read themselves, change their own password with the current one), on
    * their own sessions when it is a session; on a search without a resource, for their own
-   * results only.
+   * results only. Request fields with `(field).not_for_self` still need the permission.
    *
    * @generated from field: bool self = 8;
    */
@@ -149,6 +149,29 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
  */
 export const MethodRulesSchema: GenMessage<MethodRules> = /*@__PURE__*/
   messageDesc(file_platform_options_v1_options, 1);
+
+/**
+ * Rules of one request field.
+ *
+ * @generated from message platform.options.v1.FieldRules
+ */
+export type FieldRules = Message<"platform.options.v1.FieldRules"> & {
+  /**
+   * Set (to anything but its zero value), the field needs the method's permission held by a
+   * membership: a caller whom `self` alone lets act on itself is refused (PermissionDenied)
+   * with this reason.
+   *
+   * @generated from field: string not_for_self = 1;
+   */
+  notForSelf: string;
+};
+
+/**
+ * Describes the message platform.options.v1.FieldRules.
+ * Use `create(FieldRulesSchema)` to create a new message.
+ */
+export const FieldRulesSchema: GenMessage<FieldRules> = /*@__PURE__*/
+  messageDesc(file_platform_options_v1_options, 2);
 
 /**
  * Kinds of context a request's `ctx` may select.
@@ -198,4 +221,12 @@ export const service: GenExtension<ServiceOptions, ServiceRules> = /*@__PURE__*/
  */
 export const method: GenExtension<MethodOptions, MethodRules> = /*@__PURE__*/
   extDesc(file_platform_options_v1_options, 1);
+
+/**
+ * What generic code reads of a request field.
+ *
+ * @generated from extension: platform.options.v1.FieldRules field = 50100;
+ */
+export const field: GenExtension<FieldOptions, FieldRules> = /*@__PURE__*/
+  extDesc(file_platform_options_v1_options, 2);
 

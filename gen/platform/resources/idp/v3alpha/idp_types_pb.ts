@@ -123,7 +123,8 @@ export type PatchGitLabConfig = Message<"platform.resources.idp.v3alpha.PatchGit
   clientId?: string | undefined;
 
   /**
-   * New client secret (write-only).
+   * New client secret (write-only); required when the patch changes the client ID or where
+   * the secret goes (issuer, endpoints): the stored one is kept only for where it was given.
    *
    * @generated from field: optional string client_secret = 2;
    */
@@ -307,7 +308,8 @@ export type PatchGitLabSelfHostedConfig = Message<"platform.resources.idp.v3alph
   clientId?: string | undefined;
 
   /**
-   * New client secret (write-only).
+   * New client secret (write-only); required when the patch changes the client ID or where
+   * the secret goes (issuer, endpoints): the stored one is kept only for where it was given.
    *
    * @generated from field: optional string client_secret = 2;
    */
@@ -505,7 +507,8 @@ export type PatchOIDCConfig = Message<"platform.resources.idp.v3alpha.PatchOIDCC
   clientId?: string | undefined;
 
   /**
-   * New client secret (write-only).
+   * New client secret (write-only); required when the patch changes the client ID or where
+   * the secret goes (issuer, endpoints): the stored one is kept only for where it was given.
    *
    * @generated from field: optional string client_secret = 2;
    */
@@ -724,7 +727,8 @@ export type PatchOAuthConfig = Message<"platform.resources.idp.v3alpha.PatchOAut
   clientId?: string | undefined;
 
   /**
-   * New client secret (write-only).
+   * New client secret (write-only); required when the patch changes the client ID or where
+   * the secret goes (issuer, endpoints): the stored one is kept only for where it was given.
    *
    * @generated from field: optional string client_secret = 2;
    */
@@ -929,7 +933,8 @@ export type PatchGitHubConfig = Message<"platform.resources.idp.v3alpha.PatchGit
   clientId?: string | undefined;
 
   /**
-   * New client secret (write-only).
+   * New client secret (write-only); required when the patch changes the client ID or where
+   * the secret goes (issuer, endpoints): the stored one is kept only for where it was given.
    *
    * @generated from field: optional string client_secret = 2;
    */
@@ -1106,7 +1111,8 @@ export type PatchGoogleConfig = Message<"platform.resources.idp.v3alpha.PatchGoo
   clientId?: string | undefined;
 
   /**
-   * New client secret (write-only).
+   * New client secret (write-only); required when the patch changes the client ID or where
+   * the secret goes (issuer, endpoints): the stored one is kept only for where it was given.
    *
    * @generated from field: optional string client_secret = 2;
    */

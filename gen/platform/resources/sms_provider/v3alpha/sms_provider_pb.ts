@@ -99,7 +99,7 @@ export type PatchSMSProvider = Message<"platform.resources.sms_provider.v3alpha.
 
   /**
    * Replace the signing key of an `http` provider; the answer carries the new one, and the
-   * old one stops signing at once.
+   * old one stops signing at once. Required with a new url: a key signs for its URL only.
    *
    * @generated from field: bool regenerate_signing_key = 4;
    */
@@ -178,7 +178,8 @@ export type PatchTwilioConfig = Message<"platform.resources.sms_provider.v3alpha
   accountSid?: string | undefined;
 
   /**
-   * New auth token.
+   * New auth token; required when the patch changes account_sid: the stored one is kept
+   * only for the account it was given for.
    *
    * @generated from field: optional string token = 2;
    */

@@ -99,7 +99,7 @@ export type PatchSMTPProvider = Message<"platform.resources.smtp_provider.v3alph
 
   /**
    * Replace the signing key of an `http` provider; the answer carries the new one, and the
-   * old one stops signing at once.
+   * old one stops signing at once. Required with a new url: a key signs for its URL only.
    *
    * @generated from field: bool regenerate_signing_key = 4;
    */
@@ -218,7 +218,8 @@ export type PatchSMTPConfig = Message<"platform.resources.smtp_provider.v3alpha.
   user?: string | undefined;
 
   /**
-   * New password.
+   * New password; empty: none. Required when the patch changes host, port, tls or user:
+   * the stored one is kept only for where it was given.
    *
    * @generated from field: optional string password = 5;
    */
