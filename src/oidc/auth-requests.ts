@@ -5,6 +5,7 @@ import { sameHash } from "../domain/session/token.js";
 import type { SettingsKind } from "../domain/settings/kind.js";
 import { loginSettingsOf } from "../domain/settings/login.js";
 import { secondFactorDue } from "../domain/user-factor/due.js";
+import { firstFactorLifetimeMs, secondFactorLifetimeMs } from "../domain/user-factor/check-lifetimes.js";
 import { providerReaches } from "../domain/idp/login-use.js";
 import type { SecondFactorType } from "../domain/user-factor/model.js";
 import { provesPerson, provesSecondFactor, webAuthnAmr } from "../domain/user-webauthn/factor.js";
@@ -161,10 +162,14 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   const secondChecked = [...allowed.map((name) => seconds(f[name]?.checkedAt)), seconds(key?.checkedAt)].filter((t): t is number => t !== undefined);
   const second = byPasskey ? first : secondChecked.length > 0 ? Math.max(...secondChecked) : undefined;
   // A person with a second factor gives it after an identity provider too; force_mfa_local_only waives only the forced set-up.
+  const amr = amrOf(f);
+  const firstLifetimeS = (byPasskey ? settings.multiFactorCheckLifetimeMs : firstFactorLifetimeMs(settings, amr)) / 1000;
+  if (now - first > firstLifetimeS) throw failedPrecondition(`session ${sessionId} checked its first factor more than ${firstLifetimeS} s ago (the login settings' check lifetime): check it again`);
   const due = await secondFactorDue(db, user, settings, byIdp);
   const needsSecond = due.ask || due.setUp;
-  if (needsSecond && (second === undefined || now - second > settings.secondFactorCheckLifetimeMs / 1000)) {
-    throw failedPrecondition(`session ${sessionId} needs a second factor the login settings allow, checked within the last ${settings.secondFactorCheckLifetimeMs / 1000} s`);
+  const secondLifetimeS = secondFactorLifetimeMs(settings, amr) / 1000;
+  if (needsSecond && (second === undefined || now - second > secondLifetimeS)) {
+    throw failedPrecondition(`session ${sessionId} needs a second factor the login settings allow, checked within the last ${secondLifetimeS} s`);
   }
   // The sign-in is as old as the oldest check it needs: a fresh code does not renew an old password.
   const authTime = needsSecond && second !== undefined ? Math.min(first, second) : first;
@@ -173,7 +178,6 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   if (prompts.includes("login") && authTime < payload.iat) throw failedPrecondition("the request asks for a new sign-in (prompt=login): check the factors again");
   if (params.max_age !== undefined && now - authTime > Number(params.max_age)) throw failedPrecondition(`the request asks for a sign-in at most ${Number(params.max_age)} s old (max_age): check the factors again`);
 
-  const amr = amrOf(f);
   // What the provider's interactionResult stores: the login, and the prompts of our policy that it resolves.
   const result = { login: { accountId: user.id, amr, acr: acrOf(amr), ts: authTime, remember: true }, select_account: {}, create: {} };
   // Only while no result is there: of two finalizations racing, one wins.

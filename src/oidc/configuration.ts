@@ -11,7 +11,6 @@ import { ACR_VALUES } from "./acr.js";
 import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";
 import type { FeatureFlags } from "../domain/feature/flags.js";
 import { instanceLanguages } from "../domain/settings/language.js";
-import { passwordChangedAt } from "../domain/user/passwords.js";
 import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches, TOKEN_EXCHANGE } from "./clients.js";
 import type { OidcLookups } from "./lookups.js";
 import { discoveryAdditions } from "./discovery.js";
@@ -82,10 +81,12 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     routes: OIDC_ROUTES,
     cookies: { keys: [deps.box.derive(`oidc-cookies:${instanceId}`)] },
     clientAuthMethods: [...CLIENT_AUTH_METHODS],
-    clientDefaults: { id_token_signed_response_alg: keys.signingAlg, grant_types: [], response_types: [] },
+    // auth_time in every ID token (as ZITADEL), not only with max_age or prompt=login: relying
+    // parties that keep their own maximum age need it.
+    clientDefaults: { id_token_signed_response_alg: keys.signingAlg, grant_types: [], response_types: [], require_auth_time: true },
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"], clientAuthSigningAlgValues: ASSERTION_ALGORITHMS as never },
     extraClientMetadata: { properties: [...PARTY_METADATA] },
-    interactions: { policy: loginPolicy(known, (accountId) => passwordChangedAt(db(), instanceId, accountId)), url: interactionUrl(db, instanceId, deps.loginSettings) },
+    interactions: { policy: loginPolicy(known, { db, instanceId, loginSettings: deps.loginSettings }), url: interactionUrl(db, instanceId, deps.loginSettings) },
     pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
     // The spec requires redirect_uri at the authorization and token endpoints; the provider's
     // OAuth 2.0 default takes a client's only registered URI when it is missing.

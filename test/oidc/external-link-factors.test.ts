@@ -221,6 +221,21 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
     expect((await users.get(id)).state).toBe("USER_STATE_LOCKED");
   });
 
+  it("signs in again once an external login is older than external_login_check_lifetime (prompt=none: login_required)", async () => {
+    const org = await createOrg(server, uniqueName("External lifetime"));
+    const id = await users.create(humanUser(uniqueName("extlife")), { orgId: org.id });
+    const own = account(uniqueName("extlife"));
+    await linkAccount(server, server.instanceId, id, { idpId: instanceIdp, externalUserId: String(own.profile.id), username: own.profile.login, email: "" });
+    const flow = await viaGitHub(instanceIdp, own);
+    const authTime = (await tokensOf(rp, flow.request, flow.page)).claims()!.auth_time as number;
+    await loginSettings({ externalLoginCheckLifetime: { set: "1s" } }, org.id);
+    await new Promise((resolve) => setTimeout(resolve, (authTime + 2) * 1000 - Date.now() + 20));
+    const request = await authorize(server, rp);
+    const late = await flow.b.open(`${request.url}&prompt=none`);
+    expect(late.left).toBe(true);
+    expect(new URL(late.url).searchParams.get("error")).toBe("login_required");
+  });
+
   it("lets people list and delete their own links, and nobody else's", async () => {
     const owner = await person();
     const own = account(uniqueName("selflinks"));

@@ -174,6 +174,23 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       expect(await claimsOf(other.s, fresh)).toMatchObject({ sub: id, amr: PASSKEY_ALONE });
     });
 
+    it("signs in again once a passkey's sign-in is older than multi_factor_check_lifetime (prompt=none: login_required)", async () => {
+      const org = (await createOrg(server, uniqueName("Passkey lifetime"))).id;
+      const { id } = await person(org);
+      const { authenticator } = await passkeyByApi(id);
+      const b = new Browser(base());
+      const first = await firstPage(b);
+      const page = await b.submit(formWith(first.page.html, "passkey-sign-in"), { credential: JSON.stringify(authenticator.get(optionsOn(first.page.html, "passkey-sign-in") as never)) }, first.page.url);
+      const claims = await claimsOf(first.s, page);
+      const sso = await firstPage(b, { prompt: "none" });
+      expect(await claimsOf(sso.s, sso.page)).toMatchObject({ sub: id, auth_time: claims.auth_time });
+      await loginSettings({ multiFactorCheckLifetime: { set: "1s" } }, { orgId: org });
+      await new Promise((resolve) => setTimeout(resolve, ((claims.auth_time as number) + 2) * 1000 - Date.now() + 20));
+      const late = await firstPage(b, { prompt: "none" });
+      expect(late.page.left).toBe(true);
+      expect(new URL(late.page.url).searchParams.get("error")).toBe("login_required");
+    });
+
     it("refuses a passkey alone where the user's organization does not allow it, and offers none where the login's does not", async () => {
       const strict = await createOrg(server, uniqueName("NoPasskeys"));
       await loginSettings({ passwordlessType: { set: "PASSWORDLESS_TYPE_NOT_ALLOWED" } }, { orgId: strict.id });

@@ -243,6 +243,20 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       expect((await finish(flow, await session(member))).sub).toBe(member);
     });
 
+    it("auth_time without max_age, and a password older than password_check_lifetime (FailedPrecondition) until checked again", async () => {
+      const org = await createOrg(server, uniqueName("ui-lifetime"));
+      const userId = await person(org.id);
+      const old = await session(userId);
+      const checkedAt = seconds(ok(await sessions().call("GetSession", { id: old.id }, ui)).session.factors.password.verifiedAt);
+      expect(await finish(await authorize(), old)).toMatchObject({ sub: userId, auth_time: checkedAt });
+      ok(await loginSettings({ passwordCheckLifetime: { set: "1s" } }, { orgId: org.id }));
+      await new Promise((resolve) => setTimeout(resolve, (checkedAt + 2) * 1000 - Date.now() + 20));
+      const flow = await authorize();
+      expect(failed(await finalize(flow.id, old), Code.FailedPrecondition).message).toContain("check lifetime");
+      const again = ok(await sessions().call("PatchSession", { id: old.id, sessionToken: old.token, checks: { password: { password: PASSWORD } } }, ui));
+      expect((await finish(flow, { id: old.id, token: again.sessionToken })).sub).toBe(userId);
+    });
+
     it("prompt=login and max_age=1 with a check older than the request (FailedPrecondition); a check after it is fine", async () => {
       const userId = await person();
       const old = await session(userId);

@@ -113,6 +113,13 @@ describe.each(DATABASE_KINDS)("passkey registration (%s)", (kind) => {
     expect(await methodsOf(id)).toEqual([PASSWORD_M, PASSKEY_M]);
   });
 
+  it("takes an answer made over http on a name under .localhost, a secure context to browsers (the README's instances are named so)", async () => {
+    const id = await person();
+    const { passkeyId, options } = await start(id);
+    ok(await finish(id, passkeyId, new SoftwareAuthenticator(origin).create(options, { origin: "http://acme-corp.localhost:8080" })));
+    expect((await passkeysOf(id)).map((p) => p.state)).toEqual(["PASSKEY_STATE_READY"]);
+  });
+
   it("finishing twice is FailedPrecondition; an unknown passkey id is NotFound; a new start replaces a pending one", async () => {
     const id = await person();
     const authenticator = new SoftwareAuthenticator(origin);

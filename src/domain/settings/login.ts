@@ -26,8 +26,11 @@ export interface LoginSettings {
   secondFactors: SecondFactorType[];
   /** How long setting up a forced second factor may be put off; 0: not at all. */
   mfaInitSkipLifetimeMs: number;
-  /** How long a checked second factor counts when a known account signs in again without a password. */
+  /** How long each kind of check counts for single sign-on (sign-in-lifetimes.ts). */
   secondFactorCheckLifetimeMs: number;
+  passwordCheckLifetimeMs: number;
+  externalLoginCheckLifetimeMs: number;
+  multiFactorCheckLifetimeMs: number;
   /** A login UI of the product's own that authorization requests go to; empty: the built-in pages. */
   loginUiUrl: string;
   /** Whether a user-verified passkey signs someone in by itself. */
@@ -61,7 +64,7 @@ export function mfaRequired(s: LoginSettings, external: boolean): boolean {
 }
 
 const HOUR_MS = 3_600_000;
-/** A year: the longest either lifetime may be. */
+/** A year: the longest any lifetime may be. */
 const MAX_LIFETIME_MS = 8760 * HOUR_MS;
 
 /** The built-in default of the lockout threshold when no configured kind is at hand. */
@@ -122,6 +125,10 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number; login
       login_ui_url: { levels: INSTANCE_AND_ABOVE, builtIn: defaults.loginUiUrl ?? "", check: (v) => checkLoginUiUrl(v, "login_ui_url") },
       mfa_init_skip_lifetime: lifetime("mfa_init_skip_lifetime", 720 * HOUR_MS),
       second_factor_check_lifetime: lifetime("second_factor_check_lifetime", 18 * HOUR_MS),
+      // The peers' defaults (ZITADEL's login policy): ten days for a first factor, twelve hours for a passkey.
+      password_check_lifetime: lifetime("password_check_lifetime", 240 * HOUR_MS),
+      external_login_check_lifetime: lifetime("external_login_check_lifetime", 240 * HOUR_MS),
+      multi_factor_check_lifetime: lifetime("multi_factor_check_lifetime", 12 * HOUR_MS),
       allow_register: flag(false),
       allow_username_password: flag(true),
       allow_external_idp: flag(true),
@@ -163,6 +170,9 @@ export async function loginSettingsOf(db: Db | Tx, instanceId: string, orgId: st
     secondFactors: resolved.second_factors!.value as SecondFactorType[],
     mfaInitSkipLifetimeMs: Number(resolved.mfa_init_skip_lifetime!.value),
     secondFactorCheckLifetimeMs: Number(resolved.second_factor_check_lifetime!.value),
+    passwordCheckLifetimeMs: Number(resolved.password_check_lifetime!.value),
+    externalLoginCheckLifetimeMs: Number(resolved.external_login_check_lifetime!.value),
+    multiFactorCheckLifetimeMs: Number(resolved.multi_factor_check_lifetime!.value),
     loginUiUrl: String(resolved.login_ui_url!.value),
     passwordlessAllowed: resolved.passwordless_type!.value !== "not_allowed",
     multiFactors: resolved.multi_factors!.value as MultiFactorType[],

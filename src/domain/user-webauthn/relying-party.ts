@@ -4,7 +4,8 @@ import { invalidArgument } from "../errors.js";
 /**
  * Where WebAuthn credentials are bound: the relying party id is a domain of the instance
  * (credentials of one domain work only there), and an answer counts only from a page of that
- * domain or below it, over https (http only on localhost, which browsers treat as secure).
+ * domain or below it, over https (http only on `localhost` and names under `.localhost`, which
+ * browsers treat as secure contexts: the README's instances are named so).
  */
 
 /** The domain a request names as relying party id: one of the instance's own, else InvalidArgument. */
@@ -35,7 +36,7 @@ export function answerOrigin(clientDataJSON: unknown, rpId: string): string {
     url = undefined;
   }
   const host = url?.hostname;
-  const secure = url?.protocol === "https:" || (url?.protocol === "http:" && host === "localhost");
+  const secure = url?.protocol === "https:" || (url?.protocol === "http:" && (host === "localhost" || host?.endsWith(".localhost") === true));
   if (!url || !host || !secure || (host !== rpId && !host.endsWith(`.${rpId}`))) {
     throw invalidArgument(`the authenticator answered for ${origin ?? "an unknown origin"}, not for a page of ${rpId}`);
   }

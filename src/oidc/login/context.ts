@@ -56,6 +56,8 @@ export interface SignInProgress {
    * needs (external/pending-link.ts): `<idp id>/<account id>` of the interaction's external login.
    */
   link?: string;
+  /** When the first factor was checked (seconds since the epoch): the sign-in's `auth_time`. Set by sign-in.ts when absent. */
+  first?: number;
   /** The passkey offer was answered in this request (key-setup.ts): not carried by forms, so never asked twice in one sign-in. */
   passkeyOffered?: boolean;
 }

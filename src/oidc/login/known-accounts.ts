@@ -21,10 +21,12 @@ const MAX_ENTRIES = 20;
 
 export interface KnownAccount {
   accountId: string;
-  /** Seconds since the epoch of the sign-in that proved it. */
+  /** Seconds since the epoch of the sign-in that proved it: of its first factor, its oldest check (the ID token's `auth_time`). */
   authTime: number;
   /** How it proved it (`pwd`, `fed`): the ID tokens of a later choice of this account say so. */
   amr?: string[];
+  /** When its second factor was checked, if it had one (domain/user-factor/check-lifetimes.ts). */
+  secondAt?: number;
 }
 
 /** The signing key of the cookie, from the key of the login forms (pages.ts `csrfKey`). */
@@ -63,6 +65,11 @@ export class KnownAccounts {
     const id = knownAccountsId(cookieHeader, this.key);
     if (!id) return [];
     return this.#live(await this.#adapter.find(hashToken(id)), now);
+  }
+
+  /** This browser's entry of one account, if it is still valid. */
+  async find(cookieHeader: string | undefined, accountId: string): Promise<KnownAccount | undefined> {
+    return (await this.list(cookieHeader)).find((a) => a.accountId === accountId);
   }
 
   #live(payload: OidcPayload | undefined, now: number): KnownAccount[] {

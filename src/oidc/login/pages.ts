@@ -17,6 +17,7 @@ import type { Interaction, LoginContext, PromptStep } from "./context.js";
 import { continueSignIn } from "./sign-in.js";
 import { registerLink, settingsOf } from "./org-settings.js";
 import { promptSteps } from "./prompts.js";
+import { resumeSignIn } from "./select-account.js";
 import { otherWaysIn, passkeySignInForm } from "./passkey-sign-in.js";
 import { sendPage } from "./send-page.js";
 
@@ -64,6 +65,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
 
   if (req.method === "GET" && step === undefined) {
     if (details.prompt.name === "consent") return consent(req, res, c.provider, details);
+    if (await resumeSignIn(steps)) return;
     return askLoginName(200, String(details.params.login_hint ?? ""));
   }
   if (req.method !== "POST" || (step !== "loginname" && step !== "password")) {

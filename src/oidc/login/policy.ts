@@ -1,7 +1,10 @@
 import { interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
 import { OIDC_ROUTES } from "../routes.js";
 import { ACR_MFA, asksForMfa } from "../acr.js";
-import { outlivedByPassword } from "../../domain/user/passwords.js";
+import type { SettingsKind } from "../../domain/settings/kind.js";
+import { outlivedByPassword, passwordChangedAt } from "../../domain/user/passwords.js";
+import type { Db } from "../../store/eventstore.js";
+import { ssoStanding, type Standing } from "./sso-standing.js";
 import type { KnownAccounts } from "./known-accounts.js";
 
 const { base, Check, Prompt } = interactionPolicy;
@@ -18,7 +21,7 @@ const { base, Check, Prompt } = interactionPolicy;
  *   `select_account` into every login result), so the resume does not ask again, and
  *   `prompt=none` never reaches the check (it names a prompt).
  */
-export function loginPolicy(known: KnownAccounts, passwordChangedAt: (accountId: string) => Promise<Date | undefined>): interactionPolicy.DefaultPolicy {
+export function loginPolicy(known: KnownAccounts, c: { db: () => Db; instanceId: string; loginSettings: SettingsKind }): interactionPolicy.DefaultPolicy {
   const policy = base();
   const severalAccounts = new Check("several_accounts", "several accounts are signed in on this user agent", async (ctx: KoaContextWithOIDC) => {
     if (ctx.oidc.params?.prompt !== undefined || (ctx.oidc.result as Record<string, unknown> | undefined)?.select_account) return Check.NO_NEED_TO_PROMPT;
@@ -26,9 +29,43 @@ export function loginPolicy(known: KnownAccounts, passwordChangedAt: (accountId:
   });
   policy.add(new Prompt({ name: "select_account", requestable: true }, severalAccounts), 0);
   policy.add(new Prompt({ name: "create", requestable: true }), 0);
-  policy.get("login")!.checks.add(mfaStepUp);
-  policy.get("login")!.checks.add(passwordChanged(passwordChangedAt));
+  const login = policy.get("login")!.checks;
+  login.add(mfaStepUp);
+  login.add(passwordChanged(c));
+  const standing = standingOf(known, c);
+  login.add(new Check("first_factor_outlived", "the sign-in is older than its lifetime", "login_required", async (ctx: KoaContextWithOIDC) => ((await standing(ctx))?.first ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT)));
+  login.add(new Check(SECOND_FACTOR_OUTLIVED, "the second factor is older than its lifetime", "interaction_required", async (ctx: KoaContextWithOIDC) => ((await standing(ctx))?.second ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT)));
   return policy;
+}
+
+/** The reason the pages open on the second factor's step for the browser's account (pages.ts). */
+export const SECOND_FACTOR_OUTLIVED = "second_factor_outlived";
+
+/** A sign-in the request is about to reuse: the browser's session, unless the request just signed in. */
+function reused(ctx: KoaContextWithOIDC) {
+  const session = ctx.oidc.session;
+  return session?.accountId && !(ctx.oidc.result as Record<string, unknown> | undefined)?.login ? session : undefined;
+}
+
+/**
+ * Single sign-on within the check lifetimes of the login settings (sso-standing.ts), worked
+ * out once per request for both of its checks: a first factor older than its lifetime signs
+ * in again (`prompt=none`: login_required), a second factor older than its own is asked again
+ * on the pages (`prompt=none`: interaction_required).
+ */
+function standingOf(known: KnownAccounts, c: { db: () => Db; instanceId: string; loginSettings: SettingsKind }) {
+  const worked = new WeakMap<object, Promise<Standing | undefined>>();
+  return (ctx: KoaContextWithOIDC): Promise<Standing | undefined> => {
+    const session = reused(ctx);
+    if (!session) return Promise.resolve(undefined);
+    let standing = worked.get(ctx);
+    if (!standing) {
+      const signIn = { amr: session.amr ?? [], authTime: session.authTime() ?? 0 };
+      standing = known.find(ctx.get("cookie"), session.accountId!).then((entry) => ssoStanding({ ...c, db: c.db() }, session.accountId!, signIn, entry));
+      worked.set(ctx, standing);
+    }
+    return standing;
+  };
 }
 
 /**
@@ -36,11 +73,12 @@ export function loginPolicy(known: KnownAccounts, passwordChangedAt: (accountId:
  * after it (an administrator's new password, a reset): single sign-on never outlives the
  * password that gave it (domain/user/passwords.ts). With `prompt=none`, `login_required`.
  */
-function passwordChanged(changedAt: (accountId: string) => Promise<Date | undefined>) {
+function passwordChanged(c: { db: () => Db; instanceId: string }) {
   return new Check("password_changed", "the password changed since the sign-in", "login_required", async (ctx: KoaContextWithOIDC) => {
-    const session = ctx.oidc.session;
-    if (!session?.accountId || !session.amr?.includes("pwd") || (ctx.oidc.result as Record<string, unknown> | undefined)?.login) return Check.NO_NEED_TO_PROMPT;
-    return outlivedByPassword(session.amr, session.authTime(), await changedAt(session.accountId)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+    const session = reused(ctx);
+    if (!session?.amr?.includes("pwd")) return Check.NO_NEED_TO_PROMPT;
+    const changedAt = await passwordChangedAt(c.db(), c.instanceId, session.accountId!);
+    return outlivedByPassword(session.amr, session.authTime(), changedAt) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
   });
 }
 

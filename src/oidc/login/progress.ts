@@ -23,14 +23,15 @@ const MAX_AMR = 4;
 const MAX_LINK = 1300;
 
 function proofOf(s: SignInStep, p: SignInProgress, step: ProgressStep): string {
-  return createHmac("sha256", s.c.csrfKey).update(`${s.details.uid}\nsign-in\n${step}\n${p.userId}\n${p.amr.join(" ")}\n${p.link ?? ""}`).digest("base64url");
+  return createHmac("sha256", s.c.csrfKey).update(`${s.details.uid}\nsign-in\n${step}\n${p.userId}\n${p.amr.join(" ")}\n${p.link ?? ""}\n${p.first ?? ""}`).digest("base64url");
 }
 
 /** The hidden fields of a step's form: the form token, the progress and its proof. */
 export function progressFields(s: SignInStep, p: SignInProgress, step: ProgressStep): string {
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
   const link = p.link ? hidden("link", p.link) : "";
-  return hidden("csrf", s.csrf) + hidden("user", p.userId) + hidden("amr", p.amr.join(" ")) + link + hidden("proof", proofOf(s, p, step));
+  const first = p.first !== undefined ? hidden("first", String(p.first)) : "";
+  return hidden("csrf", s.csrf) + hidden("user", p.userId) + hidden("amr", p.amr.join(" ")) + link + first + hidden("proof", proofOf(s, p, step));
 }
 
 /** The progress a posted form of `step` carries, when its proof holds. */
@@ -38,8 +39,9 @@ export function progressOf(s: SignInStep, form: Record<string, string>, step: Pr
   const userId = (form.user ?? "").slice(0, 200);
   const amr = (form.amr ?? "").split(" ").filter(Boolean).slice(0, MAX_AMR);
   const link = (form.link ?? "").slice(0, MAX_LINK);
+  const first = /^\d{1,12}$/.test(form.first ?? "") ? Number(form.first) : undefined;
   if (!userId || amr.length === 0) return undefined;
-  const progress: SignInProgress = { userId, amr, ...(link && { link }) };
+  const progress: SignInProgress = { userId, amr, ...(link && { link }), ...(first !== undefined && { first }) };
   return sameToken(form.proof, proofOf(s, progress, step)) ? progress : undefined;
 }
 

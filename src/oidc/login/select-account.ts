@@ -5,8 +5,11 @@ import { buttonForm, errorBody, escapeHtml, forgotPasswordLink, hiddenField, lin
 import type { PromptStep } from "./context.js";
 import { finishLogin, knownAccountsOf } from "./finish.js";
 import { settingsOf, signInSettingsOf } from "./org-settings.js";
-import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
+import { secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
+import { firstFactors, hasSecondFactor } from "../../domain/user-factor/check-lifetimes.js";
 import type { KnownAccount } from "./known-accounts.js";
+import { SECOND_FACTOR_OUTLIVED } from "./policy.js";
+import { ssoStanding } from "./sso-standing.js";
 
 interface Choice {
   entry: KnownAccount;
@@ -52,23 +55,19 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const prompts = String(s.details.params.prompt ?? "").split(" ");
   const maxAge = s.details.params.max_age === undefined ? undefined : Number(s.details.params.max_age);
   const now = Math.floor(Date.now() / 1000);
-  const amr = chosen.entry.amr ?? ["pwd"];
+  const { entry } = chosen;
+  const amr = entry.amr ?? ["pwd"];
   // A sign-in the password proved counts for nothing once the password changed after it.
-  const outlived = amr.includes("pwd") && outlivedByPassword(amr, chosen.entry.authTime, await passwordChangedAt(s.c.db, s.c.instanceId, chosen.account.userId));
-  const fresh = !prompts.includes("login") && !outlived && (maxAge === undefined || now - chosen.entry.authTime <= maxAge);
+  const changed = amr.includes("pwd") && outlivedByPassword(amr, entry.authTime, await passwordChangedAt(s.c.db, s.c.instanceId, chosen.account.userId));
+  const standing = await ssoStanding({ db: s.c.db, instanceId: s.c.instanceId, loginSettings: s.c.guards.loginSettings }, chosen.account.userId, { amr, authTime: entry.authTime }, entry, now);
+  const fresh = !prompts.includes("login") && !changed && standing !== undefined && !standing.first && (maxAge === undefined || now - entry.authTime <= maxAge);
   if (fresh) {
-    const settings = await signInSettingsOf(s, chosen.account.orgId);
+    // The second factor is asked again once its check is older than the settings allow (or a request's acr_values ask for one).
     const user = await findUserRow(s.c.db, s.c.instanceId, chosen.account.userId);
     if (!user) return s.askLoginName(200, "");
-    const due = await secondFactorDue(s.c.db, user, settings, vouchedForElsewhere(amr));
-    const checked = secondFactorChecked(amr) && now - chosen.entry.authTime <= settings.secondFactorCheckLifetimeMs / 1000;
-    // The second factor is asked again (and the sign-in counts from then) once its check is older than the settings allow.
-    if ((due.ask || due.setUp) && !checked) {
-      // The first factor still counts; a passkey's sign-in (two in one) is asked for again as a whole.
-      const first = amr.filter((a) => a === "pwd" || a === "fed");
-      return first.length > 0 ? s.proceed({ userId: chosen.account.userId, amr: first }) : s.askLoginName(200, "");
-    }
-    return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: chosen.entry.authTime, amr });
+    const due = await secondFactorDue(s.c.db, user, await signInSettingsOf(s, chosen.account.orgId), vouchedForElsewhere(amr));
+    if (standing.second || ((due.ask || due.setUp) && !hasSecondFactor(amr))) return secondFactorAgain(s, chosen.account.userId, entry);
+    return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: entry.authTime, amr, ...(entry.secondAt !== undefined && { secondAt: entry.secondAt }) });
   }
   if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
   const loginName = signInName(chosen.account);
@@ -84,4 +83,30 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
       forgotPassword: forgotPasswordLink(s.base, loginName),
     }),
   );
+}
+
+/**
+ * An earlier sign-in of this browser whose first factor still counts, on to its second
+ * factor's step again: the sign-in keeps its first factor's time (the ID token's
+ * `auth_time`). A passkey's sign-in (two in one) is asked for again as a whole.
+ */
+function secondFactorAgain(s: PromptStep, accountId: string, entry: KnownAccount): Promise<void> {
+  const first = firstFactors(entry.amr ?? ["pwd"]);
+  return first.length > 0 ? s.proceed({ userId: accountId, amr: first, first: entry.authTime }) : s.askLoginName(200, "");
+}
+
+/**
+ * The first page of an interaction the provider opened only because the browser's second
+ * factor outlived its lifetime (policy.ts): the factor's step for the browser's account,
+ * whose first factor still counts. False when that is not the case (the login name page).
+ */
+export async function resumeSignIn(s: PromptStep): Promise<boolean> {
+  const { details } = s;
+  const accountId = details.session?.accountId;
+  const reasons = (details.prompt.reasons ?? []) as string[];
+  if (!accountId || details.prompt.name !== "login" || reasons.length !== 1 || reasons[0] !== SECOND_FACTOR_OUTLIVED) return false;
+  const entry = await knownAccountsOf(s.c).find(s.req.headers.cookie, accountId);
+  if (!entry) return false;
+  await secondFactorAgain(s, accountId, entry);
+  return true;
 }

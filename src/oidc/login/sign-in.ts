@@ -26,7 +26,8 @@ import { writePendingLink } from "./external/pending-link.js";
  * can skip a step. A right password clears the count of failed checks here, once no second
  * factor is to follow: else typing it again would give back the guesses at a code.
  */
-export async function continueSignIn(s: SignInStep, p: SignInProgress): Promise<void> {
+export async function continueSignIn(s: SignInStep, progress: SignInProgress): Promise<void> {
+  const p = progress.first === undefined ? { ...progress, first: Math.floor(Date.now() / 1000) } : progress;
   const user = await findUserRow(s.c.db, s.c.instanceId, p.userId);
   if (!user || user.state !== "active") return s.show(403, s.t.errorTitle, errorBody(user?.state === "locked" ? s.t.userLocked : s.t.loginExpired));
   const settings = await signInSettingsOf(s, user.org_id);
@@ -40,7 +41,7 @@ export async function continueSignIn(s: SignInStep, p: SignInProgress): Promise<
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) return askEmailCode(s, p, true);
   if (await passkeyOfferDue(s, user, settings, p)) return askPasskeyOffer(s, p);
   if (p.link && !(await writePendingLink(s, { ...p, link: p.link }))) return;
-  await finishLogin(s.req, s.res, s.c, p.userId, { amr: withMfa(p.amr) });
+  await finishLogin(s.req, s.res, s.c, p.userId, { amr: withMfa(p.amr), authTime: p.first });
 }
 
 /** `mfa` when two factors of different kinds were checked (a password or external login, and a code or key), or a passkey verified the person (two in one). */
