@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 data="$(mktemp -d)"
 port=18181
 log="$data/service.log"
-# Its own process group: npm does not pass SIGTERM on to the node process it starts.
+# Its own process group, so that the trap can end everything; SIGTERM goes to npm alone below,
+# as a process manager sends it (the start script execs node, so npm passes it on to the server).
 PLATFORM_DATA_DIR="$data" PLATFORM_PORT="$port" setsid npm start >"$log" 2>&1 &
 pid=$!
 trap 'kill -- -"$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
@@ -22,7 +23,7 @@ code="$(curl -s -o "$data/out.json" -w '%{http_code}' -X POST "http://localhost:
 cat "$data/out.json"; echo
 [ "$code" = 201 ] || { cat "$log"; echo "expected 201, got $code" >&2; exit 1; }
 [ "$(stat -c %a "$data/admin.pat")" = 600 ] || { echo "admin.pat is not mode 0600" >&2; exit 1; }
-kill -TERM -- -"$pid"
+kill -TERM "$pid"
 for _ in $(seq 1 20); do pgrep -g "$pid" >/dev/null || break; sleep 0.5; done
 if pgrep -g "$pid" >/dev/null; then echo "npm start did not stop on SIGTERM" >&2; exit 1; fi
 echo "smoke test passed"

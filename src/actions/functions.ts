@@ -109,7 +109,8 @@ export class ActionFunctions {
     if (reason === undefined) return answer;
     log.warn({ reason, interrupting: target.mode === "interrupt_on_error" }, "function target failed");
     if (target.mode !== "interrupt_on_error") return undefined;
-    const forwarded = !outcome.ok && outcome.error.rawMessage !== EXECUTION_FAILED;
+    // A relying party learns the target's own refusal, not how a target of the instance failed.
+    const forwarded = !outcome.ok && outcome.forwarded === true;
     throw new FunctionError(forwarded ? 403 : 502, forwarded ? outcome.error.rawMessage : EXECUTION_FAILED);
   }
 }

@@ -17,8 +17,8 @@ export interface CallableTarget {
 
 export type TargetOutcome =
   | { ok: true; status: number; body: Buffer }
-  /** `error` is what the caller may see; `reason` is for the log only; `status` when the target answered. */
-  | { ok: false; error: ConnectError; reason: string; status?: number };
+  /** `error` is what the caller may see; `reason` is for the log only; `status` when the target answered; `forwarded`: the error is the target's own (a 4xx it forwarded). */
+  | { ok: false; error: ConnectError; reason: string; status?: number; forwarded?: boolean };
 
 /**
  * HTTP statuses a target may forward to the caller, as the codes the gateway maps back to
@@ -41,7 +41,8 @@ export const EXECUTION_FAILED = "execution failed";
  * One call: POST the JSON body, signed, through the outbound client (its address rules,
  * no redirects, the size limit), bounded by the target's timeout. A 2xx answer whose body
  * forwards a 4xx status and message becomes that error for the caller; anything else that
- * is not a 2xx answer fails without telling the caller more than that it failed.
+ * is not a 2xx answer fails, saying which target and why in words an administrator can act
+ * on (never its URL, key or answer; the log has the details).
  */
 export async function callTarget(outbound: OutboundClient, target: CallableTarget, body: string): Promise<TargetOutcome> {
   let status: number;
@@ -54,17 +55,27 @@ export async function callTarget(outbound: OutboundClient, target: CallableTarge
       timeoutMs: target.timeoutMs,
     }));
   } catch (error) {
-    const reason = error instanceof OutboundError ? `${error.failure}: ${error.message}` : String(error);
-    return failed(reason);
+    if (!(error instanceof OutboundError)) return failedCall(target, "could not be called", String(error));
+    return failedCall(target, OUTBOUND_WHY[error.failure](error, target), `${error.failure}: ${error.message}`);
   }
-  if (status < 200 || status > 299) return { ...failed(`answered HTTP ${status}`), status };
+  if (status < 200 || status > 299) return { ...failedCall(target, `answered HTTP ${status}`, `answered HTTP ${status}`), status };
   const forwarded = forwardedError(answer);
-  if (forwarded) return { ok: false, error: forwarded, reason: `forwarded HTTP error: ${forwarded.rawMessage}`, status };
+  if (forwarded) return { ok: false, error: forwarded, reason: `forwarded HTTP error: ${forwarded.rawMessage}`, status, forwarded: true };
   return { ok: true, status, body: answer };
 }
 
-function failed(reason: string): TargetOutcome {
-  return { ok: false, error: new ConnectError(EXECUTION_FAILED, Code.FailedPrecondition), reason };
+/** Why a call did not get an answer, for the caller: the kind of failure, never the address. */
+const OUTBOUND_WHY: Record<OutboundError["failure"], (error: OutboundError, target: CallableTarget) => string> = {
+  refused: () => "has an internal address, which PLATFORM_OUTBOUND_ALLOW_PRIVATE does not allow",
+  timeout: (_, target) => `did not answer within its timeout of ${target.timeoutMs} ms`,
+  too_large: () => "answered more than the size limit allows",
+  invalid_url: () => "has a URL that cannot be called",
+  network: (error) => `could not be reached${error.code ? ` (${error.code})` : ""}`,
+};
+
+/** A failed call: the caller's error names the target and what went wrong; `reason` is the log's. */
+export function failedCall(target: Pick<CallableTarget, "id" | "name">, why: string, reason: string): Extract<TargetOutcome, { ok: false }> {
+  return { ok: false, error: new ConnectError(`${EXECUTION_FAILED}: target "${target.name}" (${target.id}) ${why}`, Code.FailedPrecondition), reason };
 }
 
 function forwardedError(answer: Buffer): ConnectError | undefined {

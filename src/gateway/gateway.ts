@@ -98,7 +98,8 @@ async function serve(
   res: NodeResponse,
   host: string,
 ) {
-  const body = !route.body ? undefined : route.rawBody ? await readRawBody(req, opts.maxBodyBytes) : await readJsonBody(req, opts.maxBodyBytes);
+  // An endpoint without a body still reads one that is sent, to refuse it (transcode-request.ts) rather than drop it.
+  const body = route.body ? (route.rawBody ? await readRawBody(req, opts.maxBodyBytes) : await readJsonBody(req, opts.maxBodyBytes)) : announcesBody(req) ? await readJsonBody(req, opts.maxBodyBytes) : undefined;
   if (body === TOO_LARGE) {
     sendStatus(res, 413, Code.ResourceExhausted, `the request body exceeds ${opts.maxBodyBytes} bytes`);
     return;
@@ -177,6 +178,8 @@ async function readRawBody(req: NodeRequest, limit: number): Promise<JsonValue |
   if (!(data instanceof Uint8Array)) return TOO_LARGE;
   return { contentType: req.headers["content-type"] ?? "", data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
 }
+
+const announcesBody = (req: NodeRequest) => (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
 
 async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue | undefined | typeof TOO_LARGE> {
   const type = req.headers["content-type"];

@@ -30,7 +30,13 @@ export function transcodeRequest(
     request = body;
   } else if (route.body !== "" && route.body !== "*" && body !== undefined) {
     const field = input.fields.find((f) => f.name === route.body)!;
+    if (isObject(body) && field.fieldKind === "message") refuseQueryFields(input, field.message, Object.keys(body));
     request[field.jsonName] = body;
+  } else if (route.body === "" && body !== undefined && !(isObject(body) && Object.keys(body).length === 0)) {
+    // A field sent in a body this endpoint does not read would be dropped without a word.
+    const named = isObject(body) ? Object.keys(body).filter((k) => findField(input, k)) : [];
+    const hint = named.length > 0 ? `: give ${named.join(", ")} as query parameters (?${named.map((k) => `${findField(input, k)!.jsonName}=…`).join("&")})` : "";
+    throw invalidArgument(`this endpoint takes no request body${hint}`);
   }
   for (const [path, value] of params) setPath(request, input, path.split("."), value, "path");
   if (route.body !== "*") {
@@ -49,6 +55,18 @@ export function transcodeRequest(
     throw invalidArgument("this endpoint takes its whole request in the body; query parameters are not allowed");
   }
   return request;
+}
+
+/**
+ * Fields of the request in a body that holds only one of its fields (`body: "user"`): the
+ * body's message has no such field, so the parser would say "unknown key"; this says where
+ * they go instead.
+ */
+function refuseQueryFields(input: DescMessage, bodyMessage: DescMessage, keys: string[]): void {
+  const misplaced = keys.filter((k) => !findField(bodyMessage, k) && findField(input, k));
+  if (misplaced.length === 0) return;
+  const names = misplaced.map((k) => findField(input, k)!.jsonName);
+  throw invalidArgument(`${names.join(", ")} ${names.length === 1 ? "is a query parameter" : "are query parameters"} of this endpoint, not a field of its body (?${names.map((n) => `${n}=…`).join("&")})`);
 }
 
 function setPath(target: JsonObject, message: DescMessage, path: string[], raw: string, from: "path" | "query") {

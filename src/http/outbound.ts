@@ -19,6 +19,8 @@ export class OutboundError extends Error {
   constructor(
     readonly failure: OutboundFailure,
     message: string,
+    /** The system's error code of a network failure (ECONNREFUSED, ENOTFOUND, …), when there is one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "OutboundError";
@@ -166,5 +168,6 @@ function asOutboundError(error: unknown, signal: AbortSignal, timeoutMs: number)
   if (signal.aborted) return new OutboundError("timeout", `no complete answer within ${timeoutMs} ms`);
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof OutboundError) return cause;
-  return new OutboundError("network", (error as Error).message ?? String(error));
+  const code = (error as { code?: unknown }).code;
+  return new OutboundError("network", (error as Error).message ?? String(error), typeof code === "string" ? code : undefined);
 }

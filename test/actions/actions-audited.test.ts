@@ -71,7 +71,7 @@ describe.each(DATABASE_KINDS)("PlatformActions under request and response execut
     await put({ request: { all: true } }, [broken]);
     await put({ response: { all: true } }, [brokenAfter]);
     // Elsewhere they interrupt, as configured.
-    expect(await createUser()).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "execution failed" });
+    expect(await createUser()).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: expect.stringMatching(new RegExp(`^execution failed: target "broken\\S+" \\(${broken}\\) answered HTTP 500$`)) });
 
     // The repair: both calls reach the targets (logged failures) and go through.
     const repaired = await put({ request: { all: true } }, [broken, brokenAfter]);

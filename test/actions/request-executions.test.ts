@@ -6,6 +6,7 @@ import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { verifySignature } from "../../src/actions/signature.js";
 import { PROTOCOLS, protocolClient, type Protocol } from "../support/clients.js";
+import { freePort } from "../support/child-service.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { setInstanceFlag } from "../support/features.js";
 import { okMessage } from "../support/results.js";
@@ -33,8 +34,9 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
 
   /** A target at the receiver's `/<name>`; returns its id and signing key. */
   async function target(name: string, kind: "restWebhook" | "restRequestResponse" = "restWebhook", extra: JsonObject = {}) {
-    const made = okMessage(await actions().call("CreateTarget", { target: { name: uniqueName(name), [kind]: { url: `${origin}/${name}` }, timeout: "5s", ...extra } }, server.adminToken));
-    return { id: made.details.id as string, key: made.signingKey as string };
+    const unique = uniqueName(name);
+    const made = okMessage(await actions().call("CreateTarget", { target: { name: unique, [kind]: { url: `${origin}/${name}` }, timeout: "5s", ...extra } }, server.adminToken));
+    return { id: made.details.id as string, key: made.signingKey as string, name: unique };
   }
 
   async function put(condition: JsonObject, targets: string[], includes: string[] = []) {
@@ -123,13 +125,21 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
 
     await put({ request: { method: CREATE_USER } }, [lenient.id, broken.id]);
     const refused = await createUser("rest", uniqueName("broken"));
-    expect(refused).toMatchObject({ ok: false, httpStatus: 400, message: "execution failed" });
+    // Which target failed and how, in the caller's error; never its answer, URL or key.
+    expect(refused).toMatchObject({ ok: false, httpStatus: 400, message: `execution failed: target "${broken.name}" (${broken.id}) answered HTTP 500` });
     expect(JSON.stringify(refused)).not.toContain("internal detail");
+    expect(JSON.stringify(refused)).not.toContain("127.0.0.1");
 
     await put({ request: { method: CREATE_USER } }, [slow.id]);
     const timedOut = await createUser("grpc", uniqueName("slow"));
     release();
-    expect(timedOut).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "execution failed" });
+    expect(timedOut).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: expect.stringMatching(/^execution failed: target "[^"]+" \(\S+\) did not answer within its timeout of \d+ ms$/) });
+
+    // A receiver that has stopped (the README's walk-through after Ctrl-C): the error says so.
+    const gone = uniqueName("gone");
+    const goneId = okMessage(await actions().call("CreateTarget", { target: { name: gone, restWebhook: { url: `http://127.0.0.1:${await freePort()}/gone` }, interruptOnError: true } }, server.adminToken)).details.id as string;
+    await put({ request: { method: CREATE_USER } }, [goneId]);
+    expect(await createUser("rest")).toMatchObject({ ok: false, httpStatus: 400, message: `execution failed: target "${gone}" (${goneId}) could not be reached (ECONNREFUSED)` });
   });
 
   it("calls the most specific execution only: method over service over all; includes after the targets, each target once", async () => {
@@ -201,13 +211,14 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
     receiver.answers.set("/rewrite", () => ({ json: { user: { username: "" } } }));
     expect(await createUser("grpc")).toMatchObject({ ok: false, code: Code.InvalidArgument });
     receiver.answers.set("/rewrite", () => ({ json: { user: { no_such_field: 1 } } }));
-    expect(await createUser("grpc")).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "execution failed" });
+    const notRequest = expect.stringMatching(/^execution failed: target "[^"]+" \(\S+\) answered with something that is not a platform\.resources\.user\.v3alpha\.CreateUserRequest in JSON$/);
+    expect(await createUser("grpc")).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: notRequest });
     receiver.answers.set("/rewrite", () => ({ raw: "not json" }));
-    expect(await createUser("rest")).toMatchObject({ ok: false, httpStatus: 400, message: "execution failed" });
+    expect(await createUser("rest")).toMatchObject({ ok: false, httpStatus: 400, message: notRequest });
     // Keys naming the prototype are unknown fields, as anywhere else: nothing is merged.
     for (const raw of ['{"__proto__":{"user":{"username":"proto"}}}', '{"user":{"__proto__":{"username":"proto"}}}', '{"constructor":{"prototype":{"username":"proto"}}}']) {
       receiver.answers.set("/rewrite", () => ({ raw }));
-      expect(await createUser("rest"), raw).toMatchObject({ ok: false, httpStatus: 400, message: "execution failed" });
+      expect(await createUser("rest"), raw).toMatchObject({ ok: false, httpStatus: 400, message: notRequest });
     }
     expect(({} as Record<string, unknown>).username).toBeUndefined();
     expect(await userNamed("proto")).toHaveLength(0);
@@ -319,7 +330,7 @@ describe("outbound safety for targets (pglite)", () => {
     const made = okMessage(await actions.call("CreateTarget", { target: { name: "loopback", restWebhook: { url: `${origin}/inside` }, interruptOnError: true } }, server.adminToken));
     okMessage(await actions.call("PutExecution", { execution: { condition: { request: { method: CREATE_USER } }, targets: [made.details.id] } }, server.adminToken));
     const result = await protocolClient(PlatformUsers, "grpc", server.baseUrl).call("CreateUser", { user: humanUser(uniqueName("inside")) }, server.adminToken);
-    expect(result).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "execution failed" });
+    expect(result).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: `execution failed: target "loopback" (${made.details.id}) has an internal address, which PLATFORM_OUTBOUND_ALLOW_PRIVATE does not allow` });
     expect(receiver.calls).toHaveLength(0);
   });
 });

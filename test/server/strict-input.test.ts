@@ -257,6 +257,31 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
       expect(await processed()).toBe(before + 1n);
     });
   });
+  describe("request fields in the wrong place over REST", () => {
+    const headers = () => ({ authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" });
+    const users = "/resources/v3alpha/users";
+
+    it("a body sent to an endpoint that reads none is 400 naming the query parameters, not dropped; an empty object is fine", async () => {
+      const created = await h1(`${server.baseUrl}${users}`, { method: "POST", headers: headers(), body: '{"username":"wrongplace","human":{"profile":{"givenName":"W","familyName":"P"},"email":{"address":"wrongplace@mail.example"}}}' });
+      expect(created.status, created.body).toBe(201);
+      const id = JSON.parse(created.body).details.id as string;
+      const resend = (body: string) => h1(`${server.baseUrl}${users}/${id}/email/_resend_code`, { method: "POST", headers: headers(), body });
+      const refused = await resend('{"returnCode":true}');
+      expect(refused.status, refused.body).toBe(400);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: Code.InvalidArgument, message: "this endpoint takes no request body: give returnCode as query parameters (?returnCode=…)" });
+      expect((await resend("{}")).status).toBe(200);
+      const asQuery = await h1(`${server.baseUrl}${users}/${id}/email/_resend_code?returnCode=true`, { method: "POST", headers: headers(), body: "" });
+      expect(asQuery.status, asQuery.body).toBe(200);
+      expect(JSON.parse(asQuery.body).code).toMatch(/^[A-Z0-9]{8}$/);
+    });
+
+    it("a field of the request inside a body that is one of its fields says it is a query parameter", async () => {
+      const res = await h1(`${server.baseUrl}${users}`, { method: "POST", headers: headers(), body: '{"username":"inbody","human":{"email":{"address":"inbody@mail.example"}},"returnCode":true}' });
+      expect(res.status, res.body).toBe(400);
+      expect(JSON.parse(res.body).message).toBe("returnCode is a query parameter of this endpoint, not a field of its body (?returnCode=…)");
+    });
+  });
+
   describe("JSON keys that name the prototype", () => {
     const polluted = () => ({}) as Record<string, unknown>;
     const bodies: [string, string][] = [

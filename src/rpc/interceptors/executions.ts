@@ -1,8 +1,8 @@
 import { clone, fromJson, toJson, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
+import type { Interceptor, UnaryRequest } from "@connectrpc/connect";
 import { PlatformActions } from "../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import type { ExecutionPlans } from "../../actions/plans.js";
-import { callTarget, EXECUTION_FAILED, type CallableTarget } from "../../actions/target-call.js";
+import { callTarget, failedCall, type CallableTarget } from "../../actions/target-call.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { OutboundClient } from "../../http/outbound.js";
 import type { Logger } from "../../log/logger.js";
@@ -98,7 +98,7 @@ async function run(deps: ExecutionDeps, log: Logger, guarded: boolean, target: C
     try {
       replaced = mergedWith(schema, message, outcome.body);
     } catch (error) {
-      failure = { ok: false, error: new ConnectError(EXECUTION_FAILED, Code.FailedPrecondition), reason: `the answer is not a ${schema.typeName} in JSON: ${(error as Error).message}` };
+      failure = failedCall(target, `answered with something that is not a ${schema.typeName} in JSON`, `the answer is not a ${schema.typeName} in JSON: ${(error as Error).message}`);
     }
   }
   const interrupting = target.mode === "interrupt_on_error" && !guarded;
