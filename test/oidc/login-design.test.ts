@@ -77,8 +77,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
   const loginSettings = async (settings: JsonObject, ctx?: JsonObject) =>
     ok(await protocolClient(PlatformLoginSettings, "grpc", base()).call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, server.adminToken));
 
-  async function person(opts: { orgId?: string; mustChange?: boolean } = {}) {
-    const name = uniqueName("ada");
+  async function person(opts: { orgId?: string; mustChange?: boolean; name?: string } = {}) {
+    const name = opts.name ?? uniqueName("ada");
     const id = await users.create(humanUser(name, { password: PASSWORD, ...(opts.mustChange && { passwordChangeRequired: true }) }, { givenName: "Ada", familyName: "Lovelace" }), opts.orgId ? { orgId: opts.orgId } : undefined);
     return { id, name };
   }
@@ -286,13 +286,17 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
         server.adminToken,
       ),
     );
-    const logo = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48" viewBox="0 0 160 48"><rect width="160" height="48" rx="10" fill="${fill}"/><circle cx="24" cy="24" r="12" fill="#ffffff"/></svg>`;
+    // A wordmark as a company would upload one (the README shows these pages): a mark and the name, in shapes.
+    const logo = (fill: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" width="168" height="48" viewBox="0 0 168 48"><path d="M24 4 44 44H34l-4-9H18l-4 9H4L24 4Zm0 14-4 9h8l-4-9Z" fill="${fill}"/>` +
+      `<text x="54" y="34" font-family="Georgia, 'DejaVu Serif', serif" font-size="28" font-weight="700" letter-spacing="2" fill="${fill}">ACME</text></svg>`;
     const urls: Record<string, string> = {};
     for (const [image, fill] of [["logo", "#0f766e"], ["logo_dark", "#5eead4"]] as const) {
       const set = ok(await branding.call("SetBrandingImage", { image, content: { contentType: "image/svg+xml", data: Buffer.from(logo(fill)).toString("base64") }, ctx: { orgId: org.id } }, server.adminToken));
       urls[image] = set.url as string;
     }
-    const { name } = await person({ orgId: org.id });
+    // A real-looking person: once per server, as each database kind has its own.
+    const { name } = await person({ orgId: org.id, name: "ada.lovelace" });
     const loginName = `${name}@${org.primary}`;
 
     const tab = await newPage();
