@@ -120,13 +120,13 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`sign-in in a real b
   }
 
   it("in the browser's language (German by Accept-Language)", async () => {
-    const result = await signIn({ locale: "de-DE", labels: { loginName: "Loginname", password: "Passwort", next: "Weiter", signIn: "Anmelden" } });
+    const result = await signIn({ locale: "de-DE", labels: { loginName: "Anmeldename", password: "Passwort", next: "Weiter", signIn: "Anmelden" } });
     expect(result.lang).toBe("de");
     expect(result.sub).toBe(result.userId);
   });
 
   it("in the language the application asks for (French by ui_locales), over the browser's", async () => {
-    const result = await signIn({ locale: "en-US", uiLocales: "fr-CA en", labels: { loginName: "Nom de connexion", password: "Mot de passe", next: "Suivant", signIn: "Se connecter" } });
+    const result = await signIn({ locale: "en-US", uiLocales: "fr-CA en", labels: { loginName: "Identifiant", password: "Mot de passe", next: "Suivant", signIn: "Se connecter" } });
     expect(result.lang).toBe("fr");
     expect(result.sub).toBe(result.userId);
   });

@@ -2,38 +2,38 @@ import type { MessageTexts } from "./texts.js";
 
 export const es: MessageTexts = {
   verify_email: {
-    subject: "Verifica tu dirección de correo electrónico para {{.OrgName}}",
+    subject: "Verifique su dirección de correo electrónico para {{.OrgName}}",
     body: `Hola, {{.DisplayName}}:
 
-Confirma que esta dirección de correo electrónico te pertenece. Tu código de verificación es:
+Confirme que esta dirección de correo electrónico le pertenece. Su código de verificación es:
 
 {{.Code}}
 
-También puedes abrir este enlace:
+También puede abrir este enlace:
 {{.URL}}
 
-El código es válido durante {{.ExpiresIn}}. Si no lo has solicitado, puedes ignorar este correo.
+El código es válido durante {{.ExpiresIn}}. Si no lo ha solicitado, puede ignorar este correo.
 
 {{.OrgName}}`,
   },
   verify_phone: {
-    body: "Hola, {{.DisplayName}}. Tu código de verificación de {{.OrgName}} es {{.Code}}. Es válido durante {{.ExpiresIn}}.",
+    body: "Hola, {{.DisplayName}}. Su código de verificación de {{.OrgName}} es {{.Code}}. Es válido durante {{.ExpiresIn}}.",
   },
   password_reset_sms: {
-    body: "{{.DisplayName}}, tu código de {{.OrgName}} para restablecer la contraseña es {{.Code}}, válido {{.ExpiresIn}}. ¿No lo pediste? Ignóralo.",
+    body: "{{.DisplayName}}, su código de {{.OrgName}} para restablecer la contraseña es {{.Code}}, válido {{.ExpiresIn}}. ¿No lo pidió? Ignórelo.",
   },
   password_reset: {
-    subject: "Restablece tu contraseña de {{.OrgName}}",
+    subject: "Restablezca su contraseña de {{.OrgName}}",
     body: `Hola, {{.DisplayName}}:
 
-Hemos recibido una solicitud para restablecer la contraseña de tu cuenta de {{.OrgName}}. Tu código es:
+Hemos recibido una solicitud para restablecer la contraseña de su cuenta de {{.OrgName}}. Su código es:
 
 {{.Code}}
 
-También puedes abrir este enlace para elegir una nueva contraseña:
+También puede abrir este enlace para elegir una nueva contraseña:
 {{.URL}}
 
-El código es válido durante {{.ExpiresIn}}. Si no has solicitado una nueva contraseña, ignora este correo: tu contraseña no cambiará.
+El código es válido durante {{.ExpiresIn}}. Si no ha solicitado una nueva contraseña, ignore este correo: su contraseña no cambiará.
 
 {{.OrgName}}`,
   },
@@ -41,36 +41,36 @@ El código es válido durante {{.ExpiresIn}}. Si no has solicitado una nueva con
     subject: "Invitación a {{.OrgName}}",
     body: `Hola, {{.DisplayName}}:
 
-Has recibido una invitación para unirte a {{.OrgName}}. Abre este enlace para elegir tu contraseña y activar tu cuenta:
+Ha recibido una invitación para unirse a {{.OrgName}}. Abra este enlace para elegir su contraseña y activar su cuenta:
 {{.URL}}
 
-El enlace es válido durante {{.ExpiresIn}}. Si no esperabas esta invitación, puedes ignorar este correo.
+El enlace es válido durante {{.ExpiresIn}}. Si no esperaba esta invitación, puede ignorar este correo.
 
 {{.OrgName}}`,
   },
   password_changed: {
-    subject: "Se ha cambiado la contraseña de tu cuenta de {{.OrgName}}",
+    subject: "Se ha cambiado la contraseña de su cuenta de {{.OrgName}}",
     body: `Hola, {{.DisplayName}}:
 
-Se acaba de cambiar la contraseña de tu cuenta de {{.OrgName}}. Si has sido tú, no tienes que hacer nada más.
+Se acaba de cambiar la contraseña de su cuenta de {{.OrgName}}. Si ha sido usted, no tiene que hacer nada más.
 
-Si no, restablece tu contraseña de inmediato y avisa a tu administrador.
+Si no, restablezca su contraseña de inmediato y avise a su administrador.
 
 {{.OrgName}}`,
   },
   otp_email: {
-    subject: "Tu código de inicio de sesión de {{.OrgName}}",
+    subject: "Su código de inicio de sesión de {{.OrgName}}",
     body: `Hola, {{.DisplayName}}:
 
-Tu código para iniciar sesión en {{.OrgName}} es:
+Su código para iniciar sesión en {{.OrgName}} es:
 
 {{.Code}}
 
-Es válido {{.ExpiresIn}}. Si no estás iniciando sesión ahora, puede que alguien conozca tu contraseña: cámbiala.
+Es válido {{.ExpiresIn}}. Si no está iniciando sesión ahora, puede que alguien conozca su contraseña: cámbiela.
 
 {{.OrgName}}`,
   },
   otp_sms: {
-    body: "{{.DisplayName}}, {{.Code}} es tu código de inicio de sesión de {{.OrgName}}, válido {{.ExpiresIn}}. ¿No eres tú? Cambia tu contraseña.",
+    body: "{{.DisplayName}}, {{.Code}} es su código de inicio de sesión de {{.OrgName}}, válido {{.ExpiresIn}}. ¿No es usted? Cambie su contraseña.",
   },
 };

@@ -12,7 +12,7 @@ Veuillez confirmer que cette adresse e-mail vous appartient. Votre code de véri
 Vous pouvez aussi ouvrir ce lien :
 {{.URL}}
 
-Ce code est valable {{.ExpiresIn}}. Si vous ne l’avez pas demandé, vous pouvez ignorer cet e-mail.
+Ce code est valable {{.ExpiresIn}}. Si vous ne l'avez pas demandé, vous pouvez ignorer cet e-mail.
 
 {{.OrgName}}`,
   },
@@ -33,7 +33,7 @@ Nous avons reçu une demande de réinitialisation du mot de passe de votre compt
 Vous pouvez aussi ouvrir ce lien pour choisir un nouveau mot de passe :
 {{.URL}}
 
-Ce code est valable {{.ExpiresIn}}. Si vous n’avez pas demandé de nouveau mot de passe, ignorez cet e-mail : votre mot de passe reste inchangé.
+Ce code est valable {{.ExpiresIn}}. Si vous n'avez pas demandé de nouveau mot de passe, ignorez cet e-mail : votre mot de passe reste inchangé.
 
 {{.OrgName}}`,
   },
@@ -44,7 +44,7 @@ Ce code est valable {{.ExpiresIn}}. Si vous n’avez pas demandé de nouveau mot
 Vous avez reçu une invitation à rejoindre {{.OrgName}}. Ouvrez ce lien pour choisir votre mot de passe et activer votre compte :
 {{.URL}}
 
-Ce lien est valable {{.ExpiresIn}}. Si vous n’attendiez pas cette invitation, vous pouvez ignorer cet e-mail.
+Ce lien est valable {{.ExpiresIn}}. Si vous n'attendiez pas cette invitation, vous pouvez ignorer cet e-mail.
 
 {{.OrgName}}`,
   },
@@ -52,7 +52,7 @@ Ce lien est valable {{.ExpiresIn}}. Si vous n’attendiez pas cette invitation, 
     subject: "Le mot de passe de votre compte {{.OrgName}} a été modifié",
     body: `Bonjour {{.DisplayName}},
 
-Le mot de passe de votre compte {{.OrgName}} vient d’être modifié. Si c’est vous, vous n’avez rien d’autre à faire.
+Le mot de passe de votre compte {{.OrgName}} vient d'être modifié. Si c'est vous, vous n'avez rien d'autre à faire.
 
 Sinon, réinitialisez votre mot de passe immédiatement et prévenez votre administrateur.
 

@@ -2,75 +2,75 @@ import type { MessageTexts } from "./texts.js";
 
 export const it: MessageTexts = {
   verify_email: {
-    subject: "Conferma il tuo indirizzo email per {{.OrgName}}",
-    body: `Ciao {{.DisplayName}},
+    subject: "Confermi il suo indirizzo email per {{.OrgName}}",
+    body: `Gentile {{.DisplayName}},
 
-conferma che questo indirizzo email è tuo. Il tuo codice di verifica è:
+confermi che questo indirizzo email è suo. Il suo codice di verifica è:
 
 {{.Code}}
 
-Puoi anche aprire questo link:
+Può anche aprire questo link:
 {{.URL}}
 
-Il codice è valido per {{.ExpiresIn}}. Se non l’hai richiesto, puoi ignorare questa email.
+Il codice è valido per {{.ExpiresIn}}. Se non l'ha richiesto, può ignorare questa email.
 
 {{.OrgName}}`,
   },
   verify_phone: {
-    body: "Ciao {{.DisplayName}}, il tuo codice di verifica {{.OrgName}} è {{.Code}}. È valido per {{.ExpiresIn}}.",
+    body: "Gentile {{.DisplayName}}, il suo codice di verifica {{.OrgName}} è {{.Code}}. È valido per {{.ExpiresIn}}.",
   },
   password_reset_sms: {
-    body: "{{.DisplayName}}, il tuo codice {{.OrgName}} per la nuova password è {{.Code}}, valido {{.ExpiresIn}}. Non richiesto? Ignoralo.",
+    body: "{{.DisplayName}}, il suo codice {{.OrgName}} per la nuova password è {{.Code}}, valido {{.ExpiresIn}}. Non richiesto? Lo ignori.",
   },
   password_reset: {
-    subject: "Reimposta la tua password di {{.OrgName}}",
-    body: `Ciao {{.DisplayName}},
+    subject: "Reimposti la sua password di {{.OrgName}}",
+    body: `Gentile {{.DisplayName}},
 
-abbiamo ricevuto una richiesta di reimpostazione della password del tuo account {{.OrgName}}. Il tuo codice è:
+abbiamo ricevuto una richiesta di reimpostazione della password del suo account {{.OrgName}}. Il suo codice è:
 
 {{.Code}}
 
-Puoi anche aprire questo link per scegliere una nuova password:
+Può anche aprire questo link per scegliere una nuova password:
 {{.URL}}
 
-Il codice è valido per {{.ExpiresIn}}. Se non hai richiesto una nuova password, ignora questa email: la tua password resta invariata.
+Il codice è valido per {{.ExpiresIn}}. Se non ha richiesto una nuova password, ignori questa email: la sua password resta invariata.
 
 {{.OrgName}}`,
   },
   invite: {
-    subject: "Invito a unirti a {{.OrgName}}",
-    body: `Ciao {{.DisplayName}},
+    subject: "Invito a unirsi a {{.OrgName}}",
+    body: `Gentile {{.DisplayName}},
 
-hai ricevuto un invito a unirti a {{.OrgName}}. Apri questo link per scegliere la tua password e attivare il tuo account:
+ha ricevuto un invito a unirsi a {{.OrgName}}. Apra questo link per scegliere la sua password e attivare il suo account:
 {{.URL}}
 
-Il link è valido per {{.ExpiresIn}}. Se non aspettavi questo invito, puoi ignorare questa email.
+Il link è valido per {{.ExpiresIn}}. Se non aspettava questo invito, può ignorare questa email.
 
 {{.OrgName}}`,
   },
   password_changed: {
-    subject: "La password del tuo account {{.OrgName}} è stata modificata",
-    body: `Ciao {{.DisplayName}},
+    subject: "La password del suo account {{.OrgName}} è stata modificata",
+    body: `Gentile {{.DisplayName}},
 
-la password del tuo account {{.OrgName}} è appena stata modificata. Se hai effettuato tu la modifica, non devi fare altro.
+la password del suo account {{.OrgName}} è appena stata modificata. Se ha effettuato lei la modifica, non deve fare altro.
 
-Altrimenti reimposta subito la password e avvisa il tuo amministratore.
+Altrimenti reimposti subito la password e avvisi il suo amministratore.
 
 {{.OrgName}}`,
   },
   otp_email: {
-    subject: "Il tuo codice di accesso a {{.OrgName}}",
-    body: `Ciao {{.DisplayName}},
+    subject: "Il suo codice di accesso a {{.OrgName}}",
+    body: `Gentile {{.DisplayName}},
 
-il tuo codice per accedere a {{.OrgName}} è:
+il suo codice per accedere a {{.OrgName}} è:
 
 {{.Code}}
 
-È valido {{.ExpiresIn}}. Se non stai accedendo in questo momento, qualcuno potrebbe conoscere la tua password: cambiala.
+È valido {{.ExpiresIn}}. Se non sta accedendo in questo momento, qualcuno potrebbe conoscere la sua password: la cambi.
 
 {{.OrgName}}`,
   },
   otp_sms: {
-    body: "{{.DisplayName}}, {{.Code}} è il tuo codice di accesso a {{.OrgName}}, valido {{.ExpiresIn}}. Non sei tu? Cambia la password.",
+    body: "{{.DisplayName}}, {{.Code}} è il suo codice di accesso a {{.OrgName}}, valido {{.ExpiresIn}}. Non è lei? Cambi la password.",
   },
 };

@@ -21,7 +21,7 @@ Czas ważności kodu: {{.ExpiresIn}}. Jeśli ta prośba nie pochodzi od Ciebie, 
     body: "Witaj {{.DisplayName}}, Twój kod weryfikacyjny {{.OrgName}} to {{.Code}}. Czas ważności: {{.ExpiresIn}}.",
   },
   password_reset_sms: {
-    body: "{{.DisplayName}}, Twój kod {{.OrgName}} do nowego hasła: {{.Code}}, ważny {{.ExpiresIn}}. Nie prosiłeś? Zignoruj to.",
+    body: "{{.DisplayName}}, Twój kod {{.OrgName}} do nowego hasła: {{.Code}}, ważny {{.ExpiresIn}}. To nie Ty? Zignoruj to.",
   },
   password_reset: {
     subject: "Resetowanie hasła w {{.OrgName}}",
@@ -61,7 +61,7 @@ Jeśli nie, natychmiast zresetuj hasło i powiadom swojego administratora.
   },
   otp_email: {
     subject: "Twój kod logowania do {{.OrgName}}",
-    body: `Dzień dobry {{.DisplayName}},
+    body: `Witaj {{.DisplayName}},
 
 Twój kod logowania do {{.OrgName}} to:
 

@@ -2,7 +2,12 @@ import type { SUPPORTED_LANGUAGES } from "../../../domain/settings/language.js";
 
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 
-/** Every text of the login pages; each language file has every key (the type checks it). */
+/**
+ * Every text of the login pages; each language file has every key (the type checks it).
+ * One register per language, the same in the message texts (src/notifications/texts):
+ * Sie, vous, usted, Lei, você, u; Polish imperative with the capitalised Ty forms;
+ * Japanese です/ます; Chinese 您 (test/oidc/login-texts.test.ts keeps it so).
+ */
 export interface Texts {
   signInTitle: string;
   loginName: string;
