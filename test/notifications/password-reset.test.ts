@@ -18,7 +18,7 @@ import { twilioSettings } from "../notification-providers/requests.js";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { humanUser, uniqueName } from "../users/helpers.js";
-import { Browser, alertText, formWith, type Page } from "../oidc/browser.js";
+import { Browser, alertText, formWith, parseForms, unescapeHtml, type Page } from "../oidc/browser.js";
 
 /**
  * Password reset and invitations end to end: ResetPassword and SetPassword's
@@ -245,10 +245,22 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     const b = new Browser(server.baseUrl);
     const unknown = await askReset(b, (await startSignIn(b)).page, name, `nobody-${name}`);
     const known = await askReset(b, (await startSignIn(b)).page, name, name);
-    const shape = (p: Page) => p.html.replace(/value="[^"]*"/g, 'value=""').replace(/\/ui\/login\/[^/"]+\//g, "/ui/login/UID/");
+    const shape = (p: Page) => p.html.replace(/value="[^"]*"/g, 'value=""').replace(/\/ui\/login\/[^/"]+(\/|")/g, "/ui/login/UID$1");
     expect([unknown.page.status, shape(unknown.page)]).toEqual([known.page.status, shape(known.page)]);
     expect(unknown.ms).toBeGreaterThanOrEqual(390);
     expect(known.ms).toBeGreaterThanOrEqual(390);
+
+    // The code has the focus (the new password comes after it); a way back to signing in.
+    expect(known.page.html).toMatch(/<input id="code"[^>]* autofocus/);
+    expect(known.page.html).not.toMatch(/<input id="password"[^>]* autofocus/);
+    expect(known.page.html).toMatch(new RegExp(`<a href="/ui/login/[^/"]+">${en.externalBack}</a>`));
+    // "Send a new code" on the code page asks again for the same login name (within the
+    // per-user interval it sends nothing, and says the same).
+    const resend = parseForms(known.page.html).find((f) => f.action.endsWith("/reset") && f.fields.loginName === name) ?? expect.fail(`no "send a new code" in ${known.page.html}`);
+    expect(known.page.html).toContain(`>${en.sendNewCode}</button>`);
+    const resent = await b.submit(resend, {}, known.page.url);
+    expect(resent.status).toBe(200);
+    expect(unescapeHtml(resent.html)).toContain(en.resetCodeSent);
 
     const code = codeIn((await until("the reset mail", () => resetMailsTo(email)[0])).mail.text);
     let page = await b.submit(formWith(known.page.html, "passwordConfirmation"), { code: "AAAAAAAA", password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD }, known.page.url);

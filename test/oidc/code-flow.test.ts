@@ -8,7 +8,7 @@ import { languageClient } from "../settings/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Users, createOrg, humanUser, ok, uniqueName } from "../users/helpers.js";
-import { Browser, alertText, formWith, htmlLang, parseForms, type Page } from "./browser.js";
+import { Browser, alertText, formWith, htmlLang, parseForms, unescapeHtml, type Page } from "./browser.js";
 
 /*
  * Black-box tests of the authorization endpoint with the login pages (src/oidc/login/), the
@@ -742,7 +742,18 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
         expect(html).toContain(`<title>${en.errorTitle}</title>`);
         expect(html).not.toContain("evil.example");
         expect(html).not.toMatch(/<script/i);
+        // A sentence for the person, what to do, and the provider's words for the developer under a disclosure.
+        const said = "client_id" in extra ? en.errorUnknownApp : extra.redirect_uri ? en.errorReturnAddress : en.errorBadRequest;
+        expect(alertText(html), JSON.stringify(extra)).toBe(said);
+        expect(unescapeHtml(html)).toContain(en.errorWhatNow);
+        expect(unescapeHtml(html)).toMatch(new RegExp(`<details class="muted"><summary>${en.errorForDevelopers}</summary><p><code>invalid_(client|redirect_uri|request)</code>`));
       }
+      // In the person's language, the technical words (English) only for the developer.
+      const s = await start(basicApp, { redirect_uri: "https://evil.example/cb", ui_locales: "de" });
+      const html = await (await fetch(s.url, { redirect: "manual" })).text();
+      expect(htmlLang(html)).toBe("de");
+      expect(alertText(html)).toBe(TEXTS.de.errorReturnAddress);
+      expect(html).toContain(`<summary>${TEXTS.de.errorForDevelopers}</summary>`);
     });
   });
 

@@ -244,9 +244,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
       await page.getByLabel(en.email).fill(`${username}@mail.example`);
       await page.getByLabel(en.username).fill(username);
       await page.getByLabel(en.password, { exact: true }).fill(PASSWORD);
-      await page.getByLabel(en.confirmPassword).fill(`${PASSWORD}x`);
+      await page.getByLabel(en.repeatPassword).fill(`${PASSWORD}x`);
       await page.getByRole("button", { name: en.registerButton }).click();
-      const confirmation = page.getByLabel(en.confirmPassword);
+      const confirmation = page.getByLabel(en.repeatPassword);
       await expect(confirmation.getAttribute("aria-invalid")).resolves.toBe("true");
       await expect(page.locator("#passwordConfirmation-error").innerText()).resolves.toBe(en.passwordsDiffer);
       await inspect("register-error", tab);
@@ -264,7 +264,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
   }, 120_000);
 
   it("a branded organization's pages: its colors in each mode, its logo and font, login names without the domain, no watermark", async () => {
-    const org = await createOrg(server, uniqueName("Teal"));
+    const orgName = uniqueName("Teal");
+    const org = await createOrg(server, orgName);
     const branding = protocolClient(PlatformBrandingSettings, "grpc", base());
     ok(
       await branding.call(
@@ -318,6 +319,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
       await page.goto(authorizeUrl({ scope: `openid urn:platform:iam:org:id:${org.id}` }));
       await page.getByLabel(en.loginName).waitFor();
       await expect(looks()).resolves.toMatchObject({ button: "rgb(15, 118, 110)", logo: { src: urls.logo, loaded: true }, watermark: false });
+      // The login is the organization's: its name is the logo's text, not the instance's.
+      await expect(page.locator("main .brand img").getAttribute("alt")).resolves.toBe(orgName);
       expect((await looks()).body).toMatch(/^Charter,/);
       await page.emulateMedia({ colorScheme: "dark" });
       // The picture switches to the dark logo once it has loaded.

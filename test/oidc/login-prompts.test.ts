@@ -238,11 +238,20 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
           const refused = await b.submit(form, { ...good, ...change }, page.url);
           expect(refused.status, JSON.stringify(change)).toBe(status);
           expect(alertText(refused.html)?.startsWith(text), `${JSON.stringify(change)}: ${alertText(refused.html)}`).toBe(true);
-          // What was typed stays, except the passwords.
+          // What was typed stays; the passwords too, unless the error is about them.
           const again = formWith(refused.html, "givenName");
           expect(again.fields.familyName).toBe("Clark");
-          expect(again.fields.password).toBe("");
+          const aboutPassword = text === en.passwordsDiffer || text === en.passwordPolicy;
+          expect(again.fields.password, JSON.stringify(change)).toBe(aboutPassword ? "" : PASSWORD);
+          expect(again.fields.passwordConfirmation).toBe(aboutPassword ? "" : PASSWORD);
         }
+        // The rules of the instance's password policy show under the field before anything is typed.
+        expect(page.html).toContain('aria-describedby="password-hint"');
+        expect(/id="password-hint">([^<]*)</.exec(page.html)?.[1]).toBe(en.passwordHint.replace("{rules}", "at least 8 characters, an uppercase letter, a lowercase letter, a number, and a symbol"));
+        expect(page.html).toContain(`<label for="passwordConfirmation">${en.repeatPassword}</label>`);
+        // A policy refusal says the rules it breaks, in the page's language.
+        const short = await b.submit(form, { ...good, password: "short", passwordConfirmation: "short" }, page.url);
+        expect(alertText(short.html)).toBe(`${en.passwordPolicy} ${en.passwordNeeds.replace("{rules}", "at least 8 characters, an uppercase letter, a number, and a symbol")}`);
         // A form without this interaction's token is refused.
         expect((await b.submit(form, { ...good, csrf: "forged" }, page.url)).status).toBe(403);
 

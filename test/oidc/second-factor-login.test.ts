@@ -164,6 +164,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const b = new Browser(base());
     let { s, page } = await signIn(b, name);
     expect(page.html).toContain(en.mfaTotpIntro);
+    // Whose account it asks about, and the way to another.
+    expect(page.html).toMatch(new RegExp(`<p class="account">${name}@[^<]+</p>`));
+    expect(page.html).toMatch(/<a href="\/ui\/login\/[^/"]+\/other">/);
     page = await b.submit(codeForm(page, "totp"), { code: wrongTotpCode(secret) }, page.url);
     expect([page.status, alertText(page.html)]).toEqual([400, en.codeInvalid]);
     const code = totpCode(secret, 1);
@@ -297,15 +300,22 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       expect(page.html).not.toMatch(/<img\b|<script\b/);
       const key = keyOn(page);
       expect(key).toMatch(/^[A-Z2-7]{32}$/);
-      page = await b.submit(formWith(page.html, "code"), { code: wrongTotpCode(key) }, page.url);
+      // A way back from the QR code to the choice of factors; choosing the app again shows a new key.
+      const back = parseForms(page.html).find((f) => f.fields.setup === "choose") ?? expect.fail(`no way back in ${page.html}`);
+      expect(page.html).toContain(`>${en.chooseAnotherWay}</button>`);
+      page = await b.submit(back, {}, page.url);
+      expect(page.html).toContain(en.mfaSetupIntro);
+      page = await b.submit(formWith(page.html, "setup"), {}, page.url);
+      const renewed = keyOn(page);
+      page = await b.submit(formWith(page.html, "code"), { code: wrongTotpCode(renewed) }, page.url);
       expect([page.status, alertText(page.html)]).toEqual([400, en.codeInvalid]);
-      expect(keyOn(page), "the same key again").toBe(key);
-      page = await b.submit(formWith(page.html, "code"), { code: totpCode(key) }, page.url);
+      expect(keyOn(page), "the same key again").toBe(renewed);
+      page = await b.submit(formWith(page.html, "code"), { code: totpCode(renewed) }, page.url);
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
 
       const next = new Browser(base());
       ({ s, page } = await signIn(next, name));
-      page = await next.submit(codeForm(page, "totp"), { code: totpCode(key, 1) }, page.url);
+      page = await next.submit(codeForm(page, "totp"), { code: totpCode(renewed, 1) }, page.url);
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: MFA });
     });
 
@@ -317,7 +327,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       let { s, page } = await signIn(b, name);
       expect(page.html).toContain(en.mfaSetupIntro);
       const skip = parseForms(page.html).find((f) => f.fields.setup === "skip") ?? expect.fail(`no skip button in ${page.html}`);
-      expect(page.html).toContain(en.skipForNow);
+      // Not one of the factors: a quiet way out that says for how long.
+      expect(page.html).toMatch(new RegExp(`<form class="quiet"[^>]*>.*?<button type="submit">${en.skipForNow}</button><p class="muted">${en.skipNote.replace("{when}", "in 1 hour")}</p></form>`));
+      expect(parseForms(page.html).filter((f) => f.fields.setup !== "skip").map((f) => f.fields.setup)).toEqual(["totp"]);
       page = await b.submit(skip, {}, page.url);
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: ["pwd"], acr: ACR_SFA });
 

@@ -117,3 +117,8 @@ export async function orgByIdOrDomain(db: Db, instanceId: string, by: { id: stri
     .where("d.domain", "=", by.domain.toLowerCase())
     .executeTakeFirst();
 }
+
+/** An organization's name, if the instance has it. */
+export async function orgName(db: Db, instanceId: string, id: string): Promise<string | undefined> {
+  return (await db.selectFrom("orgs").select("name").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst())?.name;
+}

@@ -4,7 +4,7 @@ import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import type { LoginContext } from "./context.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { errorBody } from "./render.js";
-import type { Texts } from "./texts/index.js";
+import type { Language, Texts } from "./texts/index.js";
 
 /** One request to a page a message links to, with what every such page works out first. */
 export interface CodePage {
@@ -12,6 +12,7 @@ export interface CodePage {
   res: NodeResponse;
   c: LoginContext;
   path: string;
+  lang: Language;
   t: Texts;
   /** The user and code of the link's query (GET), bounded. */
   asked: { user: string; code: string };

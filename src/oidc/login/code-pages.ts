@@ -30,6 +30,6 @@ export async function codePages(req: NodeRequest, res: NodeResponse, c: LoginCon
   const orgId = user?.org_id ?? (await defaultOrgOf(c.db, c.instanceId));
   // The person's own language first, as in the message that brought them here.
   const [lang, look] = await Promise.all([loginLanguage(c.db, { instanceId: c.instanceId, orgId }, user?.preferred_language ?? undefined, req.headers["accept-language"]), lookOf(c, { orgId })]);
-  await page({ req, res, c, path: url.pathname, t: TEXTS[lang], asked, show: (status, title, body) => sendPage(res, status, { lang, look }, () => [title, body]) });
+  await page({ req, res, c, path: url.pathname, lang, t: TEXTS[lang], asked, show: (status, title, body) => sendPage(res, status, { lang, look }, () => [title, body]) });
   return true;
 }

@@ -4,7 +4,7 @@ import { requestPasswordReset, setPasswordWithCode } from "../../domain/user/pas
 import type { PromptStep } from "./context.js";
 import { chosenPassword } from "./new-password.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { escapeHtml, fieldError, links, loginNameForm, type FormError } from "./render.js";
+import { buttonForm, escapeHtml, fieldError, hiddenField, links, loginNameForm, type FormError } from "./render.js";
 import { setPasswordForm } from "./set-password-page.js";
 import { userByLoginName } from "../../domain/user/login-names.js";
 
@@ -46,7 +46,7 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   const code = (form.code ?? "").slice(0, 64);
   const again = (status: number, error: FormError, keepCode = true) => s.show(status, t.resetPasswordTitle, codeForm(s, loginName, keepCode ? code : "", error));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return again(429, t.tooManyAttempts);
-  const chosen = await chosenPassword(c, t, form.password ?? "", form.passwordConfirmation);
+  const chosen = await chosenPassword(c, s, form.password ?? "", form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
   const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, chosen.hash)) : undefined;
@@ -54,6 +54,12 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   await s.proceed({ userId: user.id, amr: ["pwd"] });
 }
 
+/** The code and the new password, with a new code one button away and the way back to signing in. */
 function codeForm(s: PromptStep, loginName: string, code: string, error?: FormError): string {
-  return `<p role="status">${escapeHtml(s.t.resetCodeSent)}</p>` + setPasswordForm(s.t, { action: `${s.base}/resetcode`, code, hidden: { csrf: s.csrf, loginName }, ...(error && { error }) });
+  return (
+    `<p role="status">${escapeHtml(s.t.resetCodeSent)}</p>` +
+    setPasswordForm(s.t, { action: `${s.base}/resetcode`, code, hidden: { csrf: s.csrf, loginName }, ...(error && { error }) }) +
+    buttonForm(`${s.base}/reset`, hiddenField("csrf", s.csrf) + hiddenField("loginName", loginName), s.t.sendNewCode) +
+    links([[s.base, s.t.externalBack]])
+  );
 }

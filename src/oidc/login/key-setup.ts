@@ -4,13 +4,13 @@ import type { LoginSettings } from "../../domain/settings/login.js";
 import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import { usableFactors } from "../../domain/user-factor/queries.js";
 import { webAuthnAmr } from "../../domain/user-webauthn/factor.js";
-import { finishRegistration, startRegistration } from "../../domain/user-webauthn/registration.js";
+import { finishRegistration, removeWebAuthnKey, startRegistration } from "../../domain/user-webauthn/registration.js";
 import type { UserRow, WebAuthnKind } from "../../store/schema.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { signInSettingsOf } from "./org-settings.js";
 import { progressedUser, progressFields } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { buttonForm, errorBody, escapeHtml, hiddenField } from "./render.js";
+import { buttonForm, errorBody, escapeHtml, hiddenField, quietForm } from "./render.js";
 import type { Texts } from "./texts/index.js";
 import { webauthnCapability } from "./webauthn-capability.js";
 import { answerOf, keepChallenge, relyingPartyOf, takeChallenge, type RegistrationRecord } from "./webauthn-challenges.js";
@@ -19,10 +19,10 @@ import { webauthnForm } from "./webauthn-form.js";
 /**
  * Setting up a passkey or security key on the pages, with the registration of the
  * PlatformUsers API (domain/user-webauthn/registration.ts):
- * - offered after a password sign-in (`/passkeyoffer`): where passkeys may sign in alone
- *   (`passwordless_type`), to a person without one whose browser has an authenticator of its
- *   own (webauthn-capability.ts), once every factor the sign-in needs is checked: "Set up a
- *   passkey" or "Not now". "Not now" is remembered on the user
+ * - offered after a password sign-in: where passkeys may sign in alone (`passwordless_type`),
+ *   to a person without one whose browser has an authenticator of its own
+ *   (webauthn-capability.ts), once every factor the sign-in needs is checked: the registration
+ *   page itself, with "Not now" (`/passkeyoffer`). "Not now" is remembered on the user
  *   (`passkey_prompt_skipped_at`) for the organization's `mfa_init_skip_lifetime`, the
  *   lifetime the settings give any put-off set-up (30 days by default; with 0, for this
  *   sign-in only), so the offer does not come back at every sign-in;
@@ -51,15 +51,7 @@ export async function passkeyOfferDue(s: Pick<SignInStep, "c" | "req">, user: Us
   return !(await usableFactors(c.db, user)).passkey;
 }
 
-export function askPasskeyOffer(s: SignInStep, p: SignInProgress, status = 200, error?: string): void {
-  const { t } = s;
-  const button = (choice: string, label: string) => buttonForm(`${s.base}/passkeyoffer`, progressFields(s, p, "passkeyoffer") + hiddenField("choice", choice), label);
-  // "Set up" is a plain form: the registration page that follows explains when the browser cannot.
-  const setUp = `<form method="post" action="${escapeHtml(`${s.base}/passkeyoffer`)}">${progressFields(s, p, "passkeyoffer")}${hiddenField("choice", "setup")}<button type="submit">${escapeHtml(t.setUpPasskey)}</button></form>`;
-  s.show(status, t.passkeyOfferTitle, (error ? errorBody(error) : "") + `<p>${escapeHtml(t.passkeyOfferIntro)}</p>${setUp}${button("skip", t.notNow)}`);
-}
-
-/** "Set up a passkey" or "Not now"; either way the sign-in then goes on. */
+/** "Not now" (the offer's one button besides setting up); the sign-in then goes on. */
 export async function passkeyOfferSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
   const { c, t } = s;
   const at = await progressedUser(s, form, "passkeyoffer");
@@ -67,12 +59,16 @@ export async function passkeyOfferSubmit(s: PromptStep, form: Record<string, str
   const { p, user } = at;
   const settings = await signInSettingsOf(s, user.org_id);
   if (!(await passkeyOfferDue(s, user, settings, p, false))) return s.proceed(p);
-  if (form.choice === "skip") {
-    await c.db.updateTable("users").set({ passkey_prompt_skipped_at: new Date() }).where("instance_id", "=", c.instanceId).where("id", "=", user.id).execute();
-    return s.proceed({ ...p, passkeyOffered: true });
+  if (form.choice !== "skip") return askKeyRegistration(s, p, user, "passkey", false, 400, t.formExpired);
+  await c.db.updateTable("users").set({ passkey_prompt_skipped_at: new Date() }).where("instance_id", "=", c.instanceId).where("id", "=", user.id).execute();
+  // The offer started a registration: "Not now" leaves no pending passkey behind.
+  const kept = await takeChallenge(s, "register");
+  if (kept && kept.userId === user.id && kept.kind === "passkey") {
+    await c.transact((tx) => removeWebAuthnKey(tx, { instanceId: c.instanceId, userId: user.id }, user.id, "passkey", kept.keyId, undefined)).catch((e: unknown) => {
+      if (!(e instanceof DomainError)) throw e;
+    });
   }
-  if (form.choice === "setup") return askKeyRegistration(s, p, user, "passkey", false);
-  return askPasskeyOffer(s, p, 400, t.formExpired);
+  return s.proceed({ ...p, passkeyOffered: true });
 }
 
 const SETUP_INTRO: Record<WebAuthnKind, (t: Texts) => string> = { passkey: (t) => t.passkeyCreateIntro, u2f: (t) => t.securityKeyCreateIntro };
@@ -81,7 +77,9 @@ const KEY_NAME: Record<WebAuthnKind, (t: Texts) => string> = { passkey: (t) => t
 
 /**
  * Starts a registration of a `kind` credential for the person and shows its page, with the
- * way back: the other factors of a forced set-up, or "Not now" of the offer.
+ * way back: the other factors of a forced set-up, or "Not now" of the offer. The offer after a
+ * password sign-in is this page itself, one screen: why (`passkeyOfferIntro`), the button that
+ * makes the passkey, and "Not now".
  */
 export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user: UserRow, kind: WebAuthnKind, forced: boolean, status = 200, error?: string): Promise<void> {
   const { c, t } = s;
@@ -89,7 +87,7 @@ export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user:
   let started;
   try {
     started = await c.transact(async (tx) =>
-      startRegistration(tx, { instanceId: c.instanceId, userId: user.id }, user.id, kind, { domain: relyingPartyOf(c), rpName: s.look.name, attachment: undefined }),
+      startRegistration(tx, { instanceId: c.instanceId, userId: user.id }, user.id, kind, { domain: relyingPartyOf(c), rpName: s.look.instanceName, attachment: undefined }),
     );
   } catch (e) {
     // Served on a host that is no domain of the instance: no credential could be made for it.
@@ -99,11 +97,12 @@ export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user:
   await keepChallenge(s, "register", { userId: user.id, kind, keyId: started.id, forced });
   const back = forced
     ? buttonForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", "choose"), t.chooseAnotherWay)
-    : buttonForm(`${s.base}/passkeyoffer`, progressFields(s, p, "passkeyoffer") + hiddenField("choice", "skip"), t.notNow);
+    : quietForm(`${s.base}/passkeyoffer`, progressFields(s, p, "passkeyoffer") + hiddenField("choice", "skip"), t.notNow);
   s.show(
     status,
     title,
     (error ? errorBody(error) : "") +
+      (forced ? "" : `<p>${escapeHtml(t.passkeyOfferIntro)}</p>`) +
       `<p>${escapeHtml(SETUP_INTRO[kind](t))}</p>` +
       webauthnForm(t, { ceremony: "create", id: "key-setup", action: `${s.base}/keysetup`, hidden: progressFields(s, p, "keysetup"), options: started.options, button: SETUP_BUTTON[kind](t), explain: true }) +
       back,

@@ -11,7 +11,7 @@ import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { signInSettingsOf } from "./org-settings.js";
 import { progressedUser, progressFields } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
-import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
+import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, inDuration, quietForm, type FormError } from "./render.js";
 import { askSecondFactor, FACTOR_NAME } from "./second-factor.js";
 import { askKeyRegistration } from "./key-setup.js";
 import { webauthnCapability } from "./webauthn-capability.js";
@@ -41,7 +41,10 @@ export async function askMfaSetup(s: SignInStep, p: SignInProgress, user: UserRo
   const { t } = s;
   const button = (value: string, label: string) => buttonForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", value), label);
   const choices = offered(s, user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
-  const skip = settings.mfaInitSkipLifetimeMs > 0 ? button("skip", t.skipForNow) : "";
+  const skip =
+    settings.mfaInitSkipLifetimeMs > 0
+      ? quietForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", "skip"), t.skipForNow, t.skipNote.replace("{when}", inDuration(s.lang, settings.mfaInitSkipLifetimeMs)))
+      : "";
   const none = choices.length === 0 ? errorBody(t.mfaSetupImpossible) : "";
   s.show(status, t.mfaSetupTitle, (error ? errorBody(error) : "") + `<p>${escapeHtml(t.mfaSetupIntro)}</p>${none}${choices.join("")}${skip}`);
 }
@@ -63,7 +66,7 @@ async function askTotpCode(s: SignInStep, p: SignInProgress, uri: string, secret
       fields: [{ name: "code", label: t.code, autocomplete: "one-time-code", attrs: ' inputmode="numeric" pattern="[0-9 ]*"', autofocus: true }],
       submit: t.verify,
       ...(error && { error }),
-    }),
+    }) + buttonForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", "choose"), t.chooseAnotherWay),
   );
 }
 
@@ -91,14 +94,14 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
     const verified = await c.transact((tx) => verifyTotp(tx, actor, c.codes.box, user.id, form.code ?? "")).catch(ignoreDomainError);
     if (!verified) {
       const secret = c.codes.box.decrypt(pending.sealed_secret);
-      return askTotpCode(s, p, totpUri(secret, s.look.name, user.username), secret, 400, fieldError("code", t.codeInvalid));
+      return askTotpCode(s, p, totpUri(secret, s.look.instanceName, user.username), secret, 400, fieldError("code", t.codeInvalid));
     }
     return s.proceed({ ...p, amr: [...p.amr, "otp"] });
   }
   const factor = offered(s, user, settings).find((f) => f === setup);
   if (!factor) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
   if (factor === "totp") {
-    const issuer = s.look.name;
+    const issuer = s.look.instanceName;
     const added = await c.transact((tx) => addTotp(tx, actor, c.codes.box, user.id, issuer)).catch(ignoreDomainError);
     // A TOTP verified meanwhile (in another tab): the second-factor step asks for its code.
     if (!added) return s.proceed(p);

@@ -35,12 +35,12 @@ export function askNewPassword(s: SignInStep, p: SignInProgress, status = 200, e
 }
 
 export async function newPasswordSubmit(s: PromptStep, form: Record<string, string>): Promise<void> {
-  const { c, t } = s;
+  const { c } = s;
   const at = await progressedUser(s, form, "newpassword");
   if (!at) return;
   const { p, user } = at;
   if (!(await passwordChangeRequired(c.db, c.instanceId, user.id))) return s.proceed(p);
-  const chosen = await chosenPassword(c, t, form.newPassword ?? "", form.newPasswordConfirmation, ["newPassword", "newPasswordConfirmation"]);
+  const chosen = await chosenPassword(c, s, form.newPassword ?? "", form.newPasswordConfirmation, ["newPassword", "newPasswordConfirmation"]);
   if ("error" in chosen) return askNewPassword(s, p, 400, chosen.error);
   await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash: chosen.hash, changeRequired: false }));
   await s.proceed(p);

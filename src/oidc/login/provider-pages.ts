@@ -5,8 +5,15 @@ import { loginLanguage } from "./language.js";
 import { lookOf } from "./look.js";
 import { errorBody, escapeHtml, page, PRODUCT_NAME, type Frame } from "./render.js";
 import { PAGE_HEADERS } from "./send-page.js";
-import { TEXTS } from "./texts/index.js";
+import { TEXTS, type Texts } from "./texts/index.js";
 import { defaultOrgOf } from "../../domain/user/login-names.js";
+
+/** The errors the provider shows itself, in words for the person who sees them. */
+const PEOPLE_WORDS: Record<string, (t: Texts) => string> = {
+  invalid_client: (t) => t.errorUnknownApp,
+  unauthorized_client: (t) => t.errorUnknownApp,
+  invalid_redirect_uri: (t) => t.errorReturnAddress,
+};
 
 /**
  * The pages the provider renders itself (logout confirmation, signed out, errors it shows
@@ -25,7 +32,7 @@ export function providerPages(db: () => Db, instanceId: string) {
       return { lang, look };
     } catch {
       // An error page must show even when the database cannot say whose it is.
-      return { lang: "en", look: { branding: BUILT_IN_BRANDING, name: PRODUCT_NAME } };
+      return { lang: "en", look: { branding: BUILT_IN_BRANDING, name: PRODUCT_NAME, instanceName: PRODUCT_NAME } };
     }
   };
   const render = (ctx: KoaContextWithOIDC, frame: Frame, title: string, body: string) => {
@@ -45,11 +52,17 @@ export function providerPages(db: () => Db, instanceId: string) {
       const t = TEXTS[frame.lang];
       render(ctx, frame, t.signOutTitle, `<p role="status">${escapeHtml(t.signedOut)}</p>`);
     },
-    /** Errors that cannot go back to the client (no or unregistered redirect_uri) are shown here. */
+    /**
+     * Errors that cannot go back to the client (no or unregistered redirect_uri, an unknown
+     * client) are shown here: what happened and what to do in the person's language, and the
+     * provider's own words (English, for the application's developer) under a disclosure.
+     */
     async renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) {
       const frame = await frameOf(ctx);
       const t = TEXTS[frame.lang];
-      render(ctx, frame, t.errorTitle, `${errorBody(out.error_description ?? out.error)}<p class="muted"><code>${escapeHtml(out.error)}</code></p>`);
+      const said = PEOPLE_WORDS[out.error] ?? ((t: Texts) => t.errorBadRequest);
+      const technical = `<code>${escapeHtml(out.error)}</code>${out.error_description ? `: ${escapeHtml(out.error_description)}` : ""}`;
+      render(ctx, frame, t.errorTitle, `${errorBody(said(t))}<p>${escapeHtml(t.errorWhatNow)}</p><details class="muted"><summary>${escapeHtml(t.errorForDevelopers)}</summary><p>${technical}</p></details>`);
     },
   };
 }

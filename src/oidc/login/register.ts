@@ -1,4 +1,5 @@
-import { chosenPassword } from "./new-password.js";
+import { chosenPassword, passwordHint } from "./new-password.js";
+import { passwordPolicyOf } from "../../domain/user/passwords.js";
 import { DomainError } from "../../domain/errors.js";
 import { addUser } from "../../domain/user/commands.js";
 import { USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../../store/database.js";
@@ -14,6 +15,8 @@ interface Entered {
   familyName: string;
   email: string;
   loginName: string;
+  password?: string;
+  passwordConfirmation?: string;
 }
 
 // The user API's rules (proto/platform/resources/user/v3alpha/user.proto): names of 1 to
@@ -21,7 +24,15 @@ interface Entered {
 const USERNAME = /^[^\p{Z}\p{Cc}\u200B\uFEFF]{1,200}$/u;
 const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
 
-function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: FormError): string {
+/**
+ * The form, with what was typed kept; the passwords too, unless the error is about them (a
+ * taken username should not cost the person both passwords). The password's rules show under
+ * its field from the start.
+ */
+async function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: FormError): Promise<string> {
+  const aboutPassword = typeof error === "object" && (error.field === "password" || error.field === "passwordConfirmation");
+  const kept = (value: string | undefined) => (aboutPassword || !value ? {} : { value });
+  const hint = passwordHint(s, await passwordPolicyOf(s.c.db, s.c.instanceId));
   return form({
     action: `${s.base}/register`,
     hidden: hiddenField("csrf", s.csrf),
@@ -30,8 +41,8 @@ function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: FormErr
       { name: "familyName", label: t.familyName, type: "text", autocomplete: "family-name", value: entered.familyName },
       { name: "email", label: t.email, type: "email", autocomplete: "email", value: entered.email },
       { name: "loginName", label: t.username, type: "text", autocomplete: "username", value: entered.loginName, attrs: ' autocapitalize="none" spellcheck="false"' },
-      { name: "password", label: t.password, type: "password", autocomplete: "new-password" },
-      { name: "passwordConfirmation", label: t.confirmPassword, type: "password", autocomplete: "new-password" },
+      { name: "password", label: t.password, type: "password", autocomplete: "new-password", hint, ...kept(entered.password) },
+      { name: "passwordConfirmation", label: t.repeatPassword, type: "password", autocomplete: "new-password", ...kept(entered.passwordConfirmation) },
     ],
     submit: t.registerButton,
     ...(error && { error }),
@@ -51,7 +62,7 @@ async function allowed(s: PromptStep): Promise<string | undefined> {
 
 export async function registerPage(s: PromptStep): Promise<void> {
   if (!(await allowed(s))) return s.askLoginName(200, String(s.details.params.login_hint ?? ""), s.t.registerNotAllowed);
-  s.show(200, s.t.registerTitle, registerForm(s.t, s, { givenName: "", familyName: "", email: "", loginName: String(s.details.params.login_hint ?? "") }));
+  s.show(200, s.t.registerTitle, await registerForm(s.t, s, { givenName: "", familyName: "", email: "", loginName: String(s.details.params.login_hint ?? "") }));
 }
 
 /**
@@ -68,14 +79,16 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
     familyName: (form.familyName ?? "").trim().slice(0, 400),
     email: (form.email ?? "").trim().slice(0, 400),
     loginName: (form.loginName ?? "").trim().slice(0, 400),
+    password: (form.password ?? "").slice(0, 400),
+    passwordConfirmation: (form.passwordConfirmation ?? "").slice(0, 400),
   };
-  const again = (status: number, error: FormError) => s.show(status, t.registerTitle, registerForm(t, s, entered, error));
+  const again = async (status: number, error: FormError) => s.show(status, t.registerTitle, await registerForm(t, s, entered, error));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "register")) return again(429, t.tooManyAttempts);
   const nameOk = (name: string) => name !== "" && name.length <= 200;
   if (!nameOk(entered.givenName) || !nameOk(entered.familyName)) return again(400, fieldError(nameOk(entered.givenName) ? "familyName" : "givenName", t.registerInvalidName));
   if (entered.email.length > 254 || !EMAIL.test(entered.email)) return again(400, fieldError("email", t.registerInvalidEmail));
   if (!USERNAME.test(entered.loginName)) return again(400, fieldError("loginName", t.registerInvalidUsername));
-  const chosen = await chosenPassword(c, t, form.password ?? "", form.passwordConfirmation);
+  const chosen = await chosenPassword(c, s, form.password ?? "", form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const { hash } = chosen;
   let userId: string;

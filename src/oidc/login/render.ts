@@ -79,6 +79,8 @@ export interface Field {
   /** More attributes, e.g. ` inputmode="numeric"`. */
   attrs?: string;
   autofocus?: boolean;
+  /** What the field needs, under it before anything is typed (a new password's rules). */
+  hint?: string;
 }
 
 export const hiddenField = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
@@ -97,11 +99,13 @@ function formParts(fields: Field[], error: FormError | undefined): { summary: st
     .map((f) => {
       const invalid = bad?.field === f.name;
       const focus = bad ? invalid : f.autofocus;
+      const described = [...(invalid ? [`${f.name}-error`] : []), ...(f.hint ? [`${f.name}-hint`] : [])];
       return (
         `<div class="field"><label for="${f.name}">${escapeHtml(f.label)}</label>` +
         `<input id="${f.name}" name="${f.name}"${f.type ? ` type="${f.type}"` : ""} autocomplete="${f.autocomplete}"${f.attrs ?? ""} required${focus ? " autofocus" : ""}` +
-        `${f.value === undefined ? "" : ` value="${escapeHtml(f.value)}"`}${invalid ? ` aria-invalid="true" aria-describedby="${f.name}-error"` : ""}>` +
+        `${f.value === undefined ? "" : ` value="${escapeHtml(f.value)}"`}${invalid ? ' aria-invalid="true"' : ""}${described.length > 0 ? ` aria-describedby="${described.join(" ")}"` : ""}>` +
         (invalid ? `<p class="field-error" id="${f.name}-error">${escapeHtml(bad.message)}</p>` : "") +
+        (f.hint ? `<p class="hint muted" id="${f.name}-hint">${escapeHtml(f.hint)}</p>` : "") +
         "</div>"
       );
     })
@@ -129,6 +133,23 @@ export function form(f: FormSpec): string {
 /** A secondary action: a form of one button (a new code, another factor, skip). */
 export function buttonForm(action: string, hidden: string, label: string): string {
   return `<form class="alt" method="post" action="${escapeHtml(action)}">${hidden}<button type="submit">${escapeHtml(label)}</button></form>`;
+}
+
+/**
+ * A way out that is no choice among the others ("Skip for now", "Not now"): a form whose
+ * button reads as a link, and what choosing it means (`note`) right under it.
+ */
+export function quietForm(action: string, hidden: string, label: string, note?: string): string {
+  return `<form class="quiet" method="post" action="${escapeHtml(action)}">${hidden}<button type="submit">${escapeHtml(label)}</button>${note ? `<p class="muted">${escapeHtml(note)}</p>` : ""}</form>`;
+}
+
+/** A duration as the language says "in 7 days" (or hours, or minutes: the largest whole unit). */
+export function inDuration(lang: string, ms: number): string {
+  const format = new Intl.RelativeTimeFormat(lang, { numeric: "always" });
+  const days = Math.floor(ms / 86_400_000);
+  if (days >= 1) return format.format(days, "day");
+  const hours = Math.floor(ms / 3_600_000);
+  return hours >= 1 ? format.format(hours, "hour") : format.format(Math.max(1, Math.round(ms / 60_000)), "minute");
 }
 
 /** Links under a form ("Forgot password?", "Use another account", "Register"). */

@@ -16,6 +16,7 @@ import { usableFactors } from "../../domain/user-factor/queries.js";
 import { webauthnCapability } from "./webauthn-capability.js";
 import { answerOf, keepChallenge, relyingPartyOf, takeChallenge } from "./webauthn-challenges.js";
 import { webauthnForm } from "./webauthn-form.js";
+import { accountChip, otherAccountLink } from "./account-chip.js";
 
 /**
  * The second-factor step (`/mfa`): a code of one of the person's factors the login settings
@@ -98,7 +99,9 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
         submit: t.verify,
         ...(problem && { error: problem }),
       });
-  s.show(status, t.mfaTitle, main + resend + (others ? `<h2>${escapeHtml(t.mfaOtherWays)}</h2>${others}` : ""));
+  // A key the only way, in a browser that cannot use it here: say what can be done rather than leave a dead end.
+  const onlyKeys = choices.every(isKey) && !webauthnCapability(s.req) ? `<p class="muted">${escapeHtml(t.mfaOnlyKey)}</p>` : "";
+  s.show(status, t.mfaTitle, (await accountChip(s, user.id)) + main + resend + (others ? `<h2>${escapeHtml(t.mfaOtherWays)}</h2>${others}` : "") + onlyKeys + otherAccountLink(s));
 }
 
 /** A security key's or passkey's step: a new challenge for the person's keys, kept for this interaction, and the form that answers it. */

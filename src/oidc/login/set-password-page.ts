@@ -22,7 +22,7 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   if (!posted) return;
   const { userId, code } = posted;
   const again = (status: number, error: FormError, keepCode = true) => p.show(status, title, form(posted.form.user ?? "", keepCode ? code : "", error));
-  const chosen = await chosenPassword(c, t, posted.form.password ?? "", posted.form.passwordConfirmation);
+  const chosen = await chosenPassword(c, p, posted.form.password ?? "", posted.form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, chosen.hash)) : undefined;
   if (!set) return again(400, fieldError("code", t.codeInvalid), false);
@@ -37,8 +37,9 @@ export function setPasswordForm(t: Texts, f: { action: string; intro?: string; u
     hidden: Object.entries(hidden).map(([name, value]) => hiddenField(name, value)).join(""),
     ...(f.intro && { intro: `<p>${escapeHtml(f.intro)}</p>` }),
     fields: [
-      { name: "code", label: t.code, autocomplete: "one-time-code", value: f.code.slice(0, 64), attrs: ' autocapitalize="none" spellcheck="false"' },
-      { name: "password", label: t.newPassword, type: "password", autocomplete: "new-password", autofocus: true },
+      // The first empty field has the focus: the code, unless a message's link filled it in.
+      { name: "code", label: t.code, autocomplete: "one-time-code", value: f.code.slice(0, 64), attrs: ' autocapitalize="none" spellcheck="false"', autofocus: f.code === "" },
+      { name: "password", label: t.newPassword, type: "password", autocomplete: "new-password", autofocus: f.code !== "" },
       { name: "passwordConfirmation", label: t.confirmPassword, type: "password", autocomplete: "new-password" },
     ],
     submit: t.setPassword,

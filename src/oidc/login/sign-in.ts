@@ -9,7 +9,7 @@ import { signInSettingsOf } from "./org-settings.js";
 import { errorBody } from "./render.js";
 import { askSecondFactor, firstChoice } from "./second-factor.js";
 import { askNewPassword, passwordChangeRequired } from "./password-change-step.js";
-import { askPasskeyOffer, passkeyOfferDue } from "./key-setup.js";
+import { askKeyRegistration, passkeyOfferDue } from "./key-setup.js";
 import { writePendingLink } from "./external/pending-link.js";
 
 /**
@@ -39,7 +39,7 @@ export async function continueSignIn(s: SignInStep, progress: SignInProgress): P
   }
   if ((p.amr.includes("pwd") || p.amr.includes("user")) && (await passwordChangeRequired(s.c.db, s.c.instanceId, user.id))) return askNewPassword(s, p);
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) return askEmailCode(s, p, true);
-  if (await passkeyOfferDue(s, user, settings, p)) return askPasskeyOffer(s, p);
+  if (await passkeyOfferDue(s, user, settings, p)) return askKeyRegistration(s, p, user, "passkey", false);
   if (p.link && !(await writePendingLink(s, { ...p, link: p.link }))) return;
   await finishLogin(s.req, s.res, s.c, p.userId, { amr: withMfa(p.amr), authTime: p.first });
 }

@@ -57,16 +57,18 @@ const RULES =
   "label{display:block;margin-bottom:.375rem;font-weight:500}" +
   "input{display:block;width:100%;min-height:2.75rem;margin:0;padding:.5rem .75rem;font:inherit;color:var(--text);background:var(--card);border:1px solid var(--border);border-radius:.5rem}" +
   'input[aria-invalid="true"]{border:2px solid var(--warn)}' +
-  ".field-error{margin:.375rem 0 0;color:var(--warn);font-size:.875rem}" +
+  ".field-error{margin:.375rem 0 0;color:var(--warn);font-size:.875rem}.hint{margin:.375rem 0 0;font-size:.875rem}" +
   ".error{margin:0 0 1rem;padding:.75rem 1rem;background:var(--warn-bg);border-left:4px solid var(--warn-edge);border-radius:.375rem}" +
   "button{display:block;width:100%;min-height:2.75rem;margin:1.25rem 0 0;padding:.5rem 1rem;font:inherit;font-weight:600;color:var(--on-primary);background:var(--primary);border:1px solid var(--primary);border-radius:.5rem;cursor:pointer;overflow-wrap:anywhere}" +
   "button:hover{background:var(--primary-hover);border-color:var(--primary-hover)}" +
   ".alt button{margin-top:.75rem;font-weight:500;color:var(--text);background:transparent;border-color:var(--border)}.alt button:hover{background:var(--hover);border-color:var(--border)}" +
+  // A way out that is no choice among the others (skip, not now): it reads as a link, with a link's contrast and a button's target size.
+  ".quiet{margin-top:1rem;text-align:center}.quiet button{display:inline-block;width:auto;margin:0;padding:.5rem .75rem;font-weight:400;color:var(--link);background:transparent;border:0;text-decoration:underline;text-underline-offset:.2em}.quiet button:hover{background:transparent;text-decoration-thickness:2px}.quiet .muted{margin:0;font-size:.875rem}" +
   ".or{display:flex;align-items:center;gap:.75rem;margin:1.5rem 0 0;color:var(--muted);font-size:.875rem}.or::before,.or::after{content:\"\";flex:1;border-top:1px solid var(--edge)}" +
   "a{color:var(--link);text-underline-offset:.2em}a:hover{text-decoration-thickness:2px}" +
   ":focus-visible{outline:3px solid var(--focus);outline-offset:2px}" +
   ".links{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;margin-top:1.25rem}.links>:only-child{margin:0 auto}" +
-  ".muted{color:var(--muted)}" +
+  ".muted{color:var(--muted)}details{margin-top:1.25rem}summary{cursor:pointer}details p{overflow-wrap:anywhere}" +
   ".account{display:block;width:fit-content;max-width:100%;margin:0 auto;padding:.25rem .875rem;border:1px solid var(--edge);border-radius:999px;overflow-wrap:anywhere}" +
   ".qr{width:13rem;max-width:100%;margin:1rem auto 0;padding:.5rem;background:#fff;border-radius:.5rem}.qr svg{display:block;width:100%;height:auto}" +
   `code{font-family:${MONO};font-size:.9375em}` +

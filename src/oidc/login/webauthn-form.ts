@@ -19,6 +19,8 @@ export interface WebAuthnFormSpec {
   options: object;
   button: string;
   explain?: boolean;
+  /** A secondary action (the first page's passkey beside "Next"): one primary button per page. */
+  secondary?: boolean;
 }
 
 /** JSON inside a `<script>` element: nothing in it can end the element or open a comment. */
@@ -28,7 +30,7 @@ export function webauthnForm(t: Texts, f: WebAuthnFormSpec): string {
   const optionsId = `${f.id}-options`;
   return (
     `<script type="application/json" id="${optionsId}">${jsonForHtml(f.options)}</script>` +
-    `<form id="${f.id}" class="webauthn" method="post" action="${escapeHtml(f.action)}" data-webauthn="${f.ceremony}" data-webauthn-options="${optionsId}" data-webauthn-failed="${escapeHtml(t.webauthnFailed)}" hidden>` +
+    `<form id="${f.id}" class="webauthn${f.secondary ? " alt" : ""}" method="post" action="${escapeHtml(f.action)}" data-webauthn="${f.ceremony}" data-webauthn-options="${optionsId}" data-webauthn-failed="${escapeHtml(t.webauthnFailed)}" hidden>` +
     `${f.hidden}<input type="hidden" name="credential" value="">` +
     `<p class="error" role="alert" data-webauthn-error hidden></p>` +
     `<button type="submit">${escapeHtml(f.button)}</button></form>` +

@@ -136,4 +136,24 @@ export interface Texts {
   securedBy: string;
   /** The divider before other ways to sign in (identity providers, a passkey). */
   or: string;
+  /** Under "Skip for now" ({when}: "in 7 days", in the page's language). */
+  skipNote: string;
+  /** On the second factor's step when a key is the person's only way and the browser cannot use one. */
+  mfaOnlyKey: string;
+  /** A new password's rules: under its field before anything is typed, and after `passwordPolicy` when it breaks them ({rules}: the rules as a list). */
+  passwordHint: string;
+  passwordNeeds: string;
+  ruleMinLength: string;
+  ruleUppercase: string;
+  ruleLowercase: string;
+  ruleNumber: string;
+  ruleSymbol: string;
+  /** The second password field of registration (not a "new" password there). */
+  repeatPassword: string;
+  /** Errors the provider shows instead of going back to the application (provider-pages.ts): a sentence for people, the technical words below for its developer. */
+  errorUnknownApp: string;
+  errorReturnAddress: string;
+  errorBadRequest: string;
+  errorWhatNow: string;
+  errorForDevelopers: string;
 }
