@@ -26,6 +26,7 @@ import * as instanceHold from "./migrations/0025-instance-hold.js";
 import * as instanceHoldRaises from "./migrations/0026-instance-hold-raises.js";
 import * as queuedAppends from "./migrations/0027-queued-appends.js";
 import * as failedChecksOnUsers from "./migrations/0028-failed-checks-on-users.js";
+import * as consoleClient from "./migrations/0029-console-client.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   "0026-instance-hold-raises": instanceHoldRaises,
   "0027-queued-appends": queuedAppends,
   "0028-failed-checks-on-users": failedChecksOnUsers,
+  "0029-console-client": consoleClient,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

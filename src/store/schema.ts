@@ -72,6 +72,8 @@ export interface InstanceTable extends ProjectionColumns {
   password_policy: ColumnType<PasswordPolicyJson | null, string | null | undefined, string | null>;
   blocked: ColumnType<boolean, boolean | undefined, boolean>;
   audit_log_retention_ms: number | null;
+  /** The client_id of the instance's console application (migration 0029); null until provisioned. */
+  console_client_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export type InstanceRow = Selectable<InstanceTable>;
 

@@ -146,3 +146,9 @@ export async function searchInstances(db: Db, search: InstanceSearch) {
 function sortExpression(eb: ExpressionBuilder<Database, "instances">, sort: InstanceSortColumn) {
   return sort === "name" ? sql`${eb.ref("instances.name")} collate "C"` : eb.ref(`instances.${sort}`);
 }
+
+/** The client_id the console signs in with in this instance, once provisioned. */
+export async function consoleClientOf(db: Db, instanceId: string): Promise<string | undefined> {
+  const row = await db.selectFrom("instances").select("console_client_id").where("instance_id", "=", instanceId).where("id", "=", instanceId).executeTakeFirst();
+  return row?.console_client_id ?? undefined;
+}
