@@ -47,6 +47,7 @@ import { CODE_PAGE_PATHS } from "../oidc/login/code-links.js";
 import { createCors } from "./cors.js";
 import { TenantResolver } from "./tenant-resolver.js";
 import { brandingAssets } from "./branding-assets.js";
+import { consoleFiles } from "./console-files.js";
 import { hostAliases, requestAuthority } from "./host.js";
 
 export interface AppDeps {
@@ -132,6 +133,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   );
   const applyCors = createCors(config.corsOrigins);
   const assets = brandingAssets({ store, tenants });
+  const consoleApp = consoleFiles({ store, tenants, scheme: issuerScheme(config) });
 
   const fail = (res: NodeResponse, error: unknown) => {
     if (callerLeft(res)) {
@@ -182,6 +184,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     }
     oidc(req, res, host)
       .then((handled) => handled || assets(req, res, host))
+      .then((handled) => handled || consoleApp(req, res, host))
       .then((handled) => handled || gateway(req, res, host))
       .then(
         (handled) => {

@@ -2002,6 +2002,26 @@ const ROWS: Row[] = [
     expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   NF],
     request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
   },
+  {
+    service: MEMBERS, rpc: "ListMyPermissions", what: "without ctx (any authenticated caller, for itself)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: () => ({}),
+  },
+  {
+    service: MEMBERS, rpc: "ListMyPermissions", what: "with ctx.orgId of the organization acted in (any authenticated caller)",
+    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    request: (s) => ({ ctx: inOrgActedIn(s) }),
+  },
+  {
+    service: MEMBERS, rpc: "ListMyPermissions", what: "with ctx.system (system members only)",
+    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    request: () => ({ ctx: inSystem() }),
+  },
+  {
+    service: MEMBERS, rpc: "ListMyPermissions", what: "with ctx.orgId of no organization",
+    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   NF],
+    request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
+  },
 ];
 
 const HTTP_STATUS: Record<Outcome, number> = { ok: 0, denied: 403, unauth: 401, notfound: 404, failed: 400, invalid: 400 };

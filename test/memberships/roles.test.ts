@@ -100,6 +100,24 @@ describe.each(DATABASE_KINDS)("ListAvailableRoles (%s)", (kind) => {
     expect(Object.keys(await list(server.adminToken, { instanceId: other.instanceId })).sort()).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
   });
 
+  it.each(PROTOCOLS)("ListMyPermissions answers the caller's own permissions in the context, over %s", async (protocol) => {
+    const mine = async (token: string, ctx?: JsonObject) => ok(await caller(server, token, protocol)(MEMBERS, "ListMyPermissions", ctx ? { ctx } : {}));
+    // An ORG_OWNER of A: ORG_OWNER's permissions in A, none in B or in the instance itself; A among its organizations.
+    expect(await mine(ownerA, { orgId: a.id })).toMatchObject({ permissions: [...ORG_OWNER].sort(), orgIds: [a.id] });
+    expect((await mine(ownerA, { orgId: b.id })).permissions ?? []).toEqual([]);
+    expect((await mine(ownerA)).permissions ?? []).toEqual([]);
+    // An IAM_OWNER holds its permissions in the instance and in every organization of it.
+    const instance = (await mine(iamOwner)).permissions as string[];
+    expect(instance).toEqual(expect.arrayContaining([...IAM_OWNER_ALSO, ...ORG_OWNER]));
+    expect((await mine(iamOwner, { orgId: b.id })).permissions).toEqual(instance);
+    expect((await mine(iamOwner)).systemMember ?? false).toBe(false);
+    // A plain user holds nothing; the bootstrapped admin is a system member, with the system's permissions there.
+    expect((await mine(plain)).permissions ?? []).toEqual([]);
+    const admin = await mine(server.adminToken, { system: true });
+    expect(admin.systemMember).toBe(true);
+    expect(admin.permissions).toEqual(expect.arrayContaining(SYSTEM_ONLY));
+  });
+
   it.each(PROTOCOLS)("refuses what the caller may not name, over %s", async (protocol) => {
     const call = (token: string, req: JsonObject) => caller(server, token, protocol)(MEMBERS, "ListAvailableRoles", req);
     const cases: [string, string, JsonObject, Code, number][] = [

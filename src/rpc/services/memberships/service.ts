@@ -3,7 +3,8 @@ import { OwnerType } from "../../../../gen/platform/object/v3alpha/object_pb.js"
 import { MembershipFieldName, type MembershipSearchFilter } from "../../../../gen/platform/resources/membership/v3alpha/membership_pb.js";
 import { PlatformMemberships } from "../../../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
-import { ROLES } from "../../../domain/authz/roles.js";
+import { PERMISSIONS, ROLES } from "../../../domain/authz/roles.js";
+import { hasPermission, isSystemMember, type Scope } from "../../../domain/authz/principal.js";
 import { addMembership, changeMembershipRoles, removeMembership, type MembershipContext } from "../../../domain/membership/commands.js";
 import { searchMemberships, type MembershipFilter, type MembershipSearch, type MembershipSortColumn } from "../../../domain/membership/queries.js";
 import type { Store } from "../../../store/database.js";
@@ -87,6 +88,17 @@ export function membershipsService({ store, access }: { store: Pick<Store, "forR
           roles: m.roles,
         })),
         sortingColumn: req.sortingColumn,
+      };
+    },
+    listMyPermissions(_req, ctx) {
+      const principal = principalOf(ctx);
+      const where = contextOf(ctx);
+      const instanceId = tenantOf(ctx).id;
+      const scope: Scope = where.type === "system" ? { system: true } : { instanceId, ...(where.type === "org" && { orgId: where.id }) };
+      return {
+        permissions: [...PERMISSIONS].filter((p) => hasPermission(principal, p, scope)).sort(),
+        orgIds: [...new Set(principal.grants.filter((g) => g.contextType === "org" && principal.instanceId === instanceId).map((g) => g.contextId))].sort(),
+        systemMember: isSystemMember(principal),
       };
     },
     listAvailableRoles(_req, ctx) {

@@ -1,0 +1,43 @@
+import { Link, Outlet } from "@tanstack/react-router";
+import type { User } from "oidc-client-ts";
+import { Button } from "react-aria-components";
+import { usePermissions } from "../api/permissions";
+import type { Session } from "../auth/session";
+import { OrgSwitcher } from "./OrgSwitcher";
+
+/**
+ * Every page's frame: a skip link, the header (where the console acts, who is signed in,
+ * signing out), the navigation, and the page. Links keep the chosen organization.
+ */
+export function Layout({ session, user }: { session: Session; user: User }) {
+  const { may } = usePermissions();
+  const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="product">Console</span>
+        <OrgSwitcher instanceWide={may("org.read")} />
+        <span className="who">{name}</span>
+        <Button className="quiet" onPress={() => void session.signOut()}>
+          Sign out
+        </Button>
+      </header>
+      <div className="frame">
+        <nav className="side" aria-label="Console">
+          <Link to="/" search={(prev) => prev} activeOptions={{ exact: true, includeSearch: false }}>
+            Home
+          </Link>
+          <Link to="/organizations" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+            Organizations
+          </Link>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,35 @@
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from "@tanstack/react-router";
+import type { User } from "oidc-client-ts";
+import type { Session } from "./auth/session";
+import { Layout } from "./components/Layout";
+
+/**
+ * The console's pages, each loaded when first visited (the first page's JavaScript stays
+ * small). `?org=` is the context the console acts in (scope.tsx), kept by every link.
+ */
+interface RouterContext {
+  session: Session;
+  user: User;
+}
+
+const root = createRootRouteWithContext<RouterContext>()({
+  validateSearch: (search: Record<string, unknown>): { org?: string } => (typeof search.org === "string" && search.org ? { org: search.org } : {}),
+  component: function Root() {
+    const { session, user } = root.useRouteContext();
+    return <Layout session={session} user={user} />;
+  },
+});
+
+const home = createRoute({ getParentRoute: () => root, path: "/", component: lazyRouteComponent(() => import("./pages/Home"), "Home") });
+const organizations = createRoute({ getParentRoute: () => root, path: "/organizations", component: lazyRouteComponent(() => import("./pages/Organizations"), "Organizations") });
+const organization = createRoute({ getParentRoute: () => root, path: "/organizations/$orgId", component: lazyRouteComponent(() => import("./pages/Organization"), "Organization") });
+
+export function createConsoleRouter(context: RouterContext) {
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+}
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: ReturnType<typeof createConsoleRouter>;
+  }
+}
