@@ -43,5 +43,7 @@ export async function newPasswordSubmit(s: PromptStep, form: Record<string, stri
   const chosen = await chosenPassword(c, s, form.newPassword ?? "", form.newPasswordConfirmation, ["newPassword", "newPasswordConfirmation"]);
   if ("error" in chosen) return askNewPassword(s, p, 400, chosen.error);
   await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash: chosen.hash, changeRequired: false }));
-  await s.proceed(p);
+  // The new password is this sign-in's password check from now on: timed before the change,
+  // the sign-in would be one the change outlived (outlivedByPassword) and its code refused.
+  await s.proceed({ ...p, first: Math.floor(Date.now() / 1000) });
 }
