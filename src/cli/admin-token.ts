@@ -1,6 +1,8 @@
 import { rename, writeFile } from "node:fs/promises";
-import { ConfigError, loadConfig } from "../config/config.js";
-import { issueAdminToken } from "../domain/instance/bootstrap.js";
+import { ConfigError, loadConfig, resolveMasterKey } from "../config/config.js";
+import { HUMAN_ADMIN_USERNAME, issueAdminLink, issueAdminToken } from "../domain/instance/bootstrap.js";
+import { SecretBox } from "../crypto/encryption.js";
+import { verificationSettings } from "../server/verification-settings.js";
 import { DataDirInUse } from "../store/data-dir-lock.js";
 import { openDataDir } from "../store/data-dir.js";
 import { openStore } from "../store/database.js";
@@ -8,8 +10,10 @@ import { installOutbox } from "../actions/outbox.js";
 
 /**
  * `npm run admin-token`: a new personal access token for the bootstrapped administrator,
- * written to PLATFORM_ADMIN_PAT_PATH (mode 0600), valid for PLATFORM_BOOTSTRAP_PAT_EXPIRES.
- * For when the first one expired or was lost. It needs the database itself, not the API:
+ * written to PLATFORM_ADMIN_PAT_PATH (mode 0600), valid for PLATFORM_BOOTSTRAP_PAT_EXPIRES;
+ * and a new link for the first human administrator (an invitation, or a password reset once
+ * a password is set) that leads on to the console, written to PLATFORM_ADMIN_INVITE_PATH.
+ * For when the first ones expired or were lost. It needs the database itself, not the API:
  * whoever can read the database is the administrator anyway.
  */
 async function main(): Promise<number> {
@@ -30,11 +34,14 @@ async function main(): Promise<number> {
         process.stderr.write("no bootstrapped administrator in this database: start the service once first\n");
         return 1;
       }
-      // Never a half-written token file: write aside, then move into place.
-      const pending = `${config.adminPatPath}.${process.pid}.tmp`;
-      await writeFile(pending, issued.token + "\n", { mode: 0o600 });
-      await rename(pending, config.adminPatPath);
+      await writeAside(config.adminPatPath, issued.token);
       process.stderr.write(`wrote a new token for platform-admin to ${config.adminPatPath}, valid until ${expiresAt.toISOString()}\n`);
+      const link = await issueAdminLink(store.db, verificationSettings(config, new SecretBox(await resolveMasterKey(config))));
+      if (link) {
+        const url = new URL(link.path, config.externalUrl).href;
+        await writeAside(config.adminInvitePath, url);
+        process.stderr.write(`wrote a new sign-in link for ${HUMAN_ADMIN_USERNAME} (choose a password, then the console) to ${config.adminInvitePath}:\n${url}\n`);
+      }
       return 0;
     } finally {
       await store.close();
@@ -42,6 +49,13 @@ async function main(): Promise<number> {
   } finally {
     await dataDir?.release();
   }
+}
+
+/** Never a half-written file: written aside (mode 0600), then moved into place. */
+async function writeAside(path: string, secret: string): Promise<void> {
+  const pending = `${path}.${process.pid}.tmp`;
+  await writeFile(pending, secret + "\n", { mode: 0o600 });
+  await rename(pending, path);
 }
 
 main().then(

@@ -19,6 +19,10 @@ export interface Config {
   /** Unset only with PGlite, where resolveMasterKey generates one into the data dir. */
   masterKey: string | undefined;
   adminPatPath: string;
+  /** Where bootstrap writes the first human administrator's invitation link (PLATFORM_ADMIN_INVITE_PATH). */
+  adminInvitePath: string;
+  /** That administrator's email address (PLATFORM_ADMIN_EMAIL; admin@ the external host by default). */
+  adminEmail: string;
   workers: number;
   logLevel: string;
   tls: { certPath: string; keyPath: string } | undefined;
@@ -264,6 +268,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     masterKey,
     adminPatPath: env.PLATFORM_ADMIN_PAT_PATH || join(dataDir, "admin.pat"),
+    adminInvitePath: env.PLATFORM_ADMIN_INVITE_PATH || join(dataDir, "admin-invite.url"),
+    adminEmail: adminEmail(env.PLATFORM_ADMIN_EMAIL, externalUrl),
     workers,
     logLevel,
     tls: cert && key ? { certPath: cert, keyPath: key } : undefined,
@@ -438,4 +444,11 @@ function features(raw: string | undefined): FeatureSet {
     set[name] = value === "on";
   }
   return set;
+}
+
+/** The first human administrator's address: given, or admin@ the external host. */
+function adminEmail(given: string | undefined, externalUrl: URL): string {
+  const email = given?.trim() || `admin@${externalUrl.hostname.replace(/^\[|\]$/g, "")}`;
+  if (!/^[^\s@]{1,64}@[^\s@]{1,253}$/.test(email)) throw new ConfigError(`PLATFORM_ADMIN_EMAIL: "${email}" is not an email address`);
+  return email;
 }

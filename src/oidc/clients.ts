@@ -33,7 +33,7 @@ export const PARTY_METADATA = [
  * they sign is their authentication. An application's client_id wins over a machine user
  * named the same.
  */
-export function clientAdapter(db: Db, instanceId: string, parties: PartyLookups = { party: findParty, machine: machineParty }): OidcAdapter {
+export function clientAdapter(db: Db, instanceId: string, issuer: string, parties: PartyLookups = { party: findParty, machine: machineParty }): OidcAdapter {
   const refuse = async () => {
     throw new Error("clients are managed through PlatformApps and PlatformUsers");
   };
@@ -43,7 +43,7 @@ export function clientAdapter(db: Db, instanceId: string, parties: PartyLookups 
       const jwtBearer = isJwtBearerRequest();
       const party = jwtBearer ? await parties.machine(scopedDb(db), instanceId, { userId: id }) : await parties.party(scopedDb(db), instanceId, id);
       if (!party) return undefined;
-      if (party.kind === "app") return party.config.type === "oidc" ? appMetadata(party) : undefined;
+      if (party.kind === "app") return party.config.type === "oidc" ? appMetadata(party, issuer) : undefined;
       if (jwtBearer) return party.keys.length > 0 ? metadata(party, { grant_types: [JWT_BEARER], token_endpoint_auth_method: "none" }) : undefined;
       return party.secretHash ? metadata(party, { grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", client_secret: party.secretHash }) : undefined;
     },
@@ -70,8 +70,15 @@ function metadata(party: MachineParty, grant: Record<string, unknown>): OidcPayl
 
 const AUTH_METHOD = { basic: "client_secret_basic", post: "client_secret_post", none: "none", private_key_jwt: "private_key_jwt" } as const;
 
+/**
+ * A redirect URI that is a path (only the console's application has them:
+ * domain/instance/console-app.ts) is one on the issuer's own origin: on every domain of the
+ * instance, each its own issuer.
+ */
+const onIssuer = (issuer: string) => (uri: string) => (uri.startsWith("/") ? `${issuer}${uri}` : uri);
+
 /** An OpenID Connect application as the provider's client metadata (RFC 7591 names). */
-function appMetadata(app: AppParty): OidcPayload {
+function appMetadata(app: AppParty, issuer: string): OidcPayload {
   if (app.config.type !== "oidc") throw new Error("not an OpenID Connect application");
   const c = app.config.oidc;
   const customScheme = c.redirectUris.some((uri) => !/^https?:/i.test(uri));
@@ -80,8 +87,8 @@ function appMetadata(app: AppParty): OidcPayload {
     ...(app.secretHash && { client_secret: app.secretHash }),
     token_endpoint_auth_method: AUTH_METHOD[c.authMethod],
     ...(c.authMethod === "private_key_jwt" && { jwks: { keys: app.keys.map(publicJwk) } }),
-    redirect_uris: c.redirectUris,
-    post_logout_redirect_uris: c.postLogoutRedirectUris,
+    redirect_uris: c.redirectUris.map(onIssuer(issuer)),
+    post_logout_redirect_uris: c.postLogoutRedirectUris.map(onIssuer(issuer)),
     response_types: c.responseTypes,
     grant_types: c.grantTypes.map((g) => (g === "token_exchange" ? TOKEN_EXCHANGE : g)),
     // Development mode allows http anywhere (oidc-rules.ts): as a web client, unless a

@@ -65,7 +65,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   const { instanceId, keys, settings } = deps;
   const db = () => scopedDb(deps.db);
   const Payloads = payloadAdapters(db, instanceId, deps.access);
-  const clients = clientAdapter(deps.db, instanceId, deps.lookups);
+  const clients = clientAdapter(deps.db, instanceId, issuer, deps.lookups);
   const pages = providerPages(db, instanceId);
   // The accounts signed in on a browser (login/known-accounts.ts), keyed like the login pages'.
   const known = new KnownAccounts(db, instanceId, knownAccountsKey(deps.box.derive(`login-forms:${instanceId}`)), settings.refreshTokenTtlS);

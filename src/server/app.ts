@@ -1,4 +1,5 @@
 import { WindowLimiter } from "../http/window-limiter.js";
+import { verificationSettings } from "./verification-settings.js";
 import { createRegistry, type DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, createConnectRouter, createContextValues } from "@connectrpc/connect";
 import { createAsyncIterable, validateUniversalHandlerOptions, type UniversalHandler } from "@connectrpc/connect/protocol";
@@ -43,7 +44,6 @@ import { ExecutionPlans } from "../actions/plans.js";
 import { OutboundClient } from "../http/outbound.js";
 import { DnsLookups } from "../dns/lookups.js";
 import { ProviderSender } from "../notifications/providers/sender.js";
-import { CODE_PAGE_PATHS } from "../oidc/login/code-links.js";
 import { createCors } from "./cors.js";
 import { TenantResolver } from "./tenant-resolver.js";
 import { brandingAssets } from "./branding-assets.js";
@@ -95,7 +95,7 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     allowPrivate: config.outbound.allowPrivate,
     outboundTimeoutMs: config.outbound.timeoutMs,
   });
-  const verification = { box, codeTtlMs: config.notifications.codeTtlMs, messageMaxAgeMs: config.notifications.maxAgeMs, resetIntervalMs: config.notifications.resetIntervalMs, paths: CODE_PAGE_PATHS };
+  const verification = verificationSettings(config, box);
   const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
   const executions = { store, plans, outbound, flags, logger };
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });

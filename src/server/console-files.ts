@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
-import { extname, join } from "node:path";
+import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { consoleClientOf } from "../domain/instance/queries.js";
 import { notFound, resourceExhausted } from "../domain/errors.js";
@@ -44,10 +44,15 @@ interface Built {
   assets: Map<string, ImmutableFile>;
 }
 
-/** Where the build is: beside the compiled service (dist/src/server → dist/console), or under dist/ when the service runs from its sources (tests). */
+/**
+ * Where the build is: beside the compiled service (dist/src/server → dist/console), or under
+ * dist/ when the service runs from its sources (tests), whose ../../console is the console's
+ * source folder, not a build.
+ */
 function builtDir(): string | undefined {
-  const here = fileURLToPath(new URL(".", import.meta.url));
-  return [join(here, "..", "..", "console"), join(here, "..", "..", "dist", "console")].find((dir) => existsSync(join(dir, "index.html")));
+  const root = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
+  const dir = basename(root) === "dist" ? join(root, "console") : join(root, "dist", "console");
+  return existsSync(join(dir, "index.html")) ? dir : undefined;
 }
 
 function load(dir: string): Built {

@@ -2,7 +2,9 @@ import { access, link, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { resolveMasterKey, type Config } from "../config/config.js";
 import { SecretBox } from "../crypto/encryption.js";
-import { bootstrapFirstInstance } from "../domain/instance/bootstrap.js";
+import { bootstrapFirstInstance, HUMAN_ADMIN_USERNAME } from "../domain/instance/bootstrap.js";
+import { provisionMissingConsoleApps } from "../domain/instance/console-app.js";
+import { verificationSettings } from "./verification-settings.js";
 import type { Logger } from "../log/logger.js";
 import { openStore, type Store } from "../store/database.js";
 import { openDataDir } from "../store/data-dir.js";
@@ -56,7 +58,9 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
     }
     installOutbox();
-    await bootstrap(config, opened, logger);
+    await bootstrap(config, opened, logger, box);
+    const provisioned = await opened.db.transaction().execute((tx) => provisionMissingConsoleApps(tx, "system"));
+    if (provisioned > 0) logger.info({ instances: provisioned }, "gave instances created before the console its application");
     const access = new AccessEpoch();
     changes = watchAccessChanges(config, access, logger);
     const app = createApp({ config, store: opened, logger, box, access, telemetry: observed });
@@ -148,34 +152,48 @@ function notificationWorkerSettings(config: Config) {
  * failed write rolls the bootstrap back, and no crash leaves a database whose admin
  * token nobody has.
  */
-async function bootstrap(config: Config, store: Store, logger: Logger): Promise<void> {
+async function bootstrap(config: Config, store: Store, logger: Logger, box: SecretBox): Promise<void> {
   const patPath = config.adminPatPath;
+  const invitePath = config.adminInvitePath;
   const pending = `${patPath}.${process.pid}.tmp`;
+  const pendingInvite = `${invitePath}.${process.pid}.tmp`;
   let result;
+  let inviteUrl = "";
   try {
     result = await bootstrapFirstInstance(store.db, config.externalUrl.hostname, {
       patExpiresAt: new Date(Date.now() + config.bootstrapPatExpiresMs),
+      person: { email: config.adminEmail, invites: verificationSettings(config, box) },
       async beforeCreate() {
-        const exists = await access(patPath).then(() => true, () => false);
-        if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);
+        for (const path of [patPath, invitePath]) {
+          const exists = await access(path).then(() => true, () => false);
+          if (exists) throw new Error(`${path} exists but the database is empty: move the old file away and start again`);
+        }
       },
-      async beforeCommit(token) {
+      async beforeCommit(token, invite) {
+        inviteUrl = new URL(invite, config.externalUrl).href;
         await mkdir(dirname(patPath), { recursive: true });
+        await mkdir(dirname(invitePath), { recursive: true });
         await writeFile(pending, token + "\n", { mode: 0o600, flag: "wx" });
+        await writeFile(pendingInvite, inviteUrl + "\n", { mode: 0o600, flag: "wx" });
       },
     });
   } catch (error) {
     await rm(pending, { force: true });
+    await rm(pendingInvite, { force: true });
     throw error;
   }
   if (!result) return;
-  // link fails if the target exists: the token file is never overwritten. On failure the
-  // token stays in the pending file, which the error names.
-  await link(pending, patPath).catch((error: Error) => {
-    throw new Error(`bootstrapped, but could not write ${patPath} (${error.message}): the admin token is in ${pending}`);
-  });
-  await rm(pending);
-  logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath }, "bootstrapped the first instance");
+  // link fails if the target exists: the files are never overwritten. On failure the
+  // secret stays in the pending file, which the error names.
+  for (const [from, to, what] of [[pending, patPath, "the admin token"], [pendingInvite, invitePath, "the administrator's invitation"]] as const) {
+    await link(from, to).catch((error: Error) => {
+      throw new Error(`bootstrapped, but could not write ${to} (${error.message}): ${what} is in ${from}`);
+    });
+    await rm(from);
+  }
+  logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath, invitePath }, "bootstrapped the first instance");
+  // The person's way in, where whoever started the service looks first.
+  logger.info({ user: HUMAN_ADMIN_USERNAME, email: config.adminEmail }, `the first administrator signs in to the console after choosing a password at ${inviteUrl} (also in ${invitePath})`);
 }
 
 /**

@@ -1,16 +1,16 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as client from "openid-client";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformBrandingSettings } from "../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, createProject, oidc } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
+import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
@@ -18,7 +18,6 @@ import { totpCode } from "../users/totp.js";
 
 // The browser's globals in functions that page.evaluate runs in the page: this Node program's
 // types leave out the DOM library (its Blob, Headers, … would replace Node's everywhere).
-declare const window: any;
 declare const document: any;
 declare function getComputedStyle(element: unknown): any;
 
@@ -37,16 +36,7 @@ const PASSWORD = "Corr3ct-horse!";
 const APP = "Acme Portal";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "login");
-const SCHEMES = ["light", "dark"] as const;
 const WIDTHS = [1280, 375];
-/** Read once; injected through the DevTools protocol, which the pages' CSP (no script) does not govern. */
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-interface AxeViolation {
-  id: string;
-  impact?: string | null;
-  nodes: { target: unknown[] }[];
-}
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' design on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -88,50 +78,19 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
   }
 
   /** A page in a context of its own, collecting console errors; the relying party's callback answered here. */
-  async function newPage(context?: BrowserContext): Promise<{ page: Page; errors: string[] }> {
-    const page = await (context ?? (await browser.newContext({ locale: "en-US" }))).newPage();
-    const errors: string[] = [];
-    page.on("console", (m) => {
-      // Pages answered 4xx (a wrong password is a 401) are logged so; they are meant.
-      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) errors.push(m.text());
-    });
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.route(`${new URL(CB).origin}/**`, (route) => route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" }));
-    return { page, errors };
-  }
-
-  async function axeViolations(page: Page): Promise<string[]> {
-    if (!(await page.evaluate(() => "axe" in window))) {
-      const cdp = await page.context().newCDPSession(page);
-      await cdp.send("Runtime.evaluate", { expression: AXE });
-      await cdp.detach();
-    }
-    const violations = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe.run().then((r) => r.violations));
-    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  async function newPage(context?: BrowserContext): Promise<Tab> {
+    const tab = await openTab(browser, context);
+    await tab.page.route(`${new URL(CB).origin}/**`, (route) => route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" }));
+    return tab;
   }
 
   /**
    * The page as it stands: accessible in both modes, no sideways scrolling at 320 px, no
    * console error so far, the application's name under the heading when `app`; photographed.
    */
-  async function inspect(name: string, { page, errors }: { page: Page; errors: string[] }, app = true) {
-    await page.waitForLoadState("load");
-    for (const colorScheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme });
-      expect(await axeViolations(page), `${name} in ${colorScheme} mode`).toEqual([]);
-      if (photograph) {
-        for (const width of WIDTHS) {
-          await page.setViewportSize({ width, height: 800 });
-          await page.screenshot({ path: join(SHOTS, `${name}-${colorScheme}-${width}.png`), fullPage: true });
-        }
-      }
-    }
-    await page.setViewportSize({ width: 320, height: 640 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits 320 px`).toBeLessThanOrEqual(320);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.emulateMedia({ colorScheme: "light" });
-    expect(errors, `${name}: console errors`).toEqual([]);
-    if (app) await expect(page.locator("main .app").innerText()).resolves.toBe(en.appContext.replace("{app}", APP));
+  async function inspect(name: string, tab: Tab, app = true) {
+    await inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: WIDTHS, narrow: 320 });
+    if (app) await expect(tab.page.locator("main .app").innerText()).resolves.toBe(en.appContext.replace("{app}", APP));
   }
 
   it("signing in with a password and a second factor, choosing the account again, signing out", async () => {

@@ -130,12 +130,18 @@ describe("the PGlite data directory", () => {
     await service.stop();
   });
 
-  it("npm run admin-token issues a new admin token, refusing while the service runs", async () => {
+  it("npm run admin-token issues a new admin token and sign-in link, refusing while the service runs", async () => {
     const dataDir = join(root, "renew");
     const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_BOOTSTRAP_PAT_EXPIRES: "1h" };
     const service = await start(env);
     await waitReady(service);
     const first = (await readFile(join(dataDir, "admin.pat"), "utf8")).trim();
+    const invite = join(dataDir, "admin-invite.url");
+    const firstLink = new URL((await readFile(invite, "utf8")).trim());
+    expect(firstLink.pathname).toBe("/ui/login/invite");
+    expect([...firstLink.searchParams.keys()]).toEqual(["user", "code", "returnTo"]);
+    expect(firstLink.searchParams.get("returnTo")).toBe("/ui/console/");
+    expect((await stat(invite)).mode & 0o777).toBe(0o600);
 
     const cli = () => run(process.execPath, ["dist/src/cli/admin-token.js"], { env: { PATH: process.env.PATH ?? "", ...env } });
     const refused = await cli().then(() => undefined, (error: { code: number; stderr: string }) => error);
@@ -149,10 +155,24 @@ describe("the PGlite data directory", () => {
     expect(renewed).not.toBe(first);
     expect((await stat(join(dataDir, "admin.pat"))).mode & 0o777).toBe(0o600);
 
+    // The person's link is new as well: the old invitation's code is void, the new one sets a password.
+    expect(stderr).toContain("admin-invite.url");
+    const link = new URL((await readFile(invite, "utf8")).trim());
+    expect(link.searchParams.get("code")).not.toBe(firstLink.searchParams.get("code"));
+
     const again = await start(env);
     await waitReady(again);
     expect((await searchTargets(again, renewed)).status).toBe(200);
     expect((await searchTargets(again, "not-a-token-at-all-0123456789")).status).toBe(401);
+    const accept = (l: URL) =>
+      fetch(`${again.baseUrl}${l.pathname}?${new URLSearchParams({ user: l.searchParams.get("user")!, returnTo: "/ui/console/" })}`, {
+        method: "POST",
+        body: new URLSearchParams({ user: l.searchParams.get("user")!, code: l.searchParams.get("code")!, password: "Renewed-Pa55word!", passwordConfirmation: "Renewed-Pa55word!" }),
+      }).then(async (r) => [r.status, await r.text()] as const);
+    expect((await accept(firstLink))[0]).toBe(400);
+    const [status, page] = await accept(link);
+    expect(status).toBe(200);
+    expect(page).toContain('<a href="/ui/console/">Continue</a>');
     await again.stop();
   });
 });

@@ -10,7 +10,8 @@ import { OrgSwitcher } from "./OrgSwitcher";
  * signing out), the navigation, and the page. Links keep the chosen organization.
  */
 export function Layout({ session, user }: { session: Session; user: User }) {
-  const { may } = usePermissions();
+  const { may, orgIds } = usePermissions();
+  const administers = may("org.read") || orgIds.length > 0;
   const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
   return (
     <>
@@ -19,7 +20,7 @@ export function Layout({ session, user }: { session: Session; user: User }) {
       </a>
       <header className="top">
         <span className="product">Console</span>
-        <OrgSwitcher instanceWide={may("org.read")} />
+        {administers && <OrgSwitcher instanceWide={may("org.read")} />}
         <span className="who">{name}</span>
         <Button className="quiet" onPress={() => void session.signOut()}>
           Sign out
@@ -30,9 +31,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
           <Link to="/" search={(prev) => prev} activeOptions={{ exact: true, includeSearch: false }}>
             Home
           </Link>
-          <Link to="/organizations" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
-            Organizations
-          </Link>
+          {administers && (
+            <Link to="/organizations" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Organizations
+            </Link>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           <Outlet />

@@ -5,10 +5,11 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { projectRowForUpdate } from "../project/rows.js";
 import { AGGREGATE, appDetails, configOf, usesSecret, type ApiConfig, type AppConfig, type AppRow, type OidcConfig } from "./model.js";
+import { refuseConsoleChange } from "./console-guard.js";
 import { checkOidcConfig } from "./oidc-rules.js";
 
-function checkConfig(config: AppConfig): void {
-  if (config.type === "oidc") checkOidcConfig(config.oidc);
+function checkConfig(config: AppConfig, onIssuer = false): void {
+  if (config.type === "oidc") checkOidcConfig(config.oidc, onIssuer);
 }
 
 const stored = (config: AppConfig) => JSON.stringify(config.type === "oidc" ? config.oidc : config.api);
@@ -36,9 +37,9 @@ function secretFor(config: AppConfig): { secret?: string; hash: string | null } 
  * waits and takes the application with it). The client ID is random and public; the
  * secret, for BASIC and POST, is shown only in the answer.
  */
-export async function addApp(tx: Tx, actor: Actor, projectId: string, input: { name: string; config: AppConfig }) {
+export async function addApp(tx: Tx, actor: Actor, projectId: string, input: { name: string; config: AppConfig; redirectsOnIssuer?: boolean }) {
   const project = await projectRowForUpdate(tx, actor.instanceId, projectId, "share");
-  checkConfig(input.config);
+  checkConfig(input.config, input.redirectsOnIssuer);
   await ensureNameFree(tx, actor.instanceId, projectId, input.name);
   const id = newId();
   const clientId = randomAlphanumeric(24);
@@ -96,6 +97,7 @@ export interface AppPatch {
  */
 export async function patchApp(tx: Tx, actor: Actor, id: string, patch: AppPatch): Promise<{ details: ObjectDetails; clientSecret?: string }> {
   const current = await lockApp(tx, actor.instanceId, id);
+  await refuseConsoleChange(tx, actor.instanceId, { appId: id });
   const before = configOf(current);
   if (patch.oidc && before.type !== "oidc") throw failedPrecondition(`application ${id} is an API application: it has no OpenID Connect configuration`);
   if (patch.api && before.type !== "api") throw failedPrecondition(`application ${id} is an OpenID Connect application: it has no API configuration`);
@@ -119,6 +121,7 @@ export async function patchApp(tx: Tx, actor: Actor, id: string, patch: AppPatch
 
 export async function setAppState(tx: Tx, actor: Actor, id: string, state: "active" | "inactive"): Promise<ObjectDetails> {
   const current = await lockApp(tx, actor.instanceId, id);
+  await refuseConsoleChange(tx, actor.instanceId, { appId: id });
   if (current.state === state) throw failedPrecondition(`application ${id} is already ${state === "active" ? "active" : "deactivated"}`);
   return changeApp(tx, actor, current, { type: state === "active" ? "app.reactivated" : "app.deactivated", payload: {} }, { state });
 }
@@ -134,6 +137,7 @@ export async function regenerateAppSecret(tx: Tx, actor: Actor, id: string): Pro
 
 export async function removeApp(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await lockApp(tx, actor.instanceId, id);
+  await refuseConsoleChange(tx, actor.instanceId, { appId: id });
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "app.removed", payload: { name: current.name } }], actor.userId);
   await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", id).execute();
   await tx.deleteFrom("apps").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();

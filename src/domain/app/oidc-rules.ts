@@ -11,7 +11,9 @@ const SCRIPTING_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:",
  * or to a native app's loopback interface; another scheme only for native apps (their
  * private-use URI scheme, `com.example.app:/callback`).
  */
-function checkRedirectUri(field: string, uri: string, config: Pick<OidcConfig, "appType" | "devMode">): void {
+function checkRedirectUri(field: string, uri: string, config: Pick<OidcConfig, "appType" | "devMode">, onIssuer: boolean): void {
+  // A path on the issuer's origin: only the service's own console (instance/console-app.ts).
+  if (onIssuer && /^\/(?![\/\\])\S*$/.test(uri) && !uri.includes("#")) return;
   let url: URL;
   try {
     url = new URL(uri);
@@ -52,10 +54,13 @@ const PAIRS: { response: readonly OidcConfig["responseTypes"][number][]; grant: 
   { response: ["id_token", "id_token token"], grant: "implicit", names: ["ID_TOKEN or ID_TOKEN_TOKEN", "IMPLICIT"] },
 ];
 
-/** Refuses a configuration no client could use as declared (InvalidArgument naming both sides). */
-export function checkOidcConfig(config: OidcConfig): void {
-  config.redirectUris.forEach((uri) => checkRedirectUri("redirect_uris", uri, config));
-  config.postLogoutRedirectUris.forEach((uri) => checkRedirectUri("post_logout_redirect_uris", uri, config));
+/**
+ * Refuses a configuration no client could use as declared (InvalidArgument naming both
+ * sides). `onIssuer`: redirect URIs may be paths, resolved against each issuer (the console's).
+ */
+export function checkOidcConfig(config: OidcConfig, onIssuer = false): void {
+  config.redirectUris.forEach((uri) => checkRedirectUri("redirect_uris", uri, config, onIssuer));
+  config.postLogoutRedirectUris.forEach((uri) => checkRedirectUri("post_logout_redirect_uris", uri, config, onIssuer));
   config.additionalOrigins.forEach(checkOrigin);
   if (config.responseTypes.length === 0) throw invalidArgument("response_types: at least one response type is required");
   const hasResponse = (pair: (typeof PAIRS)[number]) => config.responseTypes.some((r) => pair.response.includes(r));

@@ -1,4 +1,5 @@
 import { appendEvents, createdBy, forgetInstance, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { provisionConsoleApp } from "./console-app.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";
 import type { InstanceRow, InstanceTable, PasswordPolicyJson } from "../../store/schema.js";
@@ -26,7 +27,7 @@ export function instanceDetails(row: Pick<InstanceRow, "id" | "sequence" | "chan
   return { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: { type: "system", id: "" } };
 }
 
-/** Creates an instance with its domains and its default organization. */
+/** Creates an instance with its domains, its default organization and the console's application there. */
 export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
   const domains = input.domains.map((d) => d.toLowerCase());
   if (new Set(domains).size !== domains.length) throw invalidArgument("domains must be distinct regardless of case");
@@ -59,6 +60,8 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
     .values(domains.map((domain, i) => ({ domain, instance_id: instanceId, is_primary: i === 0, created_at: appended.createdAt })))
     .execute();
   await addOrg(tx, { instanceId, userId: creator }, { id: orgId, name: input.defaultOrgName });
+  // Every instance has the console's application from its start, as ZITADEL's has its console.
+  await provisionConsoleApp(tx, { instanceId, userId: creator }, orgId);
   if (input.defaultLanguage) await setDefaultLanguage(tx, creator, instanceId, input.defaultLanguage);
   return { instanceId, orgId, details: instanceDetails({ id: instanceId, sequence: appended.sequence, change_date: appended.createdAt }) };
 }

@@ -1,3 +1,4 @@
+import { refuseConsoleChange } from "../app/console-guard.js";
 import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { OrgRow } from "../../store/schema.js";
@@ -100,6 +101,7 @@ async function refuseForDefault(tx: Tx, instanceId: string, id: string, what: st
   if (instance?.default_org_id === id) {
     throw failedPrecondition(`organization ${id} is the instance's default organization and cannot be ${what}; make another one the default first`);
   }
+  await refuseConsoleChange(tx, instanceId, { orgId: id });
 }
 
 async function ensureNameFree(tx: Tx, instanceId: string, name: string): Promise<void> {

@@ -2,6 +2,7 @@ import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { ProjectState } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
+import { refuseConsoleChange } from "../app/console-guard.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireActiveOrg } from "../existence.js";
 import { cascadeRoleRemoval } from "../grant/commands.js";
@@ -78,6 +79,7 @@ export async function patchProject(tx: Tx, actor: Actor, id: string, patch: Proj
 
 export async function setProjectState(tx: Tx, actor: Actor, id: string, state: ProjectState): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, id);
+  await refuseConsoleChange(tx, actor.instanceId, { projectId: id });
   if (current.state === state) throw failedPrecondition(`project ${id} is already ${state === "active" ? "active" : "deactivated"}`);
   return projectDetails(await changeProject(tx, actor, current, { type: state === "active" ? "project.reactivated" : "project.deactivated", payload: {} }, { state }));
 }
@@ -85,6 +87,7 @@ export async function setProjectState(tx: Tx, actor: Actor, id: string, state: P
 /** Removes a project with its roles, its applications and every user grant on it; one event stands for all of it. */
 export async function removeProject(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, id);
+  await refuseConsoleChange(tx, actor.instanceId, { projectId: id });
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "project.removed", payload: { name: current.name } }], actor.userId);
   await removeProjectsWhere(tx, actor.instanceId, "id", id);
   return projectDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });

@@ -16,3 +16,12 @@ export const CODE_PAGE_PATHS = {
   resetPassword: link(RESET_PASSWORD_PATH),
   acceptInvite: link(ACCEPT_INVITE_PATH),
 };
+
+/**
+ * Where a reset or invitation page leads once the password is set (`returnTo` in its link):
+ * a page of the administration console (server/console-files.ts) on this same origin, and
+ * nothing else, so that a link cannot send a person anywhere after they chose a password.
+ */
+export function onwardPath(value: string | null | undefined): string | undefined {
+  return value && value.length <= 500 && /^\/ui\/console\/(?![\/\\])[\w\-.~\/?=&%]*$/.test(value) && !value.includes("//") && !value.includes("..") ? value : undefined;
+}

@@ -14,13 +14,13 @@ export interface CodePage {
   path: string;
   lang: Language;
   t: Texts;
-  /** The user and code of the link's query (GET), bounded. */
-  asked: { user: string; code: string };
+  /** The user and code of the link's query (GET), bounded, and where to go on afterwards (code-links.ts onwardPath). */
+  asked: { user: string; code: string; returnTo?: string };
   show(status: number, title: string, body: string): void;
 }
 
 /** Where a code page's form posts: the page again, with the user in the query, so that the answer speaks the user's language too. */
-export const codePageAction = (path: string, userId: string) => `${path}?${new URLSearchParams({ user: userId.slice(0, 200) })}`;
+export const codePageAction = (path: string, userId: string, returnTo?: string) => `${path}?${new URLSearchParams({ user: userId.slice(0, 200), ...(returnTo && { returnTo }) })}`;
 
 /**
  * The posted form of a code page, once the address's budget allows another try (codes are

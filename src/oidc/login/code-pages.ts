@@ -1,6 +1,6 @@
 import { defaultOrgOf } from "../../domain/user/login-names.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { ACCEPT_INVITE_PATH, RESET_PASSWORD_PATH, VERIFY_EMAIL_PATH } from "./code-links.js";
+import { ACCEPT_INVITE_PATH, onwardPath, RESET_PASSWORD_PATH, VERIFY_EMAIL_PATH } from "./code-links.js";
 import type { CodePage } from "./code-page-form.js";
 import type { LoginContext } from "./context.js";
 import { loginLanguage } from "./language.js";
@@ -25,7 +25,8 @@ export async function codePages(req: NodeRequest, res: NodeResponse, c: LoginCon
   const url = new URL(req.url ?? "/", "http://x");
   const page = PAGES[url.pathname];
   if (!page) return false;
-  const asked = { user: (url.searchParams.get("user") ?? "").slice(0, 200), code: (url.searchParams.get("code") ?? "").slice(0, 64) };
+  const returnTo = onwardPath(url.searchParams.get("returnTo"));
+  const asked = { user: (url.searchParams.get("user") ?? "").slice(0, 200), code: (url.searchParams.get("code") ?? "").slice(0, 64), ...(returnTo && { returnTo }) };
   const user = asked.user ? await c.db.selectFrom("users").select(["org_id", "preferred_language"]).where("instance_id", "=", c.instanceId).where("id", "=", asked.user).executeTakeFirst() : undefined;
   const orgId = user?.org_id ?? (await defaultOrgOf(c.db, c.instanceId));
   // The person's own language first, as in the message that brought them here.

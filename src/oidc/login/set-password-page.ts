@@ -16,7 +16,7 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   const invite = p.path === ACCEPT_INVITE_PATH;
   const title = invite ? t.acceptInviteTitle : t.resetPasswordTitle;
   const form = (userId: string, code: string, error?: FormError) =>
-    setPasswordForm(t, { action: codePageAction(p.path, userId), intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro, userId, code, ...(error && { error }) });
+    setPasswordForm(t, { action: codePageAction(p.path, userId, p.asked.returnTo), intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro, userId, code, ...(error && { error }) });
   if (p.req.method === "GET") return p.show(200, title, form(p.asked.user, p.asked.code));
   const posted = await postedCodeForm(p, title, (f) => form(f.user ?? "", f.code ?? ""));
   if (!posted) return;
@@ -26,7 +26,8 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   if ("error" in chosen) return again(400, chosen.error);
   const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, chosen.hash)) : undefined;
   if (!set) return again(400, fieldError("code", t.codeInvalid), false);
-  p.show(200, title, `<p role="status">${escapeHtml(t.passwordSet)}</p>`);
+  const onward = p.asked.returnTo ? `<p class="links"><a href="${escapeHtml(p.asked.returnTo)}">${escapeHtml(t.continueOnward)}</a></p>` : "";
+  p.show(200, title, `<p role="status">${escapeHtml(t.passwordSet)}</p>${onward}`);
 }
 
 /** The code and a new password twice, under the names custom themes rely on: `code`, `password`, `passwordConfirmation`. */

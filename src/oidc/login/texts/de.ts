@@ -79,6 +79,7 @@ export const de: Texts = {
   acceptInviteIntro: "Sie wurden eingeladen. Geben Sie den Code aus der Einladung ein und wählen Sie Ihr Passwort.",
   setPassword: "Passwort festlegen",
   passwordSet: "Ihr Passwort ist festgelegt. Sie können sich jetzt anmelden.",
+  continueOnward: "Weiter",
   mfaTitle: "Bestätigen Sie, dass Sie es sind",
   mfaTotpIntro: "Geben Sie den Code aus Ihrer Authenticator-App ein.",
   mfaEmailIntro: "Geben Sie den Code ein, den wir an Ihre E-Mail-Adresse gesendet haben.",

@@ -79,6 +79,7 @@ export const en: Texts = {
   acceptInviteIntro: "You have been invited. Enter the code from the invitation and choose your password.",
   setPassword: "Set password",
   passwordSet: "Your password is set. You can now sign in.",
+  continueOnward: "Continue",
   mfaTitle: "Verify it's you",
   mfaTotpIntro: "Enter the code your authenticator app shows.",
   mfaEmailIntro: "Enter the code we sent to your email address.",

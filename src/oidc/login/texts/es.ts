@@ -79,6 +79,7 @@ export const es: Texts = {
   acceptInviteIntro: "Ha sido invitado. Introduzca el código de la invitación y elija su contraseña.",
   setPassword: "Establecer contraseña",
   passwordSet: "Su contraseña está establecida. Ya puede iniciar sesión.",
+  continueOnward: "Continuar",
   mfaTitle: "Confirme que es usted",
   mfaTotpIntro: "Introduzca el código que muestra su aplicación de autenticación.",
   mfaEmailIntro: "Introduzca el código que enviamos a su correo electrónico.",

@@ -79,6 +79,7 @@ export const fr: Texts = {
   acceptInviteIntro: "Vous avez été invité. Saisissez le code de l'invitation et choisissez votre mot de passe.",
   setPassword: "Définir le mot de passe",
   passwordSet: "Votre mot de passe est défini. Vous pouvez maintenant vous connecter.",
+  continueOnward: "Continuer",
   mfaTitle: "Confirmez qu'il s'agit de vous",
   mfaTotpIntro: "Saisissez le code affiché par votre application d'authentification.",
   mfaEmailIntro: "Saisissez le code envoyé à votre adresse e-mail.",

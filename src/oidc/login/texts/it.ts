@@ -79,6 +79,7 @@ export const it: Texts = {
   acceptInviteIntro: "Ha ricevuto un invito. Inserisca il codice dell'invito e scelga la sua password.",
   setPassword: "Imposta password",
   passwordSet: "La password è impostata. Ora può accedere.",
+  continueOnward: "Continua",
   mfaTitle: "Verifica dell'identità",
   mfaTotpIntro: "Inserisca il codice mostrato dalla sua app di autenticazione.",
   mfaEmailIntro: "Inserisca il codice che abbiamo inviato al suo indirizzo email.",

@@ -79,6 +79,7 @@ export const ja: Texts = {
   acceptInviteIntro: "招待されています。招待状のコードを入力し、パスワードを選んでください。",
   setPassword: "パスワードを設定",
   passwordSet: "パスワードが設定されました。サインインできます。",
+  continueOnward: "続行",
   mfaTitle: "ご本人確認",
   mfaTotpIntro: "認証アプリに表示されているコードを入力してください。",
   mfaEmailIntro: "メールアドレスに送信したコードを入力してください。",

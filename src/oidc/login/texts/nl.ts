@@ -79,6 +79,7 @@ export const nl: Texts = {
   acceptInviteIntro: "U bent uitgenodigd. Voer de code uit de uitnodiging in en kies uw wachtwoord.",
   setPassword: "Wachtwoord instellen",
   passwordSet: "Uw wachtwoord is ingesteld. U kunt nu inloggen.",
+  continueOnward: "Doorgaan",
   mfaTitle: "Bevestig dat u het bent",
   mfaTotpIntro: "Voer de code in die uw authenticator-app toont.",
   mfaEmailIntro: "Voer de code in die we naar uw e-mailadres hebben gestuurd.",

@@ -79,6 +79,7 @@ export const pl: Texts = {
   acceptInviteIntro: "Masz zaproszenie. Wpisz kod z zaproszenia i wybierz hasło.",
   setPassword: "Ustaw hasło",
   passwordSet: "Hasło zostało ustawione. Możesz się teraz zalogować.",
+  continueOnward: "Dalej",
   mfaTitle: "Potwierdź, że to Ty",
   mfaTotpIntro: "Wpisz kod wyświetlany przez aplikację uwierzytelniającą.",
   mfaEmailIntro: "Wpisz kod wysłany na Twój adres e-mail.",

@@ -79,6 +79,7 @@ export const pt: Texts = {
   acceptInviteIntro: "Foi convidado. Introduza o código do convite e escolha a sua senha.",
   setPassword: "Definir senha",
   passwordSet: "A sua senha está definida. Já pode iniciar sessão.",
+  continueOnward: "Continuar",
   mfaTitle: "Confirme que é você",
   mfaTotpIntro: "Introduza o código apresentado pela sua aplicação de autenticação.",
   mfaEmailIntro: "Introduza o código que enviámos para o seu e-mail.",

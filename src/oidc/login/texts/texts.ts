@@ -89,6 +89,8 @@ export interface Texts {
   acceptInviteIntro: string;
   setPassword: string;
   passwordSet: string;
+  /** The link onward once a password is set, where the invitation leads (the console). */
+  continueOnward: string;
   mfaTitle: string;
   mfaTotpIntro: string;
   mfaEmailIntro: string;

@@ -79,6 +79,7 @@ export const zh: Texts = {
   acceptInviteIntro: "您已受到邀请。请输入邀请中的验证码并选择您的密码。",
   setPassword: "设置密码",
   passwordSet: "您的密码已设置。现在可以登录了。",
+  continueOnward: "继续",
   mfaTitle: "确认是您本人",
   mfaTotpIntro: "请输入身份验证器应用显示的验证码。",
   mfaEmailIntro: "请输入我们发送到您邮箱的验证码。",
