@@ -69,6 +69,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
       await page.getByLabel(en.loginName).waitFor();
       await signIn(page, "admin", PASSWORD);
       await page.getByRole("heading", { name: "Home" }).waitFor();
+      // The person by name (from userinfo), not by id.
+      await page.getByRole("banner").getByText("Platform Administrator").waitFor();
       await expect(page.getByText("Organizations").first().isVisible()).resolves.toBe(true);
       await inspect("home", tab);
 

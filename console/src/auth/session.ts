@@ -24,6 +24,8 @@ export class Session {
       scope: `openid profile email offline_access ${API_SCOPE}`,
       userStore: store,
       stateStore: store,
+      // The ID token carries no profile beside an access token (the spec's rule): the name comes from userinfo.
+      loadUserInfo: true,
       automaticSilentRenew: true,
       // Renewed a minute before it expires.
       accessTokenExpiringNotificationTimeInSeconds: 60,
