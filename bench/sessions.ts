@@ -48,23 +48,16 @@ import { backendPids, backendsCpuMs } from "./oidc/cpu.js";
 import { cleanupStack, processCpuMs, threadsCpuMs } from "./processes.js";
 import { machineLine } from "./report.js";
 import { callApi, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, USER_PASSWORD, WARMUP_SECONDS, wholeNumber } from "./settings.js";
 
-function count(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
-  return value;
-}
 
 const CPUS = os.availableParallelism();
-const CONCURRENCY = count("BENCH_SESSION_CONCURRENCY", CPUS, 1, 1024);
-const LOGIN_USERS = count("BENCH_SESSION_USERS", 100, 1, 100_000);
-const WORKERS = count("BENCH_WORKERS", CPUS, 1, 256);
-const PATCH_CONCURRENCY = count("BENCH_PATCH_CONCURRENCY", CONNECTIONS, 1, 1024);
+const CONCURRENCY = wholeNumber("BENCH_SESSION_CONCURRENCY", CPUS, 1, 1024);
+const LOGIN_USERS = wholeNumber("BENCH_SESSION_USERS", 100, 1, 100_000);
+const WORKERS = wholeNumber("BENCH_WORKERS", CPUS, 1, 256);
+const PATCH_CONCURRENCY = wholeNumber("BENCH_PATCH_CONCURRENCY", CONNECTIONS, 1, 1024);
 /** 0 skips PatchSession. */
-const TOTP_USERS = count("BENCH_TOTP_USERS", 10_000, 0, 1_000_000);
+const TOTP_USERS = wholeNumber("BENCH_TOTP_USERS", 10_000, 0, 1_000_000);
 const ROUNDS = 2;
 /** RFC 6238's step, as the service's (domain/user-factor/totp.ts). */
 const STEP_MS = 30_000;

@@ -83,3 +83,12 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 
 /** The checkout: this file runs as dist/bench/settings.js. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A whole-number knob from the environment, within its bounds, or its default. */
+export function wholeNumber(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  return value;
+}

@@ -23,9 +23,11 @@ const root = createRootRouteWithContext<RouterContext>()({
 const home = createRoute({ getParentRoute: () => root, path: "/", component: lazyRouteComponent(() => import("./pages/Home"), "Home") });
 const organizations = createRoute({ getParentRoute: () => root, path: "/organizations", component: lazyRouteComponent(() => import("./pages/Organizations"), "Organizations") });
 const organization = createRoute({ getParentRoute: () => root, path: "/organizations/$orgId", component: lazyRouteComponent(() => import("./pages/Organization"), "Organization") });
+const users = createRoute({ getParentRoute: () => root, path: "/users", component: lazyRouteComponent(() => import("./pages/Users"), "Users") });
+const user = createRoute({ getParentRoute: () => root, path: "/users/$userId", component: lazyRouteComponent(() => import("./pages/User"), "User") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

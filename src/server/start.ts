@@ -1,4 +1,4 @@
-import { access, link, mkdir, rm, writeFile } from "node:fs/promises";
+import { access, link, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { resolveMasterKey, type Config } from "../config/config.js";
 import { SecretBox } from "../crypto/encryption.js";
@@ -164,10 +164,8 @@ async function bootstrap(config: Config, store: Store, logger: Logger, box: Secr
       patExpiresAt: new Date(Date.now() + config.bootstrapPatExpiresMs),
       person: { email: config.adminEmail, invites: verificationSettings(config, box) },
       async beforeCreate() {
-        for (const path of [patPath, invitePath]) {
-          const exists = await access(path).then(() => true, () => false);
-          if (exists) throw new Error(`${path} exists but the database is empty: move the old file away and start again`);
-        }
+        const exists = await access(patPath).then(() => true, () => false);
+        if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);
       },
       async beforeCommit(token, invite) {
         inviteUrl = new URL(invite, config.externalUrl).href;
@@ -183,14 +181,16 @@ async function bootstrap(config: Config, store: Store, logger: Logger, box: Secr
     throw error;
   }
   if (!result) return;
-  // link fails if the target exists: the files are never overwritten. On failure the
-  // secret stays in the pending file, which the error names.
-  for (const [from, to, what] of [[pending, patPath, "the admin token"], [pendingInvite, invitePath, "the administrator's invitation"]] as const) {
-    await link(from, to).catch((error: Error) => {
-      throw new Error(`bootstrapped, but could not write ${to} (${error.message}): ${what} is in ${from}`);
-    });
-    await rm(from);
-  }
+  // link fails if the target exists: the token file is never overwritten. On failure the
+  // token stays in the pending file, which the error names. An invitation left from an
+  // earlier database is void (its code is that database's): the new one replaces it.
+  await link(pending, patPath).catch((error: Error) => {
+    throw new Error(`bootstrapped, but could not write ${patPath} (${error.message}): the admin token is in ${pending}`);
+  });
+  await rm(pending);
+  await rename(pendingInvite, invitePath).catch((error: Error) => {
+    throw new Error(`bootstrapped, but could not write ${invitePath} (${error.message}): the administrator's invitation is in ${pendingInvite}`);
+  });
   logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath, invitePath }, "bootstrapped the first instance");
   // The person's way in, where whoever started the service looks first.
   logger.info({ user: HUMAN_ADMIN_USERNAME, email: config.adminEmail }, `the first administrator signs in to the console after choosing a password at ${inviteUrl} (also in ${invitePath})`);

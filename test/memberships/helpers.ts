@@ -65,6 +65,18 @@ export async function createOrg(server: TestServer, name: string): Promise<{ id:
   return { id: String(made.details.id), primary: String(made.primaryDomain) };
 }
 
+/**
+ * Takes the bootstrap's person (`admin`, who signs in to the console) out of every
+ * membership, for fixtures that count every membership of the instance and the system: the
+ * machine administrator stays the only bootstrapped member.
+ */
+export async function withoutBootstrapPerson(server: TestServer): Promise<void> {
+  const found = await must(caller(server, server.adminToken)(USERS, "SearchUsers", { filters: [{ username: { value: "admin" } }, { organization: { orgId: server.defaultOrgId } }] }), "the bootstrap's person");
+  const userId = String(found.result[0].details.id);
+  await must(caller(server, server.adminToken)(MEMBERS, "DeleteMembership", { userId }), "its instance membership");
+  await must(caller(server, server.adminToken)(MEMBERS, "DeleteMembership", { userId, ctx: { system: true } }), "its system membership");
+}
+
 /** The bootstrap administrator's user id, as the administrator sees it. */
 export async function adminUserId(server: TestServer): Promise<string> {
   const found = await must(

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { adminUserId, caller, createOrg, keysOf, MEMBERS, must, sleep, totalOf, type Msg } from "./helpers.js";
+import { adminUserId, caller, createOrg, keysOf, MEMBERS, must, sleep, totalOf, withoutBootstrapPerson, type Msg } from "./helpers.js";
 
 /**
  * SearchMemberships over a fixture whose every membership is known, written out below in
@@ -39,6 +39,7 @@ describe.each(DATABASE_KINDS)("SearchMemberships (%s)", (kind) => {
 
   beforeAll(async () => {
     server = await startTestServer(kind);
+    await withoutBootstrapPerson(server);
     const x = await server.createInstance("search-x.example");
     a = await createOrg(server, "Search A");
     b = await createOrg(server, "Search B");

@@ -117,7 +117,8 @@ describe.each(DATABASE_KINDS)("who may do what with projects (%s)", (kind) => {
     expect(out).toEqual(table({ createInDefault: OK }, NOT_FOUND));
     const theirs = projectClient(other.baseUrl, other.adminToken);
     const found = await theirs.ok("SearchProjects", {});
-    expect(found.result.map((p: Msg) => p.details.resourceOwner)).toEqual([orgOwner(other.orgId)]);
+    // Its own project and its console's, both in its default organization.
+    expect(found.result.map((p: Msg) => p.details.resourceOwner)).toEqual([orgOwner(other.orgId), orgOwner(other.orgId)]);
   });
 
   it("without a token: Unauthenticated", async () => {

@@ -60,8 +60,8 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
   });
   afterAll(() => server?.close());
 
-  /** Without the role holder, which exists for the role searches. */
-  const ours = (m: Msg) => names(m).filter((n) => n !== "Role Holder");
+  /** Without the role holder, which exists for the role searches, and the console's project, which every instance has in its default organization. */
+  const ours = (m: Msg) => names(m).filter((n) => n !== "Role Holder" && n !== "Platform");
 
   describe("SearchProjects", () => {
     it("returns full rows with list details; the default order is creation date, descending", async () => {
@@ -178,7 +178,7 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
     it("restricts to the organization of an org ctx; an instance ctx or none means every organization", async () => {
       expect(ours(await search({ ctx: { orgId: orgA }, ...byName }))).toEqual(["Alpha", "Charlie_1", "bravo", "delta%x"]);
       expect(names(await search({ ctx: { orgDomain: "search-org-b.localhost" }, ...byName }))).toEqual(["Echo", "Role Holder", "alpha two"]);
-      expect(names(await search({ ctx: { orgId: server.defaultOrgId }, ...byName }))).toEqual(["foxtrot"]);
+      expect(names(await search({ ctx: { orgId: server.defaultOrgId }, ...byName }))).toEqual(["Platform", "foxtrot"]);
       expect(ours(await search({ ctx: { instanceId: server.instanceId }, ...byName }))).toEqual(ALL);
       expect(ours(await search(byName))).toEqual(ALL);
       expect(ours(await search({ ctx: { orgId: orgA }, filters: [{ inIds: { ids: [ids.Echo!, ids.Alpha!] } }] }))).toEqual(["Alpha"]);
@@ -209,7 +209,7 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
     it("never shows another instance's projects", async () => {
       const theirs = projectClient(other.baseUrl, other.adminToken);
       const m = await theirs.ok("SearchProjects", byName);
-      expect(names(m)).toEqual(["Alpha"]);
+      expect(names(m)).toEqual(["Alpha", "Platform"]);
       expect(m.result[0].details.resourceOwner).toEqual(orgOwner(other.orgId));
       expect(names(await theirs.ok("SearchProjects", { filters: [{ inIds: { ids: Object.values(ids) } }] }))).toEqual([]);
       expect(ours(await search({ filters: [{ name: { name: "Alpha" } }] }))).toEqual(["Alpha"]);

@@ -36,6 +36,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Organizations
             </Link>
           )}
+          {may("user.read") && (
+            <Link to="/users" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Users
+            </Link>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           <Outlet />

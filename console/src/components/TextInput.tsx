@@ -12,10 +12,11 @@ export function TextInput<T extends FieldValues>(props: {
   label: string;
   description?: string;
   rules?: RegisterOptions<T, Path<T>>;
-  type?: "text" | "email" | "url";
+  type?: "text" | "email" | "url" | "password";
+  autoComplete?: string;
   autoFocus?: boolean;
 }) {
-  const { control, name, label, description, rules, type = "text", autoFocus } = props;
+  const { control, name, label, description, rules, type = "text", autoComplete, autoFocus } = props;
   return (
     <Controller
       control={control}
@@ -33,6 +34,7 @@ export function TextInput<T extends FieldValues>(props: {
           validationBehavior="aria"
           type={type}
           autoFocus={autoFocus}
+          autoComplete={autoComplete}
         >
           <Label>{label}</Label>
           <Input ref={field.ref} />

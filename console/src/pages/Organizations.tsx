@@ -2,14 +2,16 @@ import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connec
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
-import { Button, Cell, Column, Dialog, DialogTrigger, Heading, Input, Label, Modal, Row, SearchField, Table, TableBody, TableHeader } from "react-aria-components";
+import { Cell, Column, Row, Table, TableBody, TableHeader } from "react-aria-components";
 import { useForm } from "react-hook-form";
 import { TextFilterMethod } from "../../../gen/platform/resources/object/v3alpha/object_pb";
 import { OrganizationFieldName, OrganizationState } from "../../../gen/platform/resources/org/v3alpha/organization_pb";
 import { PlatformOrganizations } from "../../../gen/platform/resources/org/v3alpha/org_service_pb";
 import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
+import { FormDialog } from "../components/FormDialog";
 import { Pager } from "../components/Pager";
+import { SearchBox } from "../components/SearchBox";
 import { TextInput } from "../components/TextInput";
 
 const LIMIT = 20;
@@ -28,17 +30,14 @@ export function Organizations() {
         <h1>Organizations</h1>
         {may("org.write") && <CreateOrganization />}
       </div>
-      <SearchField
-        className="field search"
+      <SearchBox
+        label="Find by name"
         value={name}
         onChange={(value) => {
           setName(value);
           setOffset(0);
         }}
-      >
-        <Label>Find by name</Label>
-        <Input />
-      </SearchField>
+      />
       <ApiError error={found.error} />
       <Table aria-label="Organizations">
         <TableHeader>
@@ -80,23 +79,8 @@ function CreateOrganization() {
     },
   });
   return (
-    <DialogTrigger isOpen={open} onOpenChange={setOpen}>
-      <Button className="primary">New organization</Button>
-      <Modal>
-        <Dialog>
-          <Heading slot="title">New organization</Heading>
-          <form onSubmit={form.handleSubmit((values) => create.mutate({ organization: { name: values.name.trim() } }))}>
-            <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the organization a name.", maxLength: { value: 200, message: "At most 200 characters." } }} autoFocus />
-            <ApiError error={create.error} />
-            <div className="actions">
-              <Button type="submit" className="primary" isDisabled={create.isPending}>
-                Create
-              </Button>
-              <Button slot="close">Cancel</Button>
-            </div>
-          </form>
-        </Dialog>
-      </Modal>
-    </DialogTrigger>
+    <FormDialog label="New organization" primary open={open} onOpenChange={setOpen} onSubmit={form.handleSubmit((values) => create.mutate({ organization: { name: values.name.trim() } }))} submit="Create" pending={create.isPending} error={create.error}>
+      <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the organization a name.", maxLength: { value: 200, message: "At most 200 characters." } }} autoFocus />
+    </FormDialog>
   );
 }

@@ -1,0 +1,18 @@
+import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from "react-aria-components";
+
+/** A choice among a few fixed options (React Aria's Select: a labelled button and listbox, by keyboard too). */
+export function SelectField<K extends string>(props: { label: string; value: K; options: readonly { key: K; label: string }[]; onChange(key: K): void }) {
+  const { label, value, options, onChange } = props;
+  return (
+    <Select className="field select" selectedKey={value} onSelectionChange={(key) => onChange(key as K)}>
+      <Label>{label}</Label>
+      <Button>
+        <SelectValue />
+        <span aria-hidden="true">▾</span>
+      </Button>
+      <Popover>
+        <ListBox items={options}>{(o) => <ListBoxItem id={o.key}>{o.label}</ListBoxItem>}</ListBox>
+      </Popover>
+    </Select>
+  );
+}

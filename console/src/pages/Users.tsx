@@ -1,0 +1,187 @@
+import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
+import { useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { useState, type Dispatch, type SetStateAction } from "react";
+import { Cell, Checkbox, Column, Row, Table, TableBody, TableHeader } from "react-aria-components";
+import { useForm } from "react-hook-form";
+import { TextFilterMethod } from "../../../gen/platform/resources/object/v3alpha/object_pb";
+import { UserFieldName, UserState, UserType, type GetUser } from "../../../gen/platform/resources/user/v3alpha/user_pb";
+import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb";
+import { usePermissions } from "../api/permissions";
+import { ApiError } from "../components/ApiError";
+import { FormDialog } from "../components/FormDialog";
+import { Pager } from "../components/Pager";
+import { SearchBox } from "../components/SearchBox";
+import { SelectField } from "../components/SelectField";
+import { TextInput } from "../components/TextInput";
+import { useScope } from "../scope";
+
+const LIMIT = 20;
+
+const FIELDS = [
+  { key: "loginName", label: "Login name" },
+  { key: "displayName", label: "Name" },
+  { key: "email", label: "Email" },
+] as const;
+const TYPES = [
+  { key: "any", label: "People and service accounts" },
+  { key: "human", label: "People" },
+  { key: "machine", label: "Service accounts" },
+] as const;
+const STATES = [
+  { key: "any", label: "Any state" },
+  { key: "active", label: "Active" },
+  { key: "inactive", label: "Deactivated" },
+  { key: "locked", label: "Locked" },
+] as const;
+const STATE_OF = { active: UserState.ACTIVE, inactive: UserState.INACTIVE, locked: UserState.LOCKED } as const;
+
+export const stateLabel = (state: UserState) => (state === UserState.ACTIVE ? "Active" : state === UserState.LOCKED ? "Locked" : state === UserState.INACTIVE ? "Deactivated" : "Unknown");
+export const displayName = (u: GetUser) => (u.type.case === "human" ? u.type.value.profile?.displayName || `${u.type.value.profile?.givenName ?? ""} ${u.type.value.profile?.familyName ?? ""}`.trim() : u.type.case === "machine" ? u.type.value.name : u.username);
+
+/** People and service accounts of the chosen context, found on the server a page at a time; creating one. */
+export function Users() {
+  const { may } = usePermissions();
+  const { ctx } = useScope();
+  const [text, setText] = useState("");
+  const [field, setField] = useState<(typeof FIELDS)[number]["key"]>("loginName");
+  const [type, setType] = useState<(typeof TYPES)[number]["key"]>("any");
+  const [state, setState] = useState<(typeof STATES)[number]["key"]>("any");
+  const [offset, setOffset] = useState(0);
+  const filters = [
+    ...(text ? [{ filter: { case: field, value: { value: text, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : []),
+    ...(type !== "any" ? [{ filter: { case: "type" as const, value: { type: type === "human" ? UserType.HUMAN : UserType.MACHINE } } }] : []),
+    ...(state !== "any" ? [{ filter: { case: "state" as const, value: { state: STATE_OF[state] } } }] : []),
+  ];
+  const found = useQuery(PlatformUsers.method.searchUsers, { filters, ctx, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: UserFieldName.USERNAME });
+  const rows = found.data?.result ?? [];
+  const again = <T,>(set: Dispatch<SetStateAction<T>>) => (v: T) => {
+    set(v);
+    setOffset(0);
+  };
+  return (
+    <>
+      <div className="title">
+        <h1>Users</h1>
+        {may("user.write") && (
+          <div className="actions">
+            <CreatePerson />
+            <CreateServiceAccount />
+          </div>
+        )}
+      </div>
+      <div className="filters">
+        <SearchBox label="Find" value={text} onChange={again(setText)} />
+        <SelectField label="In" value={field} options={FIELDS} onChange={again(setField)} />
+        <SelectField label="Kind" value={type} options={TYPES} onChange={again(setType)} />
+        <SelectField label="State" value={state} options={STATES} onChange={again(setState)} />
+      </div>
+      <ApiError error={found.error} />
+      <Table aria-label="Users">
+        <TableHeader>
+          <Column isRowHeader>Name</Column>
+          <Column>Login name</Column>
+          <Column>Kind</Column>
+          <Column>State</Column>
+        </TableHeader>
+        <TableBody items={rows} renderEmptyState={() => (found.isPending ? "Loading…" : "No user matches.")}>
+          {(u) => (
+            <Row id={u.details?.id ?? ""}>
+              <Cell>
+                <Link to="/users/$userId" params={{ userId: u.details?.id ?? "" }} search={(prev) => prev}>
+                  {displayName(u)}
+                </Link>
+              </Cell>
+              <Cell>{u.loginName}</Cell>
+              <Cell>{u.type.case === "machine" ? "Service account" : "Person"}</Cell>
+              <Cell>{stateLabel(u.state)}</Cell>
+            </Row>
+          )}
+        </TableBody>
+      </Table>
+      <Pager offset={offset} limit={LIMIT} shown={rows.length} total={Number(found.data?.details?.totalResult ?? 0n)} onOffset={setOffset} />
+    </>
+  );
+}
+
+/** After creating: to the new user's page, with every list of users refetched. */
+function useCreated(close: () => void) {
+  const navigate = useNavigate();
+  const queries = useQueryClient();
+  return async (id: string | undefined) => {
+    await queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformUsers, cardinality: undefined }) });
+    close();
+    await navigate({ to: "/users/$userId", params: { userId: id ?? "" }, search: (prev) => prev });
+  };
+}
+
+interface PersonForm {
+  username: string;
+  givenName: string;
+  familyName: string;
+  email: string;
+  setPassword: boolean;
+  password: string;
+}
+
+/** A person: invited by email to choose a password, or given one now. */
+function CreatePerson() {
+  const [open, setOpen] = useState(false);
+  const { ctx } = useScope();
+  const form = useForm<PersonForm>({ defaultValues: { username: "", givenName: "", familyName: "", email: "", setPassword: false, password: "" } });
+  const created = useCreated(() => {
+    setOpen(false);
+    form.reset();
+  });
+  const create = useMutation(PlatformUsers.method.createUser, { onSuccess: (answer) => created(answer.details?.id) });
+  const withPassword = form.watch("setPassword");
+  const required = (what: string) => ({ required: `Give ${what}.`, maxLength: { value: 200, message: "At most 200 characters." } });
+  const submit = form.handleSubmit((v) =>
+    create.mutate({
+      ctx,
+      user: {
+        username: v.username.trim(),
+        type: {
+          case: "human",
+          value: {
+            profile: { givenName: v.givenName.trim(), familyName: v.familyName.trim() },
+            email: { address: v.email.trim() },
+            ...(v.setPassword && { passwordType: { case: "password" as const, value: v.password } }),
+          },
+        },
+      },
+    }),
+  );
+  return (
+    <FormDialog label="New person" primary open={open} onOpenChange={setOpen} onSubmit={submit} submit="Create" pending={create.isPending} error={create.error}>
+      <TextInput control={form.control} name="username" label="Username" rules={required("a username")} autoFocus />
+      <TextInput control={form.control} name="givenName" label="Given name" rules={required("a given name")} />
+      <TextInput control={form.control} name="familyName" label="Family name" rules={required("a family name")} />
+      <TextInput control={form.control} name="email" label="Email" type="email" rules={required("an email address")} description="Without a password, the invitation goes here." />
+      <Checkbox className="check" isSelected={withPassword} onChange={(v) => form.setValue("setPassword", v)}>
+        <span className="box" aria-hidden="true" />
+        Set a password now instead of inviting
+      </Checkbox>
+      {withPassword && <TextInput control={form.control} name="password" label="Password" type="password" autoComplete="new-password" rules={{ required: "Give a password." }} />}
+    </FormDialog>
+  );
+}
+
+/** A service account: a name now; tokens, keys or a secret on its page. */
+function CreateServiceAccount() {
+  const [open, setOpen] = useState(false);
+  const { ctx } = useScope();
+  const form = useForm<{ username: string; name: string; description: string }>({ defaultValues: { username: "", name: "", description: "" } });
+  const created = useCreated(() => {
+    setOpen(false);
+    form.reset();
+  });
+  const create = useMutation(PlatformUsers.method.createUser, { onSuccess: (answer) => created(answer.details?.id) });
+  return (
+    <FormDialog label="New service account" open={open} onOpenChange={setOpen} onSubmit={form.handleSubmit((v) => create.mutate({ ctx, user: { username: v.username.trim(), type: { case: "machine", value: { name: v.name.trim(), description: v.description.trim() } } } }))} submit="Create" pending={create.isPending} error={create.error}>
+      <TextInput control={form.control} name="username" label="Username" rules={{ required: "Give a username." }} autoFocus />
+      <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give a name." }} />
+      <TextInput control={form.control} name="description" label="Description" rules={{ maxLength: { value: 500, message: "At most 500 characters." } }} />
+    </FormDialog>
+  );
+}
