@@ -32,6 +32,18 @@ async function start(root: HTMLElement): Promise<void> {
   );
 }
 
+/**
+ * React Aria's pressable elements put a <style> element of their own into the head (their
+ * touch-action) unless an element with its id is there already. The CSP refuses inline
+ * styles, so styles.css carries that rule and this marker keeps the element out.
+ */
+function keepReactAriaStyleOut(): void {
+  const marker = document.createElement("meta");
+  marker.id = "react-aria-pressable-style";
+  document.head.append(marker);
+}
+
+keepReactAriaStyleOut();
 const root = document.getElementById("root")!;
 start(root).catch((error: unknown) => {
   const message = document.createElement("p");
