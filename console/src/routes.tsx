@@ -23,9 +23,12 @@ const root = createRootRouteWithContext<RouterContext>()({
 const home = createRoute({ getParentRoute: () => root, path: "/", component: lazyRouteComponent(() => import("./pages/Home"), "Home") });
 const organizations = createRoute({ getParentRoute: () => root, path: "/organizations", component: lazyRouteComponent(() => import("./pages/Organizations"), "Organizations") });
 const organization = createRoute({ getParentRoute: () => root, path: "/organizations/$orgId", component: lazyRouteComponent(() => import("./pages/Organization"), "Organization") });
+const projects = createRoute({ getParentRoute: () => root, path: "/projects", component: lazyRouteComponent(() => import("./pages/Projects"), "Projects") });
+const project = createRoute({ getParentRoute: () => root, path: "/projects/$projectId", component: lazyRouteComponent(() => import("./pages/Project"), "Project") });
+const application = createRoute({ getParentRoute: () => root, path: "/projects/$projectId/apps/$appId", component: lazyRouteComponent(() => import("./pages/Application"), "Application") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, projects, project, application]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {
