@@ -20,6 +20,9 @@ const BUILDS = [
     output: "dist/console/index.html",
     inputs: ["console", "gen", "package-lock.json"],
     command: ["node_modules/vite/bin/vite.js", "build", "--config", "console/vite.config.ts", "--logLevel", "warn"],
+    // A production build whatever the caller's NODE_ENV: under vitest (NODE_ENV=test) Vite
+    // would bundle React's development build, four times the size and slower.
+    env: { NODE_ENV: "production" },
     // A production install (npm ci --omit=dev) has no Vite: it serves the console built before, if any.
     available: () => existsSync("node_modules/vite/bin/vite.js"),
     report: consoleReport,
@@ -42,7 +45,7 @@ for (const build of BUILDS) {
     continue;
   }
   const started = Date.now();
-  const result = spawnSync(process.execPath, build.command, { stdio: "inherit" });
+  const result = spawnSync(process.execPath, build.command, { stdio: "inherit", env: { ...process.env, ...build.env } });
   if (result.status !== 0) process.exit(result.status ?? 1);
   writeFileSync(build.stamp, `${new Date(started).toISOString()}\n`);
   build.report?.();

@@ -25,9 +25,12 @@ const organizations = createRoute({ getParentRoute: () => root, path: "/organiza
 const organization = createRoute({ getParentRoute: () => root, path: "/organizations/$orgId", component: lazyRouteComponent(() => import("./pages/Organization"), "Organization") });
 const users = createRoute({ getParentRoute: () => root, path: "/users", component: lazyRouteComponent(() => import("./pages/Users"), "Users") });
 const user = createRoute({ getParentRoute: () => root, path: "/users/$userId", component: lazyRouteComponent(() => import("./pages/User"), "User") });
+const projects = createRoute({ getParentRoute: () => root, path: "/projects", component: lazyRouteComponent(() => import("./pages/Projects"), "Projects") });
+const project = createRoute({ getParentRoute: () => root, path: "/projects/$projectId", component: lazyRouteComponent(() => import("./pages/Project"), "Project") });
+const application = createRoute({ getParentRoute: () => root, path: "/projects/$projectId/apps/$appId", component: lazyRouteComponent(() => import("./pages/Application"), "Application") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -1,6 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { createHash, randomBytes } from "node:crypto";
 import { request } from "node:http";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionMissingConsoleApps } from "../../src/domain/instance/console-app.js";
 import { CONSOLE_CSP } from "../../src/server/console-files.js";
@@ -79,6 +80,8 @@ describe.each(DATABASE_KINDS)("the console's files and application (%s)", (kind)
     const script = /src="(\/ui\/console\/assets\/[^"]+\.js)"/.exec(page.body)![1]!;
     const asset = await get(port, script);
     expect(asset.status).toBe(200);
+    // The first page's budget (issue 36): 250 KB of JavaScript gzipped, a production build.
+    expect(gzipSync(asset.body).length / 1024).toBeLessThan(250);
     expect(asset.headers["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(asset.headers["cache-control"]).toMatch(/max-age=31536000.*immutable/);
     expect(asset.headers["content-security-policy"]).toBe(CONSOLE_CSP);

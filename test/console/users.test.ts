@@ -66,8 +66,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
     await page.waitForURL((u) => u.pathname.startsWith("/ui/console/") && !u.pathname.endsWith("/callback"));
   }
 
-  /** The text of a secret the page shows once. */
-  const shownOnce = (page: Page, label: string) => page.getByLabel(label, { exact: true }).innerText();
+  /** A secret the page shows once, in its read-only field. */
+  const shownOnce = (page: Page, label: string) => page.getByRole("textbox", { name: label, exact: true }).inputValue();
 
   it("finds, invites, edits, locks and deletes a person; a service account's token and secret, shown once", async () => {
     const context = await browser.newContext({ locale: "en-US", permissions: ["clipboard-read", "clipboard-write"] });
@@ -142,15 +142,15 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
       await page.getByRole("dialog").getByRole("button", { name: "Create" }).click();
       await page.getByRole("heading", { name: "CI robot" }).waitFor();
       await page.getByRole("button", { name: "New token" }).click();
-      const token = await shownOnce(page, "The new token");
-      await page.getByRole("button", { name: "Copy" }).click();
+      const token = await shownOnce(page, "New token");
+      await page.getByRole("button", { name: "Copy the new token" }).click();
       await page.getByRole("status").filter({ hasText: "Copied" }).waitFor();
       expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(token);
       const mine = await fetch(`${server.baseUrl}/resources/v3alpha/memberships/me/permissions`, { headers: { authorization: `Bearer ${token}` } });
       expect(mine.status).toBe(200);
       await page.getByRole("button", { name: /^Revoke token / }).waitFor();
       await page.getByRole("button", { name: "Generate a secret" }).click();
-      expect(await shownOnce(page, "The client secret")).toMatch(/^\S{20,}$/);
+      expect(await shownOnce(page, "Client secret")).toMatch(/^\S{20,}$/);
       await inspect("user-service-account", tab);
     } finally {
       await context.close();

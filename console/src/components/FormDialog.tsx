@@ -1,6 +1,6 @@
 import type { FormEventHandler, ReactNode } from "react";
 import { Button, Dialog, DialogTrigger, Heading, Modal } from "react-aria-components";
-import { ApiError } from "./ApiError";
+import { FormFooter } from "./FormFooter";
 
 /**
  * A button that opens a form in a modal dialog: its fields, the API's refusal under them,
@@ -28,13 +28,7 @@ export function FormDialog(props: {
           <Heading slot="title">{title}</Heading>
           <form onSubmit={onSubmit}>
             {children}
-            <ApiError error={error} />
-            <div className="actions">
-              <Button type="submit" className="primary" isDisabled={pending}>
-                {submit}
-              </Button>
-              <Button slot="close">Cancel</Button>
-            </div>
+            <FormFooter submit={submit} pending={pending} error={error} cancel />
           </form>
         </Dialog>
       </Modal>

@@ -41,6 +41,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Users
             </Link>
           )}
+          {may("project.read") && (
+            <Link to="/projects" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Projects
+            </Link>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           <Outlet />

@@ -9,8 +9,8 @@ import { UserState, type GetHumanUser } from "../../../gen/platform/resources/us
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
-import { ConfirmButton } from "../components/ConfirmButton";
-import { ShownOnce } from "../components/ShownOnce";
+import { ConfirmAction } from "../components/ConfirmAction";
+import { SecretOnce } from "../components/SecretOnce";
 import { TextInput } from "../components/TextInput";
 import { displayName, stateLabel } from "./Users";
 
@@ -104,12 +104,12 @@ export function User() {
           </Button>
         )}
         {may("user.delete") && (
-          <ConfirmButton label="Delete" title={`Delete ${name}?`} confirm="Delete" onConfirm={() => remove.mutate({ id: userId })} isDisabled={remove.isPending}>
-            {name} can no longer sign in, and their tokens, sessions, grants and memberships go with them. This cannot be undone.
-          </ConfirmButton>
+          <ConfirmAction trigger="Delete" title={`Delete ${name}?`} confirm="Delete" onConfirm={() => remove.mutateAsync({ id: userId })}>
+            <p>{name} can no longer sign in, and their tokens, sessions, grants and memberships go with them. This cannot be undone.</p>
+          </ConfirmAction>
         )}
       </div>
-      <ApiError error={lock.error ?? unlock.error ?? deactivate.error ?? reactivate.error ?? remove.error} />
+      <ApiError error={lock.error ?? unlock.error ?? deactivate.error ?? reactivate.error} />
       {human && <PasswordHelp userId={userId} human={human} mayWrite={write} mayCredential={may("user.credential.write")} />}
       {human && write && <Profile userId={userId} human={human} />}
       {human && <SecondFactors userId={userId} mayRemove={may("user.credential.write")} />}
@@ -282,7 +282,7 @@ function Tokens({ userId, mayWrite }: { userId: string; mayWrite: boolean }) {
         </form>
       )}
       <ApiError error={add.error} />
-      {add.data?.token && <ShownOnce label="The new token" value={add.data.token} />}
+      {add.data?.token && <SecretOnce label="New token" value={add.data.token} />}
     </section>
   );
 }
@@ -307,7 +307,7 @@ function ClientSecret({ userId, hasSecret }: { userId: string; hasSecret: boolea
         )}
       </div>
       <ApiError error={generate.error ?? remove.error} />
-      {generate.data?.clientSecret && !remove.isSuccess && <ShownOnce label="The client secret" value={generate.data.clientSecret} />}
+      {generate.data?.clientSecret && !remove.isSuccess && <SecretOnce label="Client secret" value={generate.data.clientSecret} />}
     </section>
   );
 }

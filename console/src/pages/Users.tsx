@@ -2,13 +2,14 @@ import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connec
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState, type Dispatch, type SetStateAction } from "react";
-import { Cell, Checkbox, Column, Row, Table, TableBody, TableHeader } from "react-aria-components";
+import { Cell, Column, Row, Table, TableBody, TableHeader } from "react-aria-components";
 import { useForm } from "react-hook-form";
 import { TextFilterMethod } from "../../../gen/platform/resources/object/v3alpha/object_pb";
 import { UserFieldName, UserState, UserType, type GetUser } from "../../../gen/platform/resources/user/v3alpha/user_pb";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
+import { CheckboxInput } from "../components/ChoiceInputs";
 import { FormDialog } from "../components/FormDialog";
 import { Pager } from "../components/Pager";
 import { SearchBox } from "../components/SearchBox";
@@ -158,10 +159,7 @@ function CreatePerson() {
       <TextInput control={form.control} name="givenName" label="Given name" rules={required("a given name")} />
       <TextInput control={form.control} name="familyName" label="Family name" rules={required("a family name")} />
       <TextInput control={form.control} name="email" label="Email" type="email" rules={required("an email address")} description="Without a password, the invitation goes here." />
-      <Checkbox className="check" isSelected={withPassword} onChange={(v) => form.setValue("setPassword", v)}>
-        <span className="box" aria-hidden="true" />
-        Set a password now instead of inviting
-      </Checkbox>
+      <CheckboxInput control={form.control} name="setPassword" label="Set a password now instead of inviting" />
       {withPassword && <TextInput control={form.control} name="password" label="Password" type="password" autoComplete="new-password" rules={{ required: "Give a password." }} />}
     </FormDialog>
   );
