@@ -68,7 +68,8 @@ async function measure(service: ServiceUnderTest, name: string, call: (n: number
     const ms = performance.now() - started;
     if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
     if (n >= 0) times.push(ms);
-    rows = Array.isArray(res.body.result) ? res.body.result.length : 1;
+    // A search's empty page has no `result` in JSON (an empty repeated field is left out); GetUser answers one user.
+    rows = method === "GET" ? 1 : (res.body.result?.length ?? 0);
   }
   times.sort((a, b) => a - b);
   const at = (p: number) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)]!;
