@@ -15,11 +15,11 @@
  */
 import { performance } from "node:perf_hooks";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
-import { analyze, createBenchDatabase } from "./database.js";
+import { analyze } from "./database.js";
 import { requestJson } from "./http-json.js";
-import { machineLine, writeReport } from "./report.js";
-import { startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, DATABASE_URL, USER_PASSWORD, wholeNumber } from "./settings.js";
+import { latencyOf, latencyReport, runLatencyBench, type Latency } from "./latency.js";
+import type { ServiceUnderTest } from "./service.js";
+import { ARGON2, USER_PASSWORD, wholeNumber } from "./settings.js";
 
 const USERS = wholeNumber("BENCH_SEARCH_USERS", 10_000, 100, 1_000_000);
 const ROUNDS = wholeNumber("BENCH_SEARCH_ROUNDS", 100, 10, 100_000);
@@ -49,16 +49,8 @@ async function seed(service: ServiceUnderTest): Promise<string[]> {
   return ids;
 }
 
-interface Figures {
-  name: string;
-  p50: number;
-  p95: number;
-  max: number;
-  rows: number;
-}
-
-/** `ROUNDS` calls one after another after ten of warm-up; every one must answer 200. */
-async function measure(service: ServiceUnderTest, name: string, call: (n: number) => { method: string; path: string; body?: unknown }): Promise<Figures> {
+/** `ROUNDS` calls one after another after ten of warm-up; every one must answer 200. `rows`: how many the last one answered. */
+async function measure(service: ServiceUnderTest, name: string, call: (n: number) => { method: string; path: string; body?: unknown }): Promise<Latency & { rows: number }> {
   const times: number[] = [];
   let rows = 0;
   for (let n = -10; n < ROUNDS; n++) {
@@ -71,9 +63,7 @@ async function measure(service: ServiceUnderTest, name: string, call: (n: number
     // A search's empty page has no `result` in JSON (an empty repeated field is left out); GetUser answers one user.
     rows = method === "GET" ? 1 : (res.body.result?.length ?? 0);
   }
-  times.sort((a, b) => a - b);
-  const at = (p: number) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)]!;
-  return { name, p50: at(50), p95: at(95), max: times[times.length - 1]!, rows };
+  return { ...latencyOf(name, times), rows };
 }
 
 const search = (filters: unknown[], offset = 0) => ({
@@ -83,52 +73,19 @@ const search = (filters: unknown[], offset = 0) => ({
 });
 const contains = (field: "loginName" | "displayName" | "email", value: string) => ({ [field]: { value, method: "TEXT_FILTER_METHOD_CONTAINS_IGNORE_CASE" } });
 
-async function main(): Promise<void> {
-  const database = await createBenchDatabase(DATABASE_URL);
-  let service: ServiceUnderTest | undefined;
-  try {
-    service = await startService(database.url);
-    const seeding = performance.now();
-    const ids = await seed(service);
-    const seededS = (performance.now() - seeding) / 1000;
-    await analyze(database.url);
-    const s = service;
-    const figures = [
-      await measure(s, "GetUser by id (baseline)", (n) => ({ method: "GET", path: `/resources/v3alpha/users/${ids[(n + ids.length) % ids.length]}` })),
-      await measure(s, "first page, no filter", () => search([])),
-      await measure(s, "first page, login name contains", (n) => search([contains("loginName", String(4000 + ((n + 10) % 1000)).padStart(6, "0").slice(2))])),
-      await measure(s, "first page, name contains (10% match)", (n) => search([contains("displayName", FAMILY[(n + 10) % FAMILY.length]!.toLowerCase())])),
-      await measure(s, "first page, email contains (no match)", () => search([contains("email", "nobody-here")])),
-      await measure(s, "last page, no filter", () => search([], USERS - PAGE)),
-    ];
-    const base = figures[0]!.p50;
-    const table = [
-      "| call | rows | p50 ms | p95 ms | slowest ms | p50 ÷ baseline |",
-      "|---|---|---|---|---|---|",
-      ...figures.map((f) => `| ${f.name} | ${f.rows} | ${f.p50.toFixed(1)} | ${f.p95.toFixed(1)} | ${f.max.toFixed(1)} | ${(f.p50 / base).toFixed(1)} |`),
-    ];
-    const worst = Math.max(...figures.slice(1).map((f) => f.p95));
-    const text = [
-      "# User search (the console's list)",
-      "",
-      machineLine(),
-      "",
-      `${USERS} people in one instance (seeded in ${seededS.toFixed(0)} s), PostgreSQL, one call at a time, ${ROUNDS} calls each after 10 of warm-up, ${PAGE} per page.`,
-      "",
-      ...table,
-      "",
-      `Aim: every search's p95 ≤ ${AIM_MS} ms: ${worst <= AIM_MS ? "met" : "NOT met"} (worst p95 ${worst.toFixed(1)} ms).`,
-      "",
-    ].join("\n");
-    process.stdout.write(text);
-    process.stderr.write(`written to ${await writeReport(text)}\n`);
-  } finally {
-    await service?.stop();
-    await database.drop();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+runLatencyBench(async (s, databaseUrl) => {
+  const seeding = performance.now();
+  const ids = await seed(s);
+  const seededS = (performance.now() - seeding) / 1000;
+  await analyze(databaseUrl);
+  const rows = [
+    await measure(s, "GetUser by id (baseline)", (n) => ({ method: "GET", path: `/resources/v3alpha/users/${ids[(n + ids.length) % ids.length]}` })),
+    await measure(s, "first page, no filter", () => search([])),
+    await measure(s, "first page, login name contains", (n) => search([contains("loginName", String(4000 + ((n + 10) % 1000)).padStart(6, "0").slice(2))])),
+    await measure(s, "first page, name contains (10% match)", (n) => search([contains("displayName", FAMILY[(n + 10) % FAMILY.length]!.toLowerCase())])),
+    await measure(s, "first page, email contains (no match)", () => search([contains("email", "nobody-here")])),
+    await measure(s, "last page, no filter", () => search([], USERS - PAGE)),
+  ];
+  const setup = `${USERS} people in one instance (seeded in ${seededS.toFixed(0)} s), PostgreSQL, one call at a time, ${ROUNDS} calls each after 10 of warm-up, ${PAGE} per page.`;
+  return latencyReport("User search (the console's list)", setup, rows, AIM_MS, 1, { header: "rows", cell: (_, i) => String(rows[i]!.rows) });
 });

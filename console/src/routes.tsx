@@ -28,9 +28,14 @@ const user = createRoute({ getParentRoute: () => root, path: "/users/$userId", c
 const projects = createRoute({ getParentRoute: () => root, path: "/projects", component: lazyRouteComponent(() => import("./pages/Projects"), "Projects") });
 const project = createRoute({ getParentRoute: () => root, path: "/projects/$projectId", component: lazyRouteComponent(() => import("./pages/Project"), "Project") });
 const application = createRoute({ getParentRoute: () => root, path: "/projects/$projectId/apps/$appId", component: lazyRouteComponent(() => import("./pages/Application"), "Application") });
+const targets = createRoute({ getParentRoute: () => root, path: "/actions/targets", component: lazyRouteComponent(() => import("./pages/Targets"), "Targets") });
+const target = createRoute({ getParentRoute: () => root, path: "/actions/targets/$targetId", component: lazyRouteComponent(() => import("./pages/Target"), "Target") });
+const executions = createRoute({ getParentRoute: () => root, path: "/actions/executions", component: lazyRouteComponent(() => import("./pages/Executions"), "Executions") });
+const deliveries = createRoute({ getParentRoute: () => root, path: "/actions/deliveries", component: lazyRouteComponent(() => import("./pages/Deliveries"), "Deliveries") });
+const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -46,6 +46,16 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Projects
             </Link>
           )}
+          {may("action.target.read") && (
+            <Link to="/actions/targets" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Actions
+            </Link>
+          )}
+          {may("instance.notification.read") && (
+            <Link to="/messages" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Messages
+            </Link>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           <Outlet />

@@ -33,13 +33,13 @@ export function Home() {
   if (error) return <ApiError error={error} />;
   const counts = [
     { label: "Organizations", query: orgs, to: "/organizations" as const, shown: may("org.read") && !orgId },
-    { label: "People and service accounts", query: users, shown: may("user.read") },
-    { label: "Projects", query: projects, shown: may("project.read") },
+    { label: "People and service accounts", query: users, to: "/users" as const, shown: may("user.read") },
+    { label: "Projects", query: projects, to: "/projects" as const, shown: may("project.read") },
   ].filter((c) => c.shown);
   const attention = [
-    { label: "domains not yet verified", query: unverified, shown: may("org.domain.read") },
-    { label: "deliveries to your endpoints failed", query: failedDeliveries, shown: may("execution.read") && !orgId },
-    { label: "messages could not be sent", query: failedMessages, shown: may("instance.notification.read") && !orgId },
+    { label: "domains not yet verified", query: unverified, to: "/organizations" as const, shown: may("org.domain.read") },
+    { label: "deliveries to your endpoints failed", query: failedDeliveries, to: "/actions/deliveries" as const, shown: may("execution.read") && !orgId },
+    { label: "messages could not be sent", query: failedMessages, to: "/messages" as const, shown: may("instance.notification.read") && !orgId },
   ].filter((a) => a.shown && Number(a.query.data?.details?.totalResult ?? 0n) > 0);
   if (counts.length === 0) {
     return (
@@ -56,7 +56,9 @@ export function Home() {
         {counts.map((c) => (
           <li key={c.label} className="card">
             <span className="count">{c.query.data ? String(c.query.data.details?.totalResult ?? 0n) : "…"}</span>
-            {c.to ? <Link to={c.to} search={(prev) => prev}>{c.label}</Link> : <span>{c.label}</span>}
+            <Link to={c.to} search={(prev) => prev}>
+              {c.label}
+            </Link>
             <ApiError error={c.query.error} />
           </li>
         ))}
@@ -68,7 +70,10 @@ export function Home() {
         <ul className="attention">
           {attention.map((a) => (
             <li key={a.label}>
-              <strong>{String(a.query.data?.details?.totalResult ?? 0n)}</strong> {a.label}
+              <strong>{String(a.query.data?.details?.totalResult ?? 0n)}</strong>{" "}
+              <Link to={a.to} search={(prev) => prev}>
+                {a.label}
+              </Link>
             </li>
           ))}
         </ul>

@@ -1,0 +1,64 @@
+import { createBenchDatabase } from "./database.js";
+import { machineLine, writeReport } from "./report.js";
+import { startService, type ServiceUnderTest } from "./service.js";
+import { DATABASE_URL } from "./settings.js";
+
+/**
+ * What the latency benches share (bench/user-search.ts, bench/console-first-page.ts): one
+ * service on a fresh database, timings one after another against a baseline measured the same
+ * way in the same run, and a report with the machine's line and the aim.
+ */
+export interface Latency {
+  name: string;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+export function latencyOf(name: string, times: number[]): Latency {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return { name, p50: at(50), p95: at(95), max: sorted[sorted.length - 1]! };
+}
+
+/** The rows as a Markdown table, the first row the baseline; `extra`: a column more (its header and each row's cell). */
+export function latencyReport(title: string, setup: string, rows: Latency[], aimMs: number, digits: number, extra?: { header: string; cell(row: Latency, i: number): string }): string {
+  const base = rows[0]!.p50;
+  const worst = Math.max(...rows.slice(1).map((r) => r.p95));
+  const head = ["load", ...(extra ? [extra.header] : []), "p50 ms", "p95 ms", "slowest ms", "p50 ÷ baseline"];
+  return [
+    `# ${title}`,
+    "",
+    machineLine(),
+    "",
+    setup,
+    "",
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---|").join("")}`,
+    ...rows.map((r, i) => `| ${[r.name, ...(extra ? [extra.cell(r, i)] : []), r.p50.toFixed(digits), r.p95.toFixed(digits), r.max.toFixed(digits), (r.p50 / base).toFixed(1)].join(" | ")} |`),
+    "",
+    `Aim: within ${aimMs} ms at p95: ${worst <= aimMs ? "met" : "NOT met"} (worst p95 ${worst.toFixed(digits)} ms).`,
+    "",
+  ].join("\n");
+}
+
+/** Runs `bench` against the service on a fresh database, prints its report and writes it to bench/results/latest.md; exits 1 on failure. */
+export function runLatencyBench(bench: (service: ServiceUnderTest, databaseUrl: string) => Promise<string>): void {
+  const run = async () => {
+    const database = await createBenchDatabase(DATABASE_URL);
+    let service: ServiceUnderTest | undefined;
+    try {
+      service = await startService(database.url);
+      const text = await bench(service, database.url);
+      process.stdout.write(text);
+      process.stderr.write(`written to ${await writeReport(text)}\n`);
+    } finally {
+      await service?.stop();
+      await database.drop();
+    }
+  };
+  run().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
