@@ -28,9 +28,12 @@ const user = createRoute({ getParentRoute: () => root, path: "/users/$userId", c
 const projects = createRoute({ getParentRoute: () => root, path: "/projects", component: lazyRouteComponent(() => import("./pages/Projects"), "Projects") });
 const project = createRoute({ getParentRoute: () => root, path: "/projects/$projectId", component: lazyRouteComponent(() => import("./pages/Project"), "Project") });
 const application = createRoute({ getParentRoute: () => root, path: "/projects/$projectId/apps/$appId", component: lazyRouteComponent(() => import("./pages/Application"), "Application") });
+const administrators = createRoute({ getParentRoute: () => root, path: "/administrators", component: lazyRouteComponent(() => import("./pages/Administrators"), "Administrators") });
+const instances = createRoute({ getParentRoute: () => root, path: "/instances", component: lazyRouteComponent(() => import("./pages/Instances"), "Instances") });
+const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {
