@@ -127,7 +127,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's admin
       await expect(add.getByRole("alert").innerText()).resolves.toBe("Choose one of the users found.");
       await add.getByRole("searchbox", { name: "Find by login name" }).fill(other.username);
       await toggle(add.getByRole("radio", { name: `${other.loginName} (Given Family)` }), true);
+      await expect(add.getByRole("alert").innerText()).resolves.toBe("Choose at least one role.");
       await toggle(add.getByRole("checkbox", { name: "ORG_OWNER", exact: true }), true);
+      await expect(add.getByRole("alert").count()).resolves.toBe(0);
       await inspect("administrator-add", tab);
       await add.getByRole("button", { name: "Add", exact: true }).click();
       const row = page.getByRole("row", { name: other.loginName });

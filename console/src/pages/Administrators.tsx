@@ -184,7 +184,8 @@ interface AddValues {
 function AddAdministrator({ ctx, roles, onAdded }: { ctx: Ctx; roles: Option[]; onAdded(): Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
-  const [incomplete, setIncomplete] = useState<Error>();
+  // Said once the person tried to add, and only while still true.
+  const [tried, setTried] = useState(false);
   const form = useForm<AddValues>({ defaultValues: { userId: "", roles: [] } });
   const filters = [{ filter: { case: "loginName" as const, value: { value: text.trim(), method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }];
   const found = useQuery(PlatformUsers.method.searchUsers, { filters, query: { limit: 10, asc: true }, sortingColumn: UserFieldName.USERNAME }, { enabled: open && text.trim() !== "" });
@@ -194,12 +195,14 @@ function AddAdministrator({ ctx, roles, onAdded }: { ctx: Ctx; roles: Option[]; 
       await onAdded();
       setOpen(false);
       setText("");
+      setTried(false);
       form.reset();
     },
   });
+  const [userId, roleNames] = form.watch(["userId", "roles"]);
+  const missing = !userId ? "Choose one of the users found." : roleNames.length === 0 ? "Choose at least one role." : undefined;
   const submit = form.handleSubmit((v) => {
-    const missing = !v.userId ? "Choose one of the users found." : v.roles.length === 0 ? "Choose at least one role." : undefined;
-    setIncomplete(missing === undefined ? undefined : new Error(missing));
+    setTried(true);
     if (missing === undefined) add.mutate({ ctx, membership: { userId: v.userId, roles: v.roles } });
   });
   return (
@@ -209,12 +212,12 @@ function AddAdministrator({ ctx, roles, onAdded }: { ctx: Ctx; roles: Option[]; 
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
-        setIncomplete(undefined);
+        setTried(false);
       }}
       onSubmit={submit}
       submit="Add"
       pending={add.isPending}
-      error={incomplete ?? add.error}
+      error={tried && missing ? new Error(missing) : add.error}
     >
       <SearchBox
         label="Find by login name"

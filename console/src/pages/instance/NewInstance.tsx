@@ -85,8 +85,8 @@ function NewInstanceForm({ onCreated }: { onCreated(answer: CreateInstanceRespon
         <TextInput control={form.control} name="firstOrgName" label="First organization" description="Its default organization, which holds the administrator." rules={required("the first organization a name")} />
         <fieldset className="plain">
           <legend>First administrator (IAM_OWNER)</legend>
+          <TextInput control={form.control} name="username" label="Username" rules={required("a username")} />
           <div className="field-row">
-            <TextInput control={form.control} name="username" label="Username" rules={required("a username")} />
             <TextInput control={form.control} name="givenName" label="Given name" rules={required("a given name")} />
             <TextInput control={form.control} name="familyName" label="Family name" rules={required("a family name")} />
           </div>
