@@ -32,10 +32,13 @@ const targets = createRoute({ getParentRoute: () => root, path: "/actions/target
 const target = createRoute({ getParentRoute: () => root, path: "/actions/targets/$targetId", component: lazyRouteComponent(() => import("./pages/Target"), "Target") });
 const executions = createRoute({ getParentRoute: () => root, path: "/actions/executions", component: lazyRouteComponent(() => import("./pages/Executions"), "Executions") });
 const deliveries = createRoute({ getParentRoute: () => root, path: "/actions/deliveries", component: lazyRouteComponent(() => import("./pages/Deliveries"), "Deliveries") });
+const administrators = createRoute({ getParentRoute: () => root, path: "/administrators", component: lazyRouteComponent(() => import("./pages/Administrators"), "Administrators") });
+const instances = createRoute({ getParentRoute: () => root, path: "/instances", component: lazyRouteComponent(() => import("./pages/Instances"), "Instances") });
+const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -10,7 +10,7 @@ import { OrgSwitcher } from "./OrgSwitcher";
  * signing out), the navigation, and the page. Links keep the chosen organization.
  */
 export function Layout({ session, user }: { session: Session; user: User }) {
-  const { may, orgIds } = usePermissions();
+  const { may, orgIds, systemMember } = usePermissions();
   const administers = may("org.read") || orgIds.length > 0;
   const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
   return (
@@ -54,6 +54,16 @@ export function Layout({ session, user }: { session: Session; user: User }) {
           {may("instance.notification.read") && (
             <Link to="/messages" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
               Messages
+            </Link>
+          )}
+          {may("member.read") && (
+            <Link to="/administrators" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Administrators
+            </Link>
+          )}
+          {systemMember && may("instance.read") && (
+            <Link to="/instances" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Instances
             </Link>
           )}
         </nav>
