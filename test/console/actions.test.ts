@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
 import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
@@ -25,7 +25,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
@@ -51,9 +50,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
       chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
       mkdir(SHOTS, { recursive: true }),
     ]);
-    admin = uniqueName("ops");
-    const id = await new Users(server).create(humanUser(admin, { password: PASSWORD, email: { address: `${admin}@mail.example`, isVerified: true } }));
-    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["IAM_OWNER"] } }, server.adminToken));
+    // A verified address: no message of the owner's own in the message log.
+    admin = await instanceOwner(server, "ops", { email: { address: `${uniqueName("ops")}@mail.example`, isVerified: true } });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -69,7 +67,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
     await page.goto(`${server.baseUrl}/ui/console/`);
     await page.getByLabel(en.loginName).fill(admin);
     await page.getByRole("button", { name: en.next }).click();
-    await page.getByLabel(en.password).fill(PASSWORD);
+    await page.getByLabel(en.password).fill(CONSOLE_PASSWORD);
     await page.getByRole("button", { name: en.signIn }).click();
     await page.getByRole("heading", { name: "Home" }).waitFor();
   }

@@ -1,13 +1,12 @@
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
-import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
 import { openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
+import { uniqueName } from "../users/helpers.js";
 
 /*
  * The console by keyboard alone, in headless Chromium: signing in, the skip link first with a
@@ -20,7 +19,6 @@ declare const document: { activeElement: { tagName: string; id: string; textCont
 declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyboard on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
@@ -33,9 +31,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyb
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000" }),
       chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
     ]);
-    admin = uniqueName("keys");
-    const id = await new Users(server).create(humanUser(admin, { password: PASSWORD }));
-    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["IAM_OWNER"] } }, server.adminToken));
+    admin = await instanceOwner(server, "keys");
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -68,7 +64,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyb
       await page.keyboard.type(admin);
       await page.keyboard.press("Enter");
       await page.getByLabel(en.password).waitFor();
-      await page.keyboard.type(PASSWORD);
+      await page.keyboard.type(CONSOLE_PASSWORD);
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { name: "Home" }).waitFor();
 

@@ -4,15 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
-import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
 import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { until } from "../support/until.js";
-import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
+import { uniqueName, Users } from "../users/helpers.js";
 
 /*
  * People and service accounts in the console (console/src/pages/Users.tsx, User.tsx), in
@@ -23,7 +22,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
@@ -45,9 +43,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
       chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
       mkdir(SHOTS, { recursive: true }),
     ]);
-    admin = uniqueName("root");
-    const id = await new Users(server).create(humanUser(admin, { password: PASSWORD }));
-    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["IAM_OWNER"] } }, server.adminToken));
+    admin = await instanceOwner(server, "root");
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -61,7 +57,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
   async function signIn(page: Page, loginName: string) {
     await page.getByLabel(en.loginName).fill(loginName);
     await page.getByRole("button", { name: en.next }).click();
-    await page.getByLabel(en.password).fill(PASSWORD);
+    await page.getByLabel(en.password).fill(CONSOLE_PASSWORD);
     await page.getByRole("button", { name: en.signIn }).click();
     await page.waitForURL((u) => u.pathname.startsWith("/ui/console/") && !u.pathname.endsWith("/callback"));
   }
@@ -117,8 +113,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
       const invited = await openTab(browser);
       try {
         await invited.page.goto(`${server.baseUrl}${link.pathname}${link.search}`);
-        await invited.page.getByLabel(en.newPassword, { exact: true }).fill(PASSWORD);
-        await invited.page.getByLabel(en.confirmPassword).fill(PASSWORD);
+        await invited.page.getByLabel(en.newPassword, { exact: true }).fill(CONSOLE_PASSWORD);
+        await invited.page.getByLabel(en.confirmPassword).fill(CONSOLE_PASSWORD);
         await invited.page.getByRole("button", { name: en.setPassword }).click();
         await invited.page.getByText(en.passwordSet).waitFor();
         await invited.page.goto(`${server.baseUrl}/ui/console/`);
