@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
@@ -10,7 +10,7 @@ import { testCertificates, TestSmtpServer } from "../notification-providers/fake
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
-import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
 import { until } from "../support/until.js";
@@ -24,7 +24,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  * a real SMTP server, listed as failed with the server's words, and sent again.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
@@ -47,7 +46,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
     const mail = { PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`, PLATFORM_SMTP_FROM: "noreply@platform.example", PLATFORM_SMTP_CA_PATH: certificates.caPath };
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms", ...mail }),
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
+      launchChromium(),
       mkdir(SHOTS, { recursive: true }),
     ]);
     // A verified address: no message of the owner's own in the message log.

@@ -4,7 +4,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformInstances } from "../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
@@ -12,7 +12,7 @@ import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { at } from "../instances/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
@@ -27,7 +27,6 @@ import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js
  * checks them.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
@@ -43,7 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's admin
   beforeAll(async () => {
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }),
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
+      launchChromium(),
       mkdir(SHOTS, { recursive: true }),
     ]);
     const users = new Users(server);

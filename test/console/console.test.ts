@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, uniqueName, Users } from "../users/helpers.js";
 
@@ -19,7 +19,6 @@ import { humanUser, uniqueName, Users } from "../users/helpers.js";
  * photographed at 1280 and 375 px into test-results/screenshots/console/.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
@@ -32,7 +31,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" });
     [browser] = await Promise.all([
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
+      launchChromium(),
       mkdir(SHOTS, { recursive: true }),
     ]);
   }, 120_000);

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
-import { openTab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { uniqueName } from "../users/helpers.js";
 
@@ -18,7 +18,6 @@ import { uniqueName } from "../users/helpers.js";
 declare const document: { activeElement: { tagName: string; id: string; textContent: string | null } | null };
 declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const en = TEXTS.en;
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyboard on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
@@ -29,7 +28,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyb
   beforeAll(async () => {
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000" }),
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
+      launchChromium(),
     ]);
     admin = await instanceOwner(server, "keys");
   }, 120_000);

@@ -2,14 +2,14 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import * as client from "openid-client";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { appClient, createProject, oidc, projectClient } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
@@ -24,7 +24,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  * test/console/console.test.ts checks them.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const PASSWORD = "Console-Pa55word!";
 const REDIRECT = "https://rp.example/cb";
 const en = TEXTS.en;
@@ -40,7 +39,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
   beforeAll(async () => {
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }),
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
+      launchChromium(),
       mkdir(SHOTS, { recursive: true }),
     ]);
     const users = new Users(server);

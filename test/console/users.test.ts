@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
-import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { until } from "../support/until.js";
 import { uniqueName, Users } from "../users/helpers.js";
@@ -21,7 +21,6 @@ import { uniqueName, Users } from "../users/helpers.js";
  * and client secret, each shown once and copied; the token then works against the API.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
@@ -40,7 +39,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
     const mail = { PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`, PLATFORM_SMTP_FROM: "noreply@platform.example", PLATFORM_SMTP_CA_PATH: certificates.caPath };
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000", ...mail }),
-      chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
+      launchChromium(),
       mkdir(SHOTS, { recursive: true }),
     ]);
     admin = await instanceOwner(server, "root");

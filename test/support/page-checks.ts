@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { expect } from "vitest";
 
 /*
@@ -69,4 +69,12 @@ export async function inspectPage(name: string, { page, errors }: Tab, opts: { s
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: "light" });
   expect(errors, `${name}: console errors`).toEqual([]);
+}
+
+/** Debian's Chromium (or CHROMIUM_PATH); the browser tests skip, saying so, where it is missing. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Headless Chromium as every browser test runs it: no sandbox (containers), no background traffic. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
 }
