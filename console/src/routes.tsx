@@ -36,9 +36,13 @@ const administrators = createRoute({ getParentRoute: () => root, path: "/adminis
 const instances = createRoute({ getParentRoute: () => root, path: "/instances", component: lazyRouteComponent(() => import("./pages/Instances"), "Instances") });
 const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
+const smtpProviders = createRoute({ getParentRoute: () => root, path: "/messages/smtp", component: lazyRouteComponent(() => import("./pages/messages/SmtpProviders"), "SmtpProviders") });
+const smtpProvider = createRoute({ getParentRoute: () => root, path: "/messages/smtp/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmtpProvider"), "SmtpProvider") });
+const smsProviders = createRoute({ getParentRoute: () => root, path: "/messages/sms", component: lazyRouteComponent(() => import("./pages/messages/SmsProviders"), "SmsProviders") });
+const smsProvider = createRoute({ getParentRoute: () => root, path: "/messages/sms/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmsProvider"), "SmsProvider") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -9,6 +9,7 @@ import { ApiError } from "../components/ApiError";
 import { Pager } from "../components/Pager";
 import { ResultTable } from "../components/ResultTable";
 import { useStatusFilter } from "../components/StatusFilter";
+import { MessagesTabs } from "./messages/MessagesTabs";
 
 const LIMIT = 20;
 const STATUSES = [
@@ -45,6 +46,7 @@ export function Messages() {
       <div className="title">
         <h1>Messages</h1>
       </div>
+      <MessagesTabs />
       {control}
       <ApiError error={found.error ?? retry.error} />
       <ResultTable label="Messages" columns={["Message", "To", "Status", "Attempts", "Last error", "Created", "Actions"]} rows={rows} rowId={(n) => n.id} pending={found.isPending} empty="No messages.">
