@@ -7,10 +7,7 @@ import { OwnerType, type Owner } from "../../../gen/platform/object/v3alpha/obje
  * inherited from. The API leaves `owner` out when the value is set in the context asked for.
  */
 export function Inherited({ setting, owner, mayReset, pending, onReset }: { setting: string; owner: Owner | undefined; mayReset: boolean; pending?: boolean; onReset(): void }) {
-  if (owner)
-    return (
-<p className="inherited">{inheritedFrom(owner)}</p>
-    );
+  if (owner) return <p className="inherited">{inheritedFrom(owner)}</p>;
   return (
     <p className="inherited">
       <span className="badge">Set here</span>
