@@ -35,6 +35,8 @@ const deliveries = createRoute({ getParentRoute: () => root, path: "/actions/del
 const administrators = createRoute({ getParentRoute: () => root, path: "/administrators", component: lazyRouteComponent(() => import("./pages/Administrators"), "Administrators") });
 const instances = createRoute({ getParentRoute: () => root, path: "/instances", component: lazyRouteComponent(() => import("./pages/Instances"), "Instances") });
 const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
+const identityProviders = createRoute({ getParentRoute: () => root, path: "/identity-providers", component: lazyRouteComponent(() => import("./pages/IdentityProviders"), "IdentityProviders") });
+const identityProvider = createRoute({ getParentRoute: () => root, path: "/identity-providers/$idpId", component: lazyRouteComponent(() => import("./pages/IdentityProvider"), "IdentityProvider") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
 const smtpProviders = createRoute({ getParentRoute: () => root, path: "/messages/smtp", component: lazyRouteComponent(() => import("./pages/messages/SmtpProviders"), "SmtpProviders") });
 const smtpProvider = createRoute({ getParentRoute: () => root, path: "/messages/smtp/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmtpProvider"), "SmtpProvider") });
@@ -42,7 +44,7 @@ const smsProviders = createRoute({ getParentRoute: () => root, path: "/messages/
 const smsProvider = createRoute({ getParentRoute: () => root, path: "/messages/sms/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmsProvider"), "SmsProvider") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, identityProviders, identityProvider, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -2,14 +2,13 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformNotifications } from "../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
+import { instanceOwner, signInToConsole } from "./helpers.js";
 import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
@@ -24,7 +23,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  * a real SMTP server, listed as failed with the server's words, and sent again.
  */
 
-const en = TEXTS.en;
 const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and messages in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
@@ -62,20 +60,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
 
   const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
 
-  async function signIn(page: Page) {
-    await page.goto(`${server.baseUrl}/ui/console/`);
-    await page.getByLabel(en.loginName).fill(admin);
-    await page.getByRole("button", { name: en.next }).click();
-    await page.getByLabel(en.password).fill(CONSOLE_PASSWORD);
-    await page.getByRole("button", { name: en.signIn }).click();
-    await page.getByRole("heading", { name: "Home" }).waitFor();
-  }
-
   it("a target and an execution on every event; the delivery listed and sent again; the target changed, rekeyed and deleted", async () => {
     const tab = await openTab(browser);
     const { page } = tab;
     try {
-      await signIn(page);
+      await signInToConsole(page, server, admin);
       await page.getByRole("link", { name: "Actions", exact: true }).click();
       await page.getByRole("heading", { name: "Actions" }).waitFor();
 
@@ -142,7 +131,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
     const tab = await openTab(browser);
     const { page } = tab;
     try {
-      await signIn(page);
+      await signInToConsole(page, server, admin);
       await page.getByRole("link", { name: "Messages", exact: true }).click();
       await page.getByRole("heading", { name: "Messages" }).waitFor();
       await page.getByRole("button", { name: /Status/ }).click();

@@ -51,6 +51,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Actions
             </Link>
           )}
+          {may("idp.read") && (
+            <Link to="/identity-providers" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Identity providers
+            </Link>
+          )}
           {may("instance.notification.read") && (
             <Link to="/messages" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
               Messages

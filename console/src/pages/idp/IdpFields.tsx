@@ -1,0 +1,45 @@
+import type { Control } from "react-hook-form";
+import { CheckboxesInput, CheckboxInput, RadioInput } from "../../components/ChoiceInputs";
+import { TextInput } from "../../components/TextInput";
+import { ACCOUNT_OPTIONS, AUTO_LINKING, type IdpValues } from "./form";
+import { KINDS, type KindName } from "./kinds";
+import { CLIENT_ID_RULES, ID_ATTRIBUTE_RULES, NAME_RULES, NEW_SCOPES_RULES, NEW_SECRET_RULES, settingsRules, urlRules } from "./rules";
+
+const ENDPOINTS = [
+  { field: "authorizationEndpoint", label: "Authorization endpoint", what: "authorization endpoint", description: "Where people are sent to sign in at the provider." },
+  { field: "tokenEndpoint", label: "Token endpoint", what: "token endpoint", description: "Where the service redeems the code with the client ID and secret." },
+  { field: "userEndpoint", label: "User endpoint", what: "user endpoint", description: "Where the service reads the person's details with the access token." },
+] as const;
+
+/**
+ * The settings of a provider of one type, in the create dialog and on its page alike. On the
+ * page (`saved`: what is stored) the secret may stay empty, as far as the API allows.
+ */
+export function IdpFields({ control, kind, saved }: { control: Control<IdpValues>; kind: KindName; saved?: IdpValues }) {
+  const k = KINDS[kind];
+  const rules = saved && settingsRules(saved);
+  return (
+    <>
+      <TextInput control={control} name="name" label="Name" description="The text of its button on the login page." rules={NAME_RULES} />
+      <TextInput control={control} name="clientId" label="Client ID" description={k.clientHelp} rules={CLIENT_ID_RULES} />
+      <TextInput
+        control={control}
+        name="clientSecret"
+        label="Client secret"
+        type="password"
+        autoComplete="off"
+        description={saved ? "Write-only: empty keeps the stored one. Needed again when the client ID or where it goes changes." : "Write-only: stored encrypted and never shown again."}
+        rules={rules ? rules.clientSecret : NEW_SECRET_RULES}
+      />
+      <TextInput control={control} name="scopes" label="Scopes" description={k.scopesHelp} rules={rules ? rules.scopes : NEW_SCOPES_RULES} />
+      {k.extra.includes("issuer") && <TextInput control={control} name="issuer" label="Issuer" description={k.issuerHelp} rules={urlRules("issuer URL")} />}
+      {k.extra.includes("isIdTokenMapping") && <CheckboxInput control={control} name="isIdTokenMapping" label="Take the person's details from the ID token, not the userinfo endpoint" />}
+      {ENDPOINTS.filter((e) => k.extra.includes(e.field)).map((e) => (
+        <TextInput key={e.field} control={control} name={e.field} label={e.label} description={e.description} rules={urlRules(e.what)} />
+      ))}
+      {k.extra.includes("idAttribute") && <TextInput control={control} name="idAttribute" label="ID attribute" description="The attribute of the user endpoint's answer that holds the person's unique ID, such as id or sub." rules={ID_ATTRIBUTE_RULES} />}
+      <CheckboxesInput control={control} name="accounts" label="Accounts" options={[...ACCOUNT_OPTIONS]} />
+      <RadioInput control={control} name="autoLinking" label="Propose an existing account to link" description="The person confirms with that account's password." options={AUTO_LINKING} />
+    </>
+  );
+}

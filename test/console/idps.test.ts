@@ -1,0 +1,156 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { Code } from "@connectrpc/connect";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACTIVE, DEACTIVATE, INACTIVE, INHERIT, createOrg, idpClient, instanceOwner as instanceOwnerOf, type Idps } from "../idps/helpers.js";
+import { DATABASE_KINDS } from "../support/database.js";
+import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { uniqueName } from "../users/helpers.js";
+import { instanceOwner, signInToConsole } from "./helpers.js";
+
+/*
+ * Identity providers in the console (console/src/pages/IdentityProviders.tsx,
+ * IdentityProvider.tsx, pages/idp/), in headless Chromium as an instance administrator uses
+ * them: a GitHub provider created in the instance (read back through the API without its
+ * secret), its scopes changed on its page, switched off for one organization chosen in the
+ * switcher (the instance keeps it on), deleted; an OpenID Connect provider whose issuer is no
+ * URL, refused under the field before anything is sent.
+ */
+
+const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
+
+describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
+  let server: TestServer;
+  let browser: Browser;
+  let idps: Idps;
+  let admin: string;
+  const org = { id: "", name: uniqueName("Agency") };
+  const photograph = kind === DATABASE_KINDS[0];
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(kind), launchChromium(), mkdir(SHOTS, { recursive: true })]);
+    idps = idpClient(server.baseUrl, server.adminToken);
+    admin = await instanceOwner(server, "idps");
+    org.id = await createOrg(server.baseUrl, server.adminToken, org.name);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+
+  /** Signed in as the instance's administrator, on the list of providers. */
+  async function signIn(page: Page) {
+    await signInToConsole(page, server, admin);
+    await page.getByRole("link", { name: "Identity providers" }).click();
+    await page.getByRole("heading", { name: "Identity providers" }).waitFor();
+  }
+
+  /** The create dialog with a type chosen (by its choice's first words) and the fields every type has filled in. */
+  async function newProvider(page: Page, type: string, name: string) {
+    await page.getByRole("button", { name: "New identity provider" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText(type).click();
+    await dialog.getByLabel("Name", { exact: true }).fill(name);
+    await dialog.getByLabel("Client ID").fill("Iv1.console-client");
+    await dialog.getByLabel("Client secret").fill("console-s3cret");
+    return dialog;
+  }
+
+  /**
+   * An organization (or all of them) chosen in the switcher, typed as a person would. Now and
+   * then the switcher puts its chosen context's name back over text typed a moment after a
+   * page's own refresh: typed again then.
+   */
+  async function choose(page: Page, option: string) {
+    const switcher = page.getByRole("combobox", { name: "Organization" });
+    await expect
+      .poll(async () => {
+        await switcher.fill(option === "All organizations" ? "" : option);
+        return page.getByRole("option", { name: option }).isVisible();
+      })
+      .toBe(true);
+    await page.getByRole("option", { name: option }).click();
+  }
+
+  it("creates a GitHub provider, changes its scopes, switches it off for one organization and deletes it", async () => {
+    const tab = await openTab(browser);
+    const { page } = tab;
+    try {
+      await signIn(page);
+      const name = uniqueName("GitHub");
+      const dialog = await newProvider(page, "GitHub: people sign in", name);
+      await dialog.getByText(`${server.baseUrl}/ui/login/idp/callback`, { exact: true }).waitFor();
+      await dialog.getByLabel("Scopes").fill("read:user user:email");
+      await inspect("idp-new", tab);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await page.getByRole("heading", { name }).waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+
+      const created = await idps.ok("GetGitHubIDP", { id });
+      expect(created.idp).toMatchObject({ type: "PROVIDER_TYPE_GITHUB", state: ACTIVE, idp: { idp: { name, statePolicy: INHERIT }, config: { clientId: "Iv1.console-client", scopes: ["read:user", "user:email"] } } });
+      expect(created.idp.details.resourceOwner).toEqual(instanceOwnerOf(server.instanceId));
+      expect(created.idp.idp.config).not.toHaveProperty("clientSecret");
+
+      const settings = page.getByRole("region", { name: "Settings" });
+      await settings.getByLabel("Scopes").fill("read:user");
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+      expect((await idps.ok("GetGitHubIDP", { id })).idp.idp.config.scopes).toEqual(["read:user"]);
+
+      // Chosen in the switcher, the organization reuses the instance's provider: only its own policy changes there.
+      await choose(page, org.name);
+      await page.waitForURL((u) => u.searchParams.get("org") === org.id);
+      const state = page.getByRole("region", { name: "State here" });
+      await state.getByText("Inherited from the instance").waitFor();
+      await expect(settings.getByLabel("Scopes").isDisabled()).resolves.toBe(true);
+      await state.getByText("Deactivate", { exact: true }).click();
+      await state.getByRole("button", { name: "Save the state policy" }).click();
+      await state.getByText("Set here").waitFor();
+      await page.locator(".title").getByText("Inactive").waitFor();
+      const inOrg = await idps.ok("GetGitHubIDP", { id, ctx: { orgId: org.id } });
+      expect(inOrg.idp).toMatchObject({ state: INACTIVE, idp: { idp: { statePolicy: DEACTIVATE } }, parent: { parent: instanceOwnerOf(server.instanceId), state: ACTIVE } });
+      expect((await idps.ok("GetGitHubIDP", { id })).idp).toMatchObject({ state: ACTIVE, idp: { idp: { statePolicy: INHERIT } } });
+      await inspect("idp", tab);
+      await page.getByRole("link", { name: "Identity providers" }).click();
+      await page.getByRole("row").filter({ hasText: name }).getByText("Set here").waitFor();
+
+      // Deleted where it is defined: the instance.
+      await choose(page, "All organizations");
+      await page.waitForURL((u) => !u.searchParams.has("org"));
+      await page.getByRole("rowheader", { name }).waitFor();
+      await inspect("idps", tab);
+      await page.getByRole("link", { name }).click();
+      await page.getByRole("button", { name: "Delete…" }).click();
+      await page.getByRole("alertdialog").getByRole("button", { name: "Delete the provider" }).click();
+      await page.getByRole("heading", { name: "Identity providers" }).waitFor();
+      expect(await idps.call("GetIDP", { id })).toMatchObject({ ok: false, code: Code.NotFound });
+      await expect.poll(() => page.getByRole("rowheader", { name }).count()).toBe(0);
+    } finally {
+      await page.context().close();
+    }
+  }, 90_000);
+
+  it("refuses an OpenID Connect provider whose issuer is no URL, under the field", async () => {
+    const tab = await openTab(browser);
+    const { page } = tab;
+    try {
+      await signIn(page);
+      const name = uniqueName("Corporate SSO");
+      const dialog = await newProvider(page, "OpenID Connect: any provider", name);
+      await dialog.getByLabel("Issuer").fill("login.example.com");
+      await dialog.getByRole("button", { name: "Create" }).click();
+      const issuer = dialog.getByRole("textbox", { name: "Issuer" });
+      await expect.poll(() => issuer.getAttribute("aria-invalid")).toBe("true");
+      await dialog.locator(".field").filter({ has: page.getByRole("textbox", { name: "Issuer" }) }).getByText("An absolute http or https URL, such as https://login.example.com.").waitFor();
+      const found = await idps.ok("SearchIDPs", { filters: [{ name: { name, method: "TEXT_FILTER_METHOD_EQUALS" } }] });
+      expect(found.result ?? []).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 60_000);
+});
