@@ -35,10 +35,15 @@ const deliveries = createRoute({ getParentRoute: () => root, path: "/actions/del
 const administrators = createRoute({ getParentRoute: () => root, path: "/administrators", component: lazyRouteComponent(() => import("./pages/Administrators"), "Administrators") });
 const instances = createRoute({ getParentRoute: () => root, path: "/instances", component: lazyRouteComponent(() => import("./pages/Instances"), "Instances") });
 const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
+const loginSettings = createRoute({ getParentRoute: () => root, path: "/settings/login", component: lazyRouteComponent(() => import("./pages/settings/Login"), "Login") });
+const securitySettings = createRoute({ getParentRoute: () => root, path: "/settings/security", component: lazyRouteComponent(() => import("./pages/settings/Security"), "Security") });
+const domainSettings = createRoute({ getParentRoute: () => root, path: "/settings/domain", component: lazyRouteComponent(() => import("./pages/settings/Domain"), "Domain") });
+const languageSettings = createRoute({ getParentRoute: () => root, path: "/settings/languages", component: lazyRouteComponent(() => import("./pages/settings/Languages"), "Languages") });
+const featureSettings = createRoute({ getParentRoute: () => root, path: "/settings/features", component: lazyRouteComponent(() => import("./pages/settings/Features"), "Features") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, administrators, instances, instance, loginSettings, securitySettings, domainSettings, languageSettings, featureSettings]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {
