@@ -37,6 +37,11 @@ const instances = createRoute({ getParentRoute: () => root, path: "/instances", 
 const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
 const identityProviders = createRoute({ getParentRoute: () => root, path: "/identity-providers", component: lazyRouteComponent(() => import("./pages/IdentityProviders"), "IdentityProviders") });
 const identityProvider = createRoute({ getParentRoute: () => root, path: "/identity-providers/$idpId", component: lazyRouteComponent(() => import("./pages/IdentityProvider"), "IdentityProvider") });
+const loginSettings = createRoute({ getParentRoute: () => root, path: "/settings/login", component: lazyRouteComponent(() => import("./pages/settings/Login"), "Login") });
+const securitySettings = createRoute({ getParentRoute: () => root, path: "/settings/security", component: lazyRouteComponent(() => import("./pages/settings/Security"), "Security") });
+const domainSettings = createRoute({ getParentRoute: () => root, path: "/settings/domain", component: lazyRouteComponent(() => import("./pages/settings/Domain"), "Domain") });
+const languageSettings = createRoute({ getParentRoute: () => root, path: "/settings/languages", component: lazyRouteComponent(() => import("./pages/settings/Languages"), "Languages") });
+const featureSettings = createRoute({ getParentRoute: () => root, path: "/settings/features", component: lazyRouteComponent(() => import("./pages/settings/Features"), "Features") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
 const smtpProviders = createRoute({ getParentRoute: () => root, path: "/messages/smtp", component: lazyRouteComponent(() => import("./pages/messages/SmtpProviders"), "SmtpProviders") });
 const smtpProvider = createRoute({ getParentRoute: () => root, path: "/messages/smtp/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmtpProvider"), "SmtpProvider") });
@@ -44,7 +49,7 @@ const smsProviders = createRoute({ getParentRoute: () => root, path: "/messages/
 const smsProvider = createRoute({ getParentRoute: () => root, path: "/messages/sms/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmsProvider"), "SmsProvider") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, identityProviders, identityProvider, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, identityProviders, identityProvider, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance, loginSettings, securitySettings, domainSettings, languageSettings, featureSettings]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

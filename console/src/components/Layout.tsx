@@ -12,6 +12,7 @@ import { OrgSwitcher } from "./OrgSwitcher";
 export function Layout({ session, user }: { session: Session; user: User }) {
   const { may, orgIds, systemMember } = usePermissions();
   const administers = may("org.read") || orgIds.length > 0;
+  // Every signed-in person may read settings; only administrators (viewers too) are shown them.
   const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
   return (
     <>
@@ -64,6 +65,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
           {may("member.read") && (
             <Link to="/administrators" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
               Administrators
+            </Link>
+          )}
+          {(administers || may("settings.write")) && (
+            <Link to="/settings/login" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Settings
             </Link>
           )}
           {systemMember && may("instance.read") && (

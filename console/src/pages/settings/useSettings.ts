@@ -1,0 +1,77 @@
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import type { DescMethodUnary } from "@bufbuild/protobuf";
+import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm, type FieldValues } from "react-hook-form";
+import { usePermissions } from "../../api/permissions";
+import { useScope } from "../../scope";
+import { changedSettings, formValues, type ResolvedSetting, type Settings } from "./settings-form";
+
+/** One setting's line on a page (SettingField). */
+export interface SettingLine {
+  label: string;
+  owner: ResolvedSetting["owner"];
+  /** False where the console's context cannot set it (an organization, for an instance's setting). */
+  editable: boolean;
+  mayReset: boolean;
+  pending: boolean;
+  resetError: unknown;
+  onReset(): void;
+}
+
+/**
+ * A settings page's data: the settings resolved in the console's context, a form of them,
+ * saving the changed ones, and resetting one. `permission`: what the Set call needs (its
+ * option in the proto). `enabled`: false where the context has no such settings.
+ */
+export function useSettings<Values extends FieldValues, ResolveIn extends DescMessage, ResolveOut extends DescMessage, SetIn extends DescMessage, SetOut extends DescMessage>(opts: {
+  resolve: DescMethodUnary<ResolveIn, ResolveOut>;
+  set: DescMethodUnary<SetIn, SetOut>;
+  settings: Settings<Values>;
+  permission: string;
+  enabled?: boolean;
+}) {
+  const { resolve, set, settings, permission, enabled = true } = opts;
+  const { ctx, orgId } = useScope();
+  const { may } = usePermissions();
+  const queries = useQueryClient();
+  const answer = useQuery(resolve, { ctx } as unknown as MessageInitShape<ResolveIn>, { enabled });
+  const resolved = (answer.data as { settings?: Record<string, ResolvedSetting | undefined> } | undefined)?.settings;
+  const form = useForm<Values>({ values: resolved && formValues(settings, resolved) });
+  // Read while rendering: react-hook-form keeps only the form state that is read.
+  const { dirtyFields, isDirty } = form.formState;
+  const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: resolve.parent, cardinality: undefined }) });
+  const save = useMutation(set, { onSuccess: refresh });
+  const reset = useMutation(set, { onSuccess: refresh });
+  const [resetting, setResetting] = useState<keyof Values>();
+  const request = (change: Record<string, object>) => ({ ctx, settings: change }) as unknown as MessageInitShape<SetIn>;
+  const mayWrite = may(permission);
+  return {
+    answer,
+    // react-hook-form takes new `values` after the render that brought them: until then the
+    // form is empty, and its inputs have nothing to show.
+    loading: !resolved || Object.keys(form.getValues()).length === 0,
+    form,
+    mayWrite,
+    onSubmit: form.handleSubmit((values) => save.mutate(request(changedSettings(settings, values, dirtyFields)))),
+    save: { pending: save.isPending, error: save.error, saved: save.isSuccess && !isDirty },
+    /** What a setting's line shows: where its value comes from, and whether it may be changed here. */
+    setting(name: keyof Values & string): SettingLine {
+      const editable = !orgId || settings[name].inOrgs;
+      return {
+        label: settings[name].label,
+        owner: resolved?.[name]?.owner,
+        editable,
+        mayReset: mayWrite && editable,
+        pending: reset.isPending,
+        resetError: resetting === name ? reset.error : null,
+        onReset() {
+          setResetting(name);
+          reset.mutate(request({ [name]: settings[name].reset }));
+        },
+      };
+    },
+  };
+}
+
