@@ -35,10 +35,12 @@ const deliveries = createRoute({ getParentRoute: () => root, path: "/actions/del
 const administrators = createRoute({ getParentRoute: () => root, path: "/administrators", component: lazyRouteComponent(() => import("./pages/Administrators"), "Administrators") });
 const instances = createRoute({ getParentRoute: () => root, path: "/instances", component: lazyRouteComponent(() => import("./pages/Instances"), "Instances") });
 const instance = createRoute({ getParentRoute: () => root, path: "/instances/$instanceId", component: lazyRouteComponent(() => import("./pages/Instance"), "Instance") });
+const branding = createRoute({ getParentRoute: () => root, path: "/settings/branding", component: lazyRouteComponent(() => import("./pages/settings/Branding"), "Branding") });
+const messageTexts = createRoute({ getParentRoute: () => root, path: "/settings/texts", component: lazyRouteComponent(() => import("./pages/settings/MessageTexts"), "MessageTexts") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, administrators, instances, instance]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, messages, administrators, instances, instance, branding, messageTexts]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {
