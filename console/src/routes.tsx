@@ -43,13 +43,15 @@ const domainSettings = createRoute({ getParentRoute: () => root, path: "/setting
 const languageSettings = createRoute({ getParentRoute: () => root, path: "/settings/languages", component: lazyRouteComponent(() => import("./pages/settings/Languages"), "Languages") });
 const featureSettings = createRoute({ getParentRoute: () => root, path: "/settings/features", component: lazyRouteComponent(() => import("./pages/settings/Features"), "Features") });
 const messages = createRoute({ getParentRoute: () => root, path: "/messages", component: lazyRouteComponent(() => import("./pages/Messages"), "Messages") });
+const branding = createRoute({ getParentRoute: () => root, path: "/settings/branding", component: lazyRouteComponent(() => import("./pages/settings/Branding"), "Branding") });
+const messageTexts = createRoute({ getParentRoute: () => root, path: "/settings/texts", component: lazyRouteComponent(() => import("./pages/settings/MessageTexts"), "MessageTexts") });
 const smtpProviders = createRoute({ getParentRoute: () => root, path: "/messages/smtp", component: lazyRouteComponent(() => import("./pages/messages/SmtpProviders"), "SmtpProviders") });
 const smtpProvider = createRoute({ getParentRoute: () => root, path: "/messages/smtp/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmtpProvider"), "SmtpProvider") });
 const smsProviders = createRoute({ getParentRoute: () => root, path: "/messages/sms", component: lazyRouteComponent(() => import("./pages/messages/SmsProviders"), "SmsProviders") });
 const smsProvider = createRoute({ getParentRoute: () => root, path: "/messages/sms/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmsProvider"), "SmsProvider") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, identityProviders, identityProvider, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance, loginSettings, securitySettings, domainSettings, languageSettings, featureSettings]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, identityProviders, identityProvider, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance, loginSettings, securitySettings, domainSettings, languageSettings, featureSettings, branding, messageTexts]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -18,6 +18,12 @@ export function SettingsTabs() {
       <Link to="/settings/languages" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
         Languages
       </Link>
+      <Link to="/settings/branding" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+        Branding
+      </Link>
+      <Link to="/settings/texts" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+        Message texts
+      </Link>
       {may("feature.read") && (
         <Link to="/settings/features" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
           Features

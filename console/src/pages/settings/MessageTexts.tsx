@@ -1,0 +1,127 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
+import { useForm } from "react-hook-form";
+import type { RequestContextSchema } from "../../../../gen/platform/object/v3alpha/object_pb";
+import type { ResolvedLanguageSettings } from "../../../../gen/platform/settings/language/v3alpha/language_pb";
+import { PlatformLanguageSettings } from "../../../../gen/platform/settings/language/v3alpha/language_service_pb";
+import { PlatformMessageTextSettings } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_service_pb";
+import { usePermissions } from "../../api/permissions";
+import { resetChange, setChanges } from "../../api/settings-changes";
+import { ApiError } from "../../components/ApiError";
+import { Inherited } from "../../components/Inherited";
+import { SelectField } from "../../components/SelectField";
+import { SettingsForm } from "../../components/SettingsForm";
+import { TextInput } from "../../components/TextInput";
+import { TextLinesInput } from "../../components/TextLinesInput";
+import { useScope } from "../../scope";
+import { BODY_MAX, isSms, MESSAGE_KINDS, SMS_BODY_MAX, type MessageKind } from "./message-text-kinds";
+import { SettingsTabs } from "./SettingsTabs";
+
+const LANGUAGE_NAMES = new Intl.DisplayNames(["en"], { type: "language" });
+
+/** The languages the context allows, in order: its restricted ones, or every supported one. */
+function allowedLanguages(s: ResolvedLanguageSettings | undefined): string[] {
+  const restricted = s?.restrictedLanguages?.value ?? [];
+  return (restricted.length > 0 ? restricted : (s?.supportedLanguages?.value ?? [])).map((l) => l.key);
+}
+
+/**
+ * The texts of the messages the service sends, one kind and language at a time (the
+ * languages the context allows), each text with where it comes from.
+ */
+export function MessageTexts() {
+  const { ctx, orgId } = useScope();
+  const [kind, setKind] = useState<MessageKind>(MESSAGE_KINDS[0].key);
+  const [chosen, setLanguage] = useState<string>();
+  const languages = useQuery(PlatformLanguageSettings.method.resolveLanguages, { ctx });
+  const allowed = allowedLanguages(languages.data?.settings);
+  const preferred = languages.data?.settings?.defaultLanguage?.value ?? "";
+  const language = [chosen, preferred].find((l) => l && allowed.includes(l)) ?? allowed[0];
+  return (
+    <>
+      <div className="title">
+        <h1>Message texts</h1>
+      </div>
+      <SettingsTabs />
+      <p className="muted">What the messages the service sends say {orgId ? "to this organization's users" : "in the instance, for every organization that sets nothing of its own"}.</p>
+      <div className="filters">
+        <SelectField<MessageKind> label="Message" value={kind} options={MESSAGE_KINDS} onChange={setKind} />
+        {language && <SelectField label="Language" value={language} options={allowed.map((key) => ({ key, label: `${LANGUAGE_NAMES.of(key) ?? key} (${key})` }))} onChange={setLanguage} />}
+      </div>
+      <ApiError error={languages.error} />
+      {language && <MessageText key={`${orgId ?? ""}/${kind}/${language}`} kind={kind} language={language} ctx={ctx} />}
+    </>
+  );
+}
+
+interface TextValues {
+  subject: string;
+  body: string;
+}
+
+function MessageText({ kind, language, ctx }: { kind: MessageKind; language: string; ctx: MessageInitShape<typeof RequestContextSchema> | undefined }) {
+  const { may } = usePermissions();
+  const queries = useQueryClient();
+  const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformMessageTextSettings, cardinality: undefined }) });
+  const resolved = useQuery(PlatformMessageTextSettings.method.resolveMessageText, { kind, language, ctx });
+  const answer = resolved.data;
+  const texts = answer?.settings;
+  const inEffect = { subject: texts?.subject?.value ?? "", body: texts?.body?.value ?? "" };
+  const form = useForm<TextValues>({ values: inEffect, resetOptions: { keepDirtyValues: true } });
+  const save = useMutation(PlatformMessageTextSettings.method.setMessageText, {
+    // What was saved is the form's own from now on (not dirty); the refetch then brings it as the API keeps it.
+    onSuccess: () => {
+      form.reset(form.getValues());
+      return refresh();
+    },
+  });
+  const reset = useMutation(PlatformMessageTextSettings.method.setMessageText, { onSuccess: refresh });
+  if (resolved.error) return <ApiError error={resolved.error} />;
+  if (!answer || !texts) return <p role="status">Loading…</p>;
+  const write = may("settings.write");
+  const label = MESSAGE_KINDS.find((k) => k.key === kind)!.label.toLowerCase();
+  const resetting = Object.keys(reset.variables?.settings ?? {})[0];
+  const text = (name: keyof TextValues, field: ReactNode) => (
+    <div>
+      {field}
+      <Inherited
+        setting={`the ${name} of the ${label}`}
+        owner={texts[name]?.owner}
+        mayReset={write}
+        pending={reset.isPending}
+        onReset={() => {
+          form.resetField(name);
+          reset.mutate({ kind, language, settings: resetChange(name), ctx });
+        }}
+      />
+      {resetting === name && <ApiError error={reset.error} />}
+    </div>
+  );
+  const submit = form.handleSubmit((v) => {
+    // An SMS has no subject to send.
+    const changes = setChanges(texts.subject ? v : { body: v.body }, texts.subject ? inEffect : { body: inEffect.body });
+    save.mutate({ kind, language, settings: changes, ctx });
+  });
+  const bodyMax = isSms(kind) ? SMS_BODY_MAX : BODY_MAX;
+  return (
+    <>
+      <SettingsForm mayWrite={write} onSubmit={submit} pending={save.isPending} error={save.error} saved={save.isSuccess && !form.formState.isDirty}>
+        {texts.subject && text("subject", <TextInput control={form.control} name="subject" label="Subject" rules={{ required: "Give a subject.", maxLength: { value: 200, message: "At most 200 characters." }, pattern: { value: /^[^\r\n]*$/, message: "One line." } }} />)}
+        {text("body", <TextLinesInput control={form.control} name="body" label="Body" description="Paragraphs separated by an empty line." rows={12} rules={{ required: "Give the text.", maxLength: { value: bodyMax, message: `At most ${bodyMax.toLocaleString("en")} characters.` } }} />)}
+      </SettingsForm>
+      <section aria-labelledby="placeholders">
+        <h2 id="placeholders">Placeholders</h2>
+        <p className="muted">Replaced by their values when a message is sent; these are all the {label} may use.</p>
+        <ul className="placeholders">
+          {answer.placeholders.map((p) => (
+            <li key={p}>
+              <code>{p}</code>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </>
+  );
+}
