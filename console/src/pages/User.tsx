@@ -8,21 +8,29 @@ import { ApiError } from "../components/ApiError";
 import { ConfirmAction } from "../components/ConfirmAction";
 import { useScope } from "../scope";
 import { ClientSecret } from "./user/ClientSecret";
+import { ExternalLinks } from "./user/ExternalLinks";
+import { Grants } from "./user/Grants";
+import { Keys } from "./user/Keys";
+import { Memberships } from "./user/Memberships";
+import { Metadata } from "./user/Metadata";
 import { PasswordHelp } from "./user/PasswordHelp";
 import { Profile } from "./user/Profile";
 import { useRefreshUsers } from "./user/refresh";
+import { Sessions } from "./user/Sessions";
 import { SignInMethods } from "./user/SignInMethods";
 import { Tokens } from "./user/Tokens";
 import { displayName, stateLabel } from "./Users";
 
 /**
  * One person or service account: who it is, its state (lock, deactivate, delete), and what it
- * signs in with: a person's profile, password reset or invitation, and second factors; a
- * service account's tokens and client secret, each shown once.
+ * signs in with: a person's profile, password reset or invitation, second factors and linked
+ * accounts; a service account's tokens, keys and client secret (each secret shown once).
+ * Then, for both: sessions, metadata, grants of project roles and administrator memberships,
+ * each section where the person may read it (one module each, in ./user/).
  */
 export function User() {
   const { userId } = useParams({ from: "/users/$userId" });
-  const { may } = usePermissions();
+  const { may, systemMember } = usePermissions();
   const navigate = useNavigate();
   const { ctx } = useScope();
   const refresh = useRefreshUsers();
@@ -42,6 +50,7 @@ export function User() {
   if (user.error) return <ApiError error={user.error} />;
   if (!u) return <p role="status">Loading…</p>;
   const human = u.type.case === "human" ? u.type.value : undefined;
+  const machine = u.type.case === "machine" ? u.type.value : undefined;
   const name = displayName(u);
   const write = may("user.write");
   return (
@@ -109,8 +118,14 @@ export function User() {
       {human && <PasswordHelp userId={userId} human={human} mayWrite={write} mayCredential={may("user.credential.write")} />}
       {human && write && <Profile userId={userId} human={human} />}
       {human && <SignInMethods userId={userId} mayRemove={may("user.credential.write")} />}
-      {u.type.case === "machine" && <Tokens userId={userId} mayWrite={may("user.credential.write")} />}
-      {u.type.case === "machine" && may("user.credential.write") && <ClientSecret userId={userId} hasSecret={u.type.value.hasSecret} />}
+      {human && <ExternalLinks userId={userId} mayWrite={write} />}
+      {machine && <Tokens userId={userId} mayWrite={may("user.credential.write")} />}
+      {machine && <Keys userId={userId} mayWrite={may("user.credential.write")} />}
+      {machine && may("user.credential.write") && <ClientSecret userId={userId} hasSecret={machine.hasSecret} />}
+      {may("session.read") && <Sessions userId={userId} mayDelete={may("session.delete")} />}
+      <Metadata userId={userId} mayWrite={write} />
+      {may("user.grant.read") && <Grants userId={userId} />}
+      {(may("member.read") || systemMember) && <Memberships userId={userId} who={name} />}
     </>
   );
 }
