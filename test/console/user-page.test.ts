@@ -102,14 +102,14 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
 
       // Metadata: the proto's limits said before the API is asked; set, changed, removed.
       const setKey = meta.getByRole("form", { name: "Set a key" });
-      await setKey.getByRole("button", { name: "Set" }).click();
+      await setKey.getByRole("button", { name: "Set key" }).click();
       await setKey.getByText("Give a key.").waitFor();
       await setKey.getByLabel("Key").fill("k".repeat(201));
       await setKey.getByLabel("Value").fill("platform");
-      await setKey.getByRole("button", { name: "Set" }).click();
+      await setKey.getByRole("button", { name: "Set key" }).click();
       await setKey.getByText("A key has at most 200 characters.").waitFor();
       await setKey.getByLabel("Key").fill("team");
-      await setKey.getByRole("button", { name: "Set" }).click();
+      await setKey.getByRole("button", { name: "Set key" }).click();
       await meta.getByRole("row", { name: "team" }).getByText("platform").waitFor();
       expect(await metadata()).toMatchObject({ team: "platform" });
       await meta.getByRole("row", { name: "team" }).getByRole("button", { name: "Change…" }).click();

@@ -69,7 +69,7 @@ export function Metadata({ userId, mayWrite }: { userId: string; mayWrite: boole
           <TextInput control={form.control} name="key" label="Key" description="A key the user has already gets the new value." rules={KEY_RULES} />
           <TextInput control={form.control} name="value" label="Value" description="Text, kept as UTF-8." rules={VALUE_RULES} />
           <Button type="submit" isDisabled={set.isPending}>
-            Set
+            Set key
           </Button>
           <ApiError error={set.error} />
         </form>
