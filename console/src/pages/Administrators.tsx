@@ -1,32 +1,30 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Cell } from "react-aria-components";
 import { useForm } from "react-hook-form";
-import { OwnerType, type RequestContextSchema } from "../../../gen/platform/object/v3alpha/object_pb";
-import { MembershipFieldName, type GetMembership } from "../../../gen/platform/resources/membership/v3alpha/membership_pb";
+import { OwnerType } from "../../../gen/platform/object/v3alpha/object_pb";
+import { MembershipFieldName } from "../../../gen/platform/resources/membership/v3alpha/membership_pb";
 import { PlatformMemberships } from "../../../gen/platform/resources/membership/v3alpha/membership_service_pb";
 import { TextFilterMethod } from "../../../gen/platform/resources/object/v3alpha/object_pb";
 import { UserFieldName, type GetUser } from "../../../gen/platform/resources/user/v3alpha/user_pb";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
-import { CheckboxesInput, RadioInput, type Option } from "../components/ChoiceInputs";
-import { ConfirmAction } from "../components/ConfirmAction";
+import { CheckboxesInput, type Option } from "../components/ChoiceInputs";
 import { FormDialog } from "../components/FormDialog";
 import { Pager } from "../components/Pager";
 import { ResultTable } from "../components/ResultTable";
-import { SearchBox } from "../components/SearchBox";
+import { SearchChoice, useSearchDialog } from "../components/SearchChoice";
 import { SelectField } from "../components/SelectField";
 import { useScope } from "../scope";
+import { SYSTEM_CTX, type Ctx } from "./membership/context";
+import { RoleBadges } from "./membership/RoleBadges";
+import { MembershipActions } from "./membership/MembershipActions";
 import { displayName } from "./Users";
 
 const LIMIT = 20;
 const ANY = "any";
-const SYSTEM_CTX = { type: { case: "system" as const, value: true } };
-
-type Ctx = MessageInitShape<typeof RequestContextSchema> | undefined;
 
 /**
  * Who holds roles where the console acts: the chosen organization, else the instance; and,
@@ -124,7 +122,6 @@ function Memberships({ ctx, instanceOnly, role, offset, onOffset, roles, mayWrit
   const found = useQuery(PlatformMemberships.method.searchMemberships, { ctx, filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: MembershipFieldName.CREATION_DATE });
   const rows = found.data?.result ?? [];
   const users = useUsersById(rows.map((m) => m.userId), mayReadUsers);
-  const remove = useMutation(PlatformMemberships.method.deleteMembership, { onSuccess: onChanged });
   return (
     <>
       <ApiError error={found.error} />
@@ -137,23 +134,10 @@ function Memberships({ ctx, instanceOnly, role, offset, onOffset, roles, mayWrit
               <Cell>{who}</Cell>
               <Cell>{user ? displayName(user) : ""}</Cell>
               <Cell>
-                {m.roles.map((r) => (
-                  <span key={r} className="badge">
-                    {r}
-                  </span>
-                ))}
+                <RoleBadges roles={m.roles} />
               </Cell>
               <Cell>
-                <div className="row-actions">
-                  {mayWrite && <ChangeRoles ctx={ctx} membership={m} who={who} roles={roles} onChanged={onChanged} />}
-                  {mayDelete && (
-                    <ConfirmAction trigger="Remove…" title={`Remove ${who}?`} confirm="Remove" onConfirm={() => remove.mutateAsync({ ctx, userId: m.userId })}>
-                      <p>
-                        {who} loses {m.roles.join(", ")} here at once, and with them what those roles allow.
-                      </p>
-                    </ConfirmAction>
-                  )}
-                </div>
+                <MembershipActions ctx={ctx} membership={m} who={who} roles={roles} mayWrite={mayWrite} mayDelete={mayDelete} onChanged={onChanged} />
               </Cell>
             </>
           );
@@ -182,88 +166,38 @@ interface AddValues {
 
 /** A user found by login name on the server, chosen among the matches, and their roles here. */
 function AddAdministrator({ ctx, roles, onAdded }: { ctx: Ctx; roles: Option[]; onAdded(): Promise<void> }) {
-  const [open, setOpen] = useState(false);
-  const [text, setText] = useState("");
-  // Said once the person tried to add, and only while still true.
-  const [tried, setTried] = useState(false);
+  const dialog = useSearchDialog();
   const form = useForm<AddValues>({ defaultValues: { userId: "", roles: [] } });
-  const filters = [{ filter: { case: "loginName" as const, value: { value: text.trim(), method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }];
-  const found = useQuery(PlatformUsers.method.searchUsers, { filters, query: { limit: 10, asc: true }, sortingColumn: UserFieldName.USERNAME }, { enabled: open && text.trim() !== "" });
-  const matches = text.trim() ? (found.data?.result ?? []) : [];
+  const text = dialog.text.trim();
+  const filters = [{ filter: { case: "loginName" as const, value: { value: text, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }];
+  const found = useQuery(PlatformUsers.method.searchUsers, { filters, query: { limit: 10, asc: true }, sortingColumn: UserFieldName.USERNAME }, { enabled: dialog.open && text !== "" });
   const add = useMutation(PlatformMemberships.method.createMembership, {
     onSuccess: async () => {
       await onAdded();
-      setOpen(false);
-      setText("");
-      setTried(false);
+      dialog.done();
       form.reset();
     },
   });
   const [userId, roleNames] = form.watch(["userId", "roles"]);
   const missing = !userId ? "Choose one of the users found." : roleNames.length === 0 ? "Choose at least one role." : undefined;
   const submit = form.handleSubmit((v) => {
-    setTried(true);
+    dialog.setTried(true);
     if (missing === undefined) add.mutate({ ctx, membership: { userId: v.userId, roles: v.roles } });
   });
   return (
-    <FormDialog
-      label="Add an administrator"
-      primary
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        setTried(false);
-      }}
-      onSubmit={submit}
-      submit="Add"
-      pending={add.isPending}
-      error={tried && missing ? new Error(missing) : add.error}
-    >
-      <SearchBox
-        label="Find by login name"
-        value={text}
-        onChange={(value) => {
-          setText(value);
-          // A choice among earlier matches is no longer shown: it must not be added unseen.
-          form.setValue("userId", "");
-        }}
+    <FormDialog label="Add an administrator" primary open={dialog.open} onOpenChange={dialog.onOpenChange} onSubmit={submit} submit="Add" pending={add.isPending} error={dialog.tried && missing ? new Error(missing) : add.error}>
+      <SearchChoice
+        control={form.control}
+        name="userId"
+        search="Find by login name"
+        label="User"
+        text={dialog.text}
+        onText={dialog.setText}
+        matches={(found.data?.result ?? []).map((u) => ({ value: u.details?.id ?? "", label: `${u.loginName} (${displayName(u)})` }))}
+        answered={Boolean(found.data)}
+        none="No user matches."
+        error={found.error}
       />
-      {matches.length > 0 && (
-        <RadioInput
-          control={form.control}
-          name="userId"
-          label="User"
-          options={matches.map((u) => ({ value: u.details?.id ?? "", label: `${u.loginName} (${displayName(u)})` }))}
-        />
-      )}
-      {text.trim() && found.data && matches.length === 0 && <p role="status">No user matches.</p>}
-      <ApiError error={found.error} />
-      <CheckboxesInput control={form.control} name="roles" label="Roles" options={roles} />
-    </FormDialog>
-  );
-}
-
-/** Replaces the roles of one membership. */
-function ChangeRoles({ ctx, membership, who, roles, onChanged }: { ctx: Ctx; membership: GetMembership; who: string; roles: Option[]; onChanged(): Promise<void> }) {
-  const [open, setOpen] = useState(false);
-  const form = useForm<{ roles: string[] }>({ values: { roles: membership.roles } });
-  const patch = useMutation(PlatformMemberships.method.patchMembership, {
-    onSuccess: async () => {
-      await onChanged();
-      setOpen(false);
-    },
-  });
-  return (
-    <FormDialog
-      label="Change roles"
-      title={`Roles of ${who}`}
-      open={open}
-      onOpenChange={setOpen}
-      onSubmit={form.handleSubmit((v) => patch.mutate({ ctx, userId: membership.userId, membership: { roles: v.roles } }))}
-      submit="Save"
-      pending={patch.isPending}
-      error={patch.error}
-    >
       <CheckboxesInput control={form.control} name="roles" label="Roles" options={roles} />
     </FormDialog>
   );

@@ -1,53 +1,32 @@
-import { callUnaryMethod, createConnectQueryKey, useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
+import { callUnaryMethod, useQuery, useTransport } from "@connectrpc/connect-query";
 import type { Transport } from "@connectrpc/connect";
-import { useMutation as useTanstackMutation, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import { Button, Cell } from "react-aria-components";
+import { useMutation as useTanstackMutation } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { Button } from "react-aria-components";
 import { useForm } from "react-hook-form";
+import type { GetUserGrant } from "../../../../gen/platform/resources/grant/v3alpha/grant_pb";
 import { PlatformGrants } from "../../../../gen/platform/resources/grant/v3alpha/grant_service_pb";
 import { TextFilterMethod } from "../../../../gen/platform/resources/object/v3alpha/object_pb";
-import { ProjectRoleFieldName } from "../../../../gen/platform/resources/project/v3alpha/project_pb";
-import { PlatformProjects } from "../../../../gen/platform/resources/project/v3alpha/project_service_pb";
 import { PlatformUsers } from "../../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../../api/permissions";
 import { ApiError } from "../../components/ApiError";
 import { CheckboxesInput } from "../../components/ChoiceInputs";
-import { Pager } from "../../components/Pager";
-import { RemoveButton } from "../../components/RemoveButton";
-import { ResultTable } from "../../components/ResultTable";
 import { TextInput } from "../../components/TextInput";
+import { useScope } from "../../scope";
+import { GrantTable, useUserGrantPage } from "../grants/GrantTable";
+import { useProjectRoleOptions } from "../grants/roles";
 
-const LIMIT = 20;
-
-/** Who holds roles of a project (user grants): a page at a time, by login name where the person may read users; giving and taking them. */
+/** Who holds roles of a project (user grants): a page at a time, by login name where the person may read users; giving, changing and taking them. */
 export function UserGrants({ projectId }: { projectId: string }) {
   const { may } = usePermissions();
-  const queries = useQueryClient();
-  const [offset, setOffset] = useState(0);
-  const filters = [{ filter: { case: "projectId" as const, value: { projectId } } }];
-  const found = useQuery(PlatformGrants.method.searchUserGrants, { filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true } });
-  const rows = found.data?.result ?? [];
-  const names = useLoginNames(rows.map((g) => g.grant?.userId ?? ""), may("user.read"));
-  const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformGrants, cardinality: undefined }) });
-  const remove = useMutation(PlatformGrants.method.deleteUserGrant, { onSuccess: refresh });
+  const grants = useUserGrantPage({ case: "projectId", value: { projectId } });
+  const names = useLoginNames(grants.rows.map((g) => g.grant?.userId ?? ""), may("user.read"));
+  const userOf = (g: GetUserGrant) => names.get(g.grant?.userId ?? "") ?? g.grant?.userId ?? "";
   return (
     <section aria-labelledby="grants">
       <h2 id="grants">User grants</h2>
-      <ApiError error={found.error ?? remove.error} />
-      <ResultTable label="User grants" columns={["User", "Roles", "Actions"]} rows={rows} rowId={(g) => g.details?.id ?? ""} pending={found.isPending} empty="Nobody holds roles of this project yet." dependencies={[names]}>
-        {(g) => {
-          const user = names.get(g.grant?.userId ?? "") ?? g.grant?.userId ?? "";
-          return (
-            <>
-              <Cell>{user}</Cell>
-              <Cell>{g.grant?.roleKeys.join(", ")}</Cell>
-              <Cell>{may("user.grant.delete") && <RemoveButton what={`the grant of ${user}`} pending={remove.isPending} onPress={() => remove.mutate({ id: g.details?.id ?? "" })} />}</Cell>
-            </>
-          );
-        }}
-      </ResultTable>
-      <Pager offset={offset} limit={LIMIT} shown={rows.length} total={Number(found.data?.details?.totalResult ?? 0n)} onOffset={setOffset} />
-      {may("user.grant.write") && <AddGrant projectId={projectId} searchUsers={may("user.read")} onAdded={refresh} />}
+      <GrantTable grants={grants} label="User grants" column="User" empty="Nobody holds roles of this project yet." describe={(g) => `the grant of ${userOf(g)}`} cell={userOf} dependencies={[names]} />
+      {may("user.grant.write") && <AddGrant projectId={projectId} searchUsers={may("user.read")} onAdded={grants.refresh} />}
     </section>
   );
 }
@@ -65,25 +44,25 @@ interface GrantValues {
 }
 
 function AddGrant({ projectId, searchUsers, onAdded }: { projectId: string; searchUsers: boolean; onAdded(): Promise<void> }) {
+  const { ctx } = useScope();
   const transport = useTransport();
-  const roles = useQuery(PlatformProjects.method.searchProjectRoles, { projectId, query: { limit: 1000, asc: true }, sortingColumn: ProjectRoleFieldName.KEY });
+  const roles = useProjectRoleOptions(projectId);
   const form = useForm<GrantValues>({ defaultValues: { user: "", roles: [] } });
   const add = useTanstackMutation({
     mutationFn: async (v: GrantValues) => {
       const userId = searchUsers ? await userIdOf(transport, v.user.trim()) : v.user.trim();
-      return callUnaryMethod(transport, PlatformGrants.method.createUserGrant, { projectId, grant: { userId, roleKeys: v.roles } });
+      return callUnaryMethod(transport, PlatformGrants.method.createUserGrant, { projectId, ctx, grant: { userId, roleKeys: v.roles } });
     },
     onSuccess: async () => {
       form.reset();
       await onAdded();
     },
   });
-  const options = (roles.data?.result ?? []).map((r) => ({ value: r.role?.key ?? "", label: `${r.role?.displayName ?? ""} (${r.role?.key ?? ""})` }));
   return (
     <form className="inline" aria-label="Grant roles" onSubmit={form.handleSubmit((v) => add.mutate(v))}>
       <h3>Grant roles</h3>
       <TextInput control={form.control} name="user" label="User" description="Login name (name@domain) or ID; any organization's user of this instance." rules={{ required: "Name the user." }} />
-      {options.length > 0 && <CheckboxesInput control={form.control} name="roles" label="Roles" options={options} />}
+      {roles.options.length > 0 && <CheckboxesInput control={form.control} name="roles" label="Roles" options={roles.options} />}
       <ApiError error={roles.error ?? add.error} />
       <Button type="submit" isDisabled={add.isPending}>
         Grant
