@@ -7,9 +7,10 @@ import { OwnerType } from "../../../gen/platform/object/v3alpha/object_pb";
 import { MembershipFieldName } from "../../../gen/platform/resources/membership/v3alpha/membership_pb";
 import { PlatformMemberships } from "../../../gen/platform/resources/membership/v3alpha/membership_service_pb";
 import { TextFilterMethod } from "../../../gen/platform/resources/object/v3alpha/object_pb";
-import { UserFieldName, type GetUser } from "../../../gen/platform/resources/user/v3alpha/user_pb";
+import { UserFieldName } from "../../../gen/platform/resources/user/v3alpha/user_pb";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../api/permissions";
+import { useUsersById } from "../api/users-by-id";
 import { ApiError } from "../components/ApiError";
 import { CheckboxesInput, type Option } from "../components/ChoiceInputs";
 import { FormDialog } from "../components/FormDialog";
@@ -146,17 +147,6 @@ function Memberships({ ctx, instanceOnly, role, offset, onOffset, roles, mayWrit
       <Pager offset={offset} limit={LIMIT} shown={rows.length} total={Number(found.data?.details?.totalResult ?? 0n)} onOffset={onOffset} />
     </>
   );
-}
-
-/**
- * The users of a page of memberships, where the person may read users. Members of the
- * system may belong to other instances, which this instance's search does not answer:
- * those keep their ID.
- */
-function useUsersById(ids: string[], readable: boolean): Map<string, GetUser> {
-  const filters = [{ filter: { case: "inIds" as const, value: { ids } } }];
-  const found = useQuery(PlatformUsers.method.searchUsers, { filters, query: { limit: ids.length } }, { enabled: readable && ids.length > 0 });
-  return useMemo(() => new Map((found.data?.result ?? []).map((u) => [u.details?.id ?? "", u])), [found.data]);
 }
 
 interface AddValues {

@@ -1,7 +1,6 @@
-import { callUnaryMethod, useQuery, useTransport } from "@connectrpc/connect-query";
+import { callUnaryMethod, useTransport } from "@connectrpc/connect-query";
 import type { Transport } from "@connectrpc/connect";
 import { useMutation as useTanstackMutation } from "@tanstack/react-query";
-import { useMemo } from "react";
 import { Button } from "react-aria-components";
 import { useForm } from "react-hook-form";
 import type { GetUserGrant } from "../../../../gen/platform/resources/grant/v3alpha/grant_pb";
@@ -9,6 +8,7 @@ import { PlatformGrants } from "../../../../gen/platform/resources/grant/v3alpha
 import { TextFilterMethod } from "../../../../gen/platform/resources/object/v3alpha/object_pb";
 import { PlatformUsers } from "../../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../../api/permissions";
+import { useUsersById } from "../../api/users-by-id";
 import { ApiError } from "../../components/ApiError";
 import { CheckboxesInput } from "../../components/ChoiceInputs";
 import { TextInput } from "../../components/TextInput";
@@ -20,22 +20,15 @@ import { useProjectRoleOptions } from "../grants/roles";
 export function UserGrants({ projectId }: { projectId: string }) {
   const { may } = usePermissions();
   const grants = useUserGrantPage({ case: "projectId", value: { projectId } });
-  const names = useLoginNames(grants.rows.map((g) => g.grant?.userId ?? ""), may("user.read"));
-  const userOf = (g: GetUserGrant) => names.get(g.grant?.userId ?? "") ?? g.grant?.userId ?? "";
+  const users = useUsersById(grants.rows.map((g) => g.grant?.userId ?? ""), may("user.read"));
+  const userOf = (g: GetUserGrant) => users.get(g.grant?.userId ?? "")?.loginName ?? g.grant?.userId ?? "";
   return (
     <section aria-labelledby="grants">
       <h2 id="grants">User grants</h2>
-      <GrantTable grants={grants} label="User grants" column="User" empty="Nobody holds roles of this project yet." describe={(g) => `the grant of ${userOf(g)}`} cell={userOf} dependencies={[names]} />
+      <GrantTable grants={grants} label="User grants" column="User" empty="Nobody holds roles of this project yet." describe={(g) => `the grant of ${userOf(g)}`} cell={userOf} dependencies={[users]} />
       {may("user.grant.write") && <AddGrant projectId={projectId} searchUsers={may("user.read")} onAdded={grants.refresh} />}
     </section>
   );
-}
-
-/** The login names of the users on a page, where the person may read users. */
-function useLoginNames(ids: string[], readable: boolean): Map<string, string> {
-  const filters = [{ filter: { case: "inIds" as const, value: { ids } } }];
-  const users = useQuery(PlatformUsers.method.searchUsers, { filters, query: { limit: ids.length } }, { enabled: readable && ids.length > 0 });
-  return useMemo(() => new Map((users.data?.result ?? []).map((u) => [u.details?.id ?? "", u.loginName])), [users.data]);
 }
 
 interface GrantValues {
