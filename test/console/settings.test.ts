@@ -18,9 +18,10 @@ import { instanceOwner, signInToConsole } from "./helpers.js";
 
 /*
  * The settings in the console (console/src/pages/settings), in headless Chromium as an
- * instance owner uses them: login settings and the lockout changed in the instance, seen
- * inherited in an organization, overridden there and reset; the instance's password rules
- * holding for a user created through the API; languages, the domain rule and a feature flag.
+ * instance owner uses them: login settings and the lockout changed in the instance (what was
+ * changed back is not saved), seen inherited in an organization, overridden there and reset;
+ * the instance's password rules holding for a user created through the API; languages, the
+ * domain rule and a feature flag.
  * Every change is read back through the API, not only from the page.
  */
 
@@ -87,14 +88,20 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the con
       await expect(origin(page, passwordLifetime).innerText()).resolves.toBe("Default of the system");
       await textbox(page, passwordLifetime).fill("90");
       await choose(page, `${passwordLifetime}: unit`, "minutes");
+      // Changed and changed back: the box as before, the factor ticked last instead of first.
+      for (const label of ["People may register themselves", "Authenticator app (TOTP)"]) {
+        await page.getByText(label, { exact: true }).click();
+        await page.getByText(label, { exact: true }).click();
+      }
       await inspect("settings-login", tab);
       await save(page, "Login settings");
       await expect(origin(page, passwordLifetime).innerText()).resolves.toMatch(/^Set here/);
       const instanceLogin = await login();
       expect(instanceLogin.passwordCheckLifetime).toEqual({ value: "5400s" });
-      // Only what was changed is set: the rest stays the system's.
+      // Only what differs from the value in effect is set: the rest stays the system's.
       expect(instanceLogin.externalLoginCheckLifetime).toEqual({ value: "864000s", owner: { type: "OWNER_TYPE_SYSTEM" } });
       expect(instanceLogin.allowRegister.owner).toEqual({ type: "OWNER_TYPE_SYSTEM" });
+      expect(instanceLogin.secondFactors.owner).toEqual({ type: "OWNER_TYPE_SYSTEM" });
 
       // Beyond the API's bound: refused on the page, nothing sent.
       await textbox(page, passwordLifetime).fill("8761");

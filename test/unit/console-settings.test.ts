@@ -1,26 +1,68 @@
 import { describe, expect, it } from "vitest";
-import { resetChange, setChanges } from "../../console/src/api/settings-changes.js";
 import { imageProblem, MAX_IMAGE_BYTES } from "../../console/src/pages/settings/branding-image-check.js";
 import { splitPreviewPage } from "../../console/src/pages/settings/branding-preview-page.js";
+import { changedSettings, countSetting, durationSetting, flagSetting, formValues, sameValue, settingReset, textSetting, typesSetting } from "../../console/src/pages/settings/settings-form.js";
 
 /*
  * The console's settings pages where they decide something without a browser: what a form
- * sends (only what differs from the values in effect), which image files it refuses before
- * sending them, and how the branding preview's stylesheet is taken out of the page.
+ * sends (only what differs from the values in effect, compared by value), which image files
+ * it refuses before sending them, and how the branding preview's stylesheet is taken out of
+ * the page.
  */
 
-describe("setChanges", () => {
-  it("sets only the properties whose value differs from the one in effect", () => {
-    const inEffect = { primaryColor: "#5469d4", disableWatermark: false, font: "1" };
-    expect(setChanges(inEffect, inEffect)).toEqual({});
-    expect(setChanges({ ...inEffect, disableWatermark: true, font: "3" }, inEffect)).toEqual({
-      disableWatermark: { change: { case: "set", value: true } },
-      font: { change: { case: "set", value: "3" } },
+const set = (value: unknown) => ({ change: { case: "set", value } });
+
+describe("changedSettings", () => {
+  const settings = {
+    allowRegister: flagSetting("self-registration"),
+    maxPasswordAttempts: countSetting("lockout"),
+    passwordCheckLifetime: durationSetting("password check lifetime"),
+    secondFactors: typesSetting("second factors"),
+    loginUiUrl: textSetting("login UI URL"),
+  };
+  // As the API resolves them: 240 minutes show as 4 hours.
+  const resolved = {
+    allowRegister: { value: false },
+    maxPasswordAttempts: { value: 3 },
+    passwordCheckLifetime: { value: { seconds: 14_400n } },
+    secondFactors: { value: [1, 3] },
+    loginUiUrl: { value: "https://login.example.com" },
+  };
+  const inEffect = formValues(settings, resolved);
+
+  it("sends the properties whose value differs from the one in effect, as the Set message has them", () => {
+    expect(changedSettings(settings, { ...inEffect, allowRegister: true, passwordCheckLifetime: { amount: "90", unit: "min" }, secondFactors: ["3", "1", "2"] }, resolved)).toEqual({
+      allowRegister: set(true),
+      passwordCheckLifetime: set({ seconds: 5400n }),
+      secondFactors: set({ types: [3, 1, 2] }),
     });
   });
 
-  it("resets one property by its name", () => {
-    expect(resetChange("subject")).toEqual({ subject: { change: { case: "reset", value: true } } });
+  it("sends nothing for a value left alone, changed back, or differing only as typed", () => {
+    expect(changedSettings(settings, inEffect, resolved)).toEqual({});
+    // A box ticked and unticked, a number and an address typed with spaces, a lifetime in another unit, the factors ticked in another order.
+    const typedAgain: typeof inEffect = { allowRegister: false, maxPasswordAttempts: " 3 ", passwordCheckLifetime: { amount: "240", unit: "min" }, secondFactors: ["3", "1"], loginUiUrl: " https://login.example.com " };
+    expect(changedSettings(settings, typedAgain, resolved)).toEqual({});
+  });
+
+  it("resets one property by its name, as its description says", () => {
+    expect(settingReset(settings, "loginUiUrl")).toEqual({ loginUiUrl: { change: { case: "reset", value: true } } });
+  });
+});
+
+describe("sameValue", () => {
+  it("compares lists as sets, each member matched once", () => {
+    expect(sameValue([{ key: "en" }, { key: "de" }], [{ key: "de" }, { key: "en" }])).toBe(true);
+    expect(sameValue([1, 1, 2], [1, 2, 2])).toBe(false);
+    expect(sameValue([1, 2], [1, 2, 2])).toBe(false);
+  });
+
+  it("compares objects property by property, and nothing else as equal", () => {
+    expect(sameValue({ seconds: 60n }, { seconds: 60n })).toBe(true);
+    expect(sameValue({ seconds: 60n }, { seconds: 60n, nanos: 0 })).toBe(false);
+    expect(sameValue([], {})).toBe(false);
+    expect(sameValue(null, {})).toBe(false);
+    expect(sameValue("1", 1)).toBe(false);
   });
 });
 

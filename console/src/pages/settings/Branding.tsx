@@ -5,7 +5,6 @@ import { Controller, useForm } from "react-hook-form";
 import type { ContrastWarning } from "../../../../gen/platform/settings/branding/v3alpha/branding_pb";
 import { PlatformBrandingSettings } from "../../../../gen/platform/settings/branding/v3alpha/branding_service_pb";
 import { usePermissions } from "../../api/permissions";
-import { resetChange } from "../../api/settings-changes";
 import { ApiError } from "../../components/ApiError";
 import { CheckboxInput } from "../../components/ChoiceInputs";
 import { ColorInput } from "../../components/ColorInput";
@@ -15,7 +14,8 @@ import { SettingsForm } from "../../components/SettingsForm";
 import { useScope } from "../../scope";
 import { BrandingImages } from "./BrandingImages";
 import { BrandingPreview } from "./BrandingPreview";
-import { brandingChanges, brandingValues, FONTS, MODES, type BrandingValues } from "./branding-form";
+import { BRANDING, brandingChanges, brandingValues, FONTS, MODES, type BrandingValues } from "./branding-form";
+import { settingReset } from "./settings-form";
 import { SettingsTabs } from "./SettingsTabs";
 
 /** The look of the sign-in pages in the chosen context; a form per context, so no unsaved change follows a switch. */
@@ -52,17 +52,17 @@ function BrandingSettings() {
   const write = may("settings.write");
   const resetting = Object.keys(reset.variables?.settings ?? {})[0];
   /** A setting's field, where its value comes from, and the refusal of its Reset. */
-  const setting = (name: keyof BrandingValues, label: string, field: ReactNode) => (
+  const setting = (name: keyof BrandingValues, field: ReactNode) => (
     <div key={name}>
       {field}
       <Inherited
-        setting={label}
+        setting={BRANDING[name].label}
         owner={settings[name]?.owner}
         mayReset={write}
         pending={reset.isPending}
         onReset={() => {
           form.resetField(name);
-          reset.mutate({ settings: resetChange(name), ctx });
+          reset.mutate({ settings: settingReset(BRANDING, name), ctx });
         }}
       />
       {resetting === name && <ApiError error={reset.error} />}
@@ -81,14 +81,14 @@ function BrandingSettings() {
             {MODES.map(({ mode, colors }) => (
               <fieldset className="plain" key={mode}>
                 <legend>{mode}</legend>
-                {colors.map((c) => setting(c.name, `${c.label.toLowerCase()} color (${mode.toLowerCase()})`, <ColorInput control={form.control} name={c.name} label={c.label} description={c.description} picker={`Pick the ${c.label.toLowerCase()} color (${mode.toLowerCase()})`} />))}
+                {colors.map((c) => setting(c.name, <ColorInput control={form.control} name={c.name} label={c.label} description={c.description} picker={`Pick the ${c.label.toLowerCase()} color (${mode.toLowerCase()})`} />))}
               </fieldset>
             ))}
             <fieldset className="plain">
               <legend>Options</legend>
-              {setting("hideLoginNameSuffix", "login names without the domain", <CheckboxInput control={form.control} name="hideLoginNameSuffix" label="Show login names without “@” and the organization's domain" />)}
-              {setting("disableWatermark", "the watermark", <CheckboxInput control={form.control} name="disableWatermark" label="Leave out the “Secured by” line under the form" />)}
-              {setting("font", "font", <Controller control={form.control} name="font" render={({ field }) => <SelectField label="Font" value={field.value} options={FONTS} onChange={field.onChange} />} />)}
+              {setting("hideLoginNameSuffix", <CheckboxInput control={form.control} name="hideLoginNameSuffix" label="Show login names without “@” and the organization's domain" />)}
+              {setting("disableWatermark", <CheckboxInput control={form.control} name="disableWatermark" label="Leave out the “Secured by” line under the form" />)}
+              {setting("font", <Controller control={form.control} name="font" render={({ field }) => <SelectField label="Font" value={field.value} options={FONTS} onChange={field.onChange} />} />)}
             </fieldset>
           </SettingsForm>
           <ContrastWarnings warnings={save.data?.warnings ?? []} />

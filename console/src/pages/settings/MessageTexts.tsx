@@ -8,7 +8,6 @@ import type { ResolvedLanguageSettings } from "../../../../gen/platform/settings
 import { PlatformLanguageSettings } from "../../../../gen/platform/settings/language/v3alpha/language_service_pb";
 import { PlatformMessageTextSettings } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_service_pb";
 import { usePermissions } from "../../api/permissions";
-import { resetChange, setChanges } from "../../api/settings-changes";
 import { ApiError } from "../../components/ApiError";
 import { Inherited } from "../../components/Inherited";
 import { SelectField } from "../../components/SelectField";
@@ -17,6 +16,7 @@ import { TextInput } from "../../components/TextInput";
 import { TextLinesInput } from "../../components/TextLinesInput";
 import { useScope } from "../../scope";
 import { BODY_MAX, isSms, MESSAGE_KINDS, SMS_BODY_MAX, type MessageKind } from "./message-text-kinds";
+import { changedSettings, formValues, setOrReset, settingReset } from "./settings-form";
 import { SettingsTabs } from "./SettingsTabs";
 
 const LANGUAGE_NAMES = new Intl.DisplayNames(["en"], { type: "language" });
@@ -56,10 +56,13 @@ export function MessageTexts() {
   );
 }
 
-interface TextValues {
-  subject: string;
-  body: string;
-}
+// Sent as typed: a message's spaces and line breaks are its own.
+const textAsTyped = setOrReset<string, string | undefined, string>((text) => text ?? "", (typed) => typed);
+
+/** A message's texts. An SMS has no subject: its form's stays empty like the one in effect, so none is sent. */
+const textSettings = (message: string) => ({ subject: textAsTyped(`the subject of the ${message}`), body: textAsTyped(`the body of the ${message}`) });
+
+type TextName = keyof ReturnType<typeof textSettings>;
 
 function MessageText({ kind, language, ctx }: { kind: MessageKind; language: string; ctx: MessageInitShape<typeof RequestContextSchema> | undefined }) {
   const { may } = usePermissions();
@@ -68,8 +71,9 @@ function MessageText({ kind, language, ctx }: { kind: MessageKind; language: str
   const resolved = useQuery(PlatformMessageTextSettings.method.resolveMessageText, { kind, language, ctx });
   const answer = resolved.data;
   const texts = answer?.settings;
-  const inEffect = { subject: texts?.subject?.value ?? "", body: texts?.body?.value ?? "" };
-  const form = useForm<TextValues>({ values: inEffect, resetOptions: { keepDirtyValues: true } });
+  const label = MESSAGE_KINDS.find((k) => k.key === kind)!.label.toLowerCase();
+  const settings = textSettings(label);
+  const form = useForm({ values: formValues(settings, texts ?? {}), resetOptions: { keepDirtyValues: true } });
   const save = useMutation(PlatformMessageTextSettings.method.setMessageText, {
     // What was saved is the form's own from now on (not dirty); the refetch then brings it as the API keeps it.
     onSuccess: () => {
@@ -81,29 +85,24 @@ function MessageText({ kind, language, ctx }: { kind: MessageKind; language: str
   if (resolved.error) return <ApiError error={resolved.error} />;
   if (!answer || !texts) return <p role="status">Loading…</p>;
   const write = may("settings.write");
-  const label = MESSAGE_KINDS.find((k) => k.key === kind)!.label.toLowerCase();
   const resetting = Object.keys(reset.variables?.settings ?? {})[0];
-  const text = (name: keyof TextValues, field: ReactNode) => (
+  const text = (name: TextName, field: ReactNode) => (
     <div>
       {field}
       <Inherited
-        setting={`the ${name} of the ${label}`}
+        setting={settings[name].label}
         owner={texts[name]?.owner}
         mayReset={write}
         pending={reset.isPending}
         onReset={() => {
           form.resetField(name);
-          reset.mutate({ kind, language, settings: resetChange(name), ctx });
+          reset.mutate({ kind, language, settings: settingReset(settings, name), ctx });
         }}
       />
       {resetting === name && <ApiError error={reset.error} />}
     </div>
   );
-  const submit = form.handleSubmit((v) => {
-    // An SMS has no subject to send.
-    const changes = setChanges(texts.subject ? v : { body: v.body }, texts.subject ? inEffect : { body: inEffect.body });
-    save.mutate({ kind, language, settings: changes, ctx });
-  });
+  const submit = form.handleSubmit((v) => save.mutate({ kind, language, settings: changedSettings(settings, v, texts), ctx }));
   const bodyMax = isSms(kind) ? SMS_BODY_MAX : BODY_MAX;
   return (
     <>

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { BrandingFont, type ResolvedBrandingSettings, type SetBrandingSettingsSchema } from "../../../../gen/platform/settings/branding/v3alpha/branding_pb";
-import { setChanges } from "../../api/settings-changes";
 import { isColor } from "../../components/ColorInput";
+import { changedSettings, flagSetting, formValues, setOrReset, type Settings } from "./settings-form";
 
 export type ColorName = "primaryColor" | "backgroundColor" | "warnColor" | "fontColor" | "primaryColorDark" | "backgroundColorDark" | "warnColorDark" | "fontColorDark";
 
@@ -37,18 +37,21 @@ export const FONTS = [
   { key: String(BrandingFont.MONOSPACE), label: "Monospace (Menlo, Consolas, …)" },
 ];
 
-const COLOR_NAMES = MODES.flatMap((m) => m.colors.map((c) => c.name));
+// The API keeps colors in lower case: #ABCDEF where #abcdef is in effect changes nothing.
+const colorSetting = setOrReset<string, string | undefined, string>((color) => color ?? "", (typed) => typed.toLowerCase());
+const fontSetting = setOrReset<string, BrandingFont | undefined, BrandingFont>((font) => String(font ?? BrandingFont.SYSTEM_UI), Number);
+
+const COLORS = MODES.flatMap(({ mode, colors }) => colors.map((c) => [c.name, colorSetting(`${c.label.toLowerCase()} color (${mode.toLowerCase()})`)] as const));
+
+export const BRANDING: Settings<BrandingValues> = {
+  ...(Object.fromEntries(COLORS) as Settings<Record<ColorName, string>>),
+  hideLoginNameSuffix: flagSetting("login names without the domain"),
+  disableWatermark: flagSetting("the watermark"),
+  font: fontSetting("font"),
+};
 
 /** The form's values: the branding in effect. */
-export function brandingValues(r: ResolvedBrandingSettings | undefined): BrandingValues {
-  const color = (name: ColorName) => r?.[name]?.value ?? "";
-  return {
-    ...(Object.fromEntries(COLOR_NAMES.map((name) => [name, color(name)])) as Record<ColorName, string>),
-    hideLoginNameSuffix: r?.hideLoginNameSuffix?.value ?? false,
-    disableWatermark: r?.disableWatermark?.value ?? false,
-    font: String(r?.font?.value ?? BrandingFont.SYSTEM_UI),
-  };
-}
+export const brandingValues = (resolved: ResolvedBrandingSettings | undefined): BrandingValues => formValues(BRANDING, resolved ?? {});
 
 /**
  * The SetBrandingSettings of what the form changed. `draft`: for the preview of values still
@@ -58,10 +61,6 @@ export function brandingValues(r: ResolvedBrandingSettings | undefined): Brandin
 export function brandingChanges(values: BrandingValues, resolved: ResolvedBrandingSettings, draft = false): MessageInitShape<typeof SetBrandingSettingsSchema> {
   const inEffect = brandingValues(resolved);
   const typed = { ...values };
-  for (const name of COLOR_NAMES) {
-    // The API keeps colors in lower case: #ABCDEF where #abcdef is in effect changes nothing.
-    typed[name] = draft && !isColor(values[name]) ? inEffect[name] : values[name].toLowerCase();
-  }
-  const { font, ...rest } = setChanges(typed, inEffect);
-  return { ...rest, ...(font && { font: { change: { case: "set", value: Number(font.change.value) } } }) };
+  if (draft) for (const [name] of COLORS) if (!isColor(values[name])) typed[name] = inEffect[name];
+  return changedSettings(BRANDING, typed, resolved);
 }

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { useForm, type FieldValues } from "react-hook-form";
 import { usePermissions } from "../../api/permissions";
 import { useScope } from "../../scope";
-import { changedSettings, formValues, type ResolvedSetting, type Settings } from "./settings-form";
+import { changedSettings, formValues, settingReset, type ResolvedSetting, type Settings } from "./settings-form";
 
 /** One setting's line on a page (SettingField). */
 export interface SettingLine {
@@ -22,8 +22,9 @@ export interface SettingLine {
 
 /**
  * A settings page's data: the settings resolved in the console's context, a form of them,
- * saving the changed ones, and resetting one. `permission`: what the Set call needs (its
- * option in the proto). `enabled`: false where the context has no such settings.
+ * saving those whose value differs from the one in effect, and resetting one. `permission`:
+ * what the Set call needs (its option in the proto). `enabled`: false where the context has
+ * no such settings.
  */
 export function useSettings<Values extends FieldValues, ResolveIn extends DescMessage, ResolveOut extends DescMessage, SetIn extends DescMessage, SetOut extends DescMessage>(opts: {
   resolve: DescMethodUnary<ResolveIn, ResolveOut>;
@@ -40,7 +41,7 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
   const resolved = (answer.data as { settings?: Record<string, ResolvedSetting | undefined> } | undefined)?.settings;
   const form = useForm<Values>({ values: resolved && formValues(settings, resolved) });
   // Read while rendering: react-hook-form keeps only the form state that is read.
-  const { dirtyFields, isDirty } = form.formState;
+  const { isDirty } = form.formState;
   const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: resolve.parent, cardinality: undefined }) });
   const save = useMutation(set, { onSuccess: refresh });
   const reset = useMutation(set, { onSuccess: refresh });
@@ -54,7 +55,7 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
     loading: !resolved || Object.keys(form.getValues()).length === 0,
     form,
     mayWrite,
-    onSubmit: form.handleSubmit((values) => save.mutate(request(changedSettings(settings, values, dirtyFields)))),
+    onSubmit: form.handleSubmit((values) => save.mutate(request(changedSettings(settings, values, resolved ?? {})))),
     save: { pending: save.isPending, error: save.error, saved: save.isSuccess && !isDirty },
     /** What a setting's line shows: where its value comes from, and whether it may be changed here. */
     setting(name: keyof Values & string): SettingLine {
@@ -68,7 +69,7 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
         resetError: resetting === name ? reset.error : null,
         onReset() {
           setResetting(name);
-          reset.mutate(request({ [name]: settings[name].reset }));
+          reset.mutate(request(settingReset(settings, name)));
         },
       };
     },
