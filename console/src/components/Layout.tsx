@@ -10,8 +10,12 @@ import { OrgSwitcher } from "./OrgSwitcher";
  * signing out), the navigation, and the page. Links keep the chosen organization.
  */
 export function Layout({ session, user }: { session: Session; user: User }) {
-  const { may, orgIds, systemMember } = usePermissions();
-  const administers = may("org.read") || orgIds.length > 0;
+  const { may, systemMember } = usePermissions();
+  // Asked of the instance, not of the chosen organization: choosing another must not unmount
+  // the switcher (and the focus in it) while that organization's permissions load.
+  const instance = usePermissions({ inInstance: true });
+  const instanceWide = instance.may("org.read");
+  const administers = instanceWide || instance.orgIds.length > 0;
   // Every signed-in person may read settings; only administrators (viewers too) are shown them.
   const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
   return (
@@ -21,7 +25,7 @@ export function Layout({ session, user }: { session: Session; user: User }) {
       </a>
       <header className="top">
         <span className="product">Console</span>
-        {administers && <OrgSwitcher instanceWide={may("org.read")} />}
+        {administers && <OrgSwitcher instanceWide={instanceWide} />}
         <span className="who">{name}</span>
         <Button className="quiet" onPress={() => void session.signOut()}>
           Sign out
