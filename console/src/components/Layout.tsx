@@ -16,7 +16,6 @@ export function Layout({ session, user }: { session: Session; user: User }) {
   const instance = usePermissions({ inInstance: true });
   const instanceWide = instance.may("org.read");
   const administers = instanceWide || instance.orgIds.length > 0;
-  // Every signed-in person may read settings; only administrators (viewers too) are shown them.
   const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
   return (
     <>
@@ -71,6 +70,7 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Administrators
             </Link>
           )}
+          {/* Every signed-in person may read settings; only administrators (viewers too) are shown them. */}
           {(administers || may("settings.write")) && (
             <Link to="/settings/login" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
               Settings
