@@ -3,11 +3,13 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { humanUser, uniqueName, Users } from "../users/helpers.js";
+import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
 /*
  * The administration console (console/, served at /ui/console/) in headless Chromium, as a
@@ -96,6 +98,31 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
       // A refusal in the API's words, next to what caused it.
       await page.getByRole("button", { name: "Check now" }).click();
       await expect(page.getByRole("alert").last().innerText()).resolves.toContain("no TXT record");
+    } finally {
+      await page.context().close();
+    }
+  }, 120_000);
+
+  it("takes an organization's owner without rights in the instance to their organization", async () => {
+    const orgName = uniqueName("Tenant");
+    const org = await createOrg(server, orgName);
+    const name = uniqueName("tenant-owner");
+    const id = await new Users(server).create(humanUser(name, { password: PASSWORD }), { orgId: org.id });
+    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["ORG_OWNER"] }, ctx: { orgId: org.id } }, server.adminToken));
+    const tab = await newPage();
+    const { page } = tab;
+    try {
+      await page.goto(`${server.baseUrl}/ui/console/`);
+      await page.getByLabel(en.loginName).waitFor();
+      await signIn(page, `${name}@${org.primary}`, PASSWORD);
+      await page.getByRole("heading", { name: "Home" }).waitFor();
+      await expect.poll(() => new URL(page.url()).searchParams.get("org")).toBe(org.id);
+      // Their organization by name in the switcher, which offers no instance-wide view.
+      await expect.poll(() => page.getByRole("combobox", { name: "Organization" }).inputValue()).toBe(orgName);
+      await page.getByRole("link", { name: "People and service accounts" }).waitFor();
+      await expect(page.getByText("You have no administration rights here.").count()).resolves.toBe(0);
+      await page.getByRole("link", { name: "Users", exact: true }).click();
+      await page.getByRole("gridcell", { name: new RegExp(name) }).first().waitFor();
     } finally {
       await page.context().close();
     }

@@ -1,8 +1,10 @@
-import { Link, Outlet } from "@tanstack/react-router";
+import { Link, Outlet, useNavigate } from "@tanstack/react-router";
 import type { User } from "oidc-client-ts";
+import { useEffect } from "react";
 import { Button } from "react-aria-components";
 import { usePermissions } from "../api/permissions";
 import type { Session } from "../auth/session";
+import { useScope } from "../scope";
 import { OrgSwitcher } from "./OrgSwitcher";
 
 /**
@@ -16,6 +18,7 @@ export function Layout({ session, user }: { session: Session; user: User }) {
   const instance = usePermissions({ inInstance: true });
   const instanceWide = instance.may("org.read");
   const administers = instanceWide || instance.orgIds.length > 0;
+  useFirstOwnOrganization(instanceWide ? [] : instance.orgIds);
   const name = user.profile.name ?? user.profile.preferred_username ?? user.profile.sub;
   return (
     <>
@@ -88,4 +91,18 @@ export function Layout({ session, user }: { session: Session; user: User }) {
       </div>
     </>
   );
+}
+
+/**
+ * An organization's administrator without rights in the instance has nothing to do in the
+ * instance's context: the console acts in the first of their organizations until they choose
+ * (replacing the address, so Back does not return to the empty instance view).
+ */
+function useFirstOwnOrganization(orgIds: string[]) {
+  const { orgId } = useScope();
+  const navigate = useNavigate();
+  const first = orgIds[0];
+  useEffect(() => {
+    if (first && !orgId) void navigate({ to: ".", search: (prev: Record<string, unknown>) => ({ ...prev, org: first }), replace: true });
+  }, [first, orgId, navigate]);
 }
