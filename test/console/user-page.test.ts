@@ -167,7 +167,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
       expect(download.suggestedFilename()).toBe(`${keyFile.keyId}.json`);
       expect(await readFile(await download.path(), "utf8")).toBe(shown);
       const row = keys.getByRole("row", { name: keyFile.keyId });
-      await row.getByText("EC").waitFor();
+      // Exact: a key ID is hex, and "EC" would match inside it.
+      await row.getByRole("gridcell", { name: "EC", exact: true }).waitFor();
       const listed = ok(await users.call("SearchKeys", { id: robot.id })).result as { details: { id: string }; type: string }[];
       expect(listed.map((k) => [k.details.id, k.type])).toEqual([[keyFile.keyId, "KEY_TYPE_EC"]]);
       await inspect("user-page-service-account", tab);
