@@ -1,22 +1,18 @@
-import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
-import { useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { Controller, useForm } from "react-hook-form";
+import { Controller } from "react-hook-form";
 import type { ContrastWarning } from "../../../../gen/platform/settings/branding/v3alpha/branding_pb";
 import { PlatformBrandingSettings } from "../../../../gen/platform/settings/branding/v3alpha/branding_service_pb";
-import { usePermissions } from "../../api/permissions";
-import { ApiError } from "../../components/ApiError";
 import { CheckboxInput } from "../../components/ChoiceInputs";
 import { ColorInput } from "../../components/ColorInput";
-import { Inherited } from "../../components/Inherited";
 import { SelectField } from "../../components/SelectField";
 import { SettingsForm } from "../../components/SettingsForm";
 import { useScope } from "../../scope";
 import { BrandingImages } from "./BrandingImages";
 import { BrandingPreview } from "./BrandingPreview";
-import { BRANDING, brandingChanges, brandingValues, FONTS, MODES, type BrandingValues } from "./branding-form";
-import { settingReset } from "./settings-form";
-import { SettingsTabs } from "./SettingsTabs";
+import { BRANDING, brandingChanges, FONTS, MODES, type BrandingValues } from "./branding-form";
+import { SettingField } from "./SettingField";
+import { SettingsPage } from "./SettingsPage";
+import { useSettings } from "./useSettings";
 
 /** The look of the sign-in pages in the chosen context; a form per context, so no unsaved change follows a switch. */
 export function Branding() {
@@ -31,72 +27,42 @@ export function Branding() {
  */
 function BrandingSettings() {
   const { ctx, orgId } = useScope();
-  const { may } = usePermissions();
-  const queries = useQueryClient();
-  const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformBrandingSettings, cardinality: undefined }) });
-  const resolved = useQuery(PlatformBrandingSettings.method.resolveBrandingSettings, { ctx });
-  const settings = resolved.data?.settings;
-  // A refetch (after a Reset) brings the values in effect into the fields not being edited.
-  const form = useForm<BrandingValues>({ values: brandingValues(settings), resetOptions: { keepDirtyValues: true } });
-  const save = useMutation(PlatformBrandingSettings.method.setBrandingSettings, {
-    // What was saved is the form's own from now on (not dirty); the refetch then brings it as the API keeps it (colors in lower case).
-    onSuccess: () => {
-      form.reset(form.getValues());
-      return refresh();
-    },
-  });
-  const reset = useMutation(PlatformBrandingSettings.method.setBrandingSettings, { onSuccess: refresh });
-  const values = form.watch();
-  if (resolved.error) return <ApiError error={resolved.error} />;
-  if (!settings) return <p role="status">Loading…</p>;
-  const write = may("settings.write");
-  const resetting = Object.keys(reset.variables?.settings ?? {})[0];
-  /** A setting's field, where its value comes from, and the refusal of its Reset. */
+  const s = useSettings({ resolve: PlatformBrandingSettings.method.resolveBrandingSettings, set: PlatformBrandingSettings.method.setBrandingSettings, settings: BRANDING, permission: "settings.write" });
+  const settings = s.answer.data?.settings;
+  const { control } = s.form;
+  const values = s.form.watch();
   const setting = (name: keyof BrandingValues, field: ReactNode) => (
-    <div key={name}>
+    <SettingField key={name} line={s.setting(name)}>
       {field}
-      <Inherited
-        setting={BRANDING[name].label}
-        owner={settings[name]?.owner}
-        mayReset={write}
-        pending={reset.isPending}
-        onReset={() => {
-          form.resetField(name);
-          reset.mutate({ settings: settingReset(BRANDING, name), ctx });
-        }}
-      />
-      {resetting === name && <ApiError error={reset.error} />}
-    </div>
+    </SettingField>
   );
   return (
-    <>
-      <div className="title">
-        <h1>Branding</h1>
-      </div>
-      <SettingsTabs />
+    <SettingsPage title="Branding" loading={s.loading} error={s.answer.error}>
       <p className="muted">How the sign-in pages look {orgId ? "for this organization's users" : "in the instance, for every organization that sets nothing of its own"}.</p>
-      <div className="branding">
-        <div>
-          <SettingsForm mayWrite={write} onSubmit={form.handleSubmit((v) => save.mutate({ settings: brandingChanges(v, settings), ctx }))} pending={save.isPending} error={save.error} saved={save.isSuccess && !form.formState.isDirty}>
-            {MODES.map(({ mode, colors }) => (
-              <fieldset className="plain" key={mode}>
-                <legend>{mode}</legend>
-                {colors.map((c) => setting(c.name, <ColorInput control={form.control} name={c.name} label={c.label} description={c.description} picker={`Pick the ${c.label.toLowerCase()} color (${mode.toLowerCase()})`} />))}
+      {settings && (
+        <div className="branding">
+          <div>
+            <SettingsForm mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>
+              {MODES.map(({ mode, colors }) => (
+                <fieldset className="plain" key={mode}>
+                  <legend>{mode}</legend>
+                  {colors.map((c) => setting(c.name, <ColorInput control={control} name={c.name} label={c.label} description={c.description} picker={`Pick the ${c.label.toLowerCase()} color (${mode.toLowerCase()})`} />))}
+                </fieldset>
+              ))}
+              <fieldset className="plain">
+                <legend>Options</legend>
+                {setting("hideLoginNameSuffix", <CheckboxInput control={control} name="hideLoginNameSuffix" label="Show login names without “@” and the organization's domain" />)}
+                {setting("disableWatermark", <CheckboxInput control={control} name="disableWatermark" label="Leave out the “Secured by” line under the form" />)}
+                {setting("font", <Controller control={control} name="font" render={({ field }) => <SelectField label="Font" value={field.value} options={FONTS} onChange={field.onChange} />} />)}
               </fieldset>
-            ))}
-            <fieldset className="plain">
-              <legend>Options</legend>
-              {setting("hideLoginNameSuffix", <CheckboxInput control={form.control} name="hideLoginNameSuffix" label="Show login names without “@” and the organization's domain" />)}
-              {setting("disableWatermark", <CheckboxInput control={form.control} name="disableWatermark" label="Leave out the “Secured by” line under the form" />)}
-              {setting("font", <Controller control={form.control} name="font" render={({ field }) => <SelectField label="Font" value={field.value} options={FONTS} onChange={field.onChange} />} />)}
-            </fieldset>
-          </SettingsForm>
-          <ContrastWarnings warnings={save.data?.warnings ?? []} />
-          <BrandingImages resolved={settings} mayWrite={write} ctx={ctx} onChange={refresh} />
+            </SettingsForm>
+            <ContrastWarnings warnings={s.saved?.warnings ?? []} />
+            <BrandingImages resolved={settings} mayWrite={s.mayWrite} ctx={ctx} onChange={s.refresh} />
+          </div>
+          {s.mayWrite && <BrandingPreview settings={brandingChanges(values, settings, true)} ctx={ctx} />}
         </div>
-        {write && <BrandingPreview settings={brandingChanges(values, settings, true)} ctx={ctx} />}
-      </div>
-    </>
+      )}
+    </SettingsPage>
   );
 }
 

@@ -1,23 +1,19 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
-import { useQueryClient } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
-import { useForm } from "react-hook-form";
-import type { RequestContextSchema } from "../../../../gen/platform/object/v3alpha/object_pb";
+import { useQuery } from "@connectrpc/connect-query";
+import { useMemo, useState, type ReactNode } from "react";
 import type { ResolvedLanguageSettings } from "../../../../gen/platform/settings/language/v3alpha/language_pb";
 import { PlatformLanguageSettings } from "../../../../gen/platform/settings/language/v3alpha/language_service_pb";
 import { PlatformMessageTextSettings } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_service_pb";
-import { usePermissions } from "../../api/permissions";
 import { ApiError } from "../../components/ApiError";
-import { Inherited } from "../../components/Inherited";
 import { SelectField } from "../../components/SelectField";
 import { SettingsForm } from "../../components/SettingsForm";
 import { TextInput } from "../../components/TextInput";
 import { TextLinesInput } from "../../components/TextLinesInput";
 import { useScope } from "../../scope";
 import { BODY_MAX, isSms, MESSAGE_KINDS, SMS_BODY_MAX, type MessageKind } from "./message-text-kinds";
-import { changedSettings, formValues, setOrReset, settingReset } from "./settings-form";
+import { SettingField } from "./SettingField";
+import { setOrReset } from "./settings-form";
 import { SettingsTabs } from "./SettingsTabs";
+import { useSettings } from "./useSettings";
 
 const LANGUAGE_NAMES = new Intl.DisplayNames(["en"], { type: "language" });
 
@@ -51,7 +47,7 @@ export function MessageTexts() {
         {language && <SelectField label="Language" value={language} options={allowed.map((key) => ({ key, label: `${LANGUAGE_NAMES.of(key) ?? key} (${key})` }))} onChange={setLanguage} />}
       </div>
       <ApiError error={languages.error} />
-      {language && <MessageText key={`${orgId ?? ""}/${kind}/${language}`} kind={kind} language={language} ctx={ctx} />}
+      {language && <MessageText key={`${orgId ?? ""}/${kind}/${language}`} kind={kind} language={language} />}
     </>
   );
 }
@@ -64,51 +60,22 @@ const textSettings = (message: string) => ({ subject: textAsTyped(`the subject o
 
 type TextName = keyof ReturnType<typeof textSettings>;
 
-function MessageText({ kind, language, ctx }: { kind: MessageKind; language: string; ctx: MessageInitShape<typeof RequestContextSchema> | undefined }) {
-  const { may } = usePermissions();
-  const queries = useQueryClient();
-  const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformMessageTextSettings, cardinality: undefined }) });
-  const resolved = useQuery(PlatformMessageTextSettings.method.resolveMessageText, { kind, language, ctx });
-  const answer = resolved.data;
-  const texts = answer?.settings;
+function MessageText({ kind, language }: { kind: MessageKind; language: string }) {
   const label = MESSAGE_KINDS.find((k) => k.key === kind)!.label.toLowerCase();
-  const settings = textSettings(label);
-  const form = useForm({ values: formValues(settings, texts ?? {}), resetOptions: { keepDirtyValues: true } });
-  const save = useMutation(PlatformMessageTextSettings.method.setMessageText, {
-    // What was saved is the form's own from now on (not dirty); the refetch then brings it as the API keeps it.
-    onSuccess: () => {
-      form.reset(form.getValues());
-      return refresh();
-    },
-  });
-  const reset = useMutation(PlatformMessageTextSettings.method.setMessageText, { onSuccess: refresh });
-  if (resolved.error) return <ApiError error={resolved.error} />;
-  if (!answer || !texts) return <p role="status">Loading…</p>;
-  const write = may("settings.write");
-  const resetting = Object.keys(reset.variables?.settings ?? {})[0];
-  const text = (name: TextName, field: ReactNode) => (
-    <div>
-      {field}
-      <Inherited
-        setting={settings[name].label}
-        owner={texts[name]?.owner}
-        mayReset={write}
-        pending={reset.isPending}
-        onReset={() => {
-          form.resetField(name);
-          reset.mutate({ kind, language, settings: settingReset(settings, name), ctx });
-        }}
-      />
-      {resetting === name && <ApiError error={reset.error} />}
-    </div>
-  );
-  const submit = form.handleSubmit((v) => save.mutate({ kind, language, settings: changedSettings(settings, v, texts), ctx }));
+  const settings = useMemo(() => textSettings(label), [label]);
+  const s = useSettings({ resolve: PlatformMessageTextSettings.method.resolveMessageText, set: PlatformMessageTextSettings.method.setMessageText, settings, permission: "settings.write", selects: { kind, language } });
+  const answer = s.answer.data;
+  if (s.answer.error) return <ApiError error={s.answer.error} />;
+  if (!answer?.settings || s.loading) return <p role="status">Loading…</p>;
+  const texts = answer.settings;
+  const text = (name: TextName, field: ReactNode) => <SettingField line={s.setting(name)}>{field}</SettingField>;
+  const { control } = s.form;
   const bodyMax = isSms(kind) ? SMS_BODY_MAX : BODY_MAX;
   return (
     <>
-      <SettingsForm mayWrite={write} onSubmit={submit} pending={save.isPending} error={save.error} saved={save.isSuccess && !form.formState.isDirty}>
-        {texts.subject && text("subject", <TextInput control={form.control} name="subject" label="Subject" rules={{ required: "Give a subject.", maxLength: { value: 200, message: "At most 200 characters." }, pattern: { value: /^[^\r\n]*$/, message: "One line." } }} />)}
-        {text("body", <TextLinesInput control={form.control} name="body" label="Body" description="Paragraphs separated by an empty line." rows={12} rules={{ required: "Give the text.", maxLength: { value: bodyMax, message: `At most ${bodyMax.toLocaleString("en")} characters.` } }} />)}
+      <SettingsForm mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>
+        {texts.subject && text("subject", <TextInput control={control} name="subject" label="Subject" rules={{ required: "Give a subject.", maxLength: { value: 200, message: "At most 200 characters." }, pattern: { value: /^[^\r\n]*$/, message: "One line." } }} />)}
+        {text("body", <TextLinesInput control={control} name="body" label="Body" description="Paragraphs separated by an empty line." rows={12} rules={{ required: "Give the text.", maxLength: { value: bodyMax, message: `At most ${bodyMax.toLocaleString("en")} characters.` } }} />)}
       </SettingsForm>
       <section aria-labelledby="placeholders">
         <h2 id="placeholders">Placeholders</h2>

@@ -51,7 +51,7 @@ export const BRANDING: Settings<BrandingValues> = {
 };
 
 /** The form's values: the branding in effect. */
-export const brandingValues = (resolved: ResolvedBrandingSettings | undefined): BrandingValues => formValues(BRANDING, resolved ?? {});
+const brandingValues = (resolved: ResolvedBrandingSettings | undefined): BrandingValues => formValues(BRANDING, resolved ?? {});
 
 /**
  * The SetBrandingSettings of what the form changed. `draft`: for the preview of values still

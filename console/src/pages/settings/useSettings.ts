@@ -3,7 +3,7 @@ import type { DescMethodUnary } from "@bufbuild/protobuf";
 import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useForm, type FieldValues } from "react-hook-form";
+import { useForm, type FieldValues, type Path } from "react-hook-form";
 import { usePermissions } from "../../api/permissions";
 import { useScope } from "../../scope";
 import { changedSettings, formValues, settingReset, type ResolvedSetting, type Settings } from "./settings-form";
@@ -24,7 +24,8 @@ export interface SettingLine {
  * A settings page's data: the settings resolved in the console's context, a form of them,
  * saving those whose value differs from the one in effect, and resetting one. `permission`:
  * what the Set call needs (its option in the proto). `enabled`: false where the context has
- * no such settings.
+ * no such settings. `selects`: what else both calls name besides the context (a message
+ * text's kind and language).
  */
 export function useSettings<Values extends FieldValues, ResolveIn extends DescMessage, ResolveOut extends DescMessage, SetIn extends DescMessage, SetOut extends DescMessage>(opts: {
   resolve: DescMethodUnary<ResolveIn, ResolveOut>;
@@ -32,21 +33,29 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
   settings: Settings<Values>;
   permission: string;
   enabled?: boolean;
+  selects?: object;
 }) {
-  const { resolve, set, settings, permission, enabled = true } = opts;
+  const { resolve, set, settings, permission, enabled = true, selects } = opts;
   const { ctx, orgId } = useScope();
   const { may } = usePermissions();
   const queries = useQueryClient();
-  const answer = useQuery(resolve, { ctx } as unknown as MessageInitShape<ResolveIn>, { enabled });
+  const answer = useQuery(resolve, { ...selects, ctx } as unknown as MessageInitShape<ResolveIn>, { enabled });
   const resolved = (answer.data as { settings?: Record<string, ResolvedSetting | undefined> } | undefined)?.settings;
-  const form = useForm<Values>({ values: resolved && formValues(settings, resolved) });
+  // A refetch (after a Reset or a save) brings the values in effect into the fields not being edited.
+  const form = useForm<Values>({ values: resolved && formValues(settings, resolved), resetOptions: { keepDirtyValues: true } });
   // Read while rendering: react-hook-form keeps only the form state that is read.
   const { isDirty } = form.formState;
   const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: resolve.parent, cardinality: undefined }) });
-  const save = useMutation(set, { onSuccess: refresh });
+  const save = useMutation(set, {
+    // What was saved is the form's own from now on (not dirty); the refetch then brings it as the API keeps it.
+    onSuccess: () => {
+      form.reset(form.getValues());
+      return refresh();
+    },
+  });
   const reset = useMutation(set, { onSuccess: refresh });
   const [resetting, setResetting] = useState<keyof Values>();
-  const request = (change: Record<string, object>) => ({ ctx, settings: change }) as unknown as MessageInitShape<SetIn>;
+  const request = (change: Record<string, object>) => ({ ...selects, ctx, settings: change }) as unknown as MessageInitShape<SetIn>;
   const mayWrite = may(permission);
   return {
     answer,
@@ -57,6 +66,9 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
     mayWrite,
     onSubmit: form.handleSubmit((values) => save.mutate(request(changedSettings(settings, values, resolved ?? {})))),
     save: { pending: save.isPending, error: save.error, saved: save.isSuccess && !isDirty },
+    /** The Set call's answer (branding's contrast warnings). */
+    saved: save.data,
+    refresh,
     /** What a setting's line shows: where its value comes from, and whether it may be changed here. */
     setting(name: keyof Values & string): SettingLine {
       const editable = !orgId || settings[name].inOrgs;
@@ -69,6 +81,7 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
         resetError: resetting === name ? reset.error : null,
         onReset() {
           setResetting(name);
+          form.resetField(name as Path<Values>);
           reset.mutate(request(settingReset(settings, name)));
         },
       };
