@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -8,8 +8,8 @@ import { PlatformNotifications } from "../../gen/platform/resources/notification
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { instanceOwner, signInToConsole } from "./helpers.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
 import { until } from "../support/until.js";
@@ -23,7 +23,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  * a real SMTP server, listed as failed with the server's words, and sent again.
  */
 
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and messages in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -33,7 +32,6 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
   let receiverUrl: string;
   let certificatesDir: string;
   let admin: string;
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
     certificatesDir = await mkdtemp(join(tmpdir(), "console-actions-"));
@@ -45,7 +43,6 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms", ...mail }),
       launchChromium(),
-      mkdir(SHOTS, { recursive: true }),
     ]);
     // A verified address: no message of the owner's own in the message log.
     admin = await instanceOwner(server, "ops", { email: { address: `${uniqueName("ops")}@mail.example`, isVerified: true } });
@@ -58,7 +55,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
     await rm(certificatesDir, { recursive: true, force: true });
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   it("a target and an execution on every event; the delivery listed and sent again; the target changed, rekeyed and deleted", async () => {
     const tab = await openTab(browser);

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import type { Browser, Locator, Page } from "playwright-core";
+import { consoleInspector } from "./helpers.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformInstances } from "../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
@@ -12,7 +11,7 @@ import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { at } from "../instances/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
@@ -29,7 +28,6 @@ import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js
 
 const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's administrators and instances on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -37,13 +35,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's admin
   const owner = { id: "", loginName: "" };
   const other = { id: "", loginName: "", username: uniqueName("grace") };
   const org = { id: "", name: uniqueName("Agency") };
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }),
       launchChromium(),
-      mkdir(SHOTS, { recursive: true }),
     ]);
     const users = new Users(server);
     const memberships = protocolClient(PlatformMemberships, "grpc", server.baseUrl);
@@ -60,7 +56,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's admin
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   /** A tab of its own, signed in to the console as the owner, on its home page. */
   async function signedIn(): Promise<Tab> {

@@ -1,7 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
@@ -10,10 +8,10 @@ import { PlatformMessageTextSettings } from "../../gen/platform/settings/message
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { ok, uniqueName } from "../users/helpers.js";
-import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
+import { CONSOLE_PASSWORD, consoleInspector, instanceOwner } from "./helpers.js";
 
 /*
  * The branding and message texts settings in the console (console/src/pages/settings/), in
@@ -24,7 +22,6 @@ import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
  */
 
 const en = TEXTS.en;
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const GREEN = { hex: "#0b6e4f", rgb: "rgb(11, 110, 79)" };
@@ -40,10 +37,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`branding and messag
   let browser: Browser;
   let admin: string;
   let org: { id: string; name: string };
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind), launchChromium(), mkdir(SHOTS, { recursive: true })]);
+    [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
     admin = await instanceOwner(server, "brand");
     const name = uniqueName("Branded");
     const created = ok(await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name } }, server.adminToken));
@@ -54,7 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`branding and messag
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
   const branding = (ctx?: JsonObject) => protocolClient(PlatformBrandingSettings, "grpc", server.baseUrl).call("ResolveBrandingSettings", { ...(ctx && { ctx }) }, server.adminToken).then((r) => ok(r).settings);
 
   async function signIn(page: Page, path: string) {

@@ -1,13 +1,14 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { consoleInspector } from "./helpers.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
@@ -23,18 +24,15 @@ import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js
 
 const PASSWORD = "Console-Pa55word!";
 const en = TEXTS.en;
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" });
     [browser] = await Promise.all([
       launchChromium(),
-      mkdir(SHOTS, { recursive: true }),
     ]);
   }, 120_000);
   afterAll(async () => {
@@ -44,7 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
 
   const newPage = () => openTab(browser);
   /** The page as it stands, once its calls are answered (tests/support/page-checks.ts). */
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   /** The login pages as the console sends a person there: login name, password; back in the console. */
   async function signIn(page: Page, loginName: string, password: string) {

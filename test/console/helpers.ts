@@ -1,7 +1,12 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import type { DatabaseTarget } from "../../src/store/database.js";
 import { protocolClient } from "../support/clients.js";
+import { DATABASE_KINDS } from "../support/database.js";
+import { inspectPage, type Tab } from "../support/page-checks.js";
 import type { TestServer } from "../support/server.js";
 import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
@@ -24,4 +29,19 @@ export async function signInToConsole(page: Page, server: TestServer, loginName:
   await page.getByLabel(TEXTS.en.password).fill(CONSOLE_PASSWORD);
   await page.getByRole("button", { name: TEXTS.en.signIn }).click();
   await page.getByRole("heading", { name: "Home" }).waitFor();
+}
+
+const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
+
+/**
+ * The console's pages checked as inspectPage does (axe in both modes, 375 px, no console
+ * error), photographed at 1280 and 375 px on the first database kind only: a page looks the
+ * same on either.
+ */
+export function consoleInspector(kind: DatabaseTarget["kind"]): (name: string, tab: Tab) => Promise<void> {
+  const shots = kind === DATABASE_KINDS[0] ? SHOTS : undefined;
+  return async (name, tab) => {
+    if (shots) await mkdir(shots, { recursive: true });
+    await inspectPage(name, tab, { shots, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  };
 }

@@ -1,15 +1,13 @@
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIVE, DEACTIVATE, INACTIVE, INHERIT, createOrg, idpClient, instanceOwner as instanceOwnerOf, type Idps } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { uniqueName } from "../users/helpers.js";
-import { instanceOwner, signInToConsole } from "./helpers.js";
+import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
 
 /*
  * Identity providers in the console (console/src/pages/IdentityProviders.tsx,
@@ -20,7 +18,6 @@ import { instanceOwner, signInToConsole } from "./helpers.js";
  * URL, refused under the field before anything is sent.
  */
 
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -28,10 +25,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
   let idps: Idps;
   let admin: string;
   const org = { id: "", name: uniqueName("Agency") };
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind), launchChromium(), mkdir(SHOTS, { recursive: true })]);
+    [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
     idps = idpClient(server.baseUrl, server.adminToken);
     admin = await instanceOwner(server, "idps");
     org.id = await createOrg(server.baseUrl, server.adminToken, org.name);
@@ -41,7 +37,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   /** Signed in as the instance's administrator, on the list of providers. */
   async function signIn(page: Page) {

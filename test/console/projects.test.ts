@@ -1,15 +1,14 @@
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import * as client from "openid-client";
 import type { Browser, Locator, Page } from "playwright-core";
+import { consoleInspector } from "./helpers.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { appClient, createProject, oidc, projectClient } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 
@@ -27,20 +26,17 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
 const PASSWORD = "Console-Pa55word!";
 const REDIRECT = "https://rp.example/cb";
 const en = TEXTS.en;
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's projects and applications on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
   const owner = { id: "", loginName: "" };
   const viewer = { id: "", loginName: "" };
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }),
       launchChromium(),
-      mkdir(SHOTS, { recursive: true }),
     ]);
     const users = new Users(server);
     const memberships = protocolClient(PlatformMemberships, "grpc", server.baseUrl);
@@ -55,7 +51,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   /** A tab of its own, signed in to the console (as the owner unless told), on `path`. */
   async function signedIn(path: string, as = owner): Promise<Tab> {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
@@ -11,13 +11,13 @@ import { testCertificates, TestSmtpServer } from "../notification-providers/fake
 import { PASSWORD } from "../notification-providers/requests.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { okMessage } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Receiver } from "../support/target-receiver.js";
 import { until } from "../support/until.js";
 import { uniqueName } from "../users/helpers.js";
-import { instanceOwner, signInToConsole } from "./helpers.js";
+import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
 
 /*
  * The instance's email and SMS providers in the console (console/src/pages/messages/), in
@@ -27,7 +27,6 @@ import { instanceOwner, signInToConsole } from "./helpers.js";
  * endpoint kind (its signing key shown once) whose test reaches a local receiver, deleted.
  */
 
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`email and SMS providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -38,7 +37,6 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`email and SMS provi
   let receiverUrl: string;
   let certificatesDir: string;
   let admin: string;
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
     certificatesDir = await mkdtemp(join(tmpdir(), "console-providers-"));
@@ -50,7 +48,6 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`email and SMS provi
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_SMTP_CA_PATH: certificates.caPath }),
       launchChromium(),
-      mkdir(SHOTS, { recursive: true }),
     ]);
     // A verified address: no message of the owner's own goes through the provider made here.
     admin = await instanceOwner(server, "mail", { email: { address: `${uniqueName("mail")}@mail.example`, isVerified: true } });
@@ -63,7 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`email and SMS provi
     await rm(certificatesDir, { recursive: true, force: true });
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   it("an SMTP provider: created, a test email delivered, activated; a wrong password refused by the server in its words", async () => {
     const tab = await openTab(browser);

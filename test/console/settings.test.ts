@@ -1,7 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
@@ -11,10 +9,10 @@ import { PlatformLanguageSettings } from "../../gen/platform/settings/language/v
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, ok, uniqueName, Users, type Msg } from "../users/helpers.js";
-import { instanceOwner, signInToConsole } from "./helpers.js";
+import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
 
 /*
  * The settings in the console (console/src/pages/settings), in headless Chromium as an
@@ -25,17 +23,15 @@ import { instanceOwner, signInToConsole } from "./helpers.js";
  * Every change is read back through the API, not only from the page.
  */
 
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
   let admin: string;
   const org = { id: "", name: uniqueName("Branch") };
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind), launchChromium(), mkdir(SHOTS, { recursive: true })]);
+    [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
     admin = await instanceOwner(server, "settings");
     org.id = ok(await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name: org.name } }, server.adminToken)).details.id;
   }, 120_000);
@@ -44,7 +40,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the con
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   /** A settings service's resolved settings in a context (the instance's when none is given). */
   async function resolved(service: Parameters<typeof protocolClient>[0], method: string, ctx?: JsonObject): Promise<Msg> {

@@ -1,15 +1,13 @@
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { ok, uniqueName } from "../users/helpers.js";
-import { instanceOwner, signInToConsole } from "./helpers.js";
+import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
 
 /*
  * The organization switcher (console/src/components/OrgSwitcher.tsx) in headless Chromium,
@@ -19,7 +17,6 @@ import { instanceOwner, signInToConsole } from "./helpers.js";
  * Escape puts the chosen organization's name back; a click into the field opens the list.
  */
 
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 /** React Query's staleTime in the console (main.tsx): a refresh refetches only data older. */
 const STALE_MS = 10_000;
 
@@ -36,11 +33,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the organization sw
   const stem = uniqueName("Switch");
   const alpha = { id: "", name: `${stem} Alpha` };
   const beta = { id: "", name: `${stem} Beta` };
-  const photograph = kind === DATABASE_KINDS[0];
   const orgs = () => protocolClient(PlatformOrganizations, "grpc", server.baseUrl);
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind), launchChromium(), mkdir(SHOTS, { recursive: true })]);
+    [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
     admin = await instanceOwner(server, "switcher");
     for (const org of [alpha, beta]) org.id = ok(await orgs().call("CreateOrganization", { organization: { name: org.name } }, server.adminToken)).details.id;
   }, 120_000);
@@ -49,7 +45,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the organization sw
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
   const options = (page: Page) => page.getByRole("option").allInnerTexts();
 
   it("keeps what is typed and what it found through a scroll and a refresh; arrow keys, Enter, Escape and a click", async () => {

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformGrants } from "../../gen/platform/resources/grant/v3alpha/grant_service_pb.js";
@@ -10,11 +9,11 @@ import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { createProject, projectClient } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CHROMIUM, launchChromium, openTab, type Tab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { gitlabIdp, linkAccount } from "../users/idp-links.js";
 import { createOrg, humanUser, machineUser, ok, uniqueName, Users } from "../users/helpers.js";
-import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
+import { CONSOLE_PASSWORD, consoleInspector, instanceOwner } from "./helpers.js";
 
 /*
  * The user's page in the console (console/src/pages/User.tsx and pages/user/) in headless
@@ -26,7 +25,6 @@ import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
  */
 
 const en = TEXTS.en;
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -39,10 +37,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
   const org = { id: "", name: uniqueName("Guild") };
   const link = { idpId: "", externalUserId: uniqueName("ext"), username: uniqueName("ada-at-gitlab") };
   let sessionId: string;
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }), launchChromium(), mkdir(SHOTS, { recursive: true })]);
+    [server, browser] = await Promise.all([startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }), launchChromium()]);
     admin = await instanceOwner(server, "root");
     users = new Users(server);
     person.id = await users.create(humanUser(person.username, {}, { givenName: "Ada", familyName: "Lovelace" }));
@@ -65,7 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
     await server?.close();
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   /** A tab of its own, signed in as the instance owner, on a user's page. */
   async function userPage(userId: string, heading: string): Promise<Tab> {

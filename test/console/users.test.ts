@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
-import { CHROMIUM, inspectPage, launchChromium, openTab, type Tab } from "../support/page-checks.js";
+import { CONSOLE_PASSWORD, consoleInspector, instanceOwner } from "./helpers.js";
+import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { until } from "../support/until.js";
 import { uniqueName, Users } from "../users/helpers.js";
@@ -22,7 +22,6 @@ import { uniqueName, Users } from "../users/helpers.js";
  */
 
 const en = TEXTS.en;
-const SHOTS = join(process.cwd(), "test-results", "screenshots", "console");
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
@@ -30,7 +29,6 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
   let smtp: TestSmtpServer;
   let certificatesDir: string;
   let admin: string;
-  const photograph = kind === DATABASE_KINDS[0];
 
   beforeAll(async () => {
     certificatesDir = await mkdtemp(join(tmpdir(), "console-smtp-"));
@@ -40,7 +38,6 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000", ...mail }),
       launchChromium(),
-      mkdir(SHOTS, { recursive: true }),
     ]);
     admin = await instanceOwner(server, "root");
   }, 120_000);
@@ -51,7 +48,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
     await rm(certificatesDir, { recursive: true, force: true });
   });
 
-  const inspect = (name: string, tab: Tab) => inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: [1280, 375], narrow: 375, waitFor: "networkidle" });
+  const inspect = consoleInspector(kind);
 
   async function signIn(page: Page, loginName: string) {
     await page.getByLabel(en.loginName).fill(loginName);
