@@ -1,3 +1,5 @@
+import type { Editor } from "../store/eventstore.js";
+
 export type OwnerKind = "system" | "instance" | "org";
 
 export interface Owner {
@@ -18,9 +20,7 @@ export function instanceOwnedDetails(row: { id: string; instance_id: string; seq
   return { id: row.id, sequence: row.sequence, changeDate: row.change_date, owner: { type: "instance", id: row.instance_id } };
 }
 
-/** Who writes, and where: passed to every command. */
-export interface Actor {
+/** Who writes, and where: passed to every command (an Editor of the events it appends). */
+export interface Actor extends Editor {
   instanceId: string;
-  /** User id of the caller, or "system" for bootstrap. */
-  userId: string;
 }

@@ -3,6 +3,7 @@ import type { Principal } from "../domain/authz/principal.js";
 import { SYSTEM_CONTEXT, type ContextRef } from "../domain/context.js";
 import type { Actor } from "../domain/details.js";
 import type { InstanceRef } from "../domain/instance/queries.js";
+import type { Editor, Origin } from "../store/eventstore.js";
 
 /** The caller's address (the peer of its connection), set where the request comes in (server/app.ts, the REST gateway). */
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: "client address" });
@@ -41,11 +42,23 @@ export function principalOf(ctx: HandlerContext): Principal {
   return required(ctx.values.get(principalKey), "principal");
 }
 
+/** Who writes: the caller, with where its request came from (recorded with the events it causes). */
+export function editorOf(ctx: HandlerContext): Editor {
+  const principal = required(ctx.values.get(principalKey), "principal");
+  const origin: Origin = {};
+  if (principal.client) origin.client = principal.client;
+  const ip = ctx.values.get(clientAddressKey);
+  if (ip) origin.ip = ip;
+  const userAgent = ctx.requestHeader.get("user-agent");
+  if (userAgent) origin.userAgent = userAgent.slice(0, USER_AGENT_MAX);
+  return { userId: principal.userId, origin };
+}
+
+/** User agents are recorded up to this length: any client may send any header. */
+const USER_AGENT_MAX = 512;
+
 export function actorOf(ctx: HandlerContext): Actor {
-  return {
-    instanceId: tenantOf(ctx).id,
-    userId: required(ctx.values.get(principalKey), "principal").userId,
-  };
+  return { instanceId: tenantOf(ctx).id, ...editorOf(ctx) };
 }
 
 /** The organization an `in_org` request acts in: its ctx's, or the default the authorization fixed. */

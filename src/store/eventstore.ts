@@ -11,7 +11,29 @@ export interface AggregateRef {
   instanceId: string;
   type: string;
   id: string;
+  /**
+   * The organization the resource belongs to, for resources of one: the audit log shows an
+   * organization's owners its events and no others (domain/audit). Absent: the instance's own.
+   */
+  orgId?: string;
 }
+
+/** Where a change came from when it came over HTTP: recorded with its events for the audit log. */
+export interface Origin {
+  /** The client the caller authenticated through: `app:<client id>` or `pat:<token id>`. */
+  client?: string;
+  ip?: string;
+  userAgent?: string;
+}
+
+/** Who writes: the user id ("system" for the service itself) and, over HTTP, from where. */
+export interface Editor {
+  userId: string;
+  origin?: Origin;
+}
+
+/** The service writing on its own behalf (sweeps, bootstrap, upstream answers). */
+export const SYSTEM_EDITOR: Editor = { userId: "system" };
 
 export interface PendingEvent {
   /** Dotted name such as `target.added`; event executions match on it. */
@@ -73,10 +95,10 @@ export async function appendEvents(
   aggregate: AggregateRef,
   previousSequence: number,
   events: PendingEvent[],
-  creator: string,
+  editor: Editor,
 ): Promise<Appended> {
   if (events.length === 0) throw new Error("appendEvents needs at least one event");
-  const rows = await insertEvents(tx, aggregate.instanceId, newEvents(aggregate, previousSequence, events), creator);
+  const rows = await insertEvents(tx, aggregate.instanceId, newEvents(aggregate, previousSequence, events), editor);
   const last = rows[rows.length - 1]!;
   return { sequence: last.sequence, createdAt: last.createdAt };
 }
@@ -93,25 +115,26 @@ export async function appendToEach(
   tx: Tx,
   instanceId: string,
   aggregateType: string,
-  items: readonly { id: string; previousSequence: number; event: PendingEvent }[],
-  creator: string,
+  items: readonly { id: string; orgId?: string; previousSequence: number; event: PendingEvent }[],
+  editor: Editor,
 ): Promise<void> {
   for (let i = 0; i < items.length; i += APPEND_CHUNK) {
-    const chunk = items.slice(i, i + APPEND_CHUNK).map((item) => ({ aggregateType, aggregateId: item.id, sequence: item.previousSequence + 1, event: item.event }));
-    await insertEvents(tx, instanceId, chunk, creator);
+    const chunk = items.slice(i, i + APPEND_CHUNK).map((item) => ({ aggregateType, aggregateId: item.id, orgId: item.orgId ?? "", sequence: item.previousSequence + 1, event: item.event }));
+    await insertEvents(tx, instanceId, chunk, editor);
   }
 }
 
 interface NewEvent {
   aggregateType: string;
   aggregateId: string;
+  orgId: string;
   sequence: number;
   event: PendingEvent;
 }
 
 /** One aggregate's events, numbered after `previousSequence`. */
 function newEvents(aggregate: AggregateRef, previousSequence: number, events: PendingEvent[]): NewEvent[] {
-  return events.map((event, i) => ({ aggregateType: aggregate.type, aggregateId: aggregate.id, sequence: previousSequence + i + 1, event }));
+  return events.map((event, i) => ({ aggregateType: aggregate.type, aggregateId: aggregate.id, orgId: aggregate.orgId ?? "", sequence: previousSequence + i + 1, event }));
 }
 
 type ReturnedEvent = { position: number; sequence: number; event_type: string; created_at: Date; aggregate_type: string; aggregate_id: string } & Record<`hook_${number}`, unknown>;
@@ -128,10 +151,14 @@ type EventValues = {
   instanceId: string;
   aggregateType: string;
   aggregateId: string;
+  orgId: string;
   sequence: number;
   type: string;
   payload: string;
   creator: string;
+  client: string | null;
+  ip: string | null;
+  userAgent: string | null;
   numbered: string;
 };
 
@@ -140,10 +167,14 @@ function eventRow(v: EventValues) {
     instance_id: v.instanceId,
     aggregate_type: v.aggregateType,
     aggregate_id: v.aggregateId,
+    org_id: v.orgId,
     sequence: v.sequence,
     event_type: v.type,
     payload: v.payload,
     creator: v.creator,
+    editor_client: v.client,
+    editor_ip: v.ip,
+    editor_agent: v.userAgent,
     instance_position: sql<number>`nextval(${v.numbered}::regclass)`,
   };
 }
@@ -158,7 +189,7 @@ const PREPARED_APPEND_MAX = 8;
  * planning than it does prepared.
  */
 function preparedAppend(count: number) {
-  return prepared((db, p: Record<string, string | number>) =>
+  return prepared((db, p: Params) =>
     db
       .insertInto("events")
       .values(Array.from({ length: count }, (_, i) => eventRow(appendValues(p, i))))
@@ -171,7 +202,7 @@ function preparedAppend(count: number) {
  * itself (refuse_queued_append, migration 0027) unless every hook's read finds nothing.
  */
 function guardedAppend(count: number) {
-  return prepared((db, p: Record<string, string | number>) =>
+  return prepared((db, p: Params) =>
     db
       .insertInto("events")
       .values(Array.from({ length: count }, (_, i) => eventRow(appendValues(p, i))))
@@ -191,27 +222,34 @@ const preparedGuards = () => (appendHooks.every((hook) => hook.read) ? Array.fro
 let appends = preparedAppends();
 let guardedAppends = preparedGuards();
 
+type Params = Record<string, string | number | null>;
+
 /** The values of the `i`th event of a prepared append, from its parameters (appendParams). */
-function appendValues(p: Record<string, string | number>, i: number): EventValues {
+function appendValues(p: Params, i: number): EventValues {
   return {
     instanceId: p.instanceId as string,
     aggregateType: p[`aggregateType${i}`] as string,
     aggregateId: p[`aggregateId${i}`] as string,
+    orgId: p[`orgId${i}`] as string,
     sequence: p[`sequence${i}`] as number,
     type: p[`type${i}`] as string,
     payload: p[`payload${i}`] as string,
     creator: p.creator as string,
+    client: p.client as string | null,
+    ip: p.ip as string | null,
+    userAgent: p.userAgent as string | null,
     numbered: p.numbered as string,
   };
 }
 
 /** The prepared append's parameters for these events. */
-function appendParams(values: EventValues[]): Record<string, string | number> {
+function appendParams(values: EventValues[]): Params {
   const first = values[0]!;
-  const params: Record<string, string | number> = { instanceId: first.instanceId, creator: first.creator, numbered: first.numbered };
+  const params: Params = { instanceId: first.instanceId, creator: first.creator, client: first.client, ip: first.ip, userAgent: first.userAgent, numbered: first.numbered };
   values.forEach((v, i) => {
     params[`aggregateType${i}`] = v.aggregateType;
     params[`aggregateId${i}`] = v.aggregateId;
+    params[`orgId${i}`] = v.orgId;
     params[`sequence${i}`] = v.sequence;
     params[`type${i}`] = v.type;
     params[`payload${i}`] = v.payload;
@@ -219,23 +257,28 @@ function appendParams(values: EventValues[]): Record<string, string | number> {
   return params;
 }
 
-function eventValues(instanceId: string, events: NewEvent[], creator: string): EventValues[] {
+function eventValues(instanceId: string, events: NewEvent[], editor: Editor): EventValues[] {
   const numbered = instanceSequence(instanceId);
+  const { client = null, ip = null, userAgent = null } = editor.origin ?? {};
   return events.map((e) => ({
     instanceId,
     aggregateType: e.aggregateType,
     aggregateId: e.aggregateId,
+    orgId: e.orgId,
     sequence: e.sequence,
     type: e.event.type,
     payload: JSON.stringify(e.event.payload ?? {}),
-    creator,
+    creator: editor.userId,
+    client,
+    ip,
+    userAgent,
     numbered,
   }));
 }
 
 /** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
-async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], creator: string): Promise<AppendedEvent[]> {
-  const values = eventValues(instanceId, events, creator);
+async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], editor: Editor): Promise<AppendedEvent[]> {
+  const values = eventValues(instanceId, events, editor);
   const rows = (
     values.length <= PREPARED_APPEND_MAX
       ? await appends[values.length - 1]!(tx, appendParams(values))
@@ -297,15 +340,15 @@ export async function queueEvents(
   aggregate: AggregateRef,
   previousSequence: number,
   events: PendingEvent[],
-  creator: string,
+  editor: Editor,
 ): Promise<{ sequence: number }> {
   const sequence = previousSequence + events.length;
   const guard = guardedAppends[events.length - 1];
   if (!guard || busyInstances.has(aggregate.instanceId)) {
-    await appendEvents(tx, aggregate, previousSequence, events, creator);
+    await appendEvents(tx, aggregate, previousSequence, events, editor);
     return { sequence };
   }
-  await guard.defer(tx, appendParams(eventValues(aggregate.instanceId, newEvents(aggregate, previousSequence, events), creator)));
+  await guard.defer(tx, appendParams(eventValues(aggregate.instanceId, newEvents(aggregate, previousSequence, events), editor)));
   return { sequence };
 }
 

@@ -27,6 +27,7 @@ import * as instanceHoldRaises from "./migrations/0026-instance-hold-raises.js";
 import * as queuedAppends from "./migrations/0027-queued-appends.js";
 import * as failedChecksOnUsers from "./migrations/0028-failed-checks-on-users.js";
 import * as consoleClient from "./migrations/0029-console-client.js";
+import * as auditColumns from "./migrations/0030-audit-columns.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   "0027-queued-appends": queuedAppends,
   "0028-failed-checks-on-users": failedChecksOnUsers,
   "0029-console-client": consoleClient,
+  "0030-audit-columns": auditColumns,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

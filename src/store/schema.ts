@@ -50,8 +50,20 @@ export interface EventTable {
   event_type: string;
   payload: Json<unknown>;
   creator: string;
+  /** The resource's organization; '' for the instance's own resources (migration 0030). */
+  org_id: Generated<string>;
+  /** Where the change came from over HTTP (store/eventstore.ts Origin); null otherwise. */
+  editor_client: string | null;
+  editor_ip: string | null;
+  editor_agent: string | null;
   /** Position among its instance's events (a sequence per instance; see store/instance-sequence.ts). */
   instance_position: number;
+  /**
+   * The writing transaction's id (pg_current_xact_id(), set by the database): the audit log
+   * reads events in (tx_id, instance_position) order up to the oldest running transaction, so
+   * a reader that resumes after an event never misses one committed later (domain/audit).
+   */
+  tx_id: ColumnType<string, never, never>;
   /** Set by the database at insert (clock_timestamp()). */
   created_at: ColumnType<Date, never, never>;
 }

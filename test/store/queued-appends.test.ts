@@ -60,7 +60,7 @@ describe.each(DATABASE_KINDS)("queued appends and commitWith (%s)", (kind) => {
   };
   /** A write as a command makes one: two events queued, then its row sent with the commit. */
   const write = async (tx: Tx, id: string, parent: string | null = null) => {
-    const { sequence } = await queueEvents(tx, aggregate(id), 0, [{ type: "queued.added", payload: { id } }, { type: "queued.named", payload: {} }], "tester");
+    const { sequence } = await queueEvents(tx, aggregate(id), 0, [{ type: "queued.added", payload: { id } }, { type: "queued.named", payload: {} }], { userId: "tester" });
     const { rows } = await commitWith<{ created_at: Date }>(tx, sql`insert into queued_t values (${id}, ${eventTime(instanceId, "queued", id, sequence)}, ${parent}) returning created_at`.compile(tx));
     return { sequence, createdAt: rows[0]!.created_at };
   };

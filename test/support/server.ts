@@ -89,7 +89,7 @@ export async function startTestServer(
       });
     },
     async createInstance(domain) {
-      const { instanceId, orgId } = await write((tx) => addInstance(tx, { name: domain, domains: [domain], defaultOrgName: "Default" }, "test"));
+      const { instanceId, orgId } = await write((tx) => addInstance(tx, { name: domain, domains: [domain], defaultOrgName: "Default" }, { userId: "test" }));
       const admin = await server.createUser({ instanceId, roles: [{ context: "instance", roles: ["IAM_OWNER"] }] });
       return { instanceId, orgId, adminToken: admin.token, baseUrl: `http://${domain}:${service.port}` };
     },

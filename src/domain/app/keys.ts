@@ -33,7 +33,7 @@ export async function addAppKey(tx: Tx, actor: Actor, appId: string, material: K
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     0,
     [{ type: "app.key.added", payload: { appId, type: material.type, publicKey: material.publicKey, expiresAt: expiresAt.toISOString() } }],
-    actor.userId,
+    actor,
   );
   const row = { instance_id: actor.instanceId, id, app_id: appId, key_type: material.type, public_key: material.publicKey, expires_at: expiresAt, ...createdBy(appended) };
   await tx.insertInto("app_keys").values(row).execute();
@@ -45,7 +45,7 @@ export async function removeAppKey(tx: Tx, actor: Actor, appId: string, id: stri
   const app = await lockApp(tx, actor.instanceId, appId);
   const key = await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", appId).where("id", "=", id).returning("sequence").executeTakeFirst();
   if (!key) throw notFound(`key ${id} of application ${appId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, key.sequence, [{ type: "app.key.removed", payload: { appId } }], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, key.sequence, [{ type: "app.key.removed", payload: { appId } }], actor);
   return keyDetails({ id, sequence: appended.sequence, change_date: appended.createdAt }, app.org_id);
 }
 

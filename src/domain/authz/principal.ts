@@ -16,6 +16,8 @@ export interface Principal {
   /** The organization the user belongs to; "" for the bootstrap. */
   orgId: string;
   grants: Grant[];
+  /** What the caller authenticated through, recorded with its changes: `app:<client id>` or `pat:<token id>`. */
+  client?: string;
 }
 
 /** Where a request acts; permissions of enclosing contexts apply inside it. */

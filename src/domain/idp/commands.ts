@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import { appendEvents, createdBy, lastEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, lastEvent, type Editor, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import type { StatePolicyName } from "../../store/schema.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";
@@ -33,7 +33,7 @@ function detailsOf(row: Pick<IdpRow, "id" | "instance_id" | "org_id">, sequence:
 }
 
 /** Defines a provider in a context, which owns it. Secrets are sealed and never part of an event. */
-export async function addIdp(tx: Tx, creator: string, owner: ContextRef, input: NewIdp, box: SecretBox): Promise<ObjectDetails> {
+export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: NewIdp, box: SecretBox): Promise<ObjectDetails> {
   // An organization deleted meanwhile would otherwise be left a provider nobody can reach.
   if (owner.type === "org") await requireExisting(tx, "orgs", owner.instanceId, owner.orgId);
   const id = newId();
@@ -68,7 +68,7 @@ async function lockIdp(tx: Tx, id: string): Promise<IdpRow> {
  * Changes a provider as the asked context may: its owner anything, a context that reuses it
  * only its own state policy. A patch that changes nothing succeeds without an event.
  */
-export async function patchIdp(tx: Tx, creator: string, id: string, asked: ContextRef, patch: IdpPatch, box: SecretBox, type?: string): Promise<ObjectDetails> {
+export async function patchIdp(tx: Tx, creator: Editor, id: string, asked: ContextRef, patch: IdpPatch, box: SecretBox, type?: string): Promise<ObjectDetails> {
   const row = await lockIdp(tx, id);
   if (type !== undefined && row.type !== type) throw notFound(`identity provider ${id} is not of type ${type}`);
   const owner = ownerOfIdp(row);
@@ -103,7 +103,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
-async function patchOwned(tx: Tx, creator: string, row: IdpRow, patch: IdpPatch, box: SecretBox): Promise<ObjectDetails> {
+async function patchOwned(tx: Tx, creator: Editor, row: IdpRow, patch: IdpPatch, box: SecretBox): Promise<ObjectDetails> {
   const changed: Record<string, unknown> = {};
   if (patch.name !== undefined && patch.name !== row.name) changed.name = patch.name;
   if (patch.statePolicy !== undefined && patch.statePolicy !== row.state_policy) changed.statePolicy = patch.statePolicy;
@@ -132,7 +132,7 @@ async function patchOwned(tx: Tx, creator: string, row: IdpRow, patch: IdpPatch,
 }
 
 /** A child context's own policy; INHERIT removes it. The provider's row lock orders concurrent changes. */
-async function setChildPolicy(tx: Tx, creator: string, row: IdpRow, asked: ContextRef, policy: StatePolicyName): Promise<ObjectDetails> {
+async function setChildPolicy(tx: Tx, creator: Editor, row: IdpRow, asked: ContextRef, policy: StatePolicyName): Promise<ObjectDetails> {
   // An organization deleted meanwhile would otherwise keep a policy nobody can remove; the
   // share lock makes a concurrent deletion wait and then remove this policy too.
   if (asked.type === "org") await requireExisting(tx, "orgs", asked.instanceId, asked.orgId);
@@ -157,7 +157,7 @@ async function setChildPolicy(tx: Tx, creator: string, row: IdpRow, asked: Conte
 }
 
 /** Deletes a provider with every child context's policy for it; only its owner may. */
-export async function removeIdp(tx: Tx, creator: string, id: string, asked: ContextRef): Promise<ObjectDetails> {
+export async function removeIdp(tx: Tx, creator: Editor, id: string, asked: ContextRef): Promise<ObjectDetails> {
   const row = await lockIdp(tx, id);
   const owner = ownerOfIdp(row);
   if (!sameContext(owner, asked)) {

@@ -43,7 +43,7 @@ export async function bootstrapFirstInstance(
     await tx.selectNoFrom((eb) => eb.fn("pg_advisory_xact_lock", [eb.lit(1_296_000_001)]).as("locked")).execute();
     if (await hasAnyInstance(tx)) return undefined;
     await hooks.beforeCreate();
-    const { instanceId, orgId } = await addInstance(tx, { name: "Default", domains: [domain], defaultOrgName: "Default" }, BOOTSTRAP);
+    const { instanceId, orgId } = await addInstance(tx, { name: "Default", domains: [domain], defaultOrgName: "Default" }, { userId: BOOTSTRAP });
     const actor = { instanceId, userId: BOOTSTRAP };
     const admin = await addMachineUser(tx, actor, { orgId, username: ADMIN_USERNAME, name: "Platform administrator" });
     await addMembership(tx, actor, { userId: admin.id, contextType: "instance", contextId: instanceId, roles: ["IAM_OWNER"] }, BOOTSTRAP_PRINCIPAL);

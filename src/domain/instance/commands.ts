@@ -1,4 +1,4 @@
-import { appendEvents, createdBy, forgetInstance, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy, forgetInstance, type Editor, type PendingEvent, type Tx } from "../../store/eventstore.js";
 import { provisionConsoleApp } from "./console-app.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";
@@ -28,7 +28,7 @@ export function instanceDetails(row: Pick<InstanceRow, "id" | "sequence" | "chan
 }
 
 /** Creates an instance with its domains, its default organization and the console's application there. */
-export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
+export async function addInstance(tx: Tx, input: NewInstance, creator: Editor) {
   const domains = input.domains.map((d) => d.toLowerCase());
   if (new Set(domains).size !== domains.length) throw invalidArgument("domains must be distinct regardless of case");
   await ensureDomainsFree(tx, domains);
@@ -59,9 +59,9 @@ export async function addInstance(tx: Tx, input: NewInstance, creator: string) {
     .insertInto("instance_domains")
     .values(domains.map((domain, i) => ({ domain, instance_id: instanceId, is_primary: i === 0, created_at: appended.createdAt })))
     .execute();
-  await addOrg(tx, { instanceId, userId: creator }, { id: orgId, name: input.defaultOrgName });
+  await addOrg(tx, { instanceId, ...creator }, { id: orgId, name: input.defaultOrgName });
   // Every instance has the console's application from its start, as ZITADEL's has its console.
-  await provisionConsoleApp(tx, { instanceId, userId: creator }, orgId);
+  await provisionConsoleApp(tx, { instanceId, ...creator }, orgId);
   if (input.defaultLanguage) await setDefaultLanguage(tx, creator, instanceId, input.defaultLanguage);
   return { instanceId, orgId, details: instanceDetails({ id: instanceId, sequence: appended.sequence, change_date: appended.createdAt }) };
 }
@@ -83,13 +83,13 @@ export async function patchInstance(tx: Tx, actor: Actor, id: string, patch: Ins
     set.password_policy = JSON.stringify(patch.passwordPolicy);
   }
   // Kept in the language settings; still a change of the instance for whoever patched it.
-  if (patch.defaultLanguage !== undefined && (await setDefaultLanguage(tx, actor.userId, id, patch.defaultLanguage)).changed) payload.defaultLanguage = patch.defaultLanguage;
+  if (patch.defaultLanguage !== undefined && (await setDefaultLanguage(tx, actor, id, patch.defaultLanguage)).changed) payload.defaultLanguage = patch.defaultLanguage;
   if (Object.keys(payload).length === 0) return instanceDetails(current);
   return changeInstance(tx, actor, current, [{ type: "instance.changed", payload }], set);
 }
 
 /** The instance API's default language is the instance's language settings (settings/language.ts). */
-function setDefaultLanguage(tx: Tx, creator: string, instanceId: string, language: string) {
+function setDefaultLanguage(tx: Tx, creator: Editor, instanceId: string, language: string) {
   return writeSettings(tx, creator, LANGUAGE_SETTINGS, { type: "instance", instanceId }, { set: { default_language: language }, reset: [] });
 }
 
@@ -194,7 +194,7 @@ export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: str
   // Waits for the writes holding the instance (holdInstance) and holds off new ones.
   await tx.selectNoFrom((eb) => eb.fn("hold_instance_exclusively", [eb.val(id)]).as("held")).execute();
   const current = await lockInstance(tx, id, "removal");
-  const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor);
   for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
   forgetInstance(id);
   return instanceDetails({ id, sequence: appended.sequence, change_date: appended.createdAt });
@@ -211,7 +211,7 @@ export async function setDefaultOrg(tx: Tx, actor: Actor, orgId: string): Promis
 }
 
 async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events: PendingEvent[], set: Updateable<InstanceTable>): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: current.id, type: AGGREGATE, id: current.id }, current.sequence, events, actor.userId);
+  const appended = await appendEvents(tx, { instanceId: current.id, type: AGGREGATE, id: current.id }, current.sequence, events, actor);
   await tx
     .updateTable("instances")
     .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })

@@ -62,7 +62,7 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, 
     aggregate,
     await lastSequence(tx, aggregate),
     [{ type: `${context.type}.member.added`, payload: { userId: input.userId, contextId: context.id, roles: input.roles } }],
-    actor.userId,
+    actor,
   );
   const row = { instance_id: actor.instanceId, user_id: input.userId, context_type: context.type, context_id: context.id, roles: JSON.stringify(input.roles), ...createdBy(appended) };
   await tx.insertInto("memberships").values(row).execute();
@@ -77,7 +77,7 @@ export async function changeMembershipRoles(tx: Tx, actor: Actor, context: Membe
   const removed = current.roles.filter((r) => !roles.includes(r));
   checkGrantable([...added, ...removed], context, actor, grantor);
   if (added.length === 0 && removed.length === 0) return membershipDetails(current);
-  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.changed`, payload: { userId, roles } }], actor.userId);
+  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.changed`, payload: { userId, roles } }], actor);
   await tx
     .updateTable("memberships")
     .set({ roles: JSON.stringify(roles), change_date: appended.createdAt, sequence: appended.sequence })
@@ -94,7 +94,7 @@ export async function removeMembership(tx: Tx, actor: Actor, context: Membership
   actor = { ...actor, instanceId: current.instance_id };
   // Only who could grant a role may take it away: no IAM_OWNER removes a SYSTEM_OWNER.
   checkGrantable(current.roles, context, actor, grantor);
-  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.removed`, payload: { userId } }], actor.userId);
+  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.removed`, payload: { userId } }], actor);
   await tx
     .deleteFrom("memberships")
     .where("instance_id", "=", actor.instanceId)

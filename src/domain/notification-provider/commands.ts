@@ -25,7 +25,7 @@ export async function createProvider(tx: Tx, actor: Actor, family: ProviderFamil
     { instanceId: actor.instanceId, type: AGGREGATES[family], id },
     0,
     [{ type: `${AGGREGATES[family]}.added`, payload: { description: spec.description, kind: spec.config.kind, config: settings, secretSet: Boolean(spec.secret) } }],
-    actor.userId,
+    actor,
   );
   const row = {
     instance_id: actor.instanceId,
@@ -69,7 +69,7 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
   if (newKey && !kindChanged) events.push({ type: `${AGGREGATES[family]}.signing_key.regenerated`, payload: {} });
   if (events.length === 0) return { details: instanceOwnedDetails(current) };
 
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, events, actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, events, actor);
   await tx
     .updateTable("notification_providers")
     .set({
@@ -89,7 +89,7 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
 
 export async function deleteProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string): Promise<ObjectDetails> {
   const current = await lockProvider(tx, actor.instanceId, family, id);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, [{ type: `${AGGREGATES[family]}.removed`, payload: { description: current.description } }], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, [{ type: `${AGGREGATES[family]}.removed`, payload: { description: current.description } }], actor);
   await tx.deleteFrom("notification_providers").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
@@ -120,7 +120,7 @@ export async function deactivateProvider(tx: Tx, actor: Actor, family: ProviderF
 
 async function setState(tx: Tx, actor: Actor, row: NotificationProviderRow, state: "active" | "inactive", payload: Record<string, unknown>): Promise<ObjectDetails> {
   const type = `${AGGREGATES[row.family]}.${state === "active" ? "activated" : "deactivated"}`;
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[row.family], id: row.id }, row.sequence, [{ type, payload }], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[row.family], id: row.id }, row.sequence, [{ type, payload }], actor);
   await tx
     .updateTable("notification_providers")
     .set({ state, change_date: appended.createdAt, sequence: appended.sequence })

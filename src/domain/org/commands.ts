@@ -26,7 +26,7 @@ export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: s
       { type: "org.domain.added", payload: { domain, generated: true, verified: true } },
       { type: "org.domain.primary.set", payload: { domain } },
     ],
-    actor.userId,
+    actor,
   );
   const row = { instance_id: actor.instanceId, id, name: input.name, ...createdBy(appended) };
   await tx.insertInto("orgs").values(row).execute();
@@ -66,7 +66,7 @@ export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<Objec
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     current.sequence,
     [{ type: "org.removed", payload: { name: current.name } }],
-    actor.userId,
+    actor,
   );
   // Projects before users: grant creations lock the project, then the user, and so does this.
   await removeProjectsWhere(tx, actor.instanceId, "org_id", id);
@@ -86,7 +86,7 @@ async function changeOrg(
   event: { type: string; payload: unknown },
   set: { name?: string; state?: "active" | "inactive" },
 ): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor);
   await tx
     .updateTable("orgs")
     .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })

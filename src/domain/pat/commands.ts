@@ -21,7 +21,7 @@ export async function addPersonalAccessToken(tx: Tx, actor: Actor, input: { user
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     0,
     [{ type: "user.pat.added", payload: { userId: input.userId, expiresAt: input.expiresAt.toISOString() } }],
-    actor.userId,
+    actor,
   );
   await tx
     .insertInto("personal_access_tokens")
@@ -48,6 +48,6 @@ export async function removePersonalAccessToken(tx: Tx, actor: Actor, userId: st
     .where("id", "=", id)
     .executeTakeFirst();
   if (removed.numDeletedRows === 0n) throw notFound(`personal access token ${id} of user ${userId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 1, [{ type: "user.pat.removed", payload: { userId } }], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 1, [{ type: "user.pat.removed", payload: { userId } }], actor);
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: orgId } };
 }

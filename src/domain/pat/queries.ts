@@ -11,14 +11,14 @@ export async function principalByTokenHash(
     .selectFrom("personal_access_tokens as t")
     .innerJoin("users as u", (j) => j.onRef("u.instance_id", "=", "t.instance_id").onRef("u.id", "=", "t.user_id"))
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
-    .select(["t.instance_id", "t.user_id", "t.expires_at", "u.org_id"])
+    .select(["t.id", "t.instance_id", "t.user_id", "t.expires_at", "u.org_id"])
     .where("t.token_hash", "=", tokenHash)
     // Locked or deactivated users, and users of a deactivated organization, cannot authenticate.
     .where("u.state", "=", "active")
     .where("o.state", "=", "active")
     .executeTakeFirst();
   if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
-  return { principal: await principalOf(db, row.instance_id, row.user_id, row.org_id), expires: row.expires_at.getTime() };
+  return { principal: { ...(await principalOf(db, row.instance_id, row.user_id, row.org_id)), client: `pat:${row.id}` }, expires: row.expires_at.getTime() };
 }
 
 /** A user with the permissions of its memberships, wherever they are. */

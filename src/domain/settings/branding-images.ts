@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Tx } from "../../store/eventstore.js";
+import type { Editor, Tx } from "../../store/eventstore.js";
 import type { ContextRef } from "../context.js";
 import { BRANDING_SETTINGS, brandingAssetPath, imageUrlProperty, type BrandingImage } from "./branding.js";
 import { putSettingsFile, removeSettingsFile } from "./files.js";
@@ -12,7 +12,7 @@ import { writeSettings, type SettingsDetails } from "./store.js";
  */
 export async function setBrandingImage(
   tx: Tx,
-  creator: string,
+  creator: Editor,
   at: ContextRef,
   image: BrandingImage,
   file: { contentType: string; data: Uint8Array },
@@ -25,7 +25,7 @@ export async function setBrandingImage(
 }
 
 /** Removes a context's own image: its parent's is in effect again. Nothing to remove changes nothing. */
-export async function removeBrandingImage(tx: Tx, creator: string, at: ContextRef, image: BrandingImage): Promise<SettingsDetails> {
+export async function removeBrandingImage(tx: Tx, creator: Editor, at: ContextRef, image: BrandingImage): Promise<SettingsDetails> {
   const details = await writeSettings(tx, creator, BRANDING_SETTINGS, at, { set: {}, reset: [imageUrlProperty(image)] });
   await removeSettingsFile(tx, BRANDING_SETTINGS.name, at, image);
   return details;

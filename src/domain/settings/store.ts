@@ -1,4 +1,4 @@
-import { appendEvents, type Db, type Tx } from "../../store/eventstore.js";
+import { appendEvents, type Db, type Editor, type Tx } from "../../store/eventstore.js";
 import { prepared } from "../../store/prepared.js";
 import type { SettingsTable } from "../../store/schema.js";
 import type { Selectable } from "kysely";
@@ -139,7 +139,7 @@ export function ownerFor(value: { from: ContextRef; fixed?: boolean }, at: Conte
  * without an event. The kind's rules see the effective values after the change, in the
  * same transaction: a refused change leaves nothing behind.
  */
-export async function writeSettings(tx: Tx, creator: string, kind: SettingsKind, at: ContextRef, change: SettingsChange): Promise<SettingsDetails & { changed: boolean }> {
+export async function writeSettings(tx: Tx, creator: Editor, kind: SettingsKind, at: ContextRef, change: SettingsChange): Promise<SettingsDetails & { changed: boolean }> {
   checkChange(kind, at, change);
   const columns = contextColumns(at);
   // The row is the lock: concurrent writers of one context's settings take turns.

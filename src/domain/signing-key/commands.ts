@@ -1,7 +1,7 @@
 import { generateKeyPair, type JsonWebKey } from "node:crypto";
 import { promisify } from "node:util";
 import type { SecretBox } from "../../crypto/encryption.js";
-import { appendEvents, lastSequence, type Db, type Tx } from "../../store/eventstore.js";
+import { appendEvents, lastSequence, SYSTEM_EDITOR, type Db, type Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
 import { notFound } from "../errors.js";
 import { planRotation, type KeyPolicy, type RotationPlan, type SigningKeyRow } from "./rotation.js";
@@ -70,7 +70,7 @@ async function apply(tx: Tx, instanceId: string, plan: RotationPlan, policy: Key
     // The public key only: an event log must never hold key material that signs.
     events.push({ type: "signing_key.added", payload: { kid, algorithm: policy.algorithm, publicJwk: published, activatesAt: plan.create.activatesAt.toISOString() } });
   }
-  await appendEvents(tx, aggregate, await lastSequence(tx, aggregate), events, "system");
+  await appendEvents(tx, aggregate, await lastSequence(tx, aggregate), events, SYSTEM_EDITOR);
 }
 
 /** The private JWK of a key, opened with the master key, for signing. */

@@ -19,7 +19,7 @@ export async function addUserKey(tx: Tx, actor: Actor, userId: string, material:
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     0,
     [{ type: "user.key.added", payload: { userId, type: material.type, publicKey: material.publicKey, expiresAt: expiresAt.toISOString() } }],
-    actor.userId,
+    actor,
   );
   await tx
     .insertInto("user_keys")
@@ -40,6 +40,6 @@ export async function removeUserKey(tx: Tx, actor: Actor, userId: string, id: st
     .returning("sequence")
     .executeTakeFirst();
   if (!key) throw notFound(`key ${id} of user ${userId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, key.sequence, [{ type: "user.key.removed", payload: { userId } }], actor.userId);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, key.sequence, [{ type: "user.key.removed", payload: { userId } }], actor);
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: user.org_id } };
 }

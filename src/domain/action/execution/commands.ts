@@ -61,7 +61,7 @@ export async function putExecution(
     aggregate,
     current?.sequence ?? (await lastSequence(tx, aggregate)),
     [{ type: "execution.set", payload: { targets: spec.targets, includes: spec.includes } }],
-    actor.userId,
+    actor,
   );
   const values = {
     targets: JSON.stringify(spec.targets),
@@ -103,7 +103,7 @@ export async function deleteExecution(tx: Tx, actor: Actor, id: string): Promise
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     current.sequence,
     [{ type: "execution.removed", payload: {} }],
-    actor.userId,
+    actor,
   );
   await tx.deleteFrom("executions").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return instanceOwnedDetails({ id, instance_id: actor.instanceId, sequence: appended.sequence, change_date: appended.createdAt });
@@ -130,7 +130,7 @@ async function removeReferences(tx: Tx, actor: Actor, column: "targets" | "inclu
       { instanceId: actor.instanceId, type: AGGREGATE, id: holder.id },
       holder.sequence,
       [{ type: "execution.set", payload: remaining }],
-      actor.userId,
+      actor,
     );
     await tx
       .updateTable("executions")

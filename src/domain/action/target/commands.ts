@@ -21,7 +21,7 @@ import { AGGREGATE, SIGNING_KEY_LENGTH, type TargetPatch, type TargetSpec } from
 export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: SecretBox) {
   const id = newId();
   const signingKey = randomAlphanumeric(SIGNING_KEY_LENGTH);
-  const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "target.added", payload: spec }], actor.userId);
+  const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "target.added", payload: spec }], actor);
   const [inserted] = await insertTarget.withCommit(tx, {
     instance_id: actor.instanceId,
     id,
@@ -90,7 +90,7 @@ export async function patchTarget(
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     current.sequence,
     events,
-    actor.userId,
+    actor,
   );
   const update: TargetUpdate = {
     ...(changes.name !== undefined && { name: changes.name }),
@@ -119,7 +119,7 @@ export async function deleteTarget(tx: Tx, actor: Actor, id: string): Promise<Ob
     { instanceId: actor.instanceId, type: AGGREGATE, id },
     current.sequence,
     [{ type: "target.removed", payload: { name: current.name } }],
-    actor.userId,
+    actor,
   );
   await tx.deleteFrom("targets").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });

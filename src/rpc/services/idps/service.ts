@@ -8,7 +8,7 @@ import { getIdp, searchIdps } from "../../../domain/idp/queries.js";
 import { notFound } from "../../../domain/errors.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
-import { askedContext, principalOf, visibleOrgs } from "../../context.js";
+import { askedContext, editorOf, visibleOrgs } from "../../context.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { handlerStore } from "../writes.js";
 import { configFromJson, configToJson, idpFilterFromProto, idpSortFromProto, idpToProto, optionsToJson, policyFromProto, viewToProto } from "./convert.js";
@@ -44,8 +44,7 @@ function messageOf(desc: DescMessage, field: string): DescMessage {
 
 export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof PlatformIdentityProviders> {
   const { database, write } = handlerStore(store);
-  const userOf = (ctx: HandlerContext) => principalOf(ctx).userId;
-
+  
   // By RPC name; the typed ones are made from PROVIDER_TYPES below.
   const typeAgnostic: Record<string, Handler> = {
     async GetIDP(req: { id: string }, ctx) {
@@ -53,7 +52,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
       return { idp: viewToProto(view, idpToProto(view)) };
     },
     async DeleteIDP(req: { id: string }, ctx) {
-      const details = await write(ctx, (tx) => removeIdp(tx, userOf(ctx), req.id, askedContext(ctx.values)));
+      const details = await write(ctx, (tx) => removeIdp(tx, editorOf(ctx), req.id, askedContext(ctx.values)));
       return { details: detailsToProto(details) };
     },
     async SearchIDPs(req: { query: Parameters<typeof page>[0]; filters: Parameters<typeof idpFilterFromProto>[0][]; sortingColumn: number }, ctx) {
@@ -84,7 +83,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
         const { idp, config } = req.idp;
         const { config: described, clientSecret } = configToJson(configDesc, config);
         const input = { type, name: idp.name, statePolicy: policyFromProto(idp.statePolicy) ?? "inherit", options: optionsToJson(idp.options), config: described, clientSecret: clientSecret! };
-        const details = await write(ctx, (tx) => addIdp(tx, userOf(ctx), askedContext(ctx.values), input, box));
+        const details = await write(ctx, (tx) => addIdp(tx, editorOf(ctx), askedContext(ctx.values), input, box));
         return { details: detailsToProto(details) };
       };
     }
@@ -101,7 +100,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
           if (Object.keys(config).length > 0) patch.config = config;
           patch.clientSecret = clientSecret;
         }
-        const details = await write(ctx, (tx) => patchIdp(tx, userOf(ctx), req.id, askedContext(ctx.values), patch, box, type));
+        const details = await write(ctx, (tx) => patchIdp(tx, editorOf(ctx), req.id, askedContext(ctx.values), patch, box, type));
         return { details: detailsToProto(details) };
       };
     }

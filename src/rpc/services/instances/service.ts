@@ -31,7 +31,7 @@ import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "../../../domain/us
 import { hashNewPassword } from "../../../domain/user/passwords.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
-import { principalOf, tenantOf } from "../../context.js";
+import { editorOf, principalOf, tenantOf } from "../../context.js";
 import { detailsToProto, durationToMs, msToDuration, searchResult, textMatchFromProto } from "../convert.js";
 import { userSpecFromProto } from "../users/convert.js";
 import { handlerStore } from "../writes.js";
@@ -89,7 +89,7 @@ function limitsFromProto(l: { block?: boolean; auditLogRetention?: Parameters<ty
 export function instancesService({ store, access, hasher, signingKeys }: { store: Pick<Store, "forRequest">; access: AccessEpoch; hasher: PasswordHasher; signingKeys: SigningKeys }): ServiceImpl<typeof PlatformInstances> {
   const { changingAccess, database, write } = handlerStore(store, access);
   /** Commands on the instance a request names, as the calling user. */
-  const on = (ctx: HandlerContext, instanceId: string): Actor => ({ instanceId, userId: principalOf(ctx).userId });
+  const on = (ctx: HandlerContext, instanceId: string): Actor => ({ instanceId, ...editorOf(ctx) });
   return {
     async createInstance(req, ctx) {
       const input = req.instance!;
@@ -107,7 +107,7 @@ export function instancesService({ store, access, hasher, signingKeys }: { store
             ...(input.defaultLanguage && { defaultLanguage: input.defaultLanguage }),
             ...(input.passwordPolicy && { passwordPolicy: policy }),
           },
-          principal.userId,
+          editorOf(ctx),
         );
         const actor = on(ctx, instance.instanceId);
         const user = await addUser(tx, actor, instance.orgId, admin);

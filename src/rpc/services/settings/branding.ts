@@ -6,7 +6,7 @@ import { contrastWarnings } from "../../../domain/settings/branding-contrast.js"
 import { removeBrandingImage, setBrandingImage } from "../../../domain/settings/branding-images.js";
 import { checkImage } from "../../../images/check-image.js";
 import type { Store } from "../../../store/database.js";
-import { askedContext, principalOf } from "../../context.js";
+import { askedContext, editorOf } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { changeFromProto, settingsDetailsToProto } from "./codec.js";
 import { previewSettings } from "../../../domain/settings/store.js";
@@ -38,12 +38,12 @@ export function brandingSettingsService({ store, branding }: { store: Pick<Store
       // Checked (an SVG parsed and sanitized) before the transaction: it holds no lock meanwhile.
       const image = await checkImage(req.content!.data, req.content!.contentType, branding.maxImageBytes);
       const at = askedContext(ctx.values);
-      const done = await write(ctx, (tx) => setBrandingImage(tx, principalOf(ctx).userId, at, req.image as BrandingImage, image));
+      const done = await write(ctx, (tx) => setBrandingImage(tx, editorOf(ctx), at, req.image as BrandingImage, image));
       return { details: settingsDetailsToProto(done), url: done.url, removed: image.removed };
     },
     async removeBrandingImage(req, ctx) {
       const at = askedContext(ctx.values);
-      const done = await write(ctx, (tx) => removeBrandingImage(tx, principalOf(ctx).userId, at, req.image as BrandingImage));
+      const done = await write(ctx, (tx) => removeBrandingImage(tx, editorOf(ctx), at, req.image as BrandingImage));
       return { details: settingsDetailsToProto(done) };
     },
   };

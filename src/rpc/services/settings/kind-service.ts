@@ -5,7 +5,7 @@ import type { ContextRef } from "../../../domain/context.js";
 import type { Resolved, SettingsKind } from "../../../domain/settings/kind.js";
 import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
 import type { Db, Tx } from "../../../store/eventstore.js";
-import { askedContext, principalOf } from "../../context.js";
+import { askedContext, editorOf } from "../../context.js";
 import { changeFromProto, resolvedToProto, settingsDetailsToProto } from "./codec.js";
 
 /** How a settings service reaches the database (rpc/services/writes.ts): plain writes, or writes that change access. */
@@ -23,7 +23,7 @@ export function kindService<SetDesc extends DescMessage, ResolvedDesc extends De
   const write = <T>(settings: Message, ctx: HandlerContext, then: (tx: Tx, at: ContextRef) => Promise<T>) => {
     const change = changeFromProto(set, settings, kind);
     const at = askedContext(ctx.values);
-    return store.write(ctx, async (tx) => ({ details: settingsDetailsToProto(await writeSettings(tx, principalOf(ctx).userId, kind, at, change)), then: await then(tx, at) }));
+    return store.write(ctx, async (tx) => ({ details: settingsDetailsToProto(await writeSettings(tx, editorOf(ctx), kind, at, change)), then: await then(tx, at) }));
   };
   return {
     async set(settings: Message, ctx: HandlerContext) {

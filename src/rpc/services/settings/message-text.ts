@@ -7,7 +7,7 @@ import { KINDS } from "../../../notifications/texts/kinds.js";
 import { requestedMessageText } from "../../../notifications/texts/settings.js";
 import { written } from "../../../notifications/texts/template.js";
 import type { Store } from "../../../store/database.js";
-import { askedContext, principalOf } from "../../context.js";
+import { askedContext, editorOf } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { changeFromProto, resolvedToProto, settingsDetailsToProto } from "./codec.js";
 
@@ -19,7 +19,7 @@ export function messageTextSettingsService({ store }: { store: Pick<Store, "forR
       if (req.settings!.subject && !settings.properties.subject) throw invalidArgument(`subject: ${kind} messages are sent by SMS, which has no subject`);
       const change = changeFromProto(SetMessageTextSchema, req.settings!, settings);
       const at = askedContext(ctx.values);
-      const details = await write(ctx, (tx) => writeSettings(tx, principalOf(ctx).userId, settings, at, change));
+      const details = await write(ctx, (tx) => writeSettings(tx, editorOf(ctx), settings, at, change));
       return { details: settingsDetailsToProto(details) };
     },
     async resolveMessageText(req, ctx) {
