@@ -1,0 +1,74 @@
+import type { DescService, JsonObject } from "@bufbuild/protobuf";
+import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
+import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
+import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
+import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
+import { smtpSettings, twilioSettings } from "../notification-providers/requests.js";
+import { uniqueName } from "../users/helpers.js";
+import { calls, type Flow } from "./flow.js";
+
+/** A target with its signing key regenerated, used by an execution that loses it when it is deleted. */
+export async function actionFlows(f: Flow): Promise<void> {
+  const actions = calls(f, PlatformActions);
+  const target = (await actions("CreateTarget", { target: { name: uniqueName("audit-hook"), restWebhook: { url: "https://hooks.example/audit" }, timeout: "5s" } })).details.id as string;
+  await actions("PatchTarget", { id: target, target: { timeout: "4s", regenerateSigningKey: true } });
+  const other = (await actions("CreateTarget", { target: { name: uniqueName("audit-other"), restWebhook: { url: "https://hooks.example/other" }, isAsync: true } })).details.id as string;
+  const condition = { event: { event: "user.human.added" } };
+  await actions("PutExecution", { execution: { condition, targets: [target, other] } });
+  await actions("DeleteTarget", { id: target });
+  await actions("DeleteExecution", { id: "event/user.human.added" });
+  await actions("DeleteTarget", { id: other });
+}
+
+/**
+ * Per family, a provider with a password or token, changed, activated, then replaced by an
+ * `http` provider with a signing key (regenerated); both deactivated and deleted.
+ */
+export async function providerFlows(f: Flow): Promise<void> {
+  const secret = (label: string) => {
+    const value = `${label}-${uniqueName("secret")}`;
+    f.keep(value);
+    return value;
+  };
+  const families: [DescService, string, string, JsonObject, JsonObject][] = [
+    [PlatformSMTPProviders, "SMTP", "smtp", smtpSettings(2525, { password: secret("smtp-password") }), { password: secret("smtp-password-2"), senderName: "Audit" }],
+    [PlatformSMSProviders, "SMS", "twilio", twilioSettings({ token: secret("twilio-token"), senderNumber: "+15005550006" }), { token: secret("twilio-token-2") }],
+  ];
+  for (const [service, name, kind, settings, patch] of families) {
+    const call = (method: string, request: JsonObject) => f.ok(service, `${method}${name}Provider`, request);
+    const first = (await call("Create", { provider: { description: `Audit ${kind}`, [kind]: settings } })).details.id as string;
+    await call("Patch", { id: first, provider: { description: `Audit ${kind} 2`, [kind]: patch } });
+    await call("Activate", { id: first });
+    const hook = (await call("Create", { provider: { description: "Audit hook", http: { url: "https://hooks.example/messages" } } })).details.id as string;
+    await call("Patch", { id: hook, provider: { regenerateSigningKey: true } });
+    await call("Activate", { id: hook });
+    for (const method of ["Deactivate", "Delete"]) await call(method, { id: hook });
+    await call("Delete", { id: first });
+  }
+}
+
+/**
+ * An identity provider of each type with its client secret: changed with a new secret,
+ * deactivated for the default organization, and deleted.
+ */
+export async function idpFlows(f: Flow): Promise<void> {
+  const idps = calls(f, PlatformIdentityProviders);
+  const types: [string, JsonObject][] = [
+    ["GitLab", {}],
+    ["GitLabSelfHosted", { issuer: "https://gitlab.audit.example" }],
+    ["OIDC", { issuer: "https://issuer.audit.example", isIdTokenMapping: true }],
+    ["OAuth", { authorizationEndpoint: "https://oauth.audit.example/authorize", tokenEndpoint: "https://oauth.audit.example/token", userEndpoint: "https://oauth.audit.example/user", idAttribute: "sub" }],
+    ["GitHub", {}],
+    ["Google", {}],
+  ];
+  for (const [type, extra] of types) {
+    const clientSecret = `${type}-client-secret-${uniqueName("s")}`;
+    const newSecret = `${type}-new-secret-${uniqueName("s")}`;
+    f.keep(clientSecret, newSecret);
+    const options = { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" };
+    const id = (await idps(`Create${type}IDP`, { idp: { idp: { name: uniqueName(`Audit ${type}`), options }, config: { clientId: `${type}-client`, clientSecret, scopes: ["openid"], ...extra } } })).details.id as string;
+    await idps(`Patch${type}IDP`, { id, idp: { idp: { name: uniqueName(`Audit ${type} 2`) }, config: { clientSecret: newSecret, scopes: ["openid", "email"] } } });
+    await idps(`Patch${type}IDP`, { id, ctx: { orgId: f.server.defaultOrgId }, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } } });
+    await idps("DeleteIDP", { id });
+  }
+}
