@@ -14,6 +14,9 @@ export interface AggregateRef {
   /**
    * The organization the resource belongs to, for resources of one: the audit log shows an
    * organization's owners its events and no others (domain/audit). Absent: the instance's own.
+   * A session is the instance's, but an append that knows its user gives the user's
+   * organization, whose owners audit their users' sign-ins; its termination, which reads
+   * only the session's row, stays the instance's.
    */
   orgId?: string;
 }

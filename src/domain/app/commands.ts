@@ -46,7 +46,7 @@ export async function addApp(tx: Tx, actor: Actor, projectId: string, input: { n
   const { secret, hash } = secretFor(input.config);
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: project.org_id },
     0,
     [{ type: "app.added", payload: { projectId, name: input.name, ...input.config, clientId } }],
     actor,
@@ -74,7 +74,7 @@ export async function lockApp(tx: Tx, instanceId: string, id: string): Promise<A
 }
 
 async function changeApp(tx: Tx, actor: Actor, current: AppRow, event: { type: string; payload: unknown }, set: Partial<Pick<AppRow, "name" | "state" | "secret_hash">> & { config?: string }): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, [event], actor);
   await tx
     .updateTable("apps")
     .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
@@ -138,7 +138,7 @@ export async function regenerateAppSecret(tx: Tx, actor: Actor, id: string): Pro
 export async function removeApp(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await lockApp(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { appId: id });
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "app.removed", payload: { name: current.name } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "app.removed", payload: { name: current.name } }], actor);
   await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", id).execute();
   await tx.deleteFrom("apps").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return appDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });

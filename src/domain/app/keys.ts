@@ -30,7 +30,7 @@ export async function addAppKey(tx: Tx, actor: Actor, appId: string, material: K
   const id = newId();
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: app.org_id },
     0,
     [{ type: "app.key.added", payload: { appId, type: material.type, publicKey: material.publicKey, expiresAt: expiresAt.toISOString() } }],
     actor,
@@ -45,7 +45,7 @@ export async function removeAppKey(tx: Tx, actor: Actor, appId: string, id: stri
   const app = await lockApp(tx, actor.instanceId, appId);
   const key = await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", appId).where("id", "=", id).returning("sequence").executeTakeFirst();
   if (!key) throw notFound(`key ${id} of application ${appId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, key.sequence, [{ type: "app.key.removed", payload: { appId } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: app.org_id }, key.sequence, [{ type: "app.key.removed", payload: { appId } }], actor);
   return keyDetails({ id, sequence: appended.sequence, change_date: appended.createdAt }, app.org_id);
 }
 

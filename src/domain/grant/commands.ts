@@ -28,7 +28,7 @@ export async function addUserGrant(tx: Tx, actor: Actor, projectId: string, inpu
   const id = newId();
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: project.org_id },
     0,
     [{ type: "user.grant.added", payload: { projectId, userId: input.userId, roleKeys } }],
     actor,
@@ -61,7 +61,7 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
 }
 
 async function changeGrant(tx: Tx, actor: Actor, current: UserGrantRow, type: string, roleKeys: string[]): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [{ type, payload: { roleKeys } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, [{ type, payload: { roleKeys } }], actor);
   await tx
     .updateTable("user_grants")
     .set({ role_keys: JSON.stringify(roleKeys), change_date: appended.createdAt, sequence: appended.sequence })
@@ -73,7 +73,7 @@ async function changeGrant(tx: Tx, actor: Actor, current: UserGrantRow, type: st
 
 export async function removeUserGrant(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await lockGrant(tx, actor.instanceId, id);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "user.grant.removed", payload: {} }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "user.grant.removed", payload: {} }], actor);
   await tx.deleteFrom("user_grants").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return grantDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }

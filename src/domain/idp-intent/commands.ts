@@ -20,7 +20,7 @@ import { AGGREGATE, type NewIntent, type UpstreamIdentity } from "./model.js";
 export async function addIdpIntent(tx: Tx, actor: Actor, id: string, intent: NewIntent, expiresAt: Date): Promise<ObjectDetails> {
   // The browser is sent there with the token: the login UI's rules (https, http on localhost).
   for (const [field, url] of [["success_url", intent.successUrl], ["failure_url", intent.failureUrl]] as const) checkLoginUiUrl(url, field);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "idp_intent.started", payload: { idpId: intent.idpId, orgId: intent.orgId } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: intent.orgId }, 0, [{ type: "idp_intent.started", payload: { idpId: intent.idpId, orgId: intent.orgId } }], actor);
   await tx
     .insertInto("idp_intents")
     .values({
@@ -47,7 +47,7 @@ export async function waitingIntent(tx: Tx, instanceId: string, id: string): Pro
 /** The callback's success: the person kept, a token made (answered once) that is usable until `expiresAt`. */
 export async function succeedIdpIntent(tx: Tx, row: IdpIntentRow, found: UpstreamIdentity, expiresAt: Date): Promise<string> {
   const token = newOpaqueToken();
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp_intent.succeeded", payload: { externalUserId: found.externalUserId } }], SYSTEM_EDITOR);
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp_intent.succeeded", payload: { externalUserId: found.externalUserId } }], SYSTEM_EDITOR);
   await tx
     .updateTable("idp_intents")
     .set({
@@ -68,7 +68,7 @@ export async function succeedIdpIntent(tx: Tx, row: IdpIntentRow, found: Upstrea
 
 /** The callback's failure (`error` as the failure URL receives it); the intent is of no use after it. */
 export async function failIdpIntent(tx: Tx, row: IdpIntentRow, error: string): Promise<void> {
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp_intent.failed", payload: { error } }], SYSTEM_EDITOR);
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp_intent.failed", payload: { error } }], SYSTEM_EDITOR);
   await tx
     .updateTable("idp_intents")
     .set({ state: "failed", change_date: appended.createdAt, sequence: appended.sequence })
@@ -99,7 +99,7 @@ export async function provenIntent(db: Db | Tx, instanceId: string, id: string, 
 
 /** A session check used the intent: nothing can use it again. */
 export async function consumeIdpIntent(tx: Tx, actor: Actor, row: IdpIntentRow, sessionId: string): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp_intent.consumed", payload: { sessionId } }], actor);
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp_intent.consumed", payload: { sessionId } }], actor);
   await tx
     .updateTable("idp_intents")
     .set({ state: "consumed", raw_information: null, change_date: appended.createdAt, sequence: appended.sequence })

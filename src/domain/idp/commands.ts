@@ -39,7 +39,7 @@ export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: 
   const id = newId();
   const columns = contextColumns(owner);
   const { clientSecret, ...described } = input;
-  const appended = await appendEvents(tx, { instanceId: columns.instance_id, type: AGGREGATE, id }, 0, [{ type: "idp.added", payload: described }], creator);
+  const appended = await appendEvents(tx, { instanceId: columns.instance_id, type: AGGREGATE, id, orgId: columns.org_id }, 0, [{ type: "idp.added", payload: described }], creator);
   await tx
     .insertInto("idps")
     .values({
@@ -114,7 +114,7 @@ async function patchOwned(tx: Tx, creator: Editor, row: IdpRow, patch: IdpPatch,
   // Whether a secret is the same cannot be told without opening the old one; a given secret is a change.
   if (patch.clientSecret !== undefined) changed.clientSecretChanged = true;
   if (Object.keys(changed).length === 0) return detailsOf(row, row.sequence, row.change_date);
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id }, row.sequence, [{ type: "idp.changed", payload: changed }], creator);
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp.changed", payload: changed }], creator);
   await tx
     .updateTable("idps")
     .set({
@@ -139,7 +139,8 @@ async function setChildPolicy(tx: Tx, creator: Editor, row: IdpRow, asked: Conte
   const at = contextColumns(asked);
   const where = { idp_id: row.id, ...at };
   const current = await tx.selectFrom("idp_state_policies").select("policy").where("idp_id", "=", row.id).where("instance_id", "=", at.instance_id).where("org_id", "=", at.org_id).executeTakeFirst();
-  const aggregate = { instanceId: at.instance_id, type: POLICY_AGGREGATE, id: row.id };
+  // The policy is the asked context's, not the provider owner's: its events go to that organization's owners.
+  const aggregate = { instanceId: at.instance_id, type: POLICY_AGGREGATE, id: row.id, orgId: at.org_id };
   const last = await lastEvent(tx, aggregate);
   // Unchanged: the policy aggregate's details, as a change would have answered.
   if ((current?.policy ?? "inherit") === policy) return detailsOf(row, last?.sequence ?? 0, last?.createdAt ?? row.change_date);
@@ -163,7 +164,7 @@ export async function removeIdp(tx: Tx, creator: Editor, id: string, asked: Cont
   if (!sameContext(owner, asked)) {
     throw failedPrecondition(`identity provider ${id} belongs to ${describeContext(owner)}; only there can it be deleted`);
   }
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id }, row.sequence, [{ type: "idp.removed", payload: { name: row.name } }], creator);
+  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id, orgId: row.org_id }, row.sequence, [{ type: "idp.removed", payload: { name: row.name } }], creator);
   await tx.deleteFrom("idp_state_policies").where("idp_id", "=", id).execute();
   // A system provider is used by every instance: its links go everywhere.
   await tx.deleteFrom("external_identities").where("idp_id", "=", id).$if(row.instance_id !== "", (q) => q.where("instance_id", "=", row.instance_id)).execute();

@@ -26,7 +26,7 @@ export function membershipDetails(row: Pick<MembershipTable, "user_id" | "contex
 }
 
 function aggregateOf(actor: Actor, context: MembershipContext, userId: string) {
-  return { instanceId: actor.instanceId, type: "membership", id: `${context.type}/${context.id}/${userId}` };
+  return { instanceId: actor.instanceId, type: "membership", id: `${context.type}/${context.id}/${userId}`, orgId: context.type === "org" ? context.id : "" };
 }
 
 /**

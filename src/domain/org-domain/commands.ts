@@ -99,7 +99,7 @@ export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Pr
 
 /** Domain events live on the organization's aggregate: its projection row follows them. */
 export async function appendOrgEvent(tx: Tx, actor: Actor, org: OrgRow, event: PendingEvent): Promise<Appended> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: ORG_AGGREGATE, id: org.id }, org.sequence, [event], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: ORG_AGGREGATE, id: org.id, orgId: org.id }, org.sequence, [event], actor);
   await tx
     .updateTable("orgs")
     .set({ sequence: appended.sequence, change_date: appended.createdAt })

@@ -19,7 +19,7 @@ export async function addOrg(tx: Tx, actor: Actor, input: { id?: string; name: s
   const domain = await claimGeneratedDomain(tx, actor.instanceId, id, input.name);
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: id },
     0,
     [
       { type: "org.added", payload: { name: input.name } },
@@ -63,7 +63,7 @@ export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<Objec
   await refuseForDefault(tx, actor.instanceId, id, "deleted");
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: id },
     current.sequence,
     [{ type: "org.removed", payload: { name: current.name } }],
     actor,
@@ -86,7 +86,7 @@ async function changeOrg(
   event: { type: string; payload: unknown },
   set: { name?: string; state?: "active" | "inactive" },
 ): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.id }, current.sequence, [event], actor);
   await tx
     .updateTable("orgs")
     .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })

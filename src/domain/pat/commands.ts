@@ -18,7 +18,7 @@ export async function addPersonalAccessToken(tx: Tx, actor: Actor, input: { user
   const token = newOpaqueToken();
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId },
     0,
     [{ type: "user.pat.added", payload: { userId: input.userId, expiresAt: input.expiresAt.toISOString() } }],
     actor,
@@ -48,6 +48,6 @@ export async function removePersonalAccessToken(tx: Tx, actor: Actor, userId: st
     .where("id", "=", id)
     .executeTakeFirst();
   if (removed.numDeletedRows === 0n) throw notFound(`personal access token ${id} of user ${userId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 1, [{ type: "user.pat.removed", payload: { userId } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId }, 1, [{ type: "user.pat.removed", payload: { userId } }], actor);
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: orgId } };
 }

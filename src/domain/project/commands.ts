@@ -43,14 +43,14 @@ export async function addProject(tx: Tx, actor: Actor, orgId: string, spec: Proj
   await requireActiveOrg(tx, actor.instanceId, orgId);
   await ensureNameFree(tx, actor.instanceId, orgId, spec.name);
   const id = newId();
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: "project.added", payload: { orgId, ...spec } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId }, 0, [{ type: "project.added", payload: { orgId, ...spec } }], actor);
   const row = { instance_id: actor.instanceId, id, org_id: orgId, name: spec.name, role_assertion: spec.roleAssertion, role_check: spec.roleCheck, ...createdBy(appended) };
   await tx.insertInto("projects").values(row).execute();
   return projectDetails(row);
 }
 
 async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: { type: string; payload: unknown }, set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {}): Promise<ProjectRow> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, [event], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, [event], actor);
   await tx
     .updateTable("projects")
     .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
@@ -88,7 +88,7 @@ export async function setProjectState(tx: Tx, actor: Actor, id: string, state: P
 export async function removeProject(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { projectId: id });
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "project.removed", payload: { name: current.name } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "project.removed", payload: { name: current.name } }], actor);
   await removeProjectsWhere(tx, actor.instanceId, "id", id);
   return projectDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }

@@ -137,7 +137,7 @@ export async function createSession(
     if (expiresAt) events.push({ type: "session.lifetime.set", payload: { expiresAt: expiresAt.toISOString() } });
     const { answers: challenges, pending } = await startChallenges(tx, deps, actor, sessionUser, changes.challenges, charged);
     events.push(...challengeEvents(changes.challenges));
-    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, events, actor);
+    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: sessionUser?.org_id }, 0, events, actor);
     const [row] = await insertSession.withCommit(tx, {
       instance_id: actor.instanceId,
       id,
@@ -200,7 +200,7 @@ export async function patchSession(
     events.push(...challengeEvents(changes.challenges));
     // Every change answers a new token, so one with no other event still leaves one.
     if (events.length === 0) events.push({ type: "session.token.renewed", payload: {} });
-    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor);
+    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: sessionUser?.org_id }, current.sequence, events, actor);
     // The row is locked: the update cannot miss it.
     const [row] = await updateSession.withCommit(tx, { instance_id: actor.instanceId, id, ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, sequence) });
     const challenges = started.answers;

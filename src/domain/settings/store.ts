@@ -169,7 +169,7 @@ export async function writeSettings(tx: Tx, creator: Editor, kind: SettingsKind,
   }
   const appended = await appendEvents(
     tx,
-    { instanceId: columns.instance_id, type: `settings.${kind.name}`, id: columns.org_id || columns.instance_id || "system" },
+    { instanceId: columns.instance_id, type: `settings.${kind.name}`, id: columns.org_id || columns.instance_id || "system", orgId: columns.org_id },
     row.sequence,
     [{ type: `settings.${kind.name}.set`, payload: change }],
     creator,

@@ -16,7 +16,7 @@ export async function addUserKey(tx: Tx, actor: Actor, userId: string, material:
   const id = newId();
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: user.org_id },
     0,
     [{ type: "user.key.added", payload: { userId, type: material.type, publicKey: material.publicKey, expiresAt: expiresAt.toISOString() } }],
     actor,
@@ -40,6 +40,6 @@ export async function removeUserKey(tx: Tx, actor: Actor, userId: string, id: st
     .returning("sequence")
     .executeTakeFirst();
   if (!key) throw notFound(`key ${id} of user ${userId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, key.sequence, [{ type: "user.key.removed", payload: { userId } }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: user.org_id }, key.sequence, [{ type: "user.key.removed", payload: { userId } }], actor);
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: user.org_id } };
 }

@@ -21,7 +21,7 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
     type.kind === "human"
       ? { orgId, username: spec.username, profile: type.profile, email: type.email, phone: type.phone, hasPassword: type.passwordHash !== undefined }
       : { orgId, username: spec.username, name: type.name, description: type.description, accessTokenType: type.accessTokenType };
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, 0, [{ type: `user.${type.kind}.added`, payload }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId }, 0, [{ type: `user.${type.kind}.added`, payload }], actor);
   const row = {
     instance_id: actor.instanceId,
     id,
@@ -122,7 +122,7 @@ export async function removeUser(tx: Tx, actor: Actor, id: string): Promise<Obje
   const current = await userRowForUpdate(tx, actor.instanceId, id);
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id },
     current.sequence,
     [{ type: "user.removed", payload: { username: current.username } }],
     actor,
@@ -191,7 +191,7 @@ async function upsertSecret(tx: Tx, instanceId: string, userId: string, kind: "p
 }
 
 export async function changeUser(tx: Tx, actor: Actor, current: UserRow, events: PendingEvent[], set: UserUpdate): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id }, current.sequence, events, actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, events, actor);
   await tx
     .updateTable("users")
     .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
@@ -264,7 +264,7 @@ export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_
  */
 export async function removeOrgUsers(tx: Tx, actor: Actor, orgId: string): Promise<void> {
   const users = await tx.selectFrom("users").select(["id", "sequence", "username"]).where("instance_id", "=", actor.instanceId).where("org_id", "=", orgId).forUpdate().execute();
-  const events = users.map((u) => ({ id: u.id, previousSequence: u.sequence, event: { type: "user.removed", payload: { username: u.username } } }));
+  const events = users.map((u) => ({ id: u.id, orgId, previousSequence: u.sequence, event: { type: "user.removed", payload: { username: u.username } } }));
   await appendToEach(tx, actor.instanceId, AGGREGATE, events, actor);
   await removeUsersWhere(tx, actor.instanceId, "org_id", orgId);
 }
