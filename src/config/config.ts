@@ -34,6 +34,10 @@ export interface Config {
   http: HttpLimits;
   /** Open grpc.health.v1.Health/Watch streams per process; further ones are ResourceExhausted. */
   maxWatchStreams: number;
+  /** PlatformEvents/WatchEvents: how its streams poll and how long they last (rpc/services/events/watch.ts). */
+  eventWatch: { pollMs: number; heartbeatMs: number; maxDurationMs: number; perInstance: number };
+  /** Sign-in events are deleted after the instance's audit log retention, or this where it has none, every sweep interval (domain/audit/retention.ts). */
+  signInRetention: { retentionMs: number; sweepIntervalMs: number };
   db: DatabaseLimits;
   /** /ready and the gRPC health check answer within this, saying not ready when the database did not. */
   healthTimeoutMs: number;
@@ -287,6 +291,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       shutdownTimeoutMs: integer(env, "PLATFORM_SHUTDOWN_TIMEOUT_MS", shutdownGraceMs + 20_000, shutdownGraceMs + 1_000, 2 * HOUR_MS),
     },
     maxWatchStreams: integer(env, "PLATFORM_MAX_WATCH_STREAMS", 1000, 0, 1_000_000),
+    eventWatch: {
+      pollMs: duration(env, "PLATFORM_EVENTS_WATCH_POLL_INTERVAL", "1s", 60_000, 50),
+      heartbeatMs: duration(env, "PLATFORM_EVENTS_WATCH_HEARTBEAT", "15s", HOUR_MS, 100),
+      maxDurationMs: duration(env, "PLATFORM_EVENTS_WATCH_MAX_DURATION", "1h", 24 * HOUR_MS, 1000),
+      perInstance: integer(env, "PLATFORM_EVENTS_WATCH_PER_INSTANCE", 10, 0, 10_000),
+    },
+    signInRetention: {
+      retentionMs: duration(env, "PLATFORM_AUDIT_SIGNIN_RETENTION", "2160h", TEN_YEARS_MS, 60_000),
+      sweepIntervalMs: duration(env, "PLATFORM_AUDIT_SIGNIN_SWEEP_INTERVAL", "10m", 24 * HOUR_MS, 100),
+    },
     db: {
       connectTimeoutMs: integer(env, "PLATFORM_DB_CONNECT_TIMEOUT_MS", 5_000, 100, HOUR_MS),
       statementTimeoutMs: integer(env, "PLATFORM_DB_STATEMENT_TIMEOUT_MS", 30_000, 100, HOUR_MS),

@@ -1,4 +1,6 @@
-import { fromJson, type DescMethodUnary, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type Message, type Registry } from "@bufbuild/protobuf";
+import { once } from "node:events";
+import type { ServerResponse } from "node:http";
+import { fromJson, type DescMethodServerStreaming, type DescMethodUnary, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type Message, type Registry } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { errorToJson } from "@connectrpc/connect/protocol-connect";
@@ -9,7 +11,7 @@ import { clientAddressKey } from "../rpc/context.js";
 import { readBody } from "../http/read-body.js";
 import { CallHeaders } from "../rpc/unary/call-headers.js";
 import { callSignal } from "../rpc/unary/exchange.js";
-import type { UnaryInvoke, UnaryMethods } from "../rpc/unary/methods.js";
+import type { StreamInvoke, UnaryInvoke, UnaryMethods } from "../rpc/unary/methods.js";
 import { toConnectError } from "../rpc/errors.js";
 import { codeName, restCallContext } from "../telemetry/call.js";
 import { HTTP_STATUS, rpcStatusFromConnect } from "./rpc-status.js";
@@ -18,8 +20,8 @@ import { transcodeRequest } from "./transcode-request.js";
 
 export interface GatewayOptions {
   routes: Route[];
-  /** The unary methods by procedure path; REST calls run through them and their interceptors. */
-  methods: Pick<UnaryMethods, "get">;
+  /** The methods by procedure path; REST calls run through them and their interceptors. */
+  methods: Pick<UnaryMethods, "get" | "stream">;
   registry: Registry;
   maxBodyBytes: number;
   /** The JSON options of the other protocols, so that answers are written alike. */
@@ -44,9 +46,15 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/plain|[^/]
 export function createRestGateway(opts: GatewayOptions) {
   const invokers = new Map<Route, Invoker>();
   for (const route of opts.routes) {
-    const invoke = opts.methods.get(route.procedure);
-    if (!invoke) throw new Error(`${route.procedure}: a REST route needs a unary method`);
     const json = createMethodSerializationLookup(route.method, undefined, opts.jsonOptions, { readMaxBytes: opts.maxBodyBytes, writeMaxBytes: 0xffffffff }).getO(false);
+    if (route.method.methodKind === "server_streaming") {
+      const stream = opts.methods.stream(route.procedure);
+      if (!stream) throw new Error(`${route.procedure}: no server-streaming method is registered`);
+      invokers.set(route, { stream, serialize: (message) => json.serialize(message as never), raw: undefined });
+      continue;
+    }
+    const invoke = opts.methods.get(route.procedure);
+    if (!invoke) throw new Error(`${route.procedure}: a REST route needs a unary or server-streaming method`);
     // An HttpBody answer is sent as itself: its field, by the name the message has in code.
     const raw = route.rawResponse === undefined ? undefined : route.method.output.fields.find((f) => f.jsonName === route.rawResponse)!.localName;
     invokers.set(route, { invoke, serialize: (message) => json.serialize(message as never), raw });
@@ -82,15 +90,14 @@ export function createRestGateway(opts: GatewayOptions) {
 }
 
 /** A route's method, with its answer's JSON writer and the HttpBody field it answers raw, if any. */
-interface Invoker {
-  invoke: UnaryInvoke;
+type Invoker = ({ invoke: UnaryInvoke; stream?: undefined } | { stream: StreamInvoke; invoke?: undefined }) & {
   serialize: (message: Message) => Uint8Array;
   raw: string | undefined;
-}
+};
 
 async function serve(
   opts: GatewayOptions,
-  { invoke, serialize, raw }: Invoker,
+  invoker: Invoker,
   route: Route,
   params: Map<string, string>,
   url: URL,
@@ -98,6 +105,7 @@ async function serve(
   res: NodeResponse,
   host: string,
 ) {
+  const { invoke, serialize, raw } = invoker;
   // An endpoint without a body still reads one that is sent, to refuse it (transcode-request.ts) rather than drop it.
   const body = route.body ? (route.rawBody ? await readRawBody(req, opts.maxBodyBytes) : await readJsonBody(req, opts.maxBodyBytes)) : announcesBody(req) ? await readJsonBody(req, opts.maxBodyBytes) : undefined;
   if (body === TOO_LARGE) {
@@ -115,10 +123,11 @@ async function serve(
     const value = req.headers[name];
     if (typeof value === "string") header.set(name, value);
   }
+  if (invoker.stream) return serveStream(opts, invoker.stream, serialize, route, message, header, req, res, host);
   const { signal, end } = callSignal(res, undefined);
   let answer;
   try {
-    answer = await invoke({
+    answer = await invoke!({
       method: route.method as DescMethodUnary,
       message,
       requestMethod: "POST",
@@ -129,11 +138,7 @@ async function serve(
     });
   } catch (thrown) {
     end();
-    // The chain's outermost interceptor (request-log.ts) answers in the client's terms.
-    if (!(thrown instanceof ConnectError)) throw thrown;
-    returnHeaders(res, thrown.metadata);
-    const status = rpcStatusFromConnect(errorToJson(thrown, opts.jsonOptions), opts.registry);
-    sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);
+    refuse(opts, res, thrown);
     return;
   }
   end();
@@ -143,6 +148,63 @@ async function serve(
   const payload = Buffer.from(serialize(answer.message));
   const created = route.createdLocalName !== undefined && fields[route.createdLocalName] === true;
   send(res, successStatus(route, created), "application/json", payload);
+}
+
+/** A call's error, as its RPC status; the chain's outermost interceptor (request-log.ts) has put it in the client's terms. */
+function refuse(opts: GatewayOptions, res: NodeResponse, thrown: unknown): void {
+  if (!(thrown instanceof ConnectError)) throw thrown;
+  returnHeaders(res, thrown.metadata);
+  const status = rpcStatusFromConnect(errorToJson(thrown, opts.jsonOptions), opts.registry);
+  sendStatus(res, HTTP_STATUS[status.code], status.code, status.message, status.details);
+}
+
+/**
+ * A server-streaming method over REST, as grpc-gateway serves one: newline-delimited JSON,
+ * each answer as `{"result": …}` and an error after the first answer as a last line
+ * `{"error": <status>}`. An error before the first answer is an ordinary error response. A
+ * caller that stops reading holds the stream (each line waits for the socket to drain),
+ * never the server's memory.
+ */
+async function serveStream(
+  opts: GatewayOptions,
+  stream: StreamInvoke,
+  serialize: (message: Message) => Uint8Array,
+  route: Route,
+  message: Message,
+  header: Headers,
+  req: NodeRequest,
+  res: NodeResponse,
+  host: string,
+) {
+  const { signal, end } = callSignal(res, undefined);
+  const line = (json: string) => (res as ServerResponse).write(`${json}\n`);
+  let answers: AsyncIterator<Message>;
+  let first: IteratorResult<Message>;
+  try {
+    const answer = await stream({ method: route.method as DescMethodServerStreaming, message, requestMethod: "POST", url: `http://${host}${route.procedure}`, header, signal, contextValues: callContext(route, req) });
+    answers = answer.message[Symbol.asyncIterator]();
+    first = await answers.next();
+    returnHeaders(res, answer.header);
+  } catch (thrown) {
+    end();
+    refuse(opts, res, thrown);
+    return;
+  }
+  (res as ServerResponse).writeHead(successStatus(route, false), { "content-type": "application/x-ndjson", "cache-control": "no-store" });
+  try {
+    for (let next = first; !next.done; next = await answers.next()) {
+      if (!line(`{"result":${Buffer.from(serialize(next.value)).toString("utf8")}}`)) await once(res, "drain", { signal });
+    }
+  } catch (thrown) {
+    if (!signal.aborted) {
+      const { error, unexpected } = toConnectError(thrown);
+      if (unexpected) opts.logger.error({ err: error.cause ?? error, path: route.procedure }, "REST stream failed");
+      line(JSON.stringify({ error: rpcStatusFromConnect(errorToJson(unexpected ? new ConnectError("internal error", Code.Internal) : error, opts.jsonOptions), opts.registry) }));
+    }
+  } finally {
+    end();
+    res.end();
+  }
 }
 
 function returnHeaders(res: NodeResponse, header: Headers): void {

@@ -143,7 +143,10 @@ export function openApiDocument(
   const responses = (route: Route): Schema => {
     const ok = route.rawResponse !== undefined
       ? { content: { "*/*": { schema: { type: "string", format: "binary" } } } }
-      : { content: { "application/json": { schema: messageSchema(route.method.output) } } };
+      : route.method.methodKind === "server_streaming"
+        ? // Newline-delimited JSON, one object a line (gateway.ts serveStream).
+          { content: { "application/x-ndjson": { schema: { type: "object", properties: { result: messageSchema(route.method.output), error: ref(STATUS) } } } } }
+        : { content: { "application/json": { schema: messageSchema(route.method.output) } } };
     // With a created field, one RPC answers 200 when it updated and 201 when it created.
     const success: Schema = route.createdJsonField
       ? { "200": { description: "Updated", ...ok }, "201": { description: "Created", ...ok } }

@@ -30,6 +30,7 @@ import { UnaryMethods } from "../rpc/unary/methods.js";
 import { checkBinaryBody } from "../rpc/binary-input.js";
 import { assertDeclared } from "../rpc/method-rules.js";
 import { watchStreams as watchStreamCounter } from "../rpc/services/health.js";
+import { WatchSlots } from "../rpc/services/events/watch.js";
 import { PLATFORM_SERVICES, registerServices, SERVED_SERVICES } from "../rpc/services/index.js";
 import type { Store } from "../store/database.js";
 import type { Telemetry } from "../telemetry/index.js";
@@ -121,7 +122,8 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const isServing = () => probe.getOrLoad("database", () => store.isReachable(config.healthTimeoutMs));
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
-  registerServices(unary.recording(router), { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions, idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs }, branding: config.branding });
+  const eventWatch = { ...config.eventWatch, slots: new WatchSlots(config.eventWatch.perInstance) };
+  registerServices(unary.recording(router), { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, eventWatch, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions, idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs }, branding: config.branding });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);

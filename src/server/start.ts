@@ -14,6 +14,8 @@ import { startPayloadSweeper } from "../oidc/sweeper.js";
 import { DeliveryMetrics } from "../actions/delivery-metrics.js";
 import { startDeliveryWorker } from "../actions/delivery-worker.js";
 import { installOutbox } from "../actions/outbox.js";
+import { sweepSignInEvents } from "../domain/audit/retention.js";
+import { startSweeper } from "../store/sweeper.js";
 import { startDeliveryRetention } from "../actions/delivery-retention.js";
 import { NotificationMetrics } from "../notifications/outbox/metrics.js";
 import { InstanceLinks } from "../notifications/outbox/links.js";
@@ -99,6 +101,12 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       metrics: new NotificationMetrics(observed.metrics.registry, opened.db, config.healthTimeoutMs),
     });
     const messageSweep = startNotificationSweep(opened, logger, config.notifications);
+    const signInSweep = startSweeper({
+      intervalMs: config.signInRetention.sweepIntervalMs,
+      logger,
+      failure: "removing old sign-in events failed; the next run tries again",
+      sweepBatch: (limit) => sweepSignInEvents(opened.db, config.signInRetention.retentionMs, limit),
+    });
     logger.info(
       { port: listener.port, database: opened.kind, url: config.externalUrl.origin, metricsPort: metrics?.port, tracing: Boolean(observed.tracing) },
       "serving",
@@ -119,6 +127,7 @@ export async function startService(config: Config, logger: Logger, opts: { migra
         app.notifications.close();
         await retention.stop();
         await messageSweep.stop();
+        await signInSweep.stop();
         await sweeper.stop();
         await metrics?.close();
         await changes?.close();

@@ -63,6 +63,7 @@ describe("the OpenAPI document, documented from the proto comments", () => {
       { name: "PlatformBrandingSettings", description: PROTO_COMMENTS["platform.settings.branding.v3alpha.PlatformBrandingSettings"] },
       { name: "PlatformDomainSettings", description: PROTO_COMMENTS["platform.settings.domain.v3alpha.PlatformDomainSettings"] },
       { name: "PlatformDomains", description: PROTO_COMMENTS["platform.resources.domain.v3alpha.PlatformDomains"] },
+      { name: "PlatformEvents", description: PROTO_COMMENTS["platform.resources.event.v3alpha.PlatformEvents"] },
       { name: "PlatformFeatureSettings", description: PROTO_COMMENTS["platform.settings.feature.v3alpha.PlatformFeatureSettings"] },
       { name: "PlatformGrants", description: PROTO_COMMENTS["platform.resources.grant.v3alpha.PlatformGrants"] },
       { name: "PlatformIDPIntents", description: PROTO_COMMENTS["platform.resources.idp_intent.v3alpha.PlatformIDPIntents"] },

@@ -30,7 +30,7 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
       received.push(toJson(call.method.input, call.message));
       return { stream: false, service: call.method.parent, method: call.method, header: new Headers(), trailer: new Headers(), message: create(call.method.output, { url: "/x" } as never) };
     };
-    const methods = { get: () => record };
+    const methods = { get: () => record, stream: () => undefined };
     const gateway = createRestGateway({ routes, methods, registry: createRegistry(), maxBodyBytes: LIMIT, jsonOptions: {}, logger: createLogger("silent") });
     server = createServer((req, res) => {
       void gateway(req, res, "localhost").then((handled) => handled || res.writeHead(404).end());

@@ -9,6 +9,7 @@ export const PERMISSIONS = [
   "instance.write",
   "instance.notification.read",
   "instance.notification.write",
+  "events.read",
   "org.read",
   "org.write",
   "org.delete",
@@ -82,6 +83,7 @@ const orgOwner: readonly Permission[] = [
   "user.grant.write",
   "user.grant.delete",
   "settings.write",
+  "events.read",
 ];
 
 /**

@@ -15,6 +15,7 @@ import { requestContextInterceptor } from "./request-context.js";
 import { requestLogInterceptor } from "./request-log.js";
 import { tenantInterceptor } from "./tenant.js";
 import { validationInterceptor } from "./validation.js";
+import { serverStreamAsUnary, unaryAsServerStream } from "./server-streams.js";
 
 export interface InterceptorDeps {
   /** Lookups on a cache miss run as the call's own database work, bounded by its deadline. */
@@ -40,6 +41,7 @@ export interface InterceptorDeps {
  */
 export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
   return [
+    serverStreamAsUnary(),
     requestLogInterceptor(deps.logger),
     tenantInterceptor(deps.tenants),
     authenticationInterceptor(deps.store, deps.access, deps.accessTokens, deps.unknown),
@@ -48,5 +50,6 @@ export function interceptorChain(deps: InterceptorDeps): Interceptor[] {
     featureFlagInterceptor(deps.flags),
     executionInterceptor(deps.executions),
     validationInterceptor(),
+    unaryAsServerStream(),
   ];
 }

@@ -14,6 +14,7 @@ import { PlatformProjects } from "../../../gen/platform/resources/project/v3alph
 import { PlatformGrants } from "../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js";
 import { PlatformApps } from "../../../gen/platform/resources/app/v3alpha/app_service_pb.js";
 import { PlatformNotifications } from "../../../gen/platform/resources/notification/v3alpha/notification_service_pb.js";
+import { PlatformEvents } from "../../../gen/platform/resources/event/v3alpha/event_service_pb.js";
 import { PlatformSMSProviders } from "../../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformSMTPProviders } from "../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
 import { PlatformBrandingSettings } from "../../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
@@ -58,6 +59,8 @@ import { authRequestsService } from "./auth-requests/service.js";
 import { PlatformIDPIntents } from "../../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
 import { idpIntentsService, type IdpIntentSettings } from "./idp-intents/service.js";
 import { reflectionServices } from "./reflection.js";
+import { eventsService } from "./events/service.js";
+import type { WatchSettings, WatchSlots } from "./events/watch.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
 export const PLATFORM_SERVICES: readonly DescService[] = [
@@ -80,6 +83,7 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformSMTPProviders,
   PlatformSMSProviders,
   PlatformNotifications,
+  PlatformEvents,
   PlatformSessions,
   PlatformAuthRequests,
   PlatformIDPIntents,
@@ -108,6 +112,8 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   shutdown: AbortSignal;
   /** Open health Watch streams of this process and their cap (PLATFORM_MAX_WATCH_STREAMS). */
   watchStreams: WatchStreams;
+  /** WatchEvents' settings and its open streams per instance (PLATFORM_EVENTS_WATCH_*). */
+  eventWatch: WatchSettings & { slots: WatchSlots };
   /** The instances' token signing keys (oidc/signing-keys.ts). */
   signingKeys: SigningKeys;
   /** The login settings' kind, with the configured lockout default (domain/settings/login.ts). */
@@ -146,6 +152,7 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformSMTPProviders, smtpProvidersService(deps));
   router.service(PlatformSMSProviders, smsProvidersService(deps));
   router.service(PlatformNotifications, notificationsService(deps));
+  router.service(PlatformEvents, eventsService(deps));
   router.service(PlatformSessions, sessionsService(deps));
   router.service(PlatformAuthRequests, authRequestsService(deps));
   router.service(PlatformIDPIntents, idpIntentsService(deps));

@@ -1,4 +1,4 @@
-import { create, isMessage, type DescMessage, type DescMethodUnary, type DescService, type Message } from "@bufbuild/protobuf";
+import { create, isMessage, type DescMessage, type DescMethodServerStreaming, type DescMethodUnary, type DescService, type Message } from "@bufbuild/protobuf";
 import {
   createContextKey,
   createServiceImplSpec,
@@ -8,8 +8,11 @@ import {
   type Interceptor,
   type UnaryRequest,
   type UnaryResponse,
+  type StreamRequest,
+  type StreamResponse,
 } from "@connectrpc/connect";
 import { CallHeaders } from "./call-headers.js";
+import { once, single } from "../interceptors/server-streams.js";
 
 /** What a protocol front end hands in: the request as parsed off the wire. */
 export interface UnaryCall {
@@ -27,6 +30,9 @@ export interface UnaryCall {
 
 export type UnaryInvoke = (call: UnaryCall) => Promise<UnaryResponse>;
 
+/** A server-streaming method's call as the REST gateway makes it: the answers as they come. */
+export type StreamInvoke = (call: Omit<UnaryCall, "method"> & { method: DescMethodServerStreaming }) => Promise<StreamResponse>;
+
 const deadlineKey = createContextKey<number | undefined>(undefined, { description: "the caller's deadline" });
 
 /**
@@ -40,6 +46,7 @@ const deadlineKey = createContextKey<number | undefined>(undefined, { descriptio
  */
 export class UnaryMethods {
   readonly #byPath = new Map<string, UnaryInvoke>();
+  readonly #streams = new Map<string, StreamInvoke>();
 
   constructor(private readonly interceptors: readonly Interceptor[]) {}
 
@@ -50,6 +57,7 @@ export class UnaryMethods {
       const spec = createServiceImplSpec(desc, impl);
       for (const method of desc.methods) {
         const m = spec.methods[method.localName];
+        if (m?.kind === "server_streaming") this.#streams.set(`/${desc.typeName}/${method.name}`, this.#streamChain(desc, m.method as DescMethodServerStreaming, m.impl as StreamHandler));
         if (m?.kind !== "unary") continue;
         this.#byPath.set(`/${desc.typeName}/${method.name}`, this.#chain(desc, m.method as DescMethodUnary, m.impl as UnaryHandler));
       }
@@ -70,25 +78,15 @@ export class UnaryMethods {
     return this.#byPath.get(path);
   }
 
+  /** The server-streaming method served at `/package.Service/Method`: the REST gateway's streams. */
+  stream(path: string): StreamInvoke | undefined {
+    return this.#streams.get(path);
+  }
+
   #chain(service: DescService, method: DescMethodUnary, impl: UnaryHandler): UnaryInvoke {
     const output: DescMessage = method.output;
     const innermost = async (req: UnaryRequest): Promise<UnaryResponse> => {
-      const header = new CallHeaders();
-      const trailer = new CallHeaders();
-      const deadline = req.contextValues.get(deadlineKey);
-      const context: HandlerContext = {
-        method,
-        service,
-        requestMethod: req.requestMethod,
-        protocolName: "",
-        url: req.url,
-        signal: req.signal,
-        timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
-        requestHeader: req.header,
-        responseHeader: header,
-        responseTrailer: trailer,
-        values: req.contextValues,
-      };
+      const { context, header, trailer } = handlerContext(service, method, req);
       const out = await impl(req.message, context);
       const message = isMessage(out, output) ? out : create(output, out as never);
       return { stream: false, service, method, header, trailer, message };
@@ -110,6 +108,54 @@ export class UnaryMethods {
       }) as Promise<UnaryResponse>;
     };
   }
+
+  #streamChain(service: DescService, method: DescMethodServerStreaming, impl: StreamHandler): StreamInvoke {
+    const output: DescMessage = method.output;
+    const innermost = async (req: StreamRequest): Promise<StreamResponse> => {
+      const { context, header, trailer } = handlerContext(service, method, req);
+      const answers = impl(await single(req.message), context);
+      const message = (async function* () {
+        for await (const out of answers) yield isMessage(out, output) ? out : create(output, out as never);
+      })();
+      return { stream: true, service, method, header, trailer, message };
+    };
+    const chained = this.interceptors.reduceRight((next, interceptor) => interceptor(next), innermost as Parameters<Interceptor>[0]);
+    return (call) =>
+      // As connect-node makes the call: a stream of one request (interceptors/server-streams.ts).
+      chained({
+        stream: true,
+        service,
+        method: call.method,
+        requestMethod: call.requestMethod,
+        url: call.url,
+        signal: call.signal,
+        header: call.header,
+        contextValues: call.contextValues,
+        message: once(call.message),
+      }) as Promise<StreamResponse>;
+  }
+}
+
+/** What a handler is given, as connect-node gives it; the headers it may set go back with the answer. */
+function handlerContext(service: DescService, method: DescMethodUnary | DescMethodServerStreaming, req: UnaryRequest | StreamRequest) {
+  const header = new CallHeaders();
+  const trailer = new CallHeaders();
+  const deadline = req.contextValues.get(deadlineKey);
+  const context: HandlerContext = {
+    method,
+    service,
+    requestMethod: req.requestMethod,
+    protocolName: "",
+    url: req.url,
+    signal: req.signal,
+    timeoutMs: () => (deadline === undefined ? undefined : deadline - Date.now()),
+    requestHeader: req.header,
+    responseHeader: header,
+    responseTrailer: trailer,
+    values: req.contextValues,
+  };
+  return { context, header, trailer };
 }
 
 type UnaryHandler = (message: Message, context: HandlerContext) => Promise<unknown> | unknown;
+type StreamHandler = (message: Message, context: HandlerContext) => AsyncIterable<unknown>;

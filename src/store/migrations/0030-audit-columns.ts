@@ -56,5 +56,5 @@ export async function up(db: Kysely<any>): Promise<void> {
       where ${events} and r.instance_id = e.instance_id and ${row}`.execute(db);
   }
   await sql`create index events_audit_instance on events (instance_id, tx_id, instance_position)`.execute(db);
-  await sql`create index events_audit_org on events (instance_id, org_id, tx_id, instance_position) where org_id <> ''`.execute(db);
+  await sql`create index events_audit_org on events (instance_id, org_id, tx_id, instance_position)`.execute(db);
 }
