@@ -8,6 +8,8 @@ import { PlatformProjects } from "../../gen/platform/resources/project/v3alpha/p
 import { PROTOCOLS, protocolClient, type CallResult } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { createLogger } from "../../src/log/logger.js";
+import { startService } from "../../src/server/start.js";
 import { STREAM_PROTOCOLS, StreamError, watchEvents } from "./event-streams.js";
 
 type Found = { result?: JsonObject[]; continuation?: string };
@@ -246,6 +248,27 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
     } finally {
       await slow.end();
       stream.close();
+    }
+  });
+
+  it.runIf(kind === "postgres")("resumes after a position across a restart of the service (PostgreSQL)", async () => {
+    const own = await startTestServer(kind, { PLATFORM_EVENTS_WATCH_POLL_INTERVAL: "50ms" });
+    try {
+      const create = (baseUrl: string, name: string) => protocolClient(PlatformProjects, "grpc", baseUrl).call("CreateProject", { project: { name } }, own.adminToken).then(idOf);
+      const filters: JsonObject[] = [{ resourceTypes: { types: ["project"] } }];
+      const before = await watch("grpc", own.baseUrl, own.adminToken, { filters });
+      const first = await create(own.baseUrl, "before-restart");
+      const seen = await before.nextEvent();
+      expect(seen.event).toMatchObject({ resource: { id: first } });
+      before.close();
+      await own.service.close();
+      own.service = await startService(own.config, createLogger("silent"));
+      const baseUrl = `http://localhost:${own.service.port}`;
+      const written = await create(baseUrl, "after-restart");
+      const after = await watch("grpc", baseUrl, own.adminToken, { filters, after: seen.position! });
+      expect((await after.nextEvent()).event).toMatchObject({ resource: { id: written } });
+    } finally {
+      await own.close();
     }
   });
 });

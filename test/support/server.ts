@@ -68,7 +68,8 @@ export async function startTestServer(
     instanceId: instance.id,
     defaultOrgId: instance.default_org_id,
     async close() {
-      await service.close();
+      // The service in place now: a test may have restarted it on the same database.
+      await server.service.close();
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
