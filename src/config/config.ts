@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { DatabaseTarget } from "../store/database.js";
 import { randomAlphanumeric } from "../crypto/tokens.js";
 import type { Argon2Params } from "../crypto/passwords.js";
+import type { SignInLogSettings } from "../domain/audit/sign-in-log.js";
 import { FEATURE_DEFAULTS, isFeatureName, type FeatureSet } from "../domain/feature/catalog.js";
 import { notificationProviderSettings, type NotificationProviderSettings } from "./notification-providers.js";
 import { baseUrl, boolean, ConfigError, dnsServers, duration, HOUR_MS, hostPort, integer, TEN_YEARS_MS, url } from "./env.js";
@@ -63,6 +64,8 @@ export interface Config {
   domainValidation: DomainValidationSettings;
   /** Branding settings (src/domain/settings/branding.ts). */
   branding: BrandingLimits;
+  /** The audit log's sign-in events (src/domain/audit/sign-in-log.ts). */
+  signInLog: SignInLogSettings;
 }
 
 export interface BrandingLimits {
@@ -385,6 +388,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     branding: {
       maxImageBytes: integer(env, "PLATFORM_BRANDING_MAX_IMAGE_BYTES", 512 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    signInLog: {
+      windowMs: duration(env, "PLATFORM_AUDIT_SIGNIN_WINDOW", "1m", 24 * HOUR_MS),
+      burst: integer(env, "PLATFORM_AUDIT_SIGNIN_BURST", 10, 0, 1_000_000),
+      keys: integer(env, "PLATFORM_AUDIT_SIGNIN_KEYS", 10_000, 1, 10_000_000),
+      buffer: integer(env, "PLATFORM_AUDIT_SIGNIN_BUFFER", 10_000, 1, 10_000_000),
+      flushIntervalMs: duration(env, "PLATFORM_AUDIT_SIGNIN_FLUSH_INTERVAL", "250ms", 60_000, 10),
     },
   };
 }

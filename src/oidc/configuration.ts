@@ -29,6 +29,8 @@ import type { KeySet } from "./signing-keys.js";
 import { extraTokenClaims, findAccount, functionClaimsInIdTokens, jwtCustomizer, resourceScope } from "./token-claims.js";
 import { keepRefreshTokenChains } from "./token-chains.js";
 import { JWT_RECORD_MODEL } from "./tokens.js";
+import { recordTokenSignIns } from "./token-sign-ins.js";
+import type { SignInRecorder } from "../domain/audit/sign-ins.js";
 
 export interface ProviderDeps {
   instanceId: string;
@@ -47,6 +49,8 @@ export interface ProviderDeps {
   functions?: ActionFunctions;
   /** The login settings' kind with the configured defaults: where a login UI of one's own is (login-ui.ts). */
   loginSettings: SettingsKind;
+  /** The audit log's sign-in events: machine users' at the token endpoint (token-sign-ins.ts). */
+  signIns: SignInRecorder;
 }
 
 
@@ -145,6 +149,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
 
   const provider = new Provider(issuer, configuration);
   keepRefreshTokenChains(provider);
+  recordTokenSignIns(provider, { db, instanceId, signIns: deps.signIns });
   if (deps.functions) functionClaimsInIdTokens(provider, db, instanceId, deps.functions);
   // Clients carry the SHA-256 of their secret (clients.ts), never the secret.
   provider.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {

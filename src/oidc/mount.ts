@@ -32,6 +32,8 @@ import { payloadAdapters } from "./payload-adapter.js";
 import type { Providers } from "./providers.js";
 import { inRequestScope } from "./request-scope.js";
 import { DISCOVERY_PATH, OIDC_ROUTES } from "./routes.js";
+import { recordRefusedAssertion } from "./token-sign-ins.js";
+import type { SignInRecorder } from "../domain/audit/sign-ins.js";
 import type { SigningKeys } from "./signing-keys.js";
 
 type Served = "provider" | "token" | "login" | typeof introspect;
@@ -91,6 +93,8 @@ export interface OidcMountDeps {
   codes: VerificationSettings;
   /** Password and code attempts per user, shared with the session API (PLATFORM_LOGIN_RATE_PER_LOGIN_NAME). */
   perUser: WindowLimiter;
+  /** The audit log's sign-in events: the login pages' and the token endpoint's. */
+  signIns: SignInRecorder;
 }
 
 /**
@@ -125,7 +129,7 @@ export function oidcMount(deps: OidcMountDeps) {
       if (served === "login") {
         const { provider } = await providers.get(issuer, instance.id);
         const csrfKey = deps.box.derive(`login-forms:${instance.id}`);
-        const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes, codes: deps.codes, resetAnswerMs: config.notifications.resetAnswerMs };
+        const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes, codes: deps.codes, resetAnswerMs: config.notifications.resetAnswerMs, signIns: deps.signIns };
         await inRequestScope({ db, jwtBearer: false }, async () => {
           if (await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger, intentTtlMs: config.externalLogin.intentTtlMs })) return;
           if (!(await codePages(req, res, login))) await loginPages(req, res, login);
@@ -133,7 +137,10 @@ export function oidcMount(deps: OidcMountDeps) {
         return true;
       }
       if (served === "provider" || served === "token") {
-        const jwtBearer = served === "token" && (await prepareTokenRequest(req, config.maxBodyBytes, (sub) => deps.lookups.machine(db, instance.id, { userId: sub })));
+        const signIns = { db: () => db, instanceId: instance.id, signIns: deps.signIns };
+        const jwtBearer =
+          served === "token" &&
+          (await prepareTokenRequest(req, config.maxBodyBytes, (sub) => deps.lookups.machine(db, instance.id, { userId: sub }), (sub) => recordRefusedAssertion(signIns, req as IncomingMessage, sub)));
         const { handle } = await providers.get(issuer, instance.id);
         await inRequestScope({ db, jwtBearer }, () => handle(req as IncomingMessage, res as ServerResponse));
         return true;
@@ -166,12 +173,14 @@ export function oidcMount(deps: OidcMountDeps) {
  * The token request's body is read here, bounded, and handed to the provider parsed (it
  * uses a parsed body when it finds one). A jwt-bearer request without client
  * authentication names its client by the assertion's subject: the machine user proves
- * itself by the assertion, which the grant verifies (grants/jwt-bearer.ts).
+ * itself by the assertion, which the grant verifies (grants/jwt-bearer.ts). An assertion
+ * refused here is a sign-in attempt too: `refused` records it first.
  */
 async function prepareTokenRequest(
   req: NodeRequest,
   limit: number,
   partyOf: (userId: string) => Promise<{ keys: unknown[] } | undefined>,
+  refused: (sub: string | undefined) => Promise<void>,
 ): Promise<boolean> {
   if (req.method !== "POST" || !String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) return false;
   const form = await readForm(req, limit, TOKEN_PARAMS_REPEATABLE);
@@ -186,9 +195,15 @@ async function prepareTokenRequest(
     } catch {
       // handled below
     }
-    if (!sub) throw new OAuthError(400, "invalid_grant", "the assertion is not a JWT with a subject");
+    if (!sub) {
+      await refused(undefined);
+      throw new OAuthError(400, "invalid_grant", "the assertion is not a JWT with a subject");
+    }
     const party = await partyOf(sub);
-    if (!party || party.keys.length === 0) throw new OAuthError(400, "invalid_grant", "the assertion's subject is not an active machine user with a key");
+    if (!party || party.keys.length === 0) {
+      await refused(sub);
+      throw new OAuthError(400, "invalid_grant", "the assertion's subject is not an active machine user with a key");
+    }
     form.client_id = sub;
   }
   return true;

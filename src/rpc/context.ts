@@ -3,7 +3,7 @@ import type { Principal } from "../domain/authz/principal.js";
 import { SYSTEM_CONTEXT, type ContextRef } from "../domain/context.js";
 import type { Actor } from "../domain/details.js";
 import type { InstanceRef } from "../domain/instance/queries.js";
-import type { Editor, Origin } from "../store/eventstore.js";
+import { USER_AGENT_MAX, type Editor, type Origin } from "../store/eventstore.js";
 
 /** The caller's address (the peer of its connection), set where the request comes in (server/app.ts, the REST gateway). */
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: "client address" });
@@ -53,9 +53,6 @@ export function editorOf(ctx: HandlerContext): Editor {
   if (userAgent) origin.userAgent = userAgent.slice(0, USER_AGENT_MAX);
   return { userId: principal.userId, origin };
 }
-
-/** User agents are recorded up to this length: any client may send any header. */
-const USER_AGENT_MAX = 512;
 
 export function actorOf(ctx: HandlerContext): Actor {
   return { instanceId: tenantOf(ctx).id, ...editorOf(ctx) };

@@ -50,6 +50,8 @@ import { TenantResolver } from "./tenant-resolver.js";
 import { brandingAssets } from "./branding-assets.js";
 import { consoleFiles } from "./console-files.js";
 import { hostAliases, requestAuthority } from "./host.js";
+import { SignInLog } from "../domain/audit/sign-in-log.js";
+import { insertSignIns } from "../store/sign-in-log.js";
 
 export interface AppDeps {
   config: Config;
@@ -100,13 +102,15 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const plans = new ExecutionPlans(access, box, config.actions.signingKeyGraceMs);
   const executions = { store, plans, outbound, flags, logger };
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
-  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, access, lookups, flags, functions, loginSettings: loginSettingsKind(config.login) }, config.oidc.providerCacheSize);
+  // Sign-in events of the login pages, the session API and the token endpoint, written behind their requests.
+  const signIns = new SignInLog({ settings: config.signInLog, write: (rows) => insertSignIns(store.db, rows), logger });
+  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, access, lookups, flags, functions, loginSettings: loginSettingsKind(config.login), signIns }, config.oidc.providerCacheSize);
   // One budget of password and code tries per user for the login pages and the session API.
   const perUser = new WindowLimiter(config.login.perLoginNamePerMinute, 60_000);
-  const sessions = { hasher, codes: verification, loginSettings: loginSettingsKind(config.login), limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) } };
+  const sessions = { hasher, codes: verification, loginSettings: loginSettingsKind(config.login), limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) }, signIns };
   // Upstream identity providers: the login pages' external login and the API's intents.
   const calls = upstreamCalls(outbound, config.outbound.timeoutMs, config.externalLogin);
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, calls, functions, codes: verification, perUser });
+  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, calls, functions, codes: verification, perUser, signIns });
   const routerOptions = {
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
@@ -204,5 +208,5 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
     }
   }
 
-  return { handle, flags, watchStreams, outbound, notifications, shutdown: () => shutdown.abort() };
+  return { handle, flags, watchStreams, outbound, notifications, signIns, shutdown: () => shutdown.abort() };
 }

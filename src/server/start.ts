@@ -121,6 +121,8 @@ export async function startService(config: Config, logger: Logger, opts: { migra
       async close() {
         app.shutdown();
         await listener.close();
+        // No request is left to record a sign-in: every open window is summed up and written.
+        await app.signIns.close();
         // Calls in flight finish (bounded by their targets' timeouts) and write their results.
         await deliveries.stop();
         await messages.stop();

@@ -29,6 +29,9 @@ export interface Origin {
   userAgent?: string;
 }
 
+/** User agents are recorded up to this length: any client may send any header. */
+export const USER_AGENT_MAX = 512;
+
 /** Who writes: the user id ("system" for the service itself) and, over HTTP, from where. */
 export interface Editor {
   userId: string;

@@ -200,6 +200,7 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(config.metricsBind).toEqual({ host: "127.0.0.1", port: 9090 });
     expect(config.bootstrapPatExpiresMs).toBe(8760 * 3_600_000);
     expect(config.passwords).toEqual({ memoryKiB: 19456, iterations: 2, parallelism: 1 });
+    expect(config.signInLog).toEqual({ windowMs: 60_000, burst: 10, keys: 10_000, buffer: 10_000, flushIntervalMs: 250 });
   });
 
   it("read every variable", () => {
@@ -228,6 +229,11 @@ describe("limits and timeouts (README configuration table)", () => {
       PLATFORM_PASSWORD_ARGON2_MEMORY_KIB: "65536",
       PLATFORM_PASSWORD_ARGON2_ITERATIONS: "3",
       PLATFORM_PASSWORD_ARGON2_PARALLELISM: "4",
+      PLATFORM_AUDIT_SIGNIN_WINDOW: "5m",
+      PLATFORM_AUDIT_SIGNIN_BURST: "0",
+      PLATFORM_AUDIT_SIGNIN_KEYS: "50",
+      PLATFORM_AUDIT_SIGNIN_BUFFER: "60",
+      PLATFORM_AUDIT_SIGNIN_FLUSH_INTERVAL: "10ms",
     });
     expect(config.http).toEqual({
       headersTimeoutMs: 100,
@@ -248,6 +254,7 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(config.metricsBind).toEqual({ host: "::1", port: 9464 });
     expect(config.bootstrapPatExpiresMs).toBe(90 * 60_000);
     expect(config.passwords).toEqual({ memoryKiB: 65536, iterations: 3, parallelism: 4 });
+    expect(config.signInLog).toEqual({ windowMs: 300_000, burst: 0, keys: 50, buffer: 60, flushIntervalMs: 10 });
   });
 
   it("turn metrics off with an empty PLATFORM_METRICS_BIND", () => {
@@ -273,6 +280,11 @@ describe("limits and timeouts (README configuration table)", () => {
     ["PLATFORM_PASSWORD_ARGON2_MEMORY_KIB", "1023"],
     ["PLATFORM_PASSWORD_ARGON2_ITERATIONS", "0"],
     ["PLATFORM_PASSWORD_ARGON2_PARALLELISM", "17"],
+    ["PLATFORM_AUDIT_SIGNIN_WINDOW", "500ms"],
+    ["PLATFORM_AUDIT_SIGNIN_BURST", "-1"],
+    ["PLATFORM_AUDIT_SIGNIN_KEYS", "0"],
+    ["PLATFORM_AUDIT_SIGNIN_BUFFER", "0"],
+    ["PLATFORM_AUDIT_SIGNIN_FLUSH_INTERVAL", "2m"],
   ])("reject %s=%s with a message naming the variable", (name, value) => {
     expect(configError({ [name]: value }).message).toContain(name);
   });

@@ -18,9 +18,11 @@ import { loginUserById, userByLoginName, type LoginUser } from "../user/login-na
 import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
 import { checkStoredPassword } from "../user/passwords.js";
 import type { VerificationSettings } from "../user/verification.js";
-import { AGGREGATE, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks, type SessionFactor } from "./model.js";
+import { AGGREGATE, CODE_CHECKS, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks } from "./model.js";
 import { sameHash } from "./token.js";
 import { checkIdpIntent, recordIdpIntentCheck } from "./idp-intent-check.js";
+import { methodOf, passedChecks, sessionSignIns } from "./sign-ins.js";
+import { rowUser, stateRefusal, type SignInCheck, type SignInRecorder } from "../audit/sign-ins.js";
 
 /**
  * Creating and changing sessions. A write runs in three parts: the user is found and a
@@ -38,6 +40,8 @@ export interface SessionDeps {
   loginSettings: SettingsKind;
   /** Checks per user (shared with the login pages) and per session, per minute. */
   limits: { perUser: WindowLimiter; perSession: WindowLimiter };
+  /** The audit log's sign-in events: every check records its attempt (sign-ins.ts). */
+  signIns: SignInRecorder;
 }
 
 /** How a write reaches the database: reads, transactions holding the instance, and word that access changed (a user locked). */
@@ -49,13 +53,6 @@ export interface SessionStore {
 
 /** One answer for a wrong login name or password: a session never tells which was wrong. */
 const wrongLogin = () => invalidArgument("the login name or password is not valid");
-
-const CODE_CHECKS: [keyof SessionChecks & SessionFactor, CodeCheck][] = [
-  ["totp", "totp"],
-  ["otpEmail", "otp_email"],
-  ["otpSms", "otp_sms"],
-  ["recoveryCode", "recovery_code"],
-];
 
 type SessionValues = Record<"instance_id" | "id" | "token_hash" | "factors" | "metadata" | "user_agent" | "challenges", string> &
   Record<"user_id", string | null> &
@@ -113,7 +110,8 @@ export async function createSession(
 ): Promise<{ details: ObjectDetails; token: string; challenges: ChallengeAnswers }> {
   const id = newId();
   if (changes.checks.webAuthN) throw invalidArgument("checks.webAuthN answers a challenge: request challenges.webAuthN first, then answer it with PatchSession");
-  const user = await checkedFirstFactors(store, deps, actor, id, undefined, changes.checks);
+  const record = sessionSignIns(deps.signIns, actor, userAgent);
+  const user = await checkedFirstFactors(store, deps, actor, record, id, undefined, changes.checks);
   const token = newOpaqueToken();
   const charged = new Set<string>();
   const outcome = await store.transact(async (tx) => {
@@ -145,9 +143,9 @@ export async function createSession(
       ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt, sequence),
     });
     const details: ObjectDetails = { id, sequence, changeDate: row!.change_date, owner: { type: "instance", id: actor.instanceId } };
-    return { ok: true as const, details, challenges };
+    return { ok: true as const, details, challenges, checks: passedChecks(changes.checks, user, undefined, intent?.user) };
   });
-  return finish(store, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
+  return finish(store, record, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
 }
 
 export async function patchSession(
@@ -159,7 +157,8 @@ export async function patchSession(
   changes: SessionChanges,
 ): Promise<{ details: ObjectDetails; token: string; challenges: ChallengeAnswers }> {
   const before = await usableSession(store.db, actor.instanceId, id, givenToken);
-  const user = await checkedFirstFactors(store, deps, actor, id, before, changes.checks);
+  const record = sessionSignIns(deps.signIns, actor, before.user_agent);
+  const user = await checkedFirstFactors(store, deps, actor, record, id, before, changes.checks);
   const token = newOpaqueToken();
   const charged = new Set<string>();
   const outcome = await store.transact(async (tx) => {
@@ -205,9 +204,9 @@ export async function patchSession(
     const [row] = await updateSession.withCommit(tx, { instance_id: actor.instanceId, id, ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, sequence) });
     const challenges = started.answers;
     const details: ObjectDetails = { id, sequence, changeDate: row!.change_date, owner: { type: "instance", id: actor.instanceId } };
-    return { ok: true as const, details, challenges };
+    return { ok: true as const, details, challenges, checks: passedChecks(changes.checks, user, answered && { user: answered.user, named: !user }, intent?.user) };
   });
-  return finish(store, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
+  return finish(store, record, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
 }
 
 export async function deleteSession(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
@@ -233,11 +232,22 @@ async function usableSession(db: Db | Tx, instanceId: string, id: string, token:
 /**
  * The session's user (named now, or earlier) and, when asked, its password: before any
  * transaction. A user who cannot sign in, or a wrong password, fails the call here; a wrong
- * password counts toward the lockout first.
+ * password counts toward the lockout first. Each is an attempt `record`ed, as the password's success is.
  */
-async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor: Actor, sessionId: string, before: SessionRow | undefined, checks: SessionChecks): Promise<UserRow | undefined> {
+async function checkedFirstFactors(
+  store: SessionStore,
+  deps: SessionDeps,
+  actor: Actor,
+  record: (check: SignInCheck) => void,
+  sessionId: string,
+  before: SessionRow | undefined,
+  checks: SessionChecks,
+): Promise<UserRow | undefined> {
   const named = checks.user ? await userNamed(store.db, actor.instanceId, checks.user) : undefined;
-  if (checks.user && !named) throw checks.password !== undefined ? wrongLogin() : notFound("no user of this instance has that ID or login name");
+  if (checks.user && !named) {
+    record({ method: methodOf(checks), outcome: "unknown_name" });
+    throw checks.password !== undefined ? wrongLogin() : notFound("no user of this instance has that ID or login name");
+  }
   if (named && before?.user_id && named.id !== before.user_id) throw failedPrecondition("the session is for another user: its user cannot change (create another session)");
   const userId = named?.id ?? before?.user_id ?? undefined;
   // A passkey and an external login name their user themselves; every other check needs one.
@@ -251,7 +261,12 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
   const found = named ?? (await loginUserById(store.db, actor.instanceId, userId));
   if (!found) throw failedPrecondition("the session's user no longer exists or cannot sign in");
   const user = found.row;
-  if (user.state !== "active") throw failedPrecondition(`the user is ${user.state === "locked" ? "locked" : "not active"}`);
+  const refused = stateRefusal(user.state);
+  if (refused) {
+    // A write that checks nothing (metadata of a locked user's session) is no attempt.
+    if (Object.values(checks).some((check) => check !== undefined)) record({ method: methodOf(checks), outcome: refused, user: rowUser(user) });
+    throw failedPrecondition(`the user is ${refused === "locked" ? "locked" : "not active"}`);
+  }
   if (needsUser || namesUser) {
     if (!deps.limits.perUser.take(`${actor.instanceId} ${user.id}`) || !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) {
       throw resourceExhausted("too many checks for this user or session; wait a minute");
@@ -259,6 +274,7 @@ async function checkedFirstFactors(store: SessionStore, deps: SessionDeps, actor
   }
   if (checks.password !== undefined) {
     const checked = await checkStoredPassword(deps.hasher, found.password, checks.password);
+    record({ method: "password", outcome: checked.ok ? "succeeded" : "wrong_password", user: rowUser(user) });
     if (!checked.ok) {
       const { maxPasswordAttempts } = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
       const { locked } = await store.transact((tx) => recordFailedCheck(tx, actor.instanceId, user.id, maxPasswordAttempts));
@@ -281,7 +297,8 @@ function userNamed(db: Db, instanceId: string, named: NonNullable<SessionChecks[
   return "userId" in named ? loginUserById(db, instanceId, named.userId) : userByLoginName(db, instanceId, named.loginName);
 }
 
-type Failure = { ok: false; error: Error; locked: boolean };
+/** A refused write: its error, whether it locked the user, and the attempt it was (none for a misuse, such as a missing challenge). */
+type Failure = { ok: false; error: Error; locked: boolean; check?: SignInCheck };
 
 /** The code checks, in the write's transaction, all or nothing: the first wrong one ends them (and is counted), and no right one is used up. */
 async function checkCodes(tx: Tx, deps: SessionDeps, user: UserRow | undefined, checks: SessionChecks): Promise<Failure | undefined> {
@@ -291,12 +308,19 @@ async function checkCodes(tx: Tx, deps: SessionDeps, user: UserRow | undefined, 
   const outcome = await checkSecondFactors(tx, deps.codes.box, user, answers, maxPasswordAttempts);
   if (outcome.ok) return undefined;
   const name = CODE_CHECKS.find(([, check]) => check === outcome.wrong)![0];
-  return { ok: false, error: invalidArgument(`checks.${name}: the code is not valid`), locked: outcome.locked };
+  return { ok: false, error: invalidArgument(`checks.${name}: the code is not valid`), locked: outcome.locked, check: { method: outcome.wrong, outcome: "wrong_code", user: rowUser(user) } };
 }
 
-/** The write's result, or its failure thrown once the transaction that counted it committed. */
-function finish<T extends { ok: true }, R>(store: SessionStore, outcome: T | Failure, result: (o: T) => R): R {
-  if (outcome.ok) return result(outcome);
+/**
+ * The write's result, or its failure thrown once the transaction that counted it committed;
+ * its attempts recorded then, once (a transaction may run again).
+ */
+function finish<T extends { ok: true; checks: SignInCheck[] }, R>(store: SessionStore, record: (check: SignInCheck) => void, outcome: T | Failure, result: (o: T) => R): R {
+  if (outcome.ok) {
+    outcome.checks.forEach(record);
+    return result(outcome);
+  }
+  if (outcome.check) record(outcome.check);
   if (outcome.locked) store.accessChanged();
   throw outcome.error;
 }
@@ -384,13 +408,14 @@ async function checkWebAuthN(
   answer: NonNullable<SessionChecks["webAuthN"]>,
 ): Promise<{ ok: true; user: UserRow; factor: WebAuthnFactor } | Failure> {
   const challenge = session.challenges.webAuthN;
-  const refuse = (why: string, locked = false): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked });
+  const refuse = (why: string, locked = false, check?: SignInCheck): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked, ...(check && { check }) });
   if (!challenge) return refuse("the session has no passkey challenge to answer: request challenges.webAuthN first");
   // A challenge is answered once, rightly or not.
   await tx.updateTable("sessions").set({ challenges: "{}" }).where("instance_id", "=", actor.instanceId).where("id", "=", session.id).execute();
   const checked = await verifyWebAuthnCheck(tx, actor, deps.loginSettings, challenge, answer, user);
   if (checked.ok) return checked;
-  return refuse(checked.expired ? "the passkey challenge has expired: request challenges.webAuthN again" : checked.reason, checked.locked);
+  const check: SignInCheck = { method: user ? "webauthn" : "passkey", outcome: checked.refusal, ...(checked.user && { user: rowUser(checked.user) }) };
+  return refuse(checked.expired ? "the passkey challenge has expired: request challenges.webAuthN again" : checked.reason, checked.locked, check);
 }
 
 function challengeEvents(challenges: SessionChallenges): PendingEvent[] {

@@ -10,6 +10,7 @@ import { linkedUser } from "../user/external-identities.js";
 import { recordFailedCheck } from "../user/lockout.js";
 import { findUserRow } from "../user/queries.js";
 import type { SessionChecks } from "./model.js";
+import { rowUser, stateRefusal, type SignInCheck, type SignInReason, type SignInUser } from "../audit/sign-ins.js";
 
 /**
  * The session check of an external login (`checks.idpIntent`, docs/api.md): an intent of the
@@ -24,28 +25,32 @@ import type { SessionChecks } from "./model.js";
  * the session's rate limit bounds the guesses.
  */
 
-type Refused = { ok: false; error: Error; locked: boolean };
+/** A refusal, with the sign-in attempt it was (domain/audit/sign-ins.ts). */
+type Refused = { ok: false; error: Error; locked: boolean; check: SignInCheck };
 export type IntentChecked = { ok: true; user: UserRow; row: IdpIntentRow & { external_user_id: string } } | Refused;
 
 export async function checkIdpIntent(tx: Tx, loginSettings: SettingsKind, actor: Actor, user: UserRow | undefined, check: NonNullable<SessionChecks["idpIntent"]>): Promise<IntentChecked> {
-  const refuse = (why: string): Refused => ({ ok: false, error: failedPrecondition(`checks.idpIntent: ${why}`), locked: false });
+  // Whose attempt a refusal was: the session's user, else the linked user once known.
+  const attempt = (outcome: SignInReason, of = user && rowUser(user)): SignInCheck => ({ method: "idp", outcome, ...(of && { user: of }) });
+  const refuse = (why: string, outcome: SignInReason, of?: SignInUser): Refused => ({ ok: false, error: failedPrecondition(`checks.idpIntent: ${why}`), locked: false, check: attempt(outcome, of) });
   const proven = await provenIntent(tx, actor.instanceId, check.id, check.token, true);
   if (!proven.ok) {
-    if (proven.kind === "unusable") return { ok: false, error: proven.error, locked: false };
+    if (proven.kind === "unusable") return { ok: false, error: proven.error, locked: false, check: attempt("wrong_code") };
     const error = invalidArgument("checks.idpIntent: the intent or its token is not valid");
-    if (!user) return { ok: false, error, locked: false };
+    if (!user) return { ok: false, error, locked: false, check: attempt("wrong_code") };
     const { maxPasswordAttempts } = await loginSettingsOf(tx, actor.instanceId, user.org_id, loginSettings);
-    return { ok: false, error, ...(await recordFailedCheck(tx, actor.instanceId, user.id, maxPasswordAttempts)) };
+    return { ok: false, error, check: attempt("wrong_code"), ...(await recordFailedCheck(tx, actor.instanceId, user.id, maxPasswordAttempts)) };
   }
   const { row } = proven;
   const linked = await linkedUser(tx, actor.instanceId, row.idp_id, row.external_user_id);
-  if (!linked) return refuse("the external account is linked to no user (register or link one first)");
-  if (user && linked.userId !== user.id) return refuse("the external account is linked to another user than the session's");
-  if (!linked.orgActive || linked.state !== "active") return refuse(`the user is ${linked.state === "locked" ? "locked" : "not active"}`);
+  if (!linked) return refuse("the external account is linked to no user (register or link one first)", "unknown_name");
+  if (user && linked.userId !== user.id) return refuse("the external account is linked to another user than the session's", "not_allowed");
+  const linkedTo = { id: linked.userId, orgId: linked.orgId };
+  if (!linked.orgActive || linked.state !== "active") return refuse(`the user is ${linked.state === "locked" ? "locked" : "not active"}`, stateRefusal(linked.state) ?? "inactive", linkedTo);
   const owner = user ?? (await findUserRow(tx, actor.instanceId, linked.userId));
-  if (!owner || owner.type !== "human") return refuse("the linked user cannot sign in");
+  if (!owner || owner.type !== "human") return refuse("the linked user cannot sign in", "not_allowed", linkedTo);
   if (!(await providerReaches(tx, actor.instanceId, owner.org_id, row.idp_id))) {
-    return refuse("the identity provider does not reach the user's organization (not active there, or its login settings do not allow external login)");
+    return refuse("the identity provider does not reach the user's organization (not active there, or its login settings do not allow external login)", "not_allowed", linkedTo);
   }
   return { ok: true, user: owner, row };
 }

@@ -1,6 +1,7 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { SessionFactorsJson, SessionUserAgentJson } from "../../store/schema.js";
 import type { UserVerification } from "../user-webauthn/authentication.js";
+import type { CodeCheck } from "../user-factor/model.js";
 import type { ObjectDetails } from "../details.js";
 
 /** The aggregate of session events. */
@@ -22,6 +23,14 @@ export interface SessionChecks {
   /** An external login that succeeded (PlatformIDPIntents): it names its user, as a passkey does. */
   idpIntent?: { id: string; token: string };
 }
+
+/** The checks of a code, by their names in the API and as second factors. */
+export const CODE_CHECKS: [keyof SessionChecks & SessionFactor, CodeCheck][] = [
+  ["totp", "totp"],
+  ["otpEmail", "otp_email"],
+  ["otpSms", "otp_sms"],
+  ["recoveryCode", "recovery_code"],
+];
 
 /** One-time code challenges: sent, or answered (`returnCode`). */
 export interface SessionChallenges {

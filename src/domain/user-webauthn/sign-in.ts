@@ -10,6 +10,7 @@ import { findUserRow } from "../user/queries.js";
 import { assertionOptions, checkAssertion, type UserVerification } from "./authentication.js";
 import type { WebAuthnFactor } from "./factor.js";
 import { checkedRpId } from "./relying-party.js";
+import { stateRefusal } from "../audit/sign-ins.js";
 
 /**
  * A sign-in step with a passkey or security key, one implementation for the session API and
@@ -42,7 +43,14 @@ export async function startWebAuthnCheck(
   return { options, pending: { challenge: options.challenge, rpId, userVerification: input.userVerification, issuedAt: new Date().toISOString() } };
 }
 
-export type WebAuthnCheck = { ok: true; user: UserRow; factor: WebAuthnFactor } | { ok: false; reason: string; locked: boolean; expired?: boolean };
+/**
+ * A refused answer says why (`reason`, for the caller's error), why as a sign-in attempt
+ * (`refusal`: domain/audit/sign-ins.ts) and whose attempt it was, when it is anyone's
+ * (`user`: the given user, or the owner of the credential that signed it).
+ */
+export type WebAuthnCheck =
+  | { ok: true; user: UserRow; factor: WebAuthnFactor }
+  | { ok: false; reason: string; locked: boolean; expired?: boolean; refusal: "invalid_key" | "locked" | "inactive" | "not_allowed"; user?: UserRow };
 
 /**
  * Checks `answer` to `pending`. With `user`, the answer must be by one of its credentials;
@@ -56,7 +64,7 @@ export async function verifyWebAuthnCheck(
   answer: AuthenticationResponseJSON,
   user?: UserRow,
 ): Promise<WebAuthnCheck> {
-  if (Date.now() - new Date(pending.issuedAt).getTime() > CHALLENGE_TTL_MS) return { ok: false, reason: "the challenge has expired", locked: false, expired: true };
+  if (Date.now() - new Date(pending.issuedAt).getTime() > CHALLENGE_TTL_MS) return { ok: false, reason: "the challenge has expired", locked: false, expired: true, refusal: "invalid_key", ...(user && { user }) };
   const outcome = await checkAssertion(tx, actor.instanceId, answer, { ...pending, ...(user && { userId: user.id }) });
   const named = outcome.ok ? outcome.userId : outcome.key?.userId;
   const owner = named ? await findUserRow(tx, actor.instanceId, named) : undefined;
@@ -65,12 +73,16 @@ export async function verifyWebAuthnCheck(
     // Without a user, an unsigned answer only names a credential: anyone could name anyone's,
     // so it counts against nobody (the caller's own limit bounds the tries).
     const counted = user ?? (outcome.clone ? owner : undefined);
-    if (!counted) return { ok: false, reason: outcome.reason, locked: false };
+    if (!counted) return { ok: false, reason: outcome.reason, locked: false, refusal: "invalid_key" };
     const { maxPasswordAttempts } = await loginSettingsOf(tx, actor.instanceId, counted.org_id, loginSettings);
     const { locked } = await recordFailedCheck(tx, actor.instanceId, counted.id, maxPasswordAttempts);
-    return { ok: false, reason: outcome.reason, locked };
+    return { ok: false, reason: outcome.reason, locked, refusal: "invalid_key", user: counted };
   }
-  if (!owner || owner.type !== "human" || owner.state !== "active") return { ok: false, reason: "the passkey's user cannot sign in", locked: false };
+  if (!owner || owner.type !== "human" || owner.state !== "active") {
+    // Rightly signed: the credential's owner tried, whatever keeps it out.
+    const refusal = !owner ? "invalid_key" : (stateRefusal(owner.state) ?? "not_allowed");
+    return { ok: false, reason: "the passkey's user cannot sign in", locked: false, refusal, ...(owner && { user: owner }) };
+  }
   await clearFailedChecks(tx, actor.instanceId, owner.id);
   return { ok: true, user: owner, factor: { userVerified: outcome.userVerified, kind: outcome.kind, deviceType: outcome.deviceType } };
 }

@@ -78,6 +78,15 @@ export async function authenticateClient(
   return { party, method };
 }
 
+/** The client_id of well-formed Basic credentials (the token endpoint's audit: oidc/token-sign-ins.ts). */
+export function basicClientId(header: string): string | undefined {
+  try {
+    return basicCredentials(header).clientId;
+  } catch {
+    return undefined;
+  }
+}
+
 function basicCredentials(header: string): { clientId: string; secret: string } {
   const match = /^basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header);
   const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";

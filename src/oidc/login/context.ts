@@ -1,4 +1,5 @@
 import type Provider from "oidc-provider";
+import type { SignInRecorder } from "../../domain/audit/sign-ins.js";
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
 import type { VerificationSettings } from "../../domain/user/verification.js";
@@ -39,6 +40,8 @@ export interface LoginContext {
   codes: VerificationSettings;
   /** A "Forgot password?" request is answered no sooner than this (PLATFORM_PASSWORD_RESET_ANSWER_TIME). */
   resetAnswerMs: number;
+  /** The audit log's sign-in events: every check of a page records its attempt (page-origin.ts). */
+  signIns: SignInRecorder;
 }
 
 export type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;

@@ -4,6 +4,7 @@ import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { progressFields, progressOf } from "./progress.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * The email verification step of a sign-in, when the login settings say
@@ -17,7 +18,7 @@ export async function askEmailCode(s: SignInStep, p: SignInProgress, send: boole
   const { userId } = p;
   if (send) {
     await s.c
-      .transact((tx) => requestVerification(tx, { instanceId: s.c.instanceId, userId }, s.c.codes, userId, "email", false))
+      .transact((tx) => requestVerification(tx, pageActor(s, userId), s.c.codes, userId, "email", false))
       // Verified meanwhile, or no address any more: the code's check below says so.
       .catch((e: unknown) => {
         if (!(e instanceof DomainError)) throw e;
@@ -47,7 +48,7 @@ export async function emailCodeSubmit(s: PromptStep, form: Record<string, string
   if (!takeAddressTry(s.c.guards.perIp, s.req, s.res, s.c.instanceId, "code")) return askEmailCode(s, p, false, 429, s.t.tooManyAttempts);
   if (form.resend) return askEmailCode(s, p, true);
   const code = (form.code ?? "").slice(0, 64);
-  const verified = code ? await s.c.transact((tx) => verifyContact(tx, { instanceId: s.c.instanceId, userId }, s.c.codes, userId, "email", code)) : undefined;
+  const verified = code ? await s.c.transact((tx) => verifyContact(tx, pageActor(s, userId), s.c.codes, userId, "email", code)) : undefined;
   if (!verified) return askEmailCode(s, p, false, 400, fieldError("code", s.t.codeInvalid));
   await s.proceed(p);
 }

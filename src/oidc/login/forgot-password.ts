@@ -7,6 +7,7 @@ import { takeAddressTry } from "./rate-limit.js";
 import { buttonForm, escapeHtml, fieldError, hiddenField, links, loginNameForm, type FormError } from "./render.js";
 import { setPasswordForm } from "./set-password-page.js";
 import { userByLoginName } from "../../domain/user/login-names.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * "Forgot password?" within a sign-in: the login name (`/reset`), then the code from the
@@ -30,7 +31,7 @@ export async function requestReset(s: PromptStep, form: Record<string, string>):
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
   if (user?.state === "active") {
     await c
-      .transact((tx) => requestPasswordReset(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, false))
+      .transact((tx) => requestPasswordReset(tx, pageActor(s, user.id), c.codes, user.id, false))
       // No email address, a code moments ago: nothing is sent, and nothing said.
       .catch((error: unknown) => {
         if (!(error instanceof DomainError)) throw error;
@@ -49,7 +50,7 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   const chosen = await chosenPassword(c, s, form.password ?? "", form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
-  const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId: user.id }, c.codes, user.id, code, chosen.hash)) : undefined;
+  const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, pageActor(s, user.id), c.codes, user.id, code, chosen.hash)) : undefined;
   if (!user || !set) return again(400, fieldError("code", t.codeInvalid), false);
   await s.proceed({ userId: user.id, amr: ["pwd"] });
 }

@@ -15,6 +15,7 @@ import type { Texts } from "./texts/index.js";
 import { webauthnCapability } from "./webauthn-capability.js";
 import { answerOf, keepChallenge, relyingPartyOf, takeChallenge, type RegistrationRecord } from "./webauthn-challenges.js";
 import { webauthnForm } from "./webauthn-form.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * Setting up a passkey or security key on the pages, with the registration of the
@@ -64,7 +65,7 @@ export async function passkeyOfferSubmit(s: PromptStep, form: Record<string, str
   // The offer started a registration: "Not now" leaves no pending passkey behind.
   const kept = await takeChallenge(s, "register");
   if (kept && kept.userId === user.id && kept.kind === "passkey") {
-    await c.transact((tx) => removeWebAuthnKey(tx, { instanceId: c.instanceId, userId: user.id }, user.id, "passkey", kept.keyId, undefined)).catch((e: unknown) => {
+    await c.transact((tx) => removeWebAuthnKey(tx, pageActor(s, user.id), user.id, "passkey", kept.keyId, undefined)).catch((e: unknown) => {
       if (!(e instanceof DomainError)) throw e;
     });
   }
@@ -87,7 +88,7 @@ export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user:
   let started;
   try {
     started = await c.transact(async (tx) =>
-      startRegistration(tx, { instanceId: c.instanceId, userId: user.id }, user.id, kind, { domain: relyingPartyOf(c), rpName: s.look.instanceName, attachment: undefined }),
+      startRegistration(tx, pageActor(s, user.id), user.id, kind, { domain: relyingPartyOf(c), rpName: s.look.instanceName, attachment: undefined }),
     );
   } catch (e) {
     // Served on a host that is no domain of the instance: no credential could be made for it.
@@ -132,7 +133,7 @@ export async function keySetupSubmit(s: PromptStep, form: Record<string, string>
   const name = `${KEY_NAME[kept.kind](t)} ${new Date().toISOString().slice(0, 10)}`;
   const registered =
     answer !== undefined &&
-    (await c.transact((tx) => finishRegistration(tx, { instanceId: c.instanceId, userId: user.id }, user.id, kept.kind, kept.keyId, answer, name)).then(
+    (await c.transact((tx) => finishRegistration(tx, pageActor(s, user.id), user.id, kept.kind, kept.keyId, answer, name)).then(
       () => true,
       (e: unknown) => {
         // An answer that does not verify (another challenge, origin or relying party), or a credential registered already.

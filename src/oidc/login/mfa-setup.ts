@@ -15,6 +15,7 @@ import { buttonForm, errorBody, escapeHtml, fieldError, form, hiddenField, inDur
 import { askSecondFactor, FACTOR_NAME } from "./second-factor.js";
 import { askKeyRegistration } from "./key-setup.js";
 import { webauthnCapability } from "./webauthn-capability.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * Setting up a second factor during sign-in (`/mfasetup`), when the login settings force one
@@ -79,7 +80,7 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
   // Only while a set-up is due: the step's proof alone does not make it so (a factor set up
   // meanwhile, in another tab, leaves nothing to set up here).
   if (secondFactorChecked(p.amr) || !(await secondFactorDue(c.db, user, settings, vouchedForElsewhere(p.amr))).setUp) return s.proceed(p);
-  const actor = { instanceId: c.instanceId, userId: user.id };
+  const actor = pageActor(s, user.id);
   const setup = form.setup ?? "";
   if (setup === "skip") {
     if (settings.mfaInitSkipLifetimeMs === 0) return askMfaSetup(s, p, user, settings, 400, t.formExpired);

@@ -20,6 +20,8 @@ import { promptSteps } from "./prompts.js";
 import { resumeSignIn } from "./select-account.js";
 import { otherWaysIn, passkeySignInForm } from "./passkey-sign-in.js";
 import { sendPage } from "./send-page.js";
+import { recordSignIn } from "./page-origin.js";
+import { stateRefusal } from "../../domain/audit/sign-ins.js";
 
 
 /**
@@ -81,10 +83,17 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   if (!sameToken(form.csrf, csrf)) return show(403, t.errorTitle, errorBody(t.formExpired));
   const loginName = (form.loginName ?? "").slice(0, 400);
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, orgId) : undefined;
+  // The first page names an account; the second checks its password (and names it again).
+  const method = step === "loginname" ? "login_name" : "password";
+  const refused = user ? stateRefusal(user.state) : "unknown_name";
+  if (refused) recordSignIn(steps, { method, outcome: refused, ...(user && { user }) });
   if (!user || user.state === "inactive") return askLoginName(401, loginName, fieldError("loginName", t.unknownUser));
   if (user.state === "locked") return askLoginName(403, loginName, t.userLocked);
   const settings = await settingsOf(c, user.orgId);
-  if (!settings.allowUsernamePassword) return show(403, t.errorTitle, errorBody(t.passwordLoginDisabled));
+  if (!settings.allowUsernamePassword) {
+    recordSignIn(steps, { method, outcome: "not_allowed", user });
+    return show(403, t.errorTitle, errorBody(t.passwordLoginDisabled));
+  }
   const shownName = shownLoginName(look, loginName, user.row.username);
   const askPassword = (status: number, error?: FormError) =>
     show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, shownName, otherAccount: base, forgotPassword: forgotPasswordLink(base, loginName), ...(error && { error }) }));
@@ -96,6 +105,7 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
     return askPassword(429, t.tooManyAttempts);
   }
   const checked = form.password ? await checkStoredPassword(c.hasher, user.password, form.password) : { ok: false as const };
+  recordSignIn(steps, { method: "password", outcome: checked.ok ? "succeeded" : "wrong_password", user });
   if (!checked.ok) {
     const { locked } = await c.transact((tx) => recordFailedCheck(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
     if (locked) c.accessChanged();

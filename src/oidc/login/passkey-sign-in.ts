@@ -11,6 +11,8 @@ import { alternatives, hiddenField } from "./render.js";
 import type { Texts } from "./texts/index.js";
 import { answerOf, keepChallenge, relyingPartyOf, takeChallenge } from "./webauthn-challenges.js";
 import { webauthnForm } from "./webauthn-form.js";
+import { pageActor, recordSignIn } from "./page-origin.js";
+import { rowUser } from "../../domain/audit/sign-ins.js";
 
 /**
  * "Sign in with a passkey" on the first page (`/passkey`): no login name; the browser offers
@@ -56,16 +58,25 @@ export async function passkeySignInSubmit(s: PromptStep, form: Record<string, st
   const kept = await takeChallenge(s, "signin");
   const answer = answerOf<AuthenticationResponseJSON>(form);
   if (!kept || !answer) return s.askLoginName(400, "", t.webauthnInvalid);
-  const checked = await c.transact((tx) => verifyWebAuthnCheck(tx, { instanceId: c.instanceId, userId: "system" }, c.guards.loginSettings, kept.pending, answer));
+  const checked = await c.transact((tx) => verifyWebAuthnCheck(tx, pageActor(s, "system"), c.guards.loginSettings, kept.pending, answer));
   if (!checked.ok) {
+    recordSignIn(s, { method: "passkey", outcome: checked.refusal, ...(checked.user && { user: rowUser(checked.user) }) });
     // Only a copied key counts against its owner here (nobody else was named): it may lock.
     if (checked.locked) c.accessChanged();
     return s.askLoginName(400, "", t.webauthnInvalid);
   }
+  const owner = rowUser(checked.user);
+  const refuse = (status: number, outcome: "inactive" | "not_allowed", message: string) => {
+    recordSignIn(s, { method: "passkey", outcome, user: owner });
+    return s.askLoginName(status, "", message);
+  };
   // A security key, or a passkey that did not verify the person, is one factor: no sign-in by itself.
-  if (!provesPerson(checked.factor)) return s.askLoginName(400, "", t.webauthnInvalid);
+  if (!provesPerson(checked.factor)) return refuse(400, "not_allowed", t.webauthnInvalid);
+  // Found only in an active organization.
   const user = await loginUserById(c.db, c.instanceId, checked.user.id);
-  if (!user || (s.requestedOrg !== undefined && user.orgId !== s.requestedOrg)) return s.askLoginName(403, "", t.unknownUser);
-  if (!(await settingsOf(c, user.orgId)).passwordlessAllowed) return s.askLoginName(403, "", t.passkeyNotAllowed);
+  if (!user) return refuse(403, "inactive", t.unknownUser);
+  if (s.requestedOrg !== undefined && user.orgId !== s.requestedOrg) return refuse(403, "not_allowed", t.unknownUser);
+  if (!(await settingsOf(c, user.orgId)).passwordlessAllowed) return refuse(403, "not_allowed", t.passkeyNotAllowed);
+  recordSignIn(s, { method: "passkey", outcome: "succeeded", user: owner });
   await s.proceed({ userId: user.id, amr: webAuthnAmr(checked.factor) });
 }

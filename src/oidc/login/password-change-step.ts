@@ -4,6 +4,7 @@ import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { chosenPassword } from "./new-password.js";
 import { progressedUser, progressFields } from "./progress.js";
 import { form, type FormError } from "./render.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * The new password a person must choose (`change_required`, set by an administrator), asked
@@ -42,7 +43,7 @@ export async function newPasswordSubmit(s: PromptStep, form: Record<string, stri
   if (!(await passwordChangeRequired(c.db, c.instanceId, user.id))) return s.proceed(p);
   const chosen = await chosenPassword(c, s, form.newPassword ?? "", form.newPasswordConfirmation, ["newPassword", "newPasswordConfirmation"]);
   if ("error" in chosen) return askNewPassword(s, p, 400, chosen.error);
-  await c.transact((tx) => storePassword(tx, { instanceId: c.instanceId, userId: user.id }, user.id, { hash: chosen.hash, changeRequired: false }));
+  await c.transact((tx) => storePassword(tx, pageActor(s, user.id), user.id, { hash: chosen.hash, changeRequired: false }));
   // The new password is this sign-in's password check from now on: timed before the change,
   // the sign-in would be one the change outlived (outlivedByPassword) and its code refused.
   await s.proceed({ ...p, first: Math.floor(Date.now() / 1000) });

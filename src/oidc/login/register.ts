@@ -8,6 +8,7 @@ import type { PromptStep } from "./context.js";
 import { takeAddressTry } from "./rate-limit.js";
 import { loginOrgOf, settingsOf } from "./org-settings.js";
 import type { Texts } from "./texts/index.js";
+import { pageActor } from "./page-origin.js";
 
 /** What the form posts; the field names are stable for people's test automation. */
 interface Entered {
@@ -94,7 +95,7 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
   let userId: string;
   try {
     const created = await c.transact((tx) =>
-      addUser(tx, { instanceId: c.instanceId, userId: "system" }, orgId, {
+      addUser(tx, pageActor(s, "system"), orgId, {
         username: entered.loginName,
         type: {
           kind: "human",

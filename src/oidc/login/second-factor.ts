@@ -17,6 +17,8 @@ import { webauthnCapability } from "./webauthn-capability.js";
 import { answerOf, keepChallenge, relyingPartyOf, takeChallenge } from "./webauthn-challenges.js";
 import { webauthnForm } from "./webauthn-form.js";
 import { accountChip, otherAccountLink } from "./account-chip.js";
+import { pageActor, recordSignIn } from "./page-origin.js";
+import { rowUser } from "../../domain/audit/sign-ins.js";
 
 /**
  * The second-factor step (`/mfa`): a code of one of the person's factors the login settings
@@ -74,7 +76,7 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
   let problem = error;
   if (send && sends(factor)) {
     try {
-      await s.c.transact((tx) => sendSignInCode(tx, s.c.codes, { instanceId: s.c.instanceId, userId: user.id }, user, factor));
+      await s.c.transact((tx) => sendSignInCode(tx, s.c.codes, pageActor(s, user.id), user, factor));
     } catch (e) {
       // The address stopped being verified meanwhile: another factor, if any, will do.
       if (!(e instanceof DomainError)) throw e;
@@ -144,6 +146,7 @@ export async function secondFactorSubmit(s: PromptStep, form: Record<string, str
   if (isKey(factor)) return keySubmit(s, p, user, factor, form);
   const { maxPasswordAttempts } = await settingsOf(c, user.org_id);
   const outcome = await c.transact((tx) => checkSecondFactor(tx, c.codes.box, user, factor, form.code ?? "", maxPasswordAttempts));
+  recordSignIn(s, { method: factor, outcome: outcome.ok ? "succeeded" : "wrong_code", user: rowUser(user) });
   if (outcome.locked) {
     c.accessChanged();
     return s.askLoginName(403, "", t.userLocked);
@@ -160,6 +163,7 @@ async function keySubmit(s: PromptStep, p: SignInProgress, user: UserRow, factor
   if (!kept || kept.userId !== user.id || !answer) return askSecondFactor(s, p, user, factor, false, 400, t.webauthnInvalid);
   const settings = await settingsOf(c, user.org_id);
   const checked = await c.transact((tx) => verifySecondFactorCheck(tx, c.guards.loginSettings, settings, user, kept.pending, answer));
+  recordSignIn(s, { method: "webauthn", outcome: checked.ok ? "succeeded" : checked.refusal, user: rowUser(user) });
   if (!checked.ok && checked.locked) {
     c.accessChanged();
     return s.askLoginName(403, "", t.userLocked);

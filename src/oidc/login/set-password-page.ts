@@ -4,6 +4,7 @@ import { codePageAction, postedCodeForm, type CodePage } from "./code-page-form.
 import { chosenPassword } from "./new-password.js";
 import { escapeHtml, fieldError, form as formHtml, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * Where the links of `password_reset` and `invite` messages land: the code (filled in from
@@ -24,7 +25,7 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   const again = (status: number, error: FormError, keepCode = true) => p.show(status, title, form(posted.form.user ?? "", keepCode ? code : "", error));
   const chosen = await chosenPassword(c, p, posted.form.password ?? "", posted.form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
-  const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, { instanceId: c.instanceId, userId }, c.codes, userId, code, chosen.hash)) : undefined;
+  const set = userId && code ? await c.transact((tx) => setPasswordWithCode(tx, pageActor(p, userId), c.codes, userId, code, chosen.hash)) : undefined;
   if (!set) return again(400, fieldError("code", t.codeInvalid), false);
   const onward = p.asked.returnTo ? `<p class="links"><a href="${escapeHtml(p.asked.returnTo)}">${escapeHtml(t.continueOnward)}</a></p>` : "";
   p.show(200, title, `<p role="status">${escapeHtml(t.passwordSet)}</p>${onward}`);

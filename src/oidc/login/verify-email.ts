@@ -3,6 +3,7 @@ import { VERIFY_EMAIL_PATH } from "./code-links.js";
 import { codePageAction, postedCodeForm, type CodePage } from "./code-page-form.js";
 import { escapeHtml, fieldError, form, hiddenField, type FormError } from "./render.js";
 import type { Texts } from "./texts/index.js";
+import { pageActor } from "./page-origin.js";
 
 /**
  * Where the link of a `verify_email` message lands: a form with the code filled in, which
@@ -15,7 +16,7 @@ export async function verifyEmailPage(p: CodePage): Promise<void> {
   const posted = await postedCodeForm(p, t.verifyEmailTitle, (form) => verifyForm(t, form.user ?? "", form.code ?? ""));
   if (!posted) return;
   const { userId, code } = posted;
-  const verified = userId && code ? await c.transact((tx) => verifyContact(tx, { instanceId: c.instanceId, userId }, c.codes, userId, "email", code)) : undefined;
+  const verified = userId && code ? await c.transact((tx) => verifyContact(tx, pageActor(p, userId), c.codes, userId, "email", code)) : undefined;
   if (!verified) return p.show(400, t.verifyEmailTitle, verifyForm(t, posted.form.user ?? "", "", fieldError("code", t.codeInvalid)));
   p.show(200, t.verifyEmailTitle, `<p role="status">${escapeHtml(t.emailVerified)}</p>`);
 }

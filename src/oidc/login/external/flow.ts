@@ -23,6 +23,8 @@ import { LOGIN_PATH } from "../paths.js";
 import { TEXTS, type Language, type Texts } from "../texts/index.js";
 import { userByLoginName } from "../../../domain/user/login-names.js";
 import { continueSignIn } from "../sign-in.js";
+import { pageActor, recordSignIn } from "../page-origin.js";
+import { stateRefusal, type SignInUser } from "../../../domain/audit/sign-ins.js";
 import { settingsOf } from "../org-settings.js";
 import { clearBinding, isBound, newBinding } from "./browser-binding.js";
 import { CALLBACK_PATH, STATE_MODEL, stateKey } from "./state.js";
@@ -200,18 +202,25 @@ class Step {
     const { user } = record;
     const linked = await linkedUser(this.c.db, this.c.instanceId, record.idpId, user.id);
     if (linked) {
-      const refused = !linked.orgActive || linked.state === "inactive" || (record.restricted && linked.orgId !== record.orgId);
-      if (refused || !(await providerReaches(this.c.db, this.c.instanceId, linked.orgId, record.idpId))) return this.fail(403, this.t.unknownUser);
-      if (linked.state === "locked") return this.fail(403, this.t.userLocked);
+      const account = { id: linked.userId, orgId: linked.orgId };
+      const inactive = !linked.orgActive || linked.state === "inactive";
+      if (inactive || (record.restricted && linked.orgId !== record.orgId) || !(await providerReaches(this.c.db, this.c.instanceId, linked.orgId, record.idpId))) {
+        recordSignIn(this, { method: "idp", outcome: inactive ? "inactive" : "not_allowed", user: account });
+        return this.fail(403, this.t.unknownUser);
+      }
+      if (linked.state === "locked") {
+        recordSignIn(this, { method: "idp", outcome: "locked", user: account });
+        return this.fail(403, this.t.userLocked);
+      }
       if (options.isAutoUpdate) await this.update(linked.userId, user);
       await refreshExternalAccount(this.c.db, this.c.instanceId, accountOf(record));
-      return this.finish(linked.userId, ["fed"]);
+      return this.finish(account);
     }
     const candidate = await this.candidate(record, options);
     if (candidate) return this.askLink(200, record, options, candidate);
     if (options.isAutoCreation) {
       const created = await this.createUser(record, fieldsOf(user));
-      if (created.ok) return this.finish(created.userId, ["fed"]);
+      if (created.ok) return this.finish({ id: created.userId, orgId: record.orgId });
       if (!options.isManualCreationAllowed) return this.fail(409, created.message);
       return this.askCreate(409, fieldsOf(user), created.message);
     }
@@ -280,7 +289,10 @@ class Step {
     const user = loginName ? await userByLoginName(this.c.db, this.c.instanceId, loginName, record.restricted ? record.orgId : undefined) : undefined;
     const again = (status: number, error: FormError) => this.askLink(status, record, options, candidate ?? { loginName }, error);
     // A user the provider does not reach reads as unknown, before any password is checked.
-    if (!user || user.state === "inactive" || !(await providerReaches(this.c.db, this.c.instanceId, user.orgId, record.idpId))) return again(401, fieldError("loginName", this.t.unknownUser));
+    const reached = user !== undefined && user.state !== "inactive" && (await providerReaches(this.c.db, this.c.instanceId, user.orgId, record.idpId));
+    const refused = !user ? "unknown_name" : !reached ? (user.state === "inactive" ? "inactive" : "not_allowed") : stateRefusal(user.state);
+    if (refused) recordSignIn(this, { method: "password", outcome: refused, ...(user && { user }) });
+    if (!user || !reached) return again(401, fieldError("loginName", this.t.unknownUser));
     if (user.state === "locked") return again(403, this.t.userLocked);
     const { guards } = this.c;
     if (!guards.perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) || !guards.perLoginName.take(`${this.c.instanceId} ${user.id}`)) {
@@ -288,6 +300,7 @@ class Step {
       return again(429, this.t.tooManyAttempts);
     }
     const checked = form.password ? await checkStoredPassword(this.c.hasher, user.password, form.password) : { ok: false as const };
+    recordSignIn(this, { method: "password", outcome: checked.ok ? "succeeded" : "wrong_password", user });
     if (!checked.ok) {
       const { maxPasswordAttempts } = await settingsOf(this.c, user.orgId);
       const { locked } = await this.c.transact((tx) => recordFailedCheck(tx, this.c.instanceId, user.id, maxPasswordAttempts));
@@ -323,7 +336,7 @@ class Step {
     if (!values.username || !values.givenName || !values.familyName || !/^[^@\s]+@[^@\s]+$/.test(values.email)) return this.askCreate(400, values, this.t.externalFieldsRequired);
     const created = await this.createUser(record, values);
     if (!created.ok) return this.askCreate(409, values, created.message);
-    return this.finish(created.userId, ["fed"]);
+    return this.finish({ id: created.userId, orgId: record.orgId });
   }
 
   /**
@@ -337,7 +350,7 @@ class Step {
     const displayName = user.displayName && values.givenName === user.givenName && values.familyName === user.familyName ? user.displayName : `${values.givenName} ${values.familyName}`.trim();
     try {
       const userId = await this.c.transact(async (tx) => {
-        const actor = { instanceId: this.c.instanceId, userId: "system" };
+        const actor = pageActor(this, "system");
         const { id } = await addUser(tx, actor, record.orgId, {
           username: values.username,
           type: {
@@ -376,16 +389,18 @@ class Step {
       ...(email && { email }),
     };
     if (Object.keys(human).length === 0) return;
-    await this.c.transact((tx) => patchUser(tx, { instanceId: this.c.instanceId, userId }, userId, { human }));
+    await this.c.transact((tx) => patchUser(tx, pageActor(this, userId), userId, { human }));
   }
 
   /**
-   * The upstream user is used once: a second finish of the same interaction finds nothing.
-   * The sign-in goes on as any other (sign-in.ts: a forced second factor, a verified email).
+   * The end of an external login, for the account linked or created: the upstream user is
+   * used once (a second finish of the same interaction finds nothing), and the sign-in goes
+   * on as any other (sign-in.ts: a forced second factor, a verified email).
    */
-  async finish(accountId: string, amr: string[]): Promise<void> {
+  async finish(account: SignInUser): Promise<void> {
+    recordSignIn(this, { method: "idp", outcome: "succeeded", user: account });
     await dropRecord(this.c.db, this.c.instanceId, LOGIN_MODEL, this.details.uid);
-    await continueSignIn(this, { userId: accountId, amr });
+    await continueSignIn(this, { userId: account.id, amr: ["fed"] });
   }
 }
 

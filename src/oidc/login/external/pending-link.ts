@@ -5,6 +5,7 @@ import type { SignInProgress, SignInStep } from "../context.js";
 import { dropRecord, readRecord } from "../records.js";
 import { errorBody } from "../render.js";
 import type { ExternalUser } from "./upstream.js";
+import { pageActor } from "../page-origin.js";
 
 /**
  * What the provider's callback keeps for the pages after it, under the interaction's uid in
@@ -43,7 +44,7 @@ export async function writePendingLink(s: SignInStep, p: SignInProgress & { link
     s.show(400, t.errorTitle, errorBody(t.loginExpired));
     return false;
   }
-  const actor = { instanceId: c.instanceId, userId: p.userId };
+  const actor = pageActor(s, p.userId);
   try {
     await c.transact(async (tx) => {
       const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", c.instanceId).where("id", "=", p.userId).executeTakeFirst();
