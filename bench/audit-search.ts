@@ -88,5 +88,6 @@ runLatencyBench(async (s, databaseUrl) => {
     await measure(s, "a group's last 100 (user.grant, a quarter)", () => search({ filters: [{ types: { groups: ["user.grant"] } }], limit: 100 })),
   ];
   const setup = `${EVENTS.toLocaleString("en")} events in the table (seeded in bulk in ${BATCHES} transactions, ${seededS.toFixed(0)} s), PostgreSQL, one call at a time over REST, ${ROUNDS} calls each after 10 of warm-up.`;
-  return latencyReport("Audit log search", setup, rows, AIM_MS, 1, { header: "rows", cell: (_, i) => String(rows[i]!.rows) });
+  // The issue's aim is about a resource's history; the other rows say what the rest costs.
+  return latencyReport("Audit log search", setup, rows, AIM_MS, 1, { header: "rows", cell: (_, i) => String(rows[i]!.rows) }, (i) => i === 1);
 });
