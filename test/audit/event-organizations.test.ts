@@ -64,6 +64,7 @@ const SECOND_ORG = [
   "session session.added",
   "session session.metadata.set",
   "session session.password.checked",
+  "session session.terminated",
   "session session.user.checked",
   "settings.branding settings.branding.set",
   "settings.login settings.login.set",
@@ -121,6 +122,9 @@ describe.each(DATABASE_KINDS)("the organization of every event (%s)", (kind) => 
       .select(["aggregate_type", "event_type", "org_id"])
       .where("instance_id", "=", server.instanceId)
       .where("instance_position", ">", after)
+      // Sign-in events are written behind the sign-in, so may or may not be here yet: their
+      // organizations are checked by test/audit/sign-in-events.test.ts.
+      .where("aggregate_type", "<>", "signin")
       .execute();
     const byOrg = new Map<string, Set<string>>();
     for (const r of rows) {
@@ -221,6 +225,7 @@ describe.each(DATABASE_KINDS)("the organization of every event (%s)", (kind) => 
     const sessions = client(PlatformSessions);
     const session = await sessions.ok("CreateSession", { checks: { user: { userId: person }, password: { password: `${PASSWORD}2` } } });
     await sessions.ok("PatchSession", { id: session.sessionId, sessionToken: session.sessionToken, metadata: { step: "Mg==" } });
+    await sessions.ok("DeleteSession", { id: session.sessionId });
     await client(PlatformUsers).ok("DeleteUser", { id: machine });
 
     // The default organization grants roles of its project to the second organization's person.

@@ -210,9 +210,17 @@ export async function patchSession(
 }
 
 export async function deleteSession(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await tx.selectFrom("sessions").selectAll().where("instance_id", "=", actor.instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
+  const current = await tx
+    .selectFrom("sessions as s")
+    .selectAll("s")
+    // The user's organization, as the session's other events carry it (the audit log's scope).
+    .select((eb) => eb.selectFrom("users as u").select("u.org_id").whereRef("u.instance_id", "=", "s.instance_id").whereRef("u.id", "=", "s.user_id").as("user_org"))
+    .where("s.instance_id", "=", actor.instanceId)
+    .where("s.id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
   if (!current) throw notFound(`session ${id} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, [{ type: "session.terminated", payload: {} }], actor);
+  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.user_org ?? "" }, current.sequence, [{ type: "session.terminated", payload: {} }], actor);
   await tx.deleteFrom("sessions").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
 }
