@@ -1,5 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PlatformEvents } from "../../gen/platform/resources/event/v3alpha/event_service_pb.js";
@@ -10,6 +11,7 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { createLogger } from "../../src/log/logger.js";
 import { startService } from "../../src/server/start.js";
+import { until } from "../support/until.js";
 import { STREAM_PROTOCOLS, StreamError, watchEvents } from "./event-streams.js";
 
 type Found = { result?: JsonObject[]; continuation?: string };
@@ -30,7 +32,13 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
   const newProject = async (name: string, token = server.adminToken, orgId = orgB) => idOf(await projects().call("CreateProject", { project: { name }, ctx: { orgId } }, token));
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { PLATFORM_EVENTS_WATCH_POLL_INTERVAL: "50ms", PLATFORM_EVENTS_WATCH_HEARTBEAT: "200ms", PLATFORM_EVENTS_WATCH_PER_INSTANCE: "4" });
+    server = await startTestServer(kind, {
+      PLATFORM_EVENTS_WATCH_POLL_INTERVAL: "50ms",
+      PLATFORM_EVENTS_WATCH_HEARTBEAT: "200ms",
+      PLATFORM_EVENTS_WATCH_PER_INSTANCE: "4",
+      PLATFORM_AUDIT_SIGNIN_RETENTION: "1m",
+      PLATFORM_AUDIT_SIGNIN_SWEEP_INTERVAL: "100ms",
+    });
     orgB = idOf(await protocolClient(PlatformOrganizations, "connect", server.baseUrl).call("CreateOrganization", { organization: { name: "Audited B" } }, server.adminToken));
     orgOwner = await server.createUser({ roles: [{ context: "org", contextId: orgB, roles: ["ORG_OWNER"] }] });
   });
@@ -167,6 +175,22 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
     } finally {
       await db.updateTable("instances").set({ audit_log_retention_ms: null }).where("id", "=", server.instanceId).execute();
     }
+  });
+
+  it("deletes sign-in events past the retention and keeps the events of resources", async () => {
+    const db = server.service.store.db;
+    const sequence = `events_pos_${server.instanceId.replaceAll("-", "")}`;
+    const insert = (type: string, id: string, age: string) =>
+      sql`insert into events (instance_id, aggregate_type, aggregate_id, sequence, event_type, payload, creator, instance_position, created_at)
+          select ${server.instanceId}, ${type}, ${id}, n, ${type === "signin" ? "signin.failed" : "project.changed"}, '{}', 'test', n, now() - ${age}::interval
+          from (select nextval(${sequence}::regclass) as n) s`.execute(db);
+    await insert("signin", "swept-user", "2 minutes");
+    await insert("signin", "kept-user", "10 seconds");
+    await insert("project", "old-project", "2 minutes");
+    const left = (id: string) => db.selectFrom("events").select("event_type").where("instance_id", "=", server.instanceId).where("aggregate_id", "=", id).execute();
+    await until("the old sign-in swept", async () => (await left("swept-user")).length === 0);
+    expect(await left("kept-user")).toHaveLength(1);
+    expect(await left("old-project")).toHaveLength(1);
   });
 
   describe.each(STREAM_PROTOCOLS)("WatchEvents over %s", (protocol) => {
