@@ -275,6 +275,20 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
     }
   });
 
+  it.runIf(kind === "postgres")("is not held back by a transaction of another database on the server (PostgreSQL)", async () => {
+    const elsewhere = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query("begin");
+      await elsewhere.query("select pg_current_xact_id()");
+      const id = await newProject("beside-another-database");
+      expect(typesOf(ok(await search({ filters: [{ resource: { type: "project", id } }] })) as Found)).toEqual(["project.added"]);
+    } finally {
+      await elsewhere.query("rollback").catch(() => {});
+      await elsewhere.end();
+    }
+  });
+
   it.runIf(kind === "postgres")("resumes after a position across a restart of the service (PostgreSQL)", async () => {
     const own = await startTestServer(kind, { PLATFORM_EVENTS_WATCH_POLL_INTERVAL: "50ms" });
     try {

@@ -43,9 +43,15 @@ export interface LogPage {
 /**
  * Only events of transactions older than the oldest one still running: any event that can
  * still commit sorts after every event this shows (positions.ts), so a reader never passes
- * a place where one may yet appear.
+ * a place where one may yet appear. Transaction ids are the cluster's, so a transaction of
+ * another database on the same server would hold the log back too; those seen running in
+ * another database are left out (they cannot write our events). One whose database cannot be
+ * seen (another role's, without pg_read_all_stats) still counts: a delay, never a gap.
  */
-const FINAL = sql<boolean>`e.tx_id < pg_snapshot_xmin(pg_current_snapshot())`;
+const FINAL = sql<boolean>`e.tx_id < coalesce(
+  (select min(x) from pg_snapshot_xip(pg_current_snapshot()) as x
+    where xid(x) not in (select backend_xid from pg_stat_activity where datname <> current_database() and backend_xid is not null)),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
 
 /**
  * A page of the log, newest first unless `asc`. A search of one resource pages by that
