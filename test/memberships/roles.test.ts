@@ -36,8 +36,9 @@ const ORG_OWNER = [
   "user.grant.write",
   "user.grant.delete",
   "settings.write",
+  "events.read",
 ];
-const ORG_OWNER_VIEWER = ["org.read", "org.domain.read", "user.read", "member.read", "idp.read", "project.read", "project.app.read", "user.grant.read"];
+const ORG_OWNER_VIEWER = ["org.read", "org.domain.read", "user.read", "member.read", "idp.read", "project.read", "project.app.read", "user.grant.read", "events.read"];
 /** What IAM_OWNER has at least, besides all of ORG_OWNER's. */
 const IAM_OWNER_ALSO = ["instance.read", "instance.write", "org.delete", "action.target.read", "action.target.write", "action.target.delete", "action.execution.write", "action.execution.delete", "execution.read", "feature.read", "feature.write"];
 const SYSTEM_ONLY = ["system.instance.read", "system.instance.write", "system.instance.delete"];
