@@ -49,9 +49,18 @@ const smtpProviders = createRoute({ getParentRoute: () => root, path: "/messages
 const smtpProvider = createRoute({ getParentRoute: () => root, path: "/messages/smtp/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmtpProvider"), "SmtpProvider") });
 const smsProviders = createRoute({ getParentRoute: () => root, path: "/messages/sms", component: lazyRouteComponent(() => import("./pages/messages/SmsProviders"), "SmsProviders") });
 const smsProvider = createRoute({ getParentRoute: () => root, path: "/messages/sms/$providerId", component: lazyRouteComponent(() => import("./pages/messages/SmsProvider"), "SmsProvider") });
+const activity = createRoute({ getParentRoute: () => root, path: "/activity", component: lazyRouteComponent(() => import("./pages/Activity"), "Activity") });
+// Each resource's history (and a user's sign-ins): one module for all of them, loaded when the first is opened.
+const userHistory = createRoute({ getParentRoute: () => root, path: "/users/$userId/history", component: lazyRouteComponent(() => import("./pages/History"), "UserHistory") });
+const userSignIns = createRoute({ getParentRoute: () => root, path: "/users/$userId/sign-ins", component: lazyRouteComponent(() => import("./pages/History"), "UserSignIns") });
+const organizationHistory = createRoute({ getParentRoute: () => root, path: "/organizations/$orgId/history", component: lazyRouteComponent(() => import("./pages/History"), "OrganizationHistory") });
+const projectHistory = createRoute({ getParentRoute: () => root, path: "/projects/$projectId/history", component: lazyRouteComponent(() => import("./pages/History"), "ProjectHistory") });
+const applicationHistory = createRoute({ getParentRoute: () => root, path: "/projects/$projectId/apps/$appId/history", component: lazyRouteComponent(() => import("./pages/History"), "ApplicationHistory") });
+const identityProviderHistory = createRoute({ getParentRoute: () => root, path: "/identity-providers/$idpId/history", component: lazyRouteComponent(() => import("./pages/History"), "IdentityProviderHistory") });
+const targetHistory = createRoute({ getParentRoute: () => root, path: "/actions/targets/$targetId/history", component: lazyRouteComponent(() => import("./pages/History"), "TargetHistory") });
 
 export function createConsoleRouter(context: RouterContext) {
-  return createRouter({ routeTree: root.addChildren([home, organizations, organization, users, user, projects, project, application, targets, target, executions, deliveries, identityProviders, identityProvider, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance, loginSettings, securitySettings, domainSettings, languageSettings, featureSettings, branding, messageTexts]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
+  return createRouter({ routeTree: root.addChildren([home, activity, organizations, organization, organizationHistory, users, user, userHistory, userSignIns, projects, project, projectHistory, application, applicationHistory, targets, target, targetHistory, executions, deliveries, identityProviders, identityProvider, identityProviderHistory, messages, smtpProviders, smtpProvider, smsProviders, smsProvider, administrators, instances, instance, loginSettings, securitySettings, domainSettings, languageSettings, featureSettings, branding, messageTexts]), basepath: import.meta.env.BASE_URL.replace(/\/$/, ""), context, defaultPreload: "intent" });
 }
 
 declare module "@tanstack/react-router" {

@@ -73,6 +73,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Administrators
             </Link>
           )}
+          {may("events.read") && (
+            <Link to="/activity" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              Activity
+            </Link>
+          )}
           {/* Every signed-in person may read settings; only administrators (viewers too) are shown them. */}
           {(administers || may("settings.write")) && (
             <Link to="/settings/login" search={(prev) => prev} activeOptions={{ includeSearch: false }}>

@@ -15,6 +15,7 @@ import { StateToggle } from "../components/StateToggle";
 import { Keys } from "./application/Keys";
 import { API_AUTH_METHODS, APP_TYPES, AUTH_METHODS } from "./application/oidc";
 import { Settings } from "./application/Settings";
+import { ResourceTabs, TABS } from "./events/ResourceTabs";
 
 /**
  * One application: its client ID and how it authenticates; its state; a new secret (shown
@@ -50,6 +51,7 @@ function ApplicationPage({ appId }: { appId: string }) {
         <h1>{name}</h1>
         <span className={active ? "badge ok" : "badge off"}>{active ? "Active" : "Inactive"}</span>
       </div>
+      <ResourceTabs label="Application" tabs={TABS.app(a.projectId, appId)} />
       <Facts app={a} />
       <div className="actions">
         {mayWrite && <StateToggle active={active} pending={deactivate.isPending || reactivate.isPending} onChange={(on) => (on ? reactivate : deactivate).mutate({ id: appId })} />}

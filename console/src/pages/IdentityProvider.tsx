@@ -6,6 +6,7 @@ import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
 import { ConfirmAction } from "../components/ConfirmAction";
 import { useScope } from "../scope";
+import { ResourceTabs, TABS } from "./events/ResourceTabs";
 import { CallbackUrl } from "./idp/CallbackUrl";
 import { OwnerName } from "./idp/OwnerName";
 import { IdpSettings } from "./idp/Settings";
@@ -40,6 +41,7 @@ export function IdentityProvider() {
         <h1>{name}</h1>
         <StateBadge state={g.state} />
       </div>
+      <ResourceTabs label="Identity provider" tabs={TABS.idp(idpId)} />
       <dl className="facts">
         <dt>Type</dt>
         <dd>{typeLabel(g.type)}</dd>

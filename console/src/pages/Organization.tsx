@@ -11,6 +11,7 @@ import { PlatformOrganizations } from "../../../gen/platform/resources/org/v3alp
 import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
 import { TextInput } from "../components/TextInput";
+import { ResourceTabs, TABS } from "./events/ResourceTabs";
 
 /**
  * One organization: its state, whether it is the instance's default, and its domains —
@@ -38,6 +39,7 @@ export function Organization() {
         {o.isDefault && <span className="badge">Default</span>}
         <span className={active ? "badge ok" : "badge off"}>{active ? "Active" : "Inactive"}</span>
       </div>
+      <ResourceTabs label="Organization" tabs={TABS.org(orgId)} />
       <dl className="facts">
         <dt>ID</dt>
         <dd>

@@ -12,6 +12,7 @@ import { ConfirmAction } from "../components/ConfirmAction";
 import { SettingsForm } from "../components/SettingsForm";
 import { StateToggle } from "../components/StateToggle";
 import { TextInput } from "../components/TextInput";
+import { ResourceTabs, TABS } from "./events/ResourceTabs";
 import { Apps } from "./project/Apps";
 import { Roles } from "./project/Roles";
 import { UserGrants } from "./project/UserGrants";
@@ -41,6 +42,7 @@ export function Project() {
         <h1>{name}</h1>
         <span className={active ? "badge ok" : "badge off"}>{active ? "Active" : "Inactive"}</span>
       </div>
+      <ResourceTabs label="Project" tabs={TABS.project(projectId)} />
       <dl className="facts">
         <dt>ID</dt>
         <dd>

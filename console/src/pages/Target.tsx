@@ -11,6 +11,7 @@ import { SettingsForm } from "../components/SettingsForm";
 import { ActionsTabs } from "./actions/ActionsTabs";
 import { TargetFields } from "./actions/TargetFields";
 import { targetFields, targetValues, type TargetValues } from "./actions/target-form";
+import { ResourceTabs, TABS } from "./events/ResourceTabs";
 
 /** One target: its settings, a new signing key (shown once), deleting it. */
 export function Target() {
@@ -39,6 +40,7 @@ export function Target() {
         <h1>{name}</h1>
       </div>
       <ActionsTabs />
+      <ResourceTabs label="Target" tabs={TABS.target(targetId)} />
       <dl className="facts">
         <dt>ID</dt>
         <dd>

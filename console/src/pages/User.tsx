@@ -7,6 +7,7 @@ import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
 import { ConfirmAction } from "../components/ConfirmAction";
 import { useScope } from "../scope";
+import { ResourceTabs, TABS } from "./events/ResourceTabs";
 import { ClientSecret } from "./user/ClientSecret";
 import { ExternalLinks } from "./user/ExternalLinks";
 import { Grants } from "./user/Grants";
@@ -59,6 +60,7 @@ export function User() {
         <h1>{name}</h1>
         <span className={u.state === UserState.ACTIVE ? "badge ok" : "badge off"}>{stateLabel(u.state)}</span>
       </div>
+      <ResourceTabs label="User" tabs={TABS.user(userId)} />
       <dl className="facts">
         <dt>Kind</dt>
         <dd>{human ? "Person" : "Service account"}</dd>
