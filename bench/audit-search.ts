@@ -17,7 +17,7 @@ import pg from "pg";
 import { performance } from "node:perf_hooks";
 import { analyze } from "./database.js";
 import { requestJson } from "./http-json.js";
-import { latencyOf, latencyReport, runLatencyBench, type Latency } from "./latency.js";
+import { latencyReport, runLatencyBench, timeCalls, type TimedCall } from "./latency.js";
 import { callApi, type ServiceUnderTest } from "./service.js";
 import { wholeNumber } from "./settings.js";
 
@@ -54,20 +54,7 @@ async function seed(databaseUrl: string, instanceId: string): Promise<void> {
   }
 }
 
-async function measure(service: ServiceUnderTest, name: string, call: (n: number) => { method: string; path: string; body?: unknown }): Promise<Latency & { rows: number }> {
-  const times: number[] = [];
-  let rows = 0;
-  for (let n = -10; n < ROUNDS; n++) {
-    const { method, path, body } = call(n);
-    const started = performance.now();
-    const res = await requestJson(service.port, method, path, { headers: service.headers, body });
-    const ms = performance.now() - started;
-    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
-    if (n >= 0) times.push(ms);
-    rows = method === "GET" ? 1 : (res.body.result?.length ?? 0);
-  }
-  return { ...latencyOf(name, times), rows };
-}
+const measure = (service: ServiceUnderTest, name: string, call: (n: number) => TimedCall) => timeCalls(service, ROUNDS, name, call);
 
 const search = (body: unknown) => ({ method: "POST", path: "/resources/v3alpha/events/_search", body });
 
@@ -81,7 +68,7 @@ runLatencyBench(async (s, databaseUrl) => {
   const page2 = (await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 } })).body.continuation as string;
   const rows = [
     await measure(s, "GetTarget by id (baseline)", () => ({ method: "GET", path: `/resources/v3alpha/targets/${target.details.id}` })),
-    await measure(s, "a resource's last 100 (of 20,000)", () => search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 })),
+    await measure(s, `a resource's last 100 (of ${(EVENTS / 100).toLocaleString("en")})`, () => search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 })),
     await measure(s, "a resource's next 100 (continuation)", () => search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100, continuation: page2 })),
     await measure(s, "the instance's last 100", () => search({ limit: 100 })),
     await measure(s, "an organization's last 100 (a tenth)", () => search({ filters: [{ organization: { orgId: ORG } }], limit: 100 })),

@@ -1,4 +1,6 @@
+import { performance } from "node:perf_hooks";
 import { createBenchDatabase } from "./database.js";
+import { requestJson } from "./http-json.js";
 import { machineLine, writeReport } from "./report.js";
 import { startService, type ServiceUnderTest } from "./service.js";
 import { DATABASE_URL } from "./settings.js";
@@ -19,6 +21,29 @@ export function latencyOf(name: string, times: number[]): Latency {
   const sorted = [...times].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
   return { name, p50: at(50), p95: at(95), max: sorted[sorted.length - 1]! };
+}
+
+/** A call of a latency bench: what to send. */
+export type TimedCall = { method: string; path: string; body?: unknown };
+
+/**
+ * `rounds` calls one after another after ten of warm-up; every one must answer 200. `rows`:
+ * how many the last one answered (a GET one; a search its `result`, absent when empty: an
+ * empty repeated field is left out of JSON).
+ */
+export async function timeCalls(service: ServiceUnderTest, rounds: number, name: string, call: (n: number) => TimedCall): Promise<Latency & { rows: number }> {
+  const times: number[] = [];
+  let rows = 0;
+  for (let n = -10; n < rounds; n++) {
+    const { method, path, body } = call(n);
+    const started = performance.now();
+    const res = await requestJson(service.port, method, path, { headers: service.headers, body });
+    const ms = performance.now() - started;
+    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (n >= 0) times.push(ms);
+    rows = method === "GET" ? 1 : (res.body.result?.length ?? 0);
+  }
+  return { ...latencyOf(name, times), rows };
 }
 
 /**

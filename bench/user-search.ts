@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { analyze } from "./database.js";
 import { requestJson } from "./http-json.js";
-import { latencyOf, latencyReport, runLatencyBench, type Latency } from "./latency.js";
+import { latencyReport, runLatencyBench, timeCalls, type TimedCall } from "./latency.js";
 import type { ServiceUnderTest } from "./service.js";
 import { ARGON2, USER_PASSWORD, wholeNumber } from "./settings.js";
 
@@ -49,22 +49,7 @@ async function seed(service: ServiceUnderTest): Promise<string[]> {
   return ids;
 }
 
-/** `ROUNDS` calls one after another after ten of warm-up; every one must answer 200. `rows`: how many the last one answered. */
-async function measure(service: ServiceUnderTest, name: string, call: (n: number) => { method: string; path: string; body?: unknown }): Promise<Latency & { rows: number }> {
-  const times: number[] = [];
-  let rows = 0;
-  for (let n = -10; n < ROUNDS; n++) {
-    const { method, path, body } = call(n);
-    const started = performance.now();
-    const res = await requestJson(service.port, method, path, { headers: service.headers, body });
-    const ms = performance.now() - started;
-    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
-    if (n >= 0) times.push(ms);
-    // A search's empty page has no `result` in JSON (an empty repeated field is left out); GetUser answers one user.
-    rows = method === "GET" ? 1 : (res.body.result?.length ?? 0);
-  }
-  return { ...latencyOf(name, times), rows };
-}
+const measure = (service: ServiceUnderTest, name: string, call: (n: number) => TimedCall) => timeCalls(service, ROUNDS, name, call);
 
 const search = (filters: unknown[], offset = 0) => ({
   method: "POST",
