@@ -506,6 +506,7 @@ export const PROTO_COMMENTS: Readonly<Record<string, string>> = {
   "platform.resources.event.v3alpha.SearchEventsRequest.limit": "Events per page: 1 to 1000, default 100.",
   "platform.resources.event.v3alpha.SearchEventsResponse": "One page of events.",
   "platform.resources.event.v3alpha.SearchEventsResponse.continuation": "Give it back for the next page; empty when this page is the last.",
+  "platform.resources.event.v3alpha.SearchEventsResponse.position": "How far the log had been read when this search ran: WatchEvents after it brings every event written since (and perhaps one this search has too: keep each position once).",
   "platform.resources.event.v3alpha.SearchEventsResponse.result": "The events of this page.",
   "platform.resources.event.v3alpha.TimeRangeFilter": "Events created at or after `since` and before `until`.",
   "platform.resources.event.v3alpha.TimeRangeFilter.since": "The earliest creation date (inclusive).",

@@ -216,6 +216,16 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
       resumed.close();
     });
 
+    it("brings, after a search's position, what was written after the search", async () => {
+      const id = await newProject(`searched-${protocol}`);
+      const found = ok(await search({ filters: [{ resource: { type: "project", id } }] })) as Found & { position?: string };
+      expect(typesOf(found)).toEqual(["project.added"]);
+      expect(found.position).toMatch(/^\d+\.\d+$/);
+      await projects().call("PatchProject", { id, project: { name: `searched-${protocol}-renamed` } }, server.adminToken);
+      const stream = await watch(protocol, server.baseUrl, server.adminToken, { filters: [{ resource: { type: "project", id } }], after: found.position! });
+      expect((await stream.nextEvent()).event).toMatchObject({ type: "project.changed", resource: { id } });
+    });
+
     it("shows an organization's owner its organization's events only, and refuses the unauthorised", async () => {
       const stream = await watch(protocol, server.baseUrl, orgOwner.token, {});
       await newProject(`not-theirs-${protocol}`, server.adminToken, server.defaultOrgId);

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { followLog, retryDelay, type LiveState, type OpenStream } from "../../console/src/pages/events/follow.js";
-import { comparePositions, followFrom, LOG_START, withoutRepeats } from "../../console/src/pages/events/positions.js";
+import { comparePositions, followFrom, withoutRepeats } from "../../console/src/pages/events/positions.js";
 import { EventSchema, type Event } from "../../gen/platform/resources/event/v3alpha/event_pb.js";
 import { WatchEventsResponseSchema, type WatchEventsResponse } from "../../gen/platform/resources/event/v3alpha/event_service_pb.js";
 
@@ -85,8 +85,8 @@ describe("followLog", () => {
     const abort = new AbortController();
     const { open, opened } = scripted([{ answers: [], then: new ConnectError("missing permission events.read", Code.PermissionDenied) }, { answers: [answer("1.1")] }], abort);
     const states: LiveState[] = [];
-    await followLog(open, LOG_START, abort.signal, { event: () => {}, state: (s) => states.push(s) }, async () => {});
-    expect(opened).toEqual([LOG_START]);
+    await followLog(open, "0.0", abort.signal, { event: () => {}, state: (s) => states.push(s) }, async () => {});
+    expect(opened).toEqual(["0.0"]);
     expect(states).toEqual([{ state: "stopped", error: "missing permission events.read" }]);
   });
 });
@@ -106,10 +106,12 @@ describe("event positions", () => {
     expect(comparePositions("12.3", "12.3")).toBe(0);
   });
 
-  it("follows after the latest event shown, whatever its place in the list, or from the log's start when none is", () => {
+  it("follows after how far the search read the log, or after a later event shown, whatever its place in the list", () => {
     // A resource's history is in its sequence's order: the first row need not be the latest in the log.
-    expect(followFrom([event("20.4"), event("21.1"), event("19.9")])).toBe("21.1");
-    expect(followFrom([])).toBe(LOG_START);
+    expect(followFrom("20.9", [event("20.4"), event("21.1"), event("19.9")])).toBe("21.1");
+    expect(followFrom("22.0", [event("20.4"), event("21.1")])).toBe("22.0");
+    expect(followFrom("22.0", [])).toBe("22.0");
+    expect(followFrom(undefined, [])).toBe("0.0");
   });
 
   it("puts the streamed events above the searched ones, each event once", () => {

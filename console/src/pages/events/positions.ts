@@ -1,12 +1,8 @@
 // Named with .js, as Node resolves them: the unit tests import this module (test/unit/console-event-log.test.ts).
 import type { Event } from "../../../../gen/platform/resources/event/v3alpha/event_pb.js";
 
-/**
- * The log's start: a page that found nothing follows from here, so that an event written
- * between its search and its stream is not missed. The stream reads the same filters the
- * search just found empty, so it costs no more than that search did.
- */
-export const LOG_START = "0.0";
+/** Before every position of the log. */
+const LOG_START = "0.0";
 
 /** Positions are `<transaction>.<position>`, in the log's order (the service's positions.ts); the transaction id may exceed 2^53. */
 function parts(position: string): [bigint, bigint] {
@@ -22,11 +18,13 @@ export function comparePositions(a: string, b: string): number {
 }
 
 /**
- * Where a page's stream starts: after the latest of the events it shows (a resource's
- * history is ordered by sequence, not position, so the first is not always the latest).
+ * Where a page's stream starts: after how far its first search had read the log (`searched`,
+ * SearchEvents' `position`), so that nothing written between the search and the stream is
+ * missed and the stream never rereads what the search covered; after a later event shown if
+ * there is one (a refetched page may have read further).
  */
-export function followFrom(shown: readonly Event[]): string {
-  return shown.reduce((latest, e) => (comparePositions(e.position, latest) > 0 ? e.position : latest), LOG_START);
+export function followFrom(searched: string | undefined, shown: readonly Event[]): string {
+  return shown.reduce((latest, e) => (comparePositions(e.position, latest) > 0 ? e.position : latest), searched || LOG_START);
 }
 
 /** The streamed events (newest first) above the searched pages, each event once: a page refetched after the stream brought an event has it too. */

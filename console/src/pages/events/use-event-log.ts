@@ -28,7 +28,7 @@ export function useEventLog(filters: EventFilters, ctx: Context) {
   );
   const searched = useMemo(() => search.data?.pages.flatMap((p) => p.result) ?? [], [search.data]);
   // Once the first page is in (and while it stays, a failed refetch too): the stream starts after it.
-  const live = useLiveEvents(filters, ctx, search.data ? searched : undefined);
+  const live = useLiveEvents(filters, ctx, search.data ? { position: search.data.pages[0]?.position, events: searched } : undefined);
   const events = useMemo(() => withoutRepeats(live.events, searched), [live.events, searched]);
   return {
     events,
@@ -51,13 +51,13 @@ interface Stream {
 const keyOf = (value: unknown) => JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 
 /**
- * WatchEvents with the page's filters, after the latest of the events `shown` by the search
- * (undefined: not searched yet), newest first. Other filters or context end the stream and
+ * WatchEvents with the page's filters, after how far the search read the log and the latest
+ * of the events it shows (`shown`; undefined: not searched yet), newest first. Other filters or context end the stream and
  * start another (with the search that goes with them); so does leaving the page. An event
  * the stream sends twice (its replay after the position a page started from may hold one the
  * search had) is kept once.
  */
-function useLiveEvents(filters: EventFilters, ctx: Context, shown: readonly Event[] | undefined): Stream {
+function useLiveEvents(filters: EventFilters, ctx: Context, shown: { position: string | undefined; events: readonly Event[] } | undefined): Stream {
   const transport = useTransport();
   const key = keyOf({ filters, ctx });
   const request = useRef({ filters, ctx });
@@ -72,7 +72,7 @@ function useLiveEvents(filters: EventFilters, ctx: Context, shown: readonly Even
     const client = createClient(PlatformEvents, transport);
     const asked = request.current;
     setStream({ key, events: [], state: { state: "connecting" } });
-    void followLog((after, signal) => client.watchEvents({ ...asked, after }, { signal }), followFrom(searched.current ?? []), abort.signal, {
+    void followLog((after, signal) => client.watchEvents({ ...asked, after }, { signal }), followFrom(searched.current?.position, searched.current?.events ?? []), abort.signal, {
       event: (e) => setStream((s) => (s.key !== key || s.events.some((had) => had.position === e.position) ? s : { ...s, events: [e, ...s.events] })),
       state: (state) => setStream((s) => (s.key === key ? { ...s, state } : s)),
     });

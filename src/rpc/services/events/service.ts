@@ -1,7 +1,7 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { PlatformEvents } from "../../../../gen/platform/resources/event/v3alpha/event_service_pb.js";
-import { decodeContinuation, encodeContinuation, parsePosition } from "../../../domain/audit/positions.js";
-import { searchEvents, type LogScope } from "../../../domain/audit/queries.js";
+import { decodeContinuation, encodeContinuation, formatPosition, parsePosition } from "../../../domain/audit/positions.js";
+import { newestPosition, searchEvents, type LogScope } from "../../../domain/audit/queries.js";
 import { eventGroups } from "../../../domain/action/execution/events.js";
 import { REDACTED_EVENT_TYPES } from "../../../domain/audit/redaction.js";
 import { SYSTEM_STREAM } from "../../../store/instance-sequence.js";
@@ -27,13 +27,16 @@ export function eventsService(deps: { store: Parameters<typeof handlerStore>[0];
       const filters = req.filters.map(eventFilterFromProto);
       // What a continuation must come back with: the same search, by the same caller's view.
       const search = [filters, req.asc, req.after, scope.instanceId, scope.orgs && [...scope.orgs].sort()];
-      const found = await searchEvents(database(ctx).db, scope, filters, {
+      const { db } = database(ctx);
+      // Read first: every event up to it is final now, so the search sees it too.
+      const top = await newestPosition(db, scope.instanceId);
+      const found = await searchEvents(db, scope, filters, {
         asc: req.asc,
         limit: req.limit || DEFAULT_LIMIT,
         ...(req.continuation && { from: decodeContinuation(req.continuation, search) }),
         ...(req.after && { after: parsePosition(req.after, "after") }),
       });
-      return { result: found.events.map(eventToProto), continuation: found.next ? encodeContinuation(found.next, search) : "" };
+      return { result: found.events.map(eventToProto), continuation: found.next ? encodeContinuation(found.next, search) : "", position: formatPosition(top) };
     },
     watchEvents(req, ctx) {
       return followEvents(database(ctx).db, logScope(ctx), req.filters.map(eventFilterFromProto), req.after ? parsePosition(req.after, "after") : undefined, {
