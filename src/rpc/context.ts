@@ -3,7 +3,7 @@ import type { Principal } from "../domain/authz/principal.js";
 import { SYSTEM_CONTEXT, type ContextRef } from "../domain/context.js";
 import type { Actor } from "../domain/details.js";
 import type { InstanceRef } from "../domain/instance/queries.js";
-import { USER_AGENT_MAX, type Editor, type Origin } from "../store/eventstore.js";
+import { originOf, type Editor } from "../store/eventstore.js";
 
 /** The caller's address (the peer of its connection), set where the request comes in (server/app.ts, the REST gateway). */
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: "client address" });
@@ -45,13 +45,7 @@ export function principalOf(ctx: HandlerContext): Principal {
 /** Who writes: the caller, with where its request came from (recorded with the events it causes). */
 export function editorOf(ctx: HandlerContext): Editor {
   const principal = required(ctx.values.get(principalKey), "principal");
-  const origin: Origin = {};
-  if (principal.client) origin.client = principal.client;
-  const ip = ctx.values.get(clientAddressKey);
-  if (ip) origin.ip = ip;
-  const userAgent = ctx.requestHeader.get("user-agent");
-  if (userAgent) origin.userAgent = userAgent.slice(0, USER_AGENT_MAX);
-  return { userId: principal.userId, origin };
+  return { userId: principal.userId, origin: originOf({ client: principal.client, ip: ctx.values.get(clientAddressKey), userAgent: ctx.requestHeader.get("user-agent") }) };
 }
 
 export function actorOf(ctx: HandlerContext): Actor {

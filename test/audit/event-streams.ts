@@ -1,7 +1,7 @@
 import { fromJson, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { PlatformEvents, WatchEventsRequestSchema } from "../../gen/platform/resources/event/v3alpha/event_service_pb.js";
+import { transportFor } from "../support/clients.js";
 
 export type StreamProtocol = "grpc" | "grpc-web" | "connect" | "rest";
 export const STREAM_PROTOCOLS: StreamProtocol[] = ["grpc", "grpc-web", "connect", "rest"];
@@ -54,9 +54,7 @@ export async function watchEvents(protocol: StreamProtocol, baseUrl: string, tok
 }
 
 async function* rpcAnswers(protocol: Exclude<StreamProtocol, "rest">, baseUrl: string, token: string, request: JsonObject, headers: Record<string, string>, signal: AbortSignal): AsyncGenerator<JsonObject> {
-  const transport =
-    protocol === "grpc" ? createGrpcTransport({ baseUrl }) : protocol === "grpc-web" ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1" }) : createConnectTransport({ baseUrl, httpVersion: "1.1" });
-  const client = createClient(PlatformEvents, transport);
+  const client = createClient(PlatformEvents, transportFor(protocol, baseUrl));
   try {
     for await (const answer of client.watchEvents(fromJson(WatchEventsRequestSchema, request), { headers: { authorization: `Bearer ${token}`, ...headers }, signal })) {
       yield toJson(PlatformEvents.method.watchEvents.output, answer) as JsonObject;

@@ -43,7 +43,7 @@ export function protocolClient(service: DescService, protocol: Protocol, baseUrl
   };
 }
 
-function transportFor(protocol: Exclude<Protocol, "rest">, baseUrl: string): Transport {
+export function transportFor(protocol: Exclude<Protocol, "rest">, baseUrl: string): Transport {
   switch (protocol) {
     case "grpc":
       return createGrpcTransport({ baseUrl });

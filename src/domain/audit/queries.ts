@@ -1,7 +1,5 @@
 import { sql, type ExpressionBuilder } from "kysely";
 import type { Db } from "../../store/eventstore.js";
-import { SYSTEM_STREAM } from "../../store/instance-sequence.js";
-import { retentionFloor } from "../../store/log-search.js";
 import type { Database } from "../../store/schema.js";
 import { LOG_START, type LogPosition, type PageKey } from "./positions.js";
 import { redactedPayload } from "./redaction.js";
@@ -64,23 +62,17 @@ export async function searchEvents(
   scope: LogScope,
   filters: readonly EventFilter[],
   page: { asc: boolean; limit: number; from?: PageKey; after?: LogPosition },
-  now = new Date(),
 ): Promise<LogPage> {
-  if (scope.orgs?.size === 0) return { events: [] };
   const by = ownHistory(filters) ? "sequence" : "position";
-  let query = await scoped(db, scope, filters, now);
-  if (page.after) query = query.where(sql<boolean>`(e.tx_id, e.instance_position) > (${page.after.tx}::xid8, ${page.after.position})`);
   const from = page.from;
-  if (from && from.by !== by) return { events: [] };
+  if (scope.orgs?.size === 0 || (from && from.by !== by)) return { events: [] };
+  let query = scoped(db, scope, filters);
+  if (page.after) query = query.where(inLogOrder(">", page.after));
   const direction = page.asc ? "asc" : "desc";
-  const beyond = page.asc ? sql.raw(">") : sql.raw("<");
-  if (by === "sequence") {
-    if (from?.by === "sequence") query = query.where(sql<boolean>`e.sequence ${beyond} ${from.after}`);
-    query = query.orderBy("e.sequence", direction);
-  } else {
-    if (from?.by === "position") query = query.where(sql<boolean>`(e.tx_id, e.instance_position) ${beyond} (${from.after.tx}::xid8, ${from.after.position})`);
-    query = query.orderBy(sql`e.tx_id`, direction).orderBy("e.instance_position", direction);
-  }
+  const beyond = page.asc ? ">" : "<";
+  if (from?.by === "sequence") query = query.where(sql<boolean>`e.sequence ${sql.raw(beyond)} ${from.after}`);
+  if (from?.by === "position") query = query.where(inLogOrder(beyond, from.after));
+  query = by === "sequence" ? query.orderBy("e.sequence", direction) : query.orderBy(sql`e.tx_id`, direction).orderBy("e.instance_position", direction);
   const rows = await query.limit(page.limit + 1).execute();
   const events = rows.slice(0, page.limit).map(toLogEvent);
   const last = events[events.length - 1];
@@ -89,11 +81,11 @@ export async function searchEvents(
 }
 
 /** The events after `cursor` up to `top` (newestPosition) in log order, for a stream (the caller polls). */
-export async function eventsAfter(db: Db, scope: LogScope, filters: readonly EventFilter[], cursor: LogPosition, top: LogPosition, limit: number, now = new Date()): Promise<LogEvent[]> {
+export async function eventsAfter(db: Db, scope: LogScope, filters: readonly EventFilter[], cursor: LogPosition, top: LogPosition, limit: number): Promise<LogEvent[]> {
   if (scope.orgs?.size === 0) return [];
-  const rows = await (await scoped(db, scope, filters, now))
-    .where(sql<boolean>`(e.tx_id, e.instance_position) > (${cursor.tx}::xid8, ${cursor.position})`)
-    .where(sql<boolean>`(e.tx_id, e.instance_position) <= (${top.tx}::xid8, ${top.position})`)
+  const rows = await scoped(db, scope, filters)
+    .where(inLogOrder(">", cursor))
+    .where(inLogOrder("<=", top))
     .orderBy(sql`e.tx_id`)
     .orderBy("e.instance_position")
     .limit(limit)
@@ -113,6 +105,11 @@ export async function newestPosition(db: Db, instanceId: string): Promise<LogPos
     .limit(1)
     .executeTakeFirst();
   return row ? { tx: row.tx, position: Number(row.instance_position) } : LOG_START;
+}
+
+/** The event's place in the log compared with a position's, in the log's order (positions.ts). */
+function inLogOrder(op: ">" | "<" | "<=", p: LogPosition) {
+  return sql<boolean>`(e.tx_id, e.instance_position) ${sql.raw(op)} (${p.tx}::xid8, ${p.position})`;
 }
 
 /** A search names one resource: its history, paged by its sequence. */
@@ -148,10 +145,12 @@ function base(db: Db, instanceId: string) {
 type Events = ReturnType<typeof base>;
 type Row = Awaited<ReturnType<Events["execute"]>>[number];
 
-async function scoped(db: Db, scope: LogScope, filters: readonly EventFilter[], now: Date): Promise<Events> {
-  let query = base(db, scope.instanceId);
-  const floor = scope.instanceId === SYSTEM_STREAM ? undefined : await retentionFloor(db, scope.instanceId, now);
-  if (floor) query = query.where("e.created_at", ">=", floor);
+function scoped(db: Db, scope: LogScope, filters: readonly EventFilter[]): Events {
+  // The instance's audit log retention, read by the statement itself (once: an uncorrelated
+  // subquery), not by one of its own; none, and the system's own events, show everything.
+  let query = base(db, scope.instanceId).where(
+    sql<boolean>`coalesce(e.created_at >= now() - (select i.audit_log_retention_ms from instances i where i.id = ${scope.instanceId}) * interval '1 millisecond', true)`,
+  );
   if (scope.orgs) query = query.where("e.org_id", "in", [...scope.orgs]);
   for (const f of filters) query = query.where((eb) => condition(eb, f));
   return query;

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../store/eventstore.js";
+import { SIGN_IN_AGGREGATE } from "../../store/sign-in-log.js";
 
 /**
  * Deletes up to `limit` sign-in events (aggregate `signin`) of every instance created longer
@@ -17,7 +18,7 @@ export async function sweepSignInEvents(db: Db, defaultRetentionMs: number, limi
       select old.position from instances i
       cross join lateral (
         select e.position from events e
-        where e.instance_id = i.id and e.aggregate_type = 'signin'
+        where e.instance_id = i.id and e.aggregate_type = ${SIGN_IN_AGGREGATE}
           and e.created_at < now() - coalesce(i.audit_log_retention_ms, ${defaultRetentionMs}) * interval '1 millisecond'
         order by e.position
         limit ${limit}

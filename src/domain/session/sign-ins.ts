@@ -1,4 +1,4 @@
-import { USER_AGENT_MAX } from "../../store/eventstore.js";
+import { originOf } from "../../store/eventstore.js";
 import type { SessionUserAgentJson, UserRow } from "../../store/schema.js";
 import { rowUser, type SignInCheck, type SignInMethod, type SignInRecorder } from "../audit/sign-ins.js";
 import type { Actor } from "../details.js";
@@ -12,7 +12,7 @@ import { CODE_CHECKS, type SessionChecks } from "./model.js";
  * the login UI's, which all of its sign-ins share.
  */
 export function sessionSignIns(recorder: SignInRecorder, actor: Actor, userAgent: SessionUserAgentJson): (check: SignInCheck) => void {
-  const origin = { ...actor.origin, ...(userAgent.ip && { ip: userAgent.ip }), ...(userAgent.description && { userAgent: userAgent.description.slice(0, USER_AGENT_MAX) }) };
+  const origin = originOf({ client: actor.origin?.client, ip: userAgent.ip || actor.origin?.ip, userAgent: userAgent.description || actor.origin?.userAgent });
   return (check) => recorder.record({ instanceId: actor.instanceId, channel: "session", origin, ...check });
 }
 
