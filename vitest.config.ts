@@ -14,8 +14,9 @@ export default defineConfig({
     // re-importing the service for every file (docs/testing.md).
     isolate: false,
     // Some suites start the built service as its own process, as npm start does; PGlite
-    // databases start from one migrated image.
-    globalSetup: ["test/support/build.ts", "test/support/pglite-seed.ts"],
+    // databases start from one migrated image, PostgreSQL ones are copies of one migrated
+    // database.
+    globalSetup: ["test/support/build.ts", "test/support/pglite-seed.ts", "test/support/postgres-template.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -82,6 +82,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's admin
   async function choose(page: Page, label: string, option: string) {
     await page.getByRole("button", { name: new RegExp(`${label}$`) }).press("Enter");
     await page.getByRole("option", { name: option, exact: true }).press("Enter");
+    await page.getByRole("listbox").waitFor({ state: "hidden" });
   }
 
   const rolesOf = async (userId: string, ctx: JsonObject) => {

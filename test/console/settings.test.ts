@@ -61,6 +61,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the con
   async function choose(page: Page, label: string, option: string) {
     await page.getByRole("button", { name: new RegExp(`${label}$`) }).click();
     await page.getByRole("option", { name: option, exact: true }).click();
+    // Until the list has closed, its underlay takes the next click (which would only close it).
+    await page.getByRole("listbox").waitFor({ state: "hidden" });
   }
 
   /** Saves the form of one section and waits for its "Saved". */

@@ -35,7 +35,8 @@ describe.each(DATABASE_KINDS)("bootstrap of the first instance (%s)", (kind) => 
   });
 
   async function freshPostgres(): Promise<TestDatabase> {
-    const db = await createTestDatabase("postgres");
+    // Unmigrated: a first start migrates, as on a user's new database.
+    const db = await createTestDatabase("postgres", { unmigrated: true });
     databases.push(db);
     return db;
   }

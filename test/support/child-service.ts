@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import net from "node:net";
+import { CHEAP_PASSWORD_HASHES } from "./server.js";
 
 export interface ChildService {
   process: ChildProcess;
@@ -39,6 +40,7 @@ export async function spawnService(env: Record<string, string>, script = "dist/s
       PLATFORM_BIND: "127.0.0.1",
       PLATFORM_METRICS_BIND: "",
       LOG_LEVEL: "warn",
+      ...CHEAP_PASSWORD_HASHES,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -43,7 +43,21 @@ export function protocolClient(service: DescService, protocol: Protocol, baseUrl
   };
 }
 
+const transports = new Map<string, Transport>();
+
+/**
+ * One transport per protocol and server, as a real client keeps: a transport per call
+ * opened an HTTP/2 connection per call, which both ends paid for and the server held open
+ * until its idle timeout.
+ */
 export function transportFor(protocol: Exclude<Protocol, "rest">, baseUrl: string): Transport {
+  const key = `${protocol} ${baseUrl}`;
+  let transport = transports.get(key);
+  if (!transport) transports.set(key, (transport = newTransport(protocol, baseUrl)));
+  return transport;
+}
+
+function newTransport(protocol: Exclude<Protocol, "rest">, baseUrl: string): Transport {
   switch (protocol) {
     case "grpc":
       return createGrpcTransport({ baseUrl });

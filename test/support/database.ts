@@ -20,15 +20,18 @@ async function pgliteSeed(): Promise<Blob> {
   return new Blob([await seed]);
 }
 
-/** A fresh, empty database of the given kind, private to one suite. */
-export async function createTestDatabase(kind: DatabaseTarget["kind"]): Promise<TestDatabase> {
+/**
+ * A fresh database of the given kind, migrated and otherwise empty, private to one suite.
+ * `unmigrated`: a PostgreSQL database without any table, for the service's own first start.
+ */
+export async function createTestDatabase(kind: DatabaseTarget["kind"], opts: { unmigrated?: boolean } = {}): Promise<TestDatabase> {
   if (kind === "pglite") return { target: { kind: "pglite", seed: await pgliteSeed() }, drop: async () => {} };
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error("TEST_DATABASE_URL is not set");
   const name = `test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(opts.unmigrated ? `create database ${name}` : `create database ${name} template ${inject("postgresTemplate")}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;

@@ -19,7 +19,24 @@ declare module "vitest" {
  * file. Every PGlite test database starts from that image: starting PGlite from an image
  * takes a fraction of the time of its initdb, and the migrations run once, not per server
  * (the service still checks them at start, finding nothing to do).
+ *
+ * The image is also made cheap to start, which a test database does about 300 times a
+ * run: without the two template databases (the service uses neither) it holds half the
+ * files to unpack, and its settings trade what an in-memory database never has
+ * (durability across a crash) for less work per start and per commit. A start costs
+ * about 40% less CPU so (docs/testing.md).
  */
+const IMAGE_SETTINGS = [
+  // Commits need not wait for their WAL, nor pages be written whole after a checkpoint:
+  // memory:// loses everything at close anyway.
+  "synchronous_commit = off",
+  "full_page_writes = off",
+  "wal_init_zero = off",
+  // PGlite's defaults size shared memory for 100 connections and 128 MB of buffers, all
+  // cleared at every start; a test database is a few MB and has one connection.
+  "shared_buffers = '16MB'",
+  "max_connections = 10",
+];
 export default async function seed(project: TestProject): Promise<() => Promise<void>> {
   const pglite = await PGlite.create("memory://");
   const db = new Kysely<unknown>({
@@ -31,6 +48,9 @@ export default async function seed(project: TestProject): Promise<() => Promise<
     },
   });
   await migrateToLatest(db);
+  await pglite.query("update pg_database set datistemplate = false where datname in ('template0', 'template1')");
+  for (const template of ["template0", "template1"]) await pglite.query(`drop database ${template}`);
+  for (const setting of IMAGE_SETTINGS) await pglite.query(`alter system set ${setting}`);
   const image = await pglite.dumpDataDir("none");
   await db.destroy();
   await pglite.close();

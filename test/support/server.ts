@@ -29,6 +29,14 @@ export interface TestServer {
   createInstance(domain: string): Promise<{ instanceId: string; orgId: string; adminToken: string; baseUrl: string }>;
 }
 
+/**
+ * Argon2id at its least cost: the suites hash and check thousands of passwords, and at the
+ * defaults (19 MiB, two passes) that was a tenth of the run's CPU. What is tested (which
+ * hash is made, when one is made again) does not depend on the cost; the defaults
+ * themselves are tested in test/unit.
+ */
+export const CHEAP_PASSWORD_HASHES = { PLATFORM_PASSWORD_ARGON2_MEMORY_KIB: "1024", PLATFORM_PASSWORD_ARGON2_ITERATIONS: "1" };
+
 /** The real service on a free port of 127.0.0.1, with its own empty database. */
 export async function startTestServer(
   kind: DatabaseTarget["kind"],
@@ -42,7 +50,7 @@ export async function startTestServer(
     ? { kind: "postgres" as const, url: opts.databaseUrl(new URL(database.target.url)).toString() }
     : database.target;
   const config: Config = {
-    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "", PLATFORM_DB_POOL_MAX: "10", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...env }),
+    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "", PLATFORM_DB_POOL_MAX: "10", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...CHEAP_PASSWORD_HASHES, ...env }),
     database: target,
   };
   const service = await startService(config, createLogger("silent"));
