@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { constantTimeEqual } from "../crypto/equal.js";
 
 /**
  * The `Platform-Signature` header of a call to a target, in the scheme Stripe made common:
@@ -25,5 +26,5 @@ export function verifySignature(header: string, body: string, key: string, toler
   const t = Number(parts.find(([k]) => k === "t")?.[1]);
   if (!Number.isInteger(t) || Math.abs(nowS - t) > toleranceS) return false;
   const expected = Buffer.from(sign(key, t, body), "hex");
-  return parts.some(([k, v]) => k === "v1" && v !== undefined && /^[0-9a-f]+$/i.test(v) && v.length === expected.length * 2 && timingSafeEqual(Buffer.from(v, "hex"), expected));
+  return parts.some(([k, v]) => k === "v1" && v !== undefined && /^[0-9a-f]+$/i.test(v) && constantTimeEqual(Buffer.from(v, "hex"), expected));
 }

@@ -1,4 +1,5 @@
-import { scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { scrypt, type ScryptOptions } from "node:crypto";
+import { constantTimeEqual } from "./equal.js";
 import { promisify } from "node:util";
 import { hash as argon2Hash, verify as argon2Verify, type Algorithm } from "@node-rs/argon2";
 import { verify as bcryptVerify } from "@node-rs/bcrypt";
@@ -94,7 +95,7 @@ async function matches(parsed: ParsedHash, encoded: string, password: string): P
         // OpenSSL refuses above maxmem (node's default: 32 MiB); the import cap is what bounds it.
         maxmem: scryptMemoryBytes(parsed),
       });
-      return timingSafeEqual(derived, parsed.hash);
+      return constantTimeEqual(derived, parsed.hash);
     }
   }
 }

@@ -1,26 +1,11 @@
-/**
- * What the notification modules agree on: a message as rendered for one channel, and how a
- * sender reports what happened. The outbox (outbox/) renders messages with the texts
- * (texts/) and hands them to the instance's active provider (providers/).
- */
-
-export type Channel = "email" | "sms";
-
-/** The kinds of messages, each with its texts (texts/) and the placeholders it carries. */
-export const MESSAGE_KINDS = ["verify_email", "verify_phone", "password_reset", "password_reset_sms", "invite", "password_changed", "otp_email", "otp_sms"] as const;
-export type MessageKind = (typeof MESSAGE_KINDS)[number];
+import type { Channel } from "../domain/notification/kinds.js";
 
 /**
- * The values a message's placeholders take (`{{.DisplayName}}` …). `Code` and `URL` only in
- * the kinds that carry them; `ExpiresIn` is already worded for the message's language.
+ * What the delivery engine's modules agree on: a message as rendered for one channel, and
+ * how a sender reports what happened. The outbox (outbox/) renders what the domain recorded
+ * (domain/notification) with the texts (texts/) and hands it to the instance's active
+ * provider (providers/).
  */
-export interface MessageData {
-  DisplayName: string;
-  OrgName: string;
-  ExpiresIn: string;
-  Code?: string;
-  URL?: string;
-}
 
 export interface EmailMessage {
   to: string;

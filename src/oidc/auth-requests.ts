@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { hashToken } from "../crypto/tokens.js";
 import { failedPrecondition, notFound, permissionDenied } from "../domain/errors.js";
-import { sameHash } from "../domain/session/token.js";
+import { constantTimeEqual } from "../crypto/equal.js";
 import type { SettingsKind } from "../domain/settings/kind.js";
 import { loginSettingsOf } from "../domain/settings/login.js";
 import { secondFactorDue } from "../domain/user-factor/due.js";
@@ -105,7 +105,7 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   if ((payload.prompt as { name?: string } | undefined)?.name === "consent") throw failedPrecondition(`auth request ${id} waits for consent, not for a sign-in`);
   const session = await db.selectFrom("sessions").selectAll().where("instance_id", "=", instanceId).where("id", "=", sessionId).executeTakeFirst();
   if (!session) throw notFound(`session ${sessionId} not found`);
-  if (!sameHash(session.token_hash, hashToken(sessionToken))) throw permissionDenied("session_token is not the session's current token");
+  if (!constantTimeEqual(session.token_hash, hashToken(sessionToken))) throw permissionDenied("session_token is not the session's current token");
   if (session.expires_at && new Date(session.expires_at).getTime() <= Date.now()) throw failedPrecondition(`session ${sessionId} has expired`);
   const user = session.user_id
     ? await db

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { constantTimeEqual } from "../crypto/equal.js";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
 import { findParty, machineParty, type AppParty, type MachineParty, type PartyKey } from "./parties.js";
@@ -114,7 +114,5 @@ function publicJwk(key: PartyKey): Record<string, unknown> {
  */
 export function secretMatches(storedHash: string | null | undefined, presented: string | undefined): boolean {
   if (!storedHash || !presented) return false;
-  const a = Buffer.from(hashToken(presented));
-  const b = Buffer.from(storedHash);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return constantTimeEqual(hashToken(presented), storedHash);
 }

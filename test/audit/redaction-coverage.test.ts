@@ -30,7 +30,7 @@ const UNREACHED: Record<string, string> = {
   "signing_key.removed": "a retired key is removed a minute after the longest token lifetime at the earliest",
 };
 
-/** One kind and language of message texts stands for all of them: their events are alike (notifications/texts/settings.ts). */
+/** One kind and language of message texts stands for all of them: their events are alike (domain/settings/message-text.ts). */
 const isOtherMessageText = (type: string) => type.startsWith("settings.message_text.") && type !== "settings.message_text.password_reset.de.set";
 
 /** Every property name in a value, however deep. */

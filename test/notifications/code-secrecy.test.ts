@@ -5,7 +5,7 @@ import { PlatformNotifications } from "../../gen/platform/resources/notification
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { SecretBox } from "../../src/crypto/encryption.js";
-import type { SealedContent } from "../../src/notifications/outbox/record.js";
+import type { SealedContent } from "../../src/domain/notification/record.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { serviceClient } from "../support/service-client.js";
 import { until } from "../support/until.js";

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../../src/domain/errors.js";
 import { SUPPORTED_LANGUAGES } from "../../src/domain/settings/language.js";
-import { MESSAGE_KINDS, type MessageData, type MessageKind } from "../../src/notifications/message.js";
-import { DEFAULT_TEXTS, KINDS, expiresIn, renderMessage, type RenderedEmail, type RenderedSms } from "../../src/notifications/texts/index.js";
-import { checkTemplate } from "../../src/notifications/texts/template.js";
+import { MESSAGE_KINDS, type MessageData, type MessageKind } from "../../src/domain/notification/kinds.js";
+import { KINDS } from "../../src/domain/notification/kinds.js";
+import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
+import { expiresIn, renderMessage, type RenderedEmail, type RenderedSms } from "../../src/notifications/texts/index.js";
+import { checkTemplate } from "../../src/domain/notification/template.js";
 
 /**
  * The default message texts in every language, and rendering one body template into the

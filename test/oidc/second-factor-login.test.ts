@@ -8,7 +8,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
-import { DEFAULT_TEXTS } from "../../src/notifications/texts/index.js";
+import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
 import { TEXTS } from "../../src/oidc/login/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { testCertificates, TestSmtpServer, TwilioFake, type Certificates } from "../notification-providers/fakes.js";
@@ -41,7 +41,7 @@ const MFA = ["pwd", "otp", "mfa"];
 /** The ID token's acr (src/oidc/acr.ts): two factors of different kinds, or one. */
 const ACR_MFA = "urn:platform:acr:mfa";
 const ACR_SFA = "urn:platform:acr:sfa";
-/** The codes of messages (notifications/codes.ts). */
+/** The codes of messages (domain/notification/codes.ts). */
 const CODE = /\b[ACDEFGHJKMNPQRTUVWXY34679]{8}\b/;
 const en = TEXTS.en;
 const SIGN_IN_SUBJECT = DEFAULT_TEXTS.en.otp_email.subject.split("{{")[0]!;

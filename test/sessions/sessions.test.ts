@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformSessions } from "../../gen/platform/resources/session/v3alpha/session_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
-import { DEFAULT_TEXTS } from "../../src/notifications/texts/index.js";
+import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
 import { testCertificates, TestSmtpServer, type Certificates } from "../notification-providers/fakes.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -32,7 +32,7 @@ import { totpCode, wrongTotpCode } from "../users/totp.js";
 
 const PASSWORD = "Sess10n-Pa55word!";
 const WRONG_LOGIN = "the login name or password is not valid";
-/** The codes of messages (notifications/codes.ts). */
+/** The codes of messages (domain/notification/codes.ts). */
 const CODE = /\b[ACDEFGHJKMNPQRTUVWXY34679]{8}\b/;
 const SIGN_IN_SUBJECT = DEFAULT_TEXTS.en.otp_email.subject.split("{{")[0]!;
 const NO_SUCH_SESSION = "01a20000-0000-7000-8000-00000000cafe";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED_EVENT_TYPES, redactedPayload, shownPaths } from "../../src/domain/audit/redaction.js";
 import { EVENT_TYPES } from "../../src/domain/action/execution/events.js";
-import { MESSAGE_TEXT_EVENT_TYPES } from "../../src/notifications/texts/settings.js";
+import { MESSAGE_TEXT_EVENT_TYPES } from "../../src/domain/settings/message-text.js";
 import { namesSecret } from "../audit/secret-names.js";
 
 /**

@@ -11,8 +11,8 @@ import { featureSettings } from "../settings/feature.js";
 import type { SettingsKind } from "../settings/kind.js";
 import { LANGUAGE_SETTINGS, SUPPORTED_LANGUAGES } from "../settings/language.js";
 import { LOGIN_SETTINGS } from "../settings/login.js";
-import { MESSAGE_KINDS } from "../../notifications/message.js";
-import { messageTextSettings } from "../../notifications/texts/settings.js";
+import { MESSAGE_KINDS } from "../notification/kinds.js";
+import { messageTextSettings } from "../settings/message-text.js";
 
 /**
  * What the audit log shows of each event's payload: an allow-list, one entry per event type

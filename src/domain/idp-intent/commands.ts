@@ -4,7 +4,7 @@ import type { IdpIntentRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";
 import { checkLoginUiUrl } from "../settings/login.js";
-import { sameHash } from "../session/token.js";
+import { constantTimeEqual } from "../../crypto/equal.js";
 import { AGGREGATE, type NewIntent, type UpstreamIdentity } from "./model.js";
 
 /**
@@ -89,7 +89,7 @@ export async function provenIntent(db: Db | Tx, instanceId: string, id: string, 
   if (lock) q = q.forUpdate();
   const row = await q.executeTakeFirst();
   if (!row) return { ok: false, kind: "missing" };
-  if (!row.token_hash || !sameHash(row.token_hash, hashToken(token))) return { ok: false, kind: "wrong_token" };
+  if (!row.token_hash || !constantTimeEqual(row.token_hash, hashToken(token))) return { ok: false, kind: "wrong_token" };
   const refuse = (why: string): Proven => ({ ok: false, kind: "unusable", error: failedPrecondition(`idp intent ${id} ${why}`) });
   if (row.state === "consumed") return refuse("was used already");
   if (row.state !== "succeeded" || row.external_user_id === null) return refuse("has not succeeded");

@@ -19,7 +19,7 @@ import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
 import { checkStoredPassword } from "../user/passwords.js";
 import type { VerificationSettings } from "../user/verification.js";
 import { AGGREGATE, CODE_CHECKS, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks } from "./model.js";
-import { sameHash } from "./token.js";
+import { constantTimeEqual } from "../../crypto/equal.js";
 import { checkIdpIntent, recordIdpIntentCheck } from "./idp-intent-check.js";
 import { methodOf, passedChecks, sessionSignIns } from "./sign-ins.js";
 import { rowUser, stateRefusal, type SignInCheck, type SignInRecorder } from "../audit/sign-ins.js";
@@ -232,7 +232,7 @@ const sessionLocked = prepared((db, p: { instanceId: string; id: string }) => db
 async function usableSession(db: Db | Tx, instanceId: string, id: string, token: string, lock = false): Promise<SessionRow> {
   const [row] = await (lock ? sessionLocked : sessionRead)(db, { instanceId, id });
   if (!row) throw notFound(`session ${id} not found`);
-  if (!sameHash(row.token_hash, hashToken(token))) throw permissionDenied("session_token is not the session's current token");
+  if (!constantTimeEqual(row.token_hash, hashToken(token))) throw permissionDenied("session_token is not the session's current token");
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) throw failedPrecondition(`session ${id} has expired`);
   return row;
 }

@@ -6,7 +6,7 @@ import { prepared } from "../../store/prepared.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { notFound } from "../errors.js";
 import { AGGREGATE, type SessionFactor, type SessionView } from "./model.js";
-import { sameHash } from "./token.js";
+import { constantTimeEqual } from "../../crypto/equal.js";
 
 const FACTORS: SessionFactor[] = ["password", "totp", "otpEmail", "otpSms", "recoveryCode"];
 
@@ -85,5 +85,5 @@ export async function sessionOwner(db: Db, instanceId: string, id: string): Prom
 /** Whether a token is the session's current one (compared in constant time). */
 export async function holdsSessionToken(db: Db, instanceId: string, id: string, token: string): Promise<boolean> {
   const [row] = await tokenOf(db, { instanceId, id });
-  return row !== undefined && sameHash(row.token_hash, hashToken(token));
+  return row !== undefined && constantTimeEqual(row.token_hash, hashToken(token));
 }

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import { checkCode } from "../../notifications/codes.js";
+import { checkCode } from "../notification/codes.js";
 import type { Tx } from "../../store/eventstore.js";
 import { prepared } from "../../store/prepared.js";
 import type { UserRow } from "../../store/schema.js";

@@ -4,7 +4,7 @@ import type { SecretBox } from "../../crypto/encryption.js";
 /**
  * Recovery codes: ten at a time, each twelve characters of the look-alike-free alphabet of the
  * other codes (about 55 bits), shown as three groups of four. Stored as an HMAC under a key
- * derived from the master key, as the other short codes are (notifications/codes.ts): a copy
+ * derived from the master key, as the other short codes are (domain/notification/codes.ts): a copy
  * of the table alone cannot be searched for them.
  */
 

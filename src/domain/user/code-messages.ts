@@ -1,7 +1,6 @@
-import { issueCode, type CodePurpose } from "../../notifications/codes.js";
-import { KINDS } from "../../notifications/texts/kinds.js";
-import type { MessageKind } from "../../notifications/message.js";
-import { recordNotification } from "../../notifications/outbox/record.js";
+import { issueCode, type CodePurpose } from "../notification/codes.js";
+import { KINDS, type MessageKind } from "../notification/kinds.js";
+import { recordNotification } from "../notification/record.js";
 import type { Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";

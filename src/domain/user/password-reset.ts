@@ -1,4 +1,4 @@
-import { consumeCode, voidCode } from "../../notifications/codes.js";
+import { consumeCode, voidCode } from "../notification/codes.js";
 import type { Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";

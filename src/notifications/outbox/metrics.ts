@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Db } from "../../store/eventstore.js";
-import type { Channel } from "../message.js";
+import type { Channel } from "../../domain/notification/kinds.js";
 import { readWithin } from "../../telemetry/read-within.js";
 import { pendingNotifications } from "./queue.js";
 

@@ -1,9 +1,10 @@
 import type { Db } from "../../store/eventstore.js";
-import type { EmailMessage, MessageKind, SmsMessage } from "../message.js";
+import type { EmailMessage, SmsMessage } from "../message.js";
+import type { MessageKind } from "../../domain/notification/kinds.js";
 import { expiresIn, messageFor, messageLanguage } from "../texts/index.js";
 import type { InstanceLinks } from "./links.js";
 import type { ClaimedNotification } from "./queue.js";
-import type { SealedContent } from "./record.js";
+import type { SealedContent } from "../../domain/notification/record.js";
 
 /** The message in its channel's form (the kind decides the channel), and the language it was written in. */
 export type Rendered = { language: string } & ({ channel: "email"; email: EmailMessage } | { channel: "sms"; sms: SmsMessage });

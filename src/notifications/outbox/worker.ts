@@ -3,11 +3,12 @@ import type { Logger } from "../../log/logger.js";
 import { startClaimLoop } from "../../queue/claim-loop.js";
 import { nextAttempt } from "../../queue/retry-schedule.js";
 import type { Store } from "../../store/database.js";
-import { NoActiveProvider, SendFailed, type MessageKind, type NotificationSender } from "../message.js";
+import { NoActiveProvider, SendFailed, type NotificationSender } from "../message.js";
+import { type MessageKind } from "../../domain/notification/kinds.js";
 import type { InstanceLinks } from "./links.js";
 import type { NotificationMetrics } from "./metrics.js";
 import { claimDueNotifications, completeNotification, type ClaimedNotification, type NotificationResult } from "./queue.js";
-import type { SealedContent } from "./record.js";
+import type { SealedContent } from "../../domain/notification/record.js";
 import { renderFor } from "./render.js";
 
 export interface NotificationSettings {

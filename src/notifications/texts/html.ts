@@ -1,7 +1,7 @@
-import { escapeHtml } from "../../oidc/login/render.js";
+import { escapeHtml } from "../../http/escape-html.js";
 import type { SupportedLanguage } from "../../domain/settings/language.js";
-import type { Placeholder } from "./kinds.js";
-import { fill } from "./template.js";
+import type { Placeholder } from "../../domain/notification/kinds.js";
+import { fill } from "../../domain/notification/template.js";
 
 /*
  * The HTML part: the body's paragraphs in a plain, readable layout. Inline styles only (mail

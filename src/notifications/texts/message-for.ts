@@ -1,9 +1,9 @@
 import { chooseLanguage, type SupportedLanguage } from "../../domain/settings/language.js";
 import { resolveSettings } from "../../domain/settings/store.js";
 import type { Db, Tx } from "../../store/eventstore.js";
-import type { MessageData, MessageKind } from "../message.js";
+import type { MessageData, MessageKind } from "../../domain/notification/kinds.js";
 import { renderMessage, type RenderedMessage } from "./render.js";
-import { messageTextSettings } from "./settings.js";
+import { messageTextSettings } from "../../domain/settings/message-text.js";
 
 /**
  * A message to a user of an organization, in its texts: the organization's own for the

@@ -1,8 +1,8 @@
 import type { SupportedLanguage } from "../../domain/settings/language.js";
-import type { MessageData, MessageKind } from "../message.js";
+import type { MessageData, MessageKind } from "../../domain/notification/kinds.js";
 import { emailHtml } from "./html.js";
-import { KINDS } from "./kinds.js";
-import { fill } from "./template.js";
+import { KINDS } from "../../domain/notification/kinds.js";
+import { fill } from "../../domain/notification/template.js";
 
 /** A subject (email kinds) and a body template, as resolved for a context or the defaults. */
 export interface MessageTemplate {

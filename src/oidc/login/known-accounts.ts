@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import { constantTimeEqual } from "../../crypto/equal.js";
 import { hashToken } from "../../crypto/tokens.js";
 import { readCookie, setCookieValue } from "../../http/cookies.js";
 import type { Db } from "../../store/eventstore.js";
@@ -42,9 +43,7 @@ function sign(key: string, id: string): string {
 export function knownAccountsId(cookieHeader: string | undefined, key: string): string | undefined {
   const [id, mac] = (readCookie(cookieHeader, KNOWN_ACCOUNTS_COOKIE) ?? "").split(".");
   if (!id || !mac) return undefined;
-  const given = Buffer.from(mac);
-  const expected = Buffer.from(sign(key, id));
-  return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined;
+  return constantTimeEqual(mac, sign(key, id)) ? id : undefined;
 }
 
 export class KnownAccounts {

@@ -1,9 +1,10 @@
+import { escapeHtml } from "../../http/escape-html.js";
 import type { Look } from "./look.js";
 import { stylesheet } from "./stylesheet.js";
 import { TEXTS, type Language, type Texts } from "./texts/index.js";
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+// The pages' view kit hands the escape to every page with the rest of its HTML helpers.
+export { escapeHtml };
 
 /** The name the watermark gives, unless the branding disables it. */
 export const PRODUCT_NAME = "Platform Identity";

@@ -5,7 +5,7 @@ import { sql, type Kysely } from "kysely";
  * SMS one-time-code factor): the TOTP secret sealed with the instance's key, and the last
  * time step a code was accepted for, so that a code is taken once. A TOTP is `pending` until
  * a first code proves the authenticator has it. Recovery codes: one row per code, keyed-hashed
- * like the other short codes (notifications/codes.ts), marked when used. `mfa_init_skipped_at`:
+ * like the other short codes (domain/notification/codes.ts), marked when used. `mfa_init_skipped_at`:
  * when the person last skipped setting up a second factor that the login settings ask for.
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,4 @@
-import { MESSAGE_TEXT_EVENT_TYPES } from "../../../notifications/texts/settings.js";
+import { MESSAGE_TEXT_EVENT_TYPES } from "../../settings/message-text.js";
 
 /**
  * The event types appendEvents writes, as event conditions may name them

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { constantTimeEqual } from "../../../crypto/equal.js";
 import { readCookie, setCookieValue } from "../../../http/cookies.js";
 
 /**
@@ -37,9 +38,7 @@ export function newBinding(stateKey: string, path: string, maxAgeS: number, secu
 export function isBound(cookieHeader: string | undefined, stateKey: string, hash: string | undefined): boolean {
   const value = readCookie(cookieHeader, cookieName(stateKey));
   if (!value || !hash) return false;
-  const expected = Buffer.from(hash, "base64url");
-  const given = digest(value);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return constantTimeEqual(Buffer.from(hash, "base64url"), digest(value));
 }
 
 /** The Set-Cookie line that removes the flow's cookie (after its callback, whatever the outcome). */

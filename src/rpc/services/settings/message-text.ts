@@ -3,9 +3,9 @@ import { ResolvedMessageTextSchema, SetMessageTextSchema } from "../../../../gen
 import type { PlatformMessageTextSettings } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_service_pb.js";
 import { invalidArgument } from "../../../domain/errors.js";
 import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
-import { KINDS } from "../../../notifications/texts/kinds.js";
-import { requestedMessageText } from "../../../notifications/texts/settings.js";
-import { written } from "../../../notifications/texts/template.js";
+import { KINDS } from "../../../domain/notification/kinds.js";
+import { requestedMessageText } from "../../../domain/settings/message-text.js";
+import { written } from "../../../domain/notification/template.js";
 import type { Store } from "../../../store/database.js";
 import { askedContext, editorOf } from "../../context.js";
 import { handlerStore } from "../writes.js";

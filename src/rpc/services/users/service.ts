@@ -20,7 +20,7 @@ import { searchExternalAccounts, unlinkExternalAccount } from "../../../domain/u
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
 import { requestPasswordReset, resendInvite, setPasswordWithCode } from "../../../domain/user/password-reset.js";
 import { requestVerification, verifyChangedContacts, verifyContact, type VerificationSettings } from "../../../domain/user/verification.js";
-import type { Channel } from "../../../notifications/message.js";
+import type { Channel } from "../../../domain/notification/kinds.js";
 import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
 import { page } from "../../../store/search.js";

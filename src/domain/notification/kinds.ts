@@ -1,5 +1,27 @@
-import { invalidArgument } from "../../domain/errors.js";
-import { MESSAGE_KINDS, type Channel, type MessageData, type MessageKind } from "../message.js";
+import { invalidArgument } from "../errors.js";
+
+/**
+ * The messages the domain sends: their kinds, the channel of each, the placeholders its
+ * texts may use and must carry. The delivery engine (notifications/) renders and sends them.
+ */
+
+export type Channel = "email" | "sms";
+
+/** The kinds of messages, each with its default texts (settings/message-texts/) and the placeholders it carries. */
+export const MESSAGE_KINDS = ["verify_email", "verify_phone", "password_reset", "password_reset_sms", "invite", "password_changed", "otp_email", "otp_sms"] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/**
+ * The values a message's placeholders take (`{{.DisplayName}}` …). `Code` and `URL` only in
+ * the kinds that carry them; `ExpiresIn` is already worded for the message's language.
+ */
+export interface MessageData {
+  DisplayName: string;
+  OrgName: string;
+  ExpiresIn: string;
+  Code?: string;
+  URL?: string;
+}
 
 export type Placeholder = keyof MessageData;
 

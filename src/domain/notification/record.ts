@@ -1,7 +1,7 @@
 import type { SecretBox } from "../../crypto/encryption.js";
 import type { Tx } from "../../store/eventstore.js";
 import { newId } from "../../store/ids.js";
-import type { Channel, MessageKind } from "../message.js";
+import type { Channel, MessageKind } from "./kinds.js";
 
 /**
  * What a message carries that cannot be read back later: its code and link, and how long
@@ -31,7 +31,7 @@ export interface NewNotification {
 /**
  * Writes a message into the outbox, in the caller's transaction: it goes out when the
  * change that asks for it commits, and never when it rolls back. Workers of any process
- * send it (worker.ts). Returns its id.
+ * send it (notifications/outbox/worker.ts). Returns its id.
  */
 export async function recordNotification(tx: Tx, box: SecretBox, n: NewNotification): Promise<string> {
   const id = newId();

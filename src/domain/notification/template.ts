@@ -1,5 +1,5 @@
-import { invalidArgument } from "../../domain/errors.js";
-import type { MessageKind } from "../message.js";
+import { invalidArgument } from "../errors.js";
+import type { MessageKind } from "./kinds.js";
 import { KINDS, type Placeholder } from "./kinds.js";
 
 /**

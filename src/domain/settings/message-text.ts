@@ -1,9 +1,9 @@
-import { checkSupported, SUPPORTED_LANGUAGES, type SupportedLanguage } from "../../domain/settings/language.js";
-import type { PropertyDefinition, SettingsKind } from "../../domain/settings/kind.js";
-import { MESSAGE_KINDS, type MessageKind } from "../message.js";
-import { DEFAULT_TEXTS } from "./defaults.js";
-import { messageKind } from "./kinds.js";
-import { checkTemplate } from "./template.js";
+import { checkSupported, SUPPORTED_LANGUAGES, type SupportedLanguage } from "./language.js";
+import type { PropertyDefinition, SettingsKind } from "./kind.js";
+import { MESSAGE_KINDS, type MessageKind } from "../notification/kinds.js";
+import { DEFAULT_TEXTS } from "./message-texts/defaults.js";
+import { messageKind } from "../notification/kinds.js";
+import { checkTemplate } from "../notification/template.js";
 
 /*
  * The texts of one kind and language are a kind of settings of their own

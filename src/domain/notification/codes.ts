@@ -1,6 +1,7 @@
-import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
-import type { SecretBox } from "../crypto/encryption.js";
-import type { Tx } from "../store/eventstore.js";
+import { createHmac, randomInt } from "node:crypto";
+import { constantTimeEqual } from "../../crypto/equal.js";
+import type { SecretBox } from "../../crypto/encryption.js";
+import type { Tx } from "../../store/eventstore.js";
 
 /**
  * One-time codes that prove a person received a message: an email or phone verification, a
@@ -84,9 +85,7 @@ export async function checkCode(tx: Tx, box: SecretBox, c: CodeAnswer): Promise<
     .forUpdate()
     .executeTakeFirst();
   if (!row) return undefined;
-  const given = Buffer.from(codeHash(box, c.instanceId, c.userId, c.code.slice(0, 64)));
-  const expected = Buffer.from(row.code_hash);
-  const right = given.length === expected.length && timingSafeEqual(given, expected);
+  const right = constantTimeEqual(codeHash(box, c.instanceId, c.userId, c.code.slice(0, 64)), row.code_hash);
   const usable = new Date(row.expires_at).getTime() > Date.now() && row.target === c.target;
   if (right && usable) return { use: () => voidCode(tx, c.instanceId, c.userId, c.purpose) };
   const failed = Number(row.failed_attempts) + 1;

@@ -2,7 +2,7 @@
  * The default texts of the messages, one file per language (as translators expect); adding
  * a language means a file here, one for the login pages and its code in SUPPORTED_LANGUAGES.
  */
-import type { SupportedLanguage } from "../../domain/settings/language.js";
+import type { SupportedLanguage } from "../language.js";
 import { en } from "./en.js";
 import { de } from "./de.js";
 import { fr } from "./fr.js";

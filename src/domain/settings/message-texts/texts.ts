@@ -1,4 +1,4 @@
-import type { MessageKind } from "../message.js";
+import type { MessageKind } from "../../notification/kinds.js";
 
 /** The texts of an email: a subject line and a body template. */
 export interface EmailTexts {
@@ -14,5 +14,5 @@ export interface SmsTexts {
 /** The default texts of one language; each language file has every kind (the type checks it). */
 export type MessageTexts = Record<Exclude<MessageKind, SmsKind>, EmailTexts> & Record<SmsKind, SmsTexts>;
 
-/** The kinds sent by SMS (kinds.ts says so too; the type keeps their texts without a subject). */
+/** The kinds sent by SMS (notification/kinds.ts says so too; the type keeps their texts without a subject). */
 type SmsKind = "verify_phone" | "password_reset_sms" | "otp_sms";
