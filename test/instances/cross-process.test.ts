@@ -64,16 +64,20 @@ describe.skipIf(!POSTGRES)("caches of another process follow access changes at o
   }
 
   it("control: B serves from its caches (a change without notification goes unseen) and a notification alone refreshes them", async () => {
-    const x = await createInstance(sys(), a.adminToken, [uniqueDomain("xp-control")]);
-    const call = () => onB(INSTANCES, x.domain).call("GetInstance", { id: x.id }, x.adminPat);
-    ok(await call(), "warm B");
-    // Other files' services share this database and its channel: a notification of theirs
-    // refreshes B too, and voids the control for that moment (counted by a listener here).
+    // Any notification refreshes B and voids the control for that moment: a listener here
+    // counts them. The instance's creation sends one, which may reach B after a first call
+    // warmed it: B is warmed once that one has arrived.
     const listener = new pg.Client({ connectionString: POSTGRES });
     let foreign = 0;
     await listener.connect();
     listener.on("notification", () => void foreign++);
     await listener.query("listen platform_access_changed");
+    const x = await createInstance(sys(), a.adminToken, [uniqueDomain("xp-control")]);
+    const call = () => onB(INSTANCES, x.domain).call("GetInstance", { id: x.id }, x.adminPat);
+    await pollUntil(async () => foreign > 0, 1_000, 10);
+    await sleep(100);
+    ok(await call(), "warm B");
+    foreign = 0;
     try {
       // Behind the service's back: no NOTIFY.
       await a.service.store.db.updateTable("instances").set({ blocked: true }).where("id", "=", x.id).execute();

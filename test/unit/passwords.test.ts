@@ -75,12 +75,16 @@ describe("createPasswordHasher", () => {
       last = now;
     };
     const timer = setInterval(sinceLast, 5);
+    const started = performance.now();
     try {
       const hashes = await Promise.all(Array.from({ length: 8 }, (_, i) => heavy.hash(`password ${i}`)));
       sinceLast();
+      const elapsed = performance.now() - started;
       expect(new Set(hashes).size).toBe(8);
-      // ~50 ms is the aim; the margin is for a loaded two-core machine.
-      expect(longestStall).toBeLessThan(100);
+      // Hashing on the main thread would stall it for (about) all of the hashes' time; off it,
+      // the longest pause is the machine's scheduling, a small part of it even on a loaded
+      // two-core machine (a fixed bound in ms failed there at 161 ms).
+      expect(longestStall).toBeLessThan(elapsed / 3);
     } finally {
       clearInterval(timer);
     }
