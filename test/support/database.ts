@@ -29,26 +29,32 @@ export async function createTestDatabase(kind: DatabaseTarget["kind"], opts: { u
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error("TEST_DATABASE_URL is not set");
   const name = `test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(opts.unmigrated ? `create database ${name}` : `create database ${name} template ${inject("postgresTemplate")}`);
-  await admin.end();
+  await onServer(base, (admin) => admin.query(opts.unmigrated ? `create database ${name}` : `create database ${name} template ${inject("postgresTemplate")}`));
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
     target: { kind: "postgres", url: url.toString() },
-    async drop() {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      // pg's pool.end() resolves before its clients have said goodbye; terminating them
-      // mid-goodbye surfaces as an unhandled error in the closed service. Wait for them.
-      for (let i = 0; i < 50; i++) {
-        const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
+    drop: () =>
+      onServer(base, async (client) => {
+        // pg's pool.end() resolves before its clients have said goodbye; terminating them
+        // mid-goodbye surfaces as an unhandled error in the closed service. Wait for them.
+        for (let i = 0; i < 50; i++) {
+          const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await client.query(`drop database if exists ${name} with (force)`);
+      }),
   };
+}
+
+/** Runs `fn` with a client of the PostgreSQL server at `url` (creating and dropping databases), closed afterwards. */
+export async function onServer<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
 }

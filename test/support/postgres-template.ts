@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { migrateToLatest } from "../../src/store/migrate.js";
+import { onServer } from "./database.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,16 +23,7 @@ export default async function template(project: TestProject): Promise<(() => Pro
   const base = process.env.TEST_DATABASE_URL;
   if (!base) return undefined;
   const name = `test_template_${randomBytes(6).toString("hex")}`;
-  const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin((client) => client.query(`create database ${name}`));
+  await onServer(base, (client) => client.query(`create database ${name}`));
   const url = new URL(base);
   url.pathname = `/${name}`;
   // A template is copied only while nobody is connected to it: the pool is closed before any suite starts.
@@ -42,5 +34,5 @@ export default async function template(project: TestProject): Promise<(() => Pro
     await db.destroy();
   }
   project.provide("postgresTemplate", name);
-  return () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined);
+  return () => onServer(base, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined);
 }
