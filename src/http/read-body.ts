@@ -1,12 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { NodeRequest } from "./respond.js";
 
-/** The body, or how large it grew past `limit` (reading stops there). */
-export function readBody(req: NodeRequest, limit: number): Promise<Uint8Array | { tooLarge: number }> {
+/** The body, or how large it grew past `limit` (reading stops there) and whether the caller declared that size. */
+export function readBody(req: NodeRequest, limit: number): Promise<Uint8Array | { tooLarge: number; declared: boolean }> {
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) {
     req.resume();
-    return Promise.resolve({ tooLarge: declared });
+    return Promise.resolve({ tooLarge: declared, declared: true });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -16,7 +16,7 @@ export function readBody(req: NodeRequest, limit: number): Promise<Uint8Array | 
       if (size > limit) {
         cleanup();
         req.resume();
-        resolve({ tooLarge: size });
+        resolve({ tooLarge: size, declared: false });
         return;
       }
       chunks.push(chunk);

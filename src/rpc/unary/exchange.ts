@@ -30,9 +30,10 @@ export function callSignal(res: NodeResponse, timeoutMs: number | undefined): { 
   };
 }
 
-/** connect-node's words for a message over readMaxBytes. */
-export function tooLarge(size: number, limit: number): ConnectError {
-  return new ConnectError(`message size ${size} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted);
+/** connect-node's words for a message over readMaxBytes: a size only when the whole size is known (declared), not the bytes read when reading stopped. */
+export function tooLarge(size: number | undefined, limit: number): ConnectError {
+  const message = size === undefined ? "message size is larger" : `message size ${size} is larger`;
+  return new ConnectError(`${message} than configured readMaxBytes ${limit}`, Code.ResourceExhausted);
 }
 
 /** Head, body and (gRPC) trailers, as connect-node's adapter writes them. */

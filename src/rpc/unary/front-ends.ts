@@ -86,7 +86,7 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
     try {
       if (timeout.error) throw timeout.error;
       const read = await readBody(req, options.readMaxBytes);
-      if (!(read instanceof Uint8Array)) throw tooLarge(read.tooLarge, options.readMaxBytes);
+      if (!(read instanceof Uint8Array)) throw tooLarge(read.declared ? read.tooLarge : undefined, options.readMaxBytes);
       const message: Message = binary ? parseBinaryRequest(method.input, read) : serializationOf(method).getI(false).parse(read);
       const answer = await invoke({ method, message, requestMethod: "POST", url: urlOf(req), header, signal, contextValues, ...deadline(timeout.timeoutMs) });
       answer.header.forEach((value, key) => responseHeader.set(key, value));
