@@ -9,7 +9,10 @@ import { firstFactorLifetimeMs, secondFactorLifetimeMs } from "../domain/user-fa
 import { providerReaches } from "../domain/idp/login-use.js";
 import type { SecondFactorType } from "../domain/user-factor/model.js";
 import { provesPerson, provesSecondFactor, webAuthnAmr } from "../domain/user-webauthn/factor.js";
+import { findSessionRow } from "../domain/session/queries.js";
 import { linkedUser } from "../domain/user/external-identities.js";
+import { loginUserById } from "../domain/user/login-names.js";
+import { passwordState } from "../domain/user/passwords.js";
 import type { Db } from "../store/eventstore.js";
 import { acrOf, withRequestedAcr } from "./acr.js";
 import type { SessionFactorsJson } from "../store/schema.js";
@@ -103,21 +106,12 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   if (payload.result) throw failedPrecondition(`auth request ${id} is finished already`);
   // Consent is the built-in pages' (they grant it at once); a login UI finishes sign-ins only.
   if ((payload.prompt as { name?: string } | undefined)?.name === "consent") throw failedPrecondition(`auth request ${id} waits for consent, not for a sign-in`);
-  const session = await db.selectFrom("sessions").selectAll().where("instance_id", "=", instanceId).where("id", "=", sessionId).executeTakeFirst();
+  const session = await findSessionRow(db, instanceId, sessionId);
   if (!session) throw notFound(`session ${sessionId} not found`);
   if (!constantTimeEqual(session.token_hash, hashToken(sessionToken))) throw permissionDenied("session_token is not the session's current token");
   if (session.expires_at && new Date(session.expires_at).getTime() <= Date.now()) throw failedPrecondition(`session ${sessionId} has expired`);
-  const user = session.user_id
-    ? await db
-        .selectFrom("users")
-        .innerJoin("orgs", (j) => j.onRef("orgs.instance_id", "=", "users.instance_id").onRef("orgs.id", "=", "users.org_id"))
-        .selectAll("users")
-        .where("users.instance_id", "=", instanceId)
-        .where("users.id", "=", session.user_id)
-        .where("users.state", "=", "active")
-        .where("orgs.state", "=", "active")
-        .executeTakeFirst()
-    : undefined;
+  const found = session.user_id ? await loginUserById(db, instanceId, session.user_id) : undefined;
+  const user = found?.state === "active" ? found.row : undefined;
   if (!user) throw failedPrecondition(`session ${sessionId} has no active user`);
   const org = requestedOrg(splitScope(payload.params.scope as string | undefined));
   if (org !== undefined && org !== user.org_id) throw failedPrecondition("the request asks for a user of another organization");
@@ -148,9 +142,9 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   }
   if (byPassword) {
     // The password checked must still be the user's, and one it may keep.
-    const secret = await db.selectFrom("user_secrets").select(["change_required", "changed_at"]).where("instance_id", "=", instanceId).where("user_id", "=", user.id).where("kind", "=", "password").executeTakeFirst();
-    if (!secret || new Date(f.password!.checkedAt).getTime() < new Date(secret.changed_at).getTime()) throw failedPrecondition(`the password of session ${sessionId} has changed since it was checked: check it again`);
-    if (secret.change_required) throw failedPrecondition("the user must choose a new password first (SetPassword with the current one)");
+    const secret = await passwordState(db, instanceId, user.id);
+    if (!secret || new Date(f.password!.checkedAt).getTime() < secret.changedAt.getTime()) throw failedPrecondition(`the password of session ${sessionId} has changed since it was checked: check it again`);
+    if (secret.changeRequired) throw failedPrecondition("the user must choose a new password first (SetPassword with the current one)");
   }
   if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) throw failedPrecondition("the login settings ask for a verified email address: verify the user's first (VerifyEmail)");
   const now = Math.floor(Date.now() / 1000);

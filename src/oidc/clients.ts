@@ -1,7 +1,9 @@
 import { constantTimeEqual } from "../crypto/equal.js";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
-import { findParty, machineParty, type AppParty, type MachineParty, type PartyKey } from "./parties.js";
+import type { AppParty, PartyKey } from "../domain/app/parties.js";
+import { machineParty, type MachineParty } from "../domain/user/machine-parties.js";
+import { findParty } from "./parties.js";
 import { createPublicKey } from "node:crypto";
 import type { OidcAdapter, OidcPayload } from "./payload-adapter.js";
 import { isJwtBearerRequest, scopedDb } from "./request-scope.js";

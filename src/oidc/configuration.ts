@@ -28,7 +28,7 @@ import { OIDC_ROUTES } from "./routes.js";
 import type { KeySet } from "./signing-keys.js";
 import { extraTokenClaims, findAccount, functionClaimsInIdTokens, jwtCustomizer, resourceScope } from "./token-claims.js";
 import { keepRefreshTokenChains } from "./token-chains.js";
-import { JWT_RECORD_MODEL } from "./tokens.js";
+import { JWT_RECORD_MODEL } from "./token-models.js";
 import { recordTokenSignIns } from "./token-sign-ins.js";
 import type { SignInRecorder } from "../domain/audit/sign-ins.js";
 

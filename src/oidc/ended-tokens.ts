@@ -2,10 +2,7 @@ import { sql, type DeleteQueryBuilder, type DeleteResult } from "kysely";
 import { ACCESS_CHANNEL, type AccessEpoch } from "../cache/access-epoch.js";
 import type { Db } from "../store/eventstore.js";
 import type { Database } from "../store/schema.js";
-import { JWT_RECORD_MODEL } from "./tokens.js";
-
-/** The models whose rows keep an access token valid (tokens.ts): what a cached principal stands on. */
-const ACCESS_TOKEN_MODELS = ["AccessToken", JWT_RECORD_MODEL];
+import { ACCESS_TOKEN_MODELS } from "./token-models.js";
 
 export type PayloadDeletion = DeleteQueryBuilder<Database, "oidc_payloads", DeleteResult>;
 

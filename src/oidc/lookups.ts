@@ -2,8 +2,9 @@ import type { AccessEpoch } from "../cache/access-epoch.js";
 import { AccessCache } from "../cache/access-cache.js";
 import { instanceLanguages } from "../domain/settings/language.js";
 import type { Db } from "../store/eventstore.js";
-import { findParty, machineParty, type MachineParty, type Party } from "./parties.js";
-import { activeProjectIds } from "./scopes.js";
+import { machineParty, type MachineParty } from "../domain/user/machine-parties.js";
+import { findParty, type Party } from "./parties.js";
+import { activeProjectIds } from "../domain/project/queries.js";
 
 /** A backstop only: every change that matters advances the access epoch (docs/oidc.md, "Caches"). */
 const TTL_MS = 60_000;
@@ -40,7 +41,7 @@ export class OidcLookups {
   }
 
   machine(db: Db, instanceId: string, by: { username: string } | { userId: string }): Promise<MachineParty | undefined> {
-    // Usernames are unique regardless of case (parties.ts compares them lower-cased).
+    // Usernames are unique regardless of case (domain/user/machine-parties.ts compares them lower-cased).
     const key = "userId" in by ? `${instanceId}\nid\n${by.userId}` : `${instanceId}\nname\n${by.username.toLowerCase()}`;
     return this.#machines.get(key, () => machineParty(db, instanceId, by), keysUnexpired);
   }

@@ -14,7 +14,7 @@ import { JWT_BEARER } from "./clients.js";
 import { loginPages } from "./login/pages.js";
 import { codePages } from "./login/code-pages.js";
 import { serveLoginAsset } from "./login/assets.js";
-import type { VerificationSettings } from "../domain/user/verification.js";
+import type { VerificationSettings } from "../domain/user/code-messages.js";
 import { loginSettingsKind } from "../domain/settings/login.js";
 import { externalLogin } from "./login/external/flow.js";
 import type { Calls } from "./login/external/upstream.js";

@@ -1,11 +1,12 @@
 import type { Principal } from "../domain/authz/principal.js";
 import { principalOf } from "../domain/pat/queries.js";
 import type { Db } from "../store/eventstore.js";
-import { activeAccount } from "./accounts.js";
+import { activeAccount } from "../domain/user/accounts.js";
 import { payloadAdapters } from "./payload-adapter.js";
 import { PLATFORM_AUDIENCE } from "./scopes.js";
 import type { SigningKeys } from "./signing-keys.js";
-import { findAccessToken, JWT_RECORD_MODEL } from "./tokens.js";
+import { JWT_RECORD_MODEL } from "./token-models.js";
+import { findAccessToken } from "./tokens.js";
 
 /**
  * The resource and settings APIs accept OpenID Connect access tokens beside personal access

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { roleGrantsOf, type RoleGrant } from "../domain/grant/queries.js";
 import type { Db } from "../store/eventstore.js";
 import { requestedRoles } from "./scopes.js";
 
@@ -13,41 +13,17 @@ export const ROLES_CLAIM = "urn:platform:iam:org:project:roles";
  */
 export async function roleClaims(db: Db, instanceId: string, userId: string, projectIds: readonly string[], scopes: readonly string[]): Promise<Record<string, unknown>> {
   if (projectIds.length === 0) return {};
-  const rows = await db
-    .selectFrom("user_grants as g")
-    .innerJoin("projects as p", (j) => j.onRef("p.instance_id", "=", "g.instance_id").onRef("p.id", "=", "g.project_id"))
-    .select([
-      "g.project_id",
-      "g.org_id",
-      "g.role_keys",
-      "p.role_assertion",
-      sql<string>`coalesce((select d.domain from org_domains d where d.instance_id = g.instance_id and d.org_id = g.org_id and d.is_primary), '')`.as("domain"),
-    ])
-    .where("g.instance_id", "=", instanceId)
-    .where("g.user_id", "=", userId)
-    .where("g.project_id", "in", projectIds)
-    .where("p.state", "=", "active")
-    .execute();
-  return roleClaimsOf(rows as GrantRow[], scopes);
+  return roleClaimsOf(await roleGrantsOf(db, instanceId, userId, projectIds), scopes);
 }
 
-/** A user's grant on an active project, with its organization's primary domain. */
-export interface GrantRow {
-  project_id: string;
-  org_id: string;
-  role_keys: string[];
-  role_assertion: boolean;
-  domain: string;
-}
-
-/** The role claims of grants already loaded (accounts.ts loads them with the account). */
-export function roleClaimsOf(rows: readonly GrantRow[], scopes: readonly string[]): Record<string, unknown> {
+/** The role claims of grants already loaded (domain/user/accounts.ts loads them with the account). */
+export function roleClaimsOf(rows: readonly RoleGrant[], scopes: readonly string[]): Record<string, unknown> {
   const asked = requestedRoles(scopes);
   const all: Record<string, Record<string, string>> = {};
   const claims: Record<string, unknown> = {};
   for (const row of rows) {
     if (!row.role_assertion && asked.length === 0) continue;
-    const keys = (row.role_keys as string[]).filter((k) => asked.length === 0 || asked.includes(k));
+    const keys = row.role_keys.filter((k) => asked.length === 0 || asked.includes(k));
     if (keys.length === 0) continue;
     const perProject = (claims[`urn:platform:iam:org:project:${row.project_id}:roles`] ??= {}) as Record<string, Record<string, string>>;
     for (const key of keys) {

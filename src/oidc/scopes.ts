@@ -1,3 +1,4 @@
+import { activeProjectIds } from "../domain/project/queries.js";
 import type { Db } from "../store/eventstore.js";
 
 /** The standard scopes of OpenID Connect Core 1.0, section 5.4, and refresh tokens. */
@@ -56,9 +57,4 @@ export async function audienceAndScope(
   });
   const aud = [client.clientId, ...(client.projectId ? [client.projectId] : []), ...requestedProjects(kept)];
   return { aud: [...new Set(aud)], scopes: kept };
-}
-
-export async function activeProjectIds(db: Db, instanceId: string, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await db.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where("id", "in", ids).where("state", "=", "active").execute();
-  return new Set(rows.map((r) => r.id));
 }

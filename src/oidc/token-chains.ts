@@ -4,7 +4,8 @@ import type { AccessEpoch } from "../cache/access-epoch.js";
 import { hashToken } from "../crypto/tokens.js";
 import type { Db } from "../store/eventstore.js";
 import { deletePayloads } from "./ended-tokens.js";
-import { CHAIN_EXTRA, JWT_RECORD_MODEL } from "./tokens.js";
+import { JWT_RECORD_MODEL } from "./token-models.js";
+import { CHAIN_EXTRA } from "./tokens.js";
 
 /**
  * Refresh-token chains: the refresh token of one authorization code exchange, its rotations,

@@ -6,7 +6,7 @@ import { requestOrigin } from "../http/request-origin.js";
 import type { Db } from "../store/eventstore.js";
 import { JWT_BEARER } from "./clients.js";
 import { basicClientId } from "./endpoints/client-auth.js";
-import { refusedMachine, type MachineName } from "./parties.js";
+import { refusedMachine, type MachineName } from "../domain/user/machine-parties.js";
 
 /**
  * Sign-ins at the token endpoint (channel `token`; domain/audit/sign-ins.ts): a machine user

@@ -410,6 +410,8 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
           await tab.getByRole("button", { name: en.notNow }).click();
         });
         expect(first).toMatchObject({ sub: id, amr: ["pwd"] });
+        const events = await server.service.store.db.selectFrom("events").select("event_type").where("aggregate_type", "=", "user").where("aggregate_id", "=", id).execute();
+        expect(events.map((e) => e.event_type), "the answer is the user's event").toContain("user.passkey_prompt.skipped");
         const second = await signInWith(t, withPassword(name), { prompt: "login" });
         expect(second).toMatchObject({ sub: id, amr: ["pwd"] });
         expect(ok(await users.call("ListPasskeys", { id })).result ?? []).toEqual([]);

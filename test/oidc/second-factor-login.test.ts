@@ -334,6 +334,8 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       expect(parseForms(page.html).filter((f) => f.fields.setup !== "skip").map((f) => f.fields.setup)).toEqual(["totp"]);
       page = await b.submit(skip, {}, page.url);
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: ["pwd"], acr: ACR_SFA });
+      const events = await server.service.store.db.selectFrom("events").select("event_type").where("aggregate_type", "=", "user").where("aggregate_id", "=", id).execute();
+      expect(events.map((e) => e.event_type), "the answer is the user's event").toContain("user.mfa_init.skipped");
 
       const next = new Browser(base());
       ({ s, page } = await signIn(next, name));

@@ -36,6 +36,7 @@ const WRITTEN = [
   ...["user.idp.link.added", "user.idp.link.removed", "user.grant.added", "user.grant.changed", "user.grant.cascade.changed", "user.grant.removed"],
   ...["user.totp.added", "user.totp.verified", "user.totp.removed", "user.otp_email.added", "user.otp_email.removed", "user.otp_sms.added", "user.otp_sms.removed"],
   ...["user.recovery_codes.generated", "user.recovery_codes.removed", "user.recovery_code.used"],
+  ...["user.mfa_init.skipped", "user.passkey_prompt.skipped"],
   ...["passkey", "u2f"].flatMap((kind) => ["added", "verified", "removed", "clone_suspected"].map((e) => `user.${kind}.${e}`)),
 ];
 

@@ -46,3 +46,9 @@ export async function searchApps(db: Db, instanceId: string, search: AppSearch) 
   );
   return { ...found, rows: found.rows.map(appView) };
 }
+
+/** The name of the application with this client_id, when it is one of the instance's (what the login pages show). */
+export async function appNameByClientId(db: Db, instanceId: string, clientId: string): Promise<string | undefined> {
+  const row = await db.selectFrom("apps").select("name").where("instance_id", "=", instanceId).where("client_id", "=", clientId).executeTakeFirst();
+  return row?.name;
+}

@@ -251,6 +251,8 @@ const SHOWN_BY_TYPE: Record<string, readonly string[]> = {
   "user.recovery_codes.generated": ["count"],
   "user.recovery_codes.removed": [],
   "user.recovery_code.used": [],
+  "user.mfa_init.skipped": [],
+  "user.passkey_prompt.skipped": [],
   ...Object.fromEntries(
     WEBAUTHN_KINDS.flatMap((kind) => [
       [`user.${kind}.added`, ["id", "rpId"]],

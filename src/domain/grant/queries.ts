@@ -52,3 +52,32 @@ export async function searchUserGrants(db: Db, instanceId: string, search: UserG
   const full = new Map((await grants(db, instanceId).where("user_grants.id", "in", ids).execute()).map((r) => [r.id, r]));
   return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [grantView(full.get(id)!)] : [])) };
 }
+
+/** A user's grant on an active project, with its organization's primary domain: what role claims are made of. */
+export interface RoleGrant {
+  project_id: string;
+  org_id: string;
+  role_keys: string[];
+  role_assertion: boolean;
+  domain: string;
+}
+
+/** The user's grants on these projects, the active ones. */
+export async function roleGrantsOf(db: Db, instanceId: string, userId: string, projectIds: readonly string[]): Promise<RoleGrant[]> {
+  const rows = await db
+    .selectFrom("user_grants as g")
+    .innerJoin("projects as p", (j) => j.onRef("p.instance_id", "=", "g.instance_id").onRef("p.id", "=", "g.project_id"))
+    .select([
+      "g.project_id",
+      "g.org_id",
+      "g.role_keys",
+      "p.role_assertion",
+      sql<string>`coalesce((select d.domain from org_domains d where d.instance_id = g.instance_id and d.org_id = g.org_id and d.is_primary), '')`.as("domain"),
+    ])
+    .where("g.instance_id", "=", instanceId)
+    .where("g.user_id", "=", userId)
+    .where("g.project_id", "in", projectIds)
+    .where("p.state", "=", "active")
+    .execute();
+  return rows as RoleGrant[];
+}

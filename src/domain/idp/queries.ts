@@ -99,3 +99,8 @@ export async function searchIdps(db: Db, asked: ContextRef, search: IdpSearch) {
   const state = await pageState(db, rows[0], instanceId, AGGREGATE);
   return { rows: (rows as unknown as WithPolicies[]).map((row) => viewOf(row, asked)), total, state };
 }
+
+/** A provider visible in the instance (the system's or the instance's own) with its sealed client secret: for calling it, never for showing. */
+export function idpWithSecret(db: Db, instanceId: string, id: string) {
+  return db.selectFrom("idps").select(["id", "type", "name", "config", "client_secret"]).where("id", "=", id).where("instance_id", "in", ["", instanceId]).executeTakeFirst();
+}

@@ -2,7 +2,7 @@ import type { Db } from "../../store/eventstore.js";
 import { BOOTSTRAP_PRINCIPAL } from "../authz/principal.js";
 import { addMachineUser, addUser, userRowForUpdate } from "../user/commands.js";
 import { issueInvite, requestPasswordReset } from "../user/password-reset.js";
-import type { VerificationSettings } from "../user/verification.js";
+import type { VerificationSettings } from "../user/code-messages.js";
 import { addMembership } from "../membership/commands.js";
 import { addPersonalAccessToken } from "../pat/commands.js";
 import { addInstance } from "./commands.js";

@@ -3,6 +3,7 @@ import type { Db } from "../../store/eventstore.js";
 import type { Database } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { AGGREGATE as ORG_AGGREGATE } from "../org/model.js";
+import { validatesOrgDomains } from "../settings/domain.js";
 import { domainView } from "./model.js";
 
 export type DomainFilter = { domain: { value: string; match: TextMatch } } | { primary: boolean } | { verified: boolean };
@@ -48,6 +49,24 @@ export async function orgOfDomain(db: Db, instanceId: string, domain: string): P
     .select("org_id")
     .where("instance_id", "=", instanceId)
     .where("domain", "=", domain.toLowerCase())
+    .executeTakeFirst();
+  return row?.org_id;
+}
+
+/**
+ * The active organization a login domain (after a login name's "@") routes to. While the
+ * domain settings ask for verification, unverified domains route no login.
+ */
+export async function activeOrgOfLoginDomain(db: Db, instanceId: string, domain: string): Promise<string | undefined> {
+  const verifiedOnly = await validatesOrgDomains(db, instanceId);
+  const row = await db
+    .selectFrom("org_domains as d")
+    .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "d.instance_id").onRef("o.id", "=", "d.org_id"))
+    .select("d.org_id")
+    .where("d.instance_id", "=", instanceId)
+    .where("o.state", "=", "active")
+    .where((eb) => eb(eb.fn("lower", [eb.ref("d.domain")]), "=", domain.toLowerCase()))
+    .$if(verifiedOnly, (q) => q.where((d) => d.or([d("d.is_verified", "=", true), d("d.is_primary", "=", true)])))
     .executeTakeFirst();
   return row?.org_id;
 }

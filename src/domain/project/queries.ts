@@ -70,3 +70,9 @@ export async function searchProjectRoles(db: Db, instanceId: string, projectId: 
   );
   return { ...found, rows: found.rows.map((role) => roleView(role, project)) };
 }
+
+/** Which of these projects the instance has, active: a token's audience names only those. */
+export async function activeProjectIds(db: Db, instanceId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where("id", "in", ids).where("state", "=", "active").execute();
+  return new Set(rows.map((r) => r.id));
+}

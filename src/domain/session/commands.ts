@@ -15,9 +15,9 @@ import { checkSecondFactors, sendSignInCode } from "../user-factor/checks.js";
 import { secondFactorDue } from "../user-factor/due.js";
 import type { CodeCheck } from "../user-factor/model.js";
 import { loginUserById, userByLoginName, type LoginUser } from "../user/login-names.js";
-import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
-import { checkStoredPassword } from "../user/passwords.js";
-import type { VerificationSettings } from "../user/verification.js";
+import { clearFailedChecks } from "../user/lockout.js";
+import { checkSignInPassword } from "../user/password-check.js";
+import type { VerificationSettings } from "../user/code-messages.js";
 import { AGGREGATE, CODE_CHECKS, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks } from "./model.js";
 import { constantTimeEqual } from "../../crypto/equal.js";
 import { checkIdpIntent, recordIdpIntentCheck } from "./idp-intent-check.js";
@@ -34,7 +34,7 @@ import { rowUser, stateRefusal, type SignInCheck, type SignInRecorder } from "..
 
 export interface SessionDeps {
   hasher: PasswordHasher;
-  /** The master key's box and the sign-in codes' lifetime and outbox (domain/user/verification.ts). */
+  /** The master key's box and the sign-in codes' lifetime and outbox (domain/user/code-messages.ts). */
   codes: VerificationSettings;
   /** The login settings' kind with the configured lockout default. */
   loginSettings: SettingsKind;
@@ -281,14 +281,10 @@ async function checkedFirstFactors(
     }
   }
   if (checks.password !== undefined) {
-    const checked = await checkStoredPassword(deps.hasher, found.password, checks.password);
+    const maxAttempts = async () => (await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings)).maxPasswordAttempts;
+    const checked = await checkSignInPassword(store, deps.hasher, actor.instanceId, found, checks.password, maxAttempts);
     record({ method: "password", outcome: checked.ok ? "succeeded" : "wrong_password", user: rowUser(user) });
-    if (!checked.ok) {
-      const { maxPasswordAttempts } = await loginSettingsOf(store.db, actor.instanceId, user.org_id, deps.loginSettings);
-      const { locked } = await store.transact((tx) => recordFailedCheck(tx, actor.instanceId, user.id, maxPasswordAttempts));
-      if (locked) store.accessChanged();
-      throw wrongLogin();
-    }
+    if (!checked.ok) throw wrongLogin();
     // A right password alone clears the count only when no second factor is to follow: else
     // typing it again would give back the guesses at a code (a right code clears it).
     if (!CODE_CHECKS.some(([name]) => checks[name] !== undefined) && user.failed_checks > 0) {

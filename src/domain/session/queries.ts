@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Db, Tx } from "../../store/eventstore.js";
-import type { SessionFactorsJson } from "../../store/schema.js";
+import type { SessionFactorsJson, SessionRow } from "../../store/schema.js";
 import { prepared } from "../../store/prepared.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { notFound } from "../errors.js";
@@ -86,4 +86,9 @@ export async function sessionOwner(db: Db, instanceId: string, id: string): Prom
 export async function holdsSessionToken(db: Db, instanceId: string, id: string, token: string): Promise<boolean> {
   const [row] = await tokenOf(db, { instanceId, id });
   return row !== undefined && constantTimeEqual(row.token_hash, hashToken(token));
+}
+
+/** The session's row as stored, if there is one. */
+export function findSessionRow(db: Db, instanceId: string, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom("sessions").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
 }

@@ -8,7 +8,7 @@ import { failedPrecondition } from "../errors.js";
 import { issueCodeMessage } from "../user/code-messages.js";
 import { changeUser } from "../user/commands.js";
 import { recordFailedCheck, clearFailedChecks } from "../user/lockout.js";
-import type { VerificationSettings } from "../user/verification.js";
+import type { VerificationSettings } from "../user/code-messages.js";
 import type { CodeCheck } from "./model.js";
 import { recoveryCodeHash } from "./recovery-codes.js";
 import { totpStep } from "./totp.js";

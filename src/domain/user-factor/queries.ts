@@ -1,3 +1,4 @@
+import type { SecretBox } from "../../crypto/encryption.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import { AUTH_METHODS, type AuthMethod, type SecondFactorType } from "./model.js";
@@ -58,4 +59,10 @@ export async function authMethodsOf(db: Db, user: UserRow): Promise<AuthMethod[]
     recovery_codes: ready.recoveryCodes > 0,
   };
   return AUTH_METHODS.filter((m) => has[m]);
+}
+
+/** The secret of a TOTP added and not verified yet (to show again beside a wrong first code); undefined when none is pending. */
+export async function pendingTotpSecret(db: Db, box: SecretBox, instanceId: string, userId: string): Promise<string | undefined> {
+  const row = await db.selectFrom("user_factors").select(["sealed_secret", "state"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("type", "=", "totp").executeTakeFirst();
+  return row?.state === "pending" && row.sealed_secret ? box.decrypt(row.sealed_secret) : undefined;
 }

@@ -1,10 +1,23 @@
+import type { SecretBox } from "../../crypto/encryption.js";
 import { issueCode, type CodePurpose } from "../notification/codes.js";
-import { KINDS, type MessageKind } from "../notification/kinds.js";
+import { KINDS, type Channel, type MessageKind } from "../notification/kinds.js";
 import { recordNotification } from "../notification/record.js";
 import type { Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
-import type { VerificationSettings } from "./verification.js";
+
+/** The codes a user is sent (verification.ts, password-reset.ts, sign-in codes) and their messages: the master key's box, lifetimes, links. */
+export interface VerificationSettings {
+  box: SecretBox;
+  /** How long a code lasts: per channel (PLATFORM_CODE_TTL_EMAIL, PLATFORM_CODE_TTL_PHONE), an invitation's (PLATFORM_CODE_TTL_INVITE), and a sign-in code's (PLATFORM_CODE_TTL_OTP). */
+  codeTtlMs: Record<Channel, number> & { invite: number; otp: number };
+  /** A message not sent within this fails (PLATFORM_NOTIFICATION_MAX_AGE). */
+  messageMaxAgeMs: number;
+  /** At most one password reset code per user this often (PLATFORM_PASSWORD_RESET_INTERVAL). */
+  resetIntervalMs: number;
+  /** The pages of the login UI that messages link to: paths of the instance's address, with the user and code in the query. */
+  paths: Record<"verifyEmail" | "resetPassword" | "acceptInvite", (userId: string, code: string) => string>;
+}
 
 export interface CodeMessage {
   actor: Actor;

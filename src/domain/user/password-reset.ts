@@ -3,10 +3,9 @@ import type { Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, resourceExhausted } from "../errors.js";
-import { issueCodeMessage } from "./code-messages.js";
+import { issueCodeMessage, type VerificationSettings } from "./code-messages.js";
 import { changeUser, storePassword, userRowForUpdate } from "./commands.js";
 import { AGGREGATE } from "./model.js";
-import type { VerificationSettings } from "./verification.js";
 
 /**
  * Password reset and invitations: a code by email that sets a password without the current

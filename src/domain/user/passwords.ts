@@ -41,10 +41,23 @@ export async function checkStoredPassword(hasher: PasswordHasher, stored: Stored
   return { ok: true, hash: stored.hash };
 }
 
-/** When the user's password was last set (by anyone: itself, an administrator, a reset), if it has one. */
+/**
+ * The user's password without its hash, if it has one: when it was last set (by anyone: itself,
+ * an administrator, a reset) and whether the user must choose a new one.
+ */
+export async function passwordState(db: Db, instanceId: string, userId: string): Promise<{ changedAt: Date; changeRequired: boolean } | undefined> {
+  const row = await db
+    .selectFrom("user_secrets")
+    .select(["changed_at", "change_required"])
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", "password")
+    .executeTakeFirst();
+  return row && { changedAt: new Date(row.changed_at), changeRequired: row.change_required };
+}
+
 export async function passwordChangedAt(db: Db, instanceId: string, userId: string): Promise<Date | undefined> {
-  const row = await db.selectFrom("user_secrets").select("changed_at").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
-  return row && new Date(row.changed_at);
+  return (await passwordState(db, instanceId, userId))?.changedAt;
 }
 
 /**

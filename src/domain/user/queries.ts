@@ -137,7 +137,7 @@ function sortExpression(eb: ExpressionBuilder<Database, "users">, sort: UserSort
 }
 
 /** The organization a user belongs to, for authorization in its context. */
-export async function orgOfUser(db: Db, instanceId: string, id: string): Promise<string | undefined> {
+export async function orgOfUser(db: Db | Tx, instanceId: string, id: string): Promise<string | undefined> {
   const row = await db.selectFrom("users").select("org_id").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirst();
   return row?.org_id;
 }

@@ -1,11 +1,10 @@
-import type { SecretBox } from "../../crypto/encryption.js";
 import { consumeCode, type CodePurpose } from "../notification/codes.js";
 import type { Channel } from "../notification/kinds.js";
 import type { Tx } from "../../store/eventstore.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";
-import { issueCodeMessage } from "./code-messages.js";
+import { issueCodeMessage, type VerificationSettings } from "./code-messages.js";
 import { issueInvite } from "./password-reset.js";
 import { changeUser, userRowForUpdate } from "./commands.js";
 
@@ -15,18 +14,6 @@ import { changeUser, userRowForUpdate } from "./commands.js";
  * (`returnCode`, for callers that deliver it themselves), and the code's check. Events say
  * that a code was issued or the contact verified; never the code.
  */
-
-export interface VerificationSettings {
-  box: SecretBox;
-  /** How long a code lasts: per channel (PLATFORM_CODE_TTL_EMAIL, PLATFORM_CODE_TTL_PHONE), an invitation's (PLATFORM_CODE_TTL_INVITE), and a sign-in code's (PLATFORM_CODE_TTL_OTP). */
-  codeTtlMs: Record<Channel, number> & { invite: number; otp: number };
-  /** A message not sent within this fails (PLATFORM_NOTIFICATION_MAX_AGE). */
-  messageMaxAgeMs: number;
-  /** At most one password reset code per user this often (PLATFORM_PASSWORD_RESET_INTERVAL). */
-  resetIntervalMs: number;
-  /** The pages of the login UI that messages link to: paths of the instance's address, with the user and code in the query. */
-  paths: Record<"verifyEmail" | "resetPassword" | "acceptInvite", (userId: string, code: string) => string>;
-}
 
 const CONTACT = {
   email: { purpose: "verify_email", event: "user.email", address: (u: UserRow) => u.email, verified: (u: UserRow) => u.email_verified === true, column: "email_verified" },

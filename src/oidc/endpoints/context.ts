@@ -1,7 +1,8 @@
 import type { ActionFunctions } from "../../actions/functions.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { Db } from "../../store/eventstore.js";
-import { JWT_RECORD_MODEL, findAccessToken, type AccessTokenRecord } from "../tokens.js";
+import { JWT_RECORD_MODEL } from "../token-models.js";
+import { findAccessToken, type AccessTokenRecord } from "../tokens.js";
 import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";
 import type { KeySet } from "../signing-keys.js";
 import type { OidcLookups } from "../lookups.js";

@@ -1,5 +1,6 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { activeAccountWithGrants, claimsOf } from "../accounts.js";
+import { activeAccountWithGrants } from "../../domain/user/accounts.js";
+import { claimsOf } from "../accounts.js";
 import { roleClaimsOf } from "../roles.js";
 import { OIDC_ROUTES } from "../routes.js";
 import { authenticateClient, type ClientAuthMethod } from "./client-auth.js";

@@ -1,6 +1,7 @@
 import { FunctionError } from "../../actions/functions.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { activeAccountWithGrants, claimsOf } from "../accounts.js";
+import { activeAccountWithGrants } from "../../domain/user/accounts.js";
+import { claimsOf } from "../accounts.js";
 import { roleClaimsOf } from "../roles.js";
 import { lookUpAccessToken, type EndpointContext } from "./context.js";
 import { OAuthError, sendJson } from "./oauth-response.js";

@@ -4,7 +4,8 @@ import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Db } from "../../store/eventstore.js";
 import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
 import { issueAccessToken } from "../issue.js";
-import { machineParty, type PartyKey } from "../parties.js";
+import type { PartyKey } from "../../domain/app/parties.js";
+import { machineParty } from "../../domain/user/machine-parties.js";
 import { claimAssertion } from "../payload-adapter.js";
 import { audienceAndScope, isKnownScope, splitScope } from "../scopes.js";
 

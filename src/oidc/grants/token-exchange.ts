@@ -2,14 +2,15 @@ import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../../config/config.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Db } from "../../store/eventstore.js";
-import { claimsOf, type Account } from "../accounts.js";
+import type { Account } from "../../domain/user/accounts.js";
+import { claimsOf } from "../accounts.js";
 import { EXCHANGE_GTY, saveExchange, type Actor } from "../exchange-grants.js";
 import { issueAccessToken, PLATFORM_RESOURCE } from "../issue.js";
 import { payloadAdapters } from "../payload-adapter.js";
 import { roleClaims, ROLES_CLAIM } from "../roles.js";
 import { requestedProjects, STANDARD_SCOPES } from "../scopes.js";
 import type { KeySet } from "../signing-keys.js";
-import { JWT_RECORD_MODEL } from "../tokens.js";
+import { JWT_RECORD_MODEL } from "../token-models.js";
 import { exchangeAudience, exchangeScopes } from "./exchange-rules.js";
 import { TOKEN_TYPE, verifyExchangeToken } from "./exchange-tokens.js";
 

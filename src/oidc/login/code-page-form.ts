@@ -1,3 +1,4 @@
+import { orgOfUser } from "../../domain/user/queries.js";
 import type { ServerResponse } from "node:http";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
@@ -47,6 +48,6 @@ export async function postedCodeForm(p: CodePage, title: string, again: (form: R
     return undefined;
   }
   const userId = (form.user ?? "").slice(0, 200);
-  const known = userId !== "" && (await c.db.selectFrom("users").select("id").where("instance_id", "=", c.instanceId).where("id", "=", userId).executeTakeFirst()) !== undefined;
+  const known = userId !== "" && (await orgOfUser(c.db, c.instanceId, userId)) !== undefined;
   return { form, userId: known ? userId : "", code: (form.code ?? "").slice(0, 64) };
 }

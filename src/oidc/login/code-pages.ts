@@ -1,3 +1,4 @@
+import { findUserRow } from "../../domain/user/queries.js";
 import { defaultOrgOf } from "../../domain/user/login-names.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { ACCEPT_INVITE_PATH, onwardPath, RESET_PASSWORD_PATH, VERIFY_EMAIL_PATH } from "./code-links.js";
@@ -27,7 +28,7 @@ export async function codePages(req: NodeRequest, res: NodeResponse, c: LoginCon
   if (!page) return false;
   const returnTo = onwardPath(url.searchParams.get("returnTo"));
   const asked = { user: (url.searchParams.get("user") ?? "").slice(0, 200), code: (url.searchParams.get("code") ?? "").slice(0, 64), ...(returnTo && { returnTo }) };
-  const user = asked.user ? await c.db.selectFrom("users").select(["org_id", "preferred_language"]).where("instance_id", "=", c.instanceId).where("id", "=", asked.user).executeTakeFirst() : undefined;
+  const user = asked.user ? await findUserRow(c.db, c.instanceId, asked.user) : undefined;
   const orgId = user?.org_id ?? (await defaultOrgOf(c.db, c.instanceId));
   // The person's own language first, as in the message that brought them here.
   const [lang, look] = await Promise.all([loginLanguage(c.db, { instanceId: c.instanceId, orgId }, user?.preferred_language ?? undefined, req.headers["accept-language"]), lookOf(c, { orgId })]);

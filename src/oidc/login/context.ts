@@ -2,7 +2,7 @@ import type Provider from "oidc-provider";
 import type { SignInRecorder } from "../../domain/audit/sign-ins.js";
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
-import type { VerificationSettings } from "../../domain/user/verification.js";
+import type { VerificationSettings } from "../../domain/user/code-messages.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import type { Db, Tx } from "../../store/eventstore.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
@@ -36,7 +36,7 @@ export interface LoginContext {
   /** Signs the forms of an interaction (derived from the master key per instance). */
   csrfKey: string;
   maxBodyBytes: number;
-  /** Codes by message: email verification, password reset, invitations (domain/user/verification.ts). */
+  /** Codes by message: email verification, password reset, invitations (domain/user/code-messages.ts). */
   codes: VerificationSettings;
   /** A "Forgot password?" request is answered no sooner than this (PLATFORM_PASSWORD_RESET_ANSWER_TIME). */
   resetAnswerMs: number;

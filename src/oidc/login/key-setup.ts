@@ -1,3 +1,4 @@
+import { webAuthnDeviceType } from "../../domain/user-webauthn/queries.js";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { DomainError } from "../../domain/errors.js";
 import type { LoginSettings } from "../../domain/settings/login.js";
@@ -5,6 +6,7 @@ import { secondFactorChecked, secondFactorDue, vouchedForElsewhere } from "../..
 import { usableFactors } from "../../domain/user-factor/queries.js";
 import { webAuthnAmr } from "../../domain/user-webauthn/factor.js";
 import { finishRegistration, removeWebAuthnKey, startRegistration } from "../../domain/user-webauthn/registration.js";
+import { putOffSetUp } from "../../domain/user/put-off-set-ups.js";
 import type { UserRow, WebAuthnKind } from "../../store/schema.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { signInSettingsOf } from "./org-settings.js";
@@ -61,7 +63,7 @@ export async function passkeyOfferSubmit(s: PromptStep, form: Record<string, str
   const settings = await signInSettingsOf(s, user.org_id);
   if (!(await passkeyOfferDue(s, user, settings, p, false))) return s.proceed(p);
   if (form.choice !== "skip") return askKeyRegistration(s, p, user, "passkey", false, 400, t.formExpired);
-  await c.db.updateTable("users").set({ passkey_prompt_skipped_at: new Date() }).where("instance_id", "=", c.instanceId).where("id", "=", user.id).execute();
+  await c.transact((tx) => putOffSetUp(tx, pageActor(s, user.id), user.id, "passkey"));
   // The offer started a registration: "Not now" leaves no pending passkey behind.
   const kept = await takeChallenge(s, "register");
   if (kept && kept.userId === user.id && kept.kind === "passkey") {
@@ -142,8 +144,8 @@ export async function keySetupSubmit(s: PromptStep, form: Record<string, string>
       },
     ));
   if (!registered) return askKeyRegistration(s, p, user, kept.kind, kept.forced, 400, t.webauthnRegistrationFailed);
-  const key = await c.db.selectFrom("user_webauthn_keys").select("device_type").where("instance_id", "=", c.instanceId).where("id", "=", kept.keyId).executeTakeFirstOrThrow();
+  const deviceType = (await webAuthnDeviceType(c.db, c.instanceId, kept.keyId)) ?? "singleDevice";
   // A passkey is registered only with user verification (registration.ts).
-  const amr = webAuthnAmr({ kind: kept.kind, userVerified: kept.kind === "passkey", deviceType: key.device_type ?? "singleDevice" });
+  const amr = webAuthnAmr({ kind: kept.kind, userVerified: kept.kind === "passkey", deviceType });
   await s.proceed({ ...p, amr: [...p.amr, ...amr], passkeyOffered: true });
 }

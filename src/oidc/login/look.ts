@@ -1,10 +1,11 @@
+import { appNameByClientId } from "../../domain/app/queries.js";
 import { resolveBranding, type Branding } from "../../domain/settings/branding.js";
 import { instanceName } from "../../domain/instance/queries.js";
 import { orgName } from "../../domain/org/queries.js";
 import { defaultOrgOf } from "../../domain/user/login-names.js";
 import type { Db } from "../../store/eventstore.js";
 import { loginLanguage } from "./language.js";
-import type { Frame } from "./render.js";
+import type { Language } from "./texts/index.js";
 
 /**
  * Whose login a page is: the branding of the login's organization, its name (shown where no
@@ -23,11 +24,16 @@ export interface Look {
   appName?: string;
 }
 
+/** What every page of a login shows around its content: its language and whose login it is. */
+export interface Frame {
+  lang: Language;
+  look: Look;
+}
+
 /** The name of the application with this client_id, when it is one of the instance's. */
 async function appNameOf(db: Db, instanceId: string, clientId: string): Promise<string | undefined> {
   if (clientId.length > 200) return undefined;
-  const row = await db.selectFrom("apps").select("name").where("instance_id", "=", instanceId).where("client_id", "=", clientId).executeTakeFirst();
-  return row?.name;
+  return appNameByClientId(db, instanceId, clientId);
 }
 
 export async function lookOf(c: { db: Db; instanceId: string }, where: { orgId: string; clientId?: unknown }): Promise<Look> {

@@ -1,4 +1,6 @@
+import { pendingTotpSecret } from "../../domain/user-factor/queries.js";
 import { findUserRow } from "../../domain/user/queries.js";
+import { putOffSetUp } from "../../domain/user/put-off-set-ups.js";
 import QRCode from "qrcode";
 import { DomainError } from "../../domain/errors.js";
 import type { LoginSettings } from "../../domain/settings/login.js";
@@ -84,19 +86,16 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
   const setup = form.setup ?? "";
   if (setup === "skip") {
     if (settings.mfaInitSkipLifetimeMs === 0) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
-    await c.db.updateTable("users").set({ mfa_init_skipped_at: new Date() }).where("instance_id", "=", c.instanceId).where("id", "=", user.id).execute();
+    await c.transact((tx) => putOffSetUp(tx, actor, user.id, "secondFactor"));
     return s.proceed(p);
   }
   if (setup === "choose") return askMfaSetup(s, p, user, settings);
   if (setup === "totp-verify") {
     if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return askMfaSetup(s, p, user, settings, 429, t.tooManyAttempts);
-    const pending = await c.db.selectFrom("user_factors").select(["sealed_secret", "state"]).where("instance_id", "=", c.instanceId).where("user_id", "=", user.id).where("type", "=", "totp").executeTakeFirst();
-    if (pending?.state !== "pending" || !pending.sealed_secret) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
+    const secret = await pendingTotpSecret(c.db, c.codes.box, c.instanceId, user.id);
+    if (secret === undefined) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
     const verified = await c.transact((tx) => verifyTotp(tx, actor, c.codes.box, user.id, form.code ?? "")).catch(ignoreDomainError);
-    if (!verified) {
-      const secret = c.codes.box.decrypt(pending.sealed_secret);
-      return askTotpCode(s, p, totpUri(secret, s.look.instanceName, user.username), secret, 400, fieldError("code", t.codeInvalid));
-    }
+    if (!verified) return askTotpCode(s, p, totpUri(secret, s.look.instanceName, user.username), secret, 400, fieldError("code", t.codeInvalid));
     return s.proceed({ ...p, amr: [...p.amr, "otp"] });
   }
   const factor = offered(s, user, settings).find((f) => f === setup);

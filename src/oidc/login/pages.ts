@@ -1,8 +1,7 @@
 import { createHmac } from "node:crypto";
 import type Provider from "oidc-provider";
-import { checkStoredPassword } from "../../domain/user/passwords.js";
+import { checkSignInPassword } from "../../domain/user/password-check.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { recordFailedCheck } from "../../domain/user/lockout.js";
 import { OAuthError, readForm } from "../endpoints/oauth-response.js";
 import { requestedOrg, splitScope } from "../scopes.js";
 import { sameToken } from "./form-token.js";
@@ -104,13 +103,9 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
     res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
     return askPassword(429, t.tooManyAttempts);
   }
-  const checked = form.password ? await checkStoredPassword(c.hasher, user.password, form.password) : { ok: false as const };
+  const checked = await checkSignInPassword(c, c.hasher, c.instanceId, user, form.password, async () => settings.maxPasswordAttempts);
   recordSignIn(steps, { method: "password", outcome: checked.ok ? "succeeded" : "wrong_password", user });
-  if (!checked.ok) {
-    const { locked } = await c.transact((tx) => recordFailedCheck(tx, c.instanceId, user.id, settings.maxPasswordAttempts));
-    if (locked) c.accessChanged();
-    return locked ? askLoginName(403, loginName, t.userLocked) : askPassword(401, fieldError("password", t.wrongPassword));
-  }
+  if (!checked.ok) return checked.locked ? askLoginName(403, loginName, t.userLocked) : askPassword(401, fieldError("password", t.wrongPassword));
   await continueSignIn(steps, { userId: user.id, amr: ["pwd"] });
 }
 

@@ -1,3 +1,4 @@
+import { passwordState } from "../../domain/user/passwords.js";
 import { storePassword } from "../../domain/user/commands.js";
 import type { Db } from "../../store/eventstore.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
@@ -13,8 +14,7 @@ import { pageActor } from "./page-origin.js";
  */
 
 export async function passwordChangeRequired(db: Db, instanceId: string, userId: string): Promise<boolean> {
-  const row = await db.selectFrom("user_secrets").select("change_required").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
-  return row?.change_required ?? false;
+  return (await passwordState(db, instanceId, userId))?.changeRequired ?? false;
 }
 
 export function askNewPassword(s: SignInStep, p: SignInProgress, status = 200, error?: FormError): void {

@@ -1,3 +1,4 @@
+import { orgByIdOrDomain } from "../../domain/org/queries.js";
 import { chosenPassword, passwordHint } from "./new-password.js";
 import { passwordPolicyOf } from "../../domain/user/passwords.js";
 import { DomainError } from "../../domain/errors.js";
@@ -57,7 +58,7 @@ async function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: F
  */
 async function allowed(s: PromptStep): Promise<string | undefined> {
   const orgId = await loginOrgOf(s.c, s.requestedOrg);
-  const active = await s.c.db.selectFrom("orgs").select("id").where("instance_id", "=", s.c.instanceId).where("id", "=", orgId).where("state", "=", "active").executeTakeFirst();
+  const active = (await orgByIdOrDomain(s.c.db, s.c.instanceId, { id: orgId }))?.state === "active";
   return active && (await settingsOf(s.c, orgId)).allowRegister ? orgId : undefined;
 }
 

@@ -1,19 +1,13 @@
 import { escapeHtml } from "../../http/escape-html.js";
-import type { Look } from "./look.js";
+import type { Frame, Look } from "./look.js";
 import { stylesheet } from "./stylesheet.js";
-import { TEXTS, type Language, type Texts } from "./texts/index.js";
+import { TEXTS, type Texts } from "./texts/index.js";
 
 // The pages' view kit hands the escape to every page with the rest of its HTML helpers.
 export { escapeHtml };
 
 /** The name the watermark gives, unless the branding disables it. */
 export const PRODUCT_NAME = "Platform Identity";
-
-/** What every page of a login shows around its content: its language and whose login it is. */
-export interface Frame {
-  lang: Language;
-  look: Look;
-}
 
 /** A text with `{app}` in it, the application's name in bold. */
 function withApp(template: string, app: string): string {

@@ -1,6 +1,6 @@
 import { findUserRow } from "../../domain/user/queries.js";
 import { outlivedByPassword, passwordChangedAt } from "../../domain/user/passwords.js";
-import { activeAccount, type Account } from "../accounts.js";
+import { activeAccount, type Account } from "../../domain/user/accounts.js";
 import { buttonForm, errorBody, escapeHtml, forgotPasswordLink, hiddenField, links, passwordForm, shownLoginName } from "./render.js";
 import type { PromptStep } from "./context.js";
 import { finishLogin, knownAccountsOf } from "./finish.js";

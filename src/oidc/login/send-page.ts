@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { NodeResponse } from "../../http/respond.js";
-import { page, type Frame } from "./render.js";
+import type { Frame } from "./look.js";
+import { page } from "./render.js";
 import { TEXTS, type Texts } from "./texts/index.js";
 
 /**

@@ -49,7 +49,7 @@ import { loginSettingsService } from "./settings/login.js";
 import { messageTextSettingsService } from "./settings/message-text.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
 import type { ProviderSender } from "../../notifications/providers/sender.js";
-import type { VerificationSettings } from "../../domain/user/verification.js";
+import type { VerificationSettings } from "../../domain/user/code-messages.js";
 import { healthService, type WatchStreams } from "./health.js";
 import { PlatformSessions } from "../../../gen/platform/resources/session/v3alpha/session_service_pb.js";
 import type { SessionDeps } from "../../domain/session/commands.js";

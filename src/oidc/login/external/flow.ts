@@ -5,23 +5,22 @@ import { DomainError } from "../../../domain/errors.js";
 import { addUser, patchUser } from "../../../domain/user/commands.js";
 import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail } from "../../../domain/user/external-identities.js";
 import { providerReaches } from "../../../domain/idp/login-use.js";
-import { checkStoredPassword } from "../../../domain/user/passwords.js";
+import { checkSignInPassword } from "../../../domain/user/password-check.js";
 import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
 import type { Logger } from "../../../log/logger.js";
 import { USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
-import type { Db } from "../../../store/eventstore.js";
 import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
-import { recordFailedCheck } from "../../../domain/user/lockout.js";
 import { loginLanguage } from "../language.js";
 import type { LoginContext } from "../context.js";
 import { sameToken } from "../form-token.js";
 import { sendPage } from "../send-page.js";
-import { errorBody, escapeHtml, fieldError, shownLoginName, type Frame, type FormError } from "../render.js";
-import { fallbackFrame, lookOf, type Look } from "../look.js";
+import { errorBody, escapeHtml, fieldError, shownLoginName, type FormError } from "../render.js";
+import { fallbackFrame, lookOf, type Frame, type Look } from "../look.js";
 import { LOGIN_PATH } from "../paths.js";
 import { TEXTS, type Language, type Texts } from "../texts/index.js";
-import { userByLoginName } from "../../../domain/user/login-names.js";
+import { loginUserById, userByLoginName, type LoginUser } from "../../../domain/user/login-names.js";
+import { findUserRow } from "../../../domain/user/queries.js";
 import { continueSignIn } from "../sign-in.js";
 import { pageActor, recordSignIn } from "../page-origin.js";
 import { stateRefusal, type SignInUser } from "../../../domain/audit/sign-ins.js";
@@ -236,18 +235,16 @@ class Step {
   async candidate(record: LoginRecord, options: IdpOptions): Promise<{ id: string; loginName: string; username: string } | undefined> {
     const { user } = record;
     const orgId = record.restricted ? record.orgId : undefined;
-    let id: string | undefined;
+    let found: LoginUser | undefined;
     if (options.autoLinking === "AUTO_LINKING_OPTION_USERNAME" && user.username) {
-      const found = await userByLoginName(this.c.db, this.c.instanceId, user.username, orgId);
-      if (found?.state === "active") id = found.id;
+      found = await userByLoginName(this.c.db, this.c.instanceId, user.username, orgId);
     } else if (options.autoLinking === "AUTO_LINKING_OPTION_EMAIL" && user.email && user.emailVerified) {
-      const found = await usersWithVerifiedEmail(this.c.db, this.c.instanceId, user.email, orgId);
-      if (found.length === 1) id = found[0];
+      const ids = await usersWithVerifiedEmail(this.c.db, this.c.instanceId, user.email, orgId);
+      if (ids.length === 1) found = await loginUserById(this.c.db, this.c.instanceId, ids[0]!);
     }
-    if (!id || (await hasLinkTo(this.c.db, this.c.instanceId, id, record.idpId))) return undefined;
-    const { orgId: userOrg, ...names } = await loginNameOf(this.c.db, this.c.instanceId, id);
-    if (!(await providerReaches(this.c.db, this.c.instanceId, userOrg, record.idpId))) return undefined;
-    return { id, ...names };
+    if (found?.state !== "active" || (await hasLinkTo(this.c.db, this.c.instanceId, found.id, record.idpId))) return undefined;
+    if (!(await providerReaches(this.c.db, this.c.instanceId, found.orgId, record.idpId))) return undefined;
+    return { id: found.id, loginName: found.loginName, username: found.row.username };
   }
 
   askLink(status: number, record: LoginRecord, options: IdpOptions, candidate: { loginName: string; username?: string } | undefined, error?: FormError): void {
@@ -299,14 +296,10 @@ class Step {
       this.res.setHeader("retry-after", String(guards.perIp.retryAfterS()));
       return again(429, this.t.tooManyAttempts);
     }
-    const checked = form.password ? await checkStoredPassword(this.c.hasher, user.password, form.password) : { ok: false as const };
+    const maxAttempts = async () => (await settingsOf(this.c, user.orgId)).maxPasswordAttempts;
+    const checked = await checkSignInPassword(this.c, this.c.hasher, this.c.instanceId, user, form.password, maxAttempts);
     recordSignIn(this, { method: "password", outcome: checked.ok ? "succeeded" : "wrong_password", user });
-    if (!checked.ok) {
-      const { maxPasswordAttempts } = await settingsOf(this.c, user.orgId);
-      const { locked } = await this.c.transact((tx) => recordFailedCheck(tx, this.c.instanceId, user.id, maxPasswordAttempts));
-      if (locked) this.c.accessChanged();
-      return again(locked ? 403 : 401, locked ? this.t.userLocked : fieldError("password", this.t.wrongPassword));
-    }
+    if (!checked.ok) return again(checked.locked ? 403 : 401, checked.locked ? this.t.userLocked : fieldError("password", this.t.wrongPassword));
     if (await hasLinkTo(this.c.db, this.c.instanceId, user.id, record.idpId)) return again(409, this.t.externalAlreadyLinked);
     // The link is written when the sign-in ends with every factor the person needs (pending-link.ts).
     await continueSignIn(this, { userId: user.id, amr: ["pwd", "fed"], link: linkKey(record) });
@@ -378,7 +371,7 @@ class Step {
 
   /** Auto update: names and email follow the provider's on every login (events as any change of the user). */
   async update(userId: string, external: ExternalUser): Promise<void> {
-    const current = await this.c.db.selectFrom("users").select(["email", "email_verified"]).where("instance_id", "=", this.c.instanceId).where("id", "=", userId).executeTakeFirst();
+    const current = await findUserRow(this.c.db, this.c.instanceId, userId);
     if (!current) return;
     const sameEmail = (current.email ?? "").toLowerCase() === external.email.toLowerCase();
     const email = external.email && (!sameEmail || (external.emailVerified && !current.email_verified)) ? { address: external.email, verified: external.emailVerified } : undefined;
@@ -464,17 +457,6 @@ function upstreamFailed(res: NodeResponse, c: ExternalContext, frame: Frame, err
 
 function fieldsOf(user: ExternalUser): NewAccountFields {
   return { username: user.username || user.email, givenName: user.givenName || user.username, familyName: user.familyName, email: user.email };
-}
-
-async function loginNameOf(db: Db, instanceId: string, userId: string): Promise<{ loginName: string; username: string; orgId: string }> {
-  const row = await db
-    .selectFrom("users as u")
-    .leftJoin("org_domains as d", (j) => j.onRef("d.instance_id", "=", "u.instance_id").onRef("d.org_id", "=", "u.org_id").on("d.is_primary", "=", true))
-    .select(["u.username", "u.org_id", "d.domain"])
-    .where("u.instance_id", "=", instanceId)
-    .where("u.id", "=", userId)
-    .executeTakeFirstOrThrow();
-  return { loginName: row.domain ? `${row.username}@${row.domain}` : row.username, username: row.username, orgId: row.org_id };
 }
 
 function errorPage(res: NodeResponse, status: number, frame: Frame, message: (t: Texts) => string): void {

@@ -1,3 +1,4 @@
+import { orgOfUser } from "../../../domain/user/queries.js";
 import { DomainError } from "../../../domain/errors.js";
 import { providerReaches } from "../../../domain/idp/login-use.js";
 import { linkExternalAccount, type ExternalAccount } from "../../../domain/user/external-identities.js";
@@ -47,8 +48,8 @@ export async function writePendingLink(s: SignInStep, p: SignInProgress & { link
   const actor = pageActor(s, p.userId);
   try {
     await c.transact(async (tx) => {
-      const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", c.instanceId).where("id", "=", p.userId).executeTakeFirst();
-      if (!user || !(await providerReaches(tx, c.instanceId, user.org_id, record.idpId))) throw new LinkRefused();
+      const orgId = await orgOfUser(tx, c.instanceId, p.userId);
+      if (!orgId || !(await providerReaches(tx, c.instanceId, orgId, record.idpId))) throw new LinkRefused();
       await linkExternalAccount(tx, actor, p.userId, accountOf(record));
     });
   } catch (error) {

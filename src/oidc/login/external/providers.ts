@@ -1,4 +1,5 @@
-import { validatesOrgDomains } from "../../../domain/settings/domain.js";
+import { idpWithSecret } from "../../../domain/idp/queries.js";
+import { activeOrgOfLoginDomain } from "../../../domain/org-domain/queries.js";
 import { providersForLogin } from "../../../domain/idp/login-use.js";
 import type { IdpView } from "../../../domain/idp/model.js";
 import type { Db } from "../../../store/eventstore.js";
@@ -28,20 +29,8 @@ export async function loginOrgOf(db: Db, instanceId: string, params: LoginParams
     const user = await userByLoginName(db, instanceId, hint);
     if (user) return { orgId: user.orgId, restricted: false };
     const at = hint.lastIndexOf("@");
-    if (at >= 0) {
-      // Unverified domains route no login while the domain settings ask for verification.
-      const verifiedOnly = await validatesOrgDomains(db, instanceId);
-      const domain = await db
-        .selectFrom("org_domains as d")
-        .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "d.instance_id").onRef("o.id", "=", "d.org_id"))
-        .select("d.org_id")
-        .where("d.instance_id", "=", instanceId)
-        .where("o.state", "=", "active")
-        .where((eb) => eb(eb.fn("lower", [eb.ref("d.domain")]), "=", hint.slice(at + 1).toLowerCase()))
-        .$if(verifiedOnly, (q) => q.where((d) => d.or([d("d.is_verified", "=", true), d("d.is_primary", "=", true)])))
-        .executeTakeFirst();
-      if (domain) return { orgId: domain.org_id, restricted: false };
-    }
+    const domainOrg = at >= 0 ? await activeOrgOfLoginDomain(db, instanceId, hint.slice(at + 1)) : undefined;
+    if (domainOrg) return { orgId: domainOrg, restricted: false };
   }
   return { orgId: await defaultOrgOf(db, instanceId), restricted: false };
 }
@@ -60,7 +49,7 @@ export async function activeProvider(db: Db, instanceId: string, orgId: string, 
   if (!view) return undefined;
   // Providers are the system's, the instance's or an organization's; the search above kept
   // only those visible in this instance's organization.
-  const row = await db.selectFrom("idps").select(["id", "type", "name", "config", "client_secret"]).where("id", "=", id).where("instance_id", "in", ["", instanceId]).executeTakeFirst();
+  const row = await idpWithSecret(db, instanceId, id);
   return row && { ...row, view };
 }
 

@@ -36,7 +36,7 @@ const METHOD_TYPES: Record<AuthMethod, AuthMethodType> = {
  */
 export async function keepOneFor(ctx: HandlerContext, tx: Tx, userId: string): Promise<LoginSettings | undefined> {
   if (!ctx.values.get(selfOnlyKey)) return undefined;
-  const user = await tx.selectFrom("users").select("org_id").where("instance_id", "=", tenantOf(ctx).id).where("id", "=", userId).executeTakeFirstOrThrow();
+  const user = await getUserRow(tx, tenantOf(ctx).id, userId);
   const settings = await loginSettingsOf(tx, tenantOf(ctx).id, user.org_id);
   return settings.forceMfa ? settings : undefined;
 }

@@ -19,7 +19,8 @@ import { checkCurrentPassword, hashNewPassword, passwordPolicyOf } from "../../.
 import { searchExternalAccounts, unlinkExternalAccount } from "../../../domain/user/external-identities.js";
 import { getUser, orgOfUser, searchUsers } from "../../../domain/user/queries.js";
 import { requestPasswordReset, resendInvite, setPasswordWithCode } from "../../../domain/user/password-reset.js";
-import { requestVerification, verifyChangedContacts, verifyContact, type VerificationSettings } from "../../../domain/user/verification.js";
+import type { VerificationSettings } from "../../../domain/user/code-messages.js";
+import { requestVerification, verifyChangedContacts, verifyContact } from "../../../domain/user/verification.js";
 import type { Channel } from "../../../domain/notification/kinds.js";
 import type { Store } from "../../../store/database.js";
 import type { Tx } from "../../../store/eventstore.js";
