@@ -1,4 +1,4 @@
-import type { DeliverySettings } from "../config/config.js";
+import type { QueueSettings } from "../config/queues.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { FeatureFlags } from "../domain/feature/flags.js";
 import type { OutboundClient } from "../http/outbound.js";
@@ -19,7 +19,7 @@ export interface DeliveryWorkerDeps {
   box: SecretBox;
   /** As for request executions: the previous key signs beside the new one this long. */
   signingKeyGraceMs: number;
-  settings: DeliverySettings;
+  settings: QueueSettings;
   logger: Logger;
   metrics?: DeliveryMetrics;
 }

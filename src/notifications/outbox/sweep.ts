@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { QueueSettings } from "../../config/queues.js";
 import type { Logger } from "../../log/logger.js";
 import type { Store } from "../../store/database.js";
 import type { Db } from "../../store/eventstore.js";
@@ -24,7 +25,7 @@ export async function wipeExpiredContent(db: Db, limit: number): Promise<number>
  * Every `sweepIntervalMs`: the content of expired failed messages goes, and finished
  * messages past the instance's audit log retention (or `retentionMs`) leave the log.
  */
-export function startNotificationSweep(store: Pick<Store, "db">, logger: Logger, settings: { retentionMs: number; sweepIntervalMs: number }): { stop(): Promise<void> } {
+export function startNotificationSweep(store: Pick<Store, "db">, logger: Logger, settings: Pick<QueueSettings, "retentionMs" | "sweepIntervalMs">): { stop(): Promise<void> } {
   return startSweeper({
     intervalMs: settings.sweepIntervalMs,
     logger,

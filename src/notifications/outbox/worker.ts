@@ -1,3 +1,4 @@
+import type { QueueSettings } from "../../config/queues.js";
 import type { SecretBox } from "../../crypto/encryption.js";
 import type { Logger } from "../../log/logger.js";
 import { startClaimLoop } from "../../queue/claim-loop.js";
@@ -11,12 +12,8 @@ import { claimDueNotifications, completeNotification, type ClaimedNotification, 
 import type { SealedContent } from "../../domain/notification/record.js";
 import { renderFor } from "./render.js";
 
-export interface NotificationSettings {
-  /** A message not sent this long after it was written fails (and at the latest when its code expires). */
-  maxAgeMs: number;
-  pollIntervalMs: number;
-  /** Messages in flight at once per process. */
-  concurrency: number;
+/** The queue's settings (a message fails at its maximum age, and at the latest when its code expires), and: */
+export interface NotificationSettings extends Pick<QueueSettings, "maxAgeMs" | "pollIntervalMs" | "concurrency"> {
   /** How long a claim lasts: longer than any send may take (the providers' timeouts). */
   leaseS: number;
   /** A message that found no active provider looks again after this (sooner when one is activated). */
