@@ -3,8 +3,8 @@ import type { QueueSettings } from "../../config/queues.js";
 import type { Logger } from "../../log/logger.js";
 import type { Store } from "../../store/database.js";
 import type { Db } from "../../store/eventstore.js";
-import { sweepFinishedLogRows } from "../../store/log-retention.js";
 import { startSweeper } from "../../store/sweeper.js";
+import { messages } from "./queue.js";
 
 /**
  * Wipes the sealed content (codes) of up to `limit` failed messages past their expiry: they
@@ -30,6 +30,6 @@ export function startNotificationSweep(store: Pick<Store, "db">, logger: Logger,
     intervalMs: settings.sweepIntervalMs,
     logger,
     failure: "sweeping old notifications failed; the next run tries again",
-    sweepBatch: async (limit) => Math.max(await wipeExpiredContent(store.db, limit), await sweepFinishedLogRows(store.db, "notifications", settings.retentionMs, limit)),
+    sweepBatch: async (limit) => Math.max(await wipeExpiredContent(store.db, limit), await messages.sweepFinished(store.db, settings.retentionMs, limit)),
   });
 }
