@@ -40,7 +40,7 @@ export interface OutboxTableOptions<T extends OutboxTableName, C extends keyof R
 export function outboxTable<T extends OutboxTableName, C extends keyof Row<T> & string>(o: OutboxTableOptions<T, C>) {
   type Claimed = Pick<Row<T>, C>;
   const table = sql.table(o.table);
-  const keyed = (db: Db, row: ClaimedKey, claimId: string) =>
+  const whileClaimed = (db: Db, row: ClaimedKey, claimId: string) =>
     db
       .updateTable(o.table as OutboxTableName)
       .where("instance_id", "=", row.instance_id)
@@ -74,7 +74,7 @@ export function outboxTable<T extends OutboxTableName, C extends keyof Row<T> & 
 
     /** Makes a claim last `seconds` from now; false when it is no longer this worker's. */
     async extendLease(db: Db, row: ClaimedKey, claimId: string, seconds: number): Promise<boolean> {
-      const done = await keyed(db, row, claimId)
+      const done = await whileClaimed(db, row, claimId)
         .set({ claimed_until: sql<Date>`now() + make_interval(secs => ${seconds})` })
         .executeTakeFirst();
       return Number(done.numUpdatedRows) > 0;
@@ -94,7 +94,7 @@ export function outboxTable<T extends OutboxTableName, C extends keyof Row<T> & 
             : { status: "failed", last_error: outcome.error.slice(0, ERROR_MAX_CHARS) };
       // The engine's columns are checked against its own table above; Kysely types the shared builder by both tables' common columns.
       const set = { claim_id: null, claimed_until: null, ...also, ...written } as UpdateObject<Database, OutboxTableName>;
-      const done = await keyed(db, row, claimId).set(set).executeTakeFirst();
+      const done = await whileClaimed(db, row, claimId).set(set).executeTakeFirst();
       return Number(done.numUpdatedRows) > 0;
     },
 
