@@ -1,13 +1,13 @@
-import type { DeliverySettings } from "../config/config.js";
+import type { QueueSettings } from "../config/queues.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { FeatureFlags } from "../domain/feature/flags.js";
 import type { OutboundClient } from "../http/outbound.js";
 import type { Logger } from "../log/logger.js";
 import type { Store } from "../store/database.js";
 import { startClaimLoop } from "../queue/claim-loop.js";
-import { nextAttempt } from "../queue/retry-schedule.js";
+import { retryOrGiveUp } from "../queue/retry-schedule.js";
 import { eventBody, resourceOwnerOf } from "./event-body.js";
-import { CLAIM_LEASE_S, claimDue, complete, extendLease, LEASE_MARGIN_S, type Claimed, type Result } from "./delivery-queue.js";
+import { CLAIM_LEASE_S, claimDue, complete, deliveries, LEASE_MARGIN_S, type Claimed, type Result } from "./delivery-queue.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
 import { callableTarget } from "./plans.js";
 import { callTarget } from "./target-call.js";
@@ -19,7 +19,7 @@ export interface DeliveryWorkerDeps {
   box: SecretBox;
   /** As for request executions: the previous key signs beside the new one this long. */
   signingKeyGraceMs: number;
-  settings: DeliverySettings;
+  settings: QueueSettings;
   logger: Logger;
   metrics?: DeliveryMetrics;
 }
@@ -48,7 +48,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): { stop(): Promise
 async function deliver(deps: DeliveryWorkerDeps, log: Logger, row: Claimed, claimId: string): Promise<void> {
   const result = await attempt(deps, row, claimId).catch((error: unknown): Result => ({ kind: "retry", at: new Date(Date.now()), error: `internal: ${error instanceof Error ? error.message : String(error)}` }));
   if (!result) return;
-  const final: Result = result.kind === "retry" ? scheduled(deps, row, result) : result;
+  const final: Result = result.kind === "retry" ? retryOrGiveUp(result, row.attempts, row.window_start, deps.settings.maxAgeMs) : result;
   const written = await complete(deps.store.db, row, claimId, final);
   if (!written) {
     log.warn({ delivery: row.id, instance: row.instance_id }, "a delivery's lease ran out before its result was written; another worker owns it now");
@@ -56,12 +56,6 @@ async function deliver(deps: DeliveryWorkerDeps, log: Logger, row: Claimed, clai
   }
   if (final.kind !== "delivered") log.warn({ delivery: row.id, instance: row.instance_id, target: row.target_id, attempts: row.attempts, error: final.error, final: final.kind === "failed" }, "event delivery failed");
   deps.metrics?.record(final.kind);
-}
-
-/** A failed attempt is retried later, unless the next try would fall past the maximum age. */
-function scheduled(deps: DeliveryWorkerDeps, row: Claimed, failed: Extract<Result, { kind: "retry" }>): Result {
-  const at = nextAttempt(row.attempts, row.window_start, deps.settings.maxAgeMs);
-  return at ? { ...failed, at } : { kind: "failed", error: `${failed.error} (gave up after ${row.attempts} attempts)`, ...(failed.status !== undefined && { status: failed.status }) };
 }
 
 async function attempt(deps: DeliveryWorkerDeps, row: Claimed, claimId: string): Promise<Result | undefined> {
@@ -90,7 +84,7 @@ async function attempt(deps: DeliveryWorkerDeps, row: Claimed, claimId: string):
   if (!event) return { kind: "failed", error: "the event no longer exists" };
   const needed = Math.ceil(target.timeout_ms / 1000) + LEASE_MARGIN_S;
   // Lost meanwhile (a stalled database outlasted the lease): the new holder sends it.
-  if (needed > CLAIM_LEASE_S && !(await extendLease(deps.store.db, row, claimId, needed))) return undefined;
+  if (needed > CLAIM_LEASE_S && !(await deliveries.extendLease(deps.store.db, row, claimId, needed))) return undefined;
   const body = eventBody(event, resourceOwnerOf(row.aggregate_type, row.aggregate_id, row.instance_id, event.first_payload));
   const outcome = await callTarget(deps.outbound, callableTarget(target, deps.box, deps.signingKeyGraceMs), body);
   // The answer's body is ignored: any 2xx is a delivery, a forwarded error included.

@@ -1,5 +1,6 @@
 import { rename, writeFile } from "node:fs/promises";
-import { ConfigError, loadConfig, resolveMasterKey } from "../config/config.js";
+import { ConfigError, loadConfig } from "../config/config.js";
+import { resolveMasterKey } from "../config/master-key.js";
 import { HUMAN_ADMIN_USERNAME, issueAdminLink, issueAdminToken } from "../domain/instance/bootstrap.js";
 import { SecretBox } from "../crypto/encryption.js";
 import { verificationSettings } from "../server/verification-settings.js";

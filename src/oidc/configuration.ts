@@ -3,7 +3,7 @@ import type { SettingsKind } from "../domain/settings/kind.js";
 import type { ActionFunctions } from "../actions/functions.js";
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
-import type { OidcSettings } from "../config/config.js";
+import type { OidcSettings } from "../config/oidc.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import type { Db } from "../store/eventstore.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";

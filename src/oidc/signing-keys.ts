@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
-import type { OidcSettings } from "../config/config.js";
+import type { OidcSettings } from "../config/oidc.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import { maintainSigningKeys, privateJwkOf } from "../domain/signing-key/commands.js";
 import { publishedAt, signingKeyAt, type KeyPolicy, type SigningKeyRow } from "../domain/signing-key/rotation.js";

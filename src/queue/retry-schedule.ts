@@ -9,3 +9,20 @@ export function nextAttempt(attempts: number, windowStart: Date, maxAgeMs: numbe
   const at = now + retryDelay(attempts);
   return at > new Date(windowStart).getTime() + maxAgeMs ? undefined : new Date(at);
 }
+
+/**
+ * A failed attempt, tried again on the schedule unless that would fall past the row's
+ * maximum age (or `deadline`): then it is given up, keeping what else the engine recorded.
+ */
+export function retryOrGiveUp<R extends { kind: "retry"; at: Date; error: string }>(
+  failed: R,
+  attempts: number,
+  windowStart: Date,
+  maxAgeMs: number,
+  deadline?: Date,
+): R | (Omit<R, "kind" | "at"> & { kind: "failed" }) {
+  const at = nextAttempt(attempts, windowStart, maxAgeMs);
+  if (at && (!deadline || at < deadline)) return { ...failed, at };
+  const { kind: _retry, at: _at, ...kept } = failed;
+  return { ...kept, kind: "failed", error: `${failed.error} (gave up after ${attempts} attempts)` };
+}

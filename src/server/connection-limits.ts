@@ -1,7 +1,7 @@
 import type http from "node:http";
 import http2 from "node:http2";
 import type net from "node:net";
-import type { HttpLimits } from "../config/config.js";
+import type { HttpLimits } from "../config/http.js";
 
 /** Open counts right now, for metrics. */
 export interface ConnectionStats {

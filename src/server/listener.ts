@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import type { HttpLimits } from "../config/config.js";
+import type { HttpLimits } from "../config/http.js";
 import type { NodeRequest, NodeResponse } from "../http/respond.js";
 import { enableRequestTimeouts, HeadDeadlines, Http2Sessions, http2Options, type ConnectionStats } from "./connection-limits.js";
 

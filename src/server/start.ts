@@ -1,6 +1,7 @@
 import { access, link, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { resolveMasterKey, type Config } from "../config/config.js";
+import type { Config } from "../config/config.js";
+import { resolveMasterKey } from "../config/master-key.js";
 import { SecretBox } from "../crypto/encryption.js";
 import { bootstrapFirstInstance, HUMAN_ADMIN_USERNAME } from "../domain/instance/bootstrap.js";
 import { provisionMissingConsoleApps } from "../domain/instance/console-app.js";

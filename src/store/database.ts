@@ -3,7 +3,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import type { DatabaseLimits } from "../config/config.js";
 import { appendRefused, type Tx } from "./eventstore.js";
 import { PgDriver } from "./pg/pg-driver.js";
 import { parseTimestamptz, TIMESTAMPTZ } from "./pg/timestamps.js";
@@ -20,6 +19,28 @@ export type DatabaseTarget =
    * skips initdb (most of PGlite's start-up).
    */
   | { kind: "pglite"; dataDir?: string; seed?: Blob };
+
+/** Bounds of the database work (read by config/database.ts); see below for where each applies. */
+export interface DatabaseLimits {
+  /** Connecting to PostgreSQL, and waiting for a free pooled connection. */
+  connectTimeoutMs: number;
+  /** PostgreSQL statement_timeout and lock_timeout on request connections. */
+  statementTimeoutMs: number;
+  /** PostgreSQL idle_in_transaction_session_timeout. */
+  idleInTransactionTimeoutMs: number;
+  /** Connections per process in the pg pool. */
+  poolMax: number;
+  /** Statement texts prepared on the server per process (store/pg/statement-names.ts); 0: only the store's own prepared queries. */
+  preparedStatementsMax: number;
+  /** Pooled connections that statements outside transactions share (store/pg/shared-connections.ts); 0: none. At most poolMax − 1 are used. */
+  sharedConnections: number;
+  /** Statements in flight on one shared connection at most; more take a connection of their own. */
+  sharedQueueMax: number;
+  /** No statement queues behind one in flight this long on a shared connection. */
+  sharedSlowHeadMs: number;
+  /** How often a command is retried after a serialization failure or deadlock before Aborted. */
+  conflictRetries: number;
+}
 
 /** The database as one request sees it: every wait and statement ends with the request's signal. */
 export interface RequestStore {

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, resolveMasterKey } from "../../src/config/config.js";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
+import { resolveMasterKey } from "../../src/config/master-key.js";
 import { FEATURE_DEFAULTS } from "../../src/domain/feature/catalog.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";

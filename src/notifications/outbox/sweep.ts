@@ -1,9 +1,10 @@
 import { sql } from "kysely";
+import type { QueueSettings } from "../../config/queues.js";
 import type { Logger } from "../../log/logger.js";
 import type { Store } from "../../store/database.js";
 import type { Db } from "../../store/eventstore.js";
-import { sweepFinishedLogRows } from "../../store/log-retention.js";
 import { startSweeper } from "../../store/sweeper.js";
+import { messages } from "./queue.js";
 
 /**
  * Wipes the sealed content (codes) of up to `limit` failed messages past their expiry: they
@@ -24,11 +25,11 @@ export async function wipeExpiredContent(db: Db, limit: number): Promise<number>
  * Every `sweepIntervalMs`: the content of expired failed messages goes, and finished
  * messages past the instance's audit log retention (or `retentionMs`) leave the log.
  */
-export function startNotificationSweep(store: Pick<Store, "db">, logger: Logger, settings: { retentionMs: number; sweepIntervalMs: number }): { stop(): Promise<void> } {
+export function startNotificationSweep(store: Pick<Store, "db">, logger: Logger, settings: Pick<QueueSettings, "retentionMs" | "sweepIntervalMs">): { stop(): Promise<void> } {
   return startSweeper({
     intervalMs: settings.sweepIntervalMs,
     logger,
     failure: "sweeping old notifications failed; the next run tries again",
-    sweepBatch: async (limit) => Math.max(await wipeExpiredContent(store.db, limit), await sweepFinishedLogRows(store.db, "notifications", settings.retentionMs, limit)),
+    sweepBatch: async (limit) => Math.max(await wipeExpiredContent(store.db, limit), await messages.sweepFinished(store.db, settings.retentionMs, limit)),
   });
 }

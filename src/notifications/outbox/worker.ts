@@ -1,22 +1,19 @@
+import type { QueueSettings } from "../../config/queues.js";
 import type { SecretBox } from "../../crypto/encryption.js";
 import type { Logger } from "../../log/logger.js";
 import { startClaimLoop } from "../../queue/claim-loop.js";
-import { nextAttempt } from "../../queue/retry-schedule.js";
+import { retryOrGiveUp } from "../../queue/retry-schedule.js";
 import type { Store } from "../../store/database.js";
 import { NoActiveProvider, SendFailed, type NotificationSender } from "../message.js";
 import { type MessageKind } from "../../domain/notification/kinds.js";
 import type { InstanceLinks } from "./links.js";
 import type { NotificationMetrics } from "./metrics.js";
-import { claimDueNotifications, completeNotification, type ClaimedNotification, type NotificationResult } from "./queue.js";
+import { completeNotification, messages, type ClaimedNotification, type NotificationResult } from "./queue.js";
 import type { SealedContent } from "../../domain/notification/record.js";
 import { renderFor } from "./render.js";
 
-export interface NotificationSettings {
-  /** A message not sent this long after it was written fails (and at the latest when its code expires). */
-  maxAgeMs: number;
-  pollIntervalMs: number;
-  /** Messages in flight at once per process. */
-  concurrency: number;
+/** The queue's settings (a message fails at its maximum age, and at the latest when its code expires), and: */
+export interface NotificationSettings extends Pick<QueueSettings, "maxAgeMs" | "pollIntervalMs" | "concurrency"> {
   /** How long a claim lasts: longer than any send may take (the providers' timeouts). */
   leaseS: number;
   /** A message that found no active provider looks again after this (sooner when one is activated). */
@@ -47,7 +44,7 @@ export function startNotificationWorker(deps: NotificationWorkerDeps): { stop():
     pollIntervalMs: deps.settings.pollIntervalMs,
     logger: log,
     what: "notifications",
-    claim: (claimId, limit, signal) => claimDueNotifications(deps.store.forRequest(signal).db, claimId, limit, deps.settings.leaseS),
+    claim: (claimId, limit, signal) => messages.claim(deps.store.forRequest(signal).db, claimId, limit, deps.settings.leaseS),
     handle: (row, claimId) => send(deps, log, row, claimId),
     idOf: (row) => row.id,
   });
@@ -55,20 +52,15 @@ export function startNotificationWorker(deps: NotificationWorkerDeps): { stop():
 
 async function send(deps: NotificationWorkerDeps, log: Logger, row: ClaimedNotification, claimId: string): Promise<void> {
   const result = await attempt(deps, row).catch((error: unknown): NotificationResult => ({ kind: "retry", at: new Date(), error: `internal: ${error instanceof Error ? error.message : String(error)}`, counts: true }));
-  const final = result.kind === "retry" && result.counts ? scheduled(deps, row, result) : result;
+  // A message is given up at its maximum age, and at the latest when its code expires.
+  const final = result.kind === "retry" && result.counts ? retryOrGiveUp(result, row.attempts, new Date(row.created_at), deps.settings.maxAgeMs, new Date(row.expires_at)) : result;
   if (!(await completeNotification(deps.store.db, row, claimId, final))) {
     log.warn({ notification: row.id, instance: row.instance_id }, "a message's lease ran out before its result was written; another worker owns it now");
     return;
   }
   // Never the content: it holds codes.
   if (final.kind !== "sent") log.warn({ notification: row.id, instance: row.instance_id, kind: row.kind, channel: row.channel, attempts: row.attempts, error: final.error, final: final.kind === "failed" }, "message not sent");
-  deps.metrics?.record(row.channel, final.kind === "retry" && !final.counts ? "waiting" : final.kind);
-}
-
-/** A failed attempt is tried again later, unless that would fall past the message's maximum age or expiry. */
-function scheduled(deps: NotificationWorkerDeps, row: ClaimedNotification, failed: Extract<NotificationResult, { kind: "retry" }>): NotificationResult {
-  const at = nextAttempt(row.attempts, new Date(row.created_at), deps.settings.maxAgeMs);
-  return at && at < new Date(row.expires_at) ? { ...failed, at } : { kind: "failed", error: `${failed.error} (gave up after ${row.attempts} attempts)`, ...(failed.language !== undefined && { language: failed.language }) };
+  deps.metrics?.record(final.kind === "retry" && !final.counts ? "waiting" : final.kind, row.channel);
 }
 
 async function attempt(deps: NotificationWorkerDeps, row: ClaimedNotification): Promise<NotificationResult> {

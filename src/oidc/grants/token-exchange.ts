@@ -1,5 +1,5 @@
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
-import type { OidcSettings } from "../../config/config.js";
+import type { OidcSettings } from "../../config/oidc.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Db } from "../../store/eventstore.js";
 import type { Account } from "../../domain/user/accounts.js";

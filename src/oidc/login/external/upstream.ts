@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import type { ExternalLoginSettings } from "../../../config/config.js";
+import type { ExternalLoginSettings } from "../../../config/external-login.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import type { OutboundClient } from "../../../http/outbound.js";
 import type { ExternalProfileJson } from "../../../store/schema.js";
