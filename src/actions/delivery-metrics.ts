@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { readWithin } from "../telemetry/read-within.js";
 import { pendingCount } from "./delivery-queue.js";
 

@@ -10,7 +10,7 @@ import { providerReaches } from "../domain/idp/login-use.js";
 import type { SecondFactorType } from "../domain/user-factor/model.js";
 import { provesPerson, provesSecondFactor, webAuthnAmr } from "../domain/user-webauthn/factor.js";
 import { linkedUser } from "../domain/user/external-identities.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { acrOf, withRequestedAcr } from "./acr.js";
 import type { SessionFactorsJson } from "../store/schema.js";
 import { payloadAdapters, type OidcPayload } from "./payload-adapter.js";

@@ -1,6 +1,6 @@
 import { constantTimeEqual } from "../crypto/equal.js";
 import { hashToken } from "../crypto/tokens.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { findParty, machineParty, type AppParty, type MachineParty, type PartyKey } from "./parties.js";
 import { createPublicKey } from "node:crypto";
 import type { OidcAdapter, OidcPayload } from "./payload-adapter.js";

@@ -1,7 +1,7 @@
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import { AccessCache } from "../cache/access-cache.js";
 import { instanceLanguages } from "../domain/settings/language.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { findParty, machineParty, type MachineParty, type Party } from "./parties.js";
 import { activeProjectIds } from "./scopes.js";
 

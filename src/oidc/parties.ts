@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { configOf, type AppConfig } from "../domain/app/model.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import type { AccessTokenKind } from "../store/schema.js";
 
 /** A public key a party signs its assertions with (PEM, SPKI). */

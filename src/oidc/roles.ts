@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { requestedRoles } from "./scopes.js";
 
 export const ROLES_CLAIM = "urn:platform:iam:org:project:roles";

@@ -52,7 +52,7 @@ export interface EventTable {
   creator: string;
   /** The resource's organization; '' for the instance's own resources (migration 0030). */
   org_id: Generated<string>;
-  /** Where the change came from over HTTP (store/eventstore.ts Origin); null otherwise. */
+  /** Where the change came from over HTTP (store/editor.ts Origin); null otherwise. */
   editor_client: string | null;
   editor_ip: string | null;
   editor_agent: string | null;

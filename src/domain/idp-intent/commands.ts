@@ -1,5 +1,7 @@
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
-import { appendEvents, createdBy, SYSTEM_EDITOR, type Db, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import { SYSTEM_EDITOR } from "../../store/editor.js";
 import type { IdpIntentRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";

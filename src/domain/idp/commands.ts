@@ -1,5 +1,8 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import { appendEvents, createdBy, lastEvent, type Editor, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
+import { lastEvent } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
 import type { StatePolicyName } from "../../store/schema.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";

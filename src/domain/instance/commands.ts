@@ -1,4 +1,8 @@
-import { appendEvents, createdBy, forgetInstance, type Editor, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import { forgetInstance } from "../../store/busy-instances.js";
+import type { Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
+import type { PendingEvent } from "../../store/events.js";
 import { provisionConsoleApp } from "./console-app.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";

@@ -1,4 +1,6 @@
-import { appendEvents, createdBy, lastSequence, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import { lastSequence } from "../../store/event-reads.js";
 import type { ContextType, MembershipTable } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors.js";

@@ -1,6 +1,8 @@
 import type { SecretBox } from "../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../crypto/tokens.js";
-import { appendEvents, createdBy, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
 import type { NotificationProviderRow, ProviderFamily } from "../../store/schema.js";
 import { SIGNING_KEY_LENGTH } from "../action/target/model.js";

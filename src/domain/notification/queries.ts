@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { logPage, retentionFloor } from "../../store/log-search.js";
 import type { NotificationRow, NotificationStatus } from "../../store/schema.js";
 import type { Found, Page } from "../../store/search.js";

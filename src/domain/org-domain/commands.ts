@@ -1,4 +1,6 @@
-import { appendEvents, type Appended, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import type { Appended, PendingEvent } from "../../store/events.js";
 import type { OrgDomainRow, OrgRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { DomainValidationType } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";

@@ -1,5 +1,6 @@
 import { refuseConsoleChange } from "../app/console-guard.js";
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { OrgRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";

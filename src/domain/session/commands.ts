@@ -1,7 +1,10 @@
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
-import { appendEvents, eventTime, queueEvents, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, queueEvents } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import { eventTime } from "../../store/event-reads.js";
+import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
 import { prepared } from "../../store/prepared.js";
 import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";

@@ -1,4 +1,5 @@
-import type { PendingEvent, Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
+import type { PendingEvent } from "../../store/events.js";
 import type { IdpIntentRow, SessionFactorsJson, UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import { failedPrecondition, invalidArgument } from "../errors.js";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { hashToken } from "../../crypto/tokens.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { SessionFactorsJson } from "../../store/schema.js";
 import { prepared } from "../../store/prepared.js";
 import { searchPage, type Page } from "../../store/search.js";

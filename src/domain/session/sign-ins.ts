@@ -1,4 +1,4 @@
-import { originOf } from "../../store/eventstore.js";
+import { originOf } from "../../store/editor.js";
 import type { SessionUserAgentJson, UserRow } from "../../store/schema.js";
 import { rowUser, type SignInCheck, type SignInMethod, type SignInRecorder } from "../audit/sign-ins.js";
 import type { Actor } from "../details.js";

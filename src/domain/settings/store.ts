@@ -1,4 +1,6 @@
-import { appendEvents, type Db, type Editor, type Tx } from "../../store/eventstore.js";
+import { appendEvents } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
 import { prepared } from "../../store/prepared.js";
 import type { SettingsTable } from "../../store/schema.js";
 import type { Selectable } from "kysely";

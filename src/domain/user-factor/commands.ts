@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { FactorType, UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import type { LoginSettings } from "../settings/login.js";

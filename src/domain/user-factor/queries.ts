@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import { AUTH_METHODS, type AuthMethod, type SecondFactorType } from "./model.js";
 

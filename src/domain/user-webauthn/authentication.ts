@@ -1,5 +1,5 @@
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { WebAuthnKind } from "../../store/schema.js";
 import { answerOrigin } from "./relying-party.js";
 

@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { WebAuthnKind } from "../../store/schema.js";
 
 export interface WebAuthnKeyView {

@@ -1,5 +1,5 @@
 import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from "@simplewebauthn/server";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { UserRow, WebAuthnKind } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";

@@ -1,7 +1,7 @@
 import { issueCode, type CodePurpose } from "../notification/codes.js";
 import { KINDS, type MessageKind } from "../notification/kinds.js";
 import { recordNotification } from "../notification/record.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import type { VerificationSettings } from "./verification.js";

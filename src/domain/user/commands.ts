@@ -1,4 +1,6 @@
-import { appendEvents, appendToEach, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, appendToEach, createdBy } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { PendingEvent } from "../../store/events.js";
 import { deferStatement } from "../../store/deferred.js";
 import { newId } from "../../store/ids.js";
 import type { UserRow, UserState, UserUpdate } from "../../store/schema.js";

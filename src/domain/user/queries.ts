@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from "kysely";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { Database, UserKind, UserRow, UserState } from "../../store/schema.js";
 import { prepared } from "../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";

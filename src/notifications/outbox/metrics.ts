@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { Channel } from "../../domain/notification/kinds.js";
 import { readWithin } from "../../telemetry/read-within.js";
 import { pendingNotifications } from "./queue.js";

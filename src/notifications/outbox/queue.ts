@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { NotificationRow } from "../../store/schema.js";
 
 export type ClaimedNotification = Pick<NotificationRow, "instance_id" | "id" | "org_id" | "user_id" | "kind" | "channel" | "recipient" | "attempts" | "sealed_data" | "created_at" | "expires_at">;

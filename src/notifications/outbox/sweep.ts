@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Logger } from "../../log/logger.js";
 import type { Store } from "../../store/database.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { sweepFinishedLogRows } from "../../store/log-retention.js";
 import { startSweeper } from "../../store/sweeper.js";
 

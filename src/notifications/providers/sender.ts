@@ -4,7 +4,7 @@ import { TtlCache } from "../../cache/ttl-cache.js";
 import type { NotificationProviderSettings } from "../../config/notification-providers.js";
 import type { SecretBox } from "../../crypto/encryption.js";
 import type { OutboundClient } from "../../http/outbound.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { NotificationProviderRow, ProviderFamily } from "../../store/schema.js";
 import { NoActiveProvider, type EmailMessage, type NotificationSender, type SmsMessage } from "../message.js";
 import { ActiveProviders } from "./active.js";

@@ -1,4 +1,6 @@
-import { appendEvents, lastSequence, type Tx } from "../../../store/eventstore.js";
+import { appendEvents } from "../../../store/append.js";
+import type { Tx } from "../../../store/db.js";
+import { lastSequence } from "../../../store/event-reads.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../../details.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import type { ConditionType } from "../../../store/schema.js";

@@ -1,4 +1,4 @@
-import type { Db } from "../../../store/eventstore.js";
+import type { Db } from "../../../store/db.js";
 import type { ConditionType } from "../../../store/schema.js";
 import { searchPage, type Page } from "../../../store/search.js";
 import { conditionId, type Condition } from "./condition.js";

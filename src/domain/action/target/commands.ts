@@ -1,6 +1,8 @@
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../../crypto/tokens.js";
-import { appendEvents, eventTime, queueEvents, type Tx } from "../../../store/eventstore.js";
+import { appendEvents, queueEvents } from "../../../store/append.js";
+import type { Tx } from "../../../store/db.js";
+import { eventTime } from "../../../store/event-reads.js";
 import { TARGET_NAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
 import { newId } from "../../../store/ids.js";
 import { prepared } from "../../../store/prepared.js";

@@ -10,7 +10,7 @@ import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
 import type { Logger } from "../../../log/logger.js";
 import { USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
-import type { Db } from "../../../store/eventstore.js";
+import type { Db } from "../../../store/db.js";
 import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
 import { recordFailedCheck } from "../../../domain/user/lockout.js";
 import { loginLanguage } from "../language.js";

@@ -10,7 +10,7 @@ import { getProvider, providerRow, searchProviders } from "../../../domain/notif
 import { SendFailed } from "../../../notifications/message.js";
 import type { ProviderSender } from "../../../notifications/providers/sender.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import type { ProviderFamily } from "../../../store/schema.js";
 import { page } from "../../../store/search.js";
 import { actorOf, tenantOf } from "../../context.js";

@@ -10,7 +10,7 @@ import type { AuthMethod } from "../../../domain/user-factor/model.js";
 import { authMethodsOf } from "../../../domain/user-factor/queries.js";
 import { getUserRow } from "../../../domain/user/queries.js";
 import type { FactorType } from "../../../store/schema.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import { actorOf, selfOnlyKey, tenantOf } from "../../context.js";
 import { detailsToProto } from "../convert.js";
 

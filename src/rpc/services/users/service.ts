@@ -22,7 +22,7 @@ import { requestPasswordReset, resendInvite, setPasswordWithCode } from "../../.
 import { requestVerification, verifyChangedContacts, verifyContact, type VerificationSettings } from "../../../domain/user/verification.js";
 import type { Channel } from "../../../domain/notification/kinds.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, principalOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
