@@ -1,6 +1,9 @@
 import { SYSTEM_STREAM } from "../store/instance-sequence.js";
 import type { Owner } from "./details.js";
 
+/** The kind of a context, as memberships and owners store it. */
+export type ContextType = ContextRef["type"];
+
 /**
  * A context of the hierarchy system > instance > organization: where reusable resources
  * and settings are defined and where requests act.

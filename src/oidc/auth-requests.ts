@@ -12,7 +12,7 @@ import { provesPerson, provesSecondFactor, webAuthnAmr } from "../domain/user-we
 import { linkedUser } from "../domain/user/external-identities.js";
 import type { Db } from "../store/db.js";
 import { acrOf, withRequestedAcr } from "./acr.js";
-import type { SessionFactorsJson } from "../store/schema.js";
+import type { SessionFactorsJson } from "../domain/session/model.js";
 import { payloadAdapters, type OidcPayload } from "./payload-adapter.js";
 import { requestedOrg, splitScope } from "./scopes.js";
 

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { configOf, type AppConfig } from "../domain/app/model.js";
 import type { Db } from "../store/db.js";
-import type { AccessTokenKind } from "../store/schema.js";
+import type { AccessTokenKind } from "../domain/user/model.js";
 
 /** A public key a party signs its assertions with (PEM, SPKI). */
 export interface PartyKey {

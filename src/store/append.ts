@@ -1,9 +1,11 @@
+import type { Selectable, Updateable } from "kysely";
 import { runHooks, type AppendedEvent } from "./append-hooks.js";
 import { deferGuardedInsert, eventValues, insertStatement, type NewEvent } from "./append-statements.js";
 import { forgetInstance, hooksBusy } from "./busy-instances.js";
 import type { Tx } from "./db.js";
 import type { Editor } from "./editor.js";
 import type { AggregateRef, Appended, PendingEvent } from "./events.js";
+import type { Database } from "./schema.js";
 
 /**
  * Appends events to one aggregate after `previousSequence`. The caller holds the
@@ -89,3 +91,36 @@ export function createdBy(appended: Appended) {
   return { created_at: appended.createdAt, change_date: appended.createdAt, sequence: appended.sequence };
 }
 
+/** Tables whose rows are projections of one aggregate: each carries its newest event's sequence and time. */
+export type ProjectionTable = { [T in keyof Database]: Database[T] extends { sequence: number; change_date: unknown } ? T : never }[keyof Database];
+
+/** The row a write's events change, and how. */
+export interface ProjectedRow<T extends ProjectionTable> {
+  table: T;
+  /** The row, by these columns' values. */
+  key: { [C in keyof Selectable<Database[T]>]?: Exclude<Selectable<Database[T]>[C], undefined> };
+  /** What the events changed in it; a function of the append where a column takes the events' time. */
+  set?: Updateable<Database[T]> | ((appended: Appended) => Updateable<Database[T]>);
+}
+
+/**
+ * appendEvents, then the aggregate's projection row updated in the same transaction: what the
+ * events changed, and the sequence and change date of the last of them, which the row's next
+ * write appends after.
+ */
+export async function appendAndProject<T extends ProjectionTable>(
+  tx: Tx,
+  aggregate: AggregateRef,
+  previousSequence: number,
+  events: PendingEvent[],
+  editor: Editor,
+  row: ProjectedRow<T>,
+): Promise<Appended> {
+  const appended = await appendEvents(tx, aggregate, previousSequence, events, editor);
+  const set = typeof row.set === "function" ? row.set(appended) : row.set;
+  // The row's type was checked against its table above; Kysely cannot follow a table chosen by a type parameter.
+  let update = tx.updateTable(row.table as ProjectionTable).set({ ...set, change_date: appended.createdAt, sequence: appended.sequence } as never);
+  for (const [column, value] of Object.entries(row.key)) update = update.where(column as never, "=", value as never);
+  await update.execute();
+  return appended;
+}

@@ -1,5 +1,4 @@
-import type { ContextType } from "../../store/schema.js";
-import type { ContextRef, Scope } from "../context.js";
+import type { ContextRef, ContextType, Scope } from "../context.js";
 import { ROLES, permissionsOf, type RoleName } from "./roles.js";
 
 export interface Grant {

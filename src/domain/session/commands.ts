@@ -7,7 +7,8 @@ import { eventTime } from "../../store/event-reads.js";
 import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
 import { prepared } from "../../store/prepared.js";
-import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
+import { AGGREGATE, type ChallengeAnswers, CODE_CHECKS, MAX_METADATA_KEYS, type SessionChallenges, type SessionChallengesJson, type SessionChanges, type SessionChecks, type SessionFactorsJson, type SessionUserAgentJson } from "./model.js";
+import type { SessionRow, UserRow } from "../../store/schema.js";
 import type { WebAuthnFactor } from "../user-webauthn/factor.js";
 import { startWebAuthnCheck, verifyWebAuthnCheck } from "../user-webauthn/sign-in.js";
 import type { Actor, ObjectDetails } from "../details.js";
@@ -21,7 +22,6 @@ import { loginUserById, userByLoginName, type LoginUser } from "../user/login-na
 import { clearFailedChecks, recordFailedCheck } from "../user/lockout.js";
 import { checkStoredPassword } from "../user/passwords.js";
 import type { VerificationSettings } from "../user/verification.js";
-import { AGGREGATE, CODE_CHECKS, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks } from "./model.js";
 import { constantTimeEqual } from "../../crypto/equal.js";
 import { checkIdpIntent, recordIdpIntentCheck } from "./idp-intent-check.js";
 import { methodOf, passedChecks, sessionSignIns } from "./sign-ins.js";

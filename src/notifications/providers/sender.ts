@@ -5,7 +5,8 @@ import type { NotificationProviderSettings } from "../../config/notification-pro
 import type { SecretBox } from "../../crypto/encryption.js";
 import type { OutboundClient } from "../../http/outbound.js";
 import type { Db } from "../../store/db.js";
-import type { NotificationProviderRow, ProviderFamily } from "../../store/schema.js";
+import type { ProviderFamily } from "../../domain/notification-provider/model.js";
+import type { NotificationProviderRow } from "../../store/schema.js";
 import { NoActiveProvider, type EmailMessage, type NotificationSender, type SmsMessage } from "../message.js";
 import { ActiveProviders } from "./active.js";
 import { withinDeadline } from "./deadline.js";

@@ -9,7 +9,7 @@ import { webAuthnKeysOf } from "../../../domain/user-webauthn/queries.js";
 import { finishRegistration, removeWebAuthnKey, startRegistration, type Attachment } from "../../../domain/user-webauthn/registration.js";
 import { getUserRow } from "../../../domain/user/queries.js";
 import type { Db, Tx } from "../../../store/db.js";
-import type { WebAuthnKind } from "../../../store/schema.js";
+import type { WebAuthnKind } from "../../../domain/user-webauthn/factor.js";
 import { actorOf, tenantOf } from "../../context.js";
 import { detailsToProto } from "../convert.js";
 import { keepOneFor } from "./factors.js";
