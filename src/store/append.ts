@@ -81,7 +81,8 @@ export async function queueEvents(
   editor: Editor,
 ): Promise<{ sequence: number }> {
   const sequence = previousSequence + events.length;
-  const queued = !hooksBusy(aggregate.instanceId) && (await deferGuardedInsert(tx, eventValues(aggregate.instanceId, newEvents(aggregate, previousSequence, events), editor)));
+  const values = eventValues(aggregate.instanceId, newEvents(aggregate, previousSequence, events), editor);
+  const queued = !hooksBusy(aggregate.instanceId) && (await deferGuardedInsert(tx, values));
   if (!queued) await appendEvents(tx, aggregate, previousSequence, events, editor);
   return { sequence };
 }

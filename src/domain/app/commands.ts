@@ -76,7 +76,11 @@ export async function lockApp(tx: Tx, instanceId: string, id: string): Promise<A
 
 async function changeApp(tx: Tx, actor: Actor, current: AppRow, event: { type: string; payload: unknown }, set: Partial<Pick<AppRow, "name" | "state" | "secret_hash">> & { config?: string }): Promise<ObjectDetails> {
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
-  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, { table: "apps", key: { instance_id: actor.instanceId, id: current.id }, set });
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
+    table: "apps",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return appDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

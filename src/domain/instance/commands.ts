@@ -217,7 +217,11 @@ export async function setDefaultOrg(tx: Tx, actor: Actor, orgId: string): Promis
 
 async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events: PendingEvent[], set: Updateable<InstanceTable>): Promise<ObjectDetails> {
   const aggregate = { instanceId: current.id, type: AGGREGATE, id: current.id };
-  const appended = await appendAndProject(tx, aggregate, current.sequence, events, actor, { table: "instances", key: { instance_id: current.id, id: current.id }, set });
+  const appended = await appendAndProject(tx, aggregate, current.sequence, events, actor, {
+    table: "instances",
+    key: { instance_id: current.id, id: current.id },
+    set,
+  });
   return instanceDetails({ id: current.id, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

@@ -4,7 +4,18 @@ import { appendAndProject, appendEvents, createdBy } from "../../store/append.js
 import type { Tx } from "../../store/db.js";
 import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
-import { AGGREGATES, checkKind, configOf, mergedConfig, nameOf, type ProviderFamily, type ProviderPatch, type ProviderSpec, SECRET_AIMS, settingsOf } from "./model.js";
+import {
+  AGGREGATES,
+  checkKind,
+  configOf,
+  mergedConfig,
+  nameOf,
+  type ProviderFamily,
+  type ProviderPatch,
+  type ProviderSpec,
+  SECRET_AIMS,
+  settingsOf,
+} from "./model.js";
 import type { NotificationProviderRow } from "../../store/schema.js";
 import { SIGNING_KEY_LENGTH } from "../action/target/model.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";

@@ -88,7 +88,11 @@ async function changeOrg(
   set: { name?: string; state?: "active" | "inactive" },
 ): Promise<ObjectDetails> {
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.id };
-  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, { table: "orgs", key: { instance_id: actor.instanceId, id: current.id }, set });
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
+    table: "orgs",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

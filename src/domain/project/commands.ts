@@ -51,7 +51,11 @@ export async function addProject(tx: Tx, actor: Actor, orgId: string, spec: Proj
 
 async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: { type: string; payload: unknown }, set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {}): Promise<ProjectRow> {
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
-  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, { table: "projects", key: { instance_id: actor.instanceId, id: current.id }, set });
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
+    table: "projects",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return { ...current, ...set, sequence: appended.sequence, change_date: appended.createdAt };
 }
 

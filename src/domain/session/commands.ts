@@ -7,7 +7,18 @@ import { eventTime } from "../../store/event-reads.js";
 import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
 import { prepared } from "../../store/prepared.js";
-import { AGGREGATE, type ChallengeAnswers, CODE_CHECKS, MAX_METADATA_KEYS, type SessionChallenges, type SessionChallengesJson, type SessionChanges, type SessionChecks, type SessionFactorsJson, type SessionUserAgentJson } from "./model.js";
+import {
+  AGGREGATE,
+  type ChallengeAnswers,
+  CODE_CHECKS,
+  MAX_METADATA_KEYS,
+  type SessionChallenges,
+  type SessionChallengesJson,
+  type SessionChanges,
+  type SessionChecks,
+  type SessionFactorsJson,
+  type SessionUserAgentJson,
+} from "./model.js";
 import type { SessionRow, UserRow } from "../../store/schema.js";
 import type { WebAuthnFactor } from "../user-webauthn/factor.js";
 import { startWebAuthnCheck, verifyWebAuthnCheck } from "../user-webauthn/sign-in.js";

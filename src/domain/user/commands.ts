@@ -194,7 +194,11 @@ async function upsertSecret(tx: Tx, instanceId: string, userId: string, kind: "p
 
 export async function changeUser(tx: Tx, actor: Actor, current: UserRow, events: PendingEvent[], set: UserUpdate): Promise<ObjectDetails> {
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
-  const appended = await appendAndProject(tx, aggregate, current.sequence, events, actor, { table: "users", key: { instance_id: actor.instanceId, id: current.id }, set });
+  const appended = await appendAndProject(tx, aggregate, current.sequence, events, actor, {
+    table: "users",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return userDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
