@@ -63,7 +63,7 @@ async function getTarget(id: string) {
 
 /**
  * The projection's state as two subqueries of a search page's statement, as the service reads
- * it (store/eventstore.ts, projectionStateColumns): the newest event of the aggregate type.
+ * it (store/projection-state.ts, projectionStateColumns): the newest event of the aggregate type.
  */
 const stateColumns = (instance: string, aggregateType: string) => {
   const newest = (column: string) => `(select "${column}" from "events" where "instance_id" = ${instance} and "aggregate_type" = ${aggregateType} order by "position" desc limit 1)`;

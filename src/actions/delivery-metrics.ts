@@ -1,5 +1,5 @@
 import type { Registry } from "prom-client";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { OutboxMetrics } from "../queue/outbox-metrics.js";
 import { deliveries } from "./delivery-queue.js";
 

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { outboxTable } from "../queue/outbox-table.js";
 
 /**

@@ -3,7 +3,7 @@ import { setUserMetadata } from "../domain/user-metadata/commands.js";
 import { allUserMetadata } from "../domain/user-metadata/queries.js";
 import type { OutboundClient } from "../http/outbound.js";
 import type { Logger } from "../log/logger.js";
-import type { Db, Tx } from "../store/eventstore.js";
+import type { Db, Tx } from "../store/db.js";
 import type { Account } from "../domain/user/accounts.js";
 import type { ExecutionPlans } from "./plans.js";
 import { callTarget, EXECUTION_FAILED, type CallableTarget } from "./target-call.js";

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { eventCandidates } from "../domain/action/execution/events.js";
 import { newId } from "../store/ids.js";
-import { onAppend, type AppendHook, type AppendedEvent, type Tx } from "../store/eventstore.js";
+import { onAppend, type AppendHook, type AppendedEvent } from "../store/append-hooks.js";
+import type { Tx } from "../store/db.js";
 import { targetOrder } from "./plans.js";
 
 /** Outbox rows per statement: 14 parameters each, well below PostgreSQL's 65535. */

@@ -2,7 +2,7 @@ import type { AccessEpoch } from "../cache/access-epoch.js";
 import { AccessCache } from "../cache/access-cache.js";
 import type { SecretBox } from "../crypto/encryption.js";
 import { MAX_INCLUDE_DEPTH } from "../domain/action/execution/model.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import type { TargetRow } from "../store/schema.js";
 import type { CallableTarget } from "./target-call.js";
 

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { ExecutionMode, TargetKind } from "../store/schema.js";
+import type { ExecutionMode, TargetKind } from "../domain/action/target/model.js";
 import { OutboundError, type OutboundClient } from "../http/outbound.js";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 

@@ -1,6 +1,8 @@
 import { SYSTEM_STREAM } from "../store/instance-sequence.js";
-import type { Scope } from "./authz/principal.js";
 import type { Owner } from "./details.js";
+
+/** The kind of a context, as memberships and owners store it. */
+export type ContextType = ContextRef["type"];
 
 /**
  * A context of the hierarchy system > instance > organization: where reusable resources
@@ -10,6 +12,9 @@ export type ContextRef =
   | { type: "system" }
   | { type: "instance"; instanceId: string }
   | { type: "org"; instanceId: string; orgId: string };
+
+/** Where a request acts; permissions of enclosing contexts apply inside it. */
+export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string };
 
 export const SYSTEM_CONTEXT: ContextRef = { type: "system" };
 

@@ -1,4 +1,4 @@
-import type { Editor } from "../store/eventstore.js";
+import type { Editor } from "../store/editor.js";
 
 export type OwnerKind = "system" | "instance" | "org";
 

@@ -13,9 +13,9 @@ import { findSessionRow } from "../domain/session/queries.js";
 import { linkedUser } from "../domain/user/external-identities.js";
 import { loginUserById } from "../domain/user/login-names.js";
 import { passwordState } from "../domain/user/passwords.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { acrOf, withRequestedAcr } from "./acr.js";
-import type { SessionFactorsJson } from "../store/schema.js";
+import type { SessionFactorsJson } from "../domain/session/model.js";
 import { payloadAdapters, type OidcPayload } from "./payload-adapter.js";
 import { requestedOrg, splitScope } from "./scopes.js";
 

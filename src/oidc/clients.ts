@@ -1,6 +1,6 @@
 import { constantTimeEqual } from "../crypto/equal.js";
 import { hashToken } from "../crypto/tokens.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import type { AppParty, PartyKey } from "../domain/app/parties.js";
 import { machineParty, type MachineParty } from "../domain/user/machine-parties.js";
 import { findParty } from "./parties.js";

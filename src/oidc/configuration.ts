@@ -5,7 +5,7 @@ import type { AccessEpoch } from "../cache/access-epoch.js";
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../config/oidc.js";
 import type { SecretBox } from "../crypto/encryption.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { ACR_VALUES } from "./acr.js";
 import { afterAuthorization, beforeAuthorization } from "./authorization-rules.js";

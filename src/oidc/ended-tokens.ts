@@ -1,6 +1,6 @@
 import { sql, type DeleteQueryBuilder, type DeleteResult } from "kysely";
 import { ACCESS_CHANNEL, type AccessEpoch } from "../cache/access-epoch.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import type { Database } from "../store/schema.js";
 import { ACCESS_TOKEN_MODELS } from "./token-models.js";
 

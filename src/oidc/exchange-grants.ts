@@ -1,4 +1,4 @@
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { payloadAdapters, type OidcPayload } from "./payload-adapter.js";
 
 /** The gty of tokens issued by token exchange (RFC 8693); refreshed ones append `refresh_token`. */

@@ -2,7 +2,7 @@ import type { KoaContextWithOIDC, Interaction } from "oidc-provider";
 import type { SettingsKind } from "../domain/settings/kind.js";
 import { loginSettingsOf } from "../domain/settings/login.js";
 import { defaultOrgOf } from "../domain/user/login-names.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { LOGIN_PATH } from "./login/paths.js";
 import { requestedOrg, splitScope } from "./scopes.js";
 

@@ -1,7 +1,7 @@
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import { AccessCache } from "../cache/access-cache.js";
 import { instanceLanguages } from "../domain/settings/language.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { machineParty, type MachineParty } from "../domain/user/machine-parties.js";
 import { findParty, type Party } from "./parties.js";
 import { activeProjectIds } from "../domain/project/queries.js";

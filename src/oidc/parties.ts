@@ -1,6 +1,6 @@
 import { appParty, type AppParty } from "../domain/app/parties.js";
 import { machineParty, type MachineParty } from "../domain/user/machine-parties.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 
 export type Party = AppParty | MachineParty;
 

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import { hashToken } from "../crypto/tokens.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { deletePayloads } from "./ended-tokens.js";
 
 /** What node-oidc-provider hands an adapter to keep: its own JSON, with a few properties we index. */

@@ -1,6 +1,6 @@
 import type { Principal } from "../domain/authz/principal.js";
 import { principalOf } from "../domain/pat/queries.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { activeAccount } from "../domain/user/accounts.js";
 import { payloadAdapters } from "./payload-adapter.js";
 import { PLATFORM_AUDIENCE } from "./scopes.js";

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 
 /**
  * What the provider's callbacks (adapter, client lookup, accounts) need of the request they

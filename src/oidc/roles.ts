@@ -1,5 +1,5 @@
 import { roleGrantsOf, type RoleGrant } from "../domain/grant/queries.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { requestedRoles } from "./scopes.js";
 
 export const ROLES_CLAIM = "urn:platform:iam:org:project:roles";

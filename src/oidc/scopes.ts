@@ -1,5 +1,5 @@
 import { activeProjectIds } from "../domain/project/queries.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 
 /** The standard scopes of OpenID Connect Core 1.0, section 5.4, and refresh tokens. */
 export const STANDARD_SCOPES = ["openid", "profile", "email", "phone", "address", "offline_access"] as const;

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import Provider, { type KoaContextWithOIDC } from "oidc-provider";
 import type { AccessEpoch } from "../cache/access-epoch.js";
 import { hashToken } from "../crypto/tokens.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { deletePayloads } from "./ended-tokens.js";
 import { JWT_RECORD_MODEL } from "./token-models.js";
 import { CHAIN_EXTRA } from "./tokens.js";

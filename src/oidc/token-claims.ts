@@ -1,6 +1,6 @@
 import { errors, type KoaContextWithOIDC, type Provider } from "oidc-provider";
 import { FunctionError, type ActionFunctions } from "../actions/functions.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { outlivedByPassword, passwordChangedAt } from "../domain/user/passwords.js";
 import { activeAccount } from "../domain/user/accounts.js";
 import { claimsOf } from "./accounts.js";

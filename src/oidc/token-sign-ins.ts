@@ -3,7 +3,7 @@ import type Provider from "oidc-provider";
 import type { KoaContextWithOIDC } from "oidc-provider";
 import { stateRefusal, type SignInCheck, type SignInMethod, type SignInRecorder } from "../domain/audit/sign-ins.js";
 import { requestOrigin } from "../http/request-origin.js";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { JWT_BEARER } from "./clients.js";
 import { basicClientId } from "./endpoints/client-auth.js";
 import { refusedMachine, type MachineName } from "../domain/user/machine-parties.js";

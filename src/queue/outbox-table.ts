@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type Selectable, type UpdateObject } from "kysely";
-import type { Db } from "../store/eventstore.js";
+import type { Db } from "../store/db.js";
 import { sweepFinishedLogRows } from "../store/log-retention.js";
 import type { Database } from "../store/schema.js";
 

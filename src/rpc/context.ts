@@ -3,7 +3,7 @@ import type { Principal } from "../domain/authz/principal.js";
 import { SYSTEM_CONTEXT, type ContextRef } from "../domain/context.js";
 import type { Actor } from "../domain/details.js";
 import type { InstanceRef } from "../domain/instance/queries.js";
-import { originOf, type Editor } from "../store/eventstore.js";
+import { originOf, type Editor } from "../store/editor.js";
 
 /** The caller's address (the peer of its connection), set where the request comes in (server/app.ts, the REST gateway). */
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: "client address" });

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { appendRefused, type Tx } from "./eventstore.js";
+import { appendRefused } from "./busy-instances.js";
+import type { Tx } from "./db.js";
 import { PgDriver } from "./pg/pg-driver.js";
 import { parseTimestamptz, TIMESTAMPTZ } from "./pg/timestamps.js";
 import { PGliteDriver } from "./pglite/pglite-driver.js";
@@ -215,7 +216,7 @@ function isRetryableConflict(error: unknown): boolean {
 }
 
 /**
- * Refused queued appends a write is run again after (eventstore.ts: appendRefused): one, unless
+ * Refused queued appends a write is run again after (busy-instances.ts: appendRefused): one, unless
  * event executions of its instance come and go between its attempts.
  */
 const REFUSALS_MAX = 3;
@@ -226,7 +227,7 @@ async function transactWithRetries<T>(db: Kysely<Database>, fn: (tx: Tx) => Prom
     try {
       return await db.transaction().execute(fn);
     } catch (error) {
-      // A queued append met hooks with work: once more at once, appending the slow way (eventstore.ts).
+      // A queued append met hooks with work: once more at once, appending the slow way (append.ts).
       if (refusals < REFUSALS_MAX && appendRefused(error)) {
         refusals++;
         attempt--;

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery, QueryResult } from "kysely";
-import type { Db } from "./eventstore.js";
+import type { Db } from "./db.js";
 
 /** The statements deferStatement queued: the driver recognizes them by identity. */
 const deferred = new WeakSet<CompiledQuery>();
@@ -40,7 +40,7 @@ export function isCommittedWith(query: CompiledQuery): boolean {
  * Runs a transaction's last statement with its commit: on PostgreSQL the statements queued
  * before it, it and the commit go to the server in one write and are answered in one round
  * trip, where the commit would otherwise take one of its own after it. A write that reads
- * nothing before its end (its events queued by queueEvents, store/eventstore.ts) then costs
+ * nothing before its end (its events queued by queueEvents, store/append.ts) then costs
  * a single round trip, and still reads this statement's answer.
  *
  * The transaction ends here, on both databases: its error (or one of a statement queued

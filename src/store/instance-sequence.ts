@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Tx } from "./eventstore.js";
+import type { Tx } from "./db.js";
 
 /** The instance id of what the system context owns: no instance. */
 export const SYSTEM_STREAM = "";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "./eventstore.js";
+import type { Db } from "./db.js";
 
 /**
  * Deletes up to `limit` finished rows (not pending) of an instance log beside the events

@@ -1,5 +1,5 @@
 import type { Selectable, SelectQueryBuilder } from "kysely";
-import type { Db } from "./eventstore.js";
+import type { Db } from "./db.js";
 import type { Database } from "./schema.js";
 import type { Found, Page } from "./search.js";
 

@@ -1,5 +1,15 @@
 import type { ColumnType, Generated, Selectable, Updateable } from "kysely";
 
+/*
+ * The tables as Kysely sees them, each column typed as the table holds it. Where a column
+ * holds one of a few words (a user's state, a factor's type) or a JSON document (a session's
+ * factors), its type says so here, unexported: the store is below the domain and may not
+ * import its words, and a plain `string` would let every insert and update write a word the
+ * domain does not know. The domain names these words (UserState = UserRow["state"] in
+ * domain/user/model.ts, SessionFactorsJson in domain/session/model.ts, ...): its rules and the
+ * layers above take them from there, never from here.
+ */
+
 /** Row types of every table; migrations/ is what creates them. */
 export interface Database {
   events: EventTable;
@@ -52,7 +62,7 @@ export interface EventTable {
   creator: string;
   /** The resource's organization; '' for the instance's own resources (migration 0030). */
   org_id: Generated<string>;
-  /** Where the change came from over HTTP (store/eventstore.ts Origin); null otherwise. */
+  /** Where the change came from over HTTP (store/editor.ts Origin); null otherwise. */
   editor_client: string | null;
   editor_ip: string | null;
   editor_agent: string | null;
@@ -89,7 +99,7 @@ export interface InstanceTable extends ProjectionColumns {
 }
 export type InstanceRow = Selectable<InstanceTable>;
 
-export interface PasswordPolicyJson {
+interface PasswordPolicyJson {
   minLength: number;
   requireUppercase: boolean;
   requireLowercase: boolean;
@@ -104,7 +114,7 @@ export interface InstanceDomainTable {
   created_at: Timestamp;
 }
 
-export type OrgState = "active" | "inactive";
+type OrgState = "active" | "inactive";
 
 export interface OrgTable extends ProjectionColumns {
   id: string;
@@ -125,13 +135,13 @@ export interface OrgDomainTable extends ProjectionColumns {
   validation_token: ColumnType<string | null, string | null | undefined, string | null>;
   validation_created_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
-export type DomainValidationType = "dns" | "http";
+type DomainValidationType = "dns" | "http";
 export type OrgDomainRow = Selectable<OrgDomainTable>;
 
-export type UserState = "active" | "inactive" | "locked";
-export type UserKind = "machine" | "human";
-export type Gender = "female" | "male" | "diverse";
-export type AccessTokenKind = "bearer" | "jwt";
+type UserState = "active" | "inactive" | "locked";
+type UserKind = "machine" | "human";
+type Gender = "female" | "male" | "diverse";
+type AccessTokenKind = "bearer" | "jwt";
 
 export interface UserTable extends ProjectionColumns {
   id: string;
@@ -199,7 +209,7 @@ export interface PersonalAccessTokenTable {
   created_at: Timestamp;
 }
 
-export type ContextType = "system" | "instance" | "org";
+type ContextType = "system" | "instance" | "org";
 
 export interface MembershipTable extends ProjectionColumns {
   user_id: string;
@@ -229,7 +239,7 @@ export interface IdpTable {
   sequence: number;
 }
 
-export type StatePolicyName = "activate" | "deactivate" | "inherit";
+type StatePolicyName = "activate" | "deactivate" | "inherit";
 
 /** A user's account at an identity provider (external login); the provider's id of it is the key. */
 export interface ExternalIdentityTable {
@@ -275,10 +285,10 @@ export interface SettingsFileTable {
   change_date: Timestamp;
 }
 
-export type TargetKind = "rest_webhook" | "rest_request_response";
-export type ExecutionMode = "sync" | "async" | "interrupt_on_error";
+type TargetKind = "rest_webhook" | "rest_request_response";
+type ExecutionMode = "sync" | "async" | "interrupt_on_error";
 
-export type ProjectState = "active" | "inactive";
+type ProjectState = "active" | "inactive";
 
 export interface ProjectTable extends ProjectionColumns {
   id: string;
@@ -373,7 +383,7 @@ export interface TargetTable extends ProjectionColumns {
 export type TargetRow = Selectable<TargetTable>;
 export type TargetUpdate = Updateable<TargetTable>;
 
-export type ConditionType = "request" | "response" | "function" | "event";
+type ConditionType = "request" | "response" | "function" | "event";
 
 export interface ExecutionTable extends ProjectionColumns {
   id: string;
@@ -383,7 +393,7 @@ export interface ExecutionTable extends ProjectionColumns {
 }
 export type ExecutionRow = Selectable<ExecutionTable>;
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
+type DeliveryStatus = "pending" | "delivered" | "failed";
 
 /** One event for one target of an event execution (migrations/0012-action-deliveries.ts). */
 export interface ActionDeliveryTable {
@@ -409,8 +419,8 @@ export interface ActionDeliveryTable {
 }
 export type ActionDeliveryRow = Selectable<ActionDeliveryTable>;
 
-export type ProviderFamily = "smtp" | "sms";
-export type ProviderKind = "smtp" | "twilio" | "http";
+type ProviderFamily = "smtp" | "sms";
+type ProviderKind = "smtp" | "twilio" | "http";
 
 /** An SMTP or SMS provider of an instance (migrations/0015-notification-providers.ts). */
 export interface NotificationProviderTable extends ProjectionColumns {
@@ -428,7 +438,7 @@ export interface NotificationProviderTable extends ProjectionColumns {
 }
 export type NotificationProviderRow = Selectable<NotificationProviderTable>;
 
-export type NotificationStatus = "pending" | "sent" | "failed";
+type NotificationStatus = "pending" | "sent" | "failed";
 
 export interface NotificationTable {
   instance_id: string;
@@ -463,7 +473,7 @@ export interface UserCodeTable {
   expires_at: Timestamp;
 }
 
-export type FactorType = "totp" | "otp_email" | "otp_sms";
+type FactorType = "totp" | "otp_email" | "otp_sms";
 
 /** A second factor of a user (migration 0019): a TOTP is pending until its first code. */
 export interface UserFactorTable {
@@ -489,7 +499,7 @@ export interface UserRecoveryCodeTable {
 }
 
 /** When a session checked each factor (ISO dates), by the factor's name in the API. */
-export interface SessionFactorsJson {
+interface SessionFactorsJson {
   user?: { id: string; checkedAt: string };
   password?: { checkedAt: string };
   totp?: { checkedAt: string };
@@ -502,7 +512,7 @@ export interface SessionFactorsJson {
   idpIntent?: { checkedAt: string; idpId: string; externalUserId: string };
 }
 
-export interface SessionUserAgentJson {
+interface SessionUserAgentJson {
   fingerprintId?: string;
   ip?: string;
   description?: string;
@@ -522,7 +532,7 @@ export interface SessionTable extends ProjectionColumns {
   challenges: ColumnType<SessionChallengesJson, string | undefined, string>;
 }
 
-export interface SessionChallengesJson {
+interface SessionChallengesJson {
   webAuthN?: { challenge: string; rpId: string; userVerification: "required" | "preferred" | "discouraged"; issuedAt: string };
 }
 export type SessionRow = Selectable<SessionTable>;
@@ -546,7 +556,7 @@ export interface IdpIntentTable extends ProjectionColumns {
 }
 
 /** A person as an identity provider describes it (external login's ExternalUser, oidc/login/external/upstream.ts, is this with the account's id). */
-export interface ExternalProfileJson {
+interface ExternalProfileJson {
   username: string;
   email: string;
   emailVerified: boolean;
@@ -557,7 +567,7 @@ export interface ExternalProfileJson {
 }
 export type IdpIntentRow = Selectable<IdpIntentTable>;
 
-export type WebAuthnKind = "passkey" | "u2f";
+type WebAuthnKind = "passkey" | "u2f";
 
 /** A WebAuthn credential of a user (migration 0021); pending while its registration is not finished. */
 export interface UserWebAuthnKeyTable {

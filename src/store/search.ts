@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, Selectable, SelectQueryBuilder, SqlBool } from "kysely";
-import { pageState, projectionStateColumns, type Db, type ProjectionState, type StateColumns } from "./eventstore.js";
+import type { Db } from "./db.js";
+import { pageState, projectionStateColumns, type ProjectionState, type StateColumns } from "./projection-state.js";
 import type { Database } from "./schema.js";
 
 export type TextMatch =

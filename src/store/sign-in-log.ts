@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "./eventstore.js";
+import type { Db } from "./db.js";
 import { instanceSequence } from "./instance-sequence.js";
 
 /** The aggregate type of sign-in events (domain/audit/sign-ins.ts): rows of `events` that no aggregate replays. */

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Logger } from "../log/logger.js";
-import type { Db } from "./eventstore.js";
+import type { Db } from "./db.js";
 
 /** Rows one statement deletes at most: short row locks and little WAL per statement. */
 export const SWEEP_BATCH = 1000;

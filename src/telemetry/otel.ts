@@ -17,7 +17,6 @@ import { defaultResource, detectResources, envDetector, hostDetector, processDet
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { codeName, outcomeOf, protocolOf, traceIdKey, watchStream, type Outcome } from "./call.js";
 import type { QueryObserver } from "../store/scoped.js";
-import type { Tracing } from "./tracing.js";
 
 const SERVICE_NAME = "platform-identity";
 const SHUTDOWN_FLUSH_MS = 3_000;
@@ -32,7 +31,11 @@ const headerGetter: TextMapGetter<Headers> = {
 
 let contextManagerSet = false;
 
-export async function createTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
+/**
+ * A Tracing (tracing.ts), which checks the shape where startTracing returns it: this module
+ * is loaded only on demand, by tracing.ts, and imports nothing back from it.
+ */
+export async function createTracing(env: NodeJS.ProcessEnv) {
   const exporter = await exporterFor(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/protobuf");
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win over our default name.
   const resource = defaultResource()

@@ -60,7 +60,7 @@ const SECOND_ORG = [
   "project project.removed",
   "project project.role.added",
   "project project.role.changed",
-  // A session of the organization's user, made with the user (store/eventstore.ts AggregateRef.orgId).
+  // A session of the organization's user, made with the user (store/events.ts AggregateRef.orgId).
   "session session.added",
   "session session.metadata.set",
   "session session.password.checked",

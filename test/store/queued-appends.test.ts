@@ -5,13 +5,15 @@ import { installOutbox } from "../../src/actions/outbox.js";
 import { loadConfig } from "../../src/config/config.js";
 import { openStore, type Store } from "../../src/store/database.js";
 import { commitWith } from "../../src/store/deferred.js";
-import { eventTime, queueEvents, type Tx } from "../../src/store/eventstore.js";
+import { queueEvents } from "../../src/store/append.js";
+import type { Tx } from "../../src/store/db.js";
+import { eventTime } from "../../src/store/event-reads.js";
 import { createInstanceSequence } from "../../src/store/instance-sequence.js";
 import { migrateToLatest } from "../../src/store/migrate.js";
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../support/database.js";
 
 /**
- * A write in one round trip (store/deferred.ts: commitWith; store/eventstore.ts:
+ * A write in one round trip (store/deferred.ts: commitWith; store/append.ts:
  * queueEvents): its events queued, its last statement sent with the commit. On PGlite the
  * same calls run one by one; the outcome must be the same on both. One pooled connection,
  * so every case also shows that the connection is left clean for the next, and on

@@ -11,7 +11,7 @@ import { addMachineUser } from "../../src/domain/user/commands.js";
 import { createLogger } from "../../src/log/logger.js";
 import { startService, type Service } from "../../src/server/start.js";
 import type { DatabaseTarget } from "../../src/store/database.js";
-import type { Tx } from "../../src/store/eventstore.js";
+import type { Tx } from "../../src/store/db.js";
 import { createTestDatabase } from "./database.js";
 
 export interface TestServer {

@@ -1,5 +1,6 @@
 import { hashToken, newOpaqueToken, randomAlphanumeric } from "../../crypto/tokens.js";
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
@@ -74,13 +75,12 @@ export async function lockApp(tx: Tx, instanceId: string, id: string): Promise<A
 }
 
 async function changeApp(tx: Tx, actor: Actor, current: AppRow, event: { type: string; payload: unknown }, set: Partial<Pick<AppRow, "name" | "state" | "secret_hash">> & { config?: string }): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, [event], actor);
-  await tx
-    .updateTable("apps")
-    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", current.id)
-    .execute();
+  const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
+    table: "apps",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return appDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

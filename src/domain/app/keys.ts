@@ -1,4 +1,5 @@
-import { appendEvents, createdBy, type Db, type Tx } from "../../store/eventstore.js";
+import { appendEvents, createdBy } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import { searchPage, type Page } from "../../store/search.js";
 import type { Actor, ObjectDetails } from "../details.js";

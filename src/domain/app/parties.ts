@@ -1,5 +1,5 @@
 import { configOf, type AppConfig } from "./model.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 
 /*
  * The parties that authenticate at the token endpoints (oidc/clients.ts): applications here,

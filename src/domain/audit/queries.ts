@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { Database } from "../../store/schema.js";
 import { LOG_START, type LogPosition, type PageKey } from "./positions.js";
 import { redactedPayload } from "./redaction.js";

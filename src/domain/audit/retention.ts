@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { SIGN_IN_AGGREGATE } from "../../store/sign-in-log.js";
 
 /**

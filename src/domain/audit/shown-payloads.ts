@@ -3,7 +3,9 @@ import type { HttpSettings, SmtpSettings, TwilioSettings } from "../notification
 import type { ProjectSpec, RoleSpec } from "../project/commands.js";
 import type { TargetSpec } from "../action/target/model.js";
 import type { Profile } from "../user/model.js";
-import type { ContextType, PasswordPolicyJson, UserUpdate } from "../../store/schema.js";
+import type { ContextType } from "../context.js";
+import type { PasswordPolicyJson } from "../user/password-policy.js";
+import type { UserUpdate } from "../../store/schema.js";
 import { FEATURE_DEFAULTS } from "../feature/catalog.js";
 import { BRANDING_SETTINGS } from "../settings/branding.js";
 import { DOMAIN_SETTINGS } from "../settings/domain.js";

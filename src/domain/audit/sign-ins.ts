@@ -1,4 +1,4 @@
-import type { Origin } from "../../store/eventstore.js";
+import type { Origin } from "../../store/editor.js";
 import type { SignInRow } from "../../store/sign-in-log.js";
 import type { Summary } from "./sign-in-bound.js";
 

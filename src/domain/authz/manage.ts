@@ -1,4 +1,4 @@
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { permissionDenied } from "../errors.js";
 import { mayGrant, scopeOf, type Principal } from "./principal.js";
 import { isRoleName } from "./roles.js";

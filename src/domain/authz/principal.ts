@@ -1,5 +1,4 @@
-import type { ContextType } from "../../store/schema.js";
-import type { ContextRef } from "../context.js";
+import type { ContextRef, ContextType, Scope } from "../context.js";
 import { ROLES, permissionsOf, type RoleName } from "./roles.js";
 
 export interface Grant {
@@ -19,9 +18,6 @@ export interface Principal {
   /** What the caller authenticated through, recorded with its changes: `app:<client id>` or `pat:<token id>`. */
   client?: string;
 }
-
-/** Where a request acts; permissions of enclosing contexts apply inside it. */
-export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string };
 
 /** The scope a membership's roles hold in: the system, its instance, or one organization of it. */
 export function scopeOf(contextType: ContextType, contextId: string, instanceId: string): Scope {

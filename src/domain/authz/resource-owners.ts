@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { instanceById } from "../instance/queries.js";
 import { orgOfDomain } from "../org-domain/queries.js";
 import { orgByIdOrDomain } from "../org/queries.js";

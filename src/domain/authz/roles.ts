@@ -1,4 +1,4 @@
-import type { ContextType } from "../../store/schema.js";
+import type { ContextType } from "../context.js";
 
 /** Every permission a method may declare; method-rules.ts refuses any other. */
 export const PERMISSIONS = [

@@ -1,6 +1,6 @@
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { AccessCache } from "../../cache/access-cache.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { ContextRef } from "../context.js";
 import { featureSettings } from "../settings/feature.js";
 import type { SettingsKind } from "../settings/kind.js";

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
@@ -61,13 +62,12 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
 }
 
 async function changeGrant(tx: Tx, actor: Actor, current: UserGrantRow, type: string, roleKeys: string[]): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, [{ type, payload: { roleKeys } }], actor);
-  await tx
-    .updateTable("user_grants")
-    .set({ role_keys: JSON.stringify(roleKeys), change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", current.id)
-    .execute();
+  const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [{ type, payload: { roleKeys } }], actor, {
+    table: "user_grants",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set: { role_keys: JSON.stringify(roleKeys) },
+  });
   return grantDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { notFound } from "../errors.js";
 import { AGGREGATE, grantView, type UserGrantView } from "./model.js";

@@ -1,6 +1,10 @@
+import type { Updateable } from "kysely";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
-import { appendEvents, createdBy, SYSTEM_EDITOR, type Db, type Tx } from "../../store/eventstore.js";
-import type { IdpIntentRow } from "../../store/schema.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import { SYSTEM_EDITOR, type Editor } from "../../store/editor.js";
+import type { Appended, PendingEvent } from "../../store/events.js";
+import type { IdpIntentRow, IdpIntentTable } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";
 import { checkLoginUiUrl } from "../settings/login.js";
@@ -47,34 +51,20 @@ export async function waitingIntent(tx: Tx, instanceId: string, id: string): Pro
 /** The callback's success: the person kept, a token made (answered once) that is usable until `expiresAt`. */
 export async function succeedIdpIntent(tx: Tx, row: IdpIntentRow, found: UpstreamIdentity, expiresAt: Date): Promise<string> {
   const token = newOpaqueToken();
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp_intent.succeeded", payload: { externalUserId: found.externalUserId } }], SYSTEM_EDITOR);
-  await tx
-    .updateTable("idp_intents")
-    .set({
-      state: "succeeded",
-      token_hash: hashToken(token),
-      external_user_id: found.externalUserId,
-      identity: JSON.stringify(found.identity),
-      raw_information: JSON.stringify(found.raw),
-      expires_at: expiresAt,
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
-    })
-    .where("instance_id", "=", row.instance_id)
-    .where("id", "=", row.id)
-    .execute();
+  await changeIntent(tx, row, { type: "idp_intent.succeeded", payload: { externalUserId: found.externalUserId } }, SYSTEM_EDITOR, {
+    state: "succeeded",
+    token_hash: hashToken(token),
+    external_user_id: found.externalUserId,
+    identity: JSON.stringify(found.identity),
+    raw_information: JSON.stringify(found.raw),
+    expires_at: expiresAt,
+  });
   return token;
 }
 
 /** The callback's failure (`error` as the failure URL receives it); the intent is of no use after it. */
 export async function failIdpIntent(tx: Tx, row: IdpIntentRow, error: string): Promise<void> {
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp_intent.failed", payload: { error } }], SYSTEM_EDITOR);
-  await tx
-    .updateTable("idp_intents")
-    .set({ state: "failed", change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", row.instance_id)
-    .where("id", "=", row.id)
-    .execute();
+  await changeIntent(tx, row, { type: "idp_intent.failed", payload: { error } }, SYSTEM_EDITOR, { state: "failed" });
 }
 
 export type Proven = { ok: true; row: IdpIntentRow & { external_user_id: string } } | { ok: false; kind: "missing" | "wrong_token" } | { ok: false; kind: "unusable"; error: Error };
@@ -99,12 +89,11 @@ export async function provenIntent(db: Db | Tx, instanceId: string, id: string, 
 
 /** A session check used the intent: nothing can use it again. */
 export async function consumeIdpIntent(tx: Tx, actor: Actor, row: IdpIntentRow, sessionId: string): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp_intent.consumed", payload: { sessionId } }], actor);
-  await tx
-    .updateTable("idp_intents")
-    .set({ state: "consumed", raw_information: null, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", row.instance_id)
-    .where("id", "=", row.id)
-    .execute();
+  const appended = await changeIntent(tx, row, { type: "idp_intent.consumed", payload: { sessionId } }, actor, { state: "consumed", raw_information: null });
   return instanceOwnedDetails({ ...row, sequence: appended.sequence, change_date: appended.createdAt });
+}
+
+function changeIntent(tx: Tx, row: IdpIntentRow, event: PendingEvent, editor: Editor, set: Updateable<IdpIntentTable>): Promise<Appended> {
+  const aggregate = { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id };
+  return appendAndProject(tx, aggregate, row.sequence, [event], editor, { table: "idp_intents", key: { instance_id: row.instance_id, id: row.id }, set });
 }

@@ -1,5 +1,7 @@
-import type { ExternalProfileJson } from "../../store/schema.js";
+import type { IdpIntentRow } from "../../store/schema.js";
 import type { ObjectDetails } from "../details.js";
+
+export type ExternalProfileJson = NonNullable<IdpIntentRow["identity"]>;
 
 /** The aggregate of intent events. */
 export const AGGREGATE = "idp_intent";

@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { instanceOwnedDetails } from "../details.js";
 import { notFound, permissionDenied } from "../errors.js";
 import { linkedUser } from "../user/external-identities.js";

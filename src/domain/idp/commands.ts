@@ -1,13 +1,15 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import { appendEvents, createdBy, lastEvent, type Editor, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
+import { lastEvent } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
-import type { StatePolicyName } from "../../store/schema.js";
+import { AGGREGATE, CLIENT_SECRET_AIM, type IdpRow, ownerOfIdp, POLICY_AGGREGATE, type StatePolicyName } from "./model.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import { requireExisting } from "../existence.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import { requireSecretForNewAim } from "../secret-aim.js";
-import { AGGREGATE, CLIENT_SECRET_AIM, POLICY_AGGREGATE, ownerOfIdp, type IdpRow } from "./model.js";
 
 export interface NewIdp {
   type: string;
@@ -114,20 +116,18 @@ async function patchOwned(tx: Tx, creator: Editor, row: IdpRow, patch: IdpPatch,
   // Whether a secret is the same cannot be told without opening the old one; a given secret is a change.
   if (patch.clientSecret !== undefined) changed.clientSecretChanged = true;
   if (Object.keys(changed).length === 0) return detailsOf(row, row.sequence, row.change_date);
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id }, row.sequence, [{ type: "idp.changed", payload: changed }], creator);
-  await tx
-    .updateTable("idps")
-    .set({
+  const aggregate = { instanceId: row.instance_id, type: AGGREGATE, id: row.id, orgId: row.org_id };
+  const appended = await appendAndProject(tx, aggregate, row.sequence, [{ type: "idp.changed", payload: changed }], creator, {
+    table: "idps",
+    key: { id: row.id },
+    set: {
       ...(changed.name !== undefined && { name: patch.name }),
       ...(changed.statePolicy !== undefined && { state_policy: patch.statePolicy }),
       ...(changed.options !== undefined && { options: JSON.stringify(patch.options) }),
       ...(changed.config !== undefined && { config: JSON.stringify(config) }),
       ...(patch.clientSecret !== undefined && { client_secret: box.encrypt(patch.clientSecret) }),
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
-    })
-    .where("id", "=", row.id)
-    .execute();
+    },
+  });
   return detailsOf(row, appended.sequence, appended.createdAt);
 }
 

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import { loginSettingsOf } from "../settings/login.js";
 import type { IdpView } from "./model.js";
 import { searchIdps } from "./queries.js";

@@ -1,9 +1,11 @@
 import type { Selectable } from "kysely";
-import type { IdpTable, StatePolicyName } from "../../store/schema.js";
-import { contextFromColumns, encloses, parentOf, sameContext, type ContextRef } from "../context.js";
+import type { IdpTable } from "../../store/schema.js";
+import { contextFromColumns, type ContextRef, encloses, ownerOfContext, parentOf, sameContext } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import type { SecretAim } from "../secret-aim.js";
-import { ownerOfContext } from "../context.js";
+
+/** Whether a context's provider is active there: its own, or as its parent context says (inherit). */
+export type StatePolicyName = Selectable<IdpTable>["state_policy"];
 
 export const AGGREGATE = "idp";
 /** A child context's policy changes: an aggregate per provider in the child's instance. */

@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type SqlBool, type Expression } from "kysely";
-import { pageState, projectionStateColumns, type Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
+import { pageState, projectionStateColumns } from "../../store/projection-state.js";
 import type { Database } from "../../store/schema.js";
 import { textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { contextColumns, type ContextRef } from "../context.js";

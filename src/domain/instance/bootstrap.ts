@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { BOOTSTRAP_PRINCIPAL } from "../authz/principal.js";
 import { addMachineUser, addUser, userRowForUpdate } from "../user/commands.js";
 import { issueInvite, requestPasswordReset } from "../user/password-reset.js";

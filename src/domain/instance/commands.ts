@@ -1,8 +1,13 @@
-import { appendEvents, createdBy, forgetInstance, type Editor, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import { forgetInstance } from "../../store/busy-instances.js";
+import type { Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
+import type { PendingEvent } from "../../store/events.js";
 import { provisionConsoleApp } from "./console-app.js";
 import { newId } from "../../store/ids.js";
 import { createInstanceSequence } from "../../store/instance-sequence.js";
-import type { InstanceRow, InstanceTable, PasswordPolicyJson } from "../../store/schema.js";
+import type { PasswordPolicyJson } from "../user/password-policy.js";
+import type { InstanceRow, InstanceTable } from "../../store/schema.js";
 import type { Updateable } from "kysely";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
@@ -211,13 +216,12 @@ export async function setDefaultOrg(tx: Tx, actor: Actor, orgId: string): Promis
 }
 
 async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events: PendingEvent[], set: Updateable<InstanceTable>): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: current.id, type: AGGREGATE, id: current.id }, current.sequence, events, actor);
-  await tx
-    .updateTable("instances")
-    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", current.id)
-    .where("id", "=", current.id)
-    .execute();
+  const aggregate = { instanceId: current.id, type: AGGREGATE, id: current.id };
+  const appended = await appendAndProject(tx, aggregate, current.sequence, events, actor, {
+    table: "instances",
+    key: { instance_id: current.id, id: current.id },
+    set,
+  });
   return instanceDetails({ id: current.id, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

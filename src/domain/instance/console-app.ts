@@ -1,4 +1,4 @@
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { addApp } from "../app/commands.js";
 import type { OidcConfig } from "../app/model.js";
 import type { Actor } from "../details.js";

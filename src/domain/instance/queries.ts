@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import { systemProjectionState, type Db, type Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
+import { systemProjectionState } from "../../store/projection-state.js";
 import type { Database, InstanceRow } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";

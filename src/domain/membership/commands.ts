@@ -1,5 +1,8 @@
-import { appendEvents, createdBy, lastSequence, type Tx } from "../../store/eventstore.js";
-import type { ContextType, MembershipTable } from "../../store/schema.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import { lastSequence } from "../../store/event-reads.js";
+import type { ContextType } from "../context.js";
+import type { MembershipTable } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors.js";
 import { requireExisting } from "../existence.js";
@@ -77,15 +80,11 @@ export async function changeMembershipRoles(tx: Tx, actor: Actor, context: Membe
   const removed = current.roles.filter((r) => !roles.includes(r));
   checkGrantable([...added, ...removed], context, actor, grantor);
   if (added.length === 0 && removed.length === 0) return membershipDetails(current);
-  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.changed`, payload: { userId, roles } }], actor);
-  await tx
-    .updateTable("memberships")
-    .set({ roles: JSON.stringify(roles), change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("user_id", "=", userId)
-    .where("context_type", "=", context.type)
-    .where("context_id", "=", context.id)
-    .execute();
+  const appended = await appendAndProject(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.changed`, payload: { userId, roles } }], actor, {
+    table: "memberships",
+    key: { instance_id: actor.instanceId, user_id: userId, context_type: context.type, context_id: context.id },
+    set: { roles: JSON.stringify(roles) },
+  });
   return membershipDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

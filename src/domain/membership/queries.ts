@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
-import type { ContextType } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import type { ContextType } from "../context.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { membershipDetails } from "./commands.js";
 

@@ -1,14 +1,27 @@
 import type { SecretBox } from "../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../crypto/tokens.js";
-import { appendEvents, createdBy, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
-import type { NotificationProviderRow, ProviderFamily } from "../../store/schema.js";
+import {
+  AGGREGATES,
+  checkKind,
+  configOf,
+  mergedConfig,
+  nameOf,
+  type ProviderFamily,
+  type ProviderPatch,
+  type ProviderSpec,
+  SECRET_AIMS,
+  settingsOf,
+} from "./model.js";
+import type { NotificationProviderRow } from "../../store/schema.js";
 import { SIGNING_KEY_LENGTH } from "../action/target/model.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import { nudgeWaiting } from "../notification/commands.js";
 import { requireSecretForNewAim } from "../secret-aim.js";
-import { AGGREGATES, SECRET_AIMS, checkKind, configOf, mergedConfig, nameOf, settingsOf, type ProviderPatch, type ProviderSpec } from "./model.js";
 
 /**
  * Secrets are sealed before they are stored and never part of an event: events say only
@@ -69,20 +82,16 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
   if (newKey && !kindChanged) events.push({ type: `${AGGREGATES[family]}.signing_key.regenerated`, payload: {} });
   if (events.length === 0) return { details: instanceOwnedDetails(current) };
 
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, events, actor);
-  await tx
-    .updateTable("notification_providers")
-    .set({
+  const appended = await appendAndProject(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, events, actor, {
+    table: "notification_providers",
+    key: { instance_id: actor.instanceId, id },
+    set: {
       ...(changed.description !== undefined && { description: patch.description }),
       ...(changed.config !== undefined && { kind: config.kind, config: JSON.stringify(settingsOf(config)) }),
       ...(secret !== undefined && { secret: secret === null ? null : box.encrypt(secret) }),
       ...(newKey !== undefined ? { signing_key: box.encrypt(newKey) } : kindChanged && { signing_key: null }),
-      change_date: appended.createdAt,
-      sequence: appended.sequence,
-    })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", id)
-    .execute();
+    },
+  });
   const details = instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
   return newKey ? { details, signingKey: newKey } : { details };
 }
@@ -120,13 +129,11 @@ export async function deactivateProvider(tx: Tx, actor: Actor, family: ProviderF
 
 async function setState(tx: Tx, actor: Actor, row: NotificationProviderRow, state: "active" | "inactive", payload: Record<string, unknown>): Promise<ObjectDetails> {
   const type = `${AGGREGATES[row.family]}.${state === "active" ? "activated" : "deactivated"}`;
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[row.family], id: row.id }, row.sequence, [{ type, payload }], actor);
-  await tx
-    .updateTable("notification_providers")
-    .set({ state, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", row.id)
-    .execute();
+  const appended = await appendAndProject(tx, { instanceId: actor.instanceId, type: AGGREGATES[row.family], id: row.id }, row.sequence, [{ type, payload }], actor, {
+    table: "notification_providers",
+    key: { instance_id: actor.instanceId, id: row.id },
+    set: { state },
+  });
   return instanceOwnedDetails({ ...row, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

@@ -1,7 +1,11 @@
-import type { NotificationProviderRow, ProviderFamily, ProviderKind } from "../../store/schema.js";
+import type { NotificationProviderRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type ObjectDetails } from "../details.js";
 import { invalidArgument } from "../errors.js";
 import type { SecretAim } from "../secret-aim.js";
+
+/** Email (smtp) or SMS providers: one of each family is active per instance. */
+export type ProviderFamily = NotificationProviderRow["family"];
+export type ProviderKind = NotificationProviderRow["kind"];
 
 /**
  * SMTP and SMS providers: one resource in two families that share every rule (one active per

@@ -1,9 +1,9 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import type { Db } from "../../store/eventstore.js";
-import type { Database, NotificationProviderRow, ProviderFamily } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import { AGGREGATES, nameOf, type ProviderFamily, type ProviderState, providerView, type ProviderView } from "./model.js";
+import type { Database, NotificationProviderRow } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
-import { AGGREGATES, nameOf, providerView, type ProviderState, type ProviderView } from "./model.js";
 
 export async function providerRow(db: Db, instanceId: string, family: ProviderFamily, id: string): Promise<NotificationProviderRow> {
   const row = await db

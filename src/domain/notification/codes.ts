@@ -1,7 +1,7 @@
 import { createHmac, randomInt } from "node:crypto";
 import { constantTimeEqual } from "../../crypto/equal.js";
 import type { SecretBox } from "../../crypto/encryption.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 
 /**
  * One-time codes that prove a person received a message: an email or phone verification, a

@@ -1,4 +1,4 @@
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { NotificationRow } from "../../store/schema.js";
 import { failedPrecondition, notFound } from "../errors.js";
 

@@ -1,7 +1,9 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { logPage, retentionFloor } from "../../store/log-search.js";
-import type { NotificationRow, NotificationStatus } from "../../store/schema.js";
+import type { NotificationRow } from "../../store/schema.js";
 import type { Found, Page } from "../../store/search.js";
+
+export type NotificationStatus = NotificationRow["status"];
 
 export type NotificationFilter =
   | { userId: string }

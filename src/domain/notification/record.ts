@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { Channel, MessageKind } from "./kinds.js";
 

@@ -1,4 +1,6 @@
-import { appendEvents, type Appended, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendAndProject } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
+import type { Appended, PendingEvent } from "../../store/events.js";
 import type { OrgDomainRow, OrgRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
@@ -99,14 +101,8 @@ export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Pr
 
 /** Domain events live on the organization's aggregate: its projection row follows them. */
 export async function appendOrgEvent(tx: Tx, actor: Actor, org: OrgRow, event: PendingEvent): Promise<Appended> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: ORG_AGGREGATE, id: org.id, orgId: org.id }, org.sequence, [event], actor);
-  await tx
-    .updateTable("orgs")
-    .set({ sequence: appended.sequence, change_date: appended.createdAt })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", org.id)
-    .execute();
-  return appended;
+  const aggregate = { instanceId: actor.instanceId, type: ORG_AGGREGATE, id: org.id, orgId: org.id };
+  return appendAndProject(tx, aggregate, org.sequence, [event], actor, { table: "orgs", key: { instance_id: actor.instanceId, id: org.id } });
 }
 
 function findDomain(tx: Tx, instanceId: string, domain: string) {

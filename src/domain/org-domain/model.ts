@@ -1,6 +1,9 @@
 import type { OrgDomainRow } from "../../store/schema.js";
 import type { ObjectDetails } from "../details.js";
 
+/** How a domain's ownership is proven: a DNS TXT record or a file served over HTTP. */
+export type DomainValidationType = NonNullable<OrgDomainRow["validation_type"]>;
+
 export interface DomainView {
   details: ObjectDetails;
   domain: string;

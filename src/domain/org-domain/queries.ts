@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { Database } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { AGGREGATE as ORG_AGGREGATE } from "../org/model.js";

@@ -1,9 +1,8 @@
-import type { Db, Tx } from "../../store/eventstore.js";
-import type { DomainValidationType } from "../../store/schema.js";
+import type { Db, Tx } from "../../store/db.js";
+import { domainDetails, type DomainValidationType } from "./model.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import { appendOrgEvent, lockedDomain } from "./commands.js";
-import { domainDetails } from "./model.js";
 
 /**
  * Proving that an organization owns a domain, as ZITADEL and ACME's HTTP-01 and DNS-01 do:

@@ -1,5 +1,6 @@
 import { refuseConsoleChange } from "../app/console-guard.js";
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { OrgRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
@@ -86,13 +87,12 @@ async function changeOrg(
   event: { type: string; payload: unknown },
   set: { name?: string; state?: "active" | "inactive" },
 ): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.id }, current.sequence, [event], actor);
-  await tx
-    .updateTable("orgs")
-    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", current.id)
-    .execute();
+  const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.id };
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
+    table: "orgs",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

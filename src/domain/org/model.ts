@@ -1,5 +1,8 @@
-import type { OrgRow, OrgState } from "../../store/schema.js";
+import type { OrgRow } from "../../store/schema.js";
 import { instanceOwnedDetails, type ObjectDetails } from "../details.js";
+
+/** An organization's state: a deactivated one's users cannot sign in. */
+export type OrgState = OrgRow["state"];
 
 export const AGGREGATE = "org";
 

@@ -1,9 +1,9 @@
 import { sql, type ExpressionBuilder } from "kysely";
-import type { Db } from "../../store/eventstore.js";
-import type { Database, OrgState } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import { AGGREGATE, type OrgState, orgView, type OrgView } from "./model.js";
+import type { Database } from "../../store/schema.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
-import { AGGREGATE, orgView, type OrgView } from "./model.js";
 
 /** Organizations with their primary domain and whether they are their instance's default. */
 function orgs(db: Db, instanceId: string) {

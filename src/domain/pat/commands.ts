@@ -1,4 +1,5 @@
-import { appendEvents, type Tx } from "../../store/eventstore.js";
+import { appendEvents } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { Actor, ObjectDetails } from "../details.js";

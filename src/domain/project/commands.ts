@@ -1,12 +1,12 @@
-import { appendEvents, createdBy, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, createdBy } from "../../store/append.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
-import type { ProjectState } from "../../store/schema.js";
+import { AGGREGATE, projectDetails, type ProjectRow, type ProjectState, roleView } from "./model.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { refuseConsoleChange } from "../app/console-guard.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireActiveOrg } from "../existence.js";
 import { cascadeRoleRemoval } from "../grant/commands.js";
-import { AGGREGATE, projectDetails, roleView, type ProjectRow } from "./model.js";
 import { projectRowForUpdate } from "./rows.js";
 
 export interface ProjectSpec {
@@ -50,13 +50,12 @@ export async function addProject(tx: Tx, actor: Actor, orgId: string, spec: Proj
 }
 
 async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: { type: string; payload: unknown }, set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {}): Promise<ProjectRow> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, [event], actor);
-  await tx
-    .updateTable("projects")
-    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", current.id)
-    .execute();
+  const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
+  const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
+    table: "projects",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return { ...current, ...set, sequence: appended.sequence, change_date: appended.createdAt };
 }
 

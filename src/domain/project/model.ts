@@ -1,6 +1,8 @@
 import type { Selectable } from "kysely";
-import type { ProjectRoleTable, ProjectState, ProjectTable } from "../../store/schema.js";
+import type { ProjectRoleTable, ProjectTable } from "../../store/schema.js";
 import type { ObjectDetails } from "../details.js";
+
+export type ProjectState = Selectable<ProjectTable>["state"];
 
 /** Projects and their roles are events of one aggregate per project. */
 export const AGGREGATE = "project";

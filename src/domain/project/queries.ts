@@ -1,9 +1,8 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
-import type { ProjectState } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import { AGGREGATE, type ProjectState, projectView, type ProjectView, roleView, type RoleView } from "./model.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
-import { AGGREGATE, projectView, roleView, type ProjectView, type RoleView } from "./model.js";
 
 /** The organization owning a project; undefined when there is none in the instance. */
 export async function orgOfProject(db: Db, instanceId: string, id: string): Promise<string | undefined> {

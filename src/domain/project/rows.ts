@@ -1,4 +1,4 @@
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { notFound } from "../errors.js";
 import type { ProjectRow } from "./model.js";
 

@@ -1,10 +1,25 @@
 import type { PasswordHasher } from "../../crypto/passwords.js";
 import { hashToken, newOpaqueToken } from "../../crypto/tokens.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
-import { appendEvents, eventTime, queueEvents, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendEvents, queueEvents } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import { eventTime } from "../../store/event-reads.js";
+import type { PendingEvent } from "../../store/events.js";
 import { newId } from "../../store/ids.js";
 import { prepared } from "../../store/prepared.js";
-import type { SessionChallengesJson, SessionFactorsJson, SessionRow, SessionUserAgentJson, UserRow } from "../../store/schema.js";
+import {
+  AGGREGATE,
+  type ChallengeAnswers,
+  CODE_CHECKS,
+  MAX_METADATA_KEYS,
+  type SessionChallenges,
+  type SessionChallengesJson,
+  type SessionChanges,
+  type SessionChecks,
+  type SessionFactorsJson,
+  type SessionUserAgentJson,
+} from "./model.js";
+import type { SessionRow, UserRow } from "../../store/schema.js";
 import type { WebAuthnFactor } from "../user-webauthn/factor.js";
 import { startWebAuthnCheck, verifyWebAuthnCheck } from "../user-webauthn/sign-in.js";
 import type { Actor, ObjectDetails } from "../details.js";
@@ -18,7 +33,6 @@ import { loginUserById, userByLoginName, type LoginUser } from "../user/login-na
 import { clearFailedChecks } from "../user/lockout.js";
 import { checkSignInPassword } from "../user/password-check.js";
 import type { VerificationSettings } from "../user/code-messages.js";
-import { AGGREGATE, CODE_CHECKS, MAX_METADATA_KEYS, type ChallengeAnswers, type SessionChallenges, type SessionChanges, type SessionChecks } from "./model.js";
 import { constantTimeEqual } from "../../crypto/equal.js";
 import { checkIdpIntent, recordIdpIntentCheck } from "./idp-intent-check.js";
 import { methodOf, passedChecks, sessionSignIns } from "./sign-ins.js";

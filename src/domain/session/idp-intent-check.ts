@@ -1,5 +1,7 @@
-import type { PendingEvent, Tx } from "../../store/eventstore.js";
-import type { IdpIntentRow, SessionFactorsJson, UserRow } from "../../store/schema.js";
+import type { Tx } from "../../store/db.js";
+import type { PendingEvent } from "../../store/events.js";
+import type { SessionChecks, SessionFactorsJson } from "./model.js";
+import type { IdpIntentRow, UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import { failedPrecondition, invalidArgument } from "../errors.js";
 import { providerReaches } from "../idp/login-use.js";
@@ -9,7 +11,6 @@ import { loginSettingsOf } from "../settings/login.js";
 import { linkedUser } from "../user/external-identities.js";
 import { recordFailedCheck } from "../user/lockout.js";
 import { findUserRow } from "../user/queries.js";
-import type { SessionChecks } from "./model.js";
 import { rowUser, stateRefusal, type SignInCheck, type SignInReason, type SignInUser } from "../audit/sign-ins.js";
 
 /**

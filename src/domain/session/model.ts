@@ -1,8 +1,14 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
-import type { SessionFactorsJson, SessionUserAgentJson } from "../../store/schema.js";
+import type { SessionRow } from "../../store/schema.js";
 import type { UserVerification } from "../user-webauthn/authentication.js";
 import type { CodeCheck } from "../user-factor/model.js";
 import type { ObjectDetails } from "../details.js";
+
+/** When a session checked each factor (ISO dates), by the factor's name in the API. */
+export type SessionFactorsJson = SessionRow["factors"];
+export type SessionUserAgentJson = SessionRow["user_agent"];
+/** The pending WebAuthn challenge a session's next webAuthN check answers. */
+export type SessionChallengesJson = SessionRow["challenges"];
 
 /** The aggregate of session events. */
 export const AGGREGATE = "session";

@@ -1,11 +1,11 @@
 import { sql } from "kysely";
 import { hashToken } from "../../crypto/tokens.js";
-import type { Db, Tx } from "../../store/eventstore.js";
-import type { SessionFactorsJson, SessionRow } from "../../store/schema.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { SessionRow } from "../../store/schema.js";
+import { AGGREGATE, type SessionFactor, type SessionFactorsJson, type SessionView } from "./model.js";
 import { prepared } from "../../store/prepared.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { notFound } from "../errors.js";
-import { AGGREGATE, type SessionFactor, type SessionView } from "./model.js";
 import { constantTimeEqual } from "../../crypto/equal.js";
 
 const FACTORS: SessionFactor[] = ["password", "totp", "otpEmail", "otpSms", "recoveryCode"];

@@ -1,8 +1,8 @@
-import { originOf } from "../../store/eventstore.js";
-import type { SessionUserAgentJson, UserRow } from "../../store/schema.js";
+import { originOf } from "../../store/editor.js";
+import { CODE_CHECKS, type SessionChecks, type SessionUserAgentJson } from "./model.js";
+import type { UserRow } from "../../store/schema.js";
 import { rowUser, type SignInCheck, type SignInMethod, type SignInRecorder } from "../audit/sign-ins.js";
 import type { Actor } from "../details.js";
-import { CODE_CHECKS, type SessionChecks } from "./model.js";
 
 /**
  * The session API's sign-in attempts (channel `session`; domain/audit/sign-ins.ts): each

@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { deleteExpired } from "../../store/sweeper.js";
 
 /** Deletes up to `limit` sessions whose lifetime ended: nothing can use them any more. */

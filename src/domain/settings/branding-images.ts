@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Editor, Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
 import type { ContextRef } from "../context.js";
 import { BRANDING_SETTINGS, brandingAssetPath, imageUrlProperty, type BrandingImage } from "./branding.js";
 import { putSettingsFile, removeSettingsFile } from "./files.js";

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { ContextRef } from "../context.js";
 import { invalidArgument } from "../errors.js";
 import type { PropertyDefinition, Resolved, SettingsKind } from "./kind.js";

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import { invalidArgument } from "../errors.js";
 import type { SettingsKind } from "./kind.js";
 import { resolveSettings } from "./store.js";

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import { contextColumns, type ContextRef } from "../context.js";
 
 /** A file that a kind of settings keeps in one context (a branding image). */

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import { invalidArgument } from "../errors.js";
 import { MULTI_FACTORS, SECOND_FACTORS, type MultiFactorType, type SecondFactorType } from "../user-factor/model.js";
 import type { PropertyDefinition, SettingsKind } from "./kind.js";

@@ -1,4 +1,6 @@
-import { appendEvents, type Db, type Editor, type Tx } from "../../store/eventstore.js";
+import { appendAndProject } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { Editor } from "../../store/editor.js";
 import { prepared } from "../../store/prepared.js";
 import type { SettingsTable } from "../../store/schema.js";
 import type { Selectable } from "kysely";
@@ -167,20 +169,14 @@ export async function writeSettings(tx: Tx, creator: Editor, kind: SettingsKind,
     }
     return { ...detailsOf(row, at), changed: false };
   }
-  const appended = await appendEvents(
+  const appended = await appendAndProject(
     tx,
     { instanceId: columns.instance_id, type: `settings.${kind.name}`, id: columns.org_id || columns.instance_id || "system", orgId: columns.org_id },
     row.sequence,
     [{ type: `settings.${kind.name}.set`, payload: change }],
     creator,
+    { table: "settings", key: { instance_id: columns.instance_id, org_id: columns.org_id, kind: kind.name }, set: { properties: JSON.stringify(properties) } },
   );
-  await tx
-    .updateTable("settings")
-    .set({ properties: JSON.stringify(properties), change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", columns.instance_id)
-    .where("org_id", "=", columns.org_id)
-    .where("kind", "=", kind.name)
-    .execute();
   if (kind.checkResolved) kind.checkResolved((await resolveSettingsIn(tx, kind, [at], { adjusted: false }))[0]!.resolved, at);
   return { sequence: appended.sequence, changeDate: appended.createdAt, owner: ownerOfContext(at), changed: true };
 }

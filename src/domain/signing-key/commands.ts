@@ -1,7 +1,10 @@
 import { generateKeyPair, type JsonWebKey } from "node:crypto";
 import { promisify } from "node:util";
 import type { SecretBox } from "../../crypto/encryption.js";
-import { appendEvents, lastSequence, SYSTEM_EDITOR, type Db, type Tx } from "../../store/eventstore.js";
+import { appendEvents } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import { SYSTEM_EDITOR } from "../../store/editor.js";
+import { lastSequence } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
 import { notFound } from "../errors.js";
 import { planRotation, type KeyPolicy, type RotationPlan, type SigningKeyRow } from "./rotation.js";

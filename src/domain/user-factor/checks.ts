@@ -1,6 +1,6 @@
 import type { SecretBox } from "../../crypto/encryption.js";
 import { checkCode } from "../notification/codes.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { prepared } from "../../store/prepared.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";

@@ -1,11 +1,11 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import type { Tx } from "../../store/eventstore.js";
-import type { FactorType, UserRow } from "../../store/schema.js";
+import type { Tx } from "../../store/db.js";
+import { FACTOR_EVENT, type FactorType } from "./model.js";
+import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import type { LoginSettings } from "../settings/login.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { changeUser, userRowForUpdate } from "../user/commands.js";
-import { FACTOR_EVENT } from "./model.js";
 import { removeKeepingOne } from "./due.js";
 import { newRecoveryCodes, recoveryCodeHash } from "./recovery-codes.js";
 import { newTotpSecret, totpStep, totpUri } from "./totp.js";

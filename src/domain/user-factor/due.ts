@@ -1,6 +1,6 @@
 import { failedPrecondition } from "../errors.js";
 import { mfaRequired, type LoginSettings } from "../settings/login.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import type { SecondFactorType } from "./model.js";
 import { usableFactors, type Factors } from "./queries.js";

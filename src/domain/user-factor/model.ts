@@ -1,4 +1,7 @@
-import type { FactorType } from "../../store/schema.js";
+import type { UserFactorRow } from "../../store/schema.js";
+
+/** A second factor's type: an authenticator app's codes, or codes by email or SMS. */
+export type FactorType = UserFactorRow["type"];
 
 /**
  * What a user can sign in with (GET /users/{id}/auth_methods, types only), and the second

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../crypto/encryption.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import { AUTH_METHODS, type AuthMethod, type SecondFactorType } from "./model.js";
 

@@ -1,4 +1,4 @@
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { changeUser, userRowForUpdate } from "../user/commands.js";

@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { notFound } from "../errors.js";
 

@@ -1,6 +1,6 @@
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
-import type { Db, Tx } from "../../store/eventstore.js";
-import type { WebAuthnKind } from "../../store/schema.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { WebAuthnKind } from "./factor.js";
 import { answerOrigin } from "./relying-party.js";
 
 /**

@@ -1,5 +1,8 @@
-import type { WebAuthnKind } from "../../store/schema.js";
+import type { UserWebAuthnKeyRow } from "../../store/schema.js";
 import type { LoginSettings } from "../settings/login.js";
+
+/** A passkey (signs the person in) or a security key (a second factor). */
+export type WebAuthnKind = UserWebAuthnKeyRow["kind"];
 
 /**
  * What a checked WebAuthn answer proves, one rule for the session API, its finalization and

@@ -1,5 +1,5 @@
-import type { Db } from "../../store/eventstore.js";
-import type { WebAuthnKind } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import type { WebAuthnKind } from "./factor.js";
 
 export interface WebAuthnKeyView {
   id: string;

@@ -1,7 +1,8 @@
 import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from "@simplewebauthn/server";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
-import type { UserRow, WebAuthnKind } from "../../store/schema.js";
+import type { WebAuthnKind } from "./factor.js";
+import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import type { LoginSettings } from "../settings/login.js";

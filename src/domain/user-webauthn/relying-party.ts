@@ -1,4 +1,4 @@
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import { invalidArgument } from "../errors.js";
 
 /**

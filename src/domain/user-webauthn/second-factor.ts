@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import type { SettingsKind } from "../settings/kind.js";
 import type { LoginSettings } from "../settings/login.js";

@@ -1,6 +1,7 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
-import type { Db, Tx } from "../../store/eventstore.js";
-import type { SessionChallengesJson, UserRow } from "../../store/schema.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { SessionChallengesJson } from "../session/model.js";
+import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 import type { SettingsKind } from "../settings/kind.js";
 import { loginSettingsOf } from "../settings/login.js";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { RoleGrant } from "../grant/queries.js";
 
 /** The user behind a token, when the user and its organization are active. */

@@ -2,7 +2,7 @@ import type { SecretBox } from "../../crypto/encryption.js";
 import { issueCode, type CodePurpose } from "../notification/codes.js";
 import { KINDS, type Channel, type MessageKind } from "../notification/kinds.js";
 import { recordNotification } from "../notification/record.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor } from "../details.js";
 

@@ -1,11 +1,13 @@
-import { appendEvents, appendToEach, createdBy, type Db, type PendingEvent, type Tx } from "../../store/eventstore.js";
+import { appendAndProject, appendEvents, appendToEach, createdBy } from "../../store/append.js";
+import type { Db, Tx } from "../../store/db.js";
+import type { PendingEvent } from "../../store/events.js";
 import { deferStatement } from "../../store/deferred.js";
 import { newId } from "../../store/ids.js";
-import type { UserRow, UserState, UserUpdate } from "../../store/schema.js";
+import { AGGREGATE, userDetails, type UserPatch, type UserSpec, type UserState } from "./model.js";
+import type { UserRow, UserUpdate } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
-import { AGGREGATE, userDetails, type UserPatch, type UserSpec } from "./model.js";
 
 /**
  * Creates a user in an organization. Passwords arrive hashed: hashing is slow on purpose
@@ -191,13 +193,12 @@ async function upsertSecret(tx: Tx, instanceId: string, userId: string, kind: "p
 }
 
 export async function changeUser(tx: Tx, actor: Actor, current: UserRow, events: PendingEvent[], set: UserUpdate): Promise<ObjectDetails> {
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id }, current.sequence, events, actor);
-  await tx
-    .updateTable("users")
-    .set({ ...set, change_date: appended.createdAt, sequence: appended.sequence })
-    .where("instance_id", "=", actor.instanceId)
-    .where("id", "=", current.id)
-    .execute();
+  const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
+  const appended = await appendAndProject(tx, aggregate, current.sequence, events, actor, {
+    table: "users",
+    key: { instance_id: actor.instanceId, id: current.id },
+    set,
+  });
   return userDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 

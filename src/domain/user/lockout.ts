@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { ACCESS_CHANNEL } from "../../cache/access-epoch.js";
 import { changeUserState } from "./commands.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import { prepared } from "../../store/prepared.js";
 
 /**

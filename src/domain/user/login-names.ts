@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { prepared } from "../../store/prepared.js";
 import type { UserRow } from "../../store/schema.js";
 import { validatesOrgDomains } from "../settings/domain.js";

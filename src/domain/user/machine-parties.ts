@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { Db } from "../../store/eventstore.js";
-import type { AccessTokenKind } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import type { AccessTokenKind } from "./model.js";
 import { partyKey, type PartyKey } from "../app/parties.js";
 
 /** An active machine user of an active organization, acting for itself. */

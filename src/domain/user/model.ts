@@ -1,5 +1,12 @@
-import type { AccessTokenKind, Gender, UserRow, UserState } from "../../store/schema.js";
+import type { UserRow } from "../../store/schema.js";
 import type { ObjectDetails } from "../details.js";
+
+export type UserState = UserRow["state"];
+/** A person (human) or a service account (machine). */
+export type UserKind = UserRow["type"];
+export type Gender = NonNullable<UserRow["gender"]>;
+/** The access tokens a service account gets: opaque (bearer) or JWT. */
+export type AccessTokenKind = NonNullable<UserRow["access_token_type"]>;
 
 export const AGGREGATE = "user";
 

@@ -1,5 +1,5 @@
 import type { PasswordHasher } from "../../crypto/passwords.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { recordFailedCheck } from "./lockout.js";
 import type { LoginUser } from "./login-names.js";
 import { checkStoredPassword } from "./passwords.js";

@@ -1,5 +1,7 @@
-import type { PasswordPolicyJson } from "../../store/schema.js";
+import type { InstanceRow } from "../../store/schema.js";
 import { invalidArgument } from "../errors.js";
+
+export type PasswordPolicyJson = NonNullable<InstanceRow["password_policy"]>;
 
 /** Stored as JSON on the instance, exactly in this shape. */
 export type PasswordPolicy = PasswordPolicyJson;

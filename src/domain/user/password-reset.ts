@@ -1,5 +1,5 @@
 import { consumeCode, voidCode } from "../notification/codes.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, resourceExhausted } from "../errors.js";

@@ -1,5 +1,5 @@
 import { checkImportableHash, PasswordHashFormatError, type PasswordHasher } from "../../crypto/passwords.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { invalidArgument } from "../errors.js";
 import type { StoredPassword } from "./login-names.js";
 import { checkPassword, DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "./password-policy.js";

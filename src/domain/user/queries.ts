@@ -1,10 +1,10 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from "kysely";
-import type { Db, Tx } from "../../store/eventstore.js";
-import type { Database, UserKind, UserRow, UserState } from "../../store/schema.js";
+import type { Db, Tx } from "../../store/db.js";
+import { AGGREGATE, type UserKind, type UserState, userView, type UserView } from "./model.js";
+import type { Database, UserRow } from "../../store/schema.js";
 import { prepared } from "../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
-import { AGGREGATE, userView, type UserView } from "./model.js";
 
 type UserQuery = SelectQueryBuilder<Database, "users", object>;
 

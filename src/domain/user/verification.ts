@@ -1,6 +1,6 @@
 import { consumeCode, type CodePurpose } from "../notification/codes.js";
 import type { Channel } from "../notification/kinds.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition } from "../errors.js";

@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 
 /**
  * Where a message's links point: the instance's primary domain, with the scheme and port of

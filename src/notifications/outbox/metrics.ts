@@ -1,6 +1,6 @@
 import type { Registry } from "prom-client";
 import { OutboxMetrics } from "../../queue/outbox-metrics.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { messages } from "./queue.js";
 
 export type SendResult = "sent" | "retry" | "failed" | "waiting";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { outboxTable } from "../../queue/outbox-table.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 
 /** The outbox of messages (domain/notification/record.ts writes it). */
 export const messages = outboxTable({

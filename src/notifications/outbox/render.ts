@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { EmailMessage, SmsMessage } from "../message.js";
 import type { MessageKind } from "../../domain/notification/kinds.js";
 import { expiresIn, messageFor, messageLanguage } from "../texts/index.js";

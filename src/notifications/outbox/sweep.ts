@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { QueueSettings } from "../../config/queues.js";
 import type { Logger } from "../../log/logger.js";
 import type { Store } from "../../store/database.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { startSweeper } from "../../store/sweeper.js";
 import { messages } from "./queue.js";
 

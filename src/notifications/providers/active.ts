@@ -2,8 +2,8 @@ import { AccessCache } from "../../cache/access-cache.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { SecretBox } from "../../crypto/encryption.js";
 import { activeProvider } from "../../domain/notification-provider/queries.js";
-import type { Db } from "../../store/eventstore.js";
-import type { ProviderFamily } from "../../store/schema.js";
+import type { Db } from "../../store/db.js";
+import type { ProviderFamily } from "../../domain/notification-provider/model.js";
 import { sendableProvider, type SendableProvider } from "./provider.js";
 
 /**

@@ -1,6 +1,6 @@
 import { chooseLanguage, type SupportedLanguage } from "../../domain/settings/language.js";
 import { resolveSettings } from "../../domain/settings/store.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { MessageData, MessageKind } from "../../domain/notification/kinds.js";
 import { renderMessage, type RenderedMessage } from "./render.js";
 import { messageTextSettings } from "../../domain/settings/message-text.js";

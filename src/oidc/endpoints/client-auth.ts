@@ -1,6 +1,6 @@
 import { createPublicKey } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { secretMatches } from "../clients.js";
 import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
 import type { Party } from "../parties.js";

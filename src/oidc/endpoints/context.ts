@@ -1,6 +1,6 @@
 import type { ActionFunctions } from "../../actions/functions.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { JWT_RECORD_MODEL } from "../token-models.js";
 import { findAccessToken, type AccessTokenRecord } from "../tokens.js";
 import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";

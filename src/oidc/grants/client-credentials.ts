@@ -1,5 +1,5 @@
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { issueAccessToken } from "../issue.js";
 import type { OidcLookups } from "../lookups.js";
 import { audienceAndScope, isKnownScope, splitScope } from "../scopes.js";

@@ -1,7 +1,7 @@
 import { createPublicKey } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { errors } from "oidc-provider";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { activeAccount, type Account } from "../../domain/user/accounts.js";
 import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
 import type { Actor } from "../exchange-grants.js";

@@ -1,7 +1,7 @@
 import { createPublicKey } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
 import { issueAccessToken } from "../issue.js";
 import type { PartyKey } from "../../domain/app/parties.js";

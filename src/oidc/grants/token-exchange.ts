@@ -1,7 +1,7 @@
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { OidcSettings } from "../../config/oidc.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { Account } from "../../domain/user/accounts.js";
 import { claimsOf } from "../accounts.js";
 import { EXCHANGE_GTY, saveExchange, type Actor } from "../exchange-grants.js";

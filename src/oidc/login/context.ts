@@ -4,7 +4,7 @@ import type { PasswordHasher } from "../../crypto/passwords.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
 import type { VerificationSettings } from "../../domain/user/code-messages.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import type { Db, Tx } from "../../store/eventstore.js";
+import type { Db, Tx } from "../../store/db.js";
 import type { WindowLimiter } from "../../http/window-limiter.js";
 import type { Look } from "./look.js";
 import type { FormError } from "./render.js";

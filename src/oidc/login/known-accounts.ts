@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { constantTimeEqual } from "../../crypto/equal.js";
 import { hashToken } from "../../crypto/tokens.js";
 import { readCookie, setCookieValue } from "../../http/cookies.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { payloadAdapters, type OidcAdapter, type OidcPayload } from "../payload-adapter.js";
 
 /**

@@ -1,5 +1,5 @@
 import { chooseLanguage } from "../../domain/settings/language.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { Language } from "./texts/index.js";
 
 /** Primary language subtags in order of preference (RFC 4647 ranges with q-values). */

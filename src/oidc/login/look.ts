@@ -3,7 +3,7 @@ import { resolveBranding, type Branding } from "../../domain/settings/branding.j
 import { instanceName } from "../../domain/instance/queries.js";
 import { orgName } from "../../domain/org/queries.js";
 import { defaultOrgOf } from "../../domain/user/login-names.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { loginLanguage } from "./language.js";
 import type { Language } from "./texts/index.js";
 

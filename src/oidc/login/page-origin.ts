@@ -2,7 +2,7 @@ import type { SignInCheck } from "../../domain/audit/sign-ins.js";
 import type { Actor } from "../../domain/details.js";
 import { requestOrigin } from "../../http/request-origin.js";
 import type { NodeRequest } from "../../http/respond.js";
-import type { Origin } from "../../store/eventstore.js";
+import type { Origin } from "../../store/editor.js";
 import type { Interaction, LoginContext } from "./context.js";
 
 /** A request to the login pages: of an interaction, or of none (code-pages.ts). */

@@ -1,6 +1,6 @@
 import { passwordState } from "../../domain/user/passwords.js";
 import { storePassword } from "../../domain/user/commands.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { PromptStep, SignInProgress, SignInStep } from "./context.js";
 import { chosenPassword } from "./new-password.js";
 import { progressedUser, progressFields } from "./progress.js";

@@ -3,7 +3,7 @@ import { OIDC_ROUTES } from "../routes.js";
 import { ACR_MFA, asksForMfa } from "../acr.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
 import { outlivedByPassword, passwordChangedAt } from "../../domain/user/passwords.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { ssoStanding, type Standing } from "./sso-standing.js";
 import type { KnownAccounts } from "./known-accounts.js";
 

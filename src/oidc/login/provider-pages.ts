@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
 import { BUILT_IN_BRANDING } from "../../domain/settings/branding.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { loginLanguage } from "./language.js";
 import { lookOf } from "./look.js";
 import type { Frame } from "./look.js";

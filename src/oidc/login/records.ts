@@ -1,4 +1,4 @@
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 
 /**
  * Short-lived state of the login pages kept on the server, in the provider's storage table

@@ -3,7 +3,7 @@ import { loginSettingsOf } from "../../domain/settings/login.js";
 import { outlivedChecks, type SignInChecks } from "../../domain/user-factor/check-lifetimes.js";
 import { secondFactorDue, vouchedForElsewhere } from "../../domain/user-factor/due.js";
 import { findUserRow } from "../../domain/user/queries.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { KnownAccount } from "./known-accounts.js";
 
 /**

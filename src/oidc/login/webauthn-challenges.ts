@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { PendingWebAuthn } from "../../domain/user-webauthn/sign-in.js";
-import type { WebAuthnKind } from "../../store/schema.js";
+import type { WebAuthnKind } from "../../domain/user-webauthn/factor.js";
 import type { LoginContext, SignInStep } from "./context.js";
 import { putRecord, takeRecord } from "./records.js";
 

@@ -5,7 +5,7 @@ import { AccessCache } from "../../cache/access-cache.js";
 import { holdsAnywhere, isSystemMember } from "../../domain/authz/principal.js";
 import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
 import { instanceByDomain, instanceById } from "../../domain/instance/queries.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import type { Store } from "../../store/database.js";
 import { orgByIdOrDomain } from "../../domain/org/queries.js";
 import { orgKey, principalKey, systemKey, tenantKey } from "../context.js";

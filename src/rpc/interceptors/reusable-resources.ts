@@ -3,7 +3,7 @@ import { hasPermission, holdsAnywhere, isSystemMember, type Principal } from "..
 import { REUSABLE_OWNERS } from "../../domain/authz/resource-owners.js";
 import { describeContext, encloses, scopeOfContext } from "../../domain/context.js";
 import { notFound, permissionDenied } from "../../domain/errors.js";
-import type { Db } from "../../store/eventstore.js";
+import type { Db } from "../../store/db.js";
 import { askedContext, askedKey } from "../context.js";
 import type { MethodRules } from "../method-rules.js";
 import { invalidRequest, validateRequest } from "./validation.js";

@@ -9,7 +9,7 @@ import {
   type ListDetails,
 } from "../../../gen/platform/resources/object/v3alpha/object_pb.js";
 import type { ObjectDetails, OwnerKind } from "../../domain/details.js";
-import type { ProjectionState } from "../../store/eventstore.js";
+import type { ProjectionState } from "../../store/projection-state.js";
 import type { TextMatch } from "../../store/search.js";
 
 export const OWNER_TYPES: Record<OwnerKind, OwnerType> = {

@@ -2,7 +2,7 @@ import type { HandlerContext } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { ACCESS_CHANNEL, type AccessEpoch } from "../../cache/access-epoch.js";
 import type { Store } from "../../store/database.js";
-import type { Tx } from "../../store/eventstore.js";
+import type { Tx } from "../../store/db.js";
 import { holdInstance, instanceGone } from "../../domain/instance/commands.js";
 import { tenantKey } from "../context.js";
 

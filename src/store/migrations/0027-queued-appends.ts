@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 /**
- * The refusal of a queued append (store/eventstore.ts: queueEvents): a write that sends its
+ * The refusal of a queued append (store/append.ts: queueEvents): a write that sends its
  * events with its commit, without reading the insert's answer, cannot let the append hooks
  * (the action engine's outbox) run, so the insert's statement calls this when a hook would
  * have work, and the transaction fails instead of committing events without their

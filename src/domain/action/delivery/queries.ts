@@ -1,7 +1,9 @@
-import type { Db } from "../../../store/eventstore.js";
-import type { ActionDeliveryRow, DeliveryStatus } from "../../../store/schema.js";
+import type { Db } from "../../../store/db.js";
+import type { ActionDeliveryRow } from "../../../store/schema.js";
 import { logPage, retentionFloor } from "../../../store/log-search.js";
 import type { Found, Page } from "../../../store/search.js";
+
+export type DeliveryStatus = ActionDeliveryRow["status"];
 
 export type DeliveryFilter =
   | { target: string }

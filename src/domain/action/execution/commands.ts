@@ -1,9 +1,10 @@
-import { appendEvents, lastSequence, type Tx } from "../../../store/eventstore.js";
+import { appendAndProject, appendEvents } from "../../../store/append.js";
+import type { Tx } from "../../../store/db.js";
+import { lastSequence } from "../../../store/event-reads.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../../details.js";
 import { invalidArgument, notFound } from "../../errors.js";
-import type { ConditionType } from "../../../store/schema.js";
+import { type Condition, conditionId, type ConditionType, isConditionId, parseConditionId } from "./condition.js";
 import type { ExecutionCatalog } from "./catalog.js";
-import { conditionId, isConditionId, parseConditionId, type Condition } from "./condition.js";
 import { checkIncludeGraph } from "./include-graph.js";
 import { AGGREGATE, MAX_ID_LENGTH } from "./model.js";
 
@@ -125,19 +126,11 @@ async function removeReferences(tx: Tx, actor: Actor, column: "targets" | "inclu
     .execute();
   for (const holder of holders) {
     const remaining = { targets: holder.targets, includes: holder.includes, [column]: holder[column].filter((r) => r !== ref) };
-    const appended = await appendEvents(
-      tx,
-      { instanceId: actor.instanceId, type: AGGREGATE, id: holder.id },
-      holder.sequence,
-      [{ type: "execution.set", payload: remaining }],
-      actor,
-    );
-    await tx
-      .updateTable("executions")
-      .set({ [column]: JSON.stringify(remaining[column]), change_date: appended.createdAt, sequence: appended.sequence })
-      .where("instance_id", "=", actor.instanceId)
-      .where("id", "=", holder.id)
-      .execute();
+    await appendAndProject(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: holder.id }, holder.sequence, [{ type: "execution.set", payload: remaining }], actor, {
+      table: "executions",
+      key: { instance_id: actor.instanceId, id: holder.id },
+      set: { [column]: JSON.stringify(remaining[column]) },
+    });
   }
 }
 

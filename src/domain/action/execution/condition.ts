@@ -1,5 +1,8 @@
-import type { ConditionType } from "../../../store/schema.js";
+import type { ExecutionRow } from "../../../store/schema.js";
 import { invalidArgument } from "../../errors.js";
+
+/** What an execution's condition matches: a request, a response, a function or an event. */
+export type ConditionType = ExecutionRow["condition_type"];
 
 /** When an execution triggers. Its id is derived from it, one execution per condition. */
 export type Condition =

@@ -1,7 +1,6 @@
-import type { Db } from "../../../store/eventstore.js";
-import type { ConditionType } from "../../../store/schema.js";
+import type { Db } from "../../../store/db.js";
+import { type Condition, conditionId, type ConditionType } from "./condition.js";
 import { searchPage, type Page } from "../../../store/search.js";
-import { conditionId, type Condition } from "./condition.js";
 import { AGGREGATE, executionView } from "./model.js";
 
 export type ExecutionFilter =

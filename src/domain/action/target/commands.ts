@@ -1,6 +1,9 @@
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { randomAlphanumeric } from "../../../crypto/tokens.js";
-import { appendEvents, eventTime, queueEvents, type Tx } from "../../../store/eventstore.js";
+import { appendAndProject, appendEvents, queueEvents } from "../../../store/append.js";
+import type { Tx } from "../../../store/db.js";
+import { eventTime } from "../../../store/event-reads.js";
+import type { Appended } from "../../../store/events.js";
 import { TARGET_NAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
 import { newId } from "../../../store/ids.js";
 import { prepared } from "../../../store/prepared.js";
@@ -85,14 +88,7 @@ export async function patchTarget(
   const events = [];
   if (Object.keys(changes).length > 0) events.push({ type: "target.changed", payload: changes });
   if (signingKey) events.push({ type: "target.signing_key.regenerated", payload: {} });
-  const appended = await appendEvents(
-    tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id },
-    current.sequence,
-    events,
-    actor,
-  );
-  const update: TargetUpdate = {
+  const set = (appended: Appended): TargetUpdate => ({
     ...(changes.name !== undefined && { name: changes.name }),
     ...(changes.kind !== undefined && { target_type: changes.kind, url: changes.url }),
     ...(changes.timeoutMs !== undefined && { timeout_ms: changes.timeoutMs }),
@@ -102,10 +98,12 @@ export async function patchTarget(
       previous_signing_key: current.signing_key,
       signing_key_changed_at: appended.createdAt,
     }),
-    change_date: appended.createdAt,
-    sequence: appended.sequence,
-  };
-  await tx.updateTable("targets").set(update).where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
+  });
+  const appended = await appendAndProject(tx, { instanceId: actor.instanceId, type: AGGREGATE, id }, current.sequence, events, actor, {
+    table: "targets",
+    key: { instance_id: actor.instanceId, id },
+    set,
+  });
   const details = instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
   return signingKey ? { details, signingKey } : { details };
 }

@@ -1,5 +1,8 @@
-import type { ExecutionMode, TargetKind, TargetRow } from "../../../store/schema.js";
+import type { TargetRow } from "../../../store/schema.js";
 import { instanceOwnedDetails, type ObjectDetails } from "../../details.js";
+
+export type TargetKind = TargetRow["target_type"];
+export type ExecutionMode = TargetRow["execution_mode"];
 
 export interface TargetSpec {
   name: string;

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from "kysely";
 import type { Database } from "../../../store/schema.js";
-import type { Db } from "../../../store/eventstore.js";
+import type { Db } from "../../../store/db.js";
 import { prepared } from "../../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../../store/search.js";
 import { notFound } from "../../errors.js";

@@ -5,7 +5,7 @@ import { addIdpIntent, failIdpIntent, succeedIdpIntent, waitingIntent } from "..
 import type { NewIntent } from "../../../domain/idp-intent/model.js";
 import { linkedUser } from "../../../domain/user/external-identities.js";
 import type { Logger } from "../../../log/logger.js";
-import type { Db, Tx } from "../../../store/eventstore.js";
+import type { Db, Tx } from "../../../store/db.js";
 import { newId } from "../../../store/ids.js";
 import { putRecord } from "../records.js";
 import { UpstreamError } from "./fetch.js";

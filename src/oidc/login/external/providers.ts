@@ -2,7 +2,7 @@ import { idpWithSecret } from "../../../domain/idp/queries.js";
 import { activeOrgOfLoginDomain } from "../../../domain/org-domain/queries.js";
 import { providersForLogin } from "../../../domain/idp/login-use.js";
 import type { IdpView } from "../../../domain/idp/model.js";
-import type { Db } from "../../../store/eventstore.js";
+import type { Db } from "../../../store/db.js";
 import { requestedOrg, splitScope } from "../../scopes.js";
 import { LOGIN_PATH } from "../paths.js";
 import type { Texts } from "../texts/index.js";

@@ -3,7 +3,7 @@ import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPaylo
 import type { ExternalLoginSettings } from "../../../config/external-login.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import type { OutboundClient } from "../../../http/outbound.js";
-import type { ExternalProfileJson } from "../../../store/schema.js";
+import type { ExternalProfileJson } from "../../../domain/idp-intent/model.js";
 import { UpstreamDocuments, type DocumentCheck } from "./documents.js";
 import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fetch.js";
 

@@ -1,8 +1,8 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { DeliveryStatus, type DeliverySchema, type DeliverySearchFilter } from "../../../../gen/platform/resources/action/v3alpha/delivery_pb.js";
-import type { DeliveryFilter } from "../../../domain/action/delivery/queries.js";
-import type { ActionDeliveryRow, DeliveryStatus as Status } from "../../../store/schema.js";
+import type { DeliveryFilter, DeliveryStatus as Status } from "../../../domain/action/delivery/queries.js";
+import type { ActionDeliveryRow } from "../../../store/schema.js";
 
 const STATUS_TO_PROTO: Record<Status, DeliveryStatus> = {
   pending: DeliveryStatus.PENDING,

@@ -5,9 +5,8 @@ import {
   type Condition as ConditionProto,
   type ExecutionSearchFilter,
 } from "../../../../gen/platform/resources/action/v3alpha/execution_pb.js";
-import type { Condition } from "../../../domain/action/execution/condition.js";
+import type { Condition, ConditionType } from "../../../domain/action/execution/condition.js";
 import type { ExecutionFilter } from "../../../domain/action/execution/queries.js";
-import type { ConditionType } from "../../../store/schema.js";
 
 const INVALID = "validation lets no empty condition through";
 

@@ -6,9 +6,15 @@ import {
   type TargetSchema,
   type TargetSearchFilter,
 } from "../../../../gen/platform/resources/action/v3alpha/target_pb.js";
-import { DEFAULT_TIMEOUT_MS, type TargetPatch, type TargetSpec, type TargetView } from "../../../domain/action/target/model.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  type ExecutionMode,
+  type TargetKind,
+  type TargetPatch,
+  type TargetSpec,
+  type TargetView,
+} from "../../../domain/action/target/model.js";
 import type { TargetFilter, TargetSortColumn } from "../../../domain/action/target/queries.js";
-import type { ExecutionMode, TargetKind } from "../../../store/schema.js";
 import { durationToMs, msToDuration, textMatchFromProto } from "../convert.js";
 
 type Endpoint = Target["targetType"] | PatchTarget["targetType"];

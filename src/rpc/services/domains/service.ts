@@ -9,7 +9,7 @@ import { challengeLocations, generateValidation, markVerified, pendingValidation
 import { failedPrecondition } from "../../../domain/errors.js";
 import { checkChallenge, type ChallengeClients } from "../../../domain-validation/check.js";
 import type { Store } from "../../../store/database.js";
-import type { DomainValidationType as StoredType } from "../../../store/schema.js";
+import type { DomainValidationType as StoredType } from "../../../domain/org-domain/model.js";
 import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";

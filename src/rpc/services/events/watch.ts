@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { WatchEventsResponse } from "../../../../gen/platform/resources/event/v3alpha/event_service_pb.js";
 import { comparePositions, formatPosition, type LogPosition } from "../../../domain/audit/positions.js";
 import { eventsAfter, newestPosition, type EventFilter, type LogScope } from "../../../domain/audit/queries.js";
-import type { Db } from "../../../store/eventstore.js";
+import type { Db } from "../../../store/db.js";
 import { eventToProto } from "./convert.js";
 
 /** PLATFORM_EVENTS_WATCH_*: how streams of the audit log poll, and how long they last. */

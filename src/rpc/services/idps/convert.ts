@@ -2,9 +2,8 @@ import { create, fromJson, toJson, type DescMessage, type JsonObject, type Messa
 import { IDPFieldName, OptionsSchema, ProviderTypeSchema, type IDPSearchFilter, type Options } from "../../../../gen/platform/resources/idp/v3alpha/idp_pb.js";
 import { State, StatePolicy } from "../../../../gen/platform/resources/object/v3alpha/object_pb.js";
 import { ownerOfContext } from "../../../domain/context.js";
-import type { EffectiveState, IdpView } from "../../../domain/idp/model.js";
+import type { EffectiveState, IdpView, StatePolicyName } from "../../../domain/idp/model.js";
 import type { IdpFilter } from "../../../domain/idp/queries.js";
-import type { StatePolicyName } from "../../../store/schema.js";
 import { OWNER_TYPES, detailsToProto, textMatchFromProto } from "../convert.js";
 
 const POLICIES: Record<StatePolicyName, StatePolicy> = {

@@ -4,11 +4,11 @@ import { MembershipFieldName, type MembershipSearchFilter } from "../../../../ge
 import { PlatformMemberships } from "../../../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import { PERMISSIONS, ROLES } from "../../../domain/authz/roles.js";
-import { hasPermission, isSystemMember, type Scope } from "../../../domain/authz/principal.js";
+import { hasPermission, isSystemMember } from "../../../domain/authz/principal.js";
+import type { ContextType, Scope } from "../../../domain/context.js";
 import { addMembership, changeMembershipRoles, removeMembership, type MembershipContext } from "../../../domain/membership/commands.js";
 import { searchMemberships, type MembershipFilter, type MembershipSearch, type MembershipSortColumn } from "../../../domain/membership/queries.js";
 import type { Store } from "../../../store/database.js";
-import type { ContextType } from "../../../store/schema.js";
 import { page } from "../../../store/search.js";
 import { actorOf, orgKey, principalOf, systemKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";

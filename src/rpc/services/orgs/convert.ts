@@ -4,9 +4,8 @@ import {
   type GetOrganization,
   type OrganizationSearchFilter,
 } from "../../../../gen/platform/resources/org/v3alpha/organization_pb.js";
-import type { OrgView } from "../../../domain/org/model.js";
+import type { OrgState, OrgView } from "../../../domain/org/model.js";
 import type { OrgFilter, OrgSortColumn } from "../../../domain/org/queries.js";
-import type { OrgState } from "../../../store/schema.js";
 import { detailsToProto, textMatchFromProto } from "../convert.js";
 
 const STATES: Record<OrgState, OrganizationState> = {

@@ -9,7 +9,7 @@ import { addOrg, removeOrg, renameOrg, setOrgState } from "../../../domain/org/c
 import { orgRowForUpdate } from "../../../domain/org/row-lock.js";
 import { getOrg, searchOrgs } from "../../../domain/org/queries.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import { page } from "../../../store/search.js";
 import { actorOf, principalOf, tenantOf, visibleOrgs } from "../../context.js";
 import { detailsToProto, searchResult } from "../convert.js";

@@ -7,9 +7,8 @@ import {
   type ProjectRoleSearchFilter,
   type ProjectSearchFilter,
 } from "../../../../gen/platform/resources/project/v3alpha/project_pb.js";
-import type { ProjectView, RoleView } from "../../../domain/project/model.js";
+import type { ProjectState as StoredState, ProjectView, RoleView } from "../../../domain/project/model.js";
 import type { ProjectFilter, ProjectSearch, RoleFilter } from "../../../domain/project/queries.js";
-import type { ProjectState as StoredState } from "../../../store/schema.js";
 import { detailsToProto, textMatchFromProto } from "../convert.js";
 
 const STATES: Record<StoredState, ProjectState> = {

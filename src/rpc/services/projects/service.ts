@@ -13,7 +13,7 @@ import {
 import { getProject, searchProjectRoles, searchProjects } from "../../../domain/project/queries.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, tenantOf, visibleOrgs } from "../../context.js";
 import { detailsToProto, searchResult } from "../convert.js";

@@ -4,10 +4,9 @@ import type { UserVerification } from "../../../domain/user-webauthn/authenticat
 import { durationMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { TimestampFilterMethod } from "../../../../gen/platform/resources/object/v3alpha/object_pb.js";
 import { UserVerificationRequirement, type Checks, type ChallengesSchema, type RequestChallenges, type SessionSchema, type SessionSearchFilter, type UserAgent } from "../../../../gen/platform/resources/session/v3alpha/session_pb.js";
-import type { ChallengeAnswers, SessionChallenges, SessionChanges, SessionChecks, SessionView } from "../../../domain/session/model.js";
+import type { ChallengeAnswers, SessionChallenges, SessionChanges, SessionChecks, SessionUserAgentJson, SessionView } from "../../../domain/session/model.js";
 import type { SessionFilter } from "../../../domain/session/queries.js";
 import type { Duration } from "@bufbuild/protobuf/wkt";
-import type { SessionUserAgentJson } from "../../../store/schema.js";
 import { detailsToProto } from "../convert.js";
 
 export function checksFromProto(c: Checks | undefined): SessionChecks {

@@ -4,7 +4,7 @@ import type { Details } from "../../../../gen/platform/settings/object/v3alpha/o
 import type { ContextRef } from "../../../domain/context.js";
 import type { Resolved, SettingsKind } from "../../../domain/settings/kind.js";
 import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
-import type { Db, Tx } from "../../../store/eventstore.js";
+import type { Db, Tx } from "../../../store/db.js";
 import { askedContext, editorOf } from "../../context.js";
 import { changeFromProto, resolvedToProto, settingsDetailsToProto } from "./codec.js";
 

@@ -14,10 +14,9 @@ import {
   type User,
   type UserSearchFilter,
 } from "../../../../gen/platform/resources/user/v3alpha/user_pb.js";
-import type { Profile, UserPatch, UserSpec, UserView } from "../../../domain/user/model.js";
+import type { AccessTokenKind, Gender as GenderName, Profile, UserPatch, UserSpec, UserState as UserStateName, UserView } from "../../../domain/user/model.js";
 import { importedHash } from "../../../domain/user/passwords.js";
 import type { UserFilter, UserSortColumn } from "../../../domain/user/queries.js";
-import type { AccessTokenKind, Gender as GenderName, UserState as UserStateName } from "../../../store/schema.js";
 import { detailsToProto, textMatchFromProto } from "../convert.js";
 
 const GENDERS: Record<GenderName, Gender> = { female: Gender.FEMALE, male: Gender.MALE, diverse: Gender.DIVERSE };

@@ -6,11 +6,10 @@ import { invalidArgument } from "../../../domain/errors.js";
 import { instanceName } from "../../../domain/instance/queries.js";
 import { loginSettingsOf, type LoginSettings } from "../../../domain/settings/login.js";
 import { addOtp, addTotp, generateRecoveryCodes, removeFactor, removeRecoveryCodes, verifyTotp } from "../../../domain/user-factor/commands.js";
-import type { AuthMethod } from "../../../domain/user-factor/model.js";
+import type { AuthMethod, FactorType } from "../../../domain/user-factor/model.js";
 import { authMethodsOf } from "../../../domain/user-factor/queries.js";
 import { getUserRow } from "../../../domain/user/queries.js";
-import type { FactorType } from "../../../store/schema.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import { actorOf, selfOnlyKey, tenantOf } from "../../context.js";
 import { detailsToProto } from "../convert.js";
 

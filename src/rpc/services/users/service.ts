@@ -23,7 +23,7 @@ import type { VerificationSettings } from "../../../domain/user/code-messages.js
 import { requestVerification, verifyChangedContacts, verifyContact } from "../../../domain/user/verification.js";
 import type { Channel } from "../../../domain/notification/kinds.js";
 import type { Store } from "../../../store/database.js";
-import type { Tx } from "../../../store/eventstore.js";
+import type { Tx } from "../../../store/db.js";
 import { page } from "../../../store/search.js";
 import { actingOrg, actorOf, principalOf, selfOnlyKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
