@@ -68,7 +68,7 @@ export async function addApp(tx: Tx, actor: Actor, projectId: string, input: { n
   return { details: appDetails(row), clientId, clientSecret: secret };
 }
 
-export async function lockApp(tx: Tx, instanceId: string, id: string): Promise<AppRow> {
+export async function appRowForUpdate(tx: Tx, instanceId: string, id: string): Promise<AppRow> {
   const row = await tx.selectFrom("apps").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`application ${id} not found`);
   return row;
@@ -96,7 +96,7 @@ export interface AppPatch {
  * without, the secret goes. A patch that changes nothing succeeds without an event.
  */
 export async function patchApp(tx: Tx, actor: Actor, id: string, patch: AppPatch): Promise<{ details: ObjectDetails; clientSecret?: string }> {
-  const current = await lockApp(tx, actor.instanceId, id);
+  const current = await appRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { appId: id });
   const before = configOf(current);
   if (patch.oidc && before.type !== "oidc") throw failedPrecondition(`application ${id} is an API application: it has no OpenID Connect configuration`);
@@ -120,14 +120,14 @@ export async function patchApp(tx: Tx, actor: Actor, id: string, patch: AppPatch
 }
 
 export async function setAppState(tx: Tx, actor: Actor, id: string, state: "active" | "inactive"): Promise<ObjectDetails> {
-  const current = await lockApp(tx, actor.instanceId, id);
+  const current = await appRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { appId: id });
   if (current.state === state) throw failedPrecondition(`application ${id} is already ${state === "active" ? "active" : "deactivated"}`);
   return changeApp(tx, actor, current, { type: state === "active" ? "app.reactivated" : "app.deactivated", payload: {} }, { state });
 }
 
 export async function regenerateAppSecret(tx: Tx, actor: Actor, id: string): Promise<{ details: ObjectDetails; clientSecret: string }> {
-  const current = await lockApp(tx, actor.instanceId, id);
+  const current = await appRowForUpdate(tx, actor.instanceId, id);
   const config = configOf(current);
   if (!usesSecret(config)) throw failedPrecondition(`application ${id} authenticates without a client secret; change its auth_method_type first`);
   const { secret, hash } = secretFor(config);
@@ -136,7 +136,7 @@ export async function regenerateAppSecret(tx: Tx, actor: Actor, id: string): Pro
 }
 
 export async function removeApp(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await lockApp(tx, actor.instanceId, id);
+  const current = await appRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { appId: id });
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "app.removed", payload: { name: current.name } }], actor);
   await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", id).execute();

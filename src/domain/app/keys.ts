@@ -6,7 +6,7 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import { checkExpiration } from "../expiration.js";
 import type { KeyMaterial } from "../key-material.js";
-import { lockApp } from "./commands.js";
+import { appRowForUpdate } from "./commands.js";
 import { configOf } from "./model.js";
 
 const AGGREGATE = "app_key";
@@ -24,7 +24,7 @@ const keyDetails = (row: { id: string; sequence: number; change_date: Date }, or
  */
 export async function addAppKey(tx: Tx, actor: Actor, appId: string, material: KeyMaterial, expiresAt: Date) {
   checkExpiration(expiresAt);
-  const app = await lockApp(tx, actor.instanceId, appId);
+  const app = await appRowForUpdate(tx, actor.instanceId, appId);
   const config = configOf(app);
   const method = config.type === "oidc" ? config.oidc.authMethod : config.api.authMethod;
   if (method !== "private_key_jwt") throw failedPrecondition(`application ${appId} does not authenticate with PRIVATE_KEY_JWT; keys are for those that do`);
@@ -43,7 +43,7 @@ export async function addAppKey(tx: Tx, actor: Actor, appId: string, material: K
 }
 
 export async function removeAppKey(tx: Tx, actor: Actor, appId: string, id: string): Promise<ObjectDetails> {
-  const app = await lockApp(tx, actor.instanceId, appId);
+  const app = await appRowForUpdate(tx, actor.instanceId, appId);
   const key = await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", appId).where("id", "=", id).returning("sequence").executeTakeFirst();
   if (!key) throw notFound(`key ${id} of application ${appId} not found`);
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: app.org_id }, key.sequence, [{ type: "app.key.removed", payload: { appId } }], actor);

@@ -39,7 +39,7 @@ export async function addUserGrant(tx: Tx, actor: Actor, projectId: string, inpu
   return grantDetails(row);
 }
 
-async function lockGrant(tx: Tx, instanceId: string, id: string): Promise<UserGrantRow> {
+async function grantRowForUpdate(tx: Tx, instanceId: string, id: string): Promise<UserGrantRow> {
   const row = await tx.selectFrom("user_grants").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`user grant ${id} not found`);
   return row;
@@ -54,7 +54,7 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
   if (!seen) throw notFound(`user grant ${id} not found`);
   const project = await tx.selectFrom("projects").select("id").where("instance_id", "=", actor.instanceId).where("id", "=", seen.project_id).forShare().executeTakeFirst();
   if (!project) throw notFound(`user grant ${id} not found`);
-  const current = await lockGrant(tx, actor.instanceId, id);
+  const current = await grantRowForUpdate(tx, actor.instanceId, id);
   const keys = normalized(roleKeys);
   if (JSON.stringify(keys) === JSON.stringify(normalized(current.role_keys))) return grantDetails(current);
   await requireRoles(tx, actor.instanceId, current.project_id, keys);
@@ -72,7 +72,7 @@ async function changeGrant(tx: Tx, actor: Actor, current: UserGrantRow, type: st
 }
 
 export async function removeUserGrant(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await lockGrant(tx, actor.instanceId, id);
+  const current = await grantRowForUpdate(tx, actor.instanceId, id);
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "user.grant.removed", payload: {} }], actor);
   await tx.deleteFrom("user_grants").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return grantDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });

@@ -60,7 +60,7 @@ export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: 
   return detailsOf({ id, ...columns }, appended.sequence, appended.createdAt);
 }
 
-async function lockIdp(tx: Tx, id: string): Promise<IdpRow> {
+async function idpRowForUpdate(tx: Tx, id: string): Promise<IdpRow> {
   const row = await tx.selectFrom("idps").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`identity provider ${id} not found`);
   return row;
@@ -71,7 +71,7 @@ async function lockIdp(tx: Tx, id: string): Promise<IdpRow> {
  * only its own state policy. A patch that changes nothing succeeds without an event.
  */
 export async function patchIdp(tx: Tx, creator: Editor, id: string, asked: ContextRef, patch: IdpPatch, box: SecretBox, type?: string): Promise<ObjectDetails> {
-  const row = await lockIdp(tx, id);
+  const row = await idpRowForUpdate(tx, id);
   if (type !== undefined && row.type !== type) throw notFound(`identity provider ${id} is not of type ${type}`);
   const owner = ownerOfIdp(row);
   if (sameContext(owner, asked)) return patchOwned(tx, creator, row, patch, box);
@@ -159,7 +159,7 @@ async function setChildPolicy(tx: Tx, creator: Editor, row: IdpRow, asked: Conte
 
 /** Deletes a provider with every child context's policy for it; only its owner may. */
 export async function removeIdp(tx: Tx, creator: Editor, id: string, asked: ContextRef): Promise<ObjectDetails> {
-  const row = await lockIdp(tx, id);
+  const row = await idpRowForUpdate(tx, id);
   const owner = ownerOfIdp(row);
   if (!sameContext(owner, asked)) {
     throw failedPrecondition(`identity provider ${id} belongs to ${describeContext(owner)}; only there can it be deleted`);

@@ -79,7 +79,7 @@ export interface InstancePatch {
 
 /** A patch that changes nothing succeeds without an event. */
 export async function patchInstance(tx: Tx, actor: Actor, id: string, patch: InstancePatch): Promise<ObjectDetails> {
-  const current = await lockInstance(tx, id);
+  const current = await instanceRowForUpdate(tx, id);
   const set: Updateable<InstanceTable> = {};
   const payload: Record<string, unknown> = {};
   if (patch.name !== undefined && patch.name !== current.name) set.name = payload.name = patch.name;
@@ -104,7 +104,7 @@ export async function limitInstances(tx: Tx, actor: Actor, ids: string[], limits
   // A fixed order of locks: two bulk limits over the same instances never deadlock.
   const order = [...ids].sort();
   const locked = new Map<string, InstanceRow>();
-  for (const id of order) locked.set(id, await lockInstance(tx, id));
+  for (const id of order) locked.set(id, await instanceRowForUpdate(tx, id));
   for (const id of ids) {
     const current = locked.get(id)!;
     const set: Updateable<InstanceTable> = {};
@@ -123,7 +123,7 @@ export async function limitInstances(tx: Tx, actor: Actor, ids: string[], limits
 }
 
 export async function addInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
-  const current = await lockInstance(tx, id);
+  const current = await instanceRowForUpdate(tx, id);
   const name = domain.toLowerCase();
   await ensureDomainsFree(tx, [name], id);
   const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.added", payload: { domain: name, primary: false } }], {});
@@ -132,7 +132,7 @@ export async function addInstanceDomain(tx: Tx, actor: Actor, id: string, domain
 }
 
 export async function removeInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
-  const current = await lockInstance(tx, id);
+  const current = await instanceRowForUpdate(tx, id);
   const row = await instanceDomain(tx, id, domain);
   if (row.is_primary) throw failedPrecondition(`${row.domain} is the instance's primary domain; make another domain primary first`);
   const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.removed", payload: { domain: row.domain } }], {});
@@ -142,7 +142,7 @@ export async function removeInstanceDomain(tx: Tx, actor: Actor, id: string, dom
 
 /** Setting the primary domain again succeeds without an event. */
 export async function setPrimaryInstanceDomain(tx: Tx, actor: Actor, id: string, domain: string): Promise<ObjectDetails> {
-  const current = await lockInstance(tx, id);
+  const current = await instanceRowForUpdate(tx, id);
   const row = await instanceDomain(tx, id, domain);
   if (row.is_primary) return instanceDetails(current);
   const details = await changeInstance(tx, actor, current, [{ type: "instance.domain.primary.set", payload: { domain: row.domain } }], {});
@@ -198,7 +198,7 @@ export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: str
   if (id === actor.ownInstanceId) throw failedPrecondition("the instance you belong to cannot be deleted; call from another instance");
   // Waits for the writes holding the instance (holdInstance) and holds off new ones.
   await tx.selectNoFrom((eb) => eb.fn("hold_instance_exclusively", [eb.val(id)]).as("held")).execute();
-  const current = await lockInstance(tx, id, "removal");
+  const current = await instanceRowForUpdate(tx, id, "removal");
   const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor);
   for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
   forgetInstance(id);
@@ -207,7 +207,7 @@ export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: str
 
 /** Makes an active organization the instance's default; naming the current default again changes nothing. */
 export async function setDefaultOrg(tx: Tx, actor: Actor, orgId: string): Promise<ObjectDetails> {
-  const instance = await lockInstance(tx, actor.instanceId);
+  const instance = await instanceRowForUpdate(tx, actor.instanceId);
   const org = await tx.selectFrom("orgs").select("state").where("instance_id", "=", actor.instanceId).where("id", "=", orgId).forShare().executeTakeFirst();
   if (!org) throw notFound(`organization ${orgId} not found`);
   if (org.state !== "active") throw failedPrecondition(`organization ${orgId} is deactivated; reactivate it first`);
@@ -230,7 +230,7 @@ async function changeInstance(tx: Tx, actor: Actor, current: InstanceRow, events
  * removal `for update`). Writes in the instance do not lock the row: they hold the instance
  * with an advisory lock (holdInstance), which the removal takes exclusively first.
  */
-async function lockInstance(tx: Tx, id: string, mode: "change" | "removal" = "change"): Promise<InstanceRow> {
+async function instanceRowForUpdate(tx: Tx, id: string, mode: "change" | "removal" = "change"): Promise<InstanceRow> {
   const query = tx.selectFrom("instances").selectAll().where("instance_id", "=", id).where("id", "=", id);
   const row = await (mode === "removal" ? query.forUpdate() : query.forNoKeyUpdate()).executeTakeFirst();
   if (!row) throw notFound(`instance ${id} not found`);

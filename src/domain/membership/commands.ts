@@ -74,7 +74,7 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, 
 
 /** Replaces the roles; the same roles again change nothing. Roles added and removed must both be grantable. */
 export async function changeMembershipRoles(tx: Tx, actor: Actor, context: MembershipContext, userId: string, roles: string[], grantor: Principal): Promise<ObjectDetails> {
-  const current = await lockMembership(tx, actor, context, userId);
+  const current = await membershipRowForUpdate(tx, actor, context, userId);
   actor = { ...actor, instanceId: current.instance_id };
   const added = roles.filter((r) => !current.roles.includes(r));
   const removed = current.roles.filter((r) => !roles.includes(r));
@@ -89,7 +89,7 @@ export async function changeMembershipRoles(tx: Tx, actor: Actor, context: Membe
 }
 
 export async function removeMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string, grantor: Principal): Promise<ObjectDetails> {
-  const current = await lockMembership(tx, actor, context, userId);
+  const current = await membershipRowForUpdate(tx, actor, context, userId);
   actor = { ...actor, instanceId: current.instance_id };
   // Only who could grant a role may take it away: no IAM_OWNER removes a SYSTEM_OWNER.
   checkGrantable(current.roles, context, actor, grantor);
@@ -125,7 +125,7 @@ async function instanceOfUser(tx: Tx, userId: string): Promise<string> {
   return user.instance_id;
 }
 
-async function lockMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {
+async function membershipRowForUpdate(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {
   const row = await findMembership(tx, actor, context, userId);
   if (!row) throw notFound(`user ${userId} has no membership in that ${context.type}`);
   return row;

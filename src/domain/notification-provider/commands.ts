@@ -58,7 +58,7 @@ export async function createProvider(tx: Tx, actor: Actor, family: ProviderFamil
 
 /** A patch that changes nothing succeeds without an event. */
 export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string, patch: ProviderPatch, box: SecretBox): Promise<{ details: ObjectDetails; signingKey?: string }> {
-  const current = await lockProvider(tx, actor.instanceId, family, id);
+  const current = await providerRowForUpdate(tx, actor.instanceId, family, id);
   const before = configOf(current);
   if (patch.config) checkKind(family, patch.config.kind);
   const config = patch.config ? mergedConfig(before, patch.config) : before;
@@ -97,7 +97,7 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
 }
 
 export async function deleteProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string): Promise<ObjectDetails> {
-  const current = await lockProvider(tx, actor.instanceId, family, id);
+  const current = await providerRowForUpdate(tx, actor.instanceId, family, id);
   const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, [{ type: `${AGGREGATES[family]}.removed`, payload: { description: current.description } }], actor);
   await tx.deleteFrom("notification_providers").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
@@ -122,7 +122,7 @@ export async function activateProvider(tx: Tx, actor: Actor, family: ProviderFam
 }
 
 export async function deactivateProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string): Promise<ObjectDetails> {
-  const current = await lockProvider(tx, actor.instanceId, family, id);
+  const current = await providerRowForUpdate(tx, actor.instanceId, family, id);
   if (current.state === "inactive") return instanceOwnedDetails(current);
   return setState(tx, actor, current, "inactive", {});
 }
@@ -138,7 +138,7 @@ async function setState(tx: Tx, actor: Actor, row: NotificationProviderRow, stat
 }
 
 /** A provider of the other family is not found here either: its ID names nothing at this path. */
-async function lockProvider(tx: Tx, instanceId: string, family: ProviderFamily, id: string): Promise<NotificationProviderRow> {
+async function providerRowForUpdate(tx: Tx, instanceId: string, family: ProviderFamily, id: string): Promise<NotificationProviderRow> {
   const row = await tx.selectFrom("notification_providers").selectAll().where("instance_id", "=", instanceId).where("family", "=", family).where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`${nameOf(family)} ${id} not found`);
   return row;

@@ -73,7 +73,7 @@ export async function addDomain(tx: Tx, actor: Actor, orgId: string, domain: str
 
 /** The primary domain forms login names and cannot be removed; make another one primary first. */
 export async function removeDomain(tx: Tx, actor: Actor, domain: string): Promise<ObjectDetails> {
-  const { current, org } = await lockedDomain(tx, actor.instanceId, domain);
+  const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, domain);
   if (current.is_primary) throw failedPrecondition(`${current.domain} is its organization's primary domain; make another domain primary first`);
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.removed", payload: { domain: current.domain } });
   await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("domain", "=", current.domain).execute();
@@ -86,7 +86,7 @@ export async function removeDomain(tx: Tx, actor: Actor, domain: string): Promis
  * domain forms every login name of the organization.
  */
 export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Promise<ObjectDetails> {
-  const { current, org } = await lockedDomain(tx, actor.instanceId, domain);
+  const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, domain);
   if (current.is_primary) return domainDetails(current);
   if (!current.is_verified && (await validatesOrgDomains(tx, actor.instanceId))) {
     throw failedPrecondition(`${current.domain} is not verified, and the instance's domain settings (validate_org_domains) let only verified domains become primary; verify it first (_generate_validation, _validate)`);
@@ -110,7 +110,7 @@ function findDomain(tx: Tx, instanceId: string, domain: string) {
 }
 
 /** The domain, read again under its organization's lock, which every change of it takes. */
-export async function lockedDomain(tx: Tx, instanceId: string, domain: string): Promise<{ current: OrgDomainRow; org: OrgRow }> {
+export async function domainRowsForUpdate(tx: Tx, instanceId: string, domain: string): Promise<{ current: OrgDomainRow; org: OrgRow }> {
   const name = domain.toLowerCase();
   const seen = await findDomain(tx, instanceId, name);
   const org = seen && (await orgRowForUpdate(tx, instanceId, seen.org_id));

@@ -2,7 +2,7 @@ import type { Db, Tx } from "../../store/db.js";
 import { domainDetails, type DomainValidationType } from "./model.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
-import { appendOrgEvent, lockedDomain } from "./commands.js";
+import { appendOrgEvent, domainRowsForUpdate } from "./commands.js";
 
 /**
  * Proving that an organization owns a domain, as ZITADEL and ACME's HTTP-01 and DNS-01 do:
@@ -43,7 +43,7 @@ export function challengeLocations(type: DomainValidationType, domain: string, t
  * the start and verified ones stay so: neither needs a proof.
  */
 export async function generateValidation(tx: Tx, actor: Actor, domain: string, type: DomainValidationType, token: string): Promise<ObjectDetails & { domain: string; createdAt: Date }> {
-  const { current, org } = await lockedDomain(tx, actor.instanceId, domain);
+  const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, domain);
   if (current.is_generated) throw failedPrecondition(`${current.domain} was generated from the organization's name and is verified already`);
   if (current.is_verified) throw failedPrecondition(`${current.domain} is verified already`);
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.validation.generated", payload: { domain: current.domain, type } });
@@ -75,7 +75,7 @@ export async function pendingValidation(db: Db, instanceId: string, domain: stri
  * was looked for proves nothing about the new one; a domain verified meanwhile stays so.
  */
 export async function markVerified(tx: Tx, actor: Actor, found: PendingValidation): Promise<ObjectDetails> {
-  const { current, org } = await lockedDomain(tx, actor.instanceId, found.domain);
+  const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, found.domain);
   if (current.is_verified) return domainDetails(current);
   if (current.validation_token !== found.token) throw failedPrecondition(`the validation token of ${current.domain} was replaced while it was checked; publish the new one and validate again`);
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.verified", payload: { domain: current.domain, type: found.type } });

@@ -72,7 +72,7 @@ export async function patchTarget(
   patch: TargetPatch,
   box: SecretBox,
 ): Promise<{ details: ObjectDetails; signingKey?: string }> {
-  const current = await lockTarget(tx, actor.instanceId, id);
+  const current = await targetRowForUpdate(tx, actor.instanceId, id);
   const changes: Partial<TargetSpec> = {};
   if (patch.name !== undefined && patch.name !== current.name) changes.name = patch.name;
   if (patch.endpoint && (patch.endpoint.kind !== current.target_type || patch.endpoint.url !== current.url)) {
@@ -110,7 +110,7 @@ export async function patchTarget(
 
 /** Removes the target and, in the same transaction, every execution's reference to it. */
 export async function deleteTarget(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
-  const current = await lockTarget(tx, actor.instanceId, id);
+  const current = await targetRowForUpdate(tx, actor.instanceId, id);
   await removeTargetFromExecutions(tx, actor, id);
   const appended = await appendEvents(
     tx,
@@ -123,7 +123,7 @@ export async function deleteTarget(tx: Tx, actor: Actor, id: string): Promise<Ob
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
-async function lockTarget(tx: Tx, instanceId: string, id: string) {
+async function targetRowForUpdate(tx: Tx, instanceId: string, id: string) {
   const row = await tx
     .selectFrom("targets")
     .selectAll()
