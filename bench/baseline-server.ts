@@ -353,7 +353,7 @@ interface SettingsRow {
 }
 
 /**
- * The service's ResolveLanguages in an organization (domain/settings/store.ts): one query for
+ * The service's ResolveLanguages in an organization (domain/settings/rows.ts): one query for
  * the rows of the organization, its instance and the system, then the nearest value per
  * property, the fallback to the first restricted language, and owners for inherited values.
  */

@@ -11,7 +11,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { signatureHeader } from "../../src/actions/signature.js";
+import { signatureHeader } from "../../src/engines/actions/signature.js";
 import { createBenchDatabase } from "../database.js";
 import { DATABASE_URL, HOST } from "../settings.js";
 import { callApi as call, startPeer, startService, type ServiceUnderTest } from "../service.js";

@@ -7,7 +7,7 @@ import { verificationSettings } from "../server/verification-settings.js";
 import { DataDirInUse } from "../store/data-dir-lock.js";
 import { openDataDir } from "../store/data-dir.js";
 import { openStore } from "../store/database.js";
-import { installOutbox } from "../actions/outbox.js";
+import { installOutbox } from "../engines/actions/outbox.js";
 
 /**
  * `npm run admin-token`: a new personal access token for the bootstrapped administrator,

@@ -1,7 +1,7 @@
 import { duration, HOUR_MS } from "./env.js";
 import { queueSettings, type QueueSettings } from "./queues.js";
 
-/** Calls of action targets (src/actions/). */
+/** Calls of action targets (src/engines/actions/). */
 export interface ActionSettings {
   /** After a target's signing key is regenerated, calls carry a signature by the old key too for this long. */
   signingKeyGraceMs: number;

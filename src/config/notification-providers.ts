@@ -1,6 +1,6 @@
 import { baseUrl, ConfigError, duration, integer } from "./env.js";
 
-/** How providers send (src/notifications/providers/; docs/api.md "SMTP and SMS providers"). */
+/** How providers send (src/engines/notifications/providers/; docs/api.md "SMTP and SMS providers"). */
 export interface NotificationProviderSettings {
   /** Sends an instance's emails while it has no active SMTP provider; trusted (no address policy). */
   systemSmtp: SystemSmtp | undefined;

@@ -2,7 +2,7 @@ import { duration, HOUR_MS } from "./env.js";
 import { notificationProviderSettings, type NotificationProviderSettings } from "./notification-providers.js";
 import { queueSettings, type QueueSettings } from "./queues.js";
 
-/** The outbox of messages (src/notifications/outbox/) and the codes they carry. */
+/** The outbox of messages (src/engines/notifications/outbox/) and the codes they carry. */
 export interface NotificationOutboxSettings extends QueueSettings {
   /** How long a code lasts: verification and reset codes per channel, invitations. */
   codeTtlMs: { email: number; sms: number; invite: number; otp: number };

@@ -65,7 +65,7 @@ function load(dir: string): Built {
   return { index: readFileSync(join(dir, "index.html")), assets };
 }
 
-/** `scheme`: the issuers' (oidc/mount.ts issuerScheme): the console signs in at the issuer of the host it was loaded from. */
+/** `scheme`: the issuers' (oidc/provider/mount.ts issuerScheme): the console signs in at the issuer of the host it was loaded from. */
 export function consoleFiles({ store, tenants, scheme, dir = builtDir() }: { store: Pick<Store, "forRequest">; tenants: TenantResolver; scheme: string; dir?: string | undefined }) {
   // Read once: a build replaces the files, a restart serves them (npm start builds before it starts).
   const built = dir ? load(dir) : undefined;

@@ -354,7 +354,7 @@ export interface SigningKeyTable {
   retires_at: Timestamp | null;
 }
 
-/** A model node-oidc-provider stores; see src/oidc/payload-adapter.ts. */
+/** A model node-oidc-provider stores; see src/oidc/adapters/payload-adapter.ts. */
 export interface OidcPayloadTable {
   instance_id: string;
   model: string;
@@ -555,7 +555,7 @@ export interface IdpIntentTable extends ProjectionColumns {
   expires_at: Timestamp;
 }
 
-/** A person as an identity provider describes it (external login's ExternalUser, oidc/login/external/upstream.ts, is this with the account's id). */
+/** A person as an identity provider describes it (external login's ExternalUser, upstream-idps/clients.ts, is this with the account's id). */
 interface ExternalProfileJson {
   username: string;
   email: string;

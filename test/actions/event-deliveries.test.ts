@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { verifySignature } from "../../src/actions/signature.js";
+import { verifySignature } from "../../src/engines/actions/signature.js";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { EVENT_TYPES } from "../../src/domain/action/execution/events.js";

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
-import { verifySignature } from "../../src/actions/signature.js";
+import { verifySignature } from "../../src/engines/actions/signature.js";
 import { PROTOCOLS, protocolClient, type Protocol } from "../support/clients.js";
 import { freePort } from "../support/child-service.js";
 import { DATABASE_KINDS } from "../support/database.js";

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { consoleInspector } from "./helpers.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";

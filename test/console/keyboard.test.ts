@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CONSOLE_PASSWORD, instanceOwner } from "./helpers.js";
 import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";

@@ -4,7 +4,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { consoleInspector } from "./helpers.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { appClient, createProject, oidc, projectClient } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";

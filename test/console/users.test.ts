@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CONSOLE_PASSWORD, consoleInspector, instanceOwner } from "./helpers.js";

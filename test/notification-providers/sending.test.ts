@@ -8,7 +8,7 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
-import { NoActiveProvider, SendFailed, type EmailMessage } from "../../src/notifications/message.js";
+import { NoActiveProvider, SendFailed, type EmailMessage } from "../../src/engines/notifications/message.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { serviceClient } from "../support/service-client.js";
 import { startTestServer, type TestServer } from "../support/server.js";

@@ -4,7 +4,7 @@ import { SUPPORTED_LANGUAGES } from "../../src/domain/settings/language.js";
 import { MESSAGE_KINDS, type MessageData, type MessageKind } from "../../src/domain/notification/kinds.js";
 import { KINDS } from "../../src/domain/notification/kinds.js";
 import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
-import { expiresIn, renderMessage, type RenderedEmail, type RenderedSms } from "../../src/notifications/texts/index.js";
+import { expiresIn, renderMessage, type RenderedEmail, type RenderedSms } from "../../src/engines/notifications/texts/index.js";
 import { checkTemplate } from "../../src/domain/notification/template.js";
 
 /**

@@ -6,7 +6,7 @@ import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { PROTOCOLS } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { humanUser, uniqueName, Users } from "../users/helpers.js";
 import { testCertificates, TestSmtpServer } from "../notification-providers/fakes.js";
 import { until } from "../support/until.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import { protocolClient } from "../support/clients.js";
 

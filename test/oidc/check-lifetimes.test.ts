@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { AUTH_CODE, BASIC, BEARER, REFRESH, WEB } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -14,7 +14,7 @@ import { createApp, RP, type App } from "./external-helpers.js";
 
 /*
  * auth_time in every ID token, and the check lifetimes of the login settings applied to single
- * sign-on (issue 35 §1; src/domain/user-factor/check-lifetimes.ts, src/oidc/login/policy.ts):
+ * sign-on (issue 35 §1; src/domain/user-factor/check-lifetimes.ts, src/oidc/login/kit/policy.ts):
  * a second factor older than second_factor_check_lifetime is asked again on the pages, with or
  * without a prompt (prompt=none: interaction_required); a password older than
  * password_check_lifetime signs in again (prompt=none: login_required).

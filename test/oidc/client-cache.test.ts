@@ -5,7 +5,7 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { machineUser, ok, uniqueName, Users } from "../users/helpers.js";
 
-/** Far below the caches' time to live (60 s, src/oidc/lookups.ts): only the access epoch explains a change seen this soon. */
+/** Far below the caches' time to live (60 s, src/oidc/helpers/lookups.ts): only the access epoch explains a change seen this soon. */
 const WITHIN_MS = 2_000;
 const FORM = "application/x-www-form-urlencoded";
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;

@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { API_BASIC, AUTH_CODE, BASIC, BEARER, CODE, ID_TOKEN, ID_TOKEN_TOKEN, IMPLICIT, JWT, NATIVE, NONE, POST, REFRESH, USER_AGENT, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { clients as grantClients } from "../grants/helpers.js";
 import { languageClient } from "../settings/helpers.js";

@@ -2,7 +2,7 @@ import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { AUTH_CODE, BASIC, BEARER, POST, WEB } from "../apps/helpers.js";
 import { DEACTIVATE, idpClient } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";

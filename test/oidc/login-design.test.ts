@@ -7,7 +7,7 @@ import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformBrandingSettings } from "../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, createProject, oidc } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { inspectPage, openTab, type Tab } from "../support/page-checks.js";
@@ -22,7 +22,7 @@ declare const document: any;
 declare function getComputedStyle(element: unknown): any;
 
 /*
- * The login pages' design in a real browser (src/oidc/login/render.ts, stylesheet.ts): every
+ * The login pages' design in a real browser (src/oidc/login/view/render.ts, stylesheet.ts): every
  * page of a sign-in, opened as a person reaches it, is scanned by axe-core in light and dark
  * mode (no serious or critical violation), must not scroll sideways at 320 px, must cause no
  * console error (a Content-Security-Policy violation is one), and is photographed in both

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { BUILT_IN_BRANDING } from "../../src/domain/settings/branding.js";
-import { contrast, paletteOf, type ModeColors } from "../../src/oidc/login/palette.js";
-import { stylesheet } from "../../src/oidc/login/stylesheet.js";
+import { contrast, paletteOf, type ModeColors } from "../../src/oidc/login/view/palette.js";
+import { stylesheet } from "../../src/oidc/login/view/stylesheet.js";
 
 /*
- * The login pages' colors (src/oidc/login/palette.ts): whatever an organization picks, every
+ * The login pages' colors (src/oidc/login/view/palette.ts): whatever an organization picks, every
  * text reaches WCAG AA on what it is drawn on, and outlines 3:1; colors that pass stay as
  * picked. The browser test (login-design.test.ts) checks the built-in and one branded look
  * with axe-core; these are the choices an administrator could get wrong.

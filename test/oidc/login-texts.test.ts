@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SUPPORTED_LANGUAGES } from "../../src/domain/settings/language.js";
 import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
-import { TEXTS, type Language } from "../../src/oidc/login/texts/index.js";
+import { TEXTS, type Language } from "../../src/oidc/login/view/texts/index.js";
 
 describe("login page texts", () => {
   it("exist for exactly the supported languages", () => {

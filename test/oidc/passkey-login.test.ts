@@ -4,7 +4,7 @@ import * as client from "openid-client";
 import { chromium, type Browser as Chromium, type BrowserContext, type CDPSession, type Page as Tab } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -14,7 +14,7 @@ import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js
 import { Browser, alertText, formWith, unescapeHtml, type Page } from "./browser.js";
 
 /*
- * Passkeys and security keys on the login pages (src/oidc/login/passkey-sign-in.ts,
+ * Passkeys and security keys on the login pages (src/oidc/login/steps/passkey-sign-in.ts,
  * key-setup.ts, second-factor.ts, assets.ts), black-box. In headless Chromium with a virtual
  * authenticator of the DevTools protocol (ctap2, internal transport, resident keys, user
  * verification): a passkey set up on the pages after a password sign-in, then a sign-in with

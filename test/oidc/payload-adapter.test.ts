@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccessEpoch } from "../../src/cache/access-epoch.js";
-import { payloadAdapters, sweepExpiredPayloads } from "../../src/oidc/payload-adapter.js";
-import { JWT_RECORD_MODEL } from "../../src/oidc/token-models.js";
+import { payloadAdapters, sweepExpiredPayloads } from "../../src/oidc/adapters/payload-adapter.js";
+import { JWT_RECORD_MODEL } from "../../src/oidc/adapters/token-models.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 

@@ -29,7 +29,7 @@ interface App {
  * ends, are refused by the resource APIs at once, although the APIs cache the principal of
  * a token (src/rpc/interceptors/authentication.ts): on the process that ended them, and on
  * PostgreSQL on a second process whose cache was just filled with them (access epoch,
- * src/oidc/ended-tokens.ts).
+ * src/oidc/adapters/ended-tokens.ts).
  */
 describe.each(DATABASE_KINDS)("revoked tokens are refused by the resource APIs at once (%s)", (kind) => {
   let server: TestServer;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformSMSProviders } from "../../gen/platform/resources/sms_provider/v3alpha/sms_provider_service_pb.js";
 import { PlatformLoginSettings } from "../../gen/platform/settings/login/v3alpha/login_service_pb.js";
 import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
-import { TEXTS } from "../../src/oidc/login/texts/index.js";
+import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { AUTH_CODE, BASIC, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
 import { testCertificates, TestSmtpServer, TwilioFake, type Certificates } from "../notification-providers/fakes.js";
 import { twilioSettings } from "../notification-providers/requests.js";
@@ -22,7 +22,7 @@ import { totpCode, wrongTotpCode } from "../users/totp.js";
 import { Browser, alertText, formWith, parseForms, type Form, type Page } from "./browser.js";
 
 /*
- * The second-factor steps of the login pages (src/oidc/login/sign-in.ts, second-factor.ts,
+ * The second-factor steps of the login pages (src/oidc/login/steps/sign-in.ts, second-factor.ts,
  * mfa-setup.ts), black-box: a TOTP, email and SMS codes and recovery codes after the
  * password, the lockout they share with wrong passwords, setting up a factor the login
  * settings force (and skipping it), the factors the settings allow, the proof the forms
@@ -38,7 +38,7 @@ const PASSWORD = "Corr3ct-horse!";
 const CB = "https://rp.example/cb";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const MFA = ["pwd", "otp", "mfa"];
-/** The ID token's acr (src/oidc/acr.ts): two factors of different kinds, or one. */
+/** The ID token's acr (src/oidc/helpers/acr.ts): two factors of different kinds, or one. */
 const ACR_MFA = "urn:platform:acr:mfa";
 const ACR_SFA = "urn:platform:acr:sfa";
 /** The codes of messages (domain/notification/codes.ts). */

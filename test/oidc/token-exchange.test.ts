@@ -14,7 +14,7 @@ import { createOrg, DAY_MS, fromNow, humanUser, machineUser, ok, uniqueName, Use
 import { Browser, formWith } from "./browser.js";
 
 /*
- * Black-box tests of RFC 8693 token exchange at the token endpoint (src/oidc/grants/
+ * Black-box tests of RFC 8693 token exchange at the token endpoint (src/oidc/endpoints/grants/
  * token-exchange.ts): the per-organization feature flag, the spec's token-type matrix,
  * impersonation with `act`, audience and scope rules, refresh tokens, and tokens of other
  * instances.

@@ -16,7 +16,7 @@ import { totpCode } from "../users/totp.js";
 import { authorizeAtLoginUi } from "./login-ui-flow.js";
 
 /*
- * A login UI of the product's own (src/oidc/login-ui.ts, src/oidc/auth-requests.ts),
+ * A login UI of the product's own (src/oidc/provider/login-ui.ts, src/oidc/helpers/auth-requests.ts),
  * black-box: where the provider sends the browser, what GetAuthRequest shows, and the whole
  * sign-in driven by openid-client and the session API alone, as such a UI would: the UI's
  * server calls CreateSession/PatchSession and FinalizeAuthRequest with a LOGIN_CLIENT's
@@ -26,7 +26,7 @@ import { authorizeAtLoginUi } from "./login-ui-flow.js";
 const SYSTEM_UI = "https://login.example/ui?x=1";
 const PASSWORD = "Corr3ct-horse!";
 const MFA = ["pwd", "otp", "mfa"];
-/** The ID token's acr (src/oidc/acr.ts), from its amr. */
+/** The ID token's acr (src/oidc/helpers/acr.ts), from its amr. */
 const ACR_SFA = "urn:platform:acr:sfa";
 const ACR_MFA = "urn:platform:acr:mfa";
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);

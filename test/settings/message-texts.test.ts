@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformMessageTextSettings } from "../../gen/platform/settings/message_text/v3alpha/message_text_service_pb.js";
 import { EVENT_TYPES } from "../../src/domain/action/execution/events.js";
 import { DEFAULT_TEXTS } from "../../src/domain/settings/message-texts/defaults.js";
-import { messageFor, messageLanguage, type RenderedEmail } from "../../src/notifications/texts/index.js";
+import { messageFor, messageLanguage, type RenderedEmail } from "../../src/engines/notifications/texts/index.js";
 import { PROTOCOLS, protocolClient, type CallResult, type Protocol } from "../support/clients.js";
 import { comparable } from "../support/comparable.js";
 import { DATABASE_KINDS } from "../support/database.js";

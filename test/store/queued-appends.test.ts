@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { installOutbox } from "../../src/actions/outbox.js";
+import { installOutbox } from "../../src/engines/actions/outbox.js";
 import { loadConfig } from "../../src/config/config.js";
 import { openStore, type Store } from "../../src/store/database.js";
 import { commitWith } from "../../src/store/deferred.js";

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signatureHeader, verifySignature } from "../../src/actions/signature.js";
+import { signatureHeader, verifySignature } from "../../src/engines/actions/signature.js";
 
 describe("Platform-Signature", () => {
   const body = '{"fullMethod":"/a.B/C"}';

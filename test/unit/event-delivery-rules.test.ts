@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nextAttempt, retryDelay } from "../../src/queue/retry-schedule.js";
-import { resourceOwnerOf, withoutSecrets } from "../../src/actions/event-body.js";
+import { nextAttempt, retryDelay } from "../../src/engines/queue/retry-schedule.js";
+import { resourceOwnerOf, withoutSecrets } from "../../src/engines/actions/event-body.js";
 import { eventCandidates, eventGroups } from "../../src/domain/action/execution/events.js";
 
 describe("event execution matching", () => {

@@ -6,16 +6,16 @@ import { loadConfig } from "../../src/config/config.js";
 import type { ExternalLoginSettings } from "../../src/config/external-login.js";
 import { SecretBox } from "../../src/crypto/encryption.js";
 import { OutboundClient } from "../../src/http/outbound.js";
-import { freshnessMs } from "../../src/oidc/login/external/documents.js";
-import { UpstreamError } from "../../src/oidc/login/external/fetch.js";
-import { authorizationUrl, newPending, redeem, upstreamCalls, upstreamOf, type Calls, type StoredIdp } from "../../src/oidc/login/external/upstream.js";
+import { freshnessMs } from "../../src/upstream-idps/documents.js";
+import { UpstreamError } from "../../src/upstream-idps/fetch.js";
+import { authorizationUrl, newPending, redeem, upstreamCalls, upstreamOf, type Calls, type StoredIdp } from "../../src/upstream-idps/clients.js";
 
 /**
  * The checks of an upstream OpenID Connect answer that a real provider never gets wrong, and
  * what is kept of its documents: against a fake provider on 127.0.0.1 whose ID tokens,
  * userinfo, keys and Cache-Control headers the test chooses, and which counts its calls.
  */
-describe("external login upstream (src/oidc/login/external/upstream.ts)", () => {
+describe("external login upstream (src/upstream-idps/clients.ts)", () => {
   const box = new SecretBox("0123456789abcdef0123456789abcdef");
   const defaults = loadConfig({}).externalLogin;
   let server: http.Server;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { onwardPath } from "../../src/oidc/login/code-links.js";
+import { onwardPath } from "../../src/oidc/login/kit/code-links.js";
 
 describe("where a reset or invitation page leads once the password is set", () => {
   it("leads to the console's pages on this origin", () => {

@@ -2,7 +2,7 @@ import { configOf, type AppConfig } from "./model.js";
 import type { Db } from "../../store/db.js";
 
 /*
- * The parties that authenticate at the token endpoints (oidc/clients.ts): applications here,
+ * The parties that authenticate at the token endpoints (oidc/models/clients.ts): applications here,
  * machine users acting for themselves in user/machine-parties.ts.
  */
 

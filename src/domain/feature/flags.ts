@@ -4,7 +4,7 @@ import type { Db } from "../../store/db.js";
 import type { ContextRef } from "../context.js";
 import { featureSettings } from "../settings/feature.js";
 import type { SettingsKind } from "../settings/kind.js";
-import { resolveSettings } from "../settings/store.js";
+import { resolveSettings } from "../settings/rows.js";
 import type { FeatureSet } from "./catalog.js";
 
 /**

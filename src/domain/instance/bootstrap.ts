@@ -31,7 +31,7 @@ export interface BootstrapHooks {
   person: { email: string; invites: VerificationSettings };
 }
 
-/** The console's first page once the invitation is accepted (login/set-password-page.ts allows only console paths). */
+/** The console's first page once the invitation is accepted (login/steps/set-password-page.ts allows only console paths). */
 export const INVITE_RETURN_TO = "/ui/console/";
 
 export async function bootstrapFirstInstance(

@@ -13,7 +13,7 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import { addOrg } from "../org/commands.js";
 import { LANGUAGE_SETTINGS } from "../settings/language.js";
-import { writeSettings } from "../settings/store.js";
+import { writeSettings } from "../settings/rows.js";
 import { prepared } from "../../store/prepared.js";
 
 const AGGREGATE = "instance";

@@ -9,7 +9,7 @@ import { addProject } from "../project/commands.js";
  * OpenID Connect client (authorization code with PKCE, refresh tokens) in a project
  * "Platform" of the instance's default organization, as ZITADEL provisions its console. Its
  * redirect URIs are paths: the provider resolves them against the issuer of the request
- * (oidc/clients.ts), so the console signs in on every domain the instance has, now or later,
+ * (oidc/models/clients.ts), so the console signs in on every domain the instance has, now or later,
  * without an update per domain. Paths are refused for every other application
  * (app/oidc-rules.ts), and the service alone manages this one (`refuseConsoleChange`).
  */

@@ -8,7 +8,7 @@ import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from "../user/password-p
 import { instanceDetails } from "./commands.js";
 import type { ObjectDetails } from "../details.js";
 import { LANGUAGE_SETTINGS } from "../settings/language.js";
-import { resolveSettingsIn } from "../settings/store.js";
+import { resolveSettingsIn } from "../settings/rows.js";
 
 export interface InstanceRef {
   id: string;

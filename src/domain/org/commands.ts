@@ -9,7 +9,7 @@ import { claimGeneratedDomain, recordGeneratedDomain } from "../org-domain/comma
 import { removeOrgUsers } from "../user/commands.js";
 import { removeOrgIdps } from "../idp/commands.js";
 import { removeProjectsWhere } from "../project/commands.js";
-import { removeContextSettings } from "../settings/store.js";
+import { removeContextSettings } from "../settings/rows.js";
 import { AGGREGATE } from "./model.js";
 import { orgRowForUpdate } from "./row-lock.js";
 

@@ -25,7 +25,7 @@ type Pair = [foreground: string, background: string];
 /**
  * What the pages put on what, per mode: text, errors and links (the primary color) on the
  * background. Not the label of a primary button: the pages draw it black or white, whichever
- * stands out more, which always passes (login/palette.ts).
+ * stands out more, which always passes (login/view/palette.ts).
  */
 const PAIRS: readonly { mode: "light" | "dark"; pairs: readonly Pair[] }[] = [
   { mode: "light", pairs: [["font_color", "background_color"], ["warn_color", "background_color"], ["primary_color", "background_color"]] },

@@ -4,7 +4,7 @@ import type { Editor } from "../../store/editor.js";
 import type { ContextRef } from "../context.js";
 import { BRANDING_SETTINGS, brandingAssetPath, imageUrlProperty, type BrandingImage } from "./branding.js";
 import { putSettingsFile, removeSettingsFile } from "./files.js";
-import { writeSettings, type SettingsDetails } from "./store.js";
+import { writeSettings, type SettingsDetails } from "./rows.js";
 
 /**
  * A context's logo or icon. The image's URL is a branding property, written like any other

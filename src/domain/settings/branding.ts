@@ -2,7 +2,7 @@ import type { Db, Tx } from "../../store/db.js";
 import type { ContextRef } from "../context.js";
 import { invalidArgument } from "../errors.js";
 import type { PropertyDefinition, Resolved, SettingsKind } from "./kind.js";
-import { resolveSettings } from "./store.js";
+import { resolveSettings } from "./rows.js";
 
 /**
  * How the login pages of an organization look: the branding settings in effect there

@@ -1,7 +1,7 @@
 import type { Db, Tx } from "../../store/db.js";
 import { invalidArgument } from "../errors.js";
 import type { SettingsKind } from "./kind.js";
-import { resolveSettings } from "./store.js";
+import { resolveSettings } from "./rows.js";
 
 /**
  * How organizations may use their domains. Set in the system and per instance: a domain's

@@ -1,7 +1,7 @@
 import type { Db, Tx } from "../../store/db.js";
 import { failedPrecondition, invalidArgument } from "../errors.js";
 import type { PropertyDefinition, Resolved, SettingsKind } from "./kind.js";
-import { resolveSettings } from "./store.js";
+import { resolveSettings } from "./rows.js";
 
 /**
  * The languages the service ships texts and login pages for, in the order they are

@@ -2,7 +2,7 @@ import type { Db, Tx } from "../../store/db.js";
 import { invalidArgument } from "../errors.js";
 import { MULTI_FACTORS, SECOND_FACTORS, type MultiFactorType, type SecondFactorType } from "../user-factor/model.js";
 import type { PropertyDefinition, SettingsKind } from "./kind.js";
-import { resolveSettings } from "./store.js";
+import { resolveSettings } from "./rows.js";
 
 const EVERYWHERE = new Set(["system", "instance", "org"] as const);
 const INSTANCE_AND_ABOVE = new Set(["system", "instance"] as const);

@@ -32,7 +32,7 @@ export async function activeAccount(db: Db, instanceId: string, userId: string):
 
 /**
  * The account and, in the same statement, the user's grants on the given projects (what
- * role claims are made of, oidc/roles.ts): userinfo and introspection need both, and a round
+ * role claims are made of, oidc/helpers/roles.ts): userinfo and introspection need both, and a round
  * trip to the database costs more than either lookup.
  */
 export async function activeAccountWithGrants(db: Db, instanceId: string, userId: string, projectIds: readonly string[]): Promise<{ account: Account; grants: RoleGrant[] } | undefined> {

@@ -30,7 +30,7 @@ function machineUsers(db: Db, instanceId: string, by: MachineName) {
 
 /**
  * A machine user that is no party (machineParty): why a token request naming it was refused
- * (oidc/token-sign-ins.ts). Undefined: no machine user has that name.
+ * (oidc/helpers/token-sign-ins.ts). Undefined: no machine user has that name.
  */
 export async function refusedMachine(db: Db, instanceId: string, by: MachineName): Promise<{ id: string; orgId: string; state: string; orgActive: boolean } | undefined> {
   const row = await machineUsers(db, instanceId, by).select(["u.id", "u.org_id", "u.state", "o.state as org_state"]).executeTakeFirst();

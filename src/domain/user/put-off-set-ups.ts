@@ -4,7 +4,7 @@ import { changeUser, userRowForUpdate } from "./commands.js";
 
 /**
  * The set-ups the login pages offer and a person may put off: a second factor ("Skip for
- * now", user-factor/due.ts) and a passkey ("Not now", oidc/login/key-setup.ts). The answer
+ * now", user-factor/due.ts) and a passkey ("Not now", oidc/login/steps/key-setup.ts). The answer
  * is kept on the user, each its own event, and honoured for the organization's
  * `mfaInitSkipLifetime`.
  */

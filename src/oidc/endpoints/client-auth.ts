@@ -1,9 +1,9 @@
 import { createPublicKey } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import type { Db } from "../../store/db.js";
-import { secretMatches } from "../clients.js";
-import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../capabilities.js";
-import type { Party } from "../parties.js";
+import { secretMatches } from "../models/clients.js";
+import { ASSERTION_ALGORITHMS, ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S } from "../provider/capabilities.js";
+import type { Party } from "../models/parties.js";
 import { OAuthError } from "./oauth-response.js";
 
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
@@ -78,7 +78,7 @@ export async function authenticateClient(
   return { party, method };
 }
 
-/** The client_id of well-formed Basic credentials (the token endpoint's audit: oidc/token-sign-ins.ts). */
+/** The client_id of well-formed Basic credentials (the token endpoint's audit: oidc/helpers/token-sign-ins.ts). */
 export function basicClientId(header: string): string | undefined {
   try {
     return basicCredentials(header).clientId;

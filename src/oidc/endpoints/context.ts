@@ -1,12 +1,12 @@
-import type { ActionFunctions } from "../../actions/functions.js";
+import type { ActionFunctions } from "../../engines/actions/functions.js";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import type { Db } from "../../store/db.js";
-import { JWT_RECORD_MODEL } from "../token-models.js";
-import { findAccessToken, type AccessTokenRecord } from "../tokens.js";
-import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../payload-adapter.js";
-import type { KeySet } from "../signing-keys.js";
-import type { OidcLookups } from "../lookups.js";
-import { destroyChain } from "../token-chains.js";
+import { JWT_RECORD_MODEL } from "../adapters/token-models.js";
+import { findAccessToken, type AccessTokenRecord } from "../helpers/tokens.js";
+import { claimAssertion, destroyGrantModels, type OidcAdapter } from "../adapters/payload-adapter.js";
+import type { KeySet } from "../models/signing-keys.js";
+import type { OidcLookups } from "../helpers/lookups.js";
+import { destroyChain } from "../adapters/token-chains.js";
 import type { ClientAuthContext } from "./client-auth.js";
 
 /** What our own endpoints of one request know: its instance, issuer, database and stores. */

@@ -1,8 +1,8 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { activeAccountWithGrants } from "../../domain/user/accounts.js";
-import { claimsOf } from "../accounts.js";
-import { roleClaimsOf } from "../roles.js";
-import { OIDC_ROUTES } from "../routes.js";
+import { claimsOf } from "../models/accounts.js";
+import { roleClaimsOf } from "../helpers/roles.js";
+import { OIDC_ROUTES } from "../provider/routes.js";
 import { authenticateClient, type ClientAuthMethod } from "./client-auth.js";
 import { clientAuthContext, lookUpAccessToken, type EndpointContext } from "./context.js";
 import { OAuthError, readForm, sendJson } from "./oauth-response.js";

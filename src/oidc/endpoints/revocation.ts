@@ -1,6 +1,6 @@
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
-import { CLIENT_AUTH_METHODS } from "../capabilities.js";
-import { OIDC_ROUTES } from "../routes.js";
+import { CLIENT_AUTH_METHODS } from "../provider/capabilities.js";
+import { OIDC_ROUTES } from "../provider/routes.js";
 import { authenticateClient, type ClientAuthMethod } from "./client-auth.js";
 import { clientAuthContext, destroyAccessToken, destroyRefreshToken, lookUpAccessToken, lookUpRefreshToken, type EndpointContext } from "./context.js";
 import { OAuthError, readForm, sendJson } from "./oauth-response.js";

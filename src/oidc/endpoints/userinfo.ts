@@ -1,8 +1,8 @@
-import { FunctionError } from "../../actions/functions.js";
+import { FunctionError } from "../../engines/actions/functions.js";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { activeAccountWithGrants } from "../../domain/user/accounts.js";
-import { claimsOf } from "../accounts.js";
-import { roleClaimsOf } from "../roles.js";
+import { claimsOf } from "../models/accounts.js";
+import { roleClaimsOf } from "../helpers/roles.js";
 import { lookUpAccessToken, type EndpointContext } from "./context.js";
 import { OAuthError, sendJson } from "./oauth-response.js";
 

@@ -5,7 +5,7 @@ import type { UnknownLookups } from "../../cache/unknown-lookups.js";
 import { hashToken } from "../../crypto/tokens.js";
 import type { Principal } from "../../domain/authz/principal.js";
 import { principalByTokenHash } from "../../domain/pat/queries.js";
-import type { AccessTokenPrincipals } from "../../oidc/principals.js";
+import type { AccessTokenPrincipals } from "../../oidc/helpers/principals.js";
 import type { Store } from "../../store/database.js";
 import { clientAddressKey, principalKey, tenantKey } from "../context.js";
 import { PUBLIC, requireRules } from "../method-rules.js";
@@ -15,7 +15,7 @@ const BEARER = /^bearer ([A-Za-z0-9._~+/=-]{16,4096})$/i;
 
 /**
  * Resolves the bearer token to a principal: a personal access token, else an OpenID Connect
- * access token of the Host's instance (oidc/principals.ts). Tokens are instance-scoped: they
+ * access token of the Host's instance (oidc/helpers/principals.ts). Tokens are instance-scoped: they
  * work on their own instance's hosts only. Principals are cached briefly; an expired token
  * is never served from the cache, nor anything a change of access made stale (AccessEpoch).
  * Unknown tokens are cached briefly too, and bounded per client address

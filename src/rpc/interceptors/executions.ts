@@ -1,8 +1,8 @@
 import { clone, fromJson, toJson, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { Interceptor, UnaryRequest } from "@connectrpc/connect";
 import { PlatformActions } from "../../../gen/platform/resources/action/v3alpha/action_service_pb.js";
-import type { ExecutionPlans } from "../../actions/plans.js";
-import { callTarget, failedCall, type CallableTarget } from "../../actions/target-call.js";
+import type { ExecutionPlans } from "../../engines/actions/plans.js";
+import { callTarget, failedCall, type CallableTarget } from "../../engines/actions/target-call.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { OutboundClient } from "../../http/outbound.js";
 import type { Logger } from "../../log/logger.js";

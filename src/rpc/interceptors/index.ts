@@ -4,7 +4,7 @@ import type { MissCaching } from "../../cache/access-cache.js";
 import type { UnknownLookups } from "../../cache/unknown-lookups.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import type { Logger } from "../../log/logger.js";
-import type { AccessTokenPrincipals } from "../../oidc/principals.js";
+import type { AccessTokenPrincipals } from "../../oidc/helpers/principals.js";
 import type { TenantResolver } from "../../server/tenant-resolver.js";
 import type { Store } from "../../store/database.js";
 import { authenticationInterceptor } from "./authentication.js";

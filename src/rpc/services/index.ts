@@ -29,7 +29,7 @@ import type { FeatureFlags } from "../../domain/feature/flags.js";
 import { EXECUTION_FUNCTIONS, type ExecutionCatalog } from "../../domain/action/execution/catalog.js";
 import { actionsService, type ActionsDeps } from "./actions/service.js";
 import { domainsService, type DomainValidationDeps } from "./domains/service.js";
-import type { SigningKeys } from "../../oidc/signing-keys.js";
+import type { SigningKeys } from "../../oidc/models/signing-keys.js";
 import { instancesService } from "./instances/service.js";
 import { membershipsService } from "./memberships/service.js";
 import { orgsService } from "./orgs/service.js";
@@ -48,7 +48,7 @@ import { languageSettingsService } from "./settings/language.js";
 import { loginSettingsService } from "./settings/login.js";
 import { messageTextSettingsService } from "./settings/message-text.js";
 import type { SettingsKind } from "../../domain/settings/kind.js";
-import type { ProviderSender } from "../../notifications/providers/sender.js";
+import type { ProviderSender } from "../../engines/notifications/providers/sender.js";
 import type { VerificationSettings } from "../../domain/user/code-messages.js";
 import { healthService, type WatchStreams } from "./health.js";
 import { PlatformSessions } from "../../../gen/platform/resources/session/v3alpha/session_service_pb.js";
@@ -114,7 +114,7 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   watchStreams: WatchStreams;
   /** WatchEvents' settings and its open streams per instance (PLATFORM_EVENTS_WATCH_*). */
   eventWatch: WatchSettings & { slots: WatchSlots };
-  /** The instances' token signing keys (oidc/signing-keys.ts). */
+  /** The instances' token signing keys (oidc/models/signing-keys.ts). */
   signingKeys: SigningKeys;
   /** The login settings' kind, with the configured lockout default (domain/settings/login.ts). */
   loginSettings: SettingsKind;
@@ -122,7 +122,7 @@ export interface ServiceDeps extends Omit<ActionsDeps, "catalog"> {
   notifications: ProviderSender;
   /** Codes for email addresses and phone numbers, and their messages (domain/user/verification.ts). */
   verification: VerificationSettings;
-  /** How ValidateDomain looks for a domain's token (domain-validation/check.ts). */
+  /** How ValidateDomain looks for a domain's token (org-domain-checks/check.ts). */
   domainValidation: DomainValidationDeps;
   /** What sessions check with (domain/session/commands.ts). */
   sessions: SessionDeps;

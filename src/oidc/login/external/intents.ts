@@ -7,11 +7,11 @@ import { linkedUser } from "../../../domain/user/external-identities.js";
 import type { Logger } from "../../../log/logger.js";
 import type { Db, Tx } from "../../../store/db.js";
 import { newId } from "../../../store/ids.js";
-import { putRecord } from "../records.js";
-import { UpstreamError } from "./fetch.js";
+import { putRecord } from "../../adapters/login-records.js";
+import { UpstreamError } from "../../../upstream-idps/fetch.js";
 import { activeProvider } from "./providers.js";
 import { CALLBACK_PATH, STATE_MODEL, stateKey } from "./state.js";
-import { authorizationUrl, newPending, redeem, upstreamOf, type Calls, type Pending } from "./upstream.js";
+import { authorizationUrl, newPending, redeem, upstreamOf, type Calls, type Pending } from "../../../upstream-idps/clients.js";
 
 /**
  * External logins started through the API (PlatformIDPIntents, docs/api.md): the same

@@ -2,11 +2,11 @@ import { orgOfUser } from "../../../domain/user/queries.js";
 import { DomainError } from "../../../domain/errors.js";
 import { providerReaches } from "../../../domain/idp/login-use.js";
 import { linkExternalAccount, type ExternalAccount } from "../../../domain/user/external-identities.js";
-import type { SignInProgress, SignInStep } from "../context.js";
-import { dropRecord, readRecord } from "../records.js";
-import { errorBody } from "../render.js";
-import type { ExternalUser } from "./upstream.js";
-import { pageActor } from "../page-origin.js";
+import type { SignInProgress, SignInStep } from "../kit/context.js";
+import { dropRecord, readRecord } from "../../adapters/login-records.js";
+import { errorBody } from "../view/render.js";
+import type { ExternalUser } from "../../../upstream-idps/clients.js";
+import { pageActor } from "../kit/page-origin.js";
 
 /**
  * What the provider's callback keeps for the pages after it, under the interaction's uid in

@@ -3,12 +3,12 @@ import { activeOrgOfLoginDomain } from "../../../domain/org-domain/queries.js";
 import { providersForLogin } from "../../../domain/idp/login-use.js";
 import type { IdpView } from "../../../domain/idp/model.js";
 import type { Db } from "../../../store/db.js";
-import { requestedOrg, splitScope } from "../../scopes.js";
-import { LOGIN_PATH } from "../paths.js";
-import type { Texts } from "../texts/index.js";
+import { requestedOrg, splitScope } from "../../helpers/scopes.js";
+import { LOGIN_PATH } from "../kit/paths.js";
+import type { Texts } from "../view/texts/index.js";
 import { defaultOrgOf, userByLoginName } from "../../../domain/user/login-names.js";
 import { providerButtons } from "./render.js";
-import { SUPPORTED_TYPES, type StoredIdp } from "./upstream.js";
+import { SUPPORTED_TYPES, type StoredIdp } from "../../../upstream-idps/clients.js";
 
 /** What the login pages know of an interaction's request. */
 export interface LoginParams {

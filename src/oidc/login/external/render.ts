@@ -1,5 +1,5 @@
-import { buttonForm, escapeHtml, form, hiddenField, links, type Field, type FormError } from "../render.js";
-import type { Texts } from "../texts/index.js";
+import { buttonForm, escapeHtml, form, hiddenField, links, type Field, type FormError } from "../view/render.js";
+import type { Texts } from "../view/texts/index.js";
 
 /**
  * The HTML of external login: a button per identity provider under the login-name form, the

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LOGIN_PATH } from "../paths.js";
+import { LOGIN_PATH } from "../kit/paths.js";
 
 /**
  * The state of an authorization request upstream, kept from the start until the provider's

@@ -15,7 +15,7 @@ import { appConfigFromProto, appFilterFromProto, appPatchFromProto, appSortFromP
 /**
  * Translates between the API and the domain; the rules live in domain/app. Every write
  * changes access: applications, their secrets and keys are cached as OAuth clients until
- * the next change (oidc/lookups.ts).
+ * the next change (oidc/helpers/lookups.ts).
  */
 export function appsService({ store, access }: { store: Pick<Store, "forRequest">; access: AccessEpoch }): ServiceImpl<typeof PlatformApps> {
   const { database, changingAccess: write } = handlerStore(store, access);

@@ -2,11 +2,11 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { durationFromMs, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { PlatformAuthRequests } from "../../../../gen/platform/resources/oidc/v3alpha/auth_request_service_pb.js";
 import type { SettingsKind } from "../../../domain/settings/kind.js";
-import { authRequestOf, finalizeAuthRequest } from "../../../oidc/auth-requests.js";
+import { authRequestOf, finalizeAuthRequest } from "../../../oidc/helpers/auth-requests.js";
 import type { Store } from "../../../store/database.js";
 import { tenantOf } from "../../context.js";
 
-/** Translates between the API and oidc/auth-requests.ts, where the rules live. */
+/** Translates between the API and oidc/helpers/auth-requests.ts, where the rules live. */
 export function authRequestsService({ store, loginSettings }: { store: Pick<Store, "forRequest">; loginSettings: SettingsKind }): ServiceImpl<typeof PlatformAuthRequests> {
   return {
     async getAuthRequest(req, ctx) {

@@ -7,7 +7,7 @@ import { addDomain, removeDomain, setPrimaryDomain } from "../../../domain/org-d
 import { searchDomains } from "../../../domain/org-domain/queries.js";
 import { challengeLocations, generateValidation, markVerified, pendingValidation } from "../../../domain/org-domain/validation.js";
 import { failedPrecondition } from "../../../domain/errors.js";
-import { checkChallenge, type ChallengeClients } from "../../../domain-validation/check.js";
+import { checkChallenge, type ChallengeClients } from "../../../org-domain-checks/check.js";
 import type { Store } from "../../../store/database.js";
 import type { DomainValidationType as StoredType } from "../../../domain/org-domain/model.js";
 import { page } from "../../../store/search.js";

@@ -6,7 +6,7 @@ import type { SecretBox } from "../../../crypto/encryption.js";
 import { retrieveIdpIntent } from "../../../domain/idp-intent/queries.js";
 import { defaultOrgOf } from "../../../domain/user/login-names.js";
 import { startIntent } from "../../../oidc/login/external/intents.js";
-import type { Calls } from "../../../oidc/login/external/upstream.js";
+import type { Calls } from "../../../upstream-idps/clients.js";
 import type { Store } from "../../../store/database.js";
 import { actorOf, orgKey, tenantOf } from "../../context.js";
 import { detailsToProto } from "../convert.js";

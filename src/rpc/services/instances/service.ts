@@ -11,7 +11,7 @@ import {
 import { PlatformInstances } from "../../../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import type { PasswordHasher } from "../../../crypto/passwords.js";
-import type { SigningKeys } from "../../../oidc/signing-keys.js";
+import type { SigningKeys } from "../../../oidc/models/signing-keys.js";
 import { isSystemMember } from "../../../domain/authz/principal.js";
 import type { Actor } from "../../../domain/details.js";
 import {

@@ -25,7 +25,7 @@ export function projectsService({ store, access }: { store: Pick<Store, "forRequ
   const { changingAccess, database, write } = handlerStore(store, access);
   const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await write(ctx, fn)) });
   // A project's state decides whether its applications are clients and whether it may be an
-  // audience, both cached until the next change of access (oidc/lookups.ts).
+  // audience, both cached until the next change of access (oidc/helpers/lookups.ts).
   const stateChange = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await changingAccess(ctx, fn)) });
 
   return {

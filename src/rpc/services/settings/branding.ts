@@ -9,10 +9,10 @@ import type { Store } from "../../../store/database.js";
 import { askedContext, editorOf } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { changeFromProto, settingsDetailsToProto } from "./codec.js";
-import { previewSettings } from "../../../domain/settings/store.js";
+import { previewSettings } from "../../../domain/settings/rows.js";
 import { instanceName } from "../../../domain/instance/queries.js";
-import { previewLanguage, previewPage } from "../../../oidc/login/preview.js";
-import { PRODUCT_NAME } from "../../../oidc/login/render.js";
+import { previewLanguage, previewPage } from "../../../oidc/login/view/preview.js";
+import { PRODUCT_NAME } from "../../../oidc/login/view/render.js";
 import { kindService } from "./kind-service.js";
 
 /** `maxImageBytes`: PLATFORM_BRANDING_MAX_IMAGE_BYTES. */

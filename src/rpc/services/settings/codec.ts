@@ -33,7 +33,7 @@ import type { ContextRef } from "../../../domain/context.js";
 import type { Owner } from "../../../domain/details.js";
 import { invalidArgument } from "../../../domain/errors.js";
 import type { Resolved, SettingsChange, SettingsKind } from "../../../domain/settings/kind.js";
-import { ownerFor, type SettingsDetails } from "../../../domain/settings/store.js";
+import { ownerFor, type SettingsDetails } from "../../../domain/settings/rows.js";
 import { OWNER_TYPES } from "../convert.js";
 
 /**

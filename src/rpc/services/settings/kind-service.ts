@@ -3,7 +3,7 @@ import type { HandlerContext } from "@connectrpc/connect";
 import type { Details } from "../../../../gen/platform/settings/object/v3alpha/object_pb.js";
 import type { ContextRef } from "../../../domain/context.js";
 import type { Resolved, SettingsKind } from "../../../domain/settings/kind.js";
-import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
+import { resolveSettings, writeSettings } from "../../../domain/settings/rows.js";
 import type { Db, Tx } from "../../../store/db.js";
 import { askedContext, editorOf } from "../../context.js";
 import { changeFromProto, resolvedToProto, settingsDetailsToProto } from "./codec.js";

@@ -8,7 +8,7 @@ import { handlerStore } from "../writes.js";
 import { kindService } from "./kind-service.js";
 
 export function languageSettingsService({ store, access }: { store: Pick<Store, "forRequest">; access: AccessEpoch }): ServiceImpl<typeof PlatformLanguageSettings> {
-  // Discovery's ui_locales_supported is cached per access epoch (oidc/lookups.ts): a change
+  // Discovery's ui_locales_supported is cached per access epoch (oidc/helpers/lookups.ts): a change
   // reaches every process's cache like a change of access.
   const { database, changingAccess } = handlerStore(store, access);
   const settings = kindService({ database, write: changingAccess }, LANGUAGE_SETTINGS, SetLanguageSettingsSchema, ResolvedLanguageSettingsSchema);

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { ResolvedMessageTextSchema, SetMessageTextSchema } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_pb.js";
 import type { PlatformMessageTextSettings } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_service_pb.js";
 import { invalidArgument } from "../../../domain/errors.js";
-import { resolveSettings, writeSettings } from "../../../domain/settings/store.js";
+import { resolveSettings, writeSettings } from "../../../domain/settings/rows.js";
 import { KINDS } from "../../../domain/notification/kinds.js";
 import { requestedMessageText } from "../../../domain/settings/message-text.js";
 import { written } from "../../../domain/notification/template.js";

@@ -55,7 +55,7 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
    * Writes on one user: locked first, and refused when it holds roles the caller could not
    * grant. `endsAccess`: the write changes who may do what, either way (a user let back in, a
    * token created: cached misses must not hide them), or what a machine user is as an OAuth
-   * client (secret, keys, username; cached in oidc/lookups.ts).
+   * client (secret, keys, username; cached in oidc/helpers/lookups.ts).
    */
   const onUser = <T>(ctx: HandlerContext, userId: string, fn: (tx: Tx) => Promise<T>, endsAccess = false) =>
     (endsAccess ? changingAccess : write)(ctx, async (tx) => {
@@ -109,7 +109,7 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
     },
     async patchUser(req, ctx) {
       const patch = userPatchFromProto(req.user!);
-      // A machine user's username and token type are cached with it as an OAuth client (oidc/lookups.ts).
+      // A machine user's username and token type are cached with it as an OAuth client (oidc/helpers/lookups.ts).
       const { changed, codes } = await onUser(
         ctx,
         req.id,
