@@ -19,7 +19,7 @@ export interface Kind {
   extra: readonly ExtraField[];
   /** Where an administrator registers the client and finds its ID and secret. */
   clientHelp: string;
-  /** What the scopes are and what an empty list asks for (src/oidc/login/external/upstream.ts). */
+  /** What the scopes are and what an empty list asks for (src/upstream-idps/clients.ts). */
   scopesHelp: string;
   /** What the issuer is, for the types that have one. */
   issuerHelp?: string;

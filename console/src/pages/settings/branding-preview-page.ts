@@ -1,6 +1,6 @@
 /**
  * The page PreviewBrandingSettings answers, made fit for the console's frame: the login pages
- * carry their stylesheet inline (`<style>`, src/oidc/login/render.ts), which the console's CSP
+ * carry their stylesheet inline (`<style>`, src/oidc/login/view/render.ts), which the console's CSP
  * refuses in any document it parses or frames, and says so in the browser's console. So the
  * stylesheet is taken out as text before anything parses the page, and applied through the
  * CSSOM (BrandingPreview.tsx), which the CSP does not govern. The service writes one
