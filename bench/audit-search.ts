@@ -16,7 +16,7 @@
 import pg from "pg";
 import { performance } from "node:perf_hooks";
 import { analyze } from "./database.js";
-import { requestJson } from "./http-json.js";
+import { requestJson, type Created } from "./http-json.js";
 import { latencyReport, runLatencyBench, timeCalls, type TimedCall } from "./latency.js";
 import { callApi, type ServiceUnderTest } from "./service.js";
 import { wholeNumber } from "./settings.js";
@@ -59,13 +59,13 @@ const measure = (service: ServiceUnderTest, name: string, call: (n: number) => T
 const search = (body: unknown) => ({ method: "POST", path: "/resources/v3alpha/events/_search", body });
 
 runLatencyBench(async (s, databaseUrl) => {
-  const target = await callApi(s.port, s.headers, "POST", "/resources/v3alpha/targets", { name: "baseline", restWebhook: { url: "https://example.com/hook" }, timeout: "10s" }, 201);
-  const instanceId = (await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { limit: 1 } })).body.result[0].instanceId as string;
+  const target = (await callApi(s.port, s.headers, "POST", "/resources/v3alpha/targets", { name: "baseline", restWebhook: { url: "https://example.com/hook" }, timeout: "10s" }, 201)) as Created;
+  const instanceId = ((await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { limit: 1 } })).body as { result: { instanceId: string }[] }).result[0]!.instanceId;
   const seeding = performance.now();
   await seed(databaseUrl, instanceId);
   const seededS = (performance.now() - seeding) / 1000;
   await analyze(databaseUrl);
-  const page2 = (await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 } })).body.continuation as string;
+  const page2 = ((await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 } })).body as { continuation: string }).continuation;
   const rows = [
     await measure(s, "GetTarget by id (baseline)", () => ({ method: "GET", path: `/resources/v3alpha/targets/${target.details.id}` })),
     await measure(s, `a resource's last 100 (of ${(EVENTS / 100).toLocaleString("en")})`, () => search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 })),

@@ -16,6 +16,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { chromium, type Browser, type Page } from "playwright-core";
+import type { Created } from "./http-json.js";
 import { latencyOf, latencyReport, runLatencyBench, type Latency } from "./latency.js";
 import { callApi, type ServiceUnderTest } from "./service.js";
 import { USER_PASSWORD, wholeNumber } from "./settings.js";
@@ -61,7 +62,7 @@ async function signedInTab(browser: Browser, base: string, loginName: string): P
 async function measure(service: ServiceUnderTest): Promise<Latency[]> {
   const base = `http://localhost:${service.port}`;
   const username = "console-bench";
-  const user = await callApi(service.port, service.headers, "POST", "/resources/v3alpha/users", { username, human: { profile: { givenName: "Console", familyName: "Bench" }, email: { address: "console-bench@example.com", isVerified: true }, password: USER_PASSWORD } }, 201);
+  const user = (await callApi(service.port, service.headers, "POST", "/resources/v3alpha/users", { username, human: { profile: { givenName: "Console", familyName: "Bench" }, email: { address: "console-bench@example.com", isVerified: true }, password: USER_PASSWORD } }, 201)) as Created;
   await callApi(service.port, service.headers, "POST", "/resources/v3alpha/memberships", { userId: user.details.id, roles: ["IAM_OWNER"] }, 201);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
   try {

@@ -3,9 +3,15 @@ import { HOST } from "./settings.js";
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
+/** What a create call answers, of which the benches read the id. */
+export interface Created {
+  details: { id: string };
+}
+
 export interface JsonResponse {
   status: number;
-  body: any;
+  /** The parsed JSON, the text when it is not JSON, undefined when empty: each caller names the fields it reads. */
+  body: unknown;
 }
 
 /**

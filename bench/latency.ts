@@ -41,7 +41,7 @@ export async function timeCalls(service: ServiceUnderTest, rounds: number, name:
     const ms = performance.now() - started;
     if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
     if (n >= 0) times.push(ms);
-    rows = method === "GET" ? 1 : (res.body.result?.length ?? 0);
+    rows = method === "GET" ? 1 : ((res.body as { result?: unknown[] }).result?.length ?? 0);
   }
   return { ...latencyOf(name, times), rows };
 }

@@ -26,6 +26,7 @@ import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { createBenchDatabase } from "./database.js";
+import type { Created } from "./http-json.js";
 import { loadHttp1 } from "./load-http1.js";
 import type { Measurement } from "./measure.js";
 import { cleanupStack } from "./processes.js";
@@ -181,10 +182,10 @@ async function main(): Promise<void> {
     const first = await startService(database.url, awake);
     cleanups.push(() => first.stop());
     const headers = first.headers;
-    const provider = await callApi(first.port, headers, "POST", "/resources/v3alpha/smtp_providers", {
+    const provider = (await callApi(first.port, headers, "POST", "/resources/v3alpha/smtp_providers", {
       description: "bench relay",
       smtp: { host: HOST, port: smtp.port, tls: "SMTP_TLS_NONE", senderAddress: SENDER.address, senderName: SENDER.name, replyToAddress: "help@bench.example" },
-    }, 201);
+    }, 201)) as Created;
     await callApi(first.port, headers, "POST", `/resources/v3alpha/smtp_providers/${provider.details.id}/_activate`, {}, 200);
     await callApi(first.port, headers, "POST", "/resources/v3alpha/users", human("bench-sample", passwordHash, false), 201);
     await waitForCount(smtp.times, 1, "the sample email");

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { requestJson } from "./http-json.js";
+import { requestJson, type Created, type JsonResponse } from "./http-json.js";
 import { freePort, startNode, waitFor } from "./processes.js";
 import type { ScenarioContext } from "./scenarios.js";
 import { ARGON2, HOST, MASTER_KEY, PROFILE_DIR, ROOT, SEED_IDP_POLICIES, SEED_IDPS, SEED_ORGS, SEED_TARGETS, SEED_USERS, USER_PASSWORD } from "./settings.js";
@@ -90,7 +90,7 @@ export async function startPeer(databaseUrl: string, env: Record<string, string>
 }
 
 /** One API call to the service at `port` (as the bootstrapped instance's administrator), failing unless it answers `status`. */
-export async function callApi(port: number, headers: ServiceUnderTest["headers"], method: string, path: string, body: unknown, status: number): Promise<any> {
+export async function callApi(port: number, headers: ServiceUnderTest["headers"], method: string, path: string, body: unknown, status: number): Promise<unknown> {
   const res = await requestJson(port, method, path, { headers: { ...headers, host: `localhost:${port}` }, body });
   if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
@@ -115,7 +115,7 @@ export function seedTargets(service: ServiceUnderTest, count: number): Promise<s
     requestJson(service.port, "POST", "/resources/v3alpha/targets", {
       headers: service.headers,
       body: { name: `seed-${n}`, restWebhook: { url: `https://example.com/hook/${n}` }, timeout: "10s" },
-    }), (b) => b.details.id as string);
+    }), (b) => (b as Created).details.id);
 }
 
 /**
@@ -130,11 +130,11 @@ export function seedUsers(service: ServiceUnderTest, count: number): Promise<str
       headers: service.headers,
       body: { username, human: { profile: { givenName: "Seed", familyName: `User ${n}` }, email: { address: `${username}@example.com`, isVerified: true }, password: USER_PASSWORD } },
     });
-  }, (b) => b.details.id as string);
+  }, (b) => (b as Created).details.id);
 }
 
 /** Runs `count` calls eight at a time, failing on the first answer without `status`. */
-async function inBatches<T>(count: number, status: number, what: string, call: (n: number) => Promise<{ status: number; body: any }>, pick: (body: any) => T): Promise<T[]> {
+async function inBatches<T>(count: number, status: number, what: string, call: (n: number) => Promise<JsonResponse>, pick: (body: unknown) => T): Promise<T[]> {
   const out: T[] = [];
   for (let start = 0; start < count; start += 8) {
     for (const res of await Promise.all(Array.from({ length: Math.min(8, count - start) }, (_, i) => call(start + i)))) {
@@ -158,11 +158,11 @@ export interface ReusableSeed {
  */
 export async function seedReusable(service: ServiceUnderTest, opts: { orgs: number; idps: number; policies: number }): Promise<ReusableSeed> {
   const call = (method: string, path: string, body?: unknown) => requestJson(service.port, method, path, { headers: service.headers, body });
-  const orgIds = await inBatches(opts.orgs, 201, "creating an organization", (n) => call("POST", "/resources/v3alpha/organizations", { name: `bench-org-${n}` }), (b) => b.details.id as string);
+  const orgIds = await inBatches(opts.orgs, 201, "creating an organization", (n) => call("POST", "/resources/v3alpha/organizations", { name: `bench-org-${n}` }), (b) => (b as Created).details.id);
   const orgId = orgIds[0]!;
   const gitlab = (n: number) => ({ idp: { name: `GitLab ${String(n).padStart(4, "0")}` }, config: { clientId: `client-${n}`, clientSecret: `secret-${n}`, scopes: ["openid", "profile"] } });
   const instanceIdps = Math.ceil(opts.idps / 2);
-  const inInstance = await inBatches(instanceIdps, 201, "creating an instance provider", (n) => call("POST", "/resources/v3alpha/idps/gitlab", gitlab(n)), (b) => b.details.id as string);
+  const inInstance = await inBatches(instanceIdps, 201, "creating an instance provider", (n) => call("POST", "/resources/v3alpha/idps/gitlab", gitlab(n)), (b) => (b as Created).details.id);
   await inBatches(opts.idps - instanceIdps, 201, "creating an organization's provider", (n) =>
     call("POST", `/resources/v3alpha/idps/gitlab?ctx.orgId=${orgIds[n % orgIds.length]}`, gitlab(instanceIdps + n)), () => undefined);
   await inBatches(opts.policies, 200, "switching a provider off in the organization", (n) =>

@@ -41,7 +41,7 @@ import os from "node:os";
 import { Secret, TOTP } from "otpauth";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { analyze, createBenchDatabase } from "./database.js";
-import { requestJson } from "./http-json.js";
+import { requestJson, type Created, type JsonResponse } from "./http-json.js";
 import { loadHttp1 } from "./load-http1.js";
 import { closedLoop, summarize, type Measurement } from "./measure.js";
 import { backendPids, backendsCpuMs } from "./oidc/cpu.js";
@@ -203,8 +203,8 @@ const codeOf = (user: Pick<TotpUser, "totp">, step: number) => user.totp.generat
 async function seedTotpUser(service: ServiceUnderTest, n: number): Promise<TotpUser> {
   const { port, headers } = service;
   const created = await callApi(port, headers, "POST", "/resources/v3alpha/users", human(`totp-${n}`, {}), 201);
-  const id = created.details.id as string;
-  const { secret } = await callApi(port, headers, "POST", `/resources/v3alpha/users/${id}/totp`, undefined, 200);
+  const id = (created as Created).details.id;
+  const { secret } = (await callApi(port, headers, "POST", `/resources/v3alpha/users/${id}/totp`, undefined, 200)) as { secret: string };
   const user = { totp: new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: STEP_MS / 1000 }) };
   let lastStep: number | undefined;
   for (let attempt = 0; lastStep === undefined; attempt++) {
@@ -215,19 +215,19 @@ async function seedTotpUser(service: ServiceUnderTest, n: number): Promise<TotpU
     // Refused only when the service's clock entered the next step meanwhile: once more, then.
     else if (attempt > 0 || res.status !== 400) throw new Error(`VerifyTOTP: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  const session = await callApi(port, headers, "POST", "/resources/v3alpha/sessions", { checks: { user: { userId: id } } }, 201);
-  return { sessionId: session.sessionId as string, token: session.sessionToken as string, totp: user.totp, lastStep };
+  const session = (await callApi(port, headers, "POST", "/resources/v3alpha/sessions", { checks: { user: { userId: id } } }, 201)) as { sessionId: string; sessionToken: string };
+  return { sessionId: session.sessionId, token: session.sessionToken, totp: user.totp, lastStep };
 }
 
 /** PatchSession with the code of `step`; on success the user holds the new token and the step. */
-async function patchWithTotp(service: ServiceUnderTest, user: TotpUser, step: number): Promise<{ status: number; body: any }> {
+async function patchWithTotp(service: ServiceUnderTest, user: TotpUser, step: number): Promise<JsonResponse> {
   const res = await requestJson(service.port, "PATCH", `/resources/v3alpha/sessions/${user.sessionId}`, {
     agent,
     headers: service.headers,
     body: { sessionToken: user.token, checks: { totp: { code: codeOf(user, step) } } },
   });
   if (res.status === 200) {
-    user.token = res.body.sessionToken;
+    user.token = (res.body as { sessionToken: string }).sessionToken;
     user.lastStep = step;
   }
   return res;

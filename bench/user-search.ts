@@ -16,7 +16,7 @@
 import { performance } from "node:perf_hooks";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { analyze } from "./database.js";
-import { requestJson } from "./http-json.js";
+import { requestJson, type Created } from "./http-json.js";
 import { latencyReport, runLatencyBench, timeCalls, type TimedCall } from "./latency.js";
 import type { ServiceUnderTest } from "./service.js";
 import { ARGON2, USER_PASSWORD, wholeNumber } from "./settings.js";
@@ -42,7 +42,7 @@ async function seed(service: ServiceUnderTest): Promise<string[]> {
         body: { username, human: { profile: { givenName: `Person ${n}`, familyName: FAMILY[n % FAMILY.length] }, email: { address: `${username}@example.com`, isVerified: true }, hashedPassword } },
       });
       if (res.status !== 201) throw new Error(`seeding ${username}: ${res.status} ${JSON.stringify(res.body)}`);
-      ids.push(res.body.details.id as string);
+      ids.push((res.body as Created).details.id);
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));

@@ -13,6 +13,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { signatureHeader } from "../../src/engines/actions/signature.js";
 import { createBenchDatabase } from "../database.js";
+import type { Created } from "../http-json.js";
 import { DATABASE_URL, HOST } from "../settings.js";
 import { callApi as call, startPeer, startService, type ServiceUnderTest } from "../service.js";
 
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   try {
     const first = await startService(database.url, { ...common, ...asleep });
     const headers = first.headers;
-    const target = await call(first.port, headers, "POST", "/resources/v3alpha/targets", { name: "bench-receiver", restWebhook: { url: `${receiver.url}/events` }, timeout: "10s" }, 201);
+    const target = (await call(first.port, headers, "POST", "/resources/v3alpha/targets", { name: "bench-receiver", restWebhook: { url: `${receiver.url}/events` }, timeout: "10s" }, 201)) as Created;
     await call(first.port, headers, "POST", "/resources/v3alpha/executions", { condition: { event: { group: "user" } }, targets: [target.details.id] }, 201);
     await first.stop();
 

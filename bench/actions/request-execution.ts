@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { createBenchDatabase } from "../database.js";
-import { closeIdleSockets, requestJson } from "../http-json.js";
+import { closeIdleSockets, requestJson, type Created } from "../http-json.js";
 import { loadHttp1, type Http1Request } from "../load-http1.js";
 import type { Measurement } from "../measure.js";
 import { cleanupStack, freePort, processCpuMs, startNode, waitFor } from "../processes.js";
@@ -45,7 +45,7 @@ async function main() {
 
     const made = await call("POST", "/resources/v3alpha/targets", { name: "bench-receiver", restWebhook: { url: `http://127.0.0.1:${receiverPort}/hook` }, timeout: "5s" });
     if (made.status !== 201 && made.status !== 200) throw new Error(`CreateTarget: ${made.status} ${JSON.stringify(made.body)}`);
-    const targetId = made.body.details.id as string;
+    const targetId = (made.body as Created).details.id;
     // Names must be unique across runs: each load run counts its calls from 0 again.
     let created = 0;
     const createTarget: Http1Request = () => ({
@@ -62,7 +62,7 @@ async function main() {
       const deleted = await call("DELETE", `/resources/v3alpha/executions/${encodeURIComponent(`request${METHOD}`)}`);
       if (deleted.status !== 200) throw new Error(`DeleteExecution: ${deleted.status} ${JSON.stringify(deleted.body)}`);
     };
-    const received = async () => (await requestJson(receiverPort, "GET", "/count")).body.received as number;
+    const received = async () => ((await requestJson(receiverPort, "GET", "/count")).body as { received: number }).received;
 
     const rows: string[] = [];
     for (let pass = 1; pass <= 2; pass++) {

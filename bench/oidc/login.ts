@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
-import { requestJson } from "../http-json.js";
+import { requestJson, type Created } from "../http-json.js";
 import type { ServiceUnderTest } from "../service.js";
 import { HOST, REQUEST_TIMEOUT_MS, USER_PASSWORD } from "../settings.js";
 import { basic, form, FORM } from "./http-form.js";
@@ -25,8 +25,8 @@ export async function seedLogin(service: ServiceUnderTest): Promise<LoginSeed> {
     if (res.status !== status) throw new Error(`seeding the login: ${method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const projectId = (await call("POST", "/resources/v3alpha/projects", 201, { name: "bench-login" })).details.id as string;
-  const app = await call("POST", `/resources/v3alpha/projects/${projectId}/apps`, 201, {
+  const projectId = ((await call("POST", "/resources/v3alpha/projects", 201, { name: "bench-login" })) as Created).details.id;
+  const app = (await call("POST", `/resources/v3alpha/projects/${projectId}/apps`, 201, {
     name: "bench-web",
     oidc: {
       redirectUris: [REDIRECT],
@@ -36,7 +36,7 @@ export async function seedLogin(service: ServiceUnderTest): Promise<LoginSeed> {
       authMethodType: "OIDC_AUTH_METHOD_TYPE_BASIC",
       accessTokenType: "OIDC_TOKEN_TYPE_BEARER",
     },
-  });
+  })) as { clientId: string; clientSecret: string };
   // One user per client: the per-login-name rate limit and the user's row lock stay out of the way.
   const loginNames: string[] = [];
   for (let n = 0; n < LOGIN_CONCURRENCY; n++) {
@@ -47,7 +47,7 @@ export async function seedLogin(service: ServiceUnderTest): Promise<LoginSeed> {
     });
     loginNames.push(username);
   }
-  return { port: service.port, host: service.headers.host, clientId: app.clientId as string, basic: basic(app.clientId as string, app.clientSecret as string), loginNames };
+  return { port: service.port, host: service.headers.host, clientId: app.clientId, basic: basic(app.clientId, app.clientSecret), loginNames };
 }
 
 interface Reply {

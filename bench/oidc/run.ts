@@ -10,7 +10,7 @@
 import { performance } from "node:perf_hooks";
 import { decodeProtectedHeader } from "jose";
 import { createBenchDatabase, type BenchDatabase } from "../database.js";
-import { closeIdleSockets, requestJson } from "../http-json.js";
+import { closeIdleSockets, requestJson, type Created } from "../http-json.js";
 import { loadHttp1, type Http1Request } from "../load-http1.js";
 import { closedLoop, type Measurement } from "../measure.js";
 import { cleanupStack, processCpuMs } from "../processes.js";
@@ -37,7 +37,7 @@ interface Side {
   database?: string;
   request: Http1Request;
   /** An error message for a bad (2xx) answer, or undefined. */
-  check(body: any): string | undefined;
+  check(body: unknown): string | undefined;
 }
 
 interface Scenario {
@@ -81,13 +81,13 @@ async function measure(label: string, side: Pick<Side, "pid" | "database">, load
 }
 
 /** One call first: anything but a good 2xx answer stops the run before any load. */
-async function smoke(label: string, side: Side): Promise<any> {
+async function smoke(label: string, side: Side): Promise<unknown> {
   const request = side.request(0);
   let answer: Answer;
   try {
     answer = await send(side.port, request);
   } catch (error) {
-    throw new Error(`${label}: ${request.method} ${request.path} failed: ${String(error)}`);
+    throw new Error(`${label}: ${request.method} ${request.path} failed: ${String(error)}`, { cause: error });
   }
   if (answer.status < 200 || answer.status > 299) throw new Error(`${label}: ${request.method} ${request.path} answered ${answer.status} ${JSON.stringify(answer.body)}`);
   const problem = side.check(answer.body);
@@ -110,8 +110,8 @@ async function runScenario(s: Scenario): Promise<OidcRow> {
 // ---------------------------------------------------------------- checks
 
 function tokenCheck(format: "opaque" | "jwt", alg?: Alg) {
-  return (body: any): string | undefined => {
-    const token = body?.access_token;
+  return (body: unknown): string | undefined => {
+    const token = (body as { access_token?: unknown } | undefined)?.access_token;
     if (typeof token !== "string" || token.length === 0) return "no access_token";
     const parts = token.split(".").length;
     if (format === "opaque") return parts === 3 ? "a JWT where an opaque token was expected" : undefined;
@@ -123,8 +123,8 @@ function tokenCheck(format: "opaque" | "jwt", alg?: Alg) {
   };
 }
 
-const activeCheck = (body: any) => (body?.active === true ? undefined : "the token is not active");
-const userinfoCheck = (body: any) => (typeof body?.sub === "string" ? undefined : "no sub");
+const activeCheck = (body: unknown) => ((body as { active?: unknown } | undefined)?.active === true ? undefined : "the token is not active");
+const userinfoCheck = (body: unknown) => (typeof (body as { sub?: unknown } | undefined)?.sub === "string" ? undefined : "no sub");
 
 // ---------------------------------------------------------------- the service's side
 
@@ -147,11 +147,11 @@ async function seedService(service: ServiceUnderTest, database: string, alg: Alg
     if (res.status !== status) throw new Error(`seeding: ${method} ${path} answered ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const projectId = (await call("POST", "/resources/v3alpha/projects", 201, { name: "bench-oidc" })).details.id as string;
-  const app = await call("POST", `/resources/v3alpha/projects/${projectId}/apps`, 201, { name: "bench-api", api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" } });
+  const projectId = ((await call("POST", "/resources/v3alpha/projects", 201, { name: "bench-oidc" })) as Created).details.id;
+  const app = (await call("POST", `/resources/v3alpha/projects/${projectId}/apps`, 201, { name: "bench-api", api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" } })) as { clientId: string; clientSecret: string };
   const machine = async (username: string, accessTokenType: string) => {
-    const id = (await call("POST", "/resources/v3alpha/users", 201, { username, machine: { name: username, accessTokenType } })).details.id as string;
-    const secret = (await call("POST", `/resources/v3alpha/users/${id}/_generate_secret`, 200)).clientSecret as string;
+    const id = ((await call("POST", "/resources/v3alpha/users", 201, { username, machine: { name: username, accessTokenType } })) as Created).details.id;
+    const secret = ((await call("POST", `/resources/v3alpha/users/${id}/_generate_secret`, 200)) as { clientSecret: string }).clientSecret;
     return basic(username, secret);
   };
   return {
@@ -159,7 +159,7 @@ async function seedService(service: ServiceUnderTest, database: string, alg: Alg
     database,
     alg,
     machine: { opaque: await machine("bench-opaque", "ACCESS_TOKEN_TYPE_BEARER"), jwt: await machine("bench-jwt", "ACCESS_TOKEN_TYPE_JWT") },
-    api: basic(app.clientId as string, app.clientSecret as string),
+    api: basic(app.clientId, app.clientSecret),
     scope: `openid profile urn:platform:iam:org:project:id:${projectId}:aud`,
   };
 }
@@ -177,7 +177,7 @@ function serviceToken(seed: ServiceSeed, format: "opaque" | "jwt"): Side {
 }
 
 async function serviceIssued(seed: ServiceSeed, format: "opaque" | "jwt"): Promise<string> {
-  return (await smoke(`issuing a ${format} token for the reads`, serviceToken(seed, format))).access_token as string;
+  return ((await smoke(`issuing a ${format} token for the reads`, serviceToken(seed, format))) as { access_token: string }).access_token;
 }
 
 async function serviceIntrospection(seed: ServiceSeed, format: "opaque" | "jwt"): Promise<Side> {
@@ -201,7 +201,7 @@ function baselineToken(b: BaselineProvider, resource: string, format: "opaque" |
 
 /** The provider introspects opaque tokens only (it refuses structured ones): the baseline of both introspections. */
 async function baselineIntrospection(b: BaselineProvider): Promise<Side> {
-  const token = (await smoke("baseline: issuing an opaque token", baselineToken(b, BASELINE_RESOURCES.opaque, "opaque"))).access_token as string;
+  const token = ((await smoke("baseline: issuing an opaque token", baselineToken(b, BASELINE_RESOURCES.opaque, "opaque"))) as { access_token: string }).access_token;
   const body = form({ token });
   const headers = { authorization: basic(BASELINE_API.id, BASELINE_API.secret), "content-type": FORM };
   return { port: b.port, pid: b.pid, request: () => ({ method: "POST", path: "/token/introspection", headers, body }), check: activeCheck };
@@ -210,8 +210,9 @@ async function baselineIntrospection(b: BaselineProvider): Promise<Side> {
 /** The provider's userinfo with an opaque access token of a grant with openid profile (minted through its models). */
 async function baselineUserinfo(b: BaselineProvider): Promise<Side> {
   const minted = await send(b.controlPort, { method: "POST", path: "/userinfo-token", headers: {} });
-  if (minted.status !== 200 || typeof minted.body?.token !== "string") throw new Error(`baseline: minting a userinfo token failed: ${minted.status} ${JSON.stringify(minted.body)}`);
-  const headers = { authorization: `Bearer ${minted.body.token}` };
+  const token = (minted.body as { token?: unknown } | undefined)?.token;
+  if (minted.status !== 200 || typeof token !== "string") throw new Error(`baseline: minting a userinfo token failed: ${minted.status} ${JSON.stringify(minted.body)}`);
+  const headers = { authorization: `Bearer ${token}` };
   return { port: b.port, pid: b.pid, request: () => ({ method: "GET", path: "/me", headers }), check: userinfoCheck };
 }
 

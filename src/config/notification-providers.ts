@@ -16,7 +16,7 @@ export interface NotificationProviderSettings {
   twilioApiUrl: string;
 }
 
-export interface SystemSmtp {
+interface SystemSmtp {
   host: string;
   port: number;
   tls: "none" | "starttls" | "implicit";

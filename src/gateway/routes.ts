@@ -82,7 +82,7 @@ function routeOf(method: DescMethod, rule: HttpRule): Route {
 }
 
 /** What a raw body fills; see Route.rawBody. */
-export const HTTP_BODY = "google.api.HttpBody";
+const HTTP_BODY = "google.api.HttpBody";
 
 function rawResponseField(method: DescMethod, responseBody: string): string | undefined {
   if (responseBody === "") return undefined;

@@ -47,7 +47,7 @@ export interface OutboundRequest {
   resolve?: AddressResolver;
 }
 
-export type AddressResolver = (hostname: string) => Promise<LookupAddress[]>;
+type AddressResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export interface OutboundResponse {
   status: number;

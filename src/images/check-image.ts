@@ -2,8 +2,8 @@ import { fileTypeFromBuffer } from "file-type";
 import { invalidArgument } from "../domain/errors.js";
 import { sanitizeSvg } from "./sanitize-svg.js";
 
-export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/svg+xml"] as const;
-export type ImageType = (typeof IMAGE_TYPES)[number];
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/svg+xml"] as const;
+type ImageType = (typeof IMAGE_TYPES)[number];
 
 export interface CheckedImage {
   contentType: ImageType;

@@ -23,7 +23,7 @@ import type { TenantResolver } from "./tenant-resolver.js";
  * Every answer carries the console's CSP: its own scripts and styles only, no inline ones,
  * API calls to its own origin only, in no frame.
  */
-export const CONSOLE_PATH = "/ui/console";
+const CONSOLE_PATH = "/ui/console";
 
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";

@@ -44,7 +44,7 @@ export interface DatabaseLimits {
 }
 
 /** The database as one request sees it: every wait and statement ends with the request's signal. */
-export interface RequestStore {
+interface RequestStore {
   readonly db: Kysely<Database>;
   /**
    * One transaction, retried when it lost a race that a fresh attempt can win (serialization
@@ -61,6 +61,7 @@ export interface Store extends RequestStore {
   /** True when the database answers a trivial query within `timeoutMs`. */
   isReachable(timeoutMs: number): Promise<boolean>;
   /** Schema work (migrations) on a connection without the request statement timeout. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations speak to past schemas, which no table type describes (Kysely's advice)
   withMaintenance<T>(fn: (db: Kysely<any>) => Promise<T>): Promise<T>;
   /** Connections of this process: checked out, idle, and requests waiting for one. */
   poolStats(): { inUse: number; idle: number; waiting: number };
@@ -110,6 +111,7 @@ export async function openStore(
       ...common(scoped, limits),
       kind: "postgres",
       async withMaintenance(fn) {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations speak to past schemas, which no table type describes (Kysely's advice)
         const maintenance = new Kysely<any>({
           dialect: new PostgresDialect({ pool: postgresPool(target.url, limits, MAINTENANCE_TIMEOUT_FACTOR, 1, onConnectionError) }),
         });

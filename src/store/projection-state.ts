@@ -30,7 +30,7 @@ export async function systemProjectionState(db: Db, aggregateType: "instance"): 
  * (projection-sources.ts: its own, and those whose removals cascade into it). One index
  * probe per type (events_instance_type_position), newest first.
  */
-export async function projectionState(
+async function projectionState(
   db: Db,
   instanceId: string,
   aggregateType: string,

@@ -107,7 +107,7 @@ interface PasswordPolicyJson {
   requireSymbol: boolean;
 }
 
-export interface InstanceDomainTable {
+interface InstanceDomainTable {
   instance_id: string;
   domain: string;
   is_primary: boolean;
@@ -116,14 +116,14 @@ export interface InstanceDomainTable {
 
 type OrgState = "active" | "inactive";
 
-export interface OrgTable extends ProjectionColumns {
+interface OrgTable extends ProjectionColumns {
   id: string;
   name: string;
   state: ColumnType<OrgState, OrgState | undefined, OrgState>;
 }
 export type OrgRow = Selectable<OrgTable>;
 
-export interface OrgDomainTable extends ProjectionColumns {
+interface OrgDomainTable extends ProjectionColumns {
   domain: string;
   org_id: string;
   is_primary: boolean;
@@ -143,7 +143,7 @@ type UserKind = "machine" | "human";
 type Gender = "female" | "male" | "diverse";
 type AccessTokenKind = "bearer" | "jwt";
 
-export interface UserTable extends ProjectionColumns {
+interface UserTable extends ProjectionColumns {
   id: string;
   org_id: string;
   username: string;
@@ -173,7 +173,7 @@ export type UserRow = Selectable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
 
 /** Hashes only: Argon2id for passwords (or an imported hash until the next sign-in), SHA-256 for client secrets. */
-export interface UserSecretTable {
+interface UserSecretTable {
   instance_id: string;
   user_id: string;
   kind: "password" | "client_secret";
@@ -182,7 +182,7 @@ export interface UserSecretTable {
   changed_at: Timestamp;
 }
 
-export interface UserMetadataTable {
+interface UserMetadataTable {
   instance_id: string;
   user_id: string;
   key: string;
@@ -190,7 +190,7 @@ export interface UserMetadataTable {
   change_date: Timestamp;
 }
 
-export interface UserKeyTable extends ProjectionColumns {
+interface UserKeyTable extends ProjectionColumns {
   id: string;
   user_id: string;
   key_type: "rsa" | "ec";
@@ -198,9 +198,8 @@ export interface UserKeyTable extends ProjectionColumns {
   public_key: string;
   expires_at: Timestamp;
 }
-export type UserKeyRow = Selectable<UserKeyTable>;
 
-export interface PersonalAccessTokenTable {
+interface PersonalAccessTokenTable {
   instance_id: string;
   id: string;
   user_id: string;
@@ -242,7 +241,7 @@ export interface IdpTable {
 type StatePolicyName = "activate" | "deactivate" | "inherit";
 
 /** A user's account at an identity provider (external login); the provider's id of it is the key. */
-export interface ExternalIdentityTable {
+interface ExternalIdentityTable {
   instance_id: string;
   idp_id: string;
   external_user_id: string;
@@ -253,7 +252,7 @@ export interface ExternalIdentityTable {
   change_date: Timestamp;
 }
 
-export interface IdpStatePolicyTable {
+interface IdpStatePolicyTable {
   idp_id: string;
   instance_id: string;
   org_id: string;
@@ -273,7 +272,7 @@ export interface SettingsTable {
 }
 
 /** A file of a kind of settings in a context (a branding image); see migrations/0022-settings-files.ts. */
-export interface SettingsFileTable {
+interface SettingsFileTable {
   instance_id: string;
   org_id: string;
   kind: string;
@@ -333,7 +332,7 @@ export interface AppTable extends ProjectionColumns {
 }
 
 /** A public key of an application, for private_key_jwt client authentication. */
-export interface AppKeyTable extends ProjectionColumns {
+interface AppKeyTable extends ProjectionColumns {
   id: string;
   app_id: string;
   key_type: "rsa" | "ec";
@@ -355,7 +354,7 @@ export interface SigningKeyTable {
 }
 
 /** A model node-oidc-provider stores; see src/oidc/adapters/payload-adapter.ts. */
-export interface OidcPayloadTable {
+interface OidcPayloadTable {
   instance_id: string;
   model: string;
   id: string;
@@ -385,7 +384,7 @@ export type TargetUpdate = Updateable<TargetTable>;
 
 type ConditionType = "request" | "response" | "function" | "event";
 
-export interface ExecutionTable extends ProjectionColumns {
+interface ExecutionTable extends ProjectionColumns {
   id: string;
   condition_type: ConditionType;
   targets: Json<string[]>;
@@ -396,7 +395,7 @@ export type ExecutionRow = Selectable<ExecutionTable>;
 type DeliveryStatus = "pending" | "delivered" | "failed";
 
 /** One event for one target of an event execution (migrations/0012-action-deliveries.ts). */
-export interface ActionDeliveryTable {
+interface ActionDeliveryTable {
   instance_id: string;
   id: string;
   event_position: number;
@@ -423,7 +422,7 @@ type ProviderFamily = "smtp" | "sms";
 type ProviderKind = "smtp" | "twilio" | "http";
 
 /** An SMTP or SMS provider of an instance (migrations/0015-notification-providers.ts). */
-export interface NotificationProviderTable extends ProjectionColumns {
+interface NotificationProviderTable extends ProjectionColumns {
   id: string;
   family: ProviderFamily;
   kind: ProviderKind;
@@ -440,7 +439,7 @@ export type NotificationProviderRow = Selectable<NotificationProviderTable>;
 
 type NotificationStatus = "pending" | "sent" | "failed";
 
-export interface NotificationTable {
+interface NotificationTable {
   instance_id: string;
   id: string;
   org_id: string;
@@ -462,7 +461,7 @@ export interface NotificationTable {
 }
 export type NotificationRow = Selectable<NotificationTable>;
 
-export interface UserCodeTable {
+interface UserCodeTable {
   instance_id: string;
   user_id: string;
   purpose: string;
@@ -476,7 +475,7 @@ export interface UserCodeTable {
 type FactorType = "totp" | "otp_email" | "otp_sms";
 
 /** A second factor of a user (migration 0019): a TOTP is pending until its first code. */
-export interface UserFactorTable {
+interface UserFactorTable {
   instance_id: string;
   user_id: string;
   type: FactorType;
@@ -490,7 +489,7 @@ export interface UserFactorTable {
 export type UserFactorRow = Selectable<UserFactorTable>;
 
 /** One recovery code of a user, keyed-hashed; a used one stays until a new set replaces it. */
-export interface UserRecoveryCodeTable {
+interface UserRecoveryCodeTable {
   instance_id: string;
   user_id: string;
   code_hash: string;
@@ -519,7 +518,7 @@ interface SessionUserAgentJson {
 }
 
 /** A session of the session API (migration 0020); never its token, only the token's SHA-256. */
-export interface SessionTable extends ProjectionColumns {
+interface SessionTable extends ProjectionColumns {
   id: string;
   token_hash: string;
   user_id: string | null;
@@ -570,7 +569,7 @@ export type IdpIntentRow = Selectable<IdpIntentTable>;
 type WebAuthnKind = "passkey" | "u2f";
 
 /** A WebAuthn credential of a user (migration 0021); pending while its registration is not finished. */
-export interface UserWebAuthnKeyTable {
+interface UserWebAuthnKeyTable {
   instance_id: string;
   id: string;
   user_id: string;

@@ -136,7 +136,7 @@ class RoutedConnection implements SignalConnection {
   }
 
   // Kysely's interface; nothing here streams.
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error("streaming queries are not used");
   }
 

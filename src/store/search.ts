@@ -42,8 +42,8 @@ export interface Page {
   asc: boolean;
 }
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 
 /** The page a search asks for; validation has rejected limits above MAX_LIMIT already. */
 export function page(query: { offset: bigint | number; limit: number; asc: boolean } | undefined): Page {

@@ -3,7 +3,7 @@ import type { Logger } from "../log/logger.js";
 import type { Db } from "./db.js";
 
 /** Rows one statement deletes at most: short row locks and little WAL per statement. */
-export const SWEEP_BATCH = 1000;
+const SWEEP_BATCH = 1000;
 /** A run stops after this many full batches; the next run continues. */
 const MAX_BATCHES = 20;
 

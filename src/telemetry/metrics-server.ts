@@ -13,7 +13,7 @@ export interface MetricsServer {
  * `GET /metrics` on a listener of its own (PLATFORM_METRICS_BIND, loopback by default):
  * operational data never answers on the tenant port, whatever Host a caller sends.
  */
-export async function serveMetrics(
+async function serveMetrics(
   bind: { host: string; port: number },
   scrape: { contentType: string; render(): Promise<string> },
   logger: Logger,

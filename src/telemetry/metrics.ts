@@ -1,17 +1,12 @@
 import type { Interceptor } from "@connectrpc/connect";
-import { sql } from "kysely";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { ConnectionStats } from "../server/connection-limits.js";
 import type { Store } from "../store/database.js";
+import { readEventStoreStats, type EventStoreStats } from "../store/event-store-stats.js";
+import { readWithin } from "../store/read-within.js";
 import { codeName, outcomeOf, protocolOf, watchStream } from "./call.js";
 import { RpcMetrics } from "./rpc-metrics.js";
 
-
-/** What the scrape reads from the database. */
-interface EventStoreReading {
-  position: number;
-  oldestWriteSeconds: number;
-}
 
 /** From a cache hit (a millisecond) to a deadline (seconds). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -26,7 +21,7 @@ export class ServiceMetrics {
   private store: Store | undefined;
   private connections: (() => ConnectionStats) | undefined;
   private watchStreams: (() => number) | undefined;
-  private reading: Promise<EventStoreReading> | undefined;
+  private reading: Promise<EventStoreStats> | undefined;
 
   private readonly rpcs = new RpcMetrics(this.registry, LATENCY_BUCKETS);
 
@@ -34,14 +29,15 @@ export class ServiceMetrics {
   constructor(private readonly dbReadTimeoutMs: number) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    const self = this;
+    // prom-client calls collect() with the gauge as `this`; these reach this object's current state.
+    const own = { store: () => this.store, connections: () => this.connections, watchStreams: () => this.watchStreams, readEventStore: () => this.readEventStore() };
     new Gauge({
       name: "platform_db_pool_connections",
       help: "Database connections of this process, by state (in_use, idle); PGlite is one connection",
       labelNames: ["state"],
       registers,
       collect() {
-        const stats = self.store?.poolStats();
+        const stats = own.store()?.poolStats();
         if (!stats) return;
         this.set({ state: "in_use" }, stats.inUse);
         this.set({ state: "idle" }, stats.idle);
@@ -52,7 +48,7 @@ export class ServiceMetrics {
       help: "Requests waiting for a database connection",
       registers,
       collect() {
-        const stats = self.store?.poolStats();
+        const stats = own.store()?.poolStats();
         if (stats) this.set(stats.waiting);
       },
     });
@@ -62,7 +58,7 @@ export class ServiceMetrics {
         help,
         registers,
         collect() {
-          const stats = self.connections?.();
+          const stats = own.connections()?.();
           if (stats) this.set(pick(stats));
         },
       });
@@ -74,7 +70,7 @@ export class ServiceMetrics {
       help: "Open grpc.health.v1.Health/Watch streams (capped by PLATFORM_MAX_WATCH_STREAMS)",
       registers,
       collect() {
-        const open = self.watchStreams?.();
+        const open = own.watchStreams()?.();
         if (open !== undefined) this.set(open);
       },
     });
@@ -88,7 +84,7 @@ export class ServiceMetrics {
       registers,
       aggregator: "max",
       async collect() {
-        const reading = await self.readEventStore();
+        const reading = await own.readEventStore();
         if (reading) this.set(reading.position);
         else this.remove();
       },
@@ -101,7 +97,7 @@ export class ServiceMetrics {
       registers,
       aggregator: "max",
       async collect() {
-        const reading = await self.readEventStore();
+        const reading = await own.readEventStore();
         if (reading) this.set(reading.oldestWriteSeconds);
         else this.remove();
       },
@@ -112,7 +108,7 @@ export class ServiceMetrics {
       registers,
       aggregator: "min",
       async collect() {
-        this.set((await self.readEventStore()) ? 1 : 0);
+        this.set((await own.readEventStore()) ? 1 : 0);
       },
     });
   }
@@ -149,34 +145,13 @@ export class ServiceMetrics {
    * One read per scrape, shared by the gauges that need it, and never more than one in
    * flight: scrapes during a database stall answer without it instead of queueing more.
    */
-  private async readEventStore(): Promise<EventStoreReading | undefined> {
+  private async readEventStore(): Promise<EventStoreStats | undefined> {
     const store = this.store;
     if (!store) return undefined;
-    this.reading ??= this.queryEventStore(store).finally(() => (this.reading = undefined));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.dbReadTimeoutMs)));
-    try {
-      return await Promise.race([this.reading.catch(() => undefined), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    // The signal ends the wait for a connection and cancels the statements (src/store/scoped.ts).
+    this.reading ??= readEventStoreStats(store.forRequest(AbortSignal.timeout(this.dbReadTimeoutMs)).db).finally(() => (this.reading = undefined));
+    const reading = this.reading;
+    return readWithin(this.dbReadTimeoutMs, () => reading);
   }
 
-  private async queryEventStore(store: Store): Promise<EventStoreReading> {
-    // The signal ends the wait for a connection and cancels the statements (src/store/scoped.ts).
-    const { db } = store.forRequest(AbortSignal.timeout(this.dbReadTimeoutMs));
-    const newest = await db
-      .selectFrom("events")
-      .select((eb) => eb.fn.max("position").as("position"))
-      .executeTakeFirst();
-    // A writing transaction has an xid; our own (this read) has none.
-    const oldest = await db
-      .withTables<{ pg_stat_activity: { xact_start: Date | null; backend_xid: string | null; datname: string } }>()
-      .selectFrom("pg_stat_activity")
-      .select(sql<number | null>`extract(epoch from clock_timestamp() - min(xact_start))`.as("seconds"))
-      .where("datname", "=", sql<string>`current_database()`)
-      .where("backend_xid", "is not", null)
-      .executeTakeFirst();
-    return { position: Number(newest?.position ?? 0), oldestWriteSeconds: Math.max(0, Number(oldest?.seconds ?? 0)) };
-  }
 }

@@ -17,7 +17,7 @@ export interface Tracing {
  * OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. The SDK itself reads the other
  * OTEL_* variables (protocol, headers, timeout, sampler, batch sizes, resource).
  */
-export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
+function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
   const exporters = (env.OTEL_TRACES_EXPORTER ?? "").split(",").map((e) => e.trim().toLowerCase());
   if (exporters.includes("none")) return false;

@@ -74,7 +74,7 @@ const GITLAB_ISSUER = "https://gitlab.com";
 const GOOGLE_ISSUER = "https://accounts.google.com";
 const OIDC_SCOPES = ["openid", "profile", "email"];
 
-export interface Discovery {
+interface Discovery {
   issuer: string;
   authorization_endpoint: string;
   token_endpoint: string;

@@ -46,7 +46,7 @@ const sortedBy = (made: Made[], key: (t: Made) => string | number | boolean) =>
 
 describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) => {
   let server: TestServer;
-  let made: Made[] = [];
+  const made: Made[] = [];
   let allIds: string[] = [];
   const client = (p: Protocol = "grpc") => protocolClient(PlatformActions, p, server.baseUrl);
   const call = (method: string, req: JsonObject, p: Protocol = "grpc") => client(p).call(method, req, server.adminToken);
@@ -270,7 +270,7 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
     const PA = "platform.resources.action.v3alpha.PlatformActions";
     let tA = "";
     let tB = "";
-    let executions: { id: string; targets: string[]; includes: string[] }[] = [];
+    const executions: { id: string; targets: string[]; includes: string[] }[] = [];
     const searchEx = async (req: JsonObject, p: Protocol = "grpc") => okMessage(await call("SearchExecutions", req, p));
 
     beforeAll(async () => {

@@ -2,6 +2,7 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/database.js";
 import { setInstanceFlag } from "../support/features.js";
+import { okMessage } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { clients, createGrant, createMachineUser, createOrg, createProject, getGrant, orgOwner, type Clients } from "./helpers.js";
 
@@ -42,10 +43,10 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     const userId = await createMachineUser(c, server.defaultOrgId);
     const created = await rest.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["r1"] } });
     expect(created).toMatchObject({ ok: true, httpStatus: 201 });
-    const id = (created as { message: any }).message.details.id;
+    const id = okMessage(created).details.id;
     const got = await rest.grants.call("GetUserGrant", { id });
     expect(got).toMatchObject({ ok: true, httpStatus: 200 });
-    expect((got as { message: any }).message.grant).toEqual({
+    expect(okMessage(got).grant).toEqual({
       details: { id, sequence: "1", changeDate: expect.any(String), resourceOwner: orgOwner(orgB) },
       projectId,
       grant: { userId, roleKeys: ["r1"] },
@@ -162,7 +163,7 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     expect((await getGrant(c, id)).grant.roleKeys).toEqual([...keys].sort());
     for (const key of keys) {
       const found = await c.grants.ok("SearchUserGrants", { filters: [{ roleKey: { roleKey: key } }, { projectId: { projectId } }] });
-      expect(found.result.map((r: any) => r.details.id), key).toEqual([id]);
+      expect(found.result.map((r: { details: { id: string } }) => r.details.id), key).toEqual([id]);
     }
     expect((await c.grants.ok("SearchUserGrants", { filters: [{ roleKey: { roleKey: "u" } }, { projectId: { projectId } }] })).result ?? []).toEqual([]);
     await c.projects.ok("RemoveProjectRole", { projectId, key: 'a"b' });
@@ -238,7 +239,7 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     expect(await c.grants.call("GetUserGrant", { id: theirs })).toMatchObject({ ok: false, code: Code.NotFound });
     expect(await there.grants.call("GetUserGrant", { id: ours })).toMatchObject({ ok: false, code: Code.NotFound });
     expect(await there.grants.call("DeleteUserGrant", { id: ours })).toMatchObject({ ok: false, code: Code.NotFound });
-    expect((await there.grants.ok("SearchUserGrants", {})).result.map((g: any) => g.details.id)).toEqual([theirs]);
+    expect((await there.grants.ok("SearchUserGrants", {})).result.map((g: { details: { id: string } }) => g.details.id)).toEqual([theirs]);
     expect((await getGrant(there, theirs)).userOrgId).toBe(other.orgId);
   });
 

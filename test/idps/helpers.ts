@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { protocolClient, type CallResult, type Protocol } from "../support/clients.js";
-import { okMessage } from "../support/results.js";
+import { okMessage, type Msg } from "../support/results.js";
 
 export const ACTIVE = "EFFECTIVE_STATE_ACTIVE";
 export const INACTIVE = "EFFECTIVE_STATE_INACTIVE";
@@ -16,7 +16,7 @@ export const orgOwner = (id: string) => ({ type: "OWNER_TYPE_ORG", id });
 
 export interface Idps {
   call(method: string, req: JsonObject, token?: string): Promise<CallResult>;
-  ok(method: string, req: JsonObject, token?: string): Promise<any>;
+  ok(method: string, req: JsonObject, token?: string): Promise<Msg>;
 }
 
 /** A PlatformIdentityProviders client with a default token. */

@@ -26,7 +26,7 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
     await new Promise((r) => setTimeout(r, 3));
     return made.details.id as string;
   };
-  const names = (m: any): string[] => (m.result ?? []).map((r: any) => r.idp.name);
+  const names = (m: { result?: { idp: { name: string } }[] }): string[] => (m.result ?? []).map((r) => r.idp.name);
   const search = (req: JsonObject, client: Idps = idps) => client.ok("SearchIDPs", req);
   const byName = { sortingColumn: "IDP_FIELD_NAME_NAME", query: { asc: true } };
 
@@ -85,7 +85,7 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
 
     it("shows per result the owner, the parent of the asked context, its own policy and the effective state", async () => {
       const m = await search({ ctx: { orgId: orgA }, ...byName });
-      const row = (name: string) => m.result.find((r: any) => r.idp.name === name);
+      const row = (name: string) => m.result.find((r: { idp: { name: string } }) => r.idp.name === name);
       const details = (name: string, owner: JsonObject) => ({ id: ids[name], sequence: expect.any(String), changeDate: expect.any(String), resourceOwner: owner });
       const instParent = (state: string) => ({ parent: instanceOwner(server.instanceId), state });
       expect(row("alpha-org")).toEqual({ details: details("alpha-org", orgOwner(orgA)), state: ACTIVE, type: "PROVIDER_TYPE_GITLAB", idp: { name: "alpha-org", statePolicy: INHERIT, options: {} } });
@@ -151,7 +151,7 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
       for (const ctx of [undefined, { orgId: orgA }, { orgId: orgB }, { system: true }] as (JsonObject | undefined)[]) {
         const all = await search({ ...(ctx && { ctx }), ...byName });
         const active = names(await search({ ...(ctx && { ctx }), ...byName, filters: [{ state: { state: ACTIVE } }] }));
-        expect(active, JSON.stringify(ctx)).toEqual(all.result.filter((r: any) => r.state === ACTIVE).map((r: any) => r.idp.name));
+        expect(active, JSON.stringify(ctx)).toEqual(all.result.filter((r: { state: string }) => r.state === ACTIVE).map((r: { idp: { name: string } }) => r.idp.name));
       }
     });
   });

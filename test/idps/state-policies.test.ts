@@ -40,7 +40,7 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
 
   describe("an instance provider seen from two organizations (spec §3 table)", () => {
     let id: string;
-    let created: any;
+    let created: { details: { id: string; changeDate: string } };
     beforeAll(async () => {
       created = await idps.ok("CreateGitLabIDP", { idp: gitlab("Instance GitLab") });
       id = created.details.id;

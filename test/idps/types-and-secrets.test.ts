@@ -57,6 +57,9 @@ const TYPES: TypeCase[] = [
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** A proto3 JSON config echo: false booleans are not printed. */
+/** A create request's provider, as `base` builds it: a test changes a field of either part. */
+type IdpRequest = { idp: JsonObject; config: JsonObject };
+
 const printed = (config: JsonObject) => Object.fromEntries(Object.entries(config).filter(([, v]) => v !== false));
 
 describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
@@ -69,7 +72,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
   afterAll(() => server?.close());
 
   describe.each(TYPES)("$name", (t) => {
-    const base = (name: string): JsonObject => ({
+    const base = (name: string): IdpRequest => ({
       idp: { name, options: { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" } },
       config: { clientId: `${t.path}-client`, clientSecret: `secret-${t.path}`, scopes: ["openid", "profile"], ...t.extra },
     });
@@ -80,7 +83,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       const rest = idpClient(server.baseUrl, server.adminToken, "rest");
       const made = await rest.call(`Create${t.name}IDP`, { idp: base(`${t.name} provider`) });
       expect(made).toMatchObject({ ok: true, httpStatus: 201 });
-      const details = (made as { message: any }).message.details;
+      const details = okMessage(made).details;
       expect(details).toEqual({ id: expect.any(String), sequence: "1", changeDate: expect.any(String), resourceOwner: instanceOwner(server.instanceId) });
       id = details.id;
       changeDate = details.changeDate;
@@ -229,8 +232,8 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
     });
 
     it("validates the configuration, naming the field", async () => {
-      const invalid = async (change: (req: any) => void, field: string) => {
-        const req = base(`${t.name} invalid`) as any;
+      const invalid = async (change: (req: IdpRequest) => void, field: string) => {
+        const req = base(`${t.name} invalid`);
         change(req);
         const r = await idps.call(`Create${t.name}IDP`, { idp: req });
         expect(r, `${field}: ${JSON.stringify(r)}`).toMatchObject({ ok: false, code: Code.InvalidArgument });
@@ -245,14 +248,14 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       await invalid((r) => (r.config.scopes = ["x".repeat(101)]), "scopes");
       await invalid((r) => (r.idp.name = ""), "name");
       await invalid((r) => (r.idp.name = "n".repeat(201)), "name");
-      await invalid((r) => delete r.config, "config");
+      await invalid((r) => delete (r as Partial<IdpRequest>).config, "config");
       for (const uri of t.uris) {
         await invalid((r) => (r.config[uri] = "not a uri"), snake(uri));
         await invalid((r) => delete r.config[uri], snake(uri));
       }
       if (t.name === "OAuth") await invalid((r) => delete r.config.idAttribute, "id_attribute");
       // The limits themselves pass.
-      const edge = base("e".repeat(200)) as any;
+      const edge = base("e".repeat(200));
       edge.config.clientSecret = "s".repeat(200);
       edge.config.clientId = "c".repeat(200);
       edge.config.scopes = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100, "x"));

@@ -118,7 +118,7 @@ export async function must(r: Promise<CallResult>, what: string): Promise<Msg> {
 }
 
 /** HTTP status of each code on REST. */
-export const HTTP: Partial<Record<Code, number>> = {
+const HTTP: Partial<Record<Code, number>> = {
   [Code.InvalidArgument]: 400,
   [Code.FailedPrecondition]: 400,
   [Code.Unauthenticated]: 401,
@@ -153,7 +153,7 @@ export function uniqueDomain(prefix: string): string {
 export const DAY_MS = 24 * 3600 * 1000;
 export const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-export const ADMIN_PASSWORD = "Admin#Pass1";
+const ADMIN_PASSWORD = "Admin#Pass1";
 
 export function humanAdmin(username: string, password: string | undefined = ADMIN_PASSWORD): JsonObject {
   return {

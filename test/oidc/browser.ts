@@ -4,7 +4,7 @@
  * redirect URI is never fetched), and forms parsed from the HTML by their field names.
  */
 
-export interface Hop {
+interface Hop {
   status: number;
   url: string;
   location?: string;

@@ -44,7 +44,7 @@ describe.each(DATABASE_KINDS)("cached OAuth clients follow changes at once (%s)"
 
   const post = async (origin: string, path: string, authorization: string, fields: Record<string, string>) => {
     const res = await fetch(`${origin}${path}`, { method: "POST", headers: { authorization, "content-type": FORM }, body: new URLSearchParams(fields) });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const token = (origin: string, id: string, secret: string, scope = "openid") => post(origin, "/oauth/v2/token", basic(id, secret), { grant_type: "client_credentials", scope });
   const introspect = (origin: string, id: string, secret: string, value: string) => post(origin, "/oauth/v2/introspect", basic(id, secret), { token: value });
@@ -55,7 +55,7 @@ describe.each(DATABASE_KINDS)("cached OAuth clients follow changes at once (%s)"
     expect((await call(own!)).status, `${label} (same process)`).toBe(want);
     if (!other) return;
     const started = Date.now();
-    let status = 0;
+    let status: number;
     while ((status = (await call(other)).status) !== want && Date.now() - started < WITHIN_MS) await new Promise((r) => setTimeout(r, 25));
     expect(status, `${label} (other process, after ${Date.now() - started} ms)`).toBe(want);
   }

@@ -17,9 +17,22 @@ import { createOrg, humanUser, ok, uniqueName, Users } from "../users/helpers.js
 import { totpCode } from "../users/totp.js";
 
 // The browser's globals in functions that page.evaluate runs in the page: this Node program's
-// types leave out the DOM library (its Blob, Headers, … would replace Node's everywhere).
-declare const document: any;
-declare function getComputedStyle(element: unknown): any;
+// types leave out the DOM library (its Blob, Headers, … would replace Node's everywhere), so
+// these are only what those functions read, named and shaped as DOM has them.
+interface PageElement {
+  id: string;
+}
+interface PageImage extends PageElement {
+  currentSrc: string;
+  complete: boolean;
+  naturalWidth: number;
+}
+declare const document: {
+  activeElement: PageElement | null;
+  body: PageElement;
+  querySelector<E extends PageElement = PageElement>(selectors: string): E | null;
+};
+declare function getComputedStyle(element: PageElement): { backgroundColor: string; fontFamily: string };
 
 /*
  * The login pages' design in a real browser (src/oidc/login/view/render.ts, stylesheet.ts): every
@@ -263,7 +276,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
     const { page } = tab;
     const looks = () =>
       page.evaluate(() => {
-        const img = document.querySelector("main .brand img");
+        const img = document.querySelector<PageImage>("main .brand img");
         return {
           button: getComputedStyle(document.querySelector("button")!).backgroundColor,
           body: getComputedStyle(document.body).fontFamily,

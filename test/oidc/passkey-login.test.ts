@@ -141,7 +141,9 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
     it("keeps the pages plain forms for a client without script: the passkey form hidden, a password sign-in finishes with no offer of a passkey", async () => {
       const { id, name } = await person();
       const b = new Browser(base());
-      let { s, page } = await firstPage(b);
+      const opened = await firstPage(b);
+      const { s } = opened;
+      let { page } = opened;
       expect(page.html).toMatch(/<div data-webauthn-block hidden>[\s\S]*<form id="passkey-sign-in"[^>]*\bhidden>/);
       page = await b.submit(formWith(page.html, "loginName"), { loginName: name }, page.url);
       page = await b.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
@@ -218,7 +220,9 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       const registered = authenticator.create(started.publicKeyCredentialCreationOptions);
       ok(await users.call("FinishU2FRegistration", { id, u2fId: started.u2fId, publicKeyCredential: registered as unknown as JsonObject, name: "Key" }));
       const b = new Browser(base());
-      let { s, page } = await firstPage(b);
+      const opened = await firstPage(b);
+      const { s } = opened;
+      let { page } = opened;
       page = await b.submit(formWith(page.html, "loginName"), { loginName: name }, page.url);
       page = await b.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
       expect(unescapeHtml(page.html)).toContain(en.mfaSecurityKeyIntro);

@@ -105,7 +105,7 @@ describe.each(DATABASE_KINDS)("revoked tokens are refused by the resource APIs a
       expect(await getSelf(own!, token), `${label} (same process)`).toBe(401);
       if (!other) continue;
       const started = Date.now();
-      let status = 0;
+      let status: number;
       while ((status = await getSelf(other, token)) !== 401 && Date.now() - started < WITHIN_MS) await new Promise((r) => setTimeout(r, 25));
       expect(status, `${label} (other process, after ${Date.now() - started} ms)`).toBe(401);
     }

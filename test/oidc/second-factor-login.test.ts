@@ -162,7 +162,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const { id, name } = await person();
     const secret = await withTotp(id);
     const b = new Browser(base());
-    let { s, page } = await signIn(b, name);
+    const opened = await signIn(b, name);
+    const { s } = opened;
+    let { page } = opened;
     expect(page.html).toContain(en.mfaTotpIntro);
     // Whose account it asks about, and the way to another.
     expect(page.html).toMatch(new RegExp(`<p class="account">${name}@[^<]+</p>`));
@@ -204,7 +206,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const { id, name, email } = await person({ email: true });
     ok(await users.call("AddOTPEmail", { id }));
     const b = new Browser(base());
-    let { s, page } = await signIn(b, name);
+    const opened = await signIn(b, name);
+    const { s } = opened;
+    let { page } = opened;
     expect(page.html).toContain(en.mfaEmailIntro);
     const first = await until("the first code", () => mailedCodes(email)[0]);
     page = await b.submit(formWith(page.html, "resend"), {}, page.url);
@@ -222,7 +226,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     ok(await users.call("AddOTPEmail", { id }));
     ok(await users.call("AddOTPSMS", { id }));
     const b = new Browser(base());
-    let { s, page } = await signIn(b, name);
+    const opened = await signIn(b, name);
+    const { s } = opened;
+    let { page } = opened;
     expect(page.html).toContain(en.mfaSmsIntro);
     expect(choose(page, "otp_email"), "email codes one button away").toBeTruthy();
     const first = await until("the first SMS", () => textedCodes(phone)[0]);
@@ -260,7 +266,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const { id, name } = await person({ mustChange: true });
     const secret = await withTotp(id);
     const b = new Browser(base());
-    let { s, page } = await signIn(b, name);
+    const opened = await signIn(b, name);
+    const { s } = opened;
+    let { page } = opened;
     // Whoever knows only the password must not change it before the second factor.
     const form = codeForm(page, "totp");
     const newPassword = "N3w-horse-staple!";
@@ -352,7 +360,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     it("sends a person who got a factor since the set-up page was shown on to the second-factor step, with no new TOTP secret", async () => {
       const { id, name, email } = await person({ email: true });
       const b = new Browser(base());
-      let { s, page } = await signIn(b, name);
+      const opened = await signIn(b, name);
+      const { s } = opened;
+      let { page } = opened;
       expect(page.html).toContain(en.mfaSetupIntro);
       const totp = parseForms(page.html).find((f) => f.fields.setup === "totp") ?? expect.fail(`no TOTP choice in ${page.html}`);
       // Set up meanwhile (in another tab, or by an administrator): nothing is left to set up.
@@ -407,7 +417,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const secret = await withTotp(id);
     const other = await person();
     const b = new Browser(base());
-    let { s, page } = await signIn(b, name);
+    const opened = await signIn(b, name);
+    const { s } = opened;
+    let { page } = opened;
     const form = codeForm(page, "totp");
     const action = new URL(form.action, page.url);
     const { proof: _, ...withoutProof } = form.fields;
@@ -433,7 +445,9 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const { id, name, email } = await person({ email: true });
     ok(await users.call("AddOTPEmail", { id }));
     const b = new Browser(base());
-    let { s, page } = await signIn(b, name);
+    const opened = await signIn(b, name);
+    const { s } = opened;
+    let { page } = opened;
     const form = codeForm(page, "otp_email");
     const setup = await b.open(new URL(form.action, page.url).href.replace(/\/mfa$/, "/mfasetup"), { method: "POST", form: { ...form.fields, setup: "totp" } });
     expect([setup.status, alertText(setup.html)]).toEqual([403, en.formExpired]);

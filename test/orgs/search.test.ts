@@ -36,7 +36,7 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
   /** Every organization of the instance, the default included, in creation order. */
   const all: Org[] = [];
   /** The twelve NAMES organizations. */
-  let made: Org[] = [];
+  const made: Org[] = [];
   /** Every domain of the instance. */
   const domains: Dom[] = [];
   let clock = 0;

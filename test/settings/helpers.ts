@@ -12,7 +12,7 @@ import type { TestServer } from "../support/server.js";
 
 export const LANGUAGES = PlatformLanguageSettings;
 export const FEATURES = PlatformFeatureSettings;
-export const ORGS = PlatformOrganizations;
+const ORGS = PlatformOrganizations;
 
 // Answers are read as loose JSON: each test names the fields it looks at.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -89,12 +89,4 @@ export async function createUserIn(server: TestServer, orgId: string, roles: { c
     const pat = await addPersonalAccessToken(tx, actor, { userId: user.id, expiresAt: new Date(Date.now() + 3600_000) });
     return { userId: user.id, token: pat.token };
   });
-}
-
-/** The settings rows of a context, straight from the table. */
-export async function settingsRows(server: TestServer, where: { instanceId?: string; orgId?: string }) {
-  let q = server.service.store.db.selectFrom("settings").selectAll();
-  if (where.instanceId !== undefined) q = q.where("instance_id", "=", where.instanceId);
-  if (where.orgId !== undefined) q = q.where("org_id", "=", where.orgId);
-  return q.execute();
 }

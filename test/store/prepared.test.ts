@@ -1,11 +1,15 @@
-import { sql } from "kysely";
+import { sql, type Kysely } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { openStore, type Store } from "../../src/store/database.js";
 import { StatementQuery } from "../../src/store/pg/query.js";
 import { prepared, statementName } from "../../src/store/prepared.js";
+import type { Database } from "../../src/store/schema.js";
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../support/database.js";
+
+/** The table this test creates, which the schema's types do not describe. */
+const withTestTable = (db: Kysely<Database>) => db.withTables<{ prepared_t: { instance_id: string; id: string; kind: string; n: number } }>();
 
 /**
  * Queries compiled once (store/prepared.ts): each call runs with its own values, constants of
@@ -28,7 +32,7 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
 
   // The table is not in the schema's types: this test only needs the SQL.
   const byKey = prepared((db, p: { instanceId: string; id: string }) =>
-    (db as any).selectFrom("prepared_t").select(["id", "n"]).where("instance_id", "=", p.instanceId).where("id", "=", p.id).where("kind", "=", "x"),
+    withTestTable(db).selectFrom("prepared_t").select(["id", "n"]).where("instance_id", "=", p.instanceId).where("id", "=", p.id).where("kind", "=", "x"),
   );
 
   it("runs each call with its values and keeps the built query's constants", async () => {
@@ -51,7 +55,7 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
   });
 
   it("survives its table changing shape (a migration of a newer version beside it): the statement runs again unprepared", async () => {
-    const all = prepared((db, p: { id: string }) => (db as any).selectFrom("prepared_t").selectAll().where("instance_id", "=", "i1").where("id", "=", p.id));
+    const all = prepared((db, p: { id: string }) => withTestTable(db).selectFrom("prepared_t").selectAll().where("instance_id", "=", "i1").where("id", "=", p.id));
     expect(await all(store.db, { id: "a" })).toEqual([{ instance_id: "i1", id: "a", kind: "x", n: 1 }]);
     await sql`alter table prepared_t add column extra int`.execute(store.db);
     expect(await all(store.db, { id: "a" })).toEqual([{ instance_id: "i1", id: "a", kind: "x", n: 1, extra: null }]);
@@ -59,7 +63,7 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
   });
 
   it("refuses a parameter used where it would become SQL text", async () => {
-    const bad = prepared((db, p: { column: string }) => (db as any).selectFrom("prepared_t").select(sql.ref(p.column).as("c")));
+    const bad = prepared((db, p: { column: string }) => withTestTable(db).selectFrom("prepared_t").select(sql.ref(p.column).as("c")));
     await expect(bad(store.db, { column: "id" })).rejects.toThrow(/took a parameter into its SQL/);
   });
 });
@@ -135,7 +139,7 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
   };
 
   const typed = prepared((db, p: { n: number; at: string | null }) =>
-    (db as any)
+    db
       .selectNoFrom([
         sql<number>`${p.n}::int`.as("n"),
         sql<Date | null>`${p.at}::timestamptz`.as("at"),
@@ -173,7 +177,7 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
   });
 
   it("keeps a column named __proto__ as a column, as pg does", async () => {
-    const odd = prepared((db, p: { n: number }) => (db as any).selectNoFrom([sql<number>`${p.n}::int`.as("n"), sql<string>`'kept'`.as("__proto__")]));
+    const odd = prepared((db, p: { n: number }) => db.selectNoFrom([sql<number>`${p.n}::int`.as("n"), sql<string>`'kept'`.as("__proto__")]));
     for (let n = 0; n < 3; n++) {
       const [row] = await odd(store.db, { n });
       expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
@@ -189,7 +193,7 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
     vi.spyOn(pg.types, "getTypeParser").mockImplementation((oid: number, format?: string) =>
       oid === 23 ? (text: string) => (text === "13" ? unparsable() : intParser(text)) : (Reflect.apply(getTypeParser, pg.types, [oid, format]) as never),
     );
-    const counted = prepared((db, p: { n: number }) => (db as any).selectNoFrom([sql<number>`${p.n}::int`.as("counted")]));
+    const counted = prepared((db, p: { n: number }) => db.selectNoFrom([sql<number>`${p.n}::int`.as("counted")]));
     expect(await counted(store.db, { n: 12 })).toEqual([{ counted: 12 }]);
     await expect(counted(store.db, { n: 13 })).rejects.toThrow("unparsable");
     expect(await counted(store.db, { n: 14 })).toEqual([{ counted: 14 }]);

@@ -192,7 +192,7 @@ postgresOnly("shared connections (PostgreSQL)", () => {
 
   it("runs a prepared statement again unprepared when its table changed shape under it, on a shared connection", async () => {
     await sharedPids();
-    const all = prepared((db, p: { id: string }) => (db as any).selectFrom("shared_t").selectAll().where("id", "=", p.id));
+    const all = prepared((db, p: { id: string }) => db.withTables<{ shared_t: { id: string; n: number } }>().selectFrom("shared_t").selectAll().where("id", "=", p.id));
     // Prepared on both shared connections.
     await Promise.all(Array.from({ length: 8 }, () => all(request(), { id: "a" })));
     await sql`alter table shared_t add column extra int`.execute(store.db);

@@ -73,7 +73,7 @@ export async function spawnService(env: Record<string, string>, script = "dist/s
  * A fresh PGlite service is ready in about 10 s on an idle two-core machine (migrations and
  * the bootstrap); beside the suite's other files, Chromium among them, it has taken over 30 s.
  */
-export const READY_TIMEOUT_MS = 90_000;
+const READY_TIMEOUT_MS = 90_000;
 
 /** Waits until GET /ready answers 200, or the process exits, or `timeoutMs` passes. */
 export async function waitReady(service: ChildService, timeoutMs = READY_TIMEOUT_MS): Promise<void> {

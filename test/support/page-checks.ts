@@ -41,7 +41,7 @@ export async function openTab(browser: Browser, context?: BrowserContext): Promi
   return { page, errors };
 }
 
-export async function axeViolations(page: Page): Promise<string[]> {
+async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => "axe" in window))) {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("Runtime.evaluate", { expression: AXE });

@@ -13,7 +13,7 @@ export interface Received {
 }
 
 /** How to answer: a status and JSON (or raw text), after a delay, or never (`hang`). */
-export interface Reply {
+interface Reply {
   status?: number;
   json?: unknown;
   raw?: string;

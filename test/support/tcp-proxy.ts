@@ -1,6 +1,6 @@
 import net from "node:net";
 
-export type ProxyMode = "pass" | "refuse" | "swallow";
+type ProxyMode = "pass" | "refuse" | "swallow";
 
 /**
  * A TCP proxy between the service and its database that a test can turn into a fault:

@@ -15,7 +15,7 @@ export interface Sample {
 }
 
 /** The Prometheus text format, one sample per line (comments skipped). */
-export function parseMetrics(text: string): Sample[] {
+function parseMetrics(text: string): Sample[] {
   const samples: Sample[] = [];
   for (const line of text.split("\n")) {
     if (line === "" || line.startsWith("#")) continue;

@@ -7,7 +7,7 @@ import type { ConsoleConfig } from "../config";
  * localStorage; the refresh token renews the access token before it expires; signing out
  * ends the session at the service (end session), not only here.
  */
-export const API_SCOPE = "urn:platform:iam:org:project:id:platform:aud";
+const API_SCOPE = "urn:platform:iam:org:project:id:platform:aud";
 export const CALLBACK_PATH = `${import.meta.env.BASE_URL}callback`;
 
 export class Session {

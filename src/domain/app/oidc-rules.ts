@@ -13,7 +13,7 @@ const SCRIPTING_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:",
  */
 function checkRedirectUri(field: string, uri: string, config: Pick<OidcConfig, "appType" | "devMode">, onIssuer: boolean): void {
   // A path on the issuer's origin: only the service's own console (instance/console-app.ts).
-  if (onIssuer && /^\/(?![\/\\])\S*$/.test(uri) && !uri.includes("#")) return;
+  if (onIssuer && /^\/(?![/\\])\S*$/.test(uri) && !uri.includes("#")) return;
   let url: URL;
   try {
     url = new URL(uri);

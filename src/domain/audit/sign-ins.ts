@@ -9,7 +9,7 @@ import type { Summary } from "./sign-in-bound.js";
  */
 
 /** Where the attempt was made: the login pages, the session API's checks, the token endpoint. */
-export type SignInChannel = "login" | "session" | "token";
+type SignInChannel = "login" | "session" | "token";
 
 /**
  * What the attempt was to prove:

@@ -32,7 +32,7 @@ export interface BootstrapHooks {
 }
 
 /** The console's first page once the invitation is accepted (login/steps/set-password-page.ts allows only console paths). */
-export const INVITE_RETURN_TO = "/ui/console/";
+const INVITE_RETURN_TO = "/ui/console/";
 
 export async function bootstrapFirstInstance(
   db: Db,

@@ -13,10 +13,10 @@ import { addProject } from "../project/commands.js";
  * without an update per domain. Paths are refused for every other application
  * (app/oidc-rules.ts), and the service alone manages this one (`refuseConsoleChange`).
  */
-export const CONSOLE_PROJECT_NAME = "Platform";
-export const CONSOLE_APP_NAME = "Console";
+const CONSOLE_PROJECT_NAME = "Platform";
+const CONSOLE_APP_NAME = "Console";
 
-export const CONSOLE_OIDC_CONFIG: OidcConfig = {
+const CONSOLE_OIDC_CONFIG: OidcConfig = {
   redirectUris: ["/ui/console/callback"],
   postLogoutRedirectUris: ["/ui/console/"],
   responseTypes: ["code"],

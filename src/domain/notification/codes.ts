@@ -15,11 +15,11 @@ import type { Tx } from "../../store/db.js";
 const ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679";
 const LENGTH = 8;
 /** Wrong codes that invalidate the code (the five). */
-export const MAX_FAILED_ATTEMPTS = 5;
+const MAX_FAILED_ATTEMPTS = 5;
 
 export type CodePurpose = "verify_email" | "verify_phone" | "password_reset" | "invite" | "otp_email" | "otp_sms";
 
-export function newCode(): string {
+function newCode(): string {
   let code = "";
   for (let i = 0; i < LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
   return code;

@@ -12,9 +12,9 @@ import { appendOrgEvent, domainRowsForUpdate } from "./commands.js";
  */
 
 /** The label of the TXT record: `_platform-challenge.<domain>`. */
-export const DNS_CHALLENGE_LABEL = "_platform-challenge";
+const DNS_CHALLENGE_LABEL = "_platform-challenge";
 /** The path of the file, before `<token>.txt`. */
-export const HTTP_CHALLENGE_PATH = "/.well-known/platform-challenge/";
+const HTTP_CHALLENGE_PATH = "/.well-known/platform-challenge/";
 
 export interface ChallengePorts {
   https: number;

@@ -63,7 +63,7 @@ export interface SessionChanges {
 /** At most this many metadata keys per session (the proto's bound on one request holds for the whole session too). */
 export const MAX_METADATA_KEYS = 20;
 
-export interface SessionUser {
+interface SessionUser {
   id: string;
   loginName: string;
   displayName: string;

@@ -8,7 +8,7 @@ ColorSpace.register(sRGB);
 ColorSpace.register(XYZ_D65);
 
 /** WCAG 2.1 level AA for normal text (1.4.3): the pages' text is all normal-sized. */
-export const AA_MINIMUM = 4.5;
+const AA_MINIMUM = 4.5;
 
 export interface ContrastWarning {
   /** A property. */

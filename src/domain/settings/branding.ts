@@ -52,7 +52,7 @@ export const BUILT_IN_BRANDING: Branding = {
 };
 
 /** The images a context may set; each is served at its own URL (branding-images.ts). */
-export const BRANDING_IMAGES = ["logo", "logo_dark", "icon", "icon_dark"] as const;
+const BRANDING_IMAGES = ["logo", "logo_dark", "icon", "icon_dark"] as const;
 export type BrandingImage = (typeof BRANDING_IMAGES)[number];
 
 const FONTS: readonly BrandingFont[] = ["system-ui", "humanist", "transitional", "monospace"];

@@ -13,7 +13,7 @@ export interface PropertyDefinition {
 }
 
 /** A value in effect and the context it was set in. */
-export interface ResolvedValue {
+interface ResolvedValue {
   value: unknown;
   from: ContextRef;
   /** Fixed by the system (no level may set it): its owner is named even when asked there. */

@@ -36,7 +36,7 @@ const properties: Record<string, PropertyDefinition> = {
 };
 
 /** The languages a context allows, in order: its restricted languages, or every supported one. */
-export function allowedLanguages(resolved: Resolved): string[] {
+function allowedLanguages(resolved: Resolved): string[] {
   const restricted = resolved.restricted_languages!.value as string[];
   return restricted.length > 0 ? restricted : (resolved.supported_languages!.value as string[]);
 }

@@ -8,7 +8,7 @@ const EVERYWHERE = new Set(["system", "instance", "org"] as const);
 const INSTANCE_AND_ABOVE = new Set(["system", "instance"] as const);
 
 /** Above this a lockout protects nobody; it is also the environment variable's bound. */
-export const MAX_PASSWORD_ATTEMPTS_LIMIT = 1000;
+const MAX_PASSWORD_ATTEMPTS_LIMIT = 1000;
 
 /** What the login pages allow in an organization, and when they lock a user. */
 export interface LoginSettings {

@@ -22,7 +22,7 @@ export async function usableFactors(db: Db | Tx, user: Pick<UserRow, "instance_i
 }
 
 /** The factors set up (a TOTP verified, a key registered), used or not, strongest first. */
-export async function readyFactors(db: Db | Tx, user: Pick<UserRow, "instance_id" | "id">): Promise<Factors> {
+async function readyFactors(db: Db | Tx, user: Pick<UserRow, "instance_id" | "id">): Promise<Factors> {
   const [rows, keys, codes] = await Promise.all([
     db.selectFrom("user_factors").select(["type", "state"]).where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).execute(),
     db.selectFrom("user_webauthn_keys").select("kind").distinct().where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).where("state", "=", "ready").execute(),

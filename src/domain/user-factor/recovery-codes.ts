@@ -8,7 +8,7 @@ import type { SecretBox } from "../../crypto/encryption.js";
  * of the table alone cannot be searched for them.
  */
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 const ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679";
 const LENGTH = 12;
 

@@ -28,7 +28,7 @@ const REGISTRATION_TTL_MS = 10 * 60_000;
 export type Attachment = "platform" | "cross-platform" | undefined;
 
 /** How messages name each kind. */
-export const KIND_NAME: Record<WebAuthnKind, string> = { passkey: "passkey", u2f: "security key" };
+const KIND_NAME: Record<WebAuthnKind, string> = { passkey: "passkey", u2f: "security key" };
 
 async function person(tx: Tx, actor: Actor, userId: string): Promise<UserRow> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);

@@ -154,7 +154,7 @@ export async function storePassword(
   return details;
 }
 
-export async function passwordHash(db: Db, instanceId: string, userId: string): Promise<string | undefined> {
+async function passwordHash(db: Db, instanceId: string, userId: string): Promise<string | undefined> {
   const row = await db
     .selectFrom("user_secrets")
     .select("hash")
@@ -239,7 +239,7 @@ async function ensureUsernameFree(tx: Tx, instanceId: string, orgId: string, use
  * Removes users with everything that hangs off them: their memberships anywhere and their
  * credentials. Nothing may dangle, so every table that refers to users is named here.
  */
-export async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "id", value: string): Promise<void> {
+async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "id", value: string): Promise<void> {
   const users = tx.selectFrom("users").select("id").where("instance_id", "=", instanceId).where(column, "=", value);
   // Locked first: whoever is adding a membership or credential to one of them (holding a
   // share lock) finishes before, and is removed with it; whoever comes later finds no user.

@@ -93,7 +93,7 @@ export async function unlinkExternalAccount(tx: Tx, actor: Actor, userId: string
   return changeUser(tx, actor, user, [{ type: "user.idp.link.removed", payload: { idpId, externalUserId } }], {});
 }
 
-export interface LinkView {
+interface LinkView {
   idpId: string;
   idpName: string;
   externalUserId: string;

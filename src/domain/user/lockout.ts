@@ -1,8 +1,7 @@
-import { sql } from "kysely";
-import { ACCESS_CHANNEL } from "../../cache/access-epoch.js";
 import { changeUserState } from "./commands.js";
 import type { Db, Tx } from "../../store/db.js";
 import { prepared } from "../../store/prepared.js";
+import { noticeAccessChange } from "../../store/access-notice.js";
 
 /**
  * Counts a failed check of a password or a second factor (one counter, on the user, whatever
@@ -23,7 +22,7 @@ export async function recordFailedCheck(tx: Tx, instanceId: string, userId: stri
   if (max === 0 || !row || row.failed_checks < max) return { locked: false };
   await tx.updateTable("users").set({ failed_checks: 0 }).where("instance_id", "=", instanceId).where("id", "=", userId).execute();
   await changeUserState(tx, { instanceId, userId: "system" }, userId, "lock");
-  await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(tx);
+  await noticeAccessChange(tx);
   return { locked: true };
 }
 

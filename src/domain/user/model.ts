@@ -19,7 +19,7 @@ export interface Profile {
   gender: Gender | undefined;
 }
 
-export interface HumanSpec {
+interface HumanSpec {
   kind: "human";
   profile: Profile;
   email: { address: string; verified: boolean };
@@ -29,7 +29,7 @@ export interface HumanSpec {
   passwordChangeRequired: boolean;
 }
 
-export interface MachineSpec {
+interface MachineSpec {
   kind: "machine";
   name: string;
   description: string;

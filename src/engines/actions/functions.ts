@@ -12,7 +12,7 @@ export type FunctionName = "preuserinfo" | "preaccesstoken";
 
 /** Claims under this prefix are the service's own: a function may not add them. */
 const RESERVED_PREFIX = "urn:platform:iam";
-export const functionLogClaim = (name: FunctionName) => `urn:platform:iam:action:function/${name}:log`;
+const functionLogClaim = (name: FunctionName) => `urn:platform:iam:action:function/${name}:log`;
 
 /** A function target refused the token or userinfo: `message` is safe to show the client. */
 export class FunctionError extends Error {

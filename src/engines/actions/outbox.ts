@@ -25,7 +25,7 @@ const ROWS_PER_INSERT = 1000;
  * configuration, which a transaction cannot see); the worker checks it before each call and
  * records a delivery of an instance with actions off as failed, without calling.
  */
-export const outbox: AppendHook<EventExecution[] | null> = {
+const outbox: AppendHook<EventExecution[] | null> = {
   read: (db, instanceId) =>
     sql<EventExecution[] | null>`(select jsonb_agg(e) from (${db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", instanceId).where("condition_type", "=", "event")}) e)`,
   run: recordDeliveries,

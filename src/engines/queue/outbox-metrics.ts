@@ -1,5 +1,5 @@
 import { Counter, Gauge, type LabelValues, type Registry } from "prom-client";
-import { readWithin } from "./read-within.js";
+import { readWithin } from "../../store/read-within.js";
 
 export interface OutboxMetricsOptions<Result extends string> {
   /** `<name>_total` counts this process's attempts by result; `<name>_pending` is the backlog. */

@@ -10,7 +10,7 @@ import type { LoginSettings } from "../../domain/settings/login.js";
  * Discovery lists both (`acr_values_supported`).
  */
 export const ACR_MFA = "urn:platform:acr:mfa";
-export const ACR_SFA = "urn:platform:acr:sfa";
+const ACR_SFA = "urn:platform:acr:sfa";
 export const ACR_VALUES = [ACR_SFA, ACR_MFA];
 
 export const acrOf = (amr: readonly string[]): string => (amr.includes("mfa") ? ACR_MFA : ACR_SFA);

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { hashToken } from "../../crypto/tokens.js";
 import { failedPrecondition, notFound, permissionDenied } from "../../domain/errors.js";
 import { constantTimeEqual } from "../../crypto/equal.js";
@@ -13,6 +12,7 @@ import { findSessionRow } from "../../domain/session/queries.js";
 import { linkedUser } from "../../domain/user/external-identities.js";
 import { loginUserById } from "../../domain/user/login-names.js";
 import { passwordState } from "../../domain/user/passwords.js";
+import { storeResultOnce } from "../adapters/interaction-results.js";
 import type { Db } from "../../store/db.js";
 import { acrOf, withRequestedAcr } from "./acr.js";
 import type { SessionFactorsJson } from "../../domain/session/model.js";
@@ -83,7 +83,7 @@ const FACTOR_TYPES: Record<Exclude<(typeof SECOND_FACTORS)[number], "recoveryCod
  * the person; `mfa` for factors of two kinds (a user-verified passkey is two, a security key
  * one: user-webauthn/factor.ts).
  */
-export function amrOf(f: SessionFactorsJson): string[] {
+function amrOf(f: SessionFactorsJson): string[] {
   const amr: string[] = [];
   if (f.password) amr.push("pwd");
   if (f.idpIntent) amr.push("fed");
@@ -174,15 +174,6 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
 
   // What the provider's interactionResult stores: the login, and the prompts of our policy that it resolves.
   const result = { login: { accountId: user.id, amr, acr: acrOf(amr), ts: authTime, remember: true }, select_account: {}, create: {} };
-  // Only while no result is there: of two finalizations racing, one wins.
-  const finished = await db
-    .updateTable("oidc_payloads")
-    .set({ payload: JSON.stringify({ ...payload, result }) })
-    .where("instance_id", "=", instanceId)
-    .where("model", "=", MODEL)
-    .where("id", "=", id)
-    .where(sql<boolean>`payload->'result' is null`)
-    .executeTakeFirst();
-  if (Number(finished.numUpdatedRows) === 0) throw failedPrecondition(`auth request ${id} is finished already`);
+  if (!(await storeResultOnce(db, instanceId, MODEL, id, { ...payload, result }))) throw failedPrecondition(`auth request ${id} is finished already`);
   return payload.returnTo;
 }

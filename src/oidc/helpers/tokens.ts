@@ -51,7 +51,7 @@ export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: s
   };
 }
 
-export function looksLikeJwt(value: string): boolean {
+function looksLikeJwt(value: string): boolean {
   return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value);
 }
 
@@ -61,7 +61,7 @@ const ALGORITHMS = ["RS256", "ES256"];
  * The JWT access token's claims when one of the instance's keys signed it and it has not
  * expired; undefined otherwise. ID tokens and other JWTs (typ other than at+jwt) are refused.
  */
-export async function verifyJwtAccessToken(value: string, keys: KeySet, clockToleranceS = 0): Promise<JWTPayload | undefined> {
+async function verifyJwtAccessToken(value: string, keys: KeySet, clockToleranceS = 0): Promise<JWTPayload | undefined> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(value).kid;

@@ -20,7 +20,7 @@ export interface KeySet {
   latest: { kid: string; activatesAt: Date };
 }
 
-export function keyPolicy(settings: OidcSettings): KeyPolicy {
+function keyPolicy(settings: OidcSettings): KeyPolicy {
   return {
     algorithm: settings.signingAlg,
     rotateEveryMs: settings.keyRotateEveryMs,

@@ -93,7 +93,7 @@ const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, Reflection
 export const SERVED_SERVICES: readonly DescService[] = [...PLATFORM_SERVICES, ...INFRA_SERVICES];
 
 /** What request and response executions may name: exactly what this server serves. */
-export function servedCatalog(): ExecutionCatalog {
+function servedCatalog(): ExecutionCatalog {
   return {
     services: new Set(SERVED_SERVICES.map((s) => s.typeName)),
     methods: new Set(SERVED_SERVICES.flatMap((s) => s.methods.map((m) => `/${s.typeName}/${m.name}`))),

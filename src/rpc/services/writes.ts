@@ -1,6 +1,6 @@
 import type { HandlerContext } from "@connectrpc/connect";
-import { sql } from "kysely";
-import { ACCESS_CHANNEL, type AccessEpoch } from "../../cache/access-epoch.js";
+import type { AccessEpoch } from "../../cache/access-epoch.js";
+import { noticeAccessChange } from "../../store/access-notice.js";
 import type { Store } from "../../store/database.js";
 import type { Tx } from "../../store/db.js";
 import { holdInstance, instanceGone } from "../../domain/instance/commands.js";
@@ -27,8 +27,7 @@ export function handlerStore(store: Pick<Store, "forRequest">, access?: AccessEp
   const changingAccess = async <T>(ctx: HandlerContext, fn: (tx: Tx) => Promise<T>) => {
     const result = await write(ctx, async (tx) => {
       const done = await fn(tx);
-      // Delivered when the transaction commits, and not at all when it rolls back.
-      await sql`select pg_notify(${ACCESS_CHANNEL}, '')`.execute(tx);
+      await noticeAccessChange(tx);
       return done;
     });
     access?.advance();

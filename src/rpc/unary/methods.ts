@@ -15,7 +15,7 @@ import { CallHeaders } from "./call-headers.js";
 import { once, single } from "../interceptors/server-streams.js";
 
 /** What a protocol front end hands in: the request as parsed off the wire. */
-export interface UnaryCall {
+interface UnaryCall {
   method: DescMethodUnary;
   message: Message;
   /** The caller's HTTP method (gRPC and Connect: POST). */

@@ -205,7 +205,7 @@ class PgConnection implements SignalConnection {
   }
 
   // Kysely's interface; nothing here streams.
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error("streaming queries are not used");
   }
 

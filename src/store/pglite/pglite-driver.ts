@@ -76,7 +76,7 @@ export class PGliteDriver extends StatementTransactions implements SignalDriver 
 }
 
 /** The embedded database was busy with other work for longer than a statement may take. */
-export class ConnectionWaitTimeout extends Error {
+class ConnectionWaitTimeout extends Error {
   override name = "ConnectionWaitTimeout";
   /** What PostgreSQL says when a statement_timeout fires: the same fault, the same answer. */
   readonly code = "57014";
@@ -138,7 +138,7 @@ class PGliteConnection implements SignalConnection {
     }
   }
 
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error("streaming queries are not supported on PGlite");
   }
 }

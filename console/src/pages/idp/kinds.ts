@@ -3,7 +3,7 @@ import { ProviderType } from "../../../../gen/platform/resources/idp/v3alpha/idp
 import { PlatformIdentityProviders } from "../../../../gen/platform/resources/idp/v3alpha/idp_service_pb";
 
 /** A type's own settings besides the client ID, secret and scopes every type has. */
-export type ExtraField = "issuer" | "isIdTokenMapping" | "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute";
+type ExtraField = "issuer" | "isIdTokenMapping" | "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute";
 
 /**
  * Create, Patch and Get of one type. Typed loosely on purpose: the six types' messages

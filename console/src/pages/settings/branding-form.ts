@@ -3,7 +3,7 @@ import { BrandingFont, type ResolvedBrandingSettings, type SetBrandingSettingsSc
 import { isColor } from "../../components/ColorInput";
 import { changedSettings, flagSetting, formValues, setOrReset, type Settings } from "./settings-form";
 
-export type ColorName = "primaryColor" | "backgroundColor" | "warnColor" | "fontColor" | "primaryColorDark" | "backgroundColorDark" | "warnColorDark" | "fontColorDark";
+type ColorName = "primaryColor" | "backgroundColor" | "warnColor" | "fontColor" | "primaryColorDark" | "backgroundColorDark" | "warnColorDark" | "fontColorDark";
 
 /**
  * The branding form's values and the API's messages, both ways: the colors of each mode

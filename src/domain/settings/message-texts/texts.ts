@@ -1,13 +1,13 @@
 import type { MessageKind } from "../../notification/kinds.js";
 
 /** The texts of an email: a subject line and a body template. */
-export interface EmailTexts {
+interface EmailTexts {
   subject: string;
   body: string;
 }
 
 /** An SMS has no subject. */
-export interface SmsTexts {
+interface SmsTexts {
   body: string;
 }
 

@@ -10,7 +10,7 @@ import { messages } from "./queue.js";
  * Wipes the sealed content (codes) of up to `limit` failed messages past their expiry: they
  * can no longer be retried, and a code is kept no longer than it could be used.
  */
-export async function wipeExpiredContent(db: Db, limit: number): Promise<number> {
+async function wipeExpiredContent(db: Db, limit: number): Promise<number> {
   const result = await sql`
     update notifications set sealed_data = null
     where (instance_id, id) in (

@@ -13,7 +13,7 @@ import type { SealedContent } from "../../../domain/notification/record.js";
 import { renderFor } from "./render.js";
 
 /** The queue's settings (a message fails at its maximum age, and at the latest when its code expires), and: */
-export interface NotificationSettings extends Pick<QueueSettings, "maxAgeMs" | "pollIntervalMs" | "concurrency"> {
+interface NotificationSettings extends Pick<QueueSettings, "maxAgeMs" | "pollIntervalMs" | "concurrency"> {
   /** How long a claim lasts: longer than any send may take (the providers' timeouts). */
   leaseS: number;
   /** A message that found no active provider looks again after this (sooner when one is activated). */

@@ -116,7 +116,7 @@ function readCa(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    throw new Error(`PLATFORM_SMTP_CA_PATH: cannot read ${path} (${(error as Error).message})`);
+    throw new Error(`PLATFORM_SMTP_CA_PATH: cannot read ${path} (${(error as Error).message})`, { cause: error });
   }
 }
 

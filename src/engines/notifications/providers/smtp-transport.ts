@@ -16,7 +16,7 @@ export interface SmtpOptions {
   allowPrivate: boolean;
 }
 
-export const smtpSettings = (provider: SendableProvider) => provider.config as { kind: "smtp" } & SmtpSettings;
+const smtpSettings = (provider: SendableProvider) => provider.config as { kind: "smtp" } & SmtpSettings;
 
 /**
  * nodemailer's options for a provider: certificates always verified (against the system's

@@ -5,4 +5,4 @@
  */
 export { expiresIn } from "./expires-in.js";
 export { messageFor, messageLanguage } from "./message-for.js";
-export { renderMessage, type MessageTemplate, type RenderedEmail, type RenderedMessage, type RenderedSms } from "./render.js";
+export { renderMessage, type RenderedEmail, type RenderedSms } from "./render.js";

@@ -39,7 +39,7 @@ export async function loginOrgOf(db: Db, instanceId: string, params: LoginParams
  * The providers effectively active in the organization whose type this login can use, by
  * name; none while the organization's login settings turn external login off.
  */
-export async function activeProviders(db: Db, instanceId: string, orgId: string, id?: string): Promise<IdpView[]> {
+async function activeProviders(db: Db, instanceId: string, orgId: string, id?: string): Promise<IdpView[]> {
   return (await providersForLogin(db, instanceId, orgId, id)).filter((p) => SUPPORTED_TYPES.has(p.type));
 }
 

@@ -15,7 +15,7 @@ import { payloadAdapters, type OidcAdapter, type OidcPayload } from "../../adapt
  * until authTime + the session lifetime, and goes when that account signs out.
  */
 
-export const KNOWN_ACCOUNTS_COOKIE = "platform_accounts";
+const KNOWN_ACCOUNTS_COOKIE = "platform_accounts";
 const MODEL = "KnownAccounts";
 /** A person with more accounts than this on one browser loses the oldest. */
 const MAX_ENTRIES = 20;
@@ -40,7 +40,7 @@ function sign(key: string, id: string): string {
 }
 
 /** The id a Cookie header carries, when its signature holds. */
-export function knownAccountsId(cookieHeader: string | undefined, key: string): string | undefined {
+function knownAccountsId(cookieHeader: string | undefined, key: string): string | undefined {
   const [id, mac] = (readCookie(cookieHeader, KNOWN_ACCOUNTS_COOKIE) ?? "").split(".");
   if (!id || !mac) return undefined;
   return constantTimeEqual(mac, sign(key, id)) ? id : undefined;

@@ -17,7 +17,7 @@ const MODEL = "LoginWebAuthnChallenge";
 const TTL_S = 5 * 60;
 
 /** A sign-in's challenge (the first page's passkey; the second factor, for `userId`). */
-export interface AssertionRecord {
+interface AssertionRecord {
   pending: PendingWebAuthn;
   userId?: string;
 }

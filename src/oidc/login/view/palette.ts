@@ -68,7 +68,7 @@ function extremeAgainst(color: string): string {
  * The color itself when it reaches `ratio` on every background, else the least mix of it
  * toward black or white (away from the backgrounds) that does.
  */
-export function readable(color: string, backgrounds: string[], ratio = 4.5): string {
+function readable(color: string, backgrounds: string[], ratio = 4.5): string {
   const surfaces = backgrounds.map((b) => parse(b));
   const passes = (c: ColorTypes) => surfaces.every((b) => contrastWCAG21(c, b) >= ratio);
   if (passes(parse(color))) return color;

@@ -13,7 +13,7 @@ import { followEvents, type WatchSettings, type WatchSlots } from "./watch.js";
 const DEFAULT_LIMIT = 100;
 
 /** Whose events the caller reads: the ctx's instance (the system's own in the system context), within what it may see. */
-export function logScope(ctx: HandlerContext): LogScope {
+function logScope(ctx: HandlerContext): LogScope {
   const orgs = visibleOrgs(ctx);
   return { instanceId: ctx.values.get(systemKey) ? SYSTEM_STREAM : tenantOf(ctx).id, ...(orgs && { orgs }) };
 }

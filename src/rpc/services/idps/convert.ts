@@ -22,7 +22,7 @@ export function policyFromProto(policy: StatePolicy): StatePolicyName | undefine
   return (Object.keys(POLICIES) as StatePolicyName[]).find((name) => POLICIES[name] === policy);
 }
 
-export function stateFromProto(state: State): EffectiveState {
+function stateFromProto(state: State): EffectiveState {
   return state === State.EFFECTIVE_STATE_INACTIVE ? "inactive" : "active";
 }
 
@@ -48,7 +48,7 @@ export function configFromJson(desc: DescMessage, stored: Record<string, unknown
 /** By stored type name ("gitlab"): the enum's values, named PROVIDER_TYPE_GITLAB and so on. */
 const PROVIDER_TYPES = new Map(ProviderTypeSchema.values.map((v) => [v.name.replace(/^PROVIDER_TYPE_/, "").toLowerCase(), v.number]));
 
-export function providerTypeToProto(type: string): number {
+function providerTypeToProto(type: string): number {
   const number = PROVIDER_TYPES.get(type);
   if (number === undefined) throw new Error(`identity provider type ${type} has no ProviderType value`);
   return number;

@@ -9,7 +9,7 @@ import type { SessionFilter } from "../../../domain/session/queries.js";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import { detailsToProto } from "../convert.js";
 
-export function checksFromProto(c: Checks | undefined): SessionChecks {
+function checksFromProto(c: Checks | undefined): SessionChecks {
   if (!c) return {};
   const user = c.user?.search;
   return {
