@@ -59,17 +59,39 @@ const measure = (service: ServiceUnderTest, name: string, call: (n: number) => T
 const search = (body: unknown) => ({ method: "POST", path: "/resources/v3alpha/events/_search", body });
 
 runLatencyBench(async (s, databaseUrl) => {
-  const target = (await callApi(s.port, s.headers, "POST", "/resources/v3alpha/targets", { name: "baseline", restWebhook: { url: "https://example.com/hook" }, timeout: "10s" }, 201)) as Created;
-  const instanceId = ((await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { limit: 1 } })).body as { result: { instanceId: string }[] }).result[0]!.instanceId;
+  const target = (await callApi(
+    s.port,
+    s.headers,
+    "POST",
+    "/resources/v3alpha/targets",
+    { name: "baseline", restWebhook: { url: "https://example.com/hook" }, timeout: "10s" },
+    201,
+  )) as Created;
+  const instanceId = (
+    (await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { limit: 1 } })).body as {
+      result: { instanceId: string }[];
+    }
+  ).result[0]!.instanceId;
   const seeding = performance.now();
   await seed(databaseUrl, instanceId);
   const seededS = (performance.now() - seeding) / 1000;
   await analyze(databaseUrl);
-  const page2 = ((await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", { headers: s.headers, body: { filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 } })).body as { continuation: string }).continuation;
+  const page2 = (
+    (
+      await requestJson(s.port, "POST", "/resources/v3alpha/events/_search", {
+        headers: s.headers,
+        body: { filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 },
+      })
+    ).body as { continuation: string }
+  ).continuation;
   const rows = [
     await measure(s, "GetTarget by id (baseline)", () => ({ method: "GET", path: `/resources/v3alpha/targets/${target.details.id}` })),
-    await measure(s, `a resource's last 100 (of ${(EVENTS / 100).toLocaleString("en")})`, () => search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 })),
-    await measure(s, "a resource's next 100 (continuation)", () => search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100, continuation: page2 })),
+    await measure(s, `a resource's last 100 (of ${(EVENTS / 100).toLocaleString("en")})`, () =>
+      search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100 }),
+    ),
+    await measure(s, "a resource's next 100 (continuation)", () =>
+      search({ filters: [{ resource: { type: "user", id: RESOURCE } }], limit: 100, continuation: page2 }),
+    ),
     await measure(s, "the instance's last 100", () => search({ limit: 100 })),
     await measure(s, "an organization's last 100 (a tenth)", () => search({ filters: [{ organization: { orgId: ORG } }], limit: 100 })),
     await measure(s, "a group's last 100 (user.grant, a quarter)", () => search({ filters: [{ types: { groups: ["user.grant"] } }], limit: 100 })),

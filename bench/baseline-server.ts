@@ -66,7 +66,8 @@ async function getTarget(id: string) {
  * it (store/projection-state.ts, projectionStateColumns): the newest event of the aggregate type.
  */
 const stateColumns = (instance: string, aggregateType: string) => {
-  const newest = (column: string) => `(select "${column}" from "events" where "instance_id" = ${instance} and "aggregate_type" = ${aggregateType} order by "position" desc limit 1)`;
+  const newest = (column: string) =>
+    `(select "${column}" from "events" where "instance_id" = ${instance} and "aggregate_type" = ${aggregateType} order by "position" desc limit 1)`;
   return `${newest("instance_position")} as "state_position", ${newest("created_at")} as "state_timestamp"`;
 };
 
@@ -181,7 +182,12 @@ const userDetails = (r: Pick<UserViewRow, "id" | "sequence" | "change_date" | "i
 
 /** As the REST gateway answers: proto3 JSON, which leaves out empty strings, false and unset fields. */
 function userView(r: UserViewRow) {
-  const base = { details: userDetails(r), username: r.username, loginName: `${r.username}@${r.primary_domain ?? ""}`, state: `USER_STATE_${r.state.toUpperCase()}` };
+  const base = {
+    details: userDetails(r),
+    username: r.username,
+    loginName: `${r.username}@${r.primary_domain ?? ""}`,
+    state: `USER_STATE_${r.state.toUpperCase()}`,
+  };
   if (r.type === "machine") {
     return {
       ...base,
@@ -264,8 +270,24 @@ async function createUser(input: NewHuman) {
     await client.query(
       'insert into "users" ("instance_id", "id", "org_id", "username", "type", "created_at", "change_date", "sequence", "name", "given_name", "family_name", "nick_name", "preferred_language", "gender", "email", "email_verified", "phone", "phone_verified") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)',
       [
-        instanceId, id, orgId, username, "human", created_at, created_at, sequence, profile.displayName, profile.givenName, profile.familyName,
-        profile.nickName, profile.preferredLanguage, null, email.address, email.verified, null, null,
+        instanceId,
+        id,
+        orgId,
+        username,
+        "human",
+        created_at,
+        created_at,
+        sequence,
+        profile.displayName,
+        profile.givenName,
+        profile.familyName,
+        profile.nickName,
+        profile.preferredLanguage,
+        null,
+        email.address,
+        email.verified,
+        null,
+        null,
       ],
     );
     await client.query(
@@ -313,20 +335,18 @@ const stateOf = (policy: string | null | undefined) => (policy === "deactivate" 
 function idpView(r: IdpRow, orgId: string) {
   const owned = r.org_id === orgId;
   // In the instance: its own policy for a system provider, else the owner's.
-  const inInstance = r.instance_id === "" ? r.instance_policy ?? r.state_policy : r.state_policy;
+  const inInstance = r.instance_id === "" ? (r.instance_policy ?? r.state_policy) : r.state_policy;
   return {
     details: { id: r.id, sequence: String(r.sequence), changeDate: r.change_date.toISOString(), resourceOwner: ownerOfRow(r.instance_id, r.org_id) },
     ...(!owned && { parent: { parent: { type: "OWNER_TYPE_INSTANCE", id: instanceId }, state: stateOf(inInstance) } }),
-    state: stateOf(owned ? r.state_policy : r.org_policy ?? inInstance),
+    state: stateOf(owned ? r.state_policy : (r.org_policy ?? inInstance)),
     type: `PROVIDER_TYPE_${r.type.toUpperCase()}`,
-    idp: { name: r.name, statePolicy: `STATE_POLICY_${(owned ? r.state_policy : r.org_policy ?? "inherit").toUpperCase()}`, options: r.options },
+    idp: { name: r.name, statePolicy: `STATE_POLICY_${(owned ? r.state_policy : (r.org_policy ?? "inherit")).toUpperCase()}`, options: r.options },
   };
 }
 
 async function searchIdps(orgId: string, limit: number) {
-  const found = await pool.query<IdpRow & StateColumns>(SEARCH_IDPS_IN_ORG, [
-    instanceId, orgId, instanceId, "", "", instanceId, "", orgId, limit, 0, "idp",
-  ]);
+  const found = await pool.query<IdpRow & StateColumns>(SEARCH_IDPS_IN_ORG, [instanceId, orgId, instanceId, "", "", instanceId, "", orgId, limit, 0, "idp"]);
   const total = found.rows[0]?.total ?? 0;
   return {
     status: 200,
@@ -362,7 +382,11 @@ async function resolveLanguages(orgId: string) {
     'select * from "settings" where "kind" = $1 and (("instance_id" = $2 and "org_id" = $3) or ("instance_id" = $4 and "org_id" = $5) or ("instance_id" = $6 and "org_id" = $7))',
     ["language", instanceId, orgId, instanceId, "", "", ""],
   );
-  const chain = [[instanceId, orgId], [instanceId, ""], ["", ""]].map(([i, o]) => rows.find((r) => r.instance_id === i && r.org_id === o));
+  const chain = [
+    [instanceId, orgId],
+    [instanceId, ""],
+    ["", ""],
+  ].map(([i, o]) => rows.find((r) => r.instance_id === i && r.org_id === o));
   const nearest = (name: string, builtIn: unknown) => {
     const at = chain.findIndex((r) => r && Object.hasOwn(r.properties, name));
     return at < 0 ? { value: builtIn, at: 2 } : { value: chain[at]!.properties[name], at };
@@ -376,7 +400,11 @@ async function resolveLanguages(orgId: string) {
   return {
     status: 200,
     body: {
-      details: { sequence: String(own?.sequence ?? 0), ...(own && { changeDate: own.change_date.toISOString() }), owner: { type: "OWNER_TYPE_ORG", id: orgId } },
+      details: {
+        sequence: String(own?.sequence ?? 0),
+        ...(own && { changeDate: own.change_date.toISOString() }),
+        owner: { type: "OWNER_TYPE_ORG", id: orgId },
+      },
       settings: {
         defaultLanguage: { value: language.value, ...(owners[language.at] && { owner: owners[language.at] }) },
         restrictedLanguages: { value: allowed.map((key) => ({ key })), ...(owners[restricted.at] && { owner: owners[restricted.at] }) },

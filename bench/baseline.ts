@@ -13,11 +13,15 @@ export interface Baseline {
 
 /** Starts dist/bench/baseline-server.js and waits for the ports it prints. */
 export async function startBaseline(databaseUrl: string, instanceId: string): Promise<Baseline> {
-  const child = startNode(join(ROOT, "dist/bench/baseline-server.js"), {
-    ...process.env,
-    BASELINE_DATABASE_URL: databaseUrl,
-    BASELINE_INSTANCE_ID: instanceId,
-  }, PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "baseline")}`] : []);
+  const child = startNode(
+    join(ROOT, "dist/bench/baseline-server.js"),
+    {
+      ...process.env,
+      BASELINE_DATABASE_URL: databaseUrl,
+      BASELINE_INSTANCE_ID: instanceId,
+    },
+    PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "baseline")}`] : [],
+  );
   const lines = createInterface({ input: child.process.stdout! });
   try {
     const first = await new Promise<string>((resolve, reject) => {

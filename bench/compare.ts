@@ -61,7 +61,9 @@ function load(side: Side, name: string, protocol: "rest" | "connect" | "grpc", s
   const scenario = side.scenarios.find((s) => s.name === name);
   if (!scenario) throw new Error(`no scenario ${name}`);
   const { port, headers } = side.service;
-  return protocol === "grpc" ? loadHttp2(port, scenario.grpc, seconds, headers.host, undefined, 1, opened) : loadHttp1(port, scenario[protocol], seconds, undefined, opened);
+  return protocol === "grpc"
+    ? loadHttp2(port, scenario.grpc, seconds, headers.host, undefined, 1, opened)
+    : loadHttp1(port, scenario[protocol], seconds, undefined, opened);
 }
 
 async function round(side: Side, name: string, protocol: "rest" | "connect" | "grpc"): Promise<void> {
@@ -87,7 +89,10 @@ async function main(): Promise<void> {
   if (!OTHER) throw new Error("BENCH_COMPARE_WITH must name the other checkout (built with npm run build && npx tsc -p tsconfig.bench.json)");
   const { cleanups, cleanup } = cleanupStack(log);
   try {
-    const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+    const loadAtStart = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
     log(`starting and seeding this checkout and ${OTHER}…`);
     const here = await startSide("this checkout", resolve("."));
     cleanups.push(async () => {

@@ -62,12 +62,31 @@ async function signedInTab(browser: Browser, base: string, loginName: string): P
 async function measure(service: ServiceUnderTest): Promise<Latency[]> {
   const base = `http://localhost:${service.port}`;
   const username = "console-bench";
-  const user = (await callApi(service.port, service.headers, "POST", "/resources/v3alpha/users", { username, human: { profile: { givenName: "Console", familyName: "Bench" }, email: { address: "console-bench@example.com", isVerified: true }, password: USER_PASSWORD } }, 201)) as Created;
+  const user = (await callApi(
+    service.port,
+    service.headers,
+    "POST",
+    "/resources/v3alpha/users",
+    {
+      username,
+      human: {
+        profile: { givenName: "Console", familyName: "Bench" },
+        email: { address: "console-bench@example.com", isVerified: true },
+        password: USER_PASSWORD,
+      },
+    },
+    201,
+  )) as Created;
   await callApi(service.port, service.headers, "POST", "/resources/v3alpha/memberships", { userId: user.details.id, roles: ["IAM_OWNER"] }, 201);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
   try {
     const tab = await signedInTab(browser, base, username);
-    const storage = await tab.evaluate(() => JSON.stringify(Object.entries((globalThis as unknown as { sessionStorage: Record<string, string> }).sessionStorage)));
+    const storage = await tab.evaluate(() =>
+      JSON.stringify(Object.entries((globalThis as unknown as { sessionStorage: Record<string, string> }).sessionStorage)),
+    );
     const warm = await timed(
       async (page) => {
         await page.reload();
@@ -83,7 +102,8 @@ async function measure(service: ServiceUnderTest): Promise<Latency[]> {
       async () => {
         const context = await browser.newContext({ locale: "en-US" });
         await context.addInitScript((entries: string) => {
-          if (location.pathname.startsWith("/ui/console/")) for (const [key, value] of JSON.parse(entries) as [string, string][]) sessionStorage.setItem(key, value);
+          if (location.pathname.startsWith("/ui/console/"))
+            for (const [key, value] of JSON.parse(entries) as [string, string][]) sessionStorage.setItem(key, value);
         }, storage);
         return context.newPage();
       },
@@ -94,16 +114,18 @@ async function measure(service: ServiceUnderTest): Promise<Latency[]> {
       await page.getByRole("heading").first().waitFor();
     };
     const plain = await (await browser.newContext({ locale: "en-US" })).newPage();
-    const baseline = await timed(
-      loginPage,
-      async () => plain,
-    );
+    const baseline = await timed(loginPage, async () => plain);
     const baselineCold = await timed(
       loginPage,
       async () => (await browser.newContext({ locale: "en-US" })).newPage(),
       (page) => page.context().close(),
     );
-    return [latencyOf("login page, server-rendered (baseline)", baseline), latencyOf("login page, cold (new browser context)", baselineCold), latencyOf("console home, warm (reload)", warm), latencyOf("console home, cold (new browser context)", cold)];
+    return [
+      latencyOf("login page, server-rendered (baseline)", baseline),
+      latencyOf("login page, cold (new browser context)", baselineCold),
+      latencyOf("console home, warm (reload)", warm),
+      latencyOf("console home, cold (new browser context)", cold),
+    ];
   } finally {
     await browser.close();
   }

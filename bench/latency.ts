@@ -50,7 +50,15 @@ export async function timeCalls(service: ServiceUnderTest, rounds: number, name:
  * The rows as a Markdown table, the first row the baseline; `extra`: a column more (its header
  * and each row's cell); `aimed`: the rows the aim is about (all but the baseline by default).
  */
-export function latencyReport(title: string, setup: string, rows: Latency[], aimMs: number, digits: number, extra?: { header: string; cell(row: Latency, i: number): string }, aimed = (i: number) => i > 0): string {
+export function latencyReport(
+  title: string,
+  setup: string,
+  rows: Latency[],
+  aimMs: number,
+  digits: number,
+  extra?: { header: string; cell(row: Latency, i: number): string },
+  aimed = (i: number) => i > 0,
+): string {
   const base = rows[0]!.p50;
   const worst = Math.max(...rows.filter((_, i) => aimed(i)).map((r) => r.p95));
   const head = ["load", ...(extra ? [extra.header] : []), "p50 ms", "p95 ms", "slowest ms", "p50 ÷ baseline"];
@@ -63,9 +71,19 @@ export function latencyReport(title: string, setup: string, rows: Latency[], aim
     "",
     `| ${head.join(" | ")} |`,
     `|${head.map(() => "---|").join("")}`,
-    ...rows.map((r, i) => `| ${[r.name, ...(extra ? [extra.cell(r, i)] : []), r.p50.toFixed(digits), r.p95.toFixed(digits), r.max.toFixed(digits), (r.p50 / base).toFixed(1)].join(" | ")} |`),
+    ...rows.map(
+      (r, i) =>
+        `| ${[r.name, ...(extra ? [extra.cell(r, i)] : []), r.p50.toFixed(digits), r.p95.toFixed(digits), r.max.toFixed(digits), (r.p50 / base).toFixed(1)].join(" | ")} |`,
+    ),
     "",
-    `Aim: within ${aimMs} ms at p95${rows.every((_, i) => i === 0 || aimed(i)) ? "" : ` for ${rows.filter((_, i) => aimed(i)).map((r) => r.name).join(", ")}`}: ${worst <= aimMs ? "met" : "NOT met"} (worst p95 ${worst.toFixed(digits)} ms).`,
+    `Aim: within ${aimMs} ms at p95${
+      rows.every((_, i) => i === 0 || aimed(i))
+        ? ""
+        : ` for ${rows
+            .filter((_, i) => aimed(i))
+            .map((r) => r.name)
+            .join(", ")}`
+    }: ${worst <= aimMs ? "met" : "NOT met"} (worst p95 ${worst.toFixed(digits)} ms).`,
     "",
   ].join("\n");
 }

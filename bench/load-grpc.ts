@@ -6,11 +6,7 @@ import type { Http2Request } from "./load-http2.js";
  * message is encoded per call, as a client would, but without a client library's own work,
  * so that the gRPC row and the HTTP/2 baseline row pay the same load-generator cost.
  */
-export function grpcRequest<M extends DescMethodUnary>(
-  method: M,
-  message: MessageInitShape<M["input"]>,
-  authorization: string,
-): ReturnType<Http2Request> {
+export function grpcRequest<M extends DescMethodUnary>(method: M, message: MessageInitShape<M["input"]>, authorization: string): ReturnType<Http2Request> {
   const payload = toBinary(method.input, create(method.input, message));
   const frame = new Uint8Array(5 + payload.length);
   new DataView(frame.buffer).setUint32(1, payload.length);

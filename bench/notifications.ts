@@ -98,14 +98,20 @@ interface Sample {
 /** A human with an imported password hash: no hashing in the request. */
 const human = (username: string, passwordHash: string, verified: boolean) => ({
   username,
-  human: { profile: { givenName: "Bench", familyName: "User" }, email: { address: `${username}@bench.example`, isVerified: verified }, hashedPassword: passwordHash },
+  human: {
+    profile: { givenName: "Bench", familyName: "User" },
+    email: { address: `${username}@bench.example`, isVerified: verified },
+    hashedPassword: passwordHash,
+  },
 });
 
 /** `count` users with an unverified email, eight at a time: one verification email each. */
 async function backlog(port: number, headers: ServiceUnderTest["headers"], tag: string, passwordHash: string): Promise<void> {
   for (let start = 0; start < MESSAGES; start += 8) {
     await Promise.all(
-      Array.from({ length: Math.min(8, MESSAGES - start) }, (_, i) => callApi(port, headers, "POST", "/resources/v3alpha/users", human(`bench-${tag}-${start + i}`, passwordHash, false), 201)),
+      Array.from({ length: Math.min(8, MESSAGES - start) }, (_, i) =>
+        callApi(port, headers, "POST", "/resources/v3alpha/users", human(`bench-${tag}-${start + i}`, passwordHash, false), 201),
+      ),
     );
   }
 }
@@ -124,7 +130,14 @@ async function baseline(port: number, sample: Sample, pools: number, inFlight: n
     Array.from({ length: inFlight }, async (_, lane) => {
       const transport = transports[lane % pools]!;
       for (let n = next++; n < MESSAGES; n = next++) {
-        await transport.sendMail({ from: SENDER, replyTo: sample.replyTo, to: `bench-${tag}-${n}@bench.example`, subject: sample.subject, text: sample.text, html: sample.html });
+        await transport.sendMail({
+          from: SENDER,
+          replyTo: sample.replyTo,
+          to: `bench-${tag}-${n}@bench.example`,
+          subject: sample.subject,
+          text: sample.text,
+          html: sample.html,
+        });
       }
     }),
   );
@@ -136,7 +149,13 @@ async function baseline(port: number, sample: Sample, pools: number, inFlight: n
  * took after every process was ready (one that is still starting competes for the CPU) to the
  * last, and how many that counts.
  */
-async function drain(processes: number, databaseUrl: string, headers: ServiceUnderTest["headers"], smtp: Awaited<ReturnType<typeof startSmtp>>, passwordHash: string): Promise<{ rate: number; timed: number }> {
+async function drain(
+  processes: number,
+  databaseUrl: string,
+  headers: ServiceUnderTest["headers"],
+  smtp: Awaited<ReturnType<typeof startSmtp>>,
+  passwordHash: string,
+): Promise<{ rate: number; timed: number }> {
   const seeding = await startPeer(databaseUrl, asleep);
   await backlog(seeding.port, headers, `p${processes}`, passwordHash);
   await seeding.stop();
@@ -150,10 +169,22 @@ async function drain(processes: number, databaseUrl: string, headers: ServiceUnd
 }
 
 /** CreateUser over REST for `seconds`, CONNECTIONS calls in flight, each a new human. */
-function createUsers(port: number, headers: ServiceUnderTest["headers"], tag: string, verified: boolean, passwordHash: string, seconds: number): Promise<Measurement> {
+function createUsers(
+  port: number,
+  headers: ServiceUnderTest["headers"],
+  tag: string,
+  verified: boolean,
+  passwordHash: string,
+  seconds: number,
+): Promise<Measurement> {
   return loadHttp1(
     port,
-    (n) => ({ method: "POST", path: "/resources/v3alpha/users", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(human(`cu-${tag}-${n}`, passwordHash, verified)) }),
+    (n) => ({
+      method: "POST",
+      path: "/resources/v3alpha/users",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(human(`cu-${tag}-${n}`, passwordHash, verified)),
+    }),
     seconds,
   );
 }
@@ -171,7 +202,10 @@ const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : "n/a");
 async function main(): Promise<void> {
   const { cleanups, cleanup } = cleanupStack(log);
   try {
-    const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+    const loadAtStart = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
     const smtp = await startSmtp();
     cleanups.push(() => smtp.close());
     const database = await createBenchDatabase(DATABASE_URL);
@@ -182,15 +216,34 @@ async function main(): Promise<void> {
     const first = await startService(database.url, awake);
     cleanups.push(() => first.stop());
     const headers = first.headers;
-    const provider = (await callApi(first.port, headers, "POST", "/resources/v3alpha/smtp_providers", {
-      description: "bench relay",
-      smtp: { host: HOST, port: smtp.port, tls: "SMTP_TLS_NONE", senderAddress: SENDER.address, senderName: SENDER.name, replyToAddress: "help@bench.example" },
-    }, 201)) as Created;
+    const provider = (await callApi(
+      first.port,
+      headers,
+      "POST",
+      "/resources/v3alpha/smtp_providers",
+      {
+        description: "bench relay",
+        smtp: {
+          host: HOST,
+          port: smtp.port,
+          tls: "SMTP_TLS_NONE",
+          senderAddress: SENDER.address,
+          senderName: SENDER.name,
+          replyToAddress: "help@bench.example",
+        },
+      },
+      201,
+    )) as Created;
     await callApi(first.port, headers, "POST", `/resources/v3alpha/smtp_providers/${provider.details.id}/_activate`, {}, 200);
     await callApi(first.port, headers, "POST", "/resources/v3alpha/users", human("bench-sample", passwordHash, false), 201);
     await waitForCount(smtp.times, 1, "the sample email");
     const parsed = await simpleParser(smtp.raws[0]!);
-    const sample: Sample = { subject: parsed.subject ?? "", text: parsed.text ?? "", html: typeof parsed.html === "string" ? parsed.html : "", replyTo: parsed.replyTo?.text };
+    const sample: Sample = {
+      subject: parsed.subject ?? "",
+      text: parsed.text ?? "",
+      html: typeof parsed.html === "string" ? parsed.html : "",
+      replyTo: parsed.replyTo?.text,
+    };
     if (!sample.subject || !sample.text || !sample.html) throw new Error("the sample email lacks a subject, a text or an HTML part");
     await first.stop();
 
@@ -202,13 +255,18 @@ async function main(): Promise<void> {
       const base = rateOf(smtp.times.slice(from, from + MESSAGES));
       log(`${processes} process(es), ${MESSAGES} emails…`);
       const { rate, timed } = await drain(processes, database.url, headers, smtp, passwordHash);
-      sendRows.push(`| ${processes} | ${processes * CONCURRENCY} | ${processes * SMTP_CONNECTIONS} | ${timed} | ${Math.round(rate)} | ${Math.round(base)} | ${ratio(rate, base)} |`);
+      sendRows.push(
+        `| ${processes} | ${processes * CONCURRENCY} | ${processes * SMTP_CONNECTIONS} | ${timed} | ${Math.round(rate)} | ${Math.round(base)} | ${ratio(rate, base)} |`,
+      );
     }
 
     // CreateUser with and without a message, alternating, after a warm-up of each.
     const service = await startPeer(database.url, asleep);
     cleanups.push(() => service.stop());
-    const totals = { pending: { ok: 0, seconds: 0, errors: 0, p50: [] as number[], p99: [] as number[] }, verified: { ok: 0, seconds: 0, errors: 0, p50: [] as number[], p99: [] as number[] } };
+    const totals = {
+      pending: { ok: 0, seconds: 0, errors: 0, p50: [] as number[], p99: [] as number[] },
+      verified: { ok: 0, seconds: 0, errors: 0, p50: [] as number[], p99: [] as number[] },
+    };
     for (const verified of [false, true]) await createUsers(service.port, headers, `warm-${verified}`, verified, passwordHash, WARMUP_SECONDS);
     for (let round = 0; round < ROUNDS; round++) {
       for (const verified of [false, true]) {

@@ -10,9 +10,21 @@
  */
 import { readFileSync } from "node:fs";
 
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** `src/rpc`, `@connectrpc/connect`, `node:internal/http2`, `(garbage collector)`: where a frame's code lives. */
 function areaOf(frame: CallFrame): string {
@@ -79,7 +91,11 @@ function summarize(profile: Profile, top: number, lastMs: number): string {
 
   const table = (title: string, map: Map<string, number>, n: number) => {
     const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
-    return [`| ${title} | ms | share of busy |`, "|---|---:|---:|", ...rows.map(([k, v]) => `| \`${k}\` | ${(v / 1000).toFixed(0)} | ${((100 * v) / busy).toFixed(1)} % |`)].join("\n");
+    return [
+      `| ${title} | ms | share of busy |`,
+      "|---|---:|---:|",
+      ...rows.map(([k, v]) => `| \`${k}\` | ${(v / 1000).toFixed(0)} | ${((100 * v) / busy).toFixed(1)} % |`),
+    ].join("\n");
   };
   return [
     `Busy ${(busy / 1000).toFixed(0)} ms of ${(Math.min(total, lastMs * 1000) / 1000).toFixed(0)} ms sampled.`,

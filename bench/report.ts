@@ -21,7 +21,8 @@ const ratio = (a: number, b: number) => (b > 0 ? fixed(a / b, 2) : "n/a");
 
 function meetsTargets(row: Row): string {
   if (!row.baseline) return "";
-  const ok = row.result.requestsPerSecond >= TARGET_THROUGHPUT_RATIO * row.baseline.requestsPerSecond && row.result.p99Ms <= TARGET_P99_RATIO * row.baseline.p99Ms;
+  const ok =
+    row.result.requestsPerSecond >= TARGET_THROUGHPUT_RATIO * row.baseline.requestsPerSecond && row.result.p99Ms <= TARGET_P99_RATIO * row.baseline.p99Ms;
   return ok ? "yes" : "no";
 }
 
@@ -44,7 +45,10 @@ export function markdownTable(rows: Row[]): string {
 
 export function machineLine(): string {
   const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
-  return `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${os.availableParallelism()} CPUs (${cpu}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+  return `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${os.availableParallelism()} CPUs (${cpu}), Node ${process.version}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
 }
 
 /** A further table of the run (the concurrency sweep, the workers' scaling), under its own heading. */
@@ -71,7 +75,9 @@ export function report(rows: Row[], machine: string, notes: string[] = [], secti
     "",
     markdownTable(rows),
     "",
-    ...sections.filter((section) => section.rows.length > 0).flatMap((section) => [`## ${section.title}`, "", section.intro, "", markdownTable(section.rows), ""]),
+    ...sections
+      .filter((section) => section.rows.length > 0)
+      .flatMap((section) => [`## ${section.title}`, "", section.intro, "", markdownTable(section.rows), ""]),
   ].join("\n");
 }
 

@@ -15,7 +15,21 @@ import { cleanupStack, processTreeCpuMs } from "./processes.js";
 import { machineLine, report, writeReport, type Row, type Section } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
 import { seedScenarios, startPeer, startService, type ServiceUnderTest } from "./service.js";
-import { ARGON2, CONNECTIONS, DATABASE_URL, ROUNDS, SCALE_WORKERS, SWEEP, MEASURE_SECONDS, ONLY_PROTOCOLS, ONLY_SCENARIOS, SEED_IDPS, SEED_ORGS, USER_PASSWORD, WARMUP_SECONDS } from "./settings.js";
+import {
+  ARGON2,
+  CONNECTIONS,
+  DATABASE_URL,
+  ROUNDS,
+  SCALE_WORKERS,
+  SWEEP,
+  MEASURE_SECONDS,
+  ONLY_PROTOCOLS,
+  ONLY_SCENARIOS,
+  SEED_IDPS,
+  SEED_ORGS,
+  USER_PASSWORD,
+  WARMUP_SECONDS,
+} from "./settings.js";
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -23,7 +37,11 @@ const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
  * A warm-up run whose numbers are dropped, then the measured run; `serverPid`: the process
  * under load (with its children: a service of several workers).
  */
-async function measure(label: string, serverPid: number | undefined, load: (seconds: number, opened?: () => void) => Promise<Measurement>): Promise<Measurement> {
+async function measure(
+  label: string,
+  serverPid: number | undefined,
+  load: (seconds: number, opened?: () => void) => Promise<Measurement>,
+): Promise<Measurement> {
   await load(WARMUP_SECONDS);
   // Read as the measured window opens: an HTTP/1.1 load's connections are answered first.
   let cpu = process.cpuUsage();
@@ -111,12 +129,19 @@ async function runScenario(s: Scenario, service: ServiceUnderTest, baseline: Bas
  * One round of a scenario: each chosen protocol right after its baseline, with `concurrency`
  * requests in flight (CONNECTIONS unless told); rows named `name` (the scenario's unless told).
  */
-async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline: Baseline, opts: { name?: string; concurrency?: number; round?: string }): Promise<Row[]> {
+async function measureScenario(
+  s: Scenario,
+  service: ServiceUnderTest,
+  baseline: Baseline,
+  opts: { name?: string; concurrency?: number; round?: string },
+): Promise<Row[]> {
   const { name = s.name, concurrency = CONNECTIONS, round = "" } = opts;
   const wants = wantsProtocol;
   const rows: Row[] = [];
   if (wants("rest") || wants("connect")) {
-    const h1 = await measure(`${name} baseline HTTP/1.1${round}`, baseline.pid, (sec, opened) => loadHttp1(baseline.http1Port, s.baselineHttp1, sec, concurrency, opened));
+    const h1 = await measure(`${name} baseline HTTP/1.1${round}`, baseline.pid, (sec, opened) =>
+      loadHttp1(baseline.http1Port, s.baselineHttp1, sec, concurrency, opened),
+    );
     if (wants("rest")) {
       const result = await measure(`${name} REST${round}`, service.pid, (sec, opened) => loadHttp1(service.port, s.rest, sec, concurrency, opened));
       rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result, baseline: h1 });
@@ -128,9 +153,16 @@ async function measureScenario(s: Scenario, service: ServiceUnderTest, baseline:
     rows.push({ scenario: name, protocol: "baseline HTTP/1.1", result: h1, baseline: undefined });
   }
   if (wants("grpc")) {
-    const h2 = await measure(`${name} baseline HTTP/2${round}`, baseline.pid, (sec, opened) => loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, concurrency, 1, opened));
-    const result = await measure(`${name} gRPC${round}`, service.pid, (sec, opened) => loadHttp2(service.port, s.grpc, sec, service.headers.host, concurrency, 1, opened));
-    rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result, baseline: h2 }, { scenario: name, protocol: "baseline HTTP/2", result: h2, baseline: undefined });
+    const h2 = await measure(`${name} baseline HTTP/2${round}`, baseline.pid, (sec, opened) =>
+      loadHttp2(baseline.http2Port, s.baselineHttp2, sec, undefined, concurrency, 1, opened),
+    );
+    const result = await measure(`${name} gRPC${round}`, service.pid, (sec, opened) =>
+      loadHttp2(service.port, s.grpc, sec, service.headers.host, concurrency, 1, opened),
+    );
+    rows.push(
+      { scenario: name, protocol: "gRPC (HTTP/2)", result, baseline: h2 },
+      { scenario: name, protocol: "baseline HTTP/2", result: h2, baseline: undefined },
+    );
   }
   return rows;
 }
@@ -153,7 +185,12 @@ function medianRows(rounds: Row[][]): Row[] {
     const cpu = median(ms.map((m) => m.loadGeneratorCpu));
     const server = median(ms.map((m) => m.serverCpuUs));
     const ramp = median(ms.map((m) => m.rampMs));
-    return { ...merged, ...(cpu !== undefined && { loadGeneratorCpu: cpu }), ...(server !== undefined && { serverCpuUs: server }), ...(ramp !== undefined && { rampMs: ramp }) };
+    return {
+      ...merged,
+      ...(cpu !== undefined && { loadGeneratorCpu: cpu }),
+      ...(server !== undefined && { serverCpuUs: server }),
+      ...(ramp !== undefined && { rampMs: ramp }),
+    };
   };
   return rounds[0]!.map((row, i) => {
     const all = rounds.map((r) => r[i]!);
@@ -185,14 +222,24 @@ async function workerScaling(s: Scenario, service: ServiceUnderTest, databaseUrl
     if (wantsProtocol("rest")) {
       const one = await measure(`${s.name} REST, 1 worker`, service.pid, (sec, opened) => loadHttp1(service.port, s.rest, sec, CONNECTIONS, opened));
       const many = await measure(`${name} REST`, scaled.pid, (sec, opened) => loadHttp1(scaled.port, s.rest, sec, CONNECTIONS, opened));
-      rows.push({ scenario: name, protocol: "REST (HTTP/1.1)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "REST (HTTP/1.1)", result: one, baseline: undefined });
+      rows.push(
+        { scenario: name, protocol: "REST (HTTP/1.1)", result: many, baseline: one },
+        { scenario: `${s.name}, 1 worker`, protocol: "REST (HTTP/1.1)", result: one, baseline: undefined },
+      );
     }
     if (wantsProtocol("grpc")) {
       // Several connections, or one worker would serve them all: a connection stays with the worker that accepted it.
       const sessions = 2 * SCALE_WORKERS;
-      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec, opened) => loadHttp2(service.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions, opened));
-      const many = await measure(`${name} gRPC`, scaled.pid, (sec, opened) => loadHttp2(scaled.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions, opened));
-      rows.push({ scenario: name, protocol: "gRPC (HTTP/2)", result: many, baseline: one }, { scenario: `${s.name}, 1 worker`, protocol: "gRPC (HTTP/2)", result: one, baseline: undefined });
+      const one = await measure(`${s.name} gRPC, 1 worker`, service.pid, (sec, opened) =>
+        loadHttp2(service.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions, opened),
+      );
+      const many = await measure(`${name} gRPC`, scaled.pid, (sec, opened) =>
+        loadHttp2(scaled.port, s.grpc, sec, service.headers.host, CONNECTIONS, sessions, opened),
+      );
+      rows.push(
+        { scenario: name, protocol: "gRPC (HTTP/2)", result: many, baseline: one },
+        { scenario: `${s.name}, 1 worker`, protocol: "gRPC (HTTP/2)", result: one, baseline: undefined },
+      );
     }
     return rows;
   } finally {

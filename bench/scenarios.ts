@@ -74,8 +74,7 @@ export function scenarios({ ids, userIds, orgId, headers }: ScenarioContext): Sc
   const connectJson = { ...json, "connect-protocol-version": "1" };
   const idOf = (n: number) => ids[n % ids.length]!;
   const userIdOf = (n: number) => userIds[n % userIds.length]!;
-  const post = (path: string, h: Record<string, string>, body: unknown) =>
-    ({ method: "POST", path, headers: h, body: JSON.stringify(body) }) as const;
+  const post = (path: string, h: Record<string, string>, body: unknown) => ({ method: "POST", path, headers: h, body: JSON.stringify(body) }) as const;
 
   return [
     {
@@ -110,7 +109,12 @@ export function scenarios({ ids, userIds, orgId, headers }: ScenarioContext): Sc
       sameAnswer: true,
       rest: () => post(`/resources/v3alpha/idps/_search?ctx.orgId=${orgId}&query.limit=${SEARCH_LIMIT}`, json, []),
       connect: () => post(`${IDPS}/SearchIDPs`, connectJson, { ctx: { orgId }, query: { limit: SEARCH_LIMIT } }),
-      grpc: () => grpcRequest(PlatformIdentityProviders.method.searchIDPs, { ctx: { type: { case: "orgId", value: orgId } }, query: { limit: SEARCH_LIMIT } }, headers.authorization),
+      grpc: () =>
+        grpcRequest(
+          PlatformIdentityProviders.method.searchIDPs,
+          { ctx: { type: { case: "orgId", value: orgId } }, query: { limit: SEARCH_LIMIT } },
+          headers.authorization,
+        ),
       baselineHttp1: () => post(`/idps/_search?org=${orgId}`, { "content-type": "application/json" }, []),
       baselineHttp2: () => ({ method: "POST", path: `/idps/_search?org=${orgId}`, body: "[]" }),
     },
@@ -126,8 +130,7 @@ export function scenarios({ ids, userIds, orgId, headers }: ScenarioContext): Sc
     {
       name: "CreateTarget",
       rest: () => post("/resources/v3alpha/targets", json, { name: uniqueName("rest"), restWebhook: { url: HOOK }, timeout: "10s" }),
-      connect: () =>
-        post(`${SERVICE}/CreateTarget`, connectJson, { target: { name: uniqueName("connect"), restWebhook: { url: HOOK }, timeout: "10s" } }),
+      connect: () => post(`${SERVICE}/CreateTarget`, connectJson, { target: { name: uniqueName("connect"), restWebhook: { url: HOOK }, timeout: "10s" } }),
       grpc: () =>
         grpcRequest(
           PlatformActions.method.createTarget,

@@ -31,20 +31,27 @@ export function serviceEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** `node dist/src/main.js` with one worker on a free port of 127.0.0.1 and a data directory of its own, ready; `env(dataDir)`: its further settings. */
-async function launch(databaseUrl: string, env: (dataDir: string) => Record<string, string>): Promise<{ port: number; pid: number | undefined; dataDir: string; stop(): Promise<void> }> {
+async function launch(
+  databaseUrl: string,
+  env: (dataDir: string) => Record<string, string>,
+): Promise<{ port: number; pid: number | undefined; dataDir: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-bench-"));
   const port = await freePort();
-  const child = startNode(join(ROOT, "dist/src/main.js"), serviceEnv({
-    PLATFORM_PORT: String(port),
-    PLATFORM_BIND: HOST,
-    PLATFORM_EXTERNAL_URL: `http://localhost:${port}`,
-    DATABASE_URL: databaseUrl,
-    PLATFORM_MASTERKEY: MASTER_KEY,
-    PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_WORKERS: "1",
-    LOG_LEVEL: "warn",
-    ...env(dataDir),
-  }), [...START_FLAGS, ...(PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])]);
+  const child = startNode(
+    join(ROOT, "dist/src/main.js"),
+    serviceEnv({
+      PLATFORM_PORT: String(port),
+      PLATFORM_BIND: HOST,
+      PLATFORM_EXTERNAL_URL: `http://localhost:${port}`,
+      DATABASE_URL: databaseUrl,
+      PLATFORM_MASTERKEY: MASTER_KEY,
+      PLATFORM_DATA_DIR: dataDir,
+      PLATFORM_WORKERS: "1",
+      LOG_LEVEL: "warn",
+      ...env(dataDir),
+    }),
+    [...START_FLAGS, ...(PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+  );
   child.process.stdout!.resume();
   const stop = async () => {
     await child.stop();
@@ -90,7 +97,14 @@ export async function startPeer(databaseUrl: string, env: Record<string, string>
 }
 
 /** One API call to the service at `port` (as the bootstrapped instance's administrator), failing unless it answers `status`. */
-export async function callApi(port: number, headers: ServiceUnderTest["headers"], method: string, path: string, body: unknown, status: number): Promise<unknown> {
+export async function callApi(
+  port: number,
+  headers: ServiceUnderTest["headers"],
+  method: string,
+  path: string,
+  body: unknown,
+  status: number,
+): Promise<unknown> {
   const res = await requestJson(port, method, path, { headers: { ...headers, host: `localhost:${port}` }, body });
   if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
@@ -105,17 +119,25 @@ export async function seedScenarios(service: ServiceUnderTest, only: readonly st
   const wants = (...names: string[]) => only.length === 0 || names.some((n) => only.includes(n));
   const ids = await seedTargets(service, SEED_TARGETS);
   const userIds = wants("GetUser") ? await seedUsers(service, SEED_USERS) : [];
-  const { orgId } = wants("SearchIDPs", "ResolveLanguages") ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES }) : { orgId: "" };
+  const { orgId } = wants("SearchIDPs", "ResolveLanguages")
+    ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES })
+    : { orgId: "" };
   return { ids, userIds, orgId, headers: service.headers };
 }
 
 /** Creates `count` targets over REST, eight at a time; returns their ids. */
 export function seedTargets(service: ServiceUnderTest, count: number): Promise<string[]> {
-  return inBatches(count, 201, "seeding a target", (n) =>
-    requestJson(service.port, "POST", "/resources/v3alpha/targets", {
-      headers: service.headers,
-      body: { name: `seed-${n}`, restWebhook: { url: `https://example.com/hook/${n}` }, timeout: "10s" },
-    }), (b) => (b as Created).details.id);
+  return inBatches(
+    count,
+    201,
+    "seeding a target",
+    (n) =>
+      requestJson(service.port, "POST", "/resources/v3alpha/targets", {
+        headers: service.headers,
+        body: { name: `seed-${n}`, restWebhook: { url: `https://example.com/hook/${n}` }, timeout: "10s" },
+      }),
+    (b) => (b as Created).details.id,
+  );
 }
 
 /**
@@ -124,13 +146,26 @@ export function seedTargets(service: ServiceUnderTest, count: number): Promise<s
  * and sending 200 of them would run in the service during the first measured rows.
  */
 export function seedUsers(service: ServiceUnderTest, count: number): Promise<string[]> {
-  return inBatches(count, 201, "seeding a user", (n) => {
-    const username = `seed-user-${n}`;
-    return requestJson(service.port, "POST", "/resources/v3alpha/users", {
-      headers: service.headers,
-      body: { username, human: { profile: { givenName: "Seed", familyName: `User ${n}` }, email: { address: `${username}@example.com`, isVerified: true }, password: USER_PASSWORD } },
-    });
-  }, (b) => (b as Created).details.id);
+  return inBatches(
+    count,
+    201,
+    "seeding a user",
+    (n) => {
+      const username = `seed-user-${n}`;
+      return requestJson(service.port, "POST", "/resources/v3alpha/users", {
+        headers: service.headers,
+        body: {
+          username,
+          human: {
+            profile: { givenName: "Seed", familyName: `User ${n}` },
+            email: { address: `${username}@example.com`, isVerified: true },
+            password: USER_PASSWORD,
+          },
+        },
+      });
+    },
+    (b) => (b as Created).details.id,
+  );
 }
 
 /** Runs `count` calls eight at a time, failing on the first answer without `status`. */
@@ -158,15 +193,40 @@ export interface ReusableSeed {
  */
 export async function seedReusable(service: ServiceUnderTest, opts: { orgs: number; idps: number; policies: number }): Promise<ReusableSeed> {
   const call = (method: string, path: string, body?: unknown) => requestJson(service.port, method, path, { headers: service.headers, body });
-  const orgIds = await inBatches(opts.orgs, 201, "creating an organization", (n) => call("POST", "/resources/v3alpha/organizations", { name: `bench-org-${n}` }), (b) => (b as Created).details.id);
+  const orgIds = await inBatches(
+    opts.orgs,
+    201,
+    "creating an organization",
+    (n) => call("POST", "/resources/v3alpha/organizations", { name: `bench-org-${n}` }),
+    (b) => (b as Created).details.id,
+  );
   const orgId = orgIds[0]!;
-  const gitlab = (n: number) => ({ idp: { name: `GitLab ${String(n).padStart(4, "0")}` }, config: { clientId: `client-${n}`, clientSecret: `secret-${n}`, scopes: ["openid", "profile"] } });
+  const gitlab = (n: number) => ({
+    idp: { name: `GitLab ${String(n).padStart(4, "0")}` },
+    config: { clientId: `client-${n}`, clientSecret: `secret-${n}`, scopes: ["openid", "profile"] },
+  });
   const instanceIdps = Math.ceil(opts.idps / 2);
-  const inInstance = await inBatches(instanceIdps, 201, "creating an instance provider", (n) => call("POST", "/resources/v3alpha/idps/gitlab", gitlab(n)), (b) => (b as Created).details.id);
-  await inBatches(opts.idps - instanceIdps, 201, "creating an organization's provider", (n) =>
-    call("POST", `/resources/v3alpha/idps/gitlab?ctx.orgId=${orgIds[n % orgIds.length]}`, gitlab(instanceIdps + n)), () => undefined);
-  await inBatches(opts.policies, 200, "switching a provider off in the organization", (n) =>
-    call("PATCH", `/resources/v3alpha/idps/gitlab/${inInstance[n]}?ctx.orgId=${orgId}`, { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } }), () => undefined);
+  const inInstance = await inBatches(
+    instanceIdps,
+    201,
+    "creating an instance provider",
+    (n) => call("POST", "/resources/v3alpha/idps/gitlab", gitlab(n)),
+    (b) => (b as Created).details.id,
+  );
+  await inBatches(
+    opts.idps - instanceIdps,
+    201,
+    "creating an organization's provider",
+    (n) => call("POST", `/resources/v3alpha/idps/gitlab?ctx.orgId=${orgIds[n % orgIds.length]}`, gitlab(instanceIdps + n)),
+    () => undefined,
+  );
+  await inBatches(
+    opts.policies,
+    200,
+    "switching a provider off in the organization",
+    (n) => call("PATCH", `/resources/v3alpha/idps/gitlab/${inInstance[n]}?ctx.orgId=${orgId}`, { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } }),
+    () => undefined,
+  );
   const languages = [
     ["", { defaultLanguage: { key: "de" }, restrictedLanguages: { languages: [{ key: "en" }, { key: "de" }] } }],
     [`?ctx.orgId=${orgId}`, { defaultLanguage: { key: "en" } }],

@@ -50,7 +50,6 @@ import { machineLine } from "./report.js";
 import { callApi, startService, type ServiceUnderTest } from "./service.js";
 import { ARGON2, CONNECTIONS, DATABASE_URL, MEASURE_SECONDS, USER_PASSWORD, WARMUP_SECONDS, wholeNumber } from "./settings.js";
 
-
 const CPUS = os.availableParallelism();
 const CONCURRENCY = wholeNumber("BENCH_SESSION_CONCURRENCY", CPUS, 1, 1024);
 const LOGIN_USERS = wholeNumber("BENCH_SESSION_USERS", 100, 1, 100_000);
@@ -74,9 +73,11 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: PATCH_CONCURRENCY })
 /** Runs `call(n)` for n below `total`, `width` at a time. */
 async function inParallel(total: number, width: number, call: (n: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, total) }, async () => {
-    for (let n = next++; n < total; n = next++) await call(n);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, total) }, async () => {
+      for (let n = next++; n < total; n = next++) await call(n);
+    }),
+  );
 }
 
 const human = (username: string, extra: Record<string, unknown>) => ({
@@ -133,12 +134,17 @@ let firstFailure: string | undefined;
  */
 function createSessions(service: ServiceUnderTest, loginNames: string[], seconds: number): Promise<Measurement> {
   const headers = { ...service.headers, "content-type": "application/json" };
-  return loadHttp1(service.port, (n) => ({
-    method: "POST",
-    path: "/resources/v3alpha/sessions",
-    headers,
-    body: JSON.stringify({ checks: { user: { loginName: loginNames[n % loginNames.length] }, password: { password: USER_PASSWORD } } }),
-  }), seconds, CONCURRENCY);
+  return loadHttp1(
+    service.port,
+    (n) => ({
+      method: "POST",
+      path: "/resources/v3alpha/sessions",
+      headers,
+      body: JSON.stringify({ checks: { user: { loginName: loginNames[n % loginNames.length] }, password: { password: USER_PASSWORD } } }),
+    }),
+    seconds,
+    CONCURRENCY,
+  );
 }
 
 const ownCpuMs = () => {
@@ -158,7 +164,14 @@ async function measureCreateSession(): Promise<{ service: Tally; baseline: Tally
       });
       await analyze(database.url);
       // One call first: a wrong request fails here, not as a column of errors.
-      await callApi(service.port, service.headers, "POST", "/resources/v3alpha/sessions", { checks: { user: { loginName: loginNames[0] }, password: { password: USER_PASSWORD } } }, 201);
+      await callApi(
+        service.port,
+        service.headers,
+        "POST",
+        "/resources/v3alpha/sessions",
+        { checks: { user: { loginName: loginNames[0] }, password: { password: USER_PASSWORD } } },
+        201,
+      );
 
       const hasher = createPasswordHasher(ARGON2);
       const encoded = await hasher.hash(USER_PASSWORD);
@@ -171,9 +184,17 @@ async function measureCreateSession(): Promise<{ service: Tally; baseline: Tally
         // The pool's connections, open since the warm-up; read again each round, as a connection
         // of the set-up (the analyze's, say) may have ended since.
         const pgPids = await backendPids(DATABASE_URL, database.name);
-        const s = await round(totals.service, () => ({ ...processSample(service.pid), loadGenerator: ownCpuMs(), postgres: backendsCpuMs(pgPids) }), () => createSessions(service, loginNames, MEASURE_SECONDS));
+        const s = await round(
+          totals.service,
+          () => ({ ...processSample(service.pid), loadGenerator: ownCpuMs(), postgres: backendsCpuMs(pgPids) }),
+          () => createSessions(service, loginNames, MEASURE_SECONDS),
+        );
         log(`  ${s.requestsPerSecond.toFixed(1)} sessions/s, ${s.errors} errors; the baseline…`);
-        const b = await round(totals.baseline, () => ({ ...threadsCpuMs(process.pid), total: ownCpuMs() }), () => verify(MEASURE_SECONDS));
+        const b = await round(
+          totals.baseline,
+          () => ({ ...threadsCpuMs(process.pid), total: ownCpuMs() }),
+          () => verify(MEASURE_SECONDS),
+        );
         log(`  ${b.requestsPerSecond.toFixed(1)} verifications/s`);
       }
       if (totals.service.ok === 0) throw new Error("no CreateSession succeeded (the call before the rounds did)");
@@ -215,7 +236,10 @@ async function seedTotpUser(service: ServiceUnderTest, n: number): Promise<TotpU
     // Refused only when the service's clock entered the next step meanwhile: once more, then.
     else if (attempt > 0 || res.status !== 400) throw new Error(`VerifyTOTP: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  const session = (await callApi(port, headers, "POST", "/resources/v3alpha/sessions", { checks: { user: { userId: id } } }, 201)) as { sessionId: string; sessionToken: string };
+  const session = (await callApi(port, headers, "POST", "/resources/v3alpha/sessions", { checks: { user: { userId: id } } }, 201)) as {
+    sessionId: string;
+    sessionToken: string;
+  };
   return { sessionId: session.sessionId, token: session.sessionToken, totp: user.totp, lastStep };
 }
 
@@ -277,7 +301,9 @@ async function patchSessions(service: ServiceUnderTest, pool: TotpUser[], second
 function serviceProcesses(pid: number | undefined): number[] | undefined {
   if (pid === undefined) return undefined;
   try {
-    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number));
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+    );
     return [pid, ...children];
   } catch {
     return undefined;
@@ -327,7 +353,8 @@ async function measurePatchSession(): Promise<PatchResult> {
       await analyze(database.url);
       // The workers forked at start-up, long before now: their ids are final.
       const processes = serviceProcesses(service.pid);
-      if (processes !== undefined && processes.length !== WORKERS + (WORKERS > 1 ? 1 : 0)) throw new Error(`expected ${WORKERS} service workers, found processes ${processes.join(", ")}`);
+      if (processes !== undefined && processes.length !== WORKERS + (WORKERS > 1 ? 1 : 0))
+        throw new Error(`expected ${WORKERS} service workers, found processes ${processes.join(", ")}`);
       // One patch first: a wrong request fails here, not as a pool emptied by failures.
       const first = pool.shift()!;
       const smoke = await patchWithTotp(service, first, stepNow());
@@ -375,7 +402,10 @@ async function main(): Promise<number> {
   const { cleanups, cleanup } = cleanupStack(log);
   cleanups.push(() => agent.destroy());
   try {
-    const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+    const loadAtStart = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
     const creates = await measureCreateSession();
     const patches = TOTP_USERS > 0 ? await measurePatchSession() : undefined;
     if (firstFailure) log(`first failure: ${firstFailure}`);

@@ -30,7 +30,10 @@ export const SEED_IDPS = 1000;
 /** Of the instance's providers, how many the asked organization switches off for itself. */
 export const SEED_IDP_POLICIES = 100;
 /** Only these scenarios (comma-separated names, e.g. "SearchIDPs,ResolveLanguages"); empty: all. */
-export const ONLY_SCENARIOS = (process.env.BENCH_SCENARIOS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+export const ONLY_SCENARIOS = (process.env.BENCH_SCENARIOS ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 /**
  * BENCH_CPU_PROFILE=<dir>: the service runs with `--cpu-prof` and writes its profile there when
  * it stops, the baseline in its `baseline` folder (summarize one with `node dist/bench/profile-summary.js <file>`). The profiler costs
@@ -38,7 +41,10 @@ export const ONLY_SCENARIOS = (process.env.BENCH_SCENARIOS ?? "").split(",").map
  */
 export const PROFILE_DIR = process.env.BENCH_CPU_PROFILE || undefined;
 /** Only these protocols (comma-separated: rest, connect, grpc); empty: all three. */
-export const ONLY_PROTOCOLS = (process.env.BENCH_PROTOCOLS ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+export const ONLY_PROTOCOLS = (process.env.BENCH_PROTOCOLS ?? "")
+  .split(",")
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
 for (const p of ONLY_PROTOCOLS) if (!["rest", "connect", "grpc"].includes(p)) throw new Error(`BENCH_PROTOCOLS: "${p}" is none of rest, connect, grpc`);
 /**
  * GetTarget's concurrency sweep: BENCH_SWEEP, the concurrent requests of each step

@@ -27,7 +27,6 @@ const IN_FLIGHT = 16;
 const PAGE = 20;
 const AIM_MS = 300;
 
-
 const FAMILY = ["Hopper", "Lovelace", "Turing", "Hamilton", "Liskov", "Knuth", "Dijkstra", "Ritchie", "Thompson", "Allen"];
 
 async function seed(service: ServiceUnderTest): Promise<string[]> {
@@ -39,7 +38,14 @@ async function seed(service: ServiceUnderTest): Promise<string[]> {
       const username = `user-${String(n).padStart(6, "0")}`;
       const res = await requestJson(service.port, "POST", "/resources/v3alpha/users", {
         headers: service.headers,
-        body: { username, human: { profile: { givenName: `Person ${n}`, familyName: FAMILY[n % FAMILY.length] }, email: { address: `${username}@example.com`, isVerified: true }, hashedPassword } },
+        body: {
+          username,
+          human: {
+            profile: { givenName: `Person ${n}`, familyName: FAMILY[n % FAMILY.length] },
+            email: { address: `${username}@example.com`, isVerified: true },
+            hashedPassword,
+          },
+        },
       });
       if (res.status !== 201) throw new Error(`seeding ${username}: ${res.status} ${JSON.stringify(res.body)}`);
       ids.push((res.body as Created).details.id);
@@ -66,7 +72,16 @@ runLatencyBench(async (s, databaseUrl) => {
   const rows = [
     await measure(s, "GetUser by id (baseline)", (n) => ({ method: "GET", path: `/resources/v3alpha/users/${ids[(n + ids.length) % ids.length]}` })),
     await measure(s, "first page, no filter", () => search([])),
-    await measure(s, "first page, login name contains", (n) => search([contains("loginName", String(4000 + ((n + 10) % 1000)).padStart(6, "0").slice(2))])),
+    await measure(s, "first page, login name contains", (n) =>
+      search([
+        contains(
+          "loginName",
+          String(4000 + ((n + 10) % 1000))
+            .padStart(6, "0")
+            .slice(2),
+        ),
+      ]),
+    ),
     await measure(s, "first page, name contains (10% match)", (n) => search([contains("displayName", FAMILY[(n + 10) % FAMILY.length]!.toLowerCase())])),
     await measure(s, "first page, email contains (no match)", () => search([contains("email", "nobody-here")])),
     await measure(s, "last page, no filter", () => search([], USERS - PAGE)),

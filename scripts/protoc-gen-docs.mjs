@@ -64,7 +64,13 @@ function clean({ leading, trailing }) {
   const raw = leading?.trim() ? leading : (trailing ?? "");
   return raw
     .split(/\n\s*\n/)
-    .map((block) => block.split("\n").map((line) => line.trim()).filter(Boolean).join(" "))
+    .map((block) =>
+      block
+        .split("\n")
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .join(" "),
+    )
     .filter(Boolean)
     .join("\n\n");
 }

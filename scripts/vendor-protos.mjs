@@ -7,12 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isFieldSet } from "@bufbuild/protobuf";
-import {
-  FieldDescriptorProto_Label,
-  FieldDescriptorProto_Type,
-  FieldDescriptorProtoSchema,
-  FileOptionsSchema,
-} from "@bufbuild/protobuf/wkt";
+import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FieldDescriptorProtoSchema, FileOptionsSchema } from "@bufbuild/protobuf/wkt";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -20,10 +15,8 @@ const nodeModules = join(root, "node_modules");
 
 // package.json is read from disk because packages with an "exports" map
 // (e.g. @bufbuild/protovalidate) do not expose it to require/import.
-const version = (pkg) =>
-  JSON.parse(readFileSync(join(nodeModules, pkg, "package.json"), "utf8")).version;
-const header = (pkg) =>
-  `// Vendored by scripts/vendor-protos.mjs from ${pkg}@${version(pkg)}; do not edit.\n`;
+const version = (pkg) => JSON.parse(readFileSync(join(nodeModules, pkg, "package.json"), "utf8")).version;
+const header = (pkg) => `// Vendored by scripts/vendor-protos.mjs from ${pkg}@${version(pkg)}; do not edit.\n`;
 
 function write(dest, text) {
   const file = join(root, "proto", dest);
@@ -59,13 +52,11 @@ for (const v of ["v1", "v1alpha"]) {
 
 const MAX_FIELD_NUMBER = 536870912; // exclusive end used by descriptors for "max"
 const has = (field, name) => isFieldSet(field, FieldDescriptorProtoSchema.field[name]);
-const typeName = (f) =>
-  f.typeName ? f.typeName.replace(/^\./, "") : FieldDescriptorProto_Type[f.type].toLowerCase();
+const typeName = (f) => (f.typeName ? f.typeName.replace(/^\./, "") : FieldDescriptorProto_Type[f.type].toLowerCase());
 
 // Message reserved/extension ranges have an exclusive end, enum reserved ranges
 // an inclusive one; callers normalise to inclusive before calling this.
-const range = (start, last) =>
-  start === last ? `${start}` : `${start} to ${last === MAX_FIELD_NUMBER - 1 ? "max" : last}`;
+const range = (start, last) => (start === last ? `${start}` : `${start} to ${last === MAX_FIELD_NUMBER - 1 ? "max" : last}`);
 
 function defaultLiteral(f) {
   switch (f.type) {

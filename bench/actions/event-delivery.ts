@@ -58,7 +58,13 @@ const SAMPLE_BODY = JSON.stringify({
   event_type: "user.machine.added",
   created_at: new Date().toISOString(),
   userID: "0190c0de-0000-7000-8000-000000000003",
-  event_payload: { orgId: "0190c0de-0000-7000-8000-000000000001", username: "bench-user-1", name: "svc", description: "", accessTokenType: "ACCESS_TOKEN_TYPE_BEARER" },
+  event_payload: {
+    orgId: "0190c0de-0000-7000-8000-000000000001",
+    username: "bench-user-1",
+    name: "svc",
+    description: "",
+    accessTokenType: "ACCESS_TOKEN_TYPE_BEARER",
+  },
 });
 
 /** A plain loop: `inFlight` signed POSTs at a time over kept-alive connections, for `seconds`. */
@@ -68,7 +74,14 @@ async function baseline(url: string, inFlight: number, seconds: number): Promise
   const post = () =>
     new Promise<void>((resolve, reject) => {
       const req = http.request(
-        { host: target.hostname, port: target.port, method: "POST", path: "/baseline", agent, headers: { "content-type": "application/json", "platform-signature": signatureHeader(SAMPLE_BODY, ["k".repeat(32)]) } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: "POST",
+          path: "/baseline",
+          agent,
+          headers: { "content-type": "application/json", "platform-signature": signatureHeader(SAMPLE_BODY, ["k".repeat(32)]) },
+        },
         (res) => {
           res.resume();
           res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
@@ -106,7 +119,12 @@ async function backlog(port: number, headers: ServiceUnderTest["headers"], tag: 
   }
 }
 
-async function drain(processes: number, databaseUrl: string, headers: ServiceUnderTest["headers"], receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<number> {
+async function drain(
+  processes: number,
+  databaseUrl: string,
+  headers: ServiceUnderTest["headers"],
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+): Promise<number> {
   const seeding = await startPeer(databaseUrl, { ...common, ...asleep });
   await backlog(seeding.port, headers, `p${processes}`);
   await seeding.stop();
@@ -128,7 +146,14 @@ async function main(): Promise<void> {
   try {
     const first = await startService(database.url, { ...common, ...asleep });
     const headers = first.headers;
-    const target = (await call(first.port, headers, "POST", "/resources/v3alpha/targets", { name: "bench-receiver", restWebhook: { url: `${receiver.url}/events` }, timeout: "10s" }, 201)) as Created;
+    const target = (await call(
+      first.port,
+      headers,
+      "POST",
+      "/resources/v3alpha/targets",
+      { name: "bench-receiver", restWebhook: { url: `${receiver.url}/events` }, timeout: "10s" },
+      201,
+    )) as Created;
     await call(first.port, headers, "POST", "/resources/v3alpha/executions", { condition: { event: { group: "user" } }, targets: [target.details.id] }, 201);
     await first.stop();
 

@@ -23,7 +23,9 @@ async function run(label: string, service: ServiceUnderTest, request: Http1Reque
   const result = await loadHttp1(service.port, request, MEASURE_SECONDS);
   const used = processCpuMs(service.pid);
   const cpuUs = cpu !== undefined && used !== undefined && result.ok > 0 ? ((used - cpu) * 1000) / result.ok : undefined;
-  log(`${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ${result.errors} errors${cpuUs === undefined ? "" : `, service CPU ${cpuUs.toFixed(0)} µs/call`}`);
+  log(
+    `${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ${result.errors} errors${cpuUs === undefined ? "" : `, service CPU ${cpuUs.toFixed(0)} µs/call`}`,
+  );
   if (result.errors > 0) throw new Error(`${label}: ${result.errors} calls failed`);
   return { ...result, ...(cpuUs !== undefined && { cpuUs }) };
 }
@@ -41,9 +43,14 @@ async function main() {
     const service = await startService(db.url, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true" });
     cleanups.push(() => service.stop());
     const headers = { ...service.headers, "content-type": "application/json" };
-    const call = (method: "POST" | "DELETE", path: string, body?: unknown) => requestJson(service.port, method, path, { headers: service.headers, ...(body !== undefined && { body }) });
+    const call = (method: "POST" | "DELETE", path: string, body?: unknown) =>
+      requestJson(service.port, method, path, { headers: service.headers, ...(body !== undefined && { body }) });
 
-    const made = await call("POST", "/resources/v3alpha/targets", { name: "bench-receiver", restWebhook: { url: `http://127.0.0.1:${receiverPort}/hook` }, timeout: "5s" });
+    const made = await call("POST", "/resources/v3alpha/targets", {
+      name: "bench-receiver",
+      restWebhook: { url: `http://127.0.0.1:${receiverPort}/hook` },
+      timeout: "5s",
+    });
     if (made.status !== 201 && made.status !== 200) throw new Error(`CreateTarget: ${made.status} ${JSON.stringify(made.body)}`);
     const targetId = (made.body as Created).details.id;
     // Names must be unique across runs: each load run counts its calls from 0 again.

@@ -13,7 +13,11 @@ export interface Argon2Baseline {
 
 /** Starts dist/bench/oidc/argon2-baseline.js (same environment, so the same libuv thread pool as the service). */
 export async function startArgon2Baseline(): Promise<Argon2Baseline> {
-  const child = spawn(process.execPath, [join(ROOT, "dist/bench/oidc/argon2-baseline.js")], { cwd: ROOT, env: process.env, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(ROOT, "dist/bench/oidc/argon2-baseline.js")], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const next = async () => {

@@ -48,7 +48,12 @@ const configuration: Configuration = {
       token_endpoint_auth_method: "client_secret_basic",
     },
   ],
-  jwks: { keys: [{ ...rsa, kid: "rs", alg: "RS256", use: "sig" }, { ...ec, kid: "es", alg: "ES256", use: "sig" }] as never },
+  jwks: {
+    keys: [
+      { ...rsa, kid: "rs", alg: "RS256", use: "sig" },
+      { ...ec, kid: "es", alg: "ES256", use: "sig" },
+    ] as never,
+  },
   enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"] },
   scopes: ["openid", "profile", "read"],
   claims: { openid: ["sub"], profile: ["name", "preferred_username", "updated_at"] },
@@ -89,12 +94,17 @@ async function mintUserinfoToken(): Promise<string> {
   const grant = new provider.Grant({ accountId: BASELINE_ACCOUNT, clientId: BASELINE_CLIENT.id });
   grant.addOIDCScope("openid profile");
   const grantId = await grant.save();
-  const token = new provider.AccessToken({ accountId: BASELINE_ACCOUNT, client: client!, grantId, scope: "openid profile", gty: "client_credentials" } as never);
+  const token = new provider.AccessToken({
+    accountId: BASELINE_ACCOUNT,
+    client: client!,
+    grantId,
+    scope: "openid profile",
+    gty: "client_credentials",
+  } as never);
   return token.save();
 }
 
-const listen = (server: http.Server) =>
-  new Promise<number>((resolve) => server.listen(0, HOST, () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, HOST, () => resolve((server.address() as AddressInfo).port)));
 
 const server = http.createServer(provider.callback());
 server.keepAliveTimeout = 60_000;

@@ -13,5 +13,4 @@ export const FORM = "application/x-www-form-urlencoded";
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 /** RFC 6749 section 2.3.1: both parts form-urlencoded, then base64. */
-export const basic = (id: string, secret: string) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;

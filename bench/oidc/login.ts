@@ -59,7 +59,14 @@ interface Reply {
 const agent = new http.Agent({ keepAlive: true, maxSockets: LOGIN_CONCURRENCY * 2 });
 
 /** One request of a browser (a cookie jar keyed by name, as the flow's cookies never clash) or of the client. */
-function send(seed: LoginSeed, jar: Map<string, string>, method: "GET" | "POST", path: string, fields?: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
+function send(
+  seed: LoginSeed,
+  jar: Map<string, string>,
+  method: "GET" | "POST",
+  path: string,
+  fields?: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const body = fields ? form(fields) : undefined;
   const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
   return new Promise((resolve, reject) => {
@@ -148,7 +155,14 @@ export async function passwordLogin(seed: LoginSeed, n: number): Promise<number>
   const code = callback.searchParams.get("code");
   if (!code || callback.searchParams.get("state") !== state) throw new Error(`callback without code or with another state: ${reply.location}`);
   reply = expect(
-    await send(seed, new Map(), "POST", "/oauth/v2/token", { grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: seed.basic }),
+    await send(
+      seed,
+      new Map(),
+      "POST",
+      "/oauth/v2/token",
+      { grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier },
+      { authorization: seed.basic },
+    ),
     200,
     "token",
   );

@@ -71,7 +71,8 @@ async function measure(label: string, side: Pick<Side, "pid" | "database">, load
     result.serverCores = (server1 - server0) / 1000 / wallS;
     result.perCore = result.serverCores > 0 ? result.requestsPerSecond / result.serverCores : undefined;
   }
-  if (side.database !== undefined && pg0 !== undefined && pg1 !== undefined && pg1 >= pg0 && result.ok > 0) result.postgresCpuUs = ((pg1 - pg0) * 1000) / result.ok;
+  if (side.database !== undefined && pg0 !== undefined && pg1 !== undefined && pg1 >= pg0 && result.ok > 0)
+    result.postgresCpuUs = ((pg1 - pg0) * 1000) / result.ok;
   log(
     `${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ` +
       `${result.errors} errors, server ${result.serverCpuUs?.toFixed(0) ?? "?"} µs/req on ${result.serverCores?.toFixed(2) ?? "?"} cores, ` +
@@ -89,7 +90,8 @@ async function smoke(label: string, side: Side): Promise<unknown> {
   } catch (error) {
     throw new Error(`${label}: ${request.method} ${request.path} failed: ${String(error)}`, { cause: error });
   }
-  if (answer.status < 200 || answer.status > 299) throw new Error(`${label}: ${request.method} ${request.path} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status < 200 || answer.status > 299)
+    throw new Error(`${label}: ${request.method} ${request.path} answered ${answer.status} ${JSON.stringify(answer.body)}`);
   const problem = side.check(answer.body);
   if (problem) throw new Error(`${label}: ${request.method} ${request.path}: ${problem}: ${JSON.stringify(answer.body)}`);
   return answer.body;
@@ -148,7 +150,10 @@ async function seedService(service: ServiceUnderTest, database: string, alg: Alg
     return res.body;
   };
   const projectId = ((await call("POST", "/resources/v3alpha/projects", 201, { name: "bench-oidc" })) as Created).details.id;
-  const app = (await call("POST", `/resources/v3alpha/projects/${projectId}/apps`, 201, { name: "bench-api", api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" } })) as { clientId: string; clientSecret: string };
+  const app = (await call("POST", `/resources/v3alpha/projects/${projectId}/apps`, 201, {
+    name: "bench-api",
+    api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" },
+  })) as { clientId: string; clientSecret: string };
   const machine = async (username: string, accessTokenType: string) => {
     const id = ((await call("POST", "/resources/v3alpha/users", 201, { username, machine: { name: username, accessTokenType } })) as Created).details.id;
     const secret = ((await call("POST", `/resources/v3alpha/users/${id}/_generate_secret`, 200)) as { clientSecret: string }).clientSecret;
@@ -183,12 +188,24 @@ async function serviceIssued(seed: ServiceSeed, format: "opaque" | "jwt"): Promi
 async function serviceIntrospection(seed: ServiceSeed, format: "opaque" | "jwt"): Promise<Side> {
   const body = form({ token: await serviceIssued(seed, format) });
   const headers = { host: seed.service.headers.host, authorization: seed.api, "content-type": FORM };
-  return { port: seed.service.port, pid: seed.service.pid, database: seed.database, request: () => ({ method: "POST", path: "/oauth/v2/introspect", headers, body }), check: activeCheck };
+  return {
+    port: seed.service.port,
+    pid: seed.service.pid,
+    database: seed.database,
+    request: () => ({ method: "POST", path: "/oauth/v2/introspect", headers, body }),
+    check: activeCheck,
+  };
 }
 
 async function serviceUserinfo(seed: ServiceSeed, format: "opaque" | "jwt"): Promise<Side> {
   const headers = { host: seed.service.headers.host, authorization: `Bearer ${await serviceIssued(seed, format)}` };
-  return { port: seed.service.port, pid: seed.service.pid, database: seed.database, request: () => ({ method: "GET", path: "/oidc/v1/userinfo", headers }), check: userinfoCheck };
+  return {
+    port: seed.service.port,
+    pid: seed.service.pid,
+    database: seed.database,
+    request: () => ({ method: "GET", path: "/oidc/v1/userinfo", headers }),
+    check: userinfoCheck,
+  };
 }
 
 // ---------------------------------------------------------------- the baseline's side
@@ -201,7 +218,8 @@ function baselineToken(b: BaselineProvider, resource: string, format: "opaque" |
 
 /** The provider introspects opaque tokens only (it refuses structured ones): the baseline of both introspections. */
 async function baselineIntrospection(b: BaselineProvider): Promise<Side> {
-  const token = ((await smoke("baseline: issuing an opaque token", baselineToken(b, BASELINE_RESOURCES.opaque, "opaque"))) as { access_token: string }).access_token;
+  const token = ((await smoke("baseline: issuing an opaque token", baselineToken(b, BASELINE_RESOURCES.opaque, "opaque"))) as { access_token: string })
+    .access_token;
   const body = form({ token });
   const headers = { authorization: basic(BASELINE_API.id, BASELINE_API.secret), "content-type": FORM };
   return { port: b.port, pid: b.pid, request: () => ({ method: "POST", path: "/token/introspection", headers, body }), check: activeCheck };
@@ -211,7 +229,8 @@ async function baselineIntrospection(b: BaselineProvider): Promise<Side> {
 async function baselineUserinfo(b: BaselineProvider): Promise<Side> {
   const minted = await send(b.controlPort, { method: "POST", path: "/userinfo-token", headers: {} });
   const token = (minted.body as { token?: unknown } | undefined)?.token;
-  if (minted.status !== 200 || typeof token !== "string") throw new Error(`baseline: minting a userinfo token failed: ${minted.status} ${JSON.stringify(minted.body)}`);
+  if (minted.status !== 200 || typeof token !== "string")
+    throw new Error(`baseline: minting a userinfo token failed: ${minted.status} ${JSON.stringify(minted.body)}`);
   const headers = { authorization: `Bearer ${token}` };
   return { port: b.port, pid: b.pid, request: () => ({ method: "GET", path: "/me", headers }), check: userinfoCheck };
 }
@@ -278,7 +297,10 @@ function es256Scenarios(seed: ServiceSeed, b: BaselineProvider): Scenario[] {
 }
 
 /** Only these scenarios (comma-separated names, e.g. "userinfo, opaque" or "password login"); empty: all. */
-const ONLY = (process.env.BENCH_OIDC_SCENARIOS ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+const ONLY = (process.env.BENCH_OIDC_SCENARIOS ?? "")
+  .split(",")
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
 const named = (name: string) => ONLY.length === 0 || ONLY.some((o) => name.toLowerCase().replace(/,/g, "").includes(o.replace(/,/g, "")));
 const chosen = (list: Scenario[]) => list.filter((s) => named(s.name));
 
@@ -344,7 +366,11 @@ async function main(): Promise<number> {
       const dropDatabase = () => database.drop();
       cleanups.push(dropDatabase);
       // Logins would hit the per-address and per-login-name limits of a minute at once.
-      const service = await startService(database.url, { PLATFORM_OIDC_SIGNING_ALG: alg, PLATFORM_LOGIN_RATE_PER_IP: "1000000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000000" });
+      const service = await startService(database.url, {
+        PLATFORM_OIDC_SIGNING_ALG: alg,
+        PLATFORM_LOGIN_RATE_PER_IP: "1000000",
+        PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000000",
+      });
       const stopService = () => service.stop();
       cleanups.push(stopService);
       const seed = await seedService(service, database.name, alg);

@@ -41,7 +41,9 @@ async function main(): Promise<number> {
       if (link) {
         const url = new URL(link.path, config.externalUrl).href;
         await writeAside(config.adminInvitePath, url);
-        process.stderr.write(`wrote a new sign-in link for ${HUMAN_ADMIN_USERNAME} (choose a password, then the console) to ${config.adminInvitePath}:\n${url}\n`);
+        process.stderr.write(
+          `wrote a new sign-in link for ${HUMAN_ADMIN_USERNAME} (choose a password, then the console) to ${config.adminInvitePath}:\n${url}\n`,
+        );
       }
       return 0;
     } finally {

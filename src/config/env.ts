@@ -42,7 +42,9 @@ export function duration(env: NodeJS.ProcessEnv, name: string, fallback: string,
   const raw = env[name] || fallback;
   const ms = parseDuration(raw);
   if (ms === undefined || ms < min || ms > max) {
-    throw new ConfigError(`${name} must be a duration of at least ${min >= 1000 ? `${min / 1000}s` : `${min}ms`}${max < Infinity ? ` and at most ${max / 3_600_000}h` : ""} such as 8760h, 30m or 20s, not "${raw}"`);
+    throw new ConfigError(
+      `${name} must be a duration of at least ${min >= 1000 ? `${min / 1000}s` : `${min}ms`}${max < Infinity ? ` and at most ${max / 3_600_000}h` : ""} such as 8760h, 30m or 20s, not "${raw}"`,
+    );
   }
   return ms;
 }
@@ -78,7 +80,10 @@ export const baseUrl = (env: NodeJS.ProcessEnv, name: string, fallback: string) 
  */
 export function dnsServers(env: NodeJS.ProcessEnv, name: string, max = 16): string[] | undefined {
   const raw = env[name] ?? "";
-  const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const items = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) return undefined;
   if (items.length > max) throw new ConfigError(`${name} names ${items.length} DNS servers; at most ${max}`);
   return items.map((item) => {

@@ -45,7 +45,10 @@ export function httpSettings(env: NodeJS.ProcessEnv): HttpSettings {
     bind: env.PLATFORM_BIND || "0.0.0.0",
     externalUrl: url(env, "PLATFORM_EXTERNAL_URL", `http://localhost:${port}`),
     tls: cert && key ? { certPath: cert, keyPath: key } : undefined,
-    corsOrigins: (env.PLATFORM_CORS_ORIGINS || "*").split(",").map((o) => o.trim()).filter(Boolean),
+    corsOrigins: (env.PLATFORM_CORS_ORIGINS || "*")
+      .split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
     maxBodyBytes: integer(env, "PLATFORM_MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
     http: {
       headersTimeoutMs: integer(env, "PLATFORM_HTTP_HEADERS_TIMEOUT_MS", 10_000, 100, HOUR_MS),

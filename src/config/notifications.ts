@@ -12,7 +12,10 @@ export interface NotificationOutboxSettings extends QueueSettings {
   resetAnswerMs: number;
 }
 
-export function notificationSettings(env: NodeJS.ProcessEnv): { notifications: NotificationOutboxSettings; notificationProviders: NotificationProviderSettings } {
+export function notificationSettings(env: NodeJS.ProcessEnv): {
+  notifications: NotificationOutboxSettings;
+  notificationProviders: NotificationProviderSettings;
+} {
   return {
     notificationProviders: notificationProviderSettings(env),
     notifications: {

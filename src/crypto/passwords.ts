@@ -102,10 +102,7 @@ async function matches(parsed: ParsedHash, encoded: string, password: string): P
 
 function isWeakerThan(parsed: ParsedHash, params: Argon2Params): boolean {
   return (
-    parsed.algorithm !== "argon2id" ||
-    parsed.memoryKiB < params.memoryKiB ||
-    parsed.iterations < params.iterations ||
-    parsed.parallelism < params.parallelism
+    parsed.algorithm !== "argon2id" || parsed.memoryKiB < params.memoryKiB || parsed.iterations < params.iterations || parsed.parallelism < params.parallelism
   );
 }
 
@@ -123,9 +120,7 @@ function parse(encoded: string): ParsedHash {
   if (encoded.startsWith("$argon2")) return parseArgon2(encoded);
   if (encoded.startsWith("$2")) return parseBcrypt(encoded);
   if (encoded.startsWith("$scrypt$")) return parseScrypt(encoded);
-  throw new PasswordHashFormatError(
-    "unsupported password hash: expected $argon2id$, $argon2i$, bcrypt ($2a$, $2b$, $2y$) or $scrypt$ (passlib's format)",
-  );
+  throw new PasswordHashFormatError("unsupported password hash: expected $argon2id$, $argon2i$, bcrypt ($2a$, $2b$, $2y$) or $scrypt$ (passlib's format)");
 }
 
 function parseArgon2(encoded: string): ParsedHash {
@@ -134,9 +129,7 @@ function parseArgon2(encoded: string): ParsedHash {
   }
   const match = ARGON2.exec(encoded);
   if (!match) {
-    throw new PasswordHashFormatError(
-      "an argon2 hash must read $argon2id$v=19$m=<KiB>,t=<iterations>,p=<parallelism>$<salt>$<hash>, in unpadded base64",
-    );
+    throw new PasswordHashFormatError("an argon2 hash must read $argon2id$v=19$m=<KiB>,t=<iterations>,p=<parallelism>$<salt>$<hash>, in unpadded base64");
   }
   if (match[2] !== "19") throw new PasswordHashFormatError(`argon2 version v=${match[2]} is not supported, only v=19`);
   const parsed = {
@@ -166,9 +159,7 @@ function parseBcrypt(encoded: string): ParsedHash {
 function parseScrypt(encoded: string): ParsedHash {
   const match = SCRYPT.exec(encoded);
   if (!match) {
-    throw new PasswordHashFormatError(
-      "an scrypt hash must read $scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>, in unpadded base64 (passlib's format)",
-    );
+    throw new PasswordHashFormatError("an scrypt hash must read $scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>, in unpadded base64 (passlib's format)");
   }
   const [logN, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
   if (logN < 1 || r < 1 || p < 1) throw new PasswordHashFormatError("scrypt needs ln ≥ 1, r ≥ 1 and p ≥ 1");

@@ -8,10 +8,7 @@ export type ContextType = ContextRef["type"];
  * A context of the hierarchy system > instance > organization: where reusable resources
  * and settings are defined and where requests act.
  */
-export type ContextRef =
-  | { type: "system" }
-  | { type: "instance"; instanceId: string }
-  | { type: "org"; instanceId: string; orgId: string };
+export type ContextRef = { type: "system" } | { type: "instance"; instanceId: string } | { type: "org"; instanceId: string; orgId: string };
 
 /** Where a request acts; permissions of enclosing contexts apply inside it. */
 export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string };

@@ -20,10 +20,7 @@ export interface KeyMaterial {
  */
 export async function keyMaterial(source: KeySource): Promise<KeyMaterial> {
   if ("generate" in source) {
-    const pair =
-      source.generate === "rsa"
-        ? await generate("rsa", { modulusLength: 2048 })
-        : await generate("ec", { namedCurve: "P-256" });
+    const pair = source.generate === "rsa" ? await generate("rsa", { modulusLength: 2048 }) : await generate("ec", { namedCurve: "P-256" });
     return { type: source.generate, publicKey: pem(pair.publicKey), privateKey: pair.privateKey.export({ type: "pkcs8", format: "pem" }).toString() };
   }
   // createPublicKey would also take a private key and derive its public half: refuse one

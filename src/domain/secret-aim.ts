@@ -18,7 +18,10 @@ export interface SecretAim {
  */
 export function requireSecretForNewAim(aim: SecretAim, before: object, after: object): void {
   const moved = aim.settings.find((setting) => valueOf(before, setting) !== valueOf(after, setting));
-  if (moved) throw invalidArgument(`changing ${moved} needs ${aim.renewedBy} in the same patch: the stored ${aim.secret} is kept only for the ${moved} it was given for`);
+  if (moved)
+    throw invalidArgument(
+      `changing ${moved} needs ${aim.renewedBy} in the same patch: the stored ${aim.secret} is kept only for the ${moved} it was given for`,
+    );
 }
 
 const valueOf = (settings: object, name: string): unknown => (settings as Record<string, unknown>)[name];

@@ -1,6 +1,15 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
-import { fromJson, type DescMethodServerStreaming, type DescMethodUnary, type JsonReadOptions, type JsonValue, type JsonWriteOptions, type Message, type Registry } from "@bufbuild/protobuf";
+import {
+  fromJson,
+  type DescMethodServerStreaming,
+  type DescMethodUnary,
+  type JsonReadOptions,
+  type JsonValue,
+  type JsonWriteOptions,
+  type Message,
+  type Registry,
+} from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { errorToJson } from "@connectrpc/connect/protocol-connect";
@@ -46,7 +55,10 @@ const JSON_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/plain|[^/]
 export function createRestGateway(opts: GatewayOptions) {
   const invokers = new Map<Route, Invoker>();
   for (const route of opts.routes) {
-    const json = createMethodSerializationLookup(route.method, undefined, opts.jsonOptions, { readMaxBytes: opts.maxBodyBytes, writeMaxBytes: 0xffffffff }).getO(false);
+    const json = createMethodSerializationLookup(route.method, undefined, opts.jsonOptions, {
+      readMaxBytes: opts.maxBodyBytes,
+      writeMaxBytes: 0xffffffff,
+    }).getO(false);
     if (route.method.methodKind === "server_streaming") {
       const stream = opts.methods.stream(route.procedure);
       if (!stream) throw new Error(`${route.procedure}: no server-streaming method is registered`);
@@ -78,7 +90,10 @@ export function createRestGateway(opts: GatewayOptions) {
       // A caller that cancelled or disconnected (the body read fails with "aborted" or
       // "Premature close"): an answer nobody reads, logged at info as on the other protocols.
       if (callerLeft(res)) {
-        opts.logger.info({ err: thrown, path, code: codeName(Code.Canceled), status: HTTP_STATUS[Code.Canceled] }, "the REST caller went away before its answer");
+        opts.logger.info(
+          { err: thrown, path, code: codeName(Code.Canceled), status: HTTP_STATUS[Code.Canceled] },
+          "the REST caller went away before its answer",
+        );
         return true;
       }
       const { error, unexpected } = toConnectError(thrown);
@@ -107,7 +122,13 @@ async function serve(
 ) {
   const { invoke, serialize, raw } = invoker;
   // An endpoint without a body still reads one that is sent, to refuse it (transcode-request.ts) rather than drop it.
-  const body = route.body ? (route.rawBody ? await readRawBody(req, opts.maxBodyBytes) : await readJsonBody(req, opts.maxBodyBytes)) : announcesBody(req) ? await readJsonBody(req, opts.maxBodyBytes) : undefined;
+  const body = route.body
+    ? route.rawBody
+      ? await readRawBody(req, opts.maxBodyBytes)
+      : await readJsonBody(req, opts.maxBodyBytes)
+    : announcesBody(req)
+      ? await readJsonBody(req, opts.maxBodyBytes)
+      : undefined;
   if (body === TOO_LARGE) {
     sendStatus(res, 413, Code.ResourceExhausted, `the request body exceeds ${opts.maxBodyBytes} bytes`);
     return;
@@ -181,7 +202,15 @@ async function serveStream(
   let answers: AsyncIterator<Message>;
   let first: IteratorResult<Message>;
   try {
-    const answer = await stream({ method: route.method as DescMethodServerStreaming, message, requestMethod: "POST", url: `http://${host}${route.procedure}`, header, signal, contextValues: callContext(route, req) });
+    const answer = await stream({
+      method: route.method as DescMethodServerStreaming,
+      message,
+      requestMethod: "POST",
+      url: `http://${host}${route.procedure}`,
+      header,
+      signal,
+      contextValues: callContext(route, req),
+    });
     answers = answer.message[Symbol.asyncIterator]();
     first = await answers.next();
     returnHeaders(res, answer.header);
@@ -199,7 +228,11 @@ async function serveStream(
     if (!signal.aborted) {
       const { error, unexpected } = toConnectError(thrown);
       if (unexpected) opts.logger.error({ err: error.cause ?? error, path: route.procedure }, "REST stream failed");
-      line(JSON.stringify({ error: rpcStatusFromConnect(errorToJson(unexpected ? new ConnectError("internal error", Code.Internal) : error, opts.jsonOptions), opts.registry) }));
+      line(
+        JSON.stringify({
+          error: rpcStatusFromConnect(errorToJson(unexpected ? new ConnectError("internal error", Code.Internal) : error, opts.jsonOptions), opts.registry),
+        }),
+      );
     }
   } finally {
     end();
@@ -241,7 +274,8 @@ async function readRawBody(req: NodeRequest, limit: number): Promise<JsonValue |
   return { contentType: req.headers["content-type"] ?? "", data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
 }
 
-const announcesBody = (req: NodeRequest) => (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
+const announcesBody = (req: NodeRequest) =>
+  (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
 
 async function readJsonBody(req: NodeRequest, limit: number): Promise<JsonValue | undefined | typeof TOO_LARGE> {
   const type = req.headers["content-type"];

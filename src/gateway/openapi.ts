@@ -60,12 +60,8 @@ const WELL_KNOWN: Record<string, Schema> = {
   "google.protobuf.BytesValue": SCALARS[ScalarType.BYTES],
 };
 
-
 /** OpenAPI 3.1 description of the REST gateway, derived from the same descriptors that drive it. */
-export function openApiDocument(
-  routes: readonly Route[],
-  info: { title: string; version: string; serverUrl?: string },
-): Record<string, unknown> {
+export function openApiDocument(routes: readonly Route[], info: { title: string; version: string; serverUrl?: string }): Record<string, unknown> {
   const schemas = new Map<string, Schema>();
 
   const enumSchema = (e: DescEnum): Schema =>
@@ -141,12 +137,17 @@ export function openApiDocument(
   };
 
   const responses = (route: Route): Schema => {
-    const ok = route.rawResponse !== undefined
-      ? { content: { "*/*": { schema: { type: "string", format: "binary" } } } }
-      : route.method.methodKind === "server_streaming"
-        ? // Newline-delimited JSON, one object a line (gateway.ts serveStream).
-          { content: { "application/x-ndjson": { schema: { type: "object", properties: { result: messageSchema(route.method.output), error: ref(STATUS) } } } } }
-        : { content: { "application/json": { schema: messageSchema(route.method.output) } } };
+    const ok =
+      route.rawResponse !== undefined
+        ? { content: { "*/*": { schema: { type: "string", format: "binary" } } } }
+        : route.method.methodKind === "server_streaming"
+          ? // Newline-delimited JSON, one object a line (gateway.ts serveStream).
+            {
+              content: {
+                "application/x-ndjson": { schema: { type: "object", properties: { result: messageSchema(route.method.output), error: ref(STATUS) } } },
+              },
+            }
+          : { content: { "application/json": { schema: messageSchema(route.method.output) } } };
     // With a created field, one RPC answers 200 when it updated and 201 when it created.
     const success: Schema = route.createdJsonField
       ? { "200": { description: "Updated", ...ok }, "201": { description: "Created", ...ok } }

@@ -46,18 +46,13 @@ export function routesOf(services: readonly DescService[]): Route[] {
     }
   }
   // Most specific first, so that /targets/_search wins over /targets/{id}.
-  return routes.sort(
-    (a, b) =>
-      Number(a.template.hasWildcardRest) - Number(b.template.hasWildcardRest) ||
-      b.template.literals - a.template.literals,
-  );
+  return routes.sort((a, b) => Number(a.template.hasWildcardRest) - Number(b.template.hasWildcardRest) || b.template.literals - a.template.literals);
 }
 
 function routeOf(method: DescMethod, rule: HttpRule): Route {
   const { pattern } = rule;
   if (pattern.case === undefined) throw new Error(`${method.name}: google.api.http rule without a pattern`);
-  const [httpMethod, path] =
-    pattern.case === "custom" ? [pattern.value.kind.toUpperCase(), pattern.value.path] : [pattern.case.toUpperCase(), pattern.value];
+  const [httpMethod, path] = pattern.case === "custom" ? [pattern.value.kind.toUpperCase(), pattern.value.path] : [pattern.case.toUpperCase(), pattern.value];
   const rules = methodRules(method);
   const created = rules?.createdField ? method.output.fields.find((f) => f.name === rules.createdField) : undefined;
   const route: Route = {
@@ -88,7 +83,8 @@ function rawResponseField(method: DescMethod, responseBody: string): string | un
   if (responseBody === "") return undefined;
   const field = method.output.fields.find((f) => f.name === responseBody);
   // The only use of response_body the gateway has: anything else would be silently ignored.
-  if (field?.message?.typeName !== HTTP_BODY) throw new Error(`${method.name}: response_body ${responseBody} is not a google.api.HttpBody field of ${method.output.typeName}`);
+  if (field?.message?.typeName !== HTTP_BODY)
+    throw new Error(`${method.name}: response_body ${responseBody} is not a google.api.HttpBody field of ${method.output.typeName}`);
   return field.jsonName;
 }
 
@@ -123,7 +119,7 @@ export function indexRoutes(routes: readonly Route[]): (path: string) => RouteMa
     const third = segments[2] ?? "";
     const colon = third.indexOf(":");
     const key = `${segments[0]}/${segments[1]}/${colon >= 0 ? third.slice(0, colon) : third}`;
-    const candidates = always.length === 0 ? buckets.get(key) ?? [] : [...(buckets.get(key) ?? []), ...always].sort((a, b) => a.order - b.order);
+    const candidates = always.length === 0 ? (buckets.get(key) ?? []) : [...(buckets.get(key) ?? []), ...always].sort((a, b) => a.order - b.order);
     const matches: RouteMatch[] = [];
     for (const { route } of candidates) {
       const params = route.template.match(path);
@@ -132,4 +128,3 @@ export function indexRoutes(routes: readonly Route[]): (path: string) => RouteMa
     return matches;
   };
 }
-

@@ -17,12 +17,7 @@ export const STRING_MESSAGES: ReadonlySet<string> = new Set([
  * string and the body, as google.api.http defines it. The Connect handler then parses
  * that JSON exactly as it parses a Connect request, unknown fields and all.
  */
-export function transcodeRequest(
-  route: Route,
-  params: Map<string, string>,
-  query: URLSearchParams,
-  body: JsonValue | undefined,
-): JsonObject {
+export function transcodeRequest(route: Route, params: Map<string, string>, query: URLSearchParams, body: JsonValue | undefined): JsonObject {
   const input = route.method.input;
   let request: JsonObject = {};
   if (route.body === "*" && body !== undefined) {
@@ -35,7 +30,8 @@ export function transcodeRequest(
   } else if (route.body === "" && body !== undefined && !(isObject(body) && Object.keys(body).length === 0)) {
     // A field sent in a body this endpoint does not read would be dropped without a word.
     const named = isObject(body) ? Object.keys(body).filter((k) => findField(input, k)) : [];
-    const hint = named.length > 0 ? `: give ${named.join(", ")} as query parameters (?${named.map((k) => `${findField(input, k)!.jsonName}=…`).join("&")})` : "";
+    const hint =
+      named.length > 0 ? `: give ${named.join(", ")} as query parameters (?${named.map((k) => `${findField(input, k)!.jsonName}=…`).join("&")})` : "";
     throw invalidArgument(`this endpoint takes no request body${hint}`);
   }
   for (const [path, value] of params) setPath(request, input, path.split("."), value, "path");
@@ -66,7 +62,9 @@ function refuseQueryFields(input: DescMessage, bodyMessage: DescMessage, keys: s
   const misplaced = keys.filter((k) => !findField(bodyMessage, k) && findField(input, k));
   if (misplaced.length === 0) return;
   const names = misplaced.map((k) => findField(input, k)!.jsonName);
-  throw invalidArgument(`${names.join(", ")} ${names.length === 1 ? "is a query parameter" : "are query parameters"} of this endpoint, not a field of its body (?${names.map((n) => `${n}=…`).join("&")})`);
+  throw invalidArgument(
+    `${names.join(", ")} ${names.length === 1 ? "is a query parameter" : "are query parameters"} of this endpoint, not a field of its body (?${names.map((n) => `${n}=…`).join("&")})`,
+  );
 }
 
 function setPath(target: JsonObject, message: DescMessage, path: string[], raw: string, from: "path" | "query") {

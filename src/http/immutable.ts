@@ -17,7 +17,9 @@ export interface ImmutableFile {
 export function sendImmutable(req: NodeRequest, res: NodeResponse, file: ImmutableFile, headers: Record<string, string> = {}): void {
   const response = res as ServerResponse;
   const common = { "cache-control": "public, max-age=31536000, immutable", etag: file.etag, "x-content-type-options": "nosniff", ...headers };
-  const tags = String(req.headers["if-none-match"] ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
+  const tags = String(req.headers["if-none-match"] ?? "")
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, ""));
   if (tags.includes(file.etag) || tags.includes("*")) {
     response.writeHead(304, common).end();
     return;

@@ -123,7 +123,8 @@ export class OutboundClient {
     } catch {
       throw new OutboundError("invalid_url", `"${target}" is not an absolute URL`);
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new OutboundError("invalid_url", `only http and https URLs can be called, not ${url.protocol}`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new OutboundError("invalid_url", `only http and https URLs can be called, not ${url.protocol}`);
     // An address literal never goes through the lookup: checked here.
     const literal = url.hostname.replace(/^\[|\]$/g, "");
     if (!this.options.allowPrivate && isInternalAddress(literal)) throw new OutboundError("refused", `${literal} is an internal address`);

@@ -25,7 +25,8 @@ export async function checkImage(data: Uint8Array, declared: string, maxBytes: n
     throw invalidArgument(`content type "${declared}" is not accepted: send ${IMAGE_TYPES.join(", ")}`);
   }
   if (data.length === 0) throw invalidArgument("the image is empty");
-  if (data.length > maxBytes) throw invalidArgument(`the image has ${data.length} bytes, more than the ${maxBytes} allowed (PLATFORM_BRANDING_MAX_IMAGE_BYTES)`);
+  if (data.length > maxBytes)
+    throw invalidArgument(`the image has ${data.length} bytes, more than the ${maxBytes} allowed (PLATFORM_BRANDING_MAX_IMAGE_BYTES)`);
   const found = await fileTypeFromBuffer(data);
   if (contentType === "image/svg+xml") {
     // An SVG is text (file-type calls one with an XML declaration XML): a binary signature means it is something else.

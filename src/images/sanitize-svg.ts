@@ -72,7 +72,11 @@ function load(): Promise<Sanitizer> {
       // The style sheet is the style's own text nodes only: with an element inside, the text
       // content checked here is not the style sheet, and `ur<g>x</g>l(` hides a `url(`. CSS
       // has no use for elements.
-      const problem = node.firstElementChild ? "style element with elements inside" : loadsResource(node.textContent ?? "") ? "style element with an external reference" : undefined;
+      const problem = node.firstElementChild
+        ? "style element with elements inside"
+        : loadsResource(node.textContent ?? "")
+          ? "style element with an external reference"
+          : undefined;
       if (!problem) return;
       node.parentNode?.removeChild(node);
       self.extra.push(problem);
@@ -100,7 +104,10 @@ export async function sanitizeSvg(data: Uint8Array): Promise<{ data: Uint8Array;
   const { window, purify, extra } = await load();
   const root = new window.DOMParser().parseFromString(text, "image/svg+xml").documentElement;
   if (root.namespaceURI !== SVG_NS || root.localName !== "svg") {
-    const problem = root.localName === "parsererror" ? `it is not well-formed XML (${root.textContent?.trim()})` : `its root element is not <svg> in the SVG namespace (${SVG_NS})`;
+    const problem =
+      root.localName === "parsererror"
+        ? `it is not well-formed XML (${root.textContent?.trim()})`
+        : `its root element is not <svg> in the SVG namespace (${SVG_NS})`;
     throw invalidArgument(`the content is not an SVG image: ${problem}`);
   }
   extra.length = 0;

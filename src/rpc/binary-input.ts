@@ -10,12 +10,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
  * InvalidArgument: a generic message, or the field whose text is not UTF-8. What connect then
  * reports is that error, on every protocol.
  */
-export function checkBinaryBody(
-  body: AsyncIterable<Uint8Array>,
-  header: Headers,
-  input: DescMessage,
-  maxBytes: number,
-): AsyncIterable<Uint8Array> {
+export function checkBinaryBody(body: AsyncIterable<Uint8Array>, header: Headers, input: DescMessage, maxBytes: number): AsyncIterable<Uint8Array> {
   const type = (header.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
   const framing = FRAMING[type];
   if (!framing) return body;

@@ -45,7 +45,10 @@ export function principalOf(ctx: HandlerContext): Principal {
 /** Who writes: the caller, with where its request came from (recorded with the events it causes). */
 export function editorOf(ctx: HandlerContext): Editor {
   const principal = required(ctx.values.get(principalKey), "principal");
-  return { userId: principal.userId, origin: originOf({ client: principal.client, ip: ctx.values.get(clientAddressKey), userAgent: ctx.requestHeader.get("user-agent") }) };
+  return {
+    userId: principal.userId,
+    origin: originOf({ client: principal.client, ip: ctx.values.get(clientAddressKey), userAgent: ctx.requestHeader.get("user-agent") }),
+  };
 }
 
 export function actorOf(ctx: HandlerContext): Actor {

@@ -150,7 +150,8 @@ export function assertDeclared(services: readonly DescService[]): void {
       if (rules.self && rules.resource ? !SELF_KINDS.has(rules.resource.kind) : rules.self && !/^Search/.test(method.name)) {
         throw new Error(`${name}: self needs a resource of a user (${[...SELF_KINDS].join(", ")}), or a search`);
       }
-      if (rules.tokenField && !(rules.resource && Object.hasOwn(RESOURCE_TOKENS, rules.resource.kind))) throw new Error(`${name}: token_field needs a resource with a token (${Object.keys(RESOURCE_TOKENS).join(", ")})`);
+      if (rules.tokenField && !(rules.resource && Object.hasOwn(RESOURCE_TOKENS, rules.resource.kind)))
+        throw new Error(`${name}: token_field needs a resource with a token (${Object.keys(RESOURCE_TOKENS).join(", ")})`);
       if (rules.inOrg && (rules.resource || rules.perResult || !rules.contexts.has("org"))) {
         throw new Error(`${name}: in_org is for creating in an organization context, not with resource or per_result`);
       }

@@ -3,12 +3,7 @@ import { verificationSettings } from "./verification-settings.js";
 import { createRegistry, type DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, createConnectRouter, createContextValues } from "@connectrpc/connect";
 import { createAsyncIterable, validateUniversalHandlerOptions, type UniversalHandler } from "@connectrpc/connect/protocol";
-import {
-  compressionBrotli,
-  compressionGzip,
-  universalRequestFromNodeRequest,
-  universalResponseToNodeResponse,
-} from "@connectrpc/connect-node";
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { TtlCache } from "../cache/ttl-cache.js";
 import { UnknownLookups } from "../cache/unknown-lookups.js";
@@ -76,7 +71,10 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   assertDeclared(SERVED_SERVICES);
   const flags = new FeatureFlags(store.db, config.features, access);
   // Host names and tokens nobody knows: cached misses and one budget per address for both.
-  const unknown = { lookups: new UnknownLookups(config.unknownLookups.perIpPerMinute), misses: { ttlMs: config.unknownLookups.cacheTtlMs, maxEntries: config.unknownLookups.cacheSize } };
+  const unknown = {
+    lookups: new UnknownLookups(config.unknownLookups.perIpPerMinute),
+    misses: { ttlMs: config.unknownLookups.cacheTtlMs, maxEntries: config.unknownLookups.cacheSize },
+  };
   const tenants = new TenantResolver(store, hostAliases(config.externalUrl.hostname), access, unknown.lookups, unknown.misses);
   const signingKeys = new SigningKeys(store, box, config.oidc, config.oidc.providerCacheSize);
   const accessTokens = new AccessTokenPrincipals(signingKeys);
@@ -86,7 +84,12 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const outbound = new OutboundClient({ allowPrivate: config.outbound.allowPrivate, maxResponseBytes: config.outbound.maxResponseBytes });
   const { dnsServers, dnsTimeoutMs, httpsPort, httpPort, tokenTtlMs } = config.domainValidation;
   const domainValidation = {
-    clients: { outbound, outboundTimeoutMs: config.outbound.timeoutMs, dns: new DnsLookups({ servers: dnsServers, timeoutMs: dnsTimeoutMs }), ports: { https: httpsPort, http: httpPort } },
+    clients: {
+      outbound,
+      outboundTimeoutMs: config.outbound.timeoutMs,
+      dns: new DnsLookups({ servers: dnsServers, timeoutMs: dnsTimeoutMs }),
+      ports: { https: httpsPort, http: httpPort },
+    },
     tokenTtlMs,
   };
   const notifications = new ProviderSender({
@@ -104,13 +107,39 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const functions = new ActionFunctions({ plans, outbound, flags, logger, transact: (fn) => store.forRequest(NEVER_ABORTED).transact(fn) });
   // Sign-in events of the login pages, the session API and the token endpoint, written behind their requests.
   const signIns = new SignInLog({ settings: config.signInLog, write: (rows) => insertSignIns(store.db, rows), logger });
-  const providers = new Providers(signingKeys, { settings: config.oidc, db: store.db, box, access, lookups, flags, functions, loginSettings: loginSettingsKind(config.login), signIns }, config.oidc.providerCacheSize);
+  const providers = new Providers(
+    signingKeys,
+    { settings: config.oidc, db: store.db, box, access, lookups, flags, functions, loginSettings: loginSettingsKind(config.login), signIns },
+    config.oidc.providerCacheSize,
+  );
   // One budget of password and code tries per user for the login pages and the session API.
   const perUser = new WindowLimiter(config.login.perLoginNamePerMinute, 60_000);
-  const sessions = { hasher, codes: verification, loginSettings: loginSettingsKind(config.login), limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) }, signIns };
+  const sessions = {
+    hasher,
+    codes: verification,
+    loginSettings: loginSettingsKind(config.login),
+    limits: { perUser, perSession: new WindowLimiter(config.login.perSessionPerMinute, 60_000) },
+    signIns,
+  };
   // Upstream identity providers: the login pages' external login and the API's intents.
   const calls = upstreamCalls(outbound, config.outbound.timeoutMs, config.externalLogin);
-  const oidc = oidcMount({ config, store, logger, tenants, providers, keys: signingKeys, access, box, hasher, lookups, calls, functions, codes: verification, perUser, signIns });
+  const oidc = oidcMount({
+    config,
+    store,
+    logger,
+    tenants,
+    providers,
+    keys: signingKeys,
+    access,
+    box,
+    hasher,
+    lookups,
+    calls,
+    functions,
+    codes: verification,
+    perUser,
+    signIns,
+  });
   const routerOptions = {
     interceptors: [...(telemetry?.interceptors() ?? []), ...interceptorChain({ store, logger, flags, tenants, access, accessTokens, executions, unknown })],
     readMaxBytes: config.maxBodyBytes,
@@ -127,16 +156,32 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
   const shutdown = new AbortController();
   const watchStreams = watchStreamCounter(config.maxWatchStreams);
   const eventWatch = { ...config.eventWatch, slots: new WatchSlots(config.eventWatch.perInstance) };
-  registerServices(unary.recording(router), { store, box, access, flags, signingKeys, hasher, isServing, shutdown: shutdown.signal, watchStreams, eventWatch, loginSettings: loginSettingsKind(config.login), notifications, verification, domainValidation, sessions, idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs }, branding: config.branding });
+  registerServices(unary.recording(router), {
+    store,
+    box,
+    access,
+    flags,
+    signingKeys,
+    hasher,
+    isServing,
+    shutdown: shutdown.signal,
+    watchStreams,
+    eventWatch,
+    loginSettings: loginSettingsKind(config.login),
+    notifications,
+    verification,
+    domainValidation,
+    sessions,
+    idpIntents: { calls, scheme: issuerScheme(config), ttlMs: config.externalLogin.intentTtlMs },
+    branding: config.branding,
+  });
   const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
 
   const routes = routesOf(PLATFORM_SERVICES);
   const registry = createRegistry(file_buf_validate_validate);
   // The gateway's calls carry a mark of their own, so that logs and metrics can say "rest".
   const gateway = createRestGateway({ routes, methods: unary, registry, maxBodyBytes: config.maxBodyBytes, jsonOptions: routerOptions.jsonOptions, logger });
-  const openapi = JSON.stringify(
-    openApiDocument(routes, { title: "Platform identity service", version: "3.0-alpha", serverUrl: config.externalUrl.origin }),
-  );
+  const openapi = JSON.stringify(openApiDocument(routes, { title: "Platform identity service", version: "3.0-alpha", serverUrl: config.externalUrl.origin }));
   const applyCors = createCors(config.corsOrigins);
   const assets = brandingAssets({ store, tenants });
   const consoleApp = consoleFiles({ store, tenants, scheme: issuerScheme(config) });
@@ -166,7 +211,12 @@ export function createApp({ config, store, logger, box, access, telemetry }: App
       const contextValues = createContextValues().set(clientAddressKey, req.socket.remoteAddress);
       const viaConnect = (read?: Uint8Array) => {
         const uReq = universalRequestFromNodeRequest(req, res, undefined, contextValues);
-        const body = checkBinaryBody(read ? createAsyncIterable([read]) : (uReq.body as AsyncIterable<Uint8Array>), uReq.header, procedure.method.input, config.maxBodyBytes);
+        const body = checkBinaryBody(
+          read ? createAsyncIterable([read]) : (uReq.body as AsyncIterable<Uint8Array>),
+          uReq.header,
+          procedure.method.input,
+          config.maxBodyBytes,
+        );
         procedure({ ...uReq, body })
           .then((uRes) => universalResponseToNodeResponse(uRes, res))
           .catch((error) => fail(res, error));

@@ -38,7 +38,12 @@ export function brandingAssets({ store, tenants }: { store: Pick<Store, "forRequ
       const asset = parseBrandingAssetPath(path, instance.id);
       const file = asset && (await settingsFile(store.forRequest(signal).db, BRANDING_SETTINGS.name, asset.at, asset.image, asset.hash));
       if (!file) throw notFound(`no image at ${path}`);
-      sendImmutable(req, res, { contentType: file.contentType, etag: `"${file.hash}"`, body: file.data }, file.contentType === "image/svg+xml" ? { "content-security-policy": SVG_POLICY } : {});
+      sendImmutable(
+        req,
+        res,
+        { contentType: file.contentType, etag: `"${file.hash}"`, body: file.data },
+        file.contentType === "image/svg+xml" ? { "content-security-policy": SVG_POLICY } : {},
+      );
     } catch (thrown) {
       const { error, unexpected } = toConnectError(thrown);
       if (unexpected) throw thrown;

@@ -153,9 +153,7 @@ export class Http2Sessions {
       this.streams++;
       clearTimeout(timer);
       // A request that ends with its headers has no body to wait for.
-      const body = stream.endAfterHeaders
-        ? undefined
-        : setTimeout(() => stream.close(http2.constants.NGHTTP2_CANCEL), requestTimeoutMs).unref();
+      const body = stream.endAfterHeaders ? undefined : setTimeout(() => stream.close(http2.constants.NGHTTP2_CANCEL), requestTimeoutMs).unref();
       stream.once("end", () => clearTimeout(body));
       stream.once("close", () => {
         clearTimeout(body);

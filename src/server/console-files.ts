@@ -60,13 +60,27 @@ function load(dir: string): Built {
   const assetDir = join(dir, "assets");
   for (const name of existsSync(assetDir) ? readdirSync(assetDir) : []) {
     const body = readFileSync(join(assetDir, name));
-    assets.set(name, { contentType: TYPES[extname(name)] ?? "application/octet-stream", etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 16)}"`, body });
+    assets.set(name, {
+      contentType: TYPES[extname(name)] ?? "application/octet-stream",
+      etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 16)}"`,
+      body,
+    });
   }
   return { index: readFileSync(join(dir, "index.html")), assets };
 }
 
 /** `scheme`: the issuers' (oidc/provider/mount.ts issuerScheme): the console signs in at the issuer of the host it was loaded from. */
-export function consoleFiles({ store, tenants, scheme, dir = builtDir() }: { store: Pick<Store, "forRequest">; tenants: TenantResolver; scheme: string; dir?: string | undefined }) {
+export function consoleFiles({
+  store,
+  tenants,
+  scheme,
+  dir = builtDir(),
+}: {
+  store: Pick<Store, "forRequest">;
+  tenants: TenantResolver;
+  scheme: string;
+  dir?: string | undefined;
+}) {
   // Read once: a build replaces the files, a restart serves them (npm start builds before it starts).
   const built = dir ? load(dir) : undefined;
 

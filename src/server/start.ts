@@ -176,7 +176,10 @@ async function bootstrap(config: Config, store: Store, logger: Logger, box: Secr
       patExpiresAt: new Date(Date.now() + config.bootstrapPatExpiresMs),
       person: { email: config.adminEmail, invites: verificationSettings(config, box) },
       async beforeCreate() {
-        const exists = await access(patPath).then(() => true, () => false);
+        const exists = await access(patPath).then(
+          () => true,
+          () => false,
+        );
         if (exists) throw new Error(`${patPath} exists but the database is empty: move the old file away and start again`);
       },
       async beforeCommit(token, invite) {
@@ -205,7 +208,10 @@ async function bootstrap(config: Config, store: Store, logger: Logger, box: Secr
   });
   logger.info({ instanceId: result.instanceId, domain: config.externalUrl.hostname, patPath, invitePath }, "bootstrapped the first instance");
   // The person's way in, where whoever started the service looks first.
-  logger.info({ user: HUMAN_ADMIN_USERNAME, email: config.adminEmail }, `the first administrator signs in to the console after choosing a password at ${inviteUrl} (also in ${invitePath})`);
+  logger.info(
+    { user: HUMAN_ADMIN_USERNAME, email: config.adminEmail },
+    `the first administrator signs in to the console after choosing a password at ${inviteUrl} (also in ${invitePath})`,
+  );
 }
 
 /**
@@ -222,7 +228,11 @@ function watchAccessChanges(config: Config, access: AccessEpoch, logger: Logger)
     {
       onNotify: () => access.advance(),
       onListening: (listening) => {
-        if (listening !== access.reliable) logger[listening ? "info" : "warn"]({ listening }, listening ? "listening for access changes" : "not listening for access changes: caches are bypassed until it is back");
+        if (listening !== access.reliable)
+          logger[listening ? "info" : "warn"](
+            { listening },
+            listening ? "listening for access changes" : "not listening for access changes: caches are bypassed until it is back",
+          );
         access.reliable = listening;
       },
       onError: (error) => logger.warn({ err: error }, "the connection listening for access changes failed"),

@@ -146,7 +146,14 @@ function appendValues(p: Params, i: number): EventValues {
 /** The prepared append's parameters for these events. */
 function appendParams(values: EventValues[]): Params {
   const first = values[0]!;
-  const params: Params = { instanceId: first.instanceId, creator: first.creator, client: first.client, ip: first.ip, userAgent: first.userAgent, numbered: first.numbered };
+  const params: Params = {
+    instanceId: first.instanceId,
+    creator: first.creator,
+    client: first.client,
+    ip: first.ip,
+    userAgent: first.userAgent,
+    numbered: first.numbered,
+  };
   values.forEach((v, i) => {
     params[`aggregateType${i}`] = v.aggregateType;
     params[`aggregateId${i}`] = v.aggregateId;

@@ -13,13 +13,7 @@ import type { Database } from "./schema.js";
  * (instance, aggregate, sequence) turns any race that slips past that into an error
  * instead of a lost update.
  */
-export async function appendEvents(
-  tx: Tx,
-  aggregate: AggregateRef,
-  previousSequence: number,
-  events: PendingEvent[],
-  editor: Editor,
-): Promise<Appended> {
+export async function appendEvents(tx: Tx, aggregate: AggregateRef, previousSequence: number, events: PendingEvent[], editor: Editor): Promise<Appended> {
   if (events.length === 0) throw new Error("appendEvents needs at least one event");
   const rows = await insertEvents(tx, aggregate.instanceId, newEvents(aggregate, previousSequence, events), editor);
   const last = rows[rows.length - 1]!;
@@ -42,20 +36,35 @@ export async function appendToEach(
   editor: Editor,
 ): Promise<void> {
   for (let i = 0; i < items.length; i += APPEND_CHUNK) {
-    const chunk = items.slice(i, i + APPEND_CHUNK).map((item) => ({ aggregateType, aggregateId: item.id, orgId: item.orgId ?? "", sequence: item.previousSequence + 1, event: item.event }));
+    const chunk = items
+      .slice(i, i + APPEND_CHUNK)
+      .map((item) => ({ aggregateType, aggregateId: item.id, orgId: item.orgId ?? "", sequence: item.previousSequence + 1, event: item.event }));
     await insertEvents(tx, instanceId, chunk, editor);
   }
 }
 
 /** One aggregate's events, numbered after `previousSequence`. */
 function newEvents(aggregate: AggregateRef, previousSequence: number, events: PendingEvent[]): NewEvent[] {
-  return events.map((event, i) => ({ aggregateType: aggregate.type, aggregateId: aggregate.id, orgId: aggregate.orgId ?? "", sequence: previousSequence + i + 1, event }));
+  return events.map((event, i) => ({
+    aggregateType: aggregate.type,
+    aggregateId: aggregate.id,
+    orgId: aggregate.orgId ?? "",
+    sequence: previousSequence + i + 1,
+    event,
+  }));
 }
 
 /** One statement for the events and the hooks' reads, then the append hooks, in the caller's transaction. */
 async function insertEvents(tx: Tx, instanceId: string, events: NewEvent[], editor: Editor): Promise<AppendedEvent[]> {
   const rows = await insertStatement(tx, instanceId, eventValues(instanceId, events, editor));
-  const appended = rows.map((r) => ({ position: r.position, sequence: r.sequence, type: r.event_type, createdAt: r.created_at, aggregateType: r.aggregate_type, aggregateId: r.aggregate_id }));
+  const appended = rows.map((r) => ({
+    position: r.position,
+    sequence: r.sequence,
+    type: r.event_type,
+    createdAt: r.created_at,
+    aggregateType: r.aggregate_type,
+    aggregateId: r.aggregate_id,
+  }));
   // The hooks found nothing to do again: this instance's appends may be queued once more.
   if (await runHooks(tx, instanceId, appended, rows[0])) forgetInstance(instanceId);
   return appended;

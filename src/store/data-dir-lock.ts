@@ -72,7 +72,10 @@ async function removeStale(path: string, judged: string): Promise<void> {
     await mkdir(mutex);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const since = await stat(mutex).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const since = await stat(mutex).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (since > TAKEOVER_STALE_MS) await rmdir(mutex).catch(() => {});
     else await sleep(50);
     return;

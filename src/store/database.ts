@@ -105,7 +105,11 @@ export async function openStore(
   if (target.kind === "postgres") {
     const pool = postgresPool(target.url, limits, 1, limits.poolMax, onConnectionError);
     // Sharing leaves at least one pooled connection to transactions.
-    const sharing = { connections: Math.min(limits.sharedConnections, limits.poolMax - 1), queueMax: limits.sharedQueueMax, slowHeadMs: limits.sharedSlowHeadMs };
+    const sharing = {
+      connections: Math.min(limits.sharedConnections, limits.poolMax - 1),
+      queueMax: limits.sharedQueueMax,
+      slowHeadMs: limits.sharedSlowHeadMs,
+    };
     const scoped = new ScopedKysely(new PgDriver(pool, limits.preparedStatementsMax, sharing), observe);
     return {
       ...common(scoped, limits),
@@ -155,7 +159,10 @@ function common(scoped: ScopedKysely, limits: DatabaseLimits) {
     forRequest: (signal: AbortSignal) => requestStore(scoped.forSignal(signal)),
     async isReachable(timeoutMs: number) {
       try {
-        await scoped.forSignal(AbortSignal.timeout(timeoutMs)).selectNoFrom((eb) => eb.lit(1).as("one")).execute();
+        await scoped
+          .forSignal(AbortSignal.timeout(timeoutMs))
+          .selectNoFrom((eb) => eb.lit(1).as("one"))
+          .execute();
         return true;
       } catch {
         return false;
@@ -164,13 +171,7 @@ function common(scoped: ScopedKysely, limits: DatabaseLimits) {
   };
 }
 
-function postgresPool(
-  url: string,
-  limits: DatabaseLimits,
-  timeoutFactor: number,
-  max: number,
-  onConnectionError: (error: Error) => void,
-): pg.Pool {
+function postgresPool(url: string, limits: DatabaseLimits, timeoutFactor: number, max: number, onConnectionError: (error: Error) => void): pg.Pool {
   const statementTimeout = limits.statementTimeoutMs * timeoutFactor;
   const pool = new pg.Pool({
     connectionString: url,

@@ -20,7 +20,12 @@ export async function retentionFloor(db: Db, instanceId: string, now = new Date(
  * creation date (ties by id), with the total of all matches. `state` is the instance's
  * newest event: log rows are written with their events, so the log is complete up to it.
  */
-export async function logPage<TB extends LogTable>(db: Db, instanceId: string, filtered: SelectQueryBuilder<Database, TB, object>, page: Page): Promise<Found<Selectable<Database[TB]>>> {
+export async function logPage<TB extends LogTable>(
+  db: Db,
+  instanceId: string,
+  filtered: SelectQueryBuilder<Database, TB, object>,
+  page: Page,
+): Promise<Found<Selectable<Database[TB]>>> {
   const direction = page.asc ? "asc" : "desc";
   const query = filtered as unknown as SelectQueryBuilder<Database, LogTable, object>;
   const [rows, newest] = await Promise.all([
@@ -32,7 +37,13 @@ export async function logPage<TB extends LogTable>(db: Db, instanceId: string, f
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
-    db.selectFrom("events").select(["instance_position", "created_at"]).where("instance_id", "=", instanceId).orderBy("instance_position", "desc").limit(1).executeTakeFirst(),
+    db
+      .selectFrom("events")
+      .select(["instance_position", "created_at"])
+      .where("instance_id", "=", instanceId)
+      .orderBy("instance_position", "desc")
+      .limit(1)
+      .executeTakeFirst(),
   ]);
   const state = { position: newest?.instance_position ?? 0, timestamp: newest?.created_at };
   let total = rows[0] ? Number(rows[0].total) : 0;

@@ -30,12 +30,11 @@ export async function systemProjectionState(db: Db, aggregateType: "instance"): 
  * (projection-sources.ts: its own, and those whose removals cascade into it). One index
  * probe per type (events_instance_type_position), newest first.
  */
-async function projectionState(
-  db: Db,
-  instanceId: string,
-  aggregateType: string,
-): Promise<ProjectionState> {
-  const { rows } = await sql<{ instance_position: number; created_at: Date }>`${newestEvent(instanceId, aggregateType, sql`e.instance_position, e.created_at`)}`.execute(db);
+async function projectionState(db: Db, instanceId: string, aggregateType: string): Promise<ProjectionState> {
+  const { rows } = await sql<{
+    instance_position: number;
+    created_at: Date;
+  }>`${newestEvent(instanceId, aggregateType, sql`e.instance_position, e.created_at`)}`.execute(db);
   const row = rows[0];
   return { position: row ? Number(row.instance_position) : 0, timestamp: row?.created_at };
 }

@@ -4,14 +4,7 @@ import { pageState, projectionStateColumns, type ProjectionState, type StateColu
 import type { Database } from "./schema.js";
 
 export type TextMatch =
-  | "equals"
-  | "equals_ignore_case"
-  | "starts_with"
-  | "starts_with_ignore_case"
-  | "contains"
-  | "contains_ignore_case"
-  | "ends_with"
-  | "ends_with_ignore_case";
+  "equals" | "equals_ignore_case" | "starts_with" | "starts_with_ignore_case" | "contains" | "contains_ignore_case" | "ends_with" | "ends_with_ignore_case";
 
 /** LIKE patterns treat %, _ and \ specially; a filter value never should. */
 function escapeLike(value: string): string {

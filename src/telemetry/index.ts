@@ -7,7 +7,6 @@ import { reportToPrimary, serveConfiguredMetrics, serveRegistry, type MetricsSer
 import { ServiceMetrics } from "./metrics.js";
 import { startTracing, type Tracing } from "./tracing.js";
 
-
 /** Metrics always (they cost a few counters), traces when a collector is configured. */
 export interface Telemetry {
   readonly metrics: ServiceMetrics;

@@ -7,7 +7,6 @@ import { readWithin } from "../store/read-within.js";
 import { codeName, outcomeOf, protocolOf, watchStream } from "./call.js";
 import { RpcMetrics } from "./rpc-metrics.js";
 
-
 /** From a cache hit (a millisecond) to a deadline (seconds). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -30,7 +29,12 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     // prom-client calls collect() with the gauge as `this`; these reach this object's current state.
-    const own = { store: () => this.store, connections: () => this.connections, watchStreams: () => this.watchStreams, readEventStore: () => this.readEventStore() };
+    const own = {
+      store: () => this.store,
+      connections: () => this.connections,
+      watchStreams: () => this.watchStreams,
+      readEventStore: () => this.readEventStore(),
+    };
     new Gauge({
       name: "platform_db_pool_connections",
       help: "Database connections of this process, by state (in_use, idle); PGlite is one connection",
@@ -124,8 +128,7 @@ export class ServiceMetrics {
     return (next) => async (req) => {
       const started = performance.now();
       const labels = { service: req.service.typeName, method: req.method.name, protocol: protocolOf(req) };
-      const record = (thrown?: unknown) =>
-        this.rpcs.record({ ...labels, code: codeName(outcomeOf(req.signal, thrown)) }, (performance.now() - started) / 1000);
+      const record = (thrown?: unknown) => this.rpcs.record({ ...labels, code: codeName(outcomeOf(req.signal, thrown)) }, (performance.now() - started) / 1000);
       let res;
       try {
         res = await next(req);
@@ -153,5 +156,4 @@ export class ServiceMetrics {
     const reading = this.reading;
     return readWithin(this.dbReadTimeoutMs, () => reading);
   }
-
 }

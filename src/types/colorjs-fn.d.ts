@@ -23,6 +23,11 @@ declare module "colorjs.io/fn" {
   export const XYZ_D65: ColorSpace;
   export function parse(color: string): ColorTypes.PlainColorObject;
   export function contrastWCAG21(a: ColorTypes, b: ColorTypes): number;
-  export function mix(a: ColorTypes, b: ColorTypes, p?: number, options?: { space?: string | ColorSpace; outputSpace?: string | ColorSpace }): ColorTypes.PlainColorObject;
+  export function mix(
+    a: ColorTypes,
+    b: ColorTypes,
+    p?: number,
+    options?: { space?: string | ColorSpace; outputSpace?: string | ColorSpace },
+  ): ColorTypes.PlainColorObject;
   export function serialize(color: ColorTypes, options?: { format?: string; inGamut?: boolean; precision?: number }): string;
 }

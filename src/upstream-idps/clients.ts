@@ -95,8 +95,17 @@ export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): 
     const { url, apiUrl } = calls.github;
     const endpoints =
       idp.type === "github"
-        ? { authorizationEndpoint: `${url}/login/oauth/authorize`, tokenEndpoint: `${url}/login/oauth/access_token`, userinfoEndpoint: `${apiUrl}/user`, emailsEndpoint: `${apiUrl}/user/emails` }
-        : { authorizationEndpoint: String(config.authorizationEndpoint ?? ""), tokenEndpoint: String(config.tokenEndpoint ?? ""), userinfoEndpoint: String(config.userEndpoint ?? "") };
+        ? {
+            authorizationEndpoint: `${url}/login/oauth/authorize`,
+            tokenEndpoint: `${url}/login/oauth/access_token`,
+            userinfoEndpoint: `${apiUrl}/user`,
+            emailsEndpoint: `${apiUrl}/user/emails`,
+          }
+        : {
+            authorizationEndpoint: String(config.authorizationEndpoint ?? ""),
+            tokenEndpoint: String(config.tokenEndpoint ?? ""),
+            userinfoEndpoint: String(config.userEndpoint ?? ""),
+          };
     return {
       kind: "oauth",
       ...endpoints,
@@ -130,7 +139,8 @@ export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): 
 async function discover(issuer: string, calls: Calls): Promise<Discovery> {
   const check: DocumentCheck = (_url, doc) => {
     // OpenID Connect Discovery 4.3: the document must name the issuer it was fetched for.
-    if (doc.issuer !== issuer && doc.issuer !== issuer.replace(/\/$/, "")) throw new UpstreamError("invalid", `the discovery document of ${issuer} names the issuer ${String(doc.issuer)}`);
+    if (doc.issuer !== issuer && doc.issuer !== issuer.replace(/\/$/, ""))
+      throw new UpstreamError("invalid", `the discovery document of ${issuer} names the issuer ${String(doc.issuer)}`);
     for (const key of ["authorization_endpoint", "token_endpoint", "jwks_uri"] as const) {
       if (typeof doc[key] !== "string") throw new UpstreamError("invalid", `the discovery document of ${issuer} has no ${key}`);
     }
@@ -191,7 +201,8 @@ export async function redeem(upstream: Upstream, calls: Calls, code: string, pen
     if (!accessToken || !upstream.userinfoEndpoint) throw new UpstreamError("invalid", "the token endpoint answered no access token");
     const claims = await getJson(calls, upstream.userinfoEndpoint, { headers: { authorization: `Bearer ${accessToken}` } });
     const id = claims[upstream.idAttribute ?? "id"];
-    if ((typeof id !== "string" || id === "") && typeof id !== "number") throw new UpstreamError("invalid", `the user endpoint's answer has no ${upstream.idAttribute}`);
+    if ((typeof id !== "string" || id === "") && typeof id !== "number")
+      throw new UpstreamError("invalid", `the user endpoint's answer has no ${upstream.idAttribute}`);
     const email = upstream.emailsEndpoint ? await primaryEmail(calls, upstream.emailsEndpoint, accessToken) : {};
     const raw = { ...claims, ...email };
     return { user: userOf(String(id), raw, false), raw };
@@ -219,7 +230,12 @@ async function verifyIdToken(upstream: Upstream, calls: Calls, idToken: string, 
   // bypass the address rules, the timeout and the size limit.
   const uri = upstream.jwksUri!;
   const verify = (jwks: Record<string, unknown>) =>
-    jwtVerify(idToken, createLocalJWKSet(jwks as unknown as JSONWebKeySet), { issuer: upstream.issuer!, audience: upstream.clientId, algorithms: ASYMMETRIC, clockTolerance: 60 });
+    jwtVerify(idToken, createLocalJWKSet(jwks as unknown as JSONWebKeySet), {
+      issuer: upstream.issuer!,
+      audience: upstream.clientId,
+      algorithms: ASYMMETRIC,
+      clockTolerance: 60,
+    });
   const { doc, fetched } = await calls.documents.get(uri, checkJwks);
   let payload: JWTPayload;
   try {

@@ -42,9 +42,15 @@ interface Answer<T> {
 export async function fetchJson(calls: Fetching, url: string, init: FetchInit): Promise<Answer<unknown>> {
   let res;
   try {
-    res = await calls.outbound.request(url, { method: init.method ?? "GET", headers: { ...HEADERS, ...init.headers }, ...(init.body !== undefined && { body: init.body }), timeoutMs: calls.timeoutMs });
+    res = await calls.outbound.request(url, {
+      method: init.method ?? "GET",
+      headers: { ...HEADERS, ...init.headers },
+      ...(init.body !== undefined && { body: init.body }),
+      timeoutMs: calls.timeoutMs,
+    });
   } catch (error) {
-    if (error instanceof OutboundError) throw new UpstreamError(error.failure === "refused" || error.failure === "invalid_url" ? "refused" : "unreachable", `${url}: ${error.message}`);
+    if (error instanceof OutboundError)
+      throw new UpstreamError(error.failure === "refused" || error.failure === "invalid_url" ? "refused" : "unreachable", `${url}: ${error.message}`);
     throw error;
   }
   let body: unknown;

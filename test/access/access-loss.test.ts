@@ -84,7 +84,10 @@ describe.each(DATABASE_KINDS)("access ends with the organization (%s)", (kind) =
 
     await must(admin(ORGS, "ReactivateOrganization", { id: x }), "X reactivated");
     expect(await orgs.call("GetOrganization", { id: y }, userOfX.token), "right after the reactivation").toMatchObject({ ok: true });
-    expect(await orgs.call("PatchOrganization", { id: y, organization: { name: `Loss Y ${protocol}` } }, userOfX.token), "its ORG_OWNER membership in Y counts again").toMatchObject({ ok: true });
+    expect(
+      await orgs.call("PatchOrganization", { id: y, organization: { name: `Loss Y ${protocol}` } }, userOfX.token),
+      "its ORG_OWNER membership in Y counts again",
+    ).toMatchObject({ ok: true });
   });
 
   it("deleting X ends its users, their memberships elsewhere, and every membership in X, at the next call", async () => {
@@ -107,16 +110,34 @@ describe.each(DATABASE_KINDS)("access ends with the organization (%s)", (kind) =
       const label = (what: string) => `${protocol}: ${what}`;
       // X's user: its token is gone with it, and so is its ORG_OWNER membership in Y.
       expectCode(await o.call("GetOrganization", { id: y }, userOfX.token), Code.Unauthenticated, 401, label("X's user reads Y"));
-      expectCode(await o.call("PatchOrganization", { id: y, organization: { name: "Loss Y after" } }, userOfX.token), Code.Unauthenticated, 401, label("X's user renames Y"));
+      expectCode(
+        await o.call("PatchOrganization", { id: y, organization: { name: "Loss Y after" } }, userOfX.token),
+        Code.Unauthenticated,
+        401,
+        label("X's user renames Y"),
+      );
       expectCode(await o.call("SearchOrganizations", {}, userOfX.token), Code.Unauthenticated, 401, label("X's user searches"));
 
       // The owner of X (a user of the default organization) keeps only what W gives it.
       expect(idsOf(await must(o.call("SearchOrganizations", {}, ownerOfX.token), label("owner of X searches"))), label("owner of X searches")).toEqual([w]);
       expectCode(await o.call("GetOrganization", { id: x }, ownerOfX.token), Code.NotFound, 404, label("owner of X reads X (it still reads W)"));
-      expectCode(await o.call("PatchOrganization", { id: x, organization: { name: "Loss X again" } }, ownerOfX.token), Code.PermissionDenied, 403, label("owner of X renames X (org.write nowhere now)"));
-      expectCode(await o.call("PatchOrganization", { id: w, organization: { name: "Loss W renamed" } }, ownerOfX.token), Code.PermissionDenied, 403, label("owner of X renames W (a viewer there)"));
+      expectCode(
+        await o.call("PatchOrganization", { id: x, organization: { name: "Loss X again" } }, ownerOfX.token),
+        Code.PermissionDenied,
+        403,
+        label("owner of X renames X (org.write nowhere now)"),
+      );
+      expectCode(
+        await o.call("PatchOrganization", { id: w, organization: { name: "Loss W renamed" } }, ownerOfX.token),
+        Code.PermissionDenied,
+        403,
+        label("owner of X renames W (a viewer there)"),
+      );
       const seen = await must(d.call("SearchDomains", { query: { limit: 1000 } }, ownerOfX.token), label("owner of X searches domains"));
-      expect(((seen.result ?? []) as JsonObject[]).map((r) => ((r.details as JsonObject).resourceOwner as JsonObject).id), label("only W's domains")).toEqual([w]);
+      expect(
+        ((seen.result ?? []) as JsonObject[]).map((r) => ((r.details as JsonObject).resourceOwner as JsonObject).id),
+        label("only W's domains"),
+      ).toEqual([w]);
 
       // Who had access only through X has none left: 403, not an empty answer.
       expectCode(await o.call("SearchOrganizations", {}, onlyInX.token), Code.PermissionDenied, 403, label("only-in-X searches organizations"));
@@ -129,7 +150,10 @@ describe.each(DATABASE_KINDS)("access ends with the organization (%s)", (kind) =
     const db = server.service.store.db;
     expect(await db.selectFrom("users").select("id").where("org_id", "=", x).execute(), "users of X").toEqual([]);
     expect(await db.selectFrom("memberships").select("context_id").where("user_id", "=", userOfX.userId).execute(), "memberships of X's user").toEqual([]);
-    expect(await db.selectFrom("memberships").select("user_id").where("context_type", "=", "org").where("context_id", "=", x).execute(), "memberships in X").toEqual([]);
+    expect(
+      await db.selectFrom("memberships").select("user_id").where("context_type", "=", "org").where("context_id", "=", x).execute(),
+      "memberships in X",
+    ).toEqual([]);
     expect(await db.selectFrom("personal_access_tokens").select("id").where("user_id", "=", userOfX.userId).execute(), "tokens of X's user").toEqual([]);
     const domainsNow = await must(admin(DOMAINS, "SearchDomains", { query: { limit: 1000 } }), "admin searches domains");
     const remaining = ((domainsNow.result ?? []) as JsonObject[]).map((r) => String(r.domain));

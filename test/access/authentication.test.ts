@@ -32,9 +32,11 @@ async function callWithHeader(protocol: Protocol, baseUrl: string, name: string,
     return { ok: false, code: json.code as Code, message: String(json.message), httpStatus: res.status };
   }
   const transport =
-    protocol === "grpc" ? createGrpcTransport({ baseUrl })
-    : protocol === "grpc-web" ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })
-    : createConnectTransport({ baseUrl, httpVersion: protocol === "connect-h2" ? "2" : "1.1" });
+    protocol === "grpc"
+      ? createGrpcTransport({ baseUrl })
+      : protocol === "grpc-web"
+        ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })
+        : createConnectTransport({ baseUrl, httpVersion: protocol === "connect-h2" ? "2" : "1.1" });
   const client = createClient(PlatformActions, transport) as unknown as Record<string, (req: unknown, opts: unknown) => Promise<unknown>>;
   try {
     const output = await client[method.localName]!(fromJson(method.input, request), { headers });
@@ -62,7 +64,7 @@ describe.each(DATABASE_KINDS)("authentication of PlatformActions (%s)", (kind) =
     const admin = protocolClient(PlatformActions, "grpc", server.baseUrl);
     const created = await admin.call("CreateTarget", { target: { name: "authn-existing", restWebhook: { url: "https://example.com/a" } } }, server.adminToken);
     expect(created.ok).toBe(true);
-    targetId = ((created as unknown as { message: { details: { id: string } } }).message.details.id);
+    targetId = (created as unknown as { message: { details: { id: string } } }).message.details.id;
     const put = await admin.call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [targetId] } }, server.adminToken);
     expect(put.ok).toBe(true);
     requests = [

@@ -144,7 +144,10 @@ async function must(r: Promise<CallResult>, what: string): Promise<JsonObject> {
 
 /** The admin's view of a domain: its organization, or undefined when no organization has it. */
 async function ownerOfDomain(s: Scene, domain: string): Promise<string | undefined> {
-  const found = await must(s.admin(DOMAINS, "SearchDomains", { filters: [{ domain: { domain, method: "TEXT_FILTER_METHOD_EQUALS" } }] }), "admin SearchDomains");
+  const found = await must(
+    s.admin(DOMAINS, "SearchDomains", { filters: [{ domain: { domain, method: "TEXT_FILTER_METHOD_EQUALS" } }] }),
+    "admin SearchDomains",
+  );
   const rows = (found.result ?? []) as JsonObject[];
   return rows.length === 0 ? undefined : String(((rows[0]!.details as JsonObject).resourceOwner as JsonObject).id);
 }
@@ -263,7 +266,11 @@ const methodsAfter = (whenOk: string[], otherwise: string[]) => async (s: Scene,
 /** A person of the organization acted in with a verified email address and phone number, made by the admin. */
 async function verifiedPerson(s: Scene): Promise<string> {
   const username = s.unique("matrix-person");
-  const human = { profile: { givenName: "Matrix", familyName: "Person" }, email: { address: `${username}@mail.example`, isVerified: true }, phone: { number: "+41790000002", isVerified: true } };
+  const human = {
+    profile: { givenName: "Matrix", familyName: "Person" },
+    email: { address: `${username}@mail.example`, isVerified: true },
+    phone: { number: "+41790000002", isVerified: true },
+  };
   s.memo.user = detailsId(await must(s.admin(USERS, "CreateUser", { user: { username, human }, ctx: { orgId: s.org.id } }), "admin CreateUser"));
   return s.memo.user;
 }
@@ -341,15 +348,19 @@ function webAuthnKeyRows(kind: KeyKind): Row[] {
   const plainWithout = plainWithoutKeys(kind);
   return [
     {
-      service: USERS, rpc: start, what: "for a person of the organization acted in (user.credential.write)",
-      expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+      service: USERS,
+      rpc: start,
+      what: "for a person of the organization acted in (user.credential.write)",
+      expect: [U, OK, OK, D, OK, D, D, D, D],
       request: async (s) => ({ id: await freshUser(s, "human"), domain: KEY_DOMAIN }),
       check: statesAfter(["PENDING"], []),
       cleanup: removeUser,
     },
     {
-      service: USERS, rpc: start, what: "for the plain user (self for the plain user)",
-      expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+      service: USERS,
+      rpc: start,
+      what: "for the plain user (self for the plain user)",
+      expect: [U, OK, OK, D, D, D, D, D, OK],
       request: (s) => {
         s.memo.user = s.plainId;
         return { id: s.plainId, domain: KEY_DOMAIN };
@@ -358,33 +369,43 @@ function webAuthnKeyRows(kind: KeyKind): Row[] {
       cleanup: plainWithout,
     },
     {
-      service: USERS, rpc: start, what: "for a machine user (people only)",
-      expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+      service: USERS,
+      rpc: start,
+      what: "for a machine user (people only)",
+      expect: [U, FP, FP, D, FP, D, D, D, D],
       request: async (s) => ({ id: await freshUser(s), domain: KEY_DOMAIN }),
       cleanup: removeUser,
     },
     {
-      service: USERS, rpc: start, what: "an id no user has",
-      expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+      service: USERS,
+      rpc: start,
+      what: "an id no user has",
+      expect: [U, NF, NF, D, NF, NF, D, D, D],
       request: () => ({ id: NO_SUCH_USER, domain: KEY_DOMAIN }),
     },
     {
-      service: USERS, rpc: finish, what: "of a person of the organization acted in, with its authenticator's answer",
-      expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+      service: USERS,
+      rpc: finish,
+      what: "of a person of the organization acted in, with its authenticator's answer",
+      expect: [U, OK, OK, D, OK, D, D, D, D],
       request: async (s) => keyFinish(kind, s, await freshUser(s, "human")),
       check: methodsAfter([k.method], []),
       cleanup: removeUser,
     },
     {
-      service: USERS, rpc: finish, what: "the plain user's own registration (self for the plain user)",
-      expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+      service: USERS,
+      rpc: finish,
+      what: "the plain user's own registration (self for the plain user)",
+      expect: [U, OK, OK, D, D, D, D, D, OK],
       request: (s) => keyFinish(kind, s, s.plainId),
       check: methodsAfter(["PASSWORD", k.method], ["PASSWORD"]),
       cleanup: plainWithout,
     },
     {
-      service: USERS, rpc: k.list, what: "of a person of the organization acted in (user.read)",
-      expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+      service: USERS,
+      rpc: k.list,
+      what: "of a person of the organization acted in (user.read)",
+      expect: [U, OK, OK, OK, OK, D, OK, D, D],
       async request(s) {
         const id = await freshUser(s, "human");
         await adminKey(kind, s, id);
@@ -396,16 +417,20 @@ function webAuthnKeyRows(kind: KeyKind): Row[] {
       cleanup: removeUser,
     },
     {
-      service: USERS, rpc: k.list, what: "of the caller itself (self)",
-      expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+      service: USERS,
+      rpc: k.list,
+      what: "of the caller itself (self)",
+      expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
       request: (s) => ({ id: s.self }),
       async check(_s, r, outcome) {
         if (outcome === OK) expect((r as { message: JsonObject }).message.result ?? []).toEqual([]);
       },
     },
     {
-      service: USERS, rpc: remove, what: "of a person of the organization acted in",
-      expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+      service: USERS,
+      rpc: remove,
+      what: "of a person of the organization acted in",
+      expect: [U, OK, OK, D, OK, D, D, D, D],
       async request(s) {
         const id = await freshUser(s, "human");
         return { id, [k.idField]: await adminKey(kind, s, id) };
@@ -414,8 +439,10 @@ function webAuthnKeyRows(kind: KeyKind): Row[] {
       cleanup: removeUser,
     },
     {
-      service: USERS, rpc: remove, what: "the plain user's own (self for the plain user)",
-      expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+      service: USERS,
+      rpc: remove,
+      what: "the plain user's own (self for the plain user)",
+      expect: [U, OK, OK, D, D, D, D, D, OK],
       request: async (s) => ({ id: s.plainId, [k.idField]: await adminKey(kind, s, s.plainId) }),
       check: methodsAfter(["PASSWORD"], ["PASSWORD", k.method]),
       cleanup: plainWithout,
@@ -442,7 +469,8 @@ async function member(s: Scene, roles: string[], ctx: JsonObject | undefined): P
   return userId;
 }
 
-const rolesAfter = (ctx: (s: Scene) => JsonObject | undefined, whenOk: string[] | undefined, otherwise: string[] | undefined) =>
+const rolesAfter =
+  (ctx: (s: Scene) => JsonObject | undefined, whenOk: string[] | undefined, otherwise: string[] | undefined) =>
   async (s: Scene, _r: CallResult, outcome: Outcome) => {
     expect(await membershipRoles(s, s.memo.user!, ctx(s)), "the membership's roles afterwards").toEqual(outcome === OK ? whenOk : otherwise);
   };
@@ -476,9 +504,10 @@ async function sessionAsAdminSees(s: Scene): Promise<JsonObject | undefined> {
   return (await must(Promise.resolve(r), "admin GetSession")).session as JsonObject;
 }
 
-const sessionAfter = (pick: (session: JsonObject | undefined) => unknown, whenOk: unknown, otherwise: unknown) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
-  expect(pick(await sessionAsAdminSees(s)), "the session afterwards").toEqual(outcome === OK ? whenOk : otherwise);
-};
+const sessionAfter =
+  (pick: (session: JsonObject | undefined) => unknown, whenOk: unknown, otherwise: unknown) => async (s: Scene, _r: CallResult, outcome: Outcome) => {
+    expect(pick(await sessionAsAdminSees(s)), "the session afterwards").toEqual(outcome === OK ? whenOk : otherwise);
+  };
 
 /** Undoes a session row: its session and its person go, whatever happened. */
 const removeSession = async (s: Scene) => {
@@ -493,8 +522,17 @@ const intentIdps = new Map<string, string>();
 async function intentStart(s: Scene, ctx?: JsonObject): Promise<JsonObject> {
   let idpId = intentIdps.get(s.baseUrl);
   if (idpId === undefined) {
-    const config = { clientId: "matrix", clientSecret: "matrix-secret", authorizationEndpoint: "https://oauth.matrix.example/authorize", tokenEndpoint: "https://oauth.matrix.example/token", userEndpoint: "https://oauth.matrix.example/user", idAttribute: "id" };
-    idpId = detailsId(await must(s.admin(PlatformIdentityProviders, "CreateOAuthIDP", { idp: { idp: { name: s.unique("matrix-oauth") }, config } }), "admin CreateOAuthIDP"));
+    const config = {
+      clientId: "matrix",
+      clientSecret: "matrix-secret",
+      authorizationEndpoint: "https://oauth.matrix.example/authorize",
+      tokenEndpoint: "https://oauth.matrix.example/token",
+      userEndpoint: "https://oauth.matrix.example/user",
+      idAttribute: "id",
+    };
+    idpId = detailsId(
+      await must(s.admin(PlatformIdentityProviders, "CreateOAuthIDP", { idp: { idp: { name: s.unique("matrix-oauth") }, config } }), "admin CreateOAuthIDP"),
+    );
     intentIdps.set(s.baseUrl, idpId);
   }
   return { idpId, successUrl: "https://login.matrix.example/ok", failureUrl: "https://login.matrix.example/failed", ...(ctx && { ctx }) };
@@ -513,7 +551,10 @@ async function waitingAuthRequest(s: Scene): Promise<string> {
   let clientId = loginApps.get(s.baseUrl);
   if (clientId === undefined) {
     const project = await must(s.admin(PlatformProjects, "CreateProject", { project: { name: s.unique("matrix-login") } }), "admin CreateProject");
-    const app = await must(s.admin(PlatformApps, "CreateApp", { projectId: detailsId(project), app: { name: "matrix-login", oidc: oidc() } }), "admin CreateApp");
+    const app = await must(
+      s.admin(PlatformApps, "CreateApp", { projectId: detailsId(project), app: { name: "matrix-login", oidc: oidc() } }),
+      "admin CreateApp",
+    );
     clientId = String(app.clientId);
     loginApps.set(s.baseUrl, clientId);
   }
@@ -559,28 +600,48 @@ function providerRows(family: "SMTP" | "SMS"): Row[] {
     { service, rpc: `Get${family}Provider`, what: "of no provider", expect: [U, NF, NF, NF, D, D, D, D, D], request: () => ({ id: NO_SUCH_PROVIDER }) },
     { service, rpc: `Search${family}Providers`, what: "", expect: read, request: () => ({}) },
     {
-      service, rpc: `Patch${family}Provider`, what: "", expect: write, cleanup,
+      service,
+      rpc: `Patch${family}Provider`,
+      what: "",
+      expect: write,
+      cleanup,
       request: async (s) => ({ ...(await fresh(s)), provider: { description: "patched" } }),
       check: after((p) => p?.description, "patched", expect.stringContaining("matrix-provider")),
     },
     {
-      service, rpc: `Delete${family}Provider`, what: "", expect: write, cleanup,
+      service,
+      rpc: `Delete${family}Provider`,
+      what: "",
+      expect: write,
+      cleanup,
       request: (s) => fresh(s),
       check: after((p) => p !== undefined, false, true),
     },
     {
-      service, rpc: `Activate${family}Provider`, what: "", expect: write, cleanup,
+      service,
+      rpc: `Activate${family}Provider`,
+      what: "",
+      expect: write,
+      cleanup,
       request: (s) => fresh(s),
       check: after((p) => p?.state, "EFFECTIVE_STATE_ACTIVE", "EFFECTIVE_STATE_INACTIVE"),
     },
     { service, rpc: `Activate${family}Provider`, what: "of no provider", expect: [U, NF, NF, D, D, D, D, D, D], request: () => ({ id: NO_SUCH_PROVIDER }) },
     {
-      service, rpc: `Deactivate${family}Provider`, what: "", expect: write, cleanup,
+      service,
+      rpc: `Deactivate${family}Provider`,
+      what: "",
+      expect: write,
+      cleanup,
       request: (s) => fresh(s, true),
       check: after((p) => p?.state, "EFFECTIVE_STATE_INACTIVE", "EFFECTIVE_STATE_ACTIVE"),
     },
     {
-      service, rpc: `Test${family}Provider`, what: "of a provider at an internal address", expect: [U, FP, FP, D, D, D, D, D, D], cleanup,
+      service,
+      rpc: `Test${family}Provider`,
+      what: "of a provider at an internal address",
+      expect: [U, FP, FP, D, D, D, D, D, D],
+      cleanup,
       request: async (s) => ({ ...(await fresh(s)), test: { receiver: family === "SMTP" ? "matrix@mail.example" : "+41790000000" } }),
     },
   ];
@@ -589,38 +650,50 @@ function providerRows(family: "SMTP" | "SMS"): Row[] {
 const ROWS: Row[] = [
   // PlatformOrganizations
   {
-    service: ORGS, rpc: "CreateOrganization", what: "a new organization (an instance-wide write)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ORGS,
+    rpc: "CreateOrganization",
+    what: "a new organization (an instance-wide write)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => ({ organization: { name: s.unique("Matrix new") } }),
   },
   {
-    service: ORGS, rpc: "GetOrganization", what: "the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: ORGS,
+    rpc: "GetOrganization",
+    what: "the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     request: (s) => ({ id: s.org.id }),
     async check(s, r, outcome) {
       if (outcome === OK) expect(idOf({ ok: true, message: (r as { message: JsonObject }).message.organization as JsonObject })).toBe(s.org.id);
     },
   },
   {
-    service: ORGS, rpc: "GetOrganization", what: "an id no organization has",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: ORGS,
+    rpc: "GetOrganization",
+    what: "an id no organization has",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ id: NO_SUCH_ORG }),
   },
   {
-    service: ORGS, rpc: "SearchOrganizations", what: "without filters",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
-    visible:                                  ["-", "all", "all", "all", "A",  "A",   "A",  "A",  "-"],
+    service: ORGS,
+    rpc: "SearchOrganizations",
+    what: "without filters",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, D],
+    visible: ["-", "all", "all", "all", "A", "A", "A", "A", "-"],
     request: () => ({ query: { limit: 1000 } }),
   },
   {
-    service: ORGS, rpc: "SearchOrganizations", what: "filtered to the id of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
-    visible:                                  ["-", "A",   "A", "A",    "A",   "none", "A", "none", "-"],
+    service: ORGS,
+    rpc: "SearchOrganizations",
+    what: "filtered to the id of the organization acted in",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, D],
+    visible: ["-", "A", "A", "A", "A", "none", "A", "none", "-"],
     request: (s) => ({ filters: [{ inIds: { ids: [s.org.id] } }] }),
   },
   {
-    service: ORGS, rpc: "PatchOrganization", what: "renaming the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: ORGS,
+    rpc: "PatchOrganization",
+    what: "renaming the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       s.memo.before = String((await orgAsAdminSees(s, s.org.id))!.name);
       s.memo.name = s.unique("Matrix renamed");
@@ -632,36 +705,48 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: ORGS, rpc: "DeleteOrganization", what: "the organization acted in (org.delete: instance roles only)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ORGS,
+    rpc: "DeleteOrganization",
+    what: "the organization acted in (org.delete: instance roles only)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     fresh: true,
     request: (s) => ({ id: s.org.id }),
     async check(s, _r, outcome) {
-      expect(await orgAsAdminSees(s, s.org.id), "the organization afterwards").toEqual(outcome === OK ? undefined : expect.objectContaining({ name: expect.any(String) }));
+      expect(await orgAsAdminSees(s, s.org.id), "the organization afterwards").toEqual(
+        outcome === OK ? undefined : expect.objectContaining({ name: expect.any(String) }),
+      );
     },
   },
   {
-    service: ORGS, rpc: "DeleteOrganization", what: "an id no organization has",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: ORGS,
+    rpc: "DeleteOrganization",
+    what: "an id no organization has",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: NO_SUCH_ORG }),
   },
   {
     // The default organization holds the system's owner: an IAM_OWNER lacks its power (docs/api.md).
-    service: ORGS, rpc: "DeleteOrganization", what: "the instance's default organization",
-    expect:                                   [U,   FP,    D,   D,      D,     D,     D,    D,    D],
+    service: ORGS,
+    rpc: "DeleteOrganization",
+    what: "the instance's default organization",
+    expect: [U, FP, D, D, D, D, D, D, D],
     request: (s) => ({ id: s.defaultOrgId }),
   },
   {
-    service: ORGS, rpc: "DeactivateOrganization", what: "the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: ORGS,
+    rpc: "DeactivateOrganization",
+    what: "the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     fresh: true,
     request: (s) => ({ id: s.org.id }),
     check: (s, _r, outcome) => expectState(s, outcome, "ORGANIZATION_STATE_INACTIVE", "ORGANIZATION_STATE_ACTIVE"),
     cleanup: reactivate,
   },
   {
-    service: ORGS, rpc: "ReactivateOrganization", what: "the (deactivated) organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: ORGS,
+    rpc: "ReactivateOrganization",
+    what: "the (deactivated) organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     fresh: true,
     async request(s) {
       await must(s.admin(ORGS, "DeactivateOrganization", { id: s.org.id }), "admin DeactivateOrganization");
@@ -671,8 +756,10 @@ const ROWS: Row[] = [
     cleanup: reactivate,
   },
   {
-    service: ORGS, rpc: "SetAsInstanceDefault", what: "the organization acted in (instance.write)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ORGS,
+    rpc: "SetAsInstanceDefault",
+    what: "the organization acted in (instance.write)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => ({ id: s.org.id }),
     async check(s, _r, outcome) {
       const now = await must(s.admin(ORGS, "GetInstanceDefault", {}), "admin GetInstanceDefault");
@@ -683,8 +770,10 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: ORGS, rpc: "GetInstanceDefault", what: "(org.read in the instance)",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ORGS,
+    rpc: "GetInstanceDefault",
+    what: "(org.read in the instance)",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
     async check(s, r, outcome) {
       if (outcome === OK) expect(idOf({ ok: true, message: (r as { message: JsonObject }).message.organization as JsonObject })).toBe(s.defaultOrgId);
@@ -693,56 +782,74 @@ const ROWS: Row[] = [
 
   // PlatformDomains
   {
-    service: DOMAINS, rpc: "AddDomain", what: "with ctx.orgId of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "AddDomain",
+    what: "with ctx.orgId of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: (s) => withDomain(s, { ctx: { orgId: s.org.id } }),
     check: domainAddedTo((s) => s.org.id),
   },
   {
-    service: DOMAINS, rpc: "AddDomain", what: "with ctx.orgDomain of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "AddDomain",
+    what: "with ctx.orgDomain of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: (s) => withDomain(s, { ctx: { orgDomain: s.org.primary } }),
     check: domainAddedTo((s) => s.org.id),
   },
   {
-    service: DOMAINS, rpc: "AddDomain", what: "without ctx (the default organization)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "AddDomain",
+    what: "without ctx (the default organization)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => withDomain(s, {}),
     check: domainAddedTo((s) => s.defaultOrgId),
   },
   {
-    service: DOMAINS, rpc: "AddDomain", what: "with ctx.instanceId of its own instance (the default organization)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "AddDomain",
+    what: "with ctx.instanceId of its own instance (the default organization)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => withDomain(s, { ctx: { instanceId: s.instanceId } }),
     check: domainAddedTo((s) => s.defaultOrgId),
   },
   {
     // The ctx names an organization that does not exist: by the resource rule, only who may
     // add domains somewhere learns that; others get PermissionDenied, as for B.
-    service: DOMAINS, rpc: "AddDomain", what: "with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "AddDomain",
+    what: "with ctx.orgId of no organization",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: (s) => withDomain(s, { ctx: { orgId: NO_SUCH_ORG } }),
   },
   {
-    service: DOMAINS, rpc: "SearchDomains", what: "without ctx",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
-    visible:                                  ["-", "all", "all", "all", "A",  "A",   "A",  "A",  "-"],
+    service: DOMAINS,
+    rpc: "SearchDomains",
+    what: "without ctx",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, D],
+    visible: ["-", "all", "all", "all", "A", "A", "A", "A", "-"],
     request: () => ({ query: { limit: 1000 } }),
   },
   {
-    service: DOMAINS, rpc: "SearchDomains", what: "with ctx.orgId of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
-    visible:                                  ["-", "A",   "A", "A",    "A",   "-",   "A",  "-",  "-"],
+    service: DOMAINS,
+    rpc: "SearchDomains",
+    what: "with ctx.orgId of the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
+    visible: ["-", "A", "A", "A", "A", "-", "A", "-", "-"],
     request: (s) => ({ ctx: { orgId: s.org.id }, query: { limit: 1000 } }),
   },
   {
-    service: DOMAINS, rpc: "SearchDomains", what: "with ctx.orgDomain of no organization",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: DOMAINS,
+    rpc: "SearchDomains",
+    what: "with ctx.orgDomain of no organization",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ ctx: { orgDomain: NO_SUCH_DOMAIN } }),
   },
   {
-    service: DOMAINS, rpc: "DeleteDomain", what: "an added domain of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "DeleteDomain",
+    what: "an added domain of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       s.memo.domain = await addDomainAsAdmin(s, s.org.id);
       return { domain: s.memo.domain };
@@ -753,13 +860,17 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: DOMAINS, rpc: "DeleteDomain", what: "the primary domain of the organization acted in",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "DeleteDomain",
+    what: "the primary domain of the organization acted in",
+    expect: [U, FP, FP, D, FP, D, D, D, D],
     request: (s) => ({ domain: s.org.primary }),
   },
   {
-    service: DOMAINS, rpc: "DeleteDomain", what: "a domain of the other organization, with ctx.orgId of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "DeleteDomain",
+    what: "a domain of the other organization, with ctx.orgId of the one acted in",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     async request(s) {
       s.memo.domain = await addDomainAsAdmin(s, s.other.id);
       return { domain: s.memo.domain, ctx: { orgId: s.org.id } };
@@ -769,13 +880,17 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: DOMAINS, rpc: "DeleteDomain", what: "a domain no organization has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "DeleteDomain",
+    what: "a domain no organization has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ domain: NO_SUCH_DOMAIN }),
   },
   {
-    service: DOMAINS, rpc: "SetAsPrimary", what: "an added domain of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "SetAsPrimary",
+    what: "an added domain of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       s.memo.domain = await addDomainAsAdmin(s, s.org.id);
       return { domain: s.memo.domain };
@@ -789,20 +904,26 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: DOMAINS, rpc: "SetAsPrimary", what: "a domain of the other organization, with ctx.orgId of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "SetAsPrimary",
+    what: "a domain of the other organization, with ctx.orgId of the one acted in",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     async request(s) {
       return { domain: await addDomainAsAdmin(s, s.other.id), ctx: { orgId: s.org.id } };
     },
   },
   {
-    service: DOMAINS, rpc: "SetAsPrimary", what: "a domain no organization has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "SetAsPrimary",
+    what: "a domain no organization has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ domain: NO_SUCH_DOMAIN }),
   },
   {
-    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for an added domain of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "GenerateDomainValidation",
+    what: "for an added domain of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       s.memo.domain = await addDomainAsAdmin(s, s.org.id);
       return { domain: s.memo.domain, type: "DOMAIN_VALIDATION_TYPE_DNS" };
@@ -812,143 +933,197 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for the generated primary domain of the organization acted in",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "GenerateDomainValidation",
+    what: "for the generated primary domain of the organization acted in",
+    expect: [U, FP, FP, D, FP, D, D, D, D],
     request: (s) => ({ domain: s.org.primary, type: "DOMAIN_VALIDATION_TYPE_HTTP" }),
   },
   {
-    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for a domain of the other organization, with ctx.orgId of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "GenerateDomainValidation",
+    what: "for a domain of the other organization, with ctx.orgId of the one acted in",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     async request(s) {
       return { domain: await addDomainAsAdmin(s, s.other.id), type: "DOMAIN_VALIDATION_TYPE_DNS", ctx: { orgId: s.org.id } };
     },
   },
   {
-    service: DOMAINS, rpc: "GenerateDomainValidation", what: "for a domain no organization has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "GenerateDomainValidation",
+    what: "for a domain no organization has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ domain: NO_SUCH_DOMAIN, type: "DOMAIN_VALIDATION_TYPE_DNS" }),
   },
   {
-    service: DOMAINS, rpc: "ValidateDomain", what: "an added domain of the organization acted in whose TXT record holds its token",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "ValidateDomain",
+    what: "an added domain of the organization acted in whose TXT record holds its token",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       s.memo.domain = await addDomainAsAdmin(s, s.org.id);
-      const generated = await must(s.admin(DOMAINS, "GenerateDomainValidation", { domain: s.memo.domain, type: "DOMAIN_VALIDATION_TYPE_DNS" }), "admin GenerateDomainValidation");
+      const generated = await must(
+        s.admin(DOMAINS, "GenerateDomainValidation", { domain: s.memo.domain, type: "DOMAIN_VALIDATION_TYPE_DNS" }),
+        "admin GenerateDomainValidation",
+      );
       s.publishTxt(`_platform-challenge.${s.memo.domain}`, [String(generated.token)]);
       return { domain: s.memo.domain };
     },
     async check(s, _r, outcome) {
-      const found = await must(s.admin(DOMAINS, "SearchDomains", { filters: [{ domain: { domain: s.memo.domain!, method: "TEXT_FILTER_METHOD_EQUALS" } }] }), "admin SearchDomains");
-      expect(((found.result as JsonObject[])[0]!.isVerified ?? false), "verified afterwards").toBe(outcome === OK);
+      const found = await must(
+        s.admin(DOMAINS, "SearchDomains", { filters: [{ domain: { domain: s.memo.domain!, method: "TEXT_FILTER_METHOD_EQUALS" } }] }),
+        "admin SearchDomains",
+      );
+      expect((found.result as JsonObject[])[0]!.isVerified ?? false, "verified afterwards").toBe(outcome === OK);
     },
   },
   {
-    service: DOMAINS, rpc: "ValidateDomain", what: "an added domain of the organization acted in without a token",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    service: DOMAINS,
+    rpc: "ValidateDomain",
+    what: "an added domain of the organization acted in without a token",
+    expect: [U, FP, FP, D, FP, D, D, D, D],
     request: async (s) => ({ domain: await addDomainAsAdmin(s, s.org.id) }),
   },
   {
-    service: DOMAINS, rpc: "ValidateDomain", what: "a domain of the other organization, with ctx.orgId of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "ValidateDomain",
+    what: "a domain of the other organization, with ctx.orgId of the one acted in",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     async request(s) {
       return { domain: await addDomainAsAdmin(s, s.other.id), ctx: { orgId: s.org.id } };
     },
   },
   {
-    service: DOMAINS, rpc: "ValidateDomain", what: "a domain no organization has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: DOMAINS,
+    rpc: "ValidateDomain",
+    what: "a domain no organization has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ domain: NO_SUCH_DOMAIN }),
   },
 
   // PlatformActions: instance-wide, no organization has any of it.
   {
-    service: ACTIONS, rpc: "CreateTarget", what: "",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "CreateTarget",
+    what: "",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => ({ target: { name: s.unique("matrix-new"), restWebhook: { url: "https://example.com/n" } } }),
   },
   {
-    service: ACTIONS, rpc: "PatchTarget", what: "",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "PatchTarget",
+    what: "",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ id: await freshTarget(s), target: { timeout: "7s" } }),
   },
   {
-    service: ACTIONS, rpc: "DeleteTarget", what: "",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "DeleteTarget",
+    what: "",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ id: await freshTarget(s) }),
   },
   {
-    service: ACTIONS, rpc: "GetTarget", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "GetTarget",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: (s) => ({ id: s.targetId }),
   },
   {
-    service: ACTIONS, rpc: "SearchTargets", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "SearchTargets",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "PutExecution", what: "",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "PutExecution",
+    what: "",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => ({ execution: { condition: { function: "preaccesstoken" }, targets: [s.targetId] } }),
   },
   {
-    service: ACTIONS, rpc: "DeleteExecution", what: "",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "DeleteExecution",
+    what: "",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     async request(s) {
       await must(s.admin(ACTIONS, "PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [s.targetId] } }), "admin PutExecution");
       return { id: "function/preuserinfo" };
     },
   },
   {
-    service: ACTIONS, rpc: "SearchExecutions", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "SearchExecutions",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "ListAvailableExecutionFunctions", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "ListAvailableExecutionFunctions",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "ListAvailableExecutionMethods", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "ListAvailableExecutionMethods",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "ListAvailableExecutionServices", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "ListAvailableExecutionServices",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "ListAvailableExecutionEvents", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "ListAvailableExecutionEvents",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "SearchDeliveries", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "SearchDeliveries",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: ACTIONS, rpc: "RetryDelivery", what: "of no delivery",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "RetryDelivery",
+    what: "of no delivery",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: "no-such-delivery" }),
   },
   {
-    service: ACTIONS, rpc: "RetryDelivery", what: "of a delivered delivery",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: ACTIONS,
+    rpc: "RetryDelivery",
+    what: "of a delivered delivery",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ id: await s.deliveredDelivery() }),
   },
 
   // PlatformNotifications: the instance's message log, instance-wide like its providers.
   {
-    service: PlatformNotifications, rpc: "SearchNotifications", what: "",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: PlatformNotifications,
+    rpc: "SearchNotifications",
+    what: "",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: () => ({}),
   },
   {
-    service: PlatformNotifications, rpc: "RetryNotification", what: "of a pending message (nothing to retry)",
-    expect:                                   [U,   FP,    FP,  D,      D,     D,     D,    D,    D],
+    service: PlatformNotifications,
+    rpc: "RetryNotification",
+    what: "of a pending message (nothing to retry)",
+    expect: [U, FP, FP, D, D, D, D, D, D],
     async request(s) {
       const userId = await freshUser(s, "human");
       const found = await must(s.admin(PlatformNotifications, "SearchNotifications", { filters: [{ user: { userId } }] }), "admin SearchNotifications");
@@ -957,32 +1132,42 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: PlatformNotifications, rpc: "RetryNotification", what: "of no message",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: PlatformNotifications,
+    rpc: "RetryNotification",
+    what: "of no message",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   // PlatformAuthRequests: session.link in the instance (IAM_OWNER, and LOGIN_CLIENT: test/sessions/login-ui.test.ts).
   {
-    service: PlatformAuthRequests, rpc: "GetAuthRequest", what: "of a waiting request",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: PlatformAuthRequests,
+    rpc: "GetAuthRequest",
+    what: "of a waiting request",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ id: await waitingAuthRequest(s) }),
   },
   {
-    service: PlatformAuthRequests, rpc: "GetAuthRequest", what: "of no request",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: PlatformAuthRequests,
+    rpc: "GetAuthRequest",
+    what: "of no request",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: "no-such-request" }),
   },
   {
-    service: PlatformAuthRequests, rpc: "FinalizeAuthRequest", what: "of no request",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: PlatformAuthRequests,
+    rpc: "FinalizeAuthRequest",
+    what: "of no request",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: "no-such-request", sessionId: "no-such-session", sessionToken: "no-such-token" }),
   },
   // PlatformSessions: session.* in the instance (IAM_OWNER; IAM_OWNER_VIEWER reads). A person
   // reads, finds and ends its own sessions; a session's token stands in for the permission
   // of GetSession and DeleteSession.
   {
-    service: SESSIONS, rpc: "CreateSession", what: "for a person, its user checked (session.write)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "CreateSession",
+    what: "for a person, its user checked (session.write)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ checks: { user: { userId: await freshUser(s, "human") } } }),
     async check(s, _r, outcome) {
       const found = await must(s.admin(SESSIONS, "SearchSessions", { filters: [{ userId: s.memo.user! }] }), "admin SearchSessions");
@@ -991,37 +1176,49 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: SESSIONS, rpc: "GetSession", what: "of a person's session (session.read)",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "GetSession",
+    what: "of a person's session (session.read)",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: async (s) => ({ id: (await personsSession(s)).id }),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "GetSession", what: "of the plain user's session (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    OK],
+    service: SESSIONS,
+    rpc: "GetSession",
+    what: "of the plain user's session (self for the plain user)",
+    expect: [U, OK, OK, OK, D, D, D, D, OK],
     request: async (s) => ({ id: (await freshSession(s, s.plainId)).id }),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "GetSession", what: "of a person's session with its token (any authenticated caller)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: SESSIONS,
+    rpc: "GetSession",
+    what: "of a person's session with its token (any authenticated caller)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => personsSession(s),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "GetSession", what: "of a person's session with a wrong token",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "GetSession",
+    what: "of a person's session with a wrong token",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: async (s) => ({ id: (await personsSession(s)).id, sessionToken: "not-the-token" }),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "GetSession", what: "of no session",
-    expect:                                   [U,   NF,    NF,  NF,     D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "GetSession",
+    what: "of no session",
+    expect: [U, NF, NF, NF, D, D, D, D, D],
     request: () => ({ id: NO_SUCH_SESSION }),
   },
   {
-    service: SESSIONS, rpc: "SearchSessions", what: "without filters (without session.read: the caller's own)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: SESSIONS,
+    rpc: "SearchSessions",
+    what: "without filters (without session.read: the caller's own)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: async (s) => {
       await freshSession(s, s.plainId);
       return { query: { limit: 1000 } };
@@ -1032,78 +1229,107 @@ const ROWS: Row[] = [
       const ids = rows.map(detailsId);
       const userIds = new Set(rows.map((row) => String(((row.factors as JsonObject).user as JsonObject | undefined)?.id)));
       if (["system", "iamOwner", "iamViewer"].includes(s.column)) expect(ids, "every session").toContain(s.memo.session);
-      else expect([...userIds].filter((id) => id !== s.self), "only the caller's own sessions").toEqual([]);
+      else
+        expect(
+          [...userIds].filter((id) => id !== s.self),
+          "only the caller's own sessions",
+        ).toEqual([]);
       if (s.column === "plain") expect(ids, "the plain user's own session").toContain(s.memo.session);
     },
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "PatchSession", what: "of a person's session, with its token (session.write)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "PatchSession",
+    what: "of a person's session, with its token (session.write)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ ...(await personsSession(s)), metadata: { matrix: "eA==" } }),
     check: sessionAfter((x) => x?.metadata, { matrix: "eA==" }, undefined),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "PatchSession", what: "of the plain user's session, with its token (no self)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "PatchSession",
+    what: "of the plain user's session, with its token (no self)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ ...(await freshSession(s, s.plainId)), metadata: { matrix: "eA==" } }),
     check: sessionAfter((x) => x?.metadata, { matrix: "eA==" }, undefined),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "PatchSession", what: "of no session",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "PatchSession",
+    what: "of no session",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: NO_SUCH_SESSION, sessionToken: "no-such-token" }),
   },
   {
-    service: SESSIONS, rpc: "DeleteSession", what: "of a person's session (session.delete)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "DeleteSession",
+    what: "of a person's session (session.delete)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ id: (await personsSession(s)).id }),
     check: sessionAfter((x) => x !== undefined, false, true),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "DeleteSession", what: "of the plain user's session (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: SESSIONS,
+    rpc: "DeleteSession",
+    what: "of the plain user's session (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: async (s) => ({ id: (await freshSession(s, s.plainId)).id }),
     check: sessionAfter((x) => x !== undefined, false, true),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "DeleteSession", what: "of a person's session with its token (any authenticated caller)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: SESSIONS,
+    rpc: "DeleteSession",
+    what: "of a person's session with its token (any authenticated caller)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => personsSession(s),
     check: sessionAfter((x) => x !== undefined, false, true),
     cleanup: removeSession,
   },
   {
-    service: SESSIONS, rpc: "DeleteSession", what: "of no session",
-    expect:                                   [U,   NF,    NF,  D,      D,     D,     D,    D,    D],
+    service: SESSIONS,
+    rpc: "DeleteSession",
+    what: "of no session",
+    expect: [U, NF, NF, D, D, D, D, D, D],
     request: () => ({ id: NO_SUCH_SESSION }),
   },
   // PlatformIDPIntents: session.write to start one, session.read and its token to read it
   // (LOGIN_CLIENT: test/sessions/idp-intents.test.ts); no organization role holds either.
   {
-    service: PlatformIDPIntents, rpc: "StartIDPIntent", what: "with a provider of the instance (session.write)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: PlatformIDPIntents,
+    rpc: "StartIDPIntent",
+    what: "with a provider of the instance (session.write)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => intentStart(s),
     check: sentUpstream,
   },
   {
-    service: PlatformIDPIntents, rpc: "StartIDPIntent", what: "with ctx of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: PlatformIDPIntents,
+    rpc: "StartIDPIntent",
+    what: "with ctx of the organization acted in",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => intentStart(s, { orgId: s.org.id }),
     check: sentUpstream,
   },
   {
-    service: PlatformIDPIntents, rpc: "RetrieveIDPIntent", what: "of a started intent with a wrong token (the token is needed beside session.read)",
-    expect:                                   [U,   D,     D,   D,      D,     D,     D,    D,    D],
-    request: async (s) => ({ id: detailsId(await must(s.admin(PlatformIDPIntents, "StartIDPIntent", await intentStart(s)), "admin StartIDPIntent")), idpIntentToken: "not-the-token" }),
+    service: PlatformIDPIntents,
+    rpc: "RetrieveIDPIntent",
+    what: "of a started intent with a wrong token (the token is needed beside session.read)",
+    expect: [U, D, D, D, D, D, D, D, D],
+    request: async (s) => ({
+      id: detailsId(await must(s.admin(PlatformIDPIntents, "StartIDPIntent", await intentStart(s)), "admin StartIDPIntent")),
+      idpIntentToken: "not-the-token",
+    }),
   },
   {
-    service: PlatformIDPIntents, rpc: "RetrieveIDPIntent", what: "of no intent",
-    expect:                                   [U,   NF,    NF,  NF,     D,     D,     D,    D,    D],
+    service: PlatformIDPIntents,
+    rpc: "RetrieveIDPIntent",
+    what: "of no intent",
+    expect: [U, NF, NF, NF, D, D, D, D, D],
     request: () => ({ id: NO_SUCH_SESSION, idpIntentToken: "no-such-token" }),
   },
   // PlatformSMTPProviders and PlatformSMSProviders: instance-wide, no organization has any of it.
@@ -1114,38 +1340,50 @@ const ROWS: Row[] = [
   // ListAuthMethods, SetPassword (with the current password) and the second factors on
   // oneself without them.
   {
-    service: USERS, rpc: "CreateUser", what: "with ctx.orgId of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "CreateUser",
+    what: "with ctx.orgId of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: (s) => withNewUser(s, { ctx: { orgId: s.org.id } }),
     check: userCreatedIn((s) => s.org.id),
   },
   {
-    service: USERS, rpc: "CreateUser", what: "with ctx.orgDomain of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "CreateUser",
+    what: "with ctx.orgDomain of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: (s) => withNewUser(s, { ctx: { orgDomain: s.org.primary } }),
     check: userCreatedIn((s) => s.org.id),
   },
   {
-    service: USERS, rpc: "CreateUser", what: "without ctx (the default organization)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "CreateUser",
+    what: "without ctx (the default organization)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => withNewUser(s, {}),
     check: userCreatedIn((s) => s.defaultOrgId),
   },
   {
-    service: USERS, rpc: "CreateUser", what: "with ctx.instanceId of its own instance (the default organization)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "CreateUser",
+    what: "with ctx.instanceId of its own instance (the default organization)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => withNewUser(s, { ctx: { instanceId: s.instanceId } }),
     check: userCreatedIn((s) => s.defaultOrgId),
   },
   {
-    service: USERS, rpc: "CreateUser", what: "with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "CreateUser",
+    what: "with ctx.orgId of no organization",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: (s) => withNewUser(s, { ctx: { orgId: NO_SUCH_ORG } }),
     check: userCreatedIn(() => "none"),
   },
   {
-    service: USERS, rpc: "GetUser", what: "a user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "GetUser",
+    what: "a user of the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     request: async (s) => ({ id: await freshUser(s) }),
     async check(s, r, outcome) {
       if (outcome === OK) expect(detailsId((r as { message: JsonObject }).message.user as JsonObject)).toBe(s.memo.user);
@@ -1153,57 +1391,75 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GetUser", what: "a user of the organization acted in, with ctx.orgId of it",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "GetUser",
+    what: "a user of the organization acted in, with ctx.orgId of it",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     request: async (s) => ({ id: await freshUser(s), ctx: { orgId: s.org.id } }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GetUser", what: "a user of the organization acted in, with ctx.orgId of the other one",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: USERS,
+    rpc: "GetUser",
+    what: "a user of the organization acted in, with ctx.orgId of the other one",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: async (s) => ({ id: await freshUser(s), ctx: { orgId: s.other.id } }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GetUser", what: "the caller itself (self)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: USERS,
+    rpc: "GetUser",
+    what: "the caller itself (self)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => ({ id: s.self }),
     async check(s, r, outcome) {
       if (outcome === OK) expect(detailsId((r as { message: JsonObject }).message.user as JsonObject)).toBe(s.self);
     },
   },
   {
-    service: USERS, rpc: "GetUser", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: USERS,
+    rpc: "GetUser",
+    what: "an id no user has",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "SearchUsers", what: "without ctx",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
-    visible:                                  ["-", "all", "all", "all", "A",  "A",   "A",  "A",  "-"],
+    service: USERS,
+    rpc: "SearchUsers",
+    what: "without ctx",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, D],
+    visible: ["-", "all", "all", "all", "A", "A", "A", "A", "-"],
     request: () => ({ query: { limit: 1000 } }),
   },
   {
-    service: USERS, rpc: "SearchUsers", what: "with ctx.orgId of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
-    visible:                                  ["-", "A",   "A", "A",    "A",   "-",   "A",  "-",  "-"],
+    service: USERS,
+    rpc: "SearchUsers",
+    what: "with ctx.orgId of the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
+    visible: ["-", "A", "A", "A", "A", "-", "A", "-", "-"],
     request: (s) => ({ ctx: { orgId: s.org.id }, query: { limit: 1000 } }),
   },
   {
-    service: USERS, rpc: "SearchUsers", what: "with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: USERS,
+    rpc: "SearchUsers",
+    what: "with ctx.orgId of no organization",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
   },
   {
-    service: USERS, rpc: "PatchUser", what: "a user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "PatchUser",
+    what: "a user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s), user: { machine: { name: "matrix renamed" } } }),
     check: userAfter((u) => (u?.machine as JsonObject | undefined)?.name, "matrix renamed", "matrix"),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "PatchUser", what: "the caller itself (no self: its organization is the default one)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "PatchUser",
+    what: "the caller itself (no self: its organization is the default one)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     async request(s) {
       s.memo.user = s.self;
       s.memo.nick = s.unique("nick");
@@ -1218,39 +1474,51 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: USERS, rpc: "PatchUser", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "PatchUser",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER, user: { username: "nobody" } }),
   },
   {
-    service: USERS, rpc: "DeleteUser", what: "a user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeleteUser",
+    what: "a user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s) }),
     check: userAfter((u) => u !== undefined, false, true),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeleteUser", what: "a user of the other organization, with ctx.orgId of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "DeleteUser",
+    what: "a user of the other organization, with ctx.orgId of the one acted in",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "machine", s.other.id), ctx: { orgId: s.org.id } }),
     check: userAfter((u) => u !== undefined, true, true),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeleteUser", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "DeleteUser",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "SetPassword", what: "of a person of the organization acted in, without current password",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "of a person of the organization acted in, without current password",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human"), password: { newPassword: PLAIN_PASSWORD } }),
     check: userAfter((u) => (u?.human as JsonObject | undefined)?.hasPassword ?? false, true, false),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "SetPassword", what: "of the plain user, with its current password (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "of the plain user, with its current password (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       s.memo.user = s.plainId;
       s.memo.before = String(((await userAsAdminSees(s, s.plainId))!.human as JsonObject).passwordChanged);
@@ -1263,31 +1531,41 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: USERS, rpc: "SetPassword", what: "of the plain user, without current password (required of users acting on themselves)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    IA],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "of the plain user, without current password (required of users acting on themselves)",
+    expect: [U, OK, OK, D, D, D, D, D, IA],
     request: (s) => ({ id: s.plainId, password: { newPassword: PLAIN_PASSWORD } }),
   },
   {
-    service: USERS, rpc: "SetPassword", what: "of the plain user, with a wrong current password (checked whenever given)",
-    expect:                                   [U,   IA,    IA,  D,      D,     D,     D,    D,    IA],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "of the plain user, with a wrong current password (checked whenever given)",
+    expect: [U, IA, IA, D, D, D, D, D, IA],
     request: (s) => ({ id: s.plainId, password: { newPassword: PLAIN_PASSWORD, currentPassword: "Wrong-Pa55word!" } }),
   },
   {
-    service: USERS, rpc: "SetPassword", what: "of the plain user, requiring a change at the next sign-in (administrators only)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    IA],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "of the plain user, requiring a change at the next sign-in (administrators only)",
+    expect: [U, OK, OK, D, D, D, D, D, IA],
     request: (s) => ({ id: s.plainId, password: { newPassword: PLAIN_PASSWORD, currentPassword: PLAIN_PASSWORD, changeRequired: true } }),
     async cleanup(s) {
       await must(s.admin(USERS, "SetPassword", { id: s.plainId, password: { newPassword: PLAIN_PASSWORD } }), "admin clears the required change");
     },
   },
   {
-    service: USERS, rpc: "SetPassword", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER, password: { newPassword: PLAIN_PASSWORD } }),
   },
   {
-    service: USERS, rpc: "VerifyEmail", what: "of a person of the organization acted in, with its code",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "VerifyEmail",
+    what: "of a person of the organization acted in, with its code",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       const { code } = await must(s.admin(USERS, "ResendEmailCode", { id, returnCode: true }), "admin ResendEmailCode");
@@ -1297,113 +1575,155 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "VerifyEmail", what: "the plain user's own, with its code (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "VerifyEmail",
+    what: "the plain user's own, with its code (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       s.memo.user = s.plainId;
-      const changed = await must(s.admin(USERS, "PatchUser", { id: s.plainId, user: { human: { email: { address: `${s.unique("plain")}@mail.example` } } }, returnCode: true }), "admin PatchUser");
+      const changed = await must(
+        s.admin(USERS, "PatchUser", { id: s.plainId, user: { human: { email: { address: `${s.unique("plain")}@mail.example` } } }, returnCode: true }),
+        "admin PatchUser",
+      );
       return { id: s.plainId, verification: { code: String(changed.emailCode) } };
     },
     check: userAfter((u) => ((u?.human as JsonObject | undefined)?.email as JsonObject | undefined)?.isVerified ?? false, true, false),
   },
   {
-    service: USERS, rpc: "VerifyEmail", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "VerifyEmail",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER, verification: { code: "ACDEFGHJ" } }),
   },
   {
-    service: USERS, rpc: "ResendEmailCode", what: "of a person of the organization acted in, answering the code",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResendEmailCode",
+    what: "of a person of the organization acted in, answering the code",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human"), returnCode: true }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ResendEmailCode", what: "the plain user's own, answering the code (return_code is not for self)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResendEmailCode",
+    what: "the plain user's own, answering the code (return_code is not for self)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ ...(await unverifiedPlain(s)), returnCode: true }),
   },
   {
-    service: USERS, rpc: "ResendEmailCode", what: "the plain user's own, sent (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "ResendEmailCode",
+    what: "the plain user's own, sent (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: unverifiedPlain,
   },
   {
-    service: USERS, rpc: "ResendEmailCode", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "ResendEmailCode",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "VerifyPhone", what: "of a person of the organization acted in, with a phone number and its code",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "VerifyPhone",
+    what: "of a person of the organization acted in, with a phone number and its code",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
-      const changed = await must(s.admin(USERS, "PatchUser", { id, user: { human: { phone: { number: "+41790000001" } } }, returnCode: true }), "admin PatchUser");
+      const changed = await must(
+        s.admin(USERS, "PatchUser", { id, user: { human: { phone: { number: "+41790000001" } } }, returnCode: true }),
+        "admin PatchUser",
+      );
       return { id, verification: { code: String(changed.phoneCode) } };
     },
     check: userAfter((u) => ((u?.human as JsonObject | undefined)?.phone as JsonObject | undefined)?.isVerified ?? false, true, false),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ResendPhoneCode", what: "of a person without a phone number",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResendPhoneCode",
+    what: "of a person without a phone number",
+    expect: [U, FP, FP, D, FP, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human") }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ResetPassword", what: "of a person of the organization acted in, answering the code",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResetPassword",
+    what: "of a person of the organization acted in, answering the code",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human"), returnCode: true }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ResetPassword", what: "of the plain user, answering the code (return_code is not for self)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResetPassword",
+    what: "of the plain user, answering the code (return_code is not for self)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => ({ id: s.plainId, returnCode: true }),
   },
   {
-    service: USERS, rpc: "ResetPassword", what: "of the plain user, sent (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "ResetPassword",
+    what: "of the plain user, sent (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: (s) => ({ id: s.plainId }),
   },
   {
-    service: USERS, rpc: "ResetPassword", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "ResetPassword",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "SetPassword", what: "of the plain user, with a reset code instead of its current password (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "SetPassword",
+    what: "of the plain user, with a reset code instead of its current password (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       const { code } = await must(s.admin(USERS, "ResetPassword", { id: s.plainId, returnCode: true }), "admin ResetPassword");
       return { id: s.plainId, password: { newPassword: PLAIN_PASSWORD, verificationCode: String(code) } };
     },
   },
   {
-    service: USERS, rpc: "ResendInvite", what: "of a person of the organization acted in without a password, answering the code",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResendInvite",
+    what: "of a person of the organization acted in without a password, answering the code",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human"), returnCode: true }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ResendInvite", what: "of the plain user, who has a password (no self)",
-    expect:                                   [U,   FP,    FP,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "ResendInvite",
+    what: "of the plain user, who has a password (no self)",
+    expect: [U, FP, FP, D, D, D, D, D, D],
     request: (s) => ({ id: s.plainId }),
   },
   {
-    service: USERS, rpc: "LockUser", what: "an active user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "LockUser",
+    what: "an active user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s) }),
     check: stateAfter("USER_STATE_LOCKED", "USER_STATE_ACTIVE"),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "LockUser", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "LockUser",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "UnlockUser", what: "a locked user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "UnlockUser",
+    what: "a locked user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "LockUser", { id }), "admin LockUser");
@@ -1413,15 +1733,19 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeactivateUser", what: "an active user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeactivateUser",
+    what: "an active user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s) }),
     check: stateAfter("USER_STATE_INACTIVE", "USER_STATE_ACTIVE"),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ReactivateUser", what: "a deactivated user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "ReactivateUser",
+    what: "a deactivated user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "DeactivateUser", { id }), "admin DeactivateUser");
@@ -1431,8 +1755,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddPersonalAccessToken", what: "for a user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddPersonalAccessToken",
+    what: "for a user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s), pat: { expirationDate: tomorrow() } }),
     async check(s, r, outcome) {
       expect(await credentialCount(s, "SearchPersonalAccessTokens"), "tokens afterwards").toBe(outcome === OK ? 1 : 0);
@@ -1445,13 +1771,17 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddPersonalAccessToken", what: "for the caller itself (no self)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddPersonalAccessToken",
+    what: "for the caller itself (no self)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: (s) => ({ id: s.self, pat: { expirationDate: tomorrow() } }),
   },
   {
-    service: USERS, rpc: "SearchPersonalAccessTokens", what: "of a user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "SearchPersonalAccessTokens",
+    what: "of a user of the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() } }), "admin AddPersonalAccessToken");
@@ -1463,13 +1793,17 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "SearchPersonalAccessTokens", what: "of the caller itself (no self)",
-    expect:                                   [U,   OK,    OK,  OK,     D,     D,     D,    D,    D],
+    service: USERS,
+    rpc: "SearchPersonalAccessTokens",
+    what: "of the caller itself (no self)",
+    expect: [U, OK, OK, OK, D, D, D, D, D],
     request: (s) => ({ id: s.self }),
   },
   {
-    service: USERS, rpc: "DeletePersonalAccessToken", what: "a token of a user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeletePersonalAccessToken",
+    what: "a token of a user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s);
       const pat = await must(s.admin(USERS, "AddPersonalAccessToken", { id, pat: { expirationDate: tomorrow() } }), "admin AddPersonalAccessToken");
@@ -1479,8 +1813,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeletePersonalAccessToken", what: "a token of a user of the other organization, named with the user of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeletePersonalAccessToken",
+    what: "a token of a user of the other organization, named with the user of the one acted in",
+    expect: [U, NF, NF, D, NF, D, D, D, D],
     async request(s) {
       const theirs = await freshUser(s, "machine", s.other.id);
       const pat = await must(s.admin(USERS, "AddPersonalAccessToken", { id: theirs, pat: { expirationDate: tomorrow() } }), "admin AddPersonalAccessToken");
@@ -1494,15 +1830,19 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddKey", what: "a generated EC key for a machine user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddKey",
+    what: "a generated EC key for a machine user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s), key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }),
     check: credentialsAfter("SearchKeys", 1, 0),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "SearchKeys", what: "of a machine user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "SearchKeys",
+    what: "of a machine user of the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "admin AddKey");
@@ -1514,8 +1854,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeleteKey", what: "a key of a machine user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeleteKey",
+    what: "a key of a machine user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s);
       const key = await must(s.admin(USERS, "AddKey", { id, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "admin AddKey");
@@ -1525,15 +1867,19 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "SetMetadata", what: "on a user of the organization acted in (user.write)",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "SetMetadata",
+    what: "on a user of the organization acted in (user.write)",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s), metadata: [{ key: "matrix", value: "dg==" }] }),
     check: credentialsAfter("SearchMetadata", 1, 0),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GetMetadata", what: "of a user of the organization acted in (user.read)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "GetMetadata",
+    what: "of a user of the organization acted in (user.read)",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "SetMetadata", { id, metadata: [{ key: "matrix", value: "dg==" }] }), "admin SetMetadata");
@@ -1542,8 +1888,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "SearchMetadata", what: "of a user of the organization acted in (user.read)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "SearchMetadata",
+    what: "of a user of the organization acted in (user.read)",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "SetMetadata", { id, metadata: [{ key: "matrix", value: "dg==" }] }), "admin SetMetadata");
@@ -1555,8 +1903,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeleteMetadata", what: "of a user of the organization acted in (user.write)",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeleteMetadata",
+    what: "of a user of the organization acted in (user.write)",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "SetMetadata", { id, metadata: [{ key: "matrix", value: "dg==" }] }), "admin SetMetadata");
@@ -1566,20 +1916,26 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GenerateSecret", what: "for a machine user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "GenerateSecret",
+    what: "for a machine user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s) }),
     check: userAfter((u) => (u?.machine as JsonObject | undefined)?.hasSecret ?? false, true, false),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GenerateSecret", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "GenerateSecret",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "RemoveSecret", what: "of a machine user of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "RemoveSecret",
+    what: "of a machine user of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s);
       await must(s.admin(USERS, "GenerateSecret", { id }), "admin GenerateSecret");
@@ -1589,8 +1945,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ListIDPLinks", what: "of a person of the organization acted in (user.read)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "ListIDPLinks",
+    what: "of a person of the organization acted in (user.read)",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       await s.linkAccount(id);
@@ -1602,18 +1960,24 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ListIDPLinks", what: "of the caller itself (self)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: USERS,
+    rpc: "ListIDPLinks",
+    what: "of the caller itself (self)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => ({ id: s.self }),
   },
   {
-    service: USERS, rpc: "ListIDPLinks", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: USERS,
+    rpc: "ListIDPLinks",
+    what: "an id no user has",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "DeleteIDPLink", what: "a link of a person of the organization acted in (user.write)",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeleteIDPLink",
+    what: "a link of a person of the organization acted in (user.write)",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       return { id, ...(await s.linkAccount(id)) };
@@ -1622,8 +1986,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeleteIDPLink", what: "a link of a person of the other organization, named with a person of the one acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "DeleteIDPLink",
+    what: "a link of a person of the other organization, named with a person of the one acted in",
+    expect: [U, NF, NF, D, NF, D, D, D, D],
     async request(s) {
       const theirs = await freshUser(s, "human", s.other.id);
       const link = await s.linkAccount(theirs);
@@ -1637,8 +2003,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "DeleteIDPLink", what: "the plain user's own link (self)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "DeleteIDPLink",
+    what: "the plain user's own link (self)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       s.memo.user = s.plainId;
       const link = await s.linkAccount(s.plainId);
@@ -1651,22 +2019,28 @@ const ROWS: Row[] = [
     },
   },
   {
-    service: USERS, rpc: "DeleteIDPLink", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "DeleteIDPLink",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER, idpId: "no-such-idp", externalUserId: "no-such-account" }),
   },
 
   // Second factors: user.credential.write, self for people; ListAuthMethods user.read, self.
   {
-    service: USERS, rpc: "AddTOTP", what: "for a person of the organization acted in (user.credential.write)",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddTOTP",
+    what: "for a person of the organization acted in (user.credential.write)",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human") }),
     check: answeredSecretPending,
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddTOTP", what: "for the plain user (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "AddTOTP",
+    what: "for the plain user (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: (s) => {
       s.memo.user = s.plainId;
       return { id: s.plainId };
@@ -1675,19 +2049,25 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveTOTP"),
   },
   {
-    service: USERS, rpc: "AddTOTP", what: "for a machine user (people only)",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddTOTP",
+    what: "for a machine user (people only)",
+    expect: [U, FP, FP, D, FP, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s) }),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddTOTP", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: USERS,
+    rpc: "AddTOTP",
+    what: "an id no user has",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
   {
-    service: USERS, rpc: "VerifyTOTP", what: "of a person of the organization acted in, with a code of its pending authenticator",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "VerifyTOTP",
+    what: "of a person of the organization acted in, with a code of its pending authenticator",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       return { id, verification: { code: totpCode(await adminTotp(s, id, false)) } };
@@ -1696,8 +2076,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "VerifyTOTP", what: "the plain user's own pending authenticator (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "VerifyTOTP",
+    what: "the plain user's own pending authenticator (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       s.memo.user = s.plainId;
       return { id: s.plainId, verification: { code: totpCode(await adminTotp(s, s.plainId, false)) } };
@@ -1706,8 +2088,10 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveTOTP"),
   },
   {
-    service: USERS, rpc: "RemoveTOTP", what: "of a person of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "RemoveTOTP",
+    what: "of a person of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       await adminTotp(s, id, true);
@@ -1717,8 +2101,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "RemoveTOTP", what: "the plain user's own (self for the plain user; no second factor forced)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "RemoveTOTP",
+    what: "the plain user's own (self for the plain user; no second factor forced)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       s.memo.user = s.plainId;
       await adminTotp(s, s.plainId, true);
@@ -1728,29 +2114,37 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveTOTP"),
   },
   {
-    service: USERS, rpc: "AddOTPEmail", what: "for a person of the organization acted in, with a verified email address",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddOTPEmail",
+    what: "for a person of the organization acted in, with a verified email address",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await verifiedPerson(s) }),
     check: methodsAfter(["OTP_EMAIL"], []),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddOTPEmail", what: "for a person whose email address is not verified",
-    expect:                                   [U,   FP,    FP,  D,      FP,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddOTPEmail",
+    what: "for a person whose email address is not verified",
+    expect: [U, FP, FP, D, FP, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human") }),
     check: methodsAfter([], []),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddOTPEmail", what: "for the plain user, its email address verified (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "AddOTPEmail",
+    what: "for the plain user, its email address verified (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: async (s) => ({ id: await verifiedPlain(s) }),
     check: methodsAfter(["PASSWORD", "OTP_EMAIL"], ["PASSWORD"]),
     cleanup: plainWithout("RemoveOTPEmail"),
   },
   {
-    service: USERS, rpc: "RemoveOTPEmail", what: "of a person of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "RemoveOTPEmail",
+    what: "of a person of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await verifiedPerson(s);
       await must(s.admin(USERS, "AddOTPEmail", { id }), "admin AddOTPEmail");
@@ -1760,8 +2154,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "RemoveOTPEmail", what: "the plain user's own (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "RemoveOTPEmail",
+    what: "the plain user's own (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       await must(s.admin(USERS, "AddOTPEmail", { id: await verifiedPlain(s) }), "admin AddOTPEmail");
       return { id: s.plainId };
@@ -1770,22 +2166,28 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveOTPEmail"),
   },
   {
-    service: USERS, rpc: "AddOTPSMS", what: "for a person of the organization acted in, with a verified phone number",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "AddOTPSMS",
+    what: "for a person of the organization acted in, with a verified phone number",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await verifiedPerson(s) }),
     check: methodsAfter(["OTP_SMS"], []),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "AddOTPSMS", what: "for the plain user, its phone number verified (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "AddOTPSMS",
+    what: "for the plain user, its phone number verified (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: async (s) => ({ id: await verifiedPlain(s) }),
     check: methodsAfter(["PASSWORD", "OTP_SMS"], ["PASSWORD"]),
     cleanup: plainWithout("RemoveOTPSMS"),
   },
   {
-    service: USERS, rpc: "RemoveOTPSMS", what: "of a person of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "RemoveOTPSMS",
+    what: "of a person of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await verifiedPerson(s);
       await must(s.admin(USERS, "AddOTPSMS", { id }), "admin AddOTPSMS");
@@ -1795,8 +2197,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "RemoveOTPSMS", what: "the plain user's own (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "RemoveOTPSMS",
+    what: "the plain user's own (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       await must(s.admin(USERS, "AddOTPSMS", { id: await verifiedPlain(s) }), "admin AddOTPSMS");
       return { id: s.plainId };
@@ -1805,15 +2209,19 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveOTPSMS"),
   },
   {
-    service: USERS, rpc: "GenerateRecoveryCodes", what: "for a person of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "GenerateRecoveryCodes",
+    what: "for a person of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ id: await freshUser(s, "human") }),
     check: methodsAfter(["RECOVERY_CODES"], []),
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "GenerateRecoveryCodes", what: "for the plain user (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "GenerateRecoveryCodes",
+    what: "for the plain user (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     request: (s) => {
       s.memo.user = s.plainId;
       return { id: s.plainId };
@@ -1822,8 +2230,10 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveRecoveryCodes"),
   },
   {
-    service: USERS, rpc: "RemoveRecoveryCodes", what: "of a person of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: USERS,
+    rpc: "RemoveRecoveryCodes",
+    what: "of a person of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       await must(s.admin(USERS, "GenerateRecoveryCodes", { id }), "admin GenerateRecoveryCodes");
@@ -1833,8 +2243,10 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "RemoveRecoveryCodes", what: "the plain user's own (self for the plain user)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    OK],
+    service: USERS,
+    rpc: "RemoveRecoveryCodes",
+    what: "the plain user's own (self for the plain user)",
+    expect: [U, OK, OK, D, D, D, D, D, OK],
     async request(s) {
       s.memo.user = s.plainId;
       await must(s.admin(USERS, "GenerateRecoveryCodes", { id: s.plainId }), "admin GenerateRecoveryCodes");
@@ -1844,8 +2256,10 @@ const ROWS: Row[] = [
     cleanup: plainWithout("RemoveRecoveryCodes"),
   },
   {
-    service: USERS, rpc: "ListAuthMethods", what: "of a person of the organization acted in (user.read)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
+    service: USERS,
+    rpc: "ListAuthMethods",
+    what: "of a person of the organization acted in (user.read)",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
     async request(s) {
       const id = await freshUser(s, "human");
       await must(s.admin(USERS, "GenerateRecoveryCodes", { id }), "admin GenerateRecoveryCodes");
@@ -1857,16 +2271,21 @@ const ROWS: Row[] = [
     cleanup: removeUser,
   },
   {
-    service: USERS, rpc: "ListAuthMethods", what: "of the caller itself (self)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: USERS,
+    rpc: "ListAuthMethods",
+    what: "of the caller itself (self)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => ({ id: s.self }),
     async check(s, r, outcome) {
-      if (outcome === OK) expect((r as { message: JsonObject }).message.authMethodTypes ?? []).toEqual(s.self === s.plainId ? ["AUTH_METHOD_TYPE_PASSWORD"] : []);
+      if (outcome === OK)
+        expect((r as { message: JsonObject }).message.authMethodTypes ?? []).toEqual(s.self === s.plainId ? ["AUTH_METHOD_TYPE_PASSWORD"] : []);
     },
   },
   {
-    service: USERS, rpc: "ListAuthMethods", what: "an id no user has",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: USERS,
+    rpc: "ListAuthMethods",
+    what: "an id no user has",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ id: NO_SUCH_USER }),
   },
 
@@ -1876,150 +2295,198 @@ const ROWS: Row[] = [
 
   // PlatformMemberships: member.* where the membership is; system roles for system members.
   {
-    service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER_VIEWER with ctx.orgId of the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "CreateMembership",
+    what: "ORG_OWNER_VIEWER with ctx.orgId of the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["ORG_OWNER_VIEWER"] }, ctx: inOrgActedIn(s) }),
     check: rolesAfter(inOrgActedIn, ["ORG_OWNER_VIEWER"], undefined),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "CreateMembership", what: "IAM_OWNER_VIEWER without ctx (the instance)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "CreateMembership",
+    what: "IAM_OWNER_VIEWER without ctx (the instance)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["IAM_OWNER_VIEWER"] } }),
     check: rolesAfter(inInstance, ["IAM_OWNER_VIEWER"], undefined),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "CreateMembership", what: "SYSTEM_OWNER with ctx.system",
-    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "CreateMembership",
+    what: "SYSTEM_OWNER with ctx.system",
+    expect: [U, OK, D, D, D, D, D, D, D],
     request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["SYSTEM_OWNER"] }, ctx: inSystem() }),
     check: rolesAfter(inSystem, ["SYSTEM_OWNER"], undefined),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  D,      NF,    NF,    D,    D,    D],
+    service: MEMBERS,
+    rpc: "CreateMembership",
+    what: "ORG_OWNER with ctx.orgId of no organization",
+    expect: [U, NF, NF, D, NF, NF, D, D, D],
     request: async (s) => ({ membership: { userId: await member(s, [], undefined), roles: ["ORG_OWNER"] }, ctx: { orgId: NO_SUCH_ORG } }),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "CreateMembership", what: "ORG_OWNER in the organization acted in, for an id no user has",
-    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "CreateMembership",
+    what: "ORG_OWNER in the organization acted in, for an id no user has",
+    expect: [U, NF, NF, D, NF, D, D, D, D],
     request: (s) => ({ membership: { userId: NO_SUCH_USER, roles: ["ORG_OWNER"] }, ctx: inOrgActedIn(s) }),
   },
   {
-    service: MEMBERS, rpc: "PatchMembership", what: "ORG_OWNER_VIEWER to ORG_OWNER in the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "PatchMembership",
+    what: "ORG_OWNER_VIEWER to ORG_OWNER in the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["ORG_OWNER_VIEWER"], inOrgActedIn(s)), membership: { roles: ["ORG_OWNER"] }, ctx: inOrgActedIn(s) }),
     check: rolesAfter(inOrgActedIn, ["ORG_OWNER"], ["ORG_OWNER_VIEWER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "PatchMembership", what: "IAM_OWNER_VIEWER to IAM_OWNER in the instance (no ctx)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "PatchMembership",
+    what: "IAM_OWNER_VIEWER to IAM_OWNER in the instance (no ctx)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["IAM_OWNER_VIEWER"], undefined), membership: { roles: ["IAM_OWNER"] } }),
     check: rolesAfter(inInstance, ["IAM_OWNER"], ["IAM_OWNER_VIEWER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "PatchMembership", what: "a SYSTEM_OWNER's roles, with ctx.system",
-    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "PatchMembership",
+    what: "a SYSTEM_OWNER's roles, with ctx.system",
+    expect: [U, OK, D, D, D, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["SYSTEM_OWNER"], inSystem()), membership: { roles: ["SYSTEM_OWNER"] }, ctx: inSystem() }),
     check: rolesAfter(inSystem, ["SYSTEM_OWNER"], ["SYSTEM_OWNER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "DeleteMembership", what: "in the organization acted in",
-    expect:                                   [U,   OK,    OK,  D,      OK,    D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "DeleteMembership",
+    what: "in the organization acted in",
+    expect: [U, OK, OK, D, OK, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["ORG_OWNER_VIEWER"], inOrgActedIn(s)), ctx: inOrgActedIn(s) }),
     check: rolesAfter(inOrgActedIn, undefined, ["ORG_OWNER_VIEWER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "DeleteMembership", what: "in the instance (no ctx)",
-    expect:                                   [U,   OK,    OK,  D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "DeleteMembership",
+    what: "in the instance (no ctx)",
+    expect: [U, OK, OK, D, D, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["IAM_OWNER_VIEWER"], undefined) }),
     check: rolesAfter(inInstance, undefined, ["IAM_OWNER_VIEWER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "DeleteMembership", what: "a SYSTEM_OWNER's, with ctx.system",
-    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "DeleteMembership",
+    what: "a SYSTEM_OWNER's, with ctx.system",
+    expect: [U, OK, D, D, D, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["SYSTEM_OWNER"], inSystem()), ctx: inSystem() }),
     check: rolesAfter(inSystem, undefined, ["SYSTEM_OWNER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "DeleteMembership", what: "of a user without membership in the organization acted in",
-    expect:                                   [U,   NF,    NF,  D,      NF,    D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "DeleteMembership",
+    what: "of a user without membership in the organization acted in",
+    expect: [U, NF, NF, D, NF, D, D, D, D],
     request: async (s) => ({ userId: await member(s, ["IAM_OWNER_VIEWER"], undefined), ctx: inOrgActedIn(s) }),
     check: rolesAfter(inInstance, ["IAM_OWNER_VIEWER"], ["IAM_OWNER_VIEWER"]),
     cleanup: removeUser,
   },
   {
-    service: MEMBERS, rpc: "SearchMemberships", what: "without ctx",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   D],
-    visible:                                  ["-", "all", "all", "all", "A",  "A",   "A",  "A",  "-"],
+    service: MEMBERS,
+    rpc: "SearchMemberships",
+    what: "without ctx",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, D],
+    visible: ["-", "all", "all", "all", "A", "A", "A", "A", "-"],
     request: () => ({ query: { limit: 1000 } }),
   },
   {
-    service: MEMBERS, rpc: "SearchMemberships", what: "with ctx.orgId of the organization acted in",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    D,     OK,   D,    D],
-    visible:                                  ["-", "A",   "A", "A",    "A",   "-",   "A",  "-",  "-"],
+    service: MEMBERS,
+    rpc: "SearchMemberships",
+    what: "with ctx.orgId of the organization acted in",
+    expect: [U, OK, OK, OK, OK, D, OK, D, D],
+    visible: ["-", "A", "A", "A", "A", "-", "A", "-", "-"],
     request: (s) => ({ ctx: inOrgActedIn(s), query: { limit: 1000 } }),
   },
   {
-    service: MEMBERS, rpc: "SearchMemberships", what: "with ctx.system",
-    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
-    visible:                                  ["-", "sys", "-", "-",    "-",   "-",   "-",  "-",  "-"],
+    service: MEMBERS,
+    rpc: "SearchMemberships",
+    what: "with ctx.system",
+    expect: [U, OK, D, D, D, D, D, D, D],
+    visible: ["-", "sys", "-", "-", "-", "-", "-", "-", "-"],
     request: () => ({ ctx: inSystem(), query: { limit: 1000 } }),
   },
   {
-    service: MEMBERS, rpc: "SearchMemberships", what: "with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   D],
+    service: MEMBERS,
+    rpc: "SearchMemberships",
+    what: "with ctx.orgId of no organization",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, D],
     request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
   },
   {
-    service: MEMBERS, rpc: "ListAvailableRoles", what: "without ctx (any authenticated caller)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: MEMBERS,
+    rpc: "ListAvailableRoles",
+    what: "without ctx (any authenticated caller)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: () => ({}),
     check: roleNamesAre(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]),
   },
   {
-    service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.orgId of the organization acted in (any authenticated caller)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: MEMBERS,
+    rpc: "ListAvailableRoles",
+    what: "with ctx.orgId of the organization acted in (any authenticated caller)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => ({ ctx: inOrgActedIn(s) }),
     check: roleNamesAre(["ORG_OWNER", "ORG_OWNER_VIEWER"]),
   },
   {
-    service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.system (system members only)",
-    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "ListAvailableRoles",
+    what: "with ctx.system (system members only)",
+    expect: [U, OK, D, D, D, D, D, D, D],
     request: () => ({ ctx: inSystem() }),
     check: roleNamesAre(["SYSTEM_OWNER"]),
   },
   {
-    service: MEMBERS, rpc: "ListAvailableRoles", what: "with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   NF],
+    service: MEMBERS,
+    rpc: "ListAvailableRoles",
+    what: "with ctx.orgId of no organization",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, NF],
     request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
   },
   {
-    service: MEMBERS, rpc: "ListMyPermissions", what: "without ctx (any authenticated caller, for itself)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: MEMBERS,
+    rpc: "ListMyPermissions",
+    what: "without ctx (any authenticated caller, for itself)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: () => ({}),
   },
   {
-    service: MEMBERS, rpc: "ListMyPermissions", what: "with ctx.orgId of the organization acted in (any authenticated caller)",
-    expect:                                   [U,   OK,    OK,  OK,     OK,    OK,    OK,   OK,   OK],
+    service: MEMBERS,
+    rpc: "ListMyPermissions",
+    what: "with ctx.orgId of the organization acted in (any authenticated caller)",
+    expect: [U, OK, OK, OK, OK, OK, OK, OK, OK],
     request: (s) => ({ ctx: inOrgActedIn(s) }),
   },
   {
-    service: MEMBERS, rpc: "ListMyPermissions", what: "with ctx.system (system members only)",
-    expect:                                   [U,   OK,    D,   D,      D,     D,     D,    D,    D],
+    service: MEMBERS,
+    rpc: "ListMyPermissions",
+    what: "with ctx.system (system members only)",
+    expect: [U, OK, D, D, D, D, D, D, D],
     request: () => ({ ctx: inSystem() }),
   },
   {
-    service: MEMBERS, rpc: "ListMyPermissions", what: "with ctx.orgId of no organization",
-    expect:                                   [U,   NF,    NF,  NF,     NF,    NF,    NF,   NF,   NF],
+    service: MEMBERS,
+    rpc: "ListMyPermissions",
+    what: "with ctx.orgId of no organization",
+    expect: [U, NF, NF, NF, NF, NF, NF, NF, NF],
     request: () => ({ ctx: { orgId: NO_SUCH_ORG } }),
   },
 ];
@@ -2046,15 +2513,32 @@ function outcomeOf(r: CallResult): string {
 
 describe("the expected table", () => {
   it("has a row for every RPC of the ten services, and a cell for every column", () => {
-    for (const service of [ORGS, DOMAINS, ACTIONS, USERS, MEMBERS, PlatformSMTPProviders, PlatformSMSProviders, PlatformNotifications, PlatformAuthRequests, SESSIONS]) {
+    for (const service of [
+      ORGS,
+      DOMAINS,
+      ACTIONS,
+      USERS,
+      MEMBERS,
+      PlatformSMTPProviders,
+      PlatformSMSProviders,
+      PlatformNotifications,
+      PlatformAuthRequests,
+      SESSIONS,
+    ]) {
       for (const method of service.methods) {
-        expect(ROWS.some((r) => r.service === service && r.rpc === method.name), `${service.name}.${method.name}`).toBe(true);
+        expect(
+          ROWS.some((r) => r.service === service && r.rpc === method.name),
+          `${service.name}.${method.name}`,
+        ).toBe(true);
       }
     }
     for (const row of ROWS) {
       expect(row.expect, `${row.rpc} ${row.what}`).toHaveLength(COLUMNS.length);
       if (row.visible) expect(row.visible).toHaveLength(COLUMNS.length);
-      expect(row.service.methods.some((m) => m.name === row.rpc), row.rpc).toBe(true);
+      expect(
+        row.service.methods.some((m) => m.name === row.rpc),
+        row.rpc,
+      ).toBe(true);
     }
   });
 });
@@ -2089,8 +2573,21 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
     await server.service.store.db
       .insertInto("action_deliveries")
       .values({
-        instance_id: server.instanceId, id, event_position: 0, event_type: "target.changed", aggregate_type: "target", aggregate_id: id, event_sequence: 1,
-        target_id: targetId, execution_id: "event/target.changed", status: "delivered", attempts: 1, next_attempt_at: now, created_at: now, window_start: now, delivered_at: now,
+        instance_id: server.instanceId,
+        id,
+        event_position: 0,
+        event_type: "target.changed",
+        aggregate_type: "target",
+        aggregate_id: id,
+        event_sequence: 1,
+        target_id: targetId,
+        execution_id: "event/target.changed",
+        status: "delivered",
+        attempts: 1,
+        next_attempt_at: now,
+        created_at: now,
+        window_start: now,
+        delivered_at: now,
       })
       .execute();
     return id;
@@ -2132,16 +2629,27 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
     await user(["viewerInA", "viewerInB"], [{ context: "org", contextId: a.id, roles: ["ORG_OWNER_VIEWER"] }]);
     // The plain user is a person with a password (SetPassword on itself), made through the API.
     const plain = await must(
-      admin(USERS, "CreateUser", { user: { username: "matrix-plain", human: { profile: { givenName: "Plain", familyName: "User" }, email: { address: "plain@mail.example" }, password: PLAIN_PASSWORD } } }),
+      admin(USERS, "CreateUser", {
+        user: {
+          username: "matrix-plain",
+          human: { profile: { givenName: "Plain", familyName: "User" }, email: { address: "plain@mail.example" }, password: PLAIN_PASSWORD },
+        },
+      }),
       "admin creates the plain user",
     );
     plainId = detailsId(plain);
     const pat = await must(admin(USERS, "AddPersonalAccessToken", { id: plainId, pat: { expirationDate: tomorrow() } }), "the plain user's token");
     tokens.set("plain", String(pat.token));
     userIds.set("plain", plainId);
-    for (const [org, name] of [[a, "matrix-in-a"], [b, "matrix-in-b"]] as const) {
+    for (const [org, name] of [
+      [a, "matrix-in-a"],
+      [b, "matrix-in-b"],
+    ] as const) {
       const made = await must(admin(USERS, "CreateUser", { user: { username: name, machine: { name } }, ctx: { orgId: org.id } }), `admin creates ${name}`);
-      await must(admin(MEMBERS, "CreateMembership", { membership: { userId: detailsId(made), roles: ["ORG_OWNER_VIEWER"] }, ctx: { orgId: org.id } }), `${name} in its organization`);
+      await must(
+        admin(MEMBERS, "CreateMembership", { membership: { userId: detailsId(made), roles: ["ORG_OWNER_VIEWER"] }, ctx: { orgId: org.id } }),
+        `${name} in its organization`,
+      );
       if (org === a) userInA = detailsId(made);
       else userInB = detailsId(made);
     }
@@ -2174,11 +2682,19 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
       expect(keysOfA).toEqual(expect.arrayContaining([`${userInA}/OWNER_TYPE_ORG/${a.id}`, `${userIds.get("ownerInA")}/OWNER_TYPE_ORG/${a.id}`]));
       if (visible === "A") expect(keys).toEqual(keysOfA);
       if (visible === "all") {
-        expect(keys).toEqual(expect.arrayContaining([...keysOfA, `${userInB}/OWNER_TYPE_ORG/${b.id}`, `${userIds.get("iamOwner")}/OWNER_TYPE_INSTANCE/${server.instanceId}`]));
-        expect(keys.filter((k) => k.includes("OWNER_TYPE_SYSTEM")), "no system membership without ctx.system").toEqual([]);
+        expect(keys).toEqual(
+          expect.arrayContaining([...keysOfA, `${userInB}/OWNER_TYPE_ORG/${b.id}`, `${userIds.get("iamOwner")}/OWNER_TYPE_INSTANCE/${server.instanceId}`]),
+        );
+        expect(
+          keys.filter((k) => k.includes("OWNER_TYPE_SYSTEM")),
+          "no system membership without ctx.system",
+        ).toEqual([]);
       }
       if (visible === "sys") {
-        expect(keys.filter((k) => !k.includes("/OWNER_TYPE_SYSTEM/")), "only system memberships").toEqual([]);
+        expect(
+          keys.filter((k) => !k.includes("/OWNER_TYPE_SYSTEM/")),
+          "only system memberships",
+        ).toEqual([]);
         expect(keys).toContain(`${userIds.get("system")}/OWNER_TYPE_SYSTEM/`);
       }
       return;
@@ -2214,8 +2730,23 @@ describe.each(DATABASE_KINDS)("authorization matrix (%s)", (kind) => {
         const member = column.startsWith("owner") || column.startsWith("viewer");
         const org = row.fresh && !member ? await createOrg(unique("Matrix fresh")) : inB ? b : a;
         const s: Scene = {
-          column, protocol, org, other: org.id === b.id ? a : b, a, b, defaultOrgId: server.defaultOrgId, targetId, instanceId: server.instanceId,
-          self: userIds.get(column) ?? plainId, plainId, baseUrl: server.baseUrl, memo: {}, admin, unique, deliveredDelivery, linkAccount: linkAccountOf,
+          column,
+          protocol,
+          org,
+          other: org.id === b.id ? a : b,
+          a,
+          b,
+          defaultOrgId: server.defaultOrgId,
+          targetId,
+          instanceId: server.instanceId,
+          self: userIds.get(column) ?? plainId,
+          plainId,
+          baseUrl: server.baseUrl,
+          memo: {},
+          admin,
+          unique,
+          deliveredDelivery,
+          linkAccount: linkAccountOf,
           publishTxt: (name, records) => dns.txt.set(name, records),
         };
         try {

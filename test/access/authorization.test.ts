@@ -50,7 +50,11 @@ describe.each(DATABASE_KINDS)("authorization of PlatformActions by role (%s)", (
   beforeAll(async () => {
     server = await startTestServer(kind);
     const admin = protocolClient(PlatformActions, "grpc", server.baseUrl);
-    const created = await admin.call("CreateTarget", { target: { name: "authz-fixture", restWebhook: { url: "https://example.com/f" }, timeout: "10s" } }, server.adminToken);
+    const created = await admin.call(
+      "CreateTarget",
+      { target: { name: "authz-fixture", restWebhook: { url: "https://example.com/f" }, timeout: "10s" } },
+      server.adminToken,
+    );
     expect(created.ok).toBe(true);
     const targetId = (created as unknown as { message: { details: { id: string } } }).message.details.id;
     const put = await admin.call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [targetId] } }, server.adminToken);
@@ -81,7 +85,11 @@ describe.each(DATABASE_KINDS)("authorization of PlatformActions by role (%s)", (
       // Own resources per protocol, so that the writes really succeed and are cleaned up.
       const created = await call("CreateTarget", { target: { name: `authz-own-${protocol}`, restWebhook: { url: "https://example.com/o" } } });
       expect(created, `${protocol} CreateTarget`).toMatchObject({ ok: true });
-      const own: Fixture = { targetId: (created as unknown as { message: { details: { id: string } } }).message.details.id, executionId: "function/preaccesstoken", protocol };
+      const own: Fixture = {
+        targetId: (created as unknown as { message: { details: { id: string } } }).message.details.id,
+        executionId: "function/preaccesstoken",
+        protocol,
+      };
       for (const [method, , request] of RPCS) {
         if (method === "CreateTarget") continue;
         const result = await call(method, request(own));
@@ -102,7 +110,10 @@ describe.each(DATABASE_KINDS)("authorization of PlatformActions by role (%s)", (
       const got = await client.call("GetTarget", { id: fixture.targetId }, viewer.token);
       expect(got).toMatchObject({ ok: true, message: { target: { target: { name: "authz-fixture" } } } });
       const executions = await client.call("SearchExecutions", {}, viewer.token);
-      expect(executions).toMatchObject({ ok: true, message: { result: [{ details: { id: fixture.executionId }, execution: { targets: [fixture.targetId] } }] } });
+      expect(executions).toMatchObject({
+        ok: true,
+        message: { result: [{ details: { id: fixture.executionId }, execution: { targets: [fixture.targetId] } }] },
+      });
     }
   });
 

@@ -63,7 +63,11 @@ describe.each(DATABASE_KINDS)("feature flags gating PlatformActions (%s)", (kind
   /** A target of the instance to act on; made through the API, so while the flags are on. */
   async function seedTarget(on: "A" | "B"): Promise<string> {
     const inst = instances()[on];
-    const made = await protocolClient(PlatformActions, "grpc", inst.baseUrl).call("CreateTarget", { target: { name: `flags-seed-${++counter}`, restWebhook: { url: "https://example.com/s" } } }, inst.token);
+    const made = await protocolClient(PlatformActions, "grpc", inst.baseUrl).call(
+      "CreateTarget",
+      { target: { name: `flags-seed-${++counter}`, restWebhook: { url: "https://example.com/s" } } },
+      inst.token,
+    );
     expect(made.ok).toBe(true);
     return (made as unknown as { message: { details: { id: string } } }).message.details.id;
   }
@@ -123,13 +127,25 @@ describe.each(DATABASE_KINDS)("feature flags gating PlatformActions (%s)", (kind
   it("writes nothing for a gated call", async () => {
     const targetId = await seedTarget("A");
     const db = server.service.store.db;
-    const count = async () => Number((await db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom("events")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await setFlag(server.instanceId, "actions", false);
     const before = await count();
     const client = protocolClient(PlatformActions, "grpc", server.baseUrl);
-    expect(await client.call("PatchTarget", { id: targetId, target: { name: "flags-gated-rename" } }, server.adminToken)).toMatchObject({ code: Code.FailedPrecondition });
+    expect(await client.call("PatchTarget", { id: targetId, target: { name: "flags-gated-rename" } }, server.adminToken)).toMatchObject({
+      code: Code.FailedPrecondition,
+    });
     expect(await client.call("DeleteTarget", { id: targetId }, server.adminToken)).toMatchObject({ code: Code.FailedPrecondition });
-    expect(await client.call("CreateTarget", { target: { name: "flags-gated-new", restWebhook: { url: "https://example.com/g" } } }, server.adminToken)).toMatchObject({ code: Code.FailedPrecondition });
+    expect(
+      await client.call("CreateTarget", { target: { name: "flags-gated-new", restWebhook: { url: "https://example.com/g" } } }, server.adminToken),
+    ).toMatchObject({ code: Code.FailedPrecondition });
     expect(await count()).toBe(before);
     const row = await db.selectFrom("targets").select(["name", "sequence"]).where("id", "=", targetId).executeTakeFirstOrThrow();
     expect(row.sequence).toBe(1);

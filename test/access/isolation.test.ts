@@ -37,7 +37,8 @@ const B_HOST = "iso-b.example";
 
 /** Resolves every host name to the test server's loopback address. */
 const toLoopback: LookupFunction = (_host, options, callback) => {
-  if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
+  if ((options as { all?: boolean }).all)
+    (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
   else callback(null, "127.0.0.1", 4);
 };
 
@@ -53,11 +54,17 @@ function hostClient(service: DescService, protocol: Protocol, baseUrl: string): 
       async call(name, req, token) {
         const route = routes.find((r) => r.method.name === name)!;
         const { url, body } = restRequest(route, req, baseUrl);
-        const headers: Record<string, string> = { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { "content-type": "application/json" }) };
+        const headers: Record<string, string> = {
+          ...(token && { authorization: `Bearer ${token}` }),
+          ...(body !== undefined && { "content-type": "application/json" }),
+        };
         const { status, json } = await new Promise<{ status: number; json: JsonObject }>((resolve, reject) => {
           const r = httpRequest(url, { method: route.httpMethod, lookup: toLoopback, headers }, (res) => {
             let text = "";
-            res.setEncoding("utf8").on("data", (c: string) => (text += c)).on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) as JsonObject }));
+            res
+              .setEncoding("utf8")
+              .on("data", (c: string) => (text += c))
+              .on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) as JsonObject }));
           });
           r.on("error", reject).end(body === undefined ? undefined : JSON.stringify(body));
         });
@@ -68,10 +75,13 @@ function hostClient(service: DescService, protocol: Protocol, baseUrl: string): 
   }
   const nodeOptions = { lookup: toLoopback };
   const transport: Transport =
-    protocol === "grpc" ? createGrpcTransport({ baseUrl, nodeOptions })
-    : protocol === "grpc-web" ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
-    : protocol === "connect" ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
-    : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
+    protocol === "grpc"
+      ? createGrpcTransport({ baseUrl, nodeOptions })
+      : protocol === "grpc-web"
+        ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+        : protocol === "connect"
+          ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+          : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
   const client = createClient(service, transport) as unknown as Record<string, (r: unknown, o: unknown) => Promise<unknown>>;
   return {
     async call(name, req, token) {
@@ -173,17 +183,33 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     bAdminId = String(rowsOf(bAdmins)[0]!.userId);
     const human = { username: "iso-shared-user", human: { profile: { givenName: "Iso", familyName: "Person" }, email: { address: "iso@b.example" } } };
     bHumanId = String(((await must(asB(USERS, "CreateUser", { user: human, ctx: { orgId: bOrg.id } }), "B creates a person")).details as JsonObject).id);
-    bPatId = String(((await must(asB(USERS, "AddPersonalAccessToken", { id: bHumanId, pat: { expirationDate: tomorrow() } }), "B's PAT")).details as JsonObject).id);
-    bKeyId = String(((await must(asB(USERS, "AddKey", { id: bUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "B's key")).details as JsonObject).id);
+    bPatId = String(
+      ((await must(asB(USERS, "AddPersonalAccessToken", { id: bHumanId, pat: { expirationDate: tomorrow() } }), "B's PAT")).details as JsonObject).id,
+    );
+    bKeyId = String(
+      ((await must(asB(USERS, "AddKey", { id: bUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "B's key")).details as JsonObject).id,
+    );
     await must(asB(USERS, "GenerateSecret", { id: bUserId }), "B's secret");
     const bIdp = await must(asB(PlatformIdentityProviders, "CreateGitLabIDP", { idp: gitlab("Iso GitLab") }), "B's provider");
     bLink = { idpId: String((bIdp.details as JsonObject).id), externalUserId: "iso-external-1" };
     await linkAccount(server, b.instanceId, bHumanId, { ...bLink, username: "iso-external", email: "iso@b.example" });
-    await must(asB(MEMBERS, "CreateMembership", { membership: { userId: bHumanId, roles: ["ORG_OWNER"] }, ctx: { orgId: bOrg.id } }), "B's person owns B's org");
+    await must(
+      asB(MEMBERS, "CreateMembership", { membership: { userId: bHumanId, roles: ["ORG_OWNER"] }, ctx: { orgId: bOrg.id } }),
+      "B's person owns B's org",
+    );
     await must(asB(MEMBERS, "CreateMembership", { membership: { userId: bUserId, roles: ["IAM_OWNER_VIEWER"] } }), "B's machine views B");
-    aUserId = String(((await must(asA(USERS, "CreateUser", { user: { username: "iso-a-user", machine: { name: "a" } }, ctx: { orgId: aOrg.id } }), "A creates a user")).details as JsonObject).id);
-    aPatId = String(((await must(asA(USERS, "AddPersonalAccessToken", { id: aUserId, pat: { expirationDate: tomorrow() } }), "A's PAT")).details as JsonObject).id);
-    aKeyId = String(((await must(asA(USERS, "AddKey", { id: aUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "A's key")).details as JsonObject).id);
+    aUserId = String(
+      (
+        (await must(asA(USERS, "CreateUser", { user: { username: "iso-a-user", machine: { name: "a" } }, ctx: { orgId: aOrg.id } }), "A creates a user"))
+          .details as JsonObject
+      ).id,
+    );
+    aPatId = String(
+      ((await must(asA(USERS, "AddPersonalAccessToken", { id: aUserId, pat: { expirationDate: tomorrow() } }), "A's PAT")).details as JsonObject).id,
+    );
+    aKeyId = String(
+      ((await must(asA(USERS, "AddKey", { id: aUserId, key: { generate: "KEY_TYPE_EC", expirationDate: tomorrow() } }), "A's key")).details as JsonObject).id,
+    );
     await must(asA(MEMBERS, "CreateMembership", { membership: { userId: aUserId, roles: ["ORG_OWNER"] }, ctx: { orgId: aOrg.id } }), "A's user owns A's org");
 
     bBefore = await stateOfB();
@@ -242,7 +268,10 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain }, protocol), `${protocol} DeleteDomain ${domain}`);
       expectNotFound(await asA(DOMAINS, "SetAsPrimary", { domain }, protocol), `${protocol} SetAsPrimary ${domain}`);
       expectNotFound(await asA(DOMAINS, "DeleteDomain", { domain, ctx: { orgId: aOrg.id } }, protocol), `${protocol} DeleteDomain ${domain} in A's org`);
-      expectNotFound(await asA(DOMAINS, "GenerateDomainValidation", { domain, type: "DOMAIN_VALIDATION_TYPE_DNS" }, protocol), `${protocol} GenerateDomainValidation ${domain}`);
+      expectNotFound(
+        await asA(DOMAINS, "GenerateDomainValidation", { domain, type: "DOMAIN_VALIDATION_TYPE_DNS" }, protocol),
+        `${protocol} GenerateDomainValidation ${domain}`,
+      );
       expectNotFound(await asA(DOMAINS, "ValidateDomain", { domain }, protocol), `${protocol} ValidateDomain ${domain}`);
       expectNotFound(await asA(DOMAINS, "ValidateDomain", { domain, ctx: { orgId: aOrg.id } }, protocol), `${protocol} ValidateDomain ${domain} in A's org`);
     }
@@ -256,24 +285,38 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     const mixed = await search({ filters: [{ inIds: { ids: [...bIds, aOrg.id] } }] });
     expect(idsOf(mixed)).toEqual([aOrg.id]);
     expect(totalOf(mixed)).toBe(1);
-    const bFilters: JsonObject[] = [{ name: { name: "Iso Shared", method: "TEXT_FILTER_METHOD_EQUALS" } }, { domain: { domain: B_HOST, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }, { domain: equals("b-only.iso.example") }];
+    const bFilters: JsonObject[] = [
+      { name: { name: "Iso Shared", method: "TEXT_FILTER_METHOD_EQUALS" } },
+      { domain: { domain: B_HOST, method: "TEXT_FILTER_METHOD_ENDS_WITH" } },
+      { domain: equals("b-only.iso.example") },
+    ];
     for (const filter of bFilters) {
       const found = await search({ filters: [filter] });
       expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
       expect(totalOf(found), JSON.stringify(filter)).toBe(0);
     }
     const all = await search({ query: { limit: 1000 } });
-    expect(idsOf(all).filter((id) => bIds.includes(id)), "B's orgs among A's").toEqual([]);
+    expect(
+      idsOf(all).filter((id) => bIds.includes(id)),
+      "B's orgs among A's",
+    ).toEqual([]);
     expect(idsOf(all)).toEqual(expect.arrayContaining([server.defaultOrgId, aOrg.id]));
     expect(totalOf(all), "the total is A's own count").toBe(rowsOf(all).length);
     expect(totalOf(await search({ query: { limit: 1 } })), "the total of a short page").toBe(rowsOf(all).length);
 
     const domains = (req: JsonObject) => must(asA(DOMAINS, "SearchDomains", req, protocol), `${protocol} SearchDomains`);
     const allDomains = await domains({ query: { limit: 1000 } });
-    expect(domainsOf(allDomains).filter((d) => d.endsWith(`.${B_HOST}`) || d === "b-only.iso.example"), "B's domains among A's").toEqual([]);
+    expect(
+      domainsOf(allDomains).filter((d) => d.endsWith(`.${B_HOST}`) || d === "b-only.iso.example"),
+      "B's domains among A's",
+    ).toEqual([]);
     expect(totalOf(allDomains)).toBe(rowsOf(allDomains).length);
     expect(totalOf(await domains({ query: { limit: 1 } }))).toBe(rowsOf(allDomains).length);
-    for (const filter of [{ domain: { domain: B_HOST, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }, { domain: equals("b-only.iso.example") }, { domain: equals(bOrg.primary) }]) {
+    for (const filter of [
+      { domain: { domain: B_HOST, method: "TEXT_FILTER_METHOD_ENDS_WITH" } },
+      { domain: equals("b-only.iso.example") },
+      { domain: equals(bOrg.primary) },
+    ]) {
       const found = await domains({ filters: [filter] });
       expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
       expect(totalOf(found), JSON.stringify(filter)).toBe(0);
@@ -311,7 +354,10 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       expectNotFound(await asB(ORGS, "DeleteOrganization", { id }, protocol), `${protocol} Delete`);
       expectNotFound(await asB(ORGS, "DeactivateOrganization", { id }, protocol), `${protocol} Deactivate`);
       expectNotFound(await asB(ORGS, "SetAsInstanceDefault", { id }, protocol), `${protocol} SetAsInstanceDefault`);
-      expectNotFound(await asB(DOMAINS, "AddDomain", { domain: { domain: `rev-${protocol}.iso.example` }, ctx: { orgId: id } }, protocol), `${protocol} AddDomain`);
+      expectNotFound(
+        await asB(DOMAINS, "AddDomain", { domain: { domain: `rev-${protocol}.iso.example` }, ctx: { orgId: id } }, protocol),
+        `${protocol} AddDomain`,
+      );
     }
     expectNotFound(await asB(DOMAINS, "DeleteDomain", { domain: "a-only.iso.example" }, protocol), `${protocol} DeleteDomain`);
     expectNotFound(await asB(DOMAINS, "SetAsPrimary", { domain: aOrg.primary }, protocol), `${protocol} SetAsPrimary`);
@@ -336,17 +382,51 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
         await nf(label, "PatchUser", { id, user: { username: "stolen" }, ...c });
         await nf(label, "DeleteUser", { id, ...c });
         await nf(label, "SetPassword", { id, password: { newPassword: "Stolen-Pa55word!" }, ...c });
-        for (const rpc of ["LockUser", "UnlockUser", "DeactivateUser", "ReactivateUser", "GenerateSecret", "RemoveSecret", "SearchPersonalAccessTokens", "SearchKeys", "ListIDPLinks"]) await nf(label, rpc, { id, ...c });
+        for (const rpc of [
+          "LockUser",
+          "UnlockUser",
+          "DeactivateUser",
+          "ReactivateUser",
+          "GenerateSecret",
+          "RemoveSecret",
+          "SearchPersonalAccessTokens",
+          "SearchKeys",
+          "ListIDPLinks",
+        ])
+          await nf(label, rpc, { id, ...c });
         await nf(label, "DeleteIDPLink", { id, ...bLink, ...c });
         for (const rpc of ["VerifyEmail", "VerifyPhone"]) await nf(label, rpc, { id, verification: { code: "ACDEFGHJ" }, ...c });
-        for (const rpc of ["AddTOTP", "RemoveTOTP", "AddOTPEmail", "RemoveOTPEmail", "AddOTPSMS", "RemoveOTPSMS", "GenerateRecoveryCodes", "RemoveRecoveryCodes", "ListAuthMethods"]) await nf(label, rpc, { id, ...c });
+        for (const rpc of [
+          "AddTOTP",
+          "RemoveTOTP",
+          "AddOTPEmail",
+          "RemoveOTPEmail",
+          "AddOTPSMS",
+          "RemoveOTPSMS",
+          "GenerateRecoveryCodes",
+          "RemoveRecoveryCodes",
+          "ListAuthMethods",
+        ])
+          await nf(label, rpc, { id, ...c });
         await nf(label, "VerifyTOTP", { id, verification: { code: "123456" }, ...c });
         await nf(label, "StartPasskeyRegistration", { id, domain: "localhost", ...c });
-        await nf(label, "FinishPasskeyRegistration", { id, passkeyId: "01a20000-0000-7000-8000-00000000f00d", publicKeyCredential: { id: "x", type: "public-key" }, name: "Stolen", ...c });
+        await nf(label, "FinishPasskeyRegistration", {
+          id,
+          passkeyId: "01a20000-0000-7000-8000-00000000f00d",
+          publicKeyCredential: { id: "x", type: "public-key" },
+          name: "Stolen",
+          ...c,
+        });
         await nf(label, "ListPasskeys", { id, ...c });
         await nf(label, "RemovePasskey", { id, passkeyId: "01a20000-0000-7000-8000-00000000f00d", ...c });
         await nf(label, "StartU2FRegistration", { id, domain: "localhost", ...c });
-        await nf(label, "FinishU2FRegistration", { id, u2fId: "01a20000-0000-7000-8000-00000000f00d", publicKeyCredential: { id: "x", type: "public-key" }, name: "Stolen", ...c });
+        await nf(label, "FinishU2FRegistration", {
+          id,
+          u2fId: "01a20000-0000-7000-8000-00000000f00d",
+          publicKeyCredential: { id: "x", type: "public-key" },
+          name: "Stolen",
+          ...c,
+        });
         await nf(label, "ListU2F", { id, ...c });
         await nf(label, "RemoveU2F", { id, u2fId: "01a20000-0000-7000-8000-00000000f00d", ...c });
         for (const rpc of ["ResendEmailCode", "ResendPhoneCode", "ResetPassword", "ResendInvite"]) await nf(label, rpc, { id, returnCode: true, ...c });
@@ -395,13 +475,26 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     const users = onA(USERS, protocol);
     const members = onA(MEMBERS, protocol);
     // (B's primary domain of "Iso Shared" is A's too by now: A took it in the test above.)
-    const ctxs: JsonObject[] = [{ orgId: bOrg.id }, { orgId: b.orgId }, { orgDomain: "b-only.iso.example" }, { instanceId: b.instanceId }, { instanceDomain: B_HOST }];
+    const ctxs: JsonObject[] = [
+      { orgId: bOrg.id },
+      { orgId: b.orgId },
+      { orgDomain: "b-only.iso.example" },
+      { instanceId: b.instanceId },
+      { instanceDomain: B_HOST },
+    ];
     for (const ctx of ctxs) {
       const label = (rpc: string) => `${protocol} ${rpc} ctx=${JSON.stringify(ctx)}`;
       expectNotFound(await users.call("CreateUser", { user: { username: `iso-ctx-${protocol}`, machine: { name: "x" } }, ctx }, ownerOfA), label("CreateUser"));
       expectNotFound(await users.call("SearchUsers", { ctx }, ownerOfA), label("SearchUsers"));
       expectNotFound(await users.call("GetUser", { id: aUserId, ctx }, ownerOfA), label("GetUser"));
-      expectNotFound(await members.call("CreateMembership", { membership: { userId: aUserId, roles: ctx.orgId || ctx.orgDomain ? ["ORG_OWNER"] : ["IAM_OWNER"] }, ctx }, ownerOfA), label("CreateMembership"));
+      expectNotFound(
+        await members.call(
+          "CreateMembership",
+          { membership: { userId: aUserId, roles: ctx.orgId || ctx.orgDomain ? ["ORG_OWNER"] : ["IAM_OWNER"] }, ctx },
+          ownerOfA,
+        ),
+        label("CreateMembership"),
+      );
       expectNotFound(await members.call("SearchMemberships", { ctx }, ownerOfA), label("SearchMemberships"));
       expectNotFound(await members.call("DeleteMembership", { userId: bHumanId, ctx }, ownerOfA), label("DeleteMembership"));
       expectNotFound(await members.call("ListAvailableRoles", { ctx }, ownerOfA), label("ListAvailableRoles"));
@@ -435,21 +528,37 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       expect(totalOf(found), JSON.stringify(filter)).toBe(0);
     }
     const all = await users({ query: { limit: 1000 } });
-    expect(userIdsOf(all).filter((id) => bUserIds.includes(id)), "B's users among A's").toEqual([]);
+    expect(
+      userIdsOf(all).filter((id) => bUserIds.includes(id)),
+      "B's users among A's",
+    ).toEqual([]);
     expect(userIdsOf(all)).toContain(aUserId);
     expect(totalOf(all)).toBe(rowsOf(all).length);
     expect(totalOf(await users({ query: { limit: 1 } })), "the total of a short page").toBe(rowsOf(all).length);
 
     const members = (req: JsonObject) => must(onA(MEMBERS, protocol).call("SearchMemberships", req, ownerOfA), `${protocol} SearchMemberships`);
-    for (const filter of [{ user: { userId: bAdminId } }, { user: { userId: bHumanId } }, { context: { id: b.instanceId } }, { context: { id: bOrg.id } }] as JsonObject[]) {
+    for (const filter of [
+      { user: { userId: bAdminId } },
+      { user: { userId: bHumanId } },
+      { context: { id: b.instanceId } },
+      { context: { id: bOrg.id } },
+    ] as JsonObject[]) {
       const found = await members({ filters: [filter] });
       expect(rowsOf(found), JSON.stringify(filter)).toEqual([]);
       expect(totalOf(found), JSON.stringify(filter)).toBe(0);
     }
     const instances = await members({ filters: [{ contextType: { type: "OWNER_TYPE_INSTANCE" } }], query: { limit: 1000 } });
-    expect(rowsOf(instances).map((r) => (r.context as JsonObject).id).filter((id) => id !== server.instanceId), "only A's instance").toEqual([]);
+    expect(
+      rowsOf(instances)
+        .map((r) => (r.context as JsonObject).id)
+        .filter((id) => id !== server.instanceId),
+      "only A's instance",
+    ).toEqual([]);
     const allMembers = await members({ query: { limit: 1000 } });
-    expect(membershipUsersOf(allMembers).filter((id) => bUserIds.includes(id)), "B's users among A's members").toEqual([]);
+    expect(
+      membershipUsersOf(allMembers).filter((id) => bUserIds.includes(id)),
+      "B's users among A's members",
+    ).toEqual([]);
     expect(membershipUsersOf(allMembers)).toContain(aUserId);
     expect(totalOf(allMembers)).toBe(rowsOf(allMembers).length);
     expect(totalOf(await members({ query: { limit: 1 } })), "the total of a short page").toBe(rowsOf(allMembers).length);
@@ -458,7 +567,10 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
   it("takes B's usernames on A: they are unique per instance only", async () => {
     const made = await asA(USERS, "CreateUser", { user: { username: "ISO-SHARED-USER", machine: { name: "a's own" } }, ctx: { orgId: aOrg.id } }, "rest");
     expect(made).toMatchObject({ ok: true, httpStatus: 201, message: { details: { resourceOwner: { id: aOrg.id } } } });
-    const found = await must(asA(USERS, "SearchUsers", { filters: [{ username: { value: "iso-shared-user", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }), "A searches");
+    const found = await must(
+      asA(USERS, "SearchUsers", { filters: [{ username: { value: "iso-shared-user", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }),
+      "A searches",
+    );
     expect(userIdsOf(found)).toEqual([String(((made as { message: JsonObject }).message.details as JsonObject).id)]);
   });
 
@@ -508,7 +620,10 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
       { service: PlatformSMSProviders, name: "SMS", receiver: "+41790000000" },
     ] as const;
     for (const { service, name, receiver } of families) {
-      const created = await must(asB(service, `Create${name}Provider`, { provider: { description: `iso ${protocol}`, http: { url: "https://hooks.iso.example/b" } } }), `B's ${name} provider`);
+      const created = await must(
+        asB(service, `Create${name}Provider`, { provider: { description: `iso ${protocol}`, http: { url: "https://hooks.iso.example/b" } } }),
+        `B's ${name} provider`,
+      );
       const id = String((created.details as JsonObject).id);
       await must(asB(service, `Activate${name}Provider`, { id }), `B activates its ${name} provider`);
       const before = await must(asB(service, `Get${name}Provider`, { id }), `B reads its ${name} provider`);
@@ -541,44 +656,60 @@ describe.each(DATABASE_KINDS)("isolation of organizations and domains between in
     expectNotFound(await a.call("RetryNotification", { id: bMessage }, ownerOfA), `${protocol} RetryNotification`);
   });
 
-  it.each(PROTOCOLS)("B's sessions are NotFound on A, their tokens too, and B's people sign in to none there; the same the other way round, over %s", async (protocol) => {
-    const SESSIONS = PlatformSessions;
-    const made = await must(asB(SESSIONS, "CreateSession", { checks: { user: { userId: bHumanId } } }), "B's session");
-    const id = String(made.sessionId);
-    const sessionToken = String(made.sessionToken);
-    const before = await must(asB(SESSIONS, "GetSession", { id }), "B reads its session");
-    const a = onA(SESSIONS, protocol);
-    for (const [rpc, req] of [
-      ["GetSession", { id }],
-      ["GetSession", { id, sessionToken }],
-      ["PatchSession", { id, sessionToken, metadata: { stolen: "eA==" } }],
-      ["DeleteSession", { id }],
-      ["DeleteSession", { id, sessionToken }],
-      ["CreateSession", { checks: { user: { userId: bHumanId } } }],
-    ] as [string, JsonObject][]) {
-      expectNotFound(await a.call(rpc, req, ownerOfA), `${protocol} ${rpc} ${JSON.stringify(req)}`);
-    }
-    const named = await a.call("CreateSession", { checks: { user: { userId: bHumanId }, password: { password: "Any-Pa55word!" } } }, ownerOfA);
-    expect(named, `${protocol} CreateSession with B's person and a password`).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the login name or password is not valid" });
-    for (const filters of [[{ ids: { ids: [id] } }], [{ userId: bHumanId }]] as JsonObject[][]) {
-      const found = await must(a.call("SearchSessions", { filters }, ownerOfA), "A searches sessions");
-      expect(rowsOf(found), JSON.stringify(filters)).toEqual([]);
-      expect(totalOf(found), JSON.stringify(filters)).toBe(0);
-    }
-    expect(await must(asB(SESSIONS, "GetSession", { id }), "B reads its session again")).toEqual(before);
+  it.each(PROTOCOLS)(
+    "B's sessions are NotFound on A, their tokens too, and B's people sign in to none there; the same the other way round, over %s",
+    async (protocol) => {
+      const SESSIONS = PlatformSessions;
+      const made = await must(asB(SESSIONS, "CreateSession", { checks: { user: { userId: bHumanId } } }), "B's session");
+      const id = String(made.sessionId);
+      const sessionToken = String(made.sessionToken);
+      const before = await must(asB(SESSIONS, "GetSession", { id }), "B reads its session");
+      const a = onA(SESSIONS, protocol);
+      for (const [rpc, req] of [
+        ["GetSession", { id }],
+        ["GetSession", { id, sessionToken }],
+        ["PatchSession", { id, sessionToken, metadata: { stolen: "eA==" } }],
+        ["DeleteSession", { id }],
+        ["DeleteSession", { id, sessionToken }],
+        ["CreateSession", { checks: { user: { userId: bHumanId } } }],
+      ] as [string, JsonObject][]) {
+        expectNotFound(await a.call(rpc, req, ownerOfA), `${protocol} ${rpc} ${JSON.stringify(req)}`);
+      }
+      const named = await a.call("CreateSession", { checks: { user: { userId: bHumanId }, password: { password: "Any-Pa55word!" } } }, ownerOfA);
+      expect(named, `${protocol} CreateSession with B's person and a password`).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+        message: "the login name or password is not valid",
+      });
+      for (const filters of [[{ ids: { ids: [id] } }], [{ userId: bHumanId }]] as JsonObject[][]) {
+        const found = await must(a.call("SearchSessions", { filters }, ownerOfA), "A searches sessions");
+        expect(rowsOf(found), JSON.stringify(filters)).toEqual([]);
+        expect(totalOf(found), JSON.stringify(filters)).toBe(0);
+      }
+      expect(await must(asB(SESSIONS, "GetSession", { id }), "B reads its session again")).toEqual(before);
 
-    const person = await must(asA(USERS, "CreateUser", { user: { username: `iso-session-${protocol}`, human: { profile: { givenName: "Iso", familyName: "A" }, email: { address: `iso-${protocol}@a.example` } } }, ctx: { orgId: aOrg.id } }), "A's person");
-    const mine = await must(asA(SESSIONS, "CreateSession", { checks: { user: { userId: String((person.details as JsonObject).id) } } }), "A's session");
-    const onBSessions = onB(SESSIONS, protocol);
-    for (const [rpc, req] of [
-      ["GetSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
-      ["PatchSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
-      ["DeleteSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
-    ] as [string, JsonObject][]) {
-      expectNotFound(await onBSessions.call(rpc, req, b.adminToken), `${protocol} ${rpc} of A's session on B`);
-    }
-    await must(asA(SESSIONS, "GetSession", { id: String(mine.sessionId) }), "A's session is still there");
-  });
+      const person = await must(
+        asA(USERS, "CreateUser", {
+          user: {
+            username: `iso-session-${protocol}`,
+            human: { profile: { givenName: "Iso", familyName: "A" }, email: { address: `iso-${protocol}@a.example` } },
+          },
+          ctx: { orgId: aOrg.id },
+        }),
+        "A's person",
+      );
+      const mine = await must(asA(SESSIONS, "CreateSession", { checks: { user: { userId: String((person.details as JsonObject).id) } } }), "A's session");
+      const onBSessions = onB(SESSIONS, protocol);
+      for (const [rpc, req] of [
+        ["GetSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
+        ["PatchSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
+        ["DeleteSession", { id: mine.sessionId, sessionToken: mine.sessionToken }],
+      ] as [string, JsonObject][]) {
+        expectNotFound(await onBSessions.call(rpc, req, b.adminToken), `${protocol} ${rpc} of A's session on B`);
+      }
+      await must(asA(SESSIONS, "GetSession", { id: String(mine.sessionId) }), "A's session is still there");
+    },
+  );
 
   it("changed nothing B owns", async () => {
     expect(await stateOfB()).toEqual(bBefore);

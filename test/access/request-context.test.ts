@@ -71,7 +71,12 @@ describe.each(DATABASE_KINDS)("the request context of PlatformActions (%s)", (ki
   });
 
   it("REST takes ctx from the query string, in lowerCamel and snake_case", async () => {
-    for (const query of [`ctx.instanceId=${b.instanceId}`, `ctx.instance_id=${b.instanceId}`, "ctx.instanceDomain=ctx-b.example", "ctx.instance_domain=ctx-b.example"]) {
+    for (const query of [
+      `ctx.instanceId=${b.instanceId}`,
+      `ctx.instance_id=${b.instanceId}`,
+      "ctx.instanceDomain=ctx-b.example",
+      "ctx.instance_domain=ctx-b.example",
+    ]) {
       const res = await h1(`${server.baseUrl}/resources/v3alpha/targets/_search?${query}`, {
         method: "POST",
         headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },

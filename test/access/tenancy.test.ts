@@ -22,7 +22,8 @@ const ROUTES = routesOf([PlatformActions]);
 
 /** Resolves every host name to the test server's loopback address. */
 const toLoopback: LookupFunction = (_host, options, callback) => {
-  if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
+  if ((options as { all?: boolean }).all)
+    (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
   else callback(null, "127.0.0.1", 4);
 };
 
@@ -36,7 +37,10 @@ async function callAtHost(protocol: Protocol, host: string, port: number, name: 
     const { status, json } = await new Promise<{ status: number; json: JsonObject }>((resolve, reject) => {
       const r = httpRequest(url, { method: route.httpMethod, lookup: toLoopback, headers: { ...headers, "content-type": "application/json" } }, (res) => {
         let text = "";
-        res.setEncoding("utf8").on("data", (c: string) => (text += c)).on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) as JsonObject }));
+        res
+          .setEncoding("utf8")
+          .on("data", (c: string) => (text += c))
+          .on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) as JsonObject }));
       });
       r.on("error", reject).end(body === undefined ? undefined : JSON.stringify(body));
     });
@@ -45,10 +49,13 @@ async function callAtHost(protocol: Protocol, host: string, port: number, name: 
   }
   const nodeOptions = { lookup: toLoopback };
   const transport =
-    protocol === "grpc" ? createGrpcTransport({ baseUrl, nodeOptions })
-    : protocol === "grpc-web" ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
-    : protocol === "connect" ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
-    : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
+    protocol === "grpc"
+      ? createGrpcTransport({ baseUrl, nodeOptions })
+      : protocol === "grpc-web"
+        ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+        : protocol === "connect"
+          ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+          : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
   const method = PlatformActions.methods.find((m) => m.name === name)!;
   const client = createClient(PlatformActions, transport) as unknown as Record<string, (r: unknown, o: unknown) => Promise<unknown>>;
   try {
@@ -66,7 +73,10 @@ function rawHttpStatus(port: number, request: string): Promise<number> {
     const socket = connect(port, "127.0.0.1", () => socket.end(request));
     let text = "";
     socket.setTimeout(5000, () => socket.destroy());
-    socket.on("data", (chunk) => (text += String(chunk))).on("error", () => {}).on("close", () => resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0)));
+    socket
+      .on("data", (chunk) => (text += String(chunk)))
+      .on("error", () => {})
+      .on("close", () => resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0)));
   });
 }
 
@@ -173,11 +183,7 @@ describe.each(DATABASE_KINDS)("tenancy of PlatformActions (%s)", (kind) => {
   });
 
   it.each(["a b", "x:99999", "[::1", "exa mple.com:80"])("answers a garbled Host %j with 400 on every path, and keeps running", async (host) => {
-    const paths = [
-      "/platform.resources.action.v3alpha.PlatformActions/SearchTargets",
-      "/grpc.health.v1.Health/Check",
-      "/resources/v3alpha/targets/_search",
-    ];
+    const paths = ["/platform.resources.action.v3alpha.PlatformActions/SearchTargets", "/grpc.health.v1.Health/Check", "/resources/v3alpha/targets/_search"];
     for (const path of paths) {
       const request = `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
       expect(await rawHttpStatus(server.service.port, request), `${host} ${path}`).toBe(400);
@@ -191,7 +197,12 @@ describe.each(DATABASE_KINDS)("tenancy of PlatformActions (%s)", (kind) => {
     for (const protocol of PROTOCOLS) {
       expectCode(await onA(protocol).call("GetTarget", { id: targetA }, b.adminToken), Code.Unauthenticated, 401, `${protocol} B admin on A`);
       expectCode(await onA(protocol).call("SearchTargets", {}, viewerOfB.token), Code.Unauthenticated, 401, `${protocol} B viewer on A`);
-      expectCode(await onA(protocol).call("CreateTarget", webhook("tenancy-intruder"), b.adminToken), Code.Unauthenticated, 401, `${protocol} B admin writes on A`);
+      expectCode(
+        await onA(protocol).call("CreateTarget", webhook("tenancy-intruder"), b.adminToken),
+        Code.Unauthenticated,
+        401,
+        `${protocol} B admin writes on A`,
+      );
       expectCode(await onB(protocol).call("SearchTargets", {}, ownerOfA.token), Code.Unauthenticated, 401, `${protocol} A owner on B`);
       expectCode(await onB(protocol).call("ListAvailableExecutionFunctions", {}, ownerOfA.token), Code.Unauthenticated, 401, `${protocol} A owner lists on B`);
     }
@@ -238,11 +249,16 @@ describe.each(DATABASE_KINDS)("tenancy of PlatformActions (%s)", (kind) => {
 
   it("never returns A's targets from a search on B, whatever the filter", async () => {
     for (const protocol of PROTOCOLS) {
-      const filters = [undefined, [{ inIds: { ids: [targetA] } }], [{ name: { name: "tenancy-a" } }], [{ name: { name: "tenancy", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }]];
+      const filters = [
+        undefined,
+        [{ inIds: { ids: [targetA] } }],
+        [{ name: { name: "tenancy-a" } }],
+        [{ name: { name: "tenancy", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+      ];
       for (const f of filters) {
         const found = await onB(protocol).call("SearchTargets", f ? { filters: f } : { query: { limit: 1000 } }, b.adminToken);
         expect(found, `${protocol} ${JSON.stringify(f)}`).toMatchObject({ ok: true });
-        const result = ((found as unknown as { message: { result?: { details: { id: string; resourceOwner: { id: string } } }[] } }).message.result ?? []);
+        const result = (found as unknown as { message: { result?: { details: { id: string; resourceOwner: { id: string } } }[] } }).message.result ?? [];
         expect(result.map((r) => r.details.id)).not.toContain(targetA);
         for (const r of result) expect(r.details.resourceOwner.id).toBe(b.instanceId);
       }
@@ -259,7 +275,12 @@ describe.each(DATABASE_KINDS)("tenancy of PlatformActions (%s)", (kind) => {
       expect(search, protocol).toMatchObject({ ok: true });
       expect(JSON.stringify((search as { message: JsonObject }).message)).not.toContain(targetA);
       expectEmpty(await onB(protocol).call("SearchExecutions", { filters: [{ target: { id: targetA } }] }, b.adminToken), `${protocol} by target`);
-      expectCode(await onB(protocol).call("DeleteExecution", { id: "function/preuserinfo" }, b.adminToken), Code.NotFound, 404, `${protocol} DeleteExecution of A's`);
+      expectCode(
+        await onB(protocol).call("DeleteExecution", { id: "function/preuserinfo" }, b.adminToken),
+        Code.NotFound,
+        404,
+        `${protocol} DeleteExecution of A's`,
+      );
     }
     await expectAUntouched();
 

@@ -65,7 +65,11 @@ describe.each(DATABASE_KINDS)("unknown hosts and tokens (%s)", (kind) => {
   it("a domain added right after its miss serves at once", async () => {
     const host = `${random("added")}.example`;
     expect((await call(port(), host, server.adminToken)).status).toBe(404);
-    const added = await protocolClient(PlatformInstances, "connect", server.baseUrl).call("AddInstanceDomain", { id: server.instanceId, domain: { domain: host } }, server.adminToken);
+    const added = await protocolClient(PlatformInstances, "connect", server.baseUrl).call(
+      "AddInstanceDomain",
+      { id: server.instanceId, domain: { domain: host } },
+      server.adminToken,
+    );
     expect(added).toMatchObject({ ok: true });
     expect((await call(port(), host, server.adminToken)).status).toBe(200);
   });
@@ -91,7 +95,11 @@ describe.each(DATABASE_KINDS)("unknown hosts and tokens (%s)", (kind) => {
 
   it("a personal access token works as soon as it is created", async () => {
     const { userId } = await server.createUser({ roles: [{ context: "instance", roles: ["IAM_OWNER"] }] });
-    const added = await users().call("AddPersonalAccessToken", { id: userId, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } }, server.adminToken);
+    const added = await users().call(
+      "AddPersonalAccessToken",
+      { id: userId, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } },
+      server.adminToken,
+    );
     if (!added.ok) throw new Error(added.message);
     expect((await call(port(), "localhost", String(added.message.token))).status).toBe(200);
   });
@@ -127,7 +135,10 @@ describe.each(DATABASE_KINDS)("made-up hosts and tokens from one address (%s)", 
     const before = misses;
     // All at once: a budget counted only after its lookups would let a burst through.
     const answers = await Promise.all(
-      Array.from({ length: 15 }, () => [call(port, `${random("made-up")}.example`, server.adminToken), call(port, "localhost", random("made-up-token-0123456789"))]).flat(),
+      Array.from({ length: 15 }, () => [
+        call(port, `${random("made-up")}.example`, server.adminToken),
+        call(port, "localhost", random("made-up-token-0123456789")),
+      ]).flat(),
     );
     const statuses = answers.map((a) => a.status);
     const retryAfter = answers.find((a) => a.status === 429)?.headers["retry-after"];
@@ -187,12 +198,15 @@ describe.skipIf(!POSTGRES)("cached misses across processes (postgres only; skipp
     const lookups = countLookups(b);
     try {
       await expect
-        .poll(async () => {
-          expect((await call(b.port, host, token)).status).toBe(status);
-          const before = lookups.mock.calls.length;
-          expect((await call(b.port, host, token)).status).toBe(status);
-          return lookups.mock.calls.length - before;
-        }, { timeout: 10_000 })
+        .poll(
+          async () => {
+            expect((await call(b.port, host, token)).status).toBe(status);
+            const before = lookups.mock.calls.length;
+            expect((await call(b.port, host, token)).status).toBe(status);
+            return lookups.mock.calls.length - before;
+          },
+          { timeout: 10_000 },
+        )
         .toBe(0);
     } finally {
       lookups.mockRestore();
@@ -202,7 +216,11 @@ describe.skipIf(!POSTGRES)("cached misses across processes (postgres only; skipp
   it("a domain added on A serves on B at once", async () => {
     const host = `${random("cross")}.example`;
     await missCachedOnB(host, a.adminToken, 404);
-    const added = await protocolClient(PlatformInstances, "connect", a.baseUrl).call("AddInstanceDomain", { id: a.instanceId, domain: { domain: host } }, a.adminToken);
+    const added = await protocolClient(PlatformInstances, "connect", a.baseUrl).call(
+      "AddInstanceDomain",
+      { id: a.instanceId, domain: { domain: host } },
+      a.adminToken,
+    );
     expect(added).toMatchObject({ ok: true });
     await bFollows(host, a.adminToken, 200);
   });

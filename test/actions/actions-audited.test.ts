@@ -24,13 +24,21 @@ describe.each(DATABASE_KINDS)("PlatformActions under request and response execut
   let receiver: Receiver;
   let origin = "";
   const actions = (p: (typeof PROTOCOLS)[number] = "grpc") => protocolClient(PlatformActions, p, server.baseUrl);
-  const createUser = () => protocolClient(PlatformUsers, "grpc", server.baseUrl).call("CreateUser", { user: humanUser(uniqueName("audited")) }, server.adminToken);
+  const createUser = () =>
+    protocolClient(PlatformUsers, "grpc", server.baseUrl).call("CreateUser", { user: humanUser(uniqueName("audited")) }, server.adminToken);
 
   async function target(name: string, kind: "restWebhook" | "restRequestResponse" = "restWebhook", extra: JsonObject = {}) {
-    const made = okMessage(await actions().call("CreateTarget", { target: { name: uniqueName(name), [kind]: { url: `${origin}/${name}` }, timeout: "5s", ...extra } }, server.adminToken));
+    const made = okMessage(
+      await actions().call(
+        "CreateTarget",
+        { target: { name: uniqueName(name), [kind]: { url: `${origin}/${name}` }, timeout: "5s", ...extra } },
+        server.adminToken,
+      ),
+    );
     return made.details.id as string;
   }
-  const put = async (condition: JsonObject, targets: string[]) => okMessage(await actions().call("PutExecution", { execution: { condition, targets } }, server.adminToken));
+  const put = async (condition: JsonObject, targets: string[]) =>
+    okMessage(await actions().call("PutExecution", { execution: { condition, targets } }, server.adminToken));
   const callsOf = (path: string, method: string) => receiver.callsTo(path).filter((c) => c.body.fullMethod === `/${ACTIONS}/${method}`);
 
   let close = async () => {};
@@ -51,13 +59,20 @@ describe.each(DATABASE_KINDS)("PlatformActions under request and response execut
     await put({ request: { all: true } }, [requests]);
     await put({ response: { all: true } }, [responses]);
     // The second PutExecution was seen by the first one's target.
-    expect(callsOf("/audit-requests", "PutExecution").at(-1)!.body.request).toMatchObject({ execution: { condition: { response: { all: true } }, targets: [responses] } });
+    expect(callsOf("/audit-requests", "PutExecution").at(-1)!.body.request).toMatchObject({
+      execution: { condition: { response: { all: true } }, targets: [responses] },
+    });
 
     for (const p of PROTOCOLS) {
       const name = uniqueName(`audited-${p}`);
-      const made = okMessage(await actions(p).call("CreateTarget", { target: { name, restWebhook: { url: "https://example.com/audited" } } }, server.adminToken));
+      const made = okMessage(
+        await actions(p).call("CreateTarget", { target: { name, restWebhook: { url: "https://example.com/audited" } } }, server.adminToken),
+      );
       expect(callsOf("/audit-requests", "CreateTarget").at(-1)!.body, p).toMatchObject({ instanceID: server.instanceId, request: { target: { name } } });
-      expect(callsOf("/audit-responses", "CreateTarget").at(-1)!.body, p).toMatchObject({ request: { target: { name } }, response: { details: { id: made.details.id } } });
+      expect(callsOf("/audit-responses", "CreateTarget").at(-1)!.body, p).toMatchObject({
+        request: { target: { name } },
+        response: { details: { id: made.details.id } },
+      });
     }
     okMessage(await actions().call("SearchTargets", {}, server.adminToken));
     expect(callsOf("/audit-responses", "SearchTargets")).toHaveLength(1);
@@ -66,12 +81,18 @@ describe.each(DATABASE_KINDS)("PlatformActions under request and response execut
   it("lets no failing interrupting target stop a PlatformActions call, not even DeleteTarget or PutExecution on itself", async () => {
     const broken = await target("broken", "restWebhook", { interruptOnError: true });
     const brokenAfter = await target("broken-after", "restWebhook", { interruptOnError: true });
-    receiver.answers.set("/broken", (call) => (call.body.fullMethod === `/${ACTIONS}/PutExecution` ? { json: { forwardedStatusCode: 403, forwardedErrorMessage: "no changes" } } : { status: 500 }));
+    receiver.answers.set("/broken", (call) =>
+      call.body.fullMethod === `/${ACTIONS}/PutExecution` ? { json: { forwardedStatusCode: 403, forwardedErrorMessage: "no changes" } } : { status: 500 },
+    );
     receiver.answers.set("/broken-after", () => ({ status: 500 }));
     await put({ request: { all: true } }, [broken]);
     await put({ response: { all: true } }, [brokenAfter]);
     // Elsewhere they interrupt, as configured.
-    expect(await createUser()).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: expect.stringMatching(new RegExp(`^execution failed: target "broken\\S+" \\(${broken}\\) answered HTTP 500$`)) });
+    expect(await createUser()).toMatchObject({
+      ok: false,
+      code: Code.FailedPrecondition,
+      message: expect.stringMatching(new RegExp(`^execution failed: target "broken\\S+" \\(${broken}\\) answered HTTP 500$`)),
+    });
 
     // The repair: both calls reach the targets (logged failures) and go through.
     const repaired = await put({ request: { all: true } }, [broken, brokenAfter]);
@@ -81,7 +102,7 @@ describe.each(DATABASE_KINDS)("PlatformActions under request and response execut
     expect(callsOf("/broken", "DeleteTarget")).toHaveLength(1);
     expect(callsOf("/broken-after", "DeleteTarget")).toHaveLength(2);
     okMessage(await actions().call("DeleteTarget", { id: brokenAfter }, server.adminToken));
-    expect((await actions().call("GetTarget", { id: broken }, server.adminToken))).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await actions().call("GetTarget", { id: broken }, server.adminToken)).toMatchObject({ ok: false, code: Code.NotFound });
     okMessage(await createUser());
   });
 

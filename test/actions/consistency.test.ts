@@ -29,7 +29,14 @@ describe.each(DATABASE_KINDS)("consistency of PlatformActions writes (%s)", (kin
   /** Row counts of the event log and both projections, and the projections' contents. */
   async function snapshot() {
     const count = async (table: "events" | "targets" | "executions") =>
-      Number((await db().selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db()
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     return {
       events: await count("events"),
       targets: await count("targets"),
@@ -57,11 +64,17 @@ describe.each(DATABASE_KINDS)("consistency of PlatformActions writes (%s)", (kin
 
   /** Each projection row carries the sequence of its aggregate's newest event. */
   async function expectProjectionsMatchEvents() {
-    for (const [table, type] of [["targets", "target"], ["executions", "execution"]] as const) {
+    for (const [table, type] of [
+      ["targets", "target"],
+      ["executions", "execution"],
+    ] as const) {
       const rows = await db().selectFrom(table).select(["id", "sequence"]).execute();
       for (const row of rows) {
         const events = await eventsOf(type, row.id);
-        expect(events.map((e) => e.sequence), `${type} ${row.id}`).toEqual(events.map((_, i) => i + 1));
+        expect(
+          events.map((e) => e.sequence),
+          `${type} ${row.id}`,
+        ).toEqual(events.map((_, i) => i + 1));
         expect(row.sequence, `${type} ${row.id}`).toBe(events.at(-1)?.sequence);
       }
     }
@@ -88,22 +101,66 @@ describe.each(DATABASE_KINDS)("consistency of PlatformActions writes (%s)", (kin
       existing = await createTarget("consistency-existing");
       other = await createTarget("consistency-other");
       expect(await call("PutExecution", { execution: { condition: { function: "preaccesstoken" }, targets: [existing] } })).toMatchObject({ ok: true });
-      expect(await call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [other], includes: ["function/preaccesstoken"] } })).toMatchObject({ ok: true });
+      expect(
+        await call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [other], includes: ["function/preaccesstoken"] } }),
+      ).toMatchObject({ ok: true });
     });
 
     const SERVICE = "platform.resources.action.v3alpha.PlatformActions";
     /** Label, code, REST status, what the message must name (the real reason), request. */
     const failures: [string, Code, number, RegExp, () => [string, JsonObject]][] = [
       ["CreateTarget with a duplicate name", Code.AlreadyExists, 409, /consistency-existing/, () => ["CreateTarget", webhook("consistency-existing")]],
-      ["PatchTarget renaming onto another target's name", Code.AlreadyExists, 409, /consistency-existing/, () => ["PatchTarget", { id: other, target: { name: "consistency-existing", timeout: "2s" } }]],
+      [
+        "PatchTarget renaming onto another target's name",
+        Code.AlreadyExists,
+        409,
+        /consistency-existing/,
+        () => ["PatchTarget", { id: other, target: { name: "consistency-existing", timeout: "2s" } }],
+      ],
       ["PatchTarget of a missing target", Code.NotFound, 404, /missing-target/, () => ["PatchTarget", { id: "missing-target", target: { timeout: "2s" } }]],
       ["DeleteTarget of a missing target", Code.NotFound, 404, /missing-target/, () => ["DeleteTarget", { id: "missing-target" }]],
-      ["PutExecution creating one with an existing and a missing target", Code.NotFound, 404, /missing-target/, () => ["PutExecution", { execution: { condition: { request: { service: SERVICE } }, targets: [existing, "missing-target"] } }]],
-      ["PutExecution of a new event execution with an existing and a missing target", Code.NotFound, 404, /missing-target/, () => ["PutExecution", { execution: { condition: { event: { event: "user.removed" } }, targets: [existing, "missing-target"] } }]],
-      ["PutExecution updating one with an existing and a missing target", Code.NotFound, 404, /missing-target/, () => ["PutExecution", { execution: { condition: { function: "preaccesstoken" }, targets: [existing, "missing-target"] } }]],
-      ["PutExecution creating an include cycle", Code.FailedPrecondition, 400, /cycle/, () => ["PutExecution", { execution: { condition: { function: "preaccesstoken" }, targets: [existing], includes: ["function/preuserinfo"] } }]],
-      ["PutExecution including itself", Code.FailedPrecondition, 400, /cycle/, () => ["PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [other], includes: ["function/preuserinfo"] } }]],
-      ["PutExecution including a missing execution", Code.NotFound, 404, /function\/nothing/, () => ["PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [other], includes: ["function/nothing"] } }]],
+      [
+        "PutExecution creating one with an existing and a missing target",
+        Code.NotFound,
+        404,
+        /missing-target/,
+        () => ["PutExecution", { execution: { condition: { request: { service: SERVICE } }, targets: [existing, "missing-target"] } }],
+      ],
+      [
+        "PutExecution of a new event execution with an existing and a missing target",
+        Code.NotFound,
+        404,
+        /missing-target/,
+        () => ["PutExecution", { execution: { condition: { event: { event: "user.removed" } }, targets: [existing, "missing-target"] } }],
+      ],
+      [
+        "PutExecution updating one with an existing and a missing target",
+        Code.NotFound,
+        404,
+        /missing-target/,
+        () => ["PutExecution", { execution: { condition: { function: "preaccesstoken" }, targets: [existing, "missing-target"] } }],
+      ],
+      [
+        "PutExecution creating an include cycle",
+        Code.FailedPrecondition,
+        400,
+        /cycle/,
+        () => ["PutExecution", { execution: { condition: { function: "preaccesstoken" }, targets: [existing], includes: ["function/preuserinfo"] } }],
+      ],
+      [
+        "PutExecution including itself",
+        Code.FailedPrecondition,
+        400,
+        /cycle/,
+        () => ["PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [other], includes: ["function/preuserinfo"] } }],
+      ],
+      [
+        "PutExecution including a missing execution",
+        Code.NotFound,
+        404,
+        /function\/nothing/,
+        () => ["PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [other], includes: ["function/nothing"] } }],
+      ],
       ["DeleteExecution of a missing execution", Code.NotFound, 404, /event\/nothing\.happened/, () => ["DeleteExecution", { id: "event/nothing.happened" }]],
     ];
 
@@ -202,7 +259,8 @@ describe.each(DATABASE_KINDS)("consistency of PlatformActions writes (%s)", (kin
 
     it("never lets two concurrent puts close an include cycle", async () => {
       const t = await createTarget("consistency-cycle-race");
-      for (const event of ["a.one", "a.two"]) expect(await call("PutExecution", { execution: { condition: { event: { event } }, targets: [t] } })).toMatchObject({ ok: true });
+      for (const event of ["a.one", "a.two"])
+        expect(await call("PutExecution", { execution: { condition: { event: { event } }, targets: [t] } })).toMatchObject({ ok: true });
       const results = await Promise.all([
         call("PutExecution", { execution: { condition: { event: { event: "a.one" } }, targets: [t], includes: ["event/a.two"] } }),
         call("PutExecution", { execution: { condition: { event: { event: "a.two" } }, targets: [t], includes: ["event/a.one"] } }, "rest"),
@@ -252,7 +310,10 @@ describe.each(DATABASE_KINDS)("consistency of PlatformActions writes (%s)", (kin
     ]);
     for (const id of [executionId, idOf(other)]) {
       const events = await eventsOf("execution", id);
-      expect(events.map((e) => e.event_type), id).toEqual(["execution.set", "execution.set"]);
+      expect(
+        events.map((e) => e.event_type),
+        id,
+      ).toEqual(["execution.set", "execution.set"]);
     }
     const search = await call("SearchExecutions", { filters: [{ inConditions: { conditions: [{ event: { group: "session" } }] } }] });
     expect(search).toMatchObject({ ok: true, message: { result: [{ details: { id: executionId, sequence: "2" }, execution: { targets: [kept] } }] } });

@@ -39,7 +39,10 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
 
   beforeAll(async () => {
     let origin: string;
-    ({ server, receiver, origin, close } = await startWithReceiver(kind, { PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms", PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "5s" }));
+    ({ server, receiver, origin, close } = await startWithReceiver(kind, {
+      PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms",
+      PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "5s",
+    }));
     api = actionsApi(server, origin);
   }, 120_000);
   afterEach(async () => {
@@ -102,7 +105,11 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
 
     const id = await api.createUser();
     await api.lock(id);
-    const of = (path: string) => receiver.callsTo(path).filter((c) => c.body.aggregateID === id).map((c) => c.body.event_type);
+    const of = (path: string) =>
+      receiver
+        .callsTo(path)
+        .filter((c) => c.body.aggregateID === id)
+        .map((c) => c.body.event_type);
     await until("both deliveries", () => of("/sp-human").length === 1 && of("/sp-exact").length === 1);
     // user.human.added: the longest group, user.human.*; user.locked: its own execution.
     expect(of("/sp-human")).toEqual(["user.human.added"]);
@@ -131,10 +138,18 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     await put({ event: { event: "user.locked" } }, [second!.id, first!.id]);
     await put({ event: { group: "user" } }, [first!.id], ["event/user.locked"]);
     const id = await api.createUser();
-    await until("both targets", () => receiver.callsTo("/inc-second").some((c) => c.body.aggregateID === id) && receiver.callsTo("/inc-first").some((c) => c.body.aggregateID === id));
+    await until(
+      "both targets",
+      () => receiver.callsTo("/inc-second").some((c) => c.body.aggregateID === id) && receiver.callsTo("/inc-first").some((c) => c.body.aggregateID === id),
+    );
     expect(receiver.callsTo("/inc-first").filter((c) => c.body.aggregateID === id)).toHaveLength(1);
     const logged = await api.deliveries([{ execution: { id: "event/user.*" } }]);
-    expect(logged.filter((d) => d.aggregateId === id).map((d) => d.targetId).sort()).toEqual([first!.id, second!.id].sort());
+    expect(
+      logged
+        .filter((d) => d.aggregateId === id)
+        .map((d) => d.targetId)
+        .sort(),
+    ).toEqual([first!.id, second!.id].sort());
   });
 
   it("retries a failing receiver with growing pauses until it succeeds, keeping later events of the aggregate back", async () => {
@@ -146,7 +161,9 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     await until("the first failure", () => failures >= 1);
     await api.lock(id);
     const pending = await until("the pending delivery with its error", async () =>
-      (await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_PENDING" } }])).find((d) => d.eventType === "user.human.added" && d.lastHttpStatus === 503),
+      (await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_PENDING" } }])).find(
+        (d) => d.eventType === "user.human.added" && d.lastHttpStatus === 503,
+      ),
     );
     expect(pending.lastError).toContain("503");
     expect(pending.nextAttemptDate).toBeDefined();
@@ -184,7 +201,11 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     expect(failed.nextAttemptDate).toBeUndefined();
     const calls = () => receiver.callsTo("/down").filter((c) => c.body.aggregateID === id);
     const delivered = (attempts: number) =>
-      until(`delivered after ${attempts} attempts`, async () => (await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).find((d) => d.id === failed.id && d.attempts === attempts));
+      until(`delivered after ${attempts} attempts`, async () =>
+        (await api.deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).find(
+          (d) => d.id === failed.id && d.attempts === attempts,
+        ),
+      );
 
     // A failed one: pending at once, sent by the worker as one more attempt.
     up = true;
@@ -262,7 +283,13 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     const calls = receiver.callsTo("/removed");
     expect(calls).toHaveLength(users.size);
     for (const call of calls) {
-      expect(call.body).toMatchObject({ event_type: "user.removed", aggregateType: "user", resourceOwner: org, sequence: 2, event_payload: { username: users.get(call.body.aggregateID as string) } });
+      expect(call.body).toMatchObject({
+        event_type: "user.removed",
+        aggregateType: "user",
+        resourceOwner: org,
+        sequence: 2,
+        event_payload: { username: users.get(call.body.aggregateID as string) },
+      });
     }
   });
 
@@ -273,8 +300,15 @@ describe.each(DATABASE_KINDS)("event executions (%s)", (kind) => {
     let id: string;
     try {
       id = await api.createUser();
-      await until("the failure", async () =>
-        (await server.service.store.db.selectFrom("action_deliveries").select("status").where("aggregate_id", "=", id).where("status", "=", "failed").executeTakeFirst()) !== undefined,
+      await until(
+        "the failure",
+        async () =>
+          (await server.service.store.db
+            .selectFrom("action_deliveries")
+            .select("status")
+            .where("aggregate_id", "=", id)
+            .where("status", "=", "failed")
+            .executeTakeFirst()) !== undefined,
       );
     } finally {
       await setInstanceFlag(server, server.instanceId, "actions", undefined);
@@ -344,14 +378,28 @@ describe.each(DATABASE_KINDS)("event deliveries survive kill -9 (%s)", (kind) =>
     await until(
       "every event delivered",
       () => {
-        const answered = new Set(receiver.callsTo("/crash").filter((c) => c.at > killedAt).map((c) => c.body.aggregateID as string));
+        const answered = new Set(
+          receiver
+            .callsTo("/crash")
+            .filter((c) => c.at > killedAt)
+            .map((c) => c.body.aggregateID as string),
+        );
         return ids.every((id) => answered.has(id));
       },
       60_000,
     );
     const logged = await actionsApi({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([{ target: { id: t.id } }]);
     expect(logged).toHaveLength(ids.length);
-    await until("all delivered in the log", async () => (await actionsApi({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([{ target: { id: t.id } }, { status: { status: "DELIVERY_STATUS_DELIVERED" } }])).length === ids.length);
+    await until(
+      "all delivered in the log",
+      async () =>
+        (
+          await actionsApi({ ...endpoint, baseUrl: second.baseUrl }, origin).deliveries([
+            { target: { id: t.id } },
+            { status: { status: "DELIVERY_STATUS_DELIVERED" } },
+          ])
+        ).length === ids.length,
+    );
     await second.stop();
   }, 120_000);
 });
@@ -398,10 +446,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two processes share the outbox 
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
     // In order per aggregate: each user's added before its locked.
     for (const id of ids) {
-      const order = receiver.callsTo("/shared").filter((c) => c.body.aggregateID === id).map((c) => c.body.sequence);
+      const order = receiver
+        .callsTo("/shared")
+        .filter((c) => c.body.aggregateID === id)
+        .map((c) => c.body.sequence);
       expect(order).toEqual([1, 2]);
     }
-    const delivered = await a.service.store.db.selectFrom("action_deliveries").select(["attempts"]).where("target_id", "=", t.id).where("status", "=", "delivered").execute();
+    const delivered = await a.service.store.db
+      .selectFrom("action_deliveries")
+      .select(["attempts"])
+      .where("target_id", "=", t.id)
+      .where("status", "=", "delivered")
+      .execute();
     expect(delivered).toHaveLength(ids.length * 2);
     expect(delivered.every((d) => d.attempts === 1)).toBe(true);
     // Both took part: the in-process one delivered some, not all (its own counter says).

@@ -310,12 +310,14 @@ describe.each(DATABASE_KINDS)("PutExecution, DeleteExecution and the execution c
       expect(new Set(methods).size).toBe(methods.length);
       const ours = PlatformActions.methods.map((m) => `/${PA}/${m.name}`);
       expect(ours).toHaveLength(14);
-      expect(methods).toEqual(expect.arrayContaining([
-        ...ours,
-        "/grpc.health.v1.Health/Check",
-        "/grpc.health.v1.Health/Watch",
-        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-      ]));
+      expect(methods).toEqual(
+        expect.arrayContaining([
+          ...ours,
+          "/grpc.health.v1.Health/Check",
+          "/grpc.health.v1.Health/Watch",
+          "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        ]),
+      );
       for (const m of methods as string[]) expect(services).toContain(m.split("/")[1]);
       expect(okMessage(await call("ListAvailableExecutionMethods", {}, "rest")).methods).toEqual(methods);
 

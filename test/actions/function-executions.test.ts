@@ -34,7 +34,13 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
   const conditions: string[] = [];
 
   async function attach(fn: "preaccesstoken" | "preuserinfo", path: string, extra: JsonObject = {}) {
-    const made = okMessage(await actions().call("CreateTarget", { target: { name: uniqueName(path), restRequestResponse: { url: `${origin}/${path}` }, timeout: "5s", ...extra } }, server.adminToken));
+    const made = okMessage(
+      await actions().call(
+        "CreateTarget",
+        { target: { name: uniqueName(path), restRequestResponse: { url: `${origin}/${path}` }, timeout: "5s", ...extra } },
+        server.adminToken,
+      ),
+    );
     okMessage(await actions().call("PutExecution", { execution: { condition: { function: fn }, targets: [made.details.id] } }, server.adminToken));
     conditions.push(`function/${fn}`);
   }
@@ -42,7 +48,10 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
   async function token(): Promise<{ status: number; body: Record<string, unknown> }> {
     const res = await fetch(`${server.baseUrl}/oauth/v2/token`, {
       method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${machine.username}:${machine.secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${machine.username}:${machine.secret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
       body: new URLSearchParams({ grant_type: "client_credentials", scope: `openid profile ${PLATFORM_SCOPE}` }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -89,7 +98,12 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
     const claims = decodeJwt(issued.body.access_token as string);
     expect(claims).toMatchObject({ tier: "gold", sub: machine.id });
     expect(claims["urn:platform:iam:org:project:roles"]).toBeUndefined();
-    expect(claims[LOG_AT]).toEqual(['key "sub" already exists', 'key "urn:platform:iam:org:project:roles" is reserved', 'key "__proto__" is not allowed', "checked"]);
+    expect(claims[LOG_AT]).toEqual([
+      'key "sub" already exists',
+      'key "urn:platform:iam:org:project:roles" is reserved',
+      'key "__proto__" is not allowed',
+      "checked",
+    ]);
     expect(claims.email).toBeUndefined();
     const call = receiver.callsTo("/at").at(-1)!;
     expect(call.body).toMatchObject({
@@ -104,7 +118,9 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
 
   it("adds claims to userinfo and sets user metadata the next call sees", async () => {
     await attach("preuserinfo", "ui");
-    receiver.answers.set("/ui", () => ({ json: { append_claims: [{ key: "department", value: "billing" }], set_user_metadata: [{ key: "last-seen", value: b64("today") }] } }));
+    receiver.answers.set("/ui", () => ({
+      json: { append_claims: [{ key: "department", value: "billing" }], set_user_metadata: [{ key: "last-seen", value: b64("today") }] },
+    }));
     const issued = await token();
     expect(issued.status).toBe(200);
     const first = await userinfo(issued.body.access_token as string);
@@ -142,10 +158,24 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
     const person = uniqueName("fn-person");
     const personId = await users.create(humanUser(person, { password }));
     const projectId = await createProject(server.baseUrl, server.adminToken, uniqueName("fn-project"));
-    const app = ok(await appClient(server.baseUrl, server.adminToken).call("CreateApp", { projectId, app: { name: "fn-web", oidc: oidc({ authMethodType: BASIC, grantTypes: [AUTH_CODE] }) } }));
+    const app = ok(
+      await appClient(server.baseUrl, server.adminToken).call("CreateApp", {
+        projectId,
+        app: { name: "fn-web", oidc: oidc({ authMethodType: BASIC, grantTypes: [AUTH_CODE] }) },
+      }),
+    );
     const verifier = client.randomPKCECodeVerifier();
     const url = new URL("/oauth/v2/authorize", server.baseUrl);
-    for (const [k, v] of Object.entries({ client_id: app.clientId, redirect_uri: "https://app.example/cb", response_type: "code", scope: "openid profile", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", state: "s" })) url.searchParams.set(k, v as string);
+    for (const [k, v] of Object.entries({
+      client_id: app.clientId,
+      redirect_uri: "https://app.example/cb",
+      response_type: "code",
+      scope: "openid profile",
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      state: "s",
+    }))
+      url.searchParams.set(k, v as string);
     const b = new Browser(server.baseUrl);
     let page = await b.open(url.href);
     page = await b.submit(formWith(page.html, "loginName"), { loginName: person }, page.url);
@@ -154,7 +184,10 @@ describe.each(DATABASE_KINDS)("function executions (%s)", (kind) => {
     const code = new URL(page.url).searchParams.get("code")!;
     const res = await fetch(`${server.baseUrl}/oauth/v2/token`, {
       method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
       body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: "https://app.example/cb", code_verifier: verifier }),
     });
     const tokens = (await res.json()) as Record<string, string>;

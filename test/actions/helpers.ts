@@ -27,7 +27,13 @@ export function actionsApi(server: Endpoint, origin: string, ctx?: JsonObject) {
   return {
     actions,
     async target(name: string, timeout = "5s") {
-      const made = okMessage(await actions().call("CreateTarget", inCtx({ target: { name: uniqueName(name), restWebhook: { url: `${origin}/${name}` }, timeout } }), server.adminToken));
+      const made = okMessage(
+        await actions().call(
+          "CreateTarget",
+          inCtx({ target: { name: uniqueName(name), restWebhook: { url: `${origin}/${name}` }, timeout } }),
+          server.adminToken,
+        ),
+      );
       return { id: made.details.id as string, key: made.signingKey as string };
     },
     async put(condition: JsonObject, targets: string[], includes: string[] = []) {
@@ -54,7 +60,10 @@ export function actionsApi(server: Endpoint, origin: string, ctx?: JsonObject) {
  * A target receiver on 127.0.0.1 and a server allowed to call it (hence
  * PLATFORM_OUTBOUND_ALLOW_PRIVATE=true), with `env` besides; `close` stops both.
  */
-export async function startWithReceiver(kind: Parameters<typeof startTestServer>[0], env: Record<string, string> = {}): Promise<{ server: TestServer; receiver: Receiver; origin: string; close(): Promise<void> }> {
+export async function startWithReceiver(
+  kind: Parameters<typeof startTestServer>[0],
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; receiver: Receiver; origin: string; close(): Promise<void> }> {
   const receiver = new Receiver();
   const origin = await receiver.start();
   const server = await startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", ...env }).catch((error: unknown) => {

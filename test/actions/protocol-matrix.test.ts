@@ -11,8 +11,7 @@ function comparable(result: CallResult, targetId: string): unknown {
   if (!result.ok) return { code: result.code };
   return JSON.parse(
     JSON.stringify(result.message, (key, value) =>
-      value === targetId ? "<target>" :
-      ["id", "changeDate", "timestamp", "signingKey", "processedSequence", "sequence"].includes(key) ? "*" : value,
+      value === targetId ? "<target>" : ["id", "changeDate", "timestamp", "signingKey", "processedSequence", "sequence"].includes(key) ? "*" : value,
     ),
   );
 }
@@ -79,9 +78,7 @@ describe.each(DATABASE_KINDS)("every PlatformActions RPC over every protocol (%s
     expect(grpc.invalid).toMatchObject({ ok: false, code: Code.InvalidArgument });
     expect(grpc.unauthenticated).toMatchObject({ ok: false, code: Code.Unauthenticated });
 
-    const reference = Object.fromEntries(
-      Object.entries(grpc).map(([k, v]) => [k, comparable(v, grpcId)]),
-    ) as Record<string, unknown>;
+    const reference = Object.fromEntries(Object.entries(grpc).map(([k, v]) => [k, comparable(v, grpcId)])) as Record<string, unknown>;
     for (const [protocol, { results, id }] of byProtocol) {
       for (const [step, result] of Object.entries(results)) {
         const expected = JSON.stringify(reference[step]).replaceAll("hook-grpc", `hook-${protocol}`);

@@ -35,7 +35,9 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
   /** A target at the receiver's `/<name>`; returns its id and signing key. */
   async function target(name: string, kind: "restWebhook" | "restRequestResponse" = "restWebhook", extra: JsonObject = {}) {
     const unique = uniqueName(name);
-    const made = okMessage(await actions().call("CreateTarget", { target: { name: unique, [kind]: { url: `${origin}/${name}` }, timeout: "5s", ...extra } }, server.adminToken));
+    const made = okMessage(
+      await actions().call("CreateTarget", { target: { name: unique, [kind]: { url: `${origin}/${name}` }, timeout: "5s", ...extra } }, server.adminToken),
+    );
     return { id: made.details.id as string, key: made.signingKey as string, name: unique };
   }
 
@@ -46,7 +48,8 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
 
   const createUser = (p: Protocol = "grpc", username = uniqueName("exec")) => users(p).call("CreateUser", { user: humanUser(username) }, server.adminToken);
   const userNamed = async (username: string) =>
-    (okMessage(await users().call("SearchUsers", { filters: [{ username: { value: username, method: "TEXT_FILTER_METHOD_EQUALS" } }] }, server.adminToken)).result ?? []) as JsonObject[];
+    (okMessage(await users().call("SearchUsers", { filters: [{ username: { value: username, method: "TEXT_FILTER_METHOD_EQUALS" } }] }, server.adminToken))
+      .result ?? []) as JsonObject[];
 
   beforeAll(async () => {
     receiver = new Receiver();
@@ -133,13 +136,27 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
     await put({ request: { method: CREATE_USER } }, [slow.id]);
     const timedOut = await createUser("grpc", uniqueName("slow"));
     release();
-    expect(timedOut).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: expect.stringMatching(/^execution failed: target "[^"]+" \(\S+\) did not answer within its timeout of \d+ ms$/) });
+    expect(timedOut).toMatchObject({
+      ok: false,
+      code: Code.FailedPrecondition,
+      message: expect.stringMatching(/^execution failed: target "[^"]+" \(\S+\) did not answer within its timeout of \d+ ms$/),
+    });
 
     // A receiver that has stopped (the README's walk-through after Ctrl-C): the error says so.
     const gone = uniqueName("gone");
-    const goneId = okMessage(await actions().call("CreateTarget", { target: { name: gone, restWebhook: { url: `http://127.0.0.1:${await freePort()}/gone` }, interruptOnError: true } }, server.adminToken)).details.id as string;
+    const goneId = okMessage(
+      await actions().call(
+        "CreateTarget",
+        { target: { name: gone, restWebhook: { url: `http://127.0.0.1:${await freePort()}/gone` }, interruptOnError: true } },
+        server.adminToken,
+      ),
+    ).details.id as string;
     await put({ request: { method: CREATE_USER } }, [goneId]);
-    expect(await createUser("rest")).toMatchObject({ ok: false, httpStatus: 400, message: `execution failed: target "${gone}" (${goneId}) could not be reached (ECONNREFUSED)` });
+    expect(await createUser("rest")).toMatchObject({
+      ok: false,
+      httpStatus: 400,
+      message: `execution failed: target "${gone}" (${goneId}) could not be reached (ECONNREFUSED)`,
+    });
   });
 
   it("calls the most specific execution only: method over service over all; includes after the targets, each target once", async () => {
@@ -211,12 +228,18 @@ describe.each(DATABASE_KINDS)("request and response executions (%s)", (kind) => 
     receiver.answers.set("/rewrite", () => ({ json: { user: { username: "" } } }));
     expect(await createUser("grpc")).toMatchObject({ ok: false, code: Code.InvalidArgument });
     receiver.answers.set("/rewrite", () => ({ json: { user: { no_such_field: 1 } } }));
-    const notRequest = expect.stringMatching(/^execution failed: target "[^"]+" \(\S+\) answered with something that is not a platform\.resources\.user\.v3alpha\.CreateUserRequest in JSON$/);
+    const notRequest = expect.stringMatching(
+      /^execution failed: target "[^"]+" \(\S+\) answered with something that is not a platform\.resources\.user\.v3alpha\.CreateUserRequest in JSON$/,
+    );
     expect(await createUser("grpc")).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: notRequest });
     receiver.answers.set("/rewrite", () => ({ raw: "not json" }));
     expect(await createUser("rest")).toMatchObject({ ok: false, httpStatus: 400, message: notRequest });
     // Keys naming the prototype are unknown fields, as anywhere else: nothing is merged.
-    for (const raw of ['{"__proto__":{"user":{"username":"proto"}}}', '{"user":{"__proto__":{"username":"proto"}}}', '{"constructor":{"prototype":{"username":"proto"}}}']) {
+    for (const raw of [
+      '{"__proto__":{"user":{"username":"proto"}}}',
+      '{"user":{"__proto__":{"username":"proto"}}}',
+      '{"constructor":{"prototype":{"username":"proto"}}}',
+    ]) {
       receiver.answers.set("/rewrite", () => ({ raw }));
       expect(await createUser("rest"), raw).toMatchObject({ ok: false, httpStatus: 400, message: notRequest });
     }
@@ -327,10 +350,18 @@ describe("outbound safety for targets (pglite)", () => {
   it("refuses to call a loopback target by default: an interrupting target fails the call, nothing is sent", async () => {
     const origin = await receiver.start();
     const actions = protocolClient(PlatformActions, "grpc", server.baseUrl);
-    const made = okMessage(await actions.call("CreateTarget", { target: { name: "loopback", restWebhook: { url: `${origin}/inside` }, interruptOnError: true } }, server.adminToken));
-    okMessage(await actions.call("PutExecution", { execution: { condition: { request: { method: CREATE_USER } }, targets: [made.details.id] } }, server.adminToken));
+    const made = okMessage(
+      await actions.call("CreateTarget", { target: { name: "loopback", restWebhook: { url: `${origin}/inside` }, interruptOnError: true } }, server.adminToken),
+    );
+    okMessage(
+      await actions.call("PutExecution", { execution: { condition: { request: { method: CREATE_USER } }, targets: [made.details.id] } }, server.adminToken),
+    );
     const result = await protocolClient(PlatformUsers, "grpc", server.baseUrl).call("CreateUser", { user: humanUser(uniqueName("inside")) }, server.adminToken);
-    expect(result).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: `execution failed: target "loopback" (${made.details.id}) has an internal address, which PLATFORM_OUTBOUND_ALLOW_PRIVATE does not allow` });
+    expect(result).toMatchObject({
+      ok: false,
+      code: Code.FailedPrecondition,
+      message: `execution failed: target "loopback" (${made.details.id}) has an internal address, which PLATFORM_OUTBOUND_ALLOW_PRIVATE does not allow`,
+    });
     expect(receiver.calls).toHaveLength(0);
   });
 });

@@ -8,8 +8,18 @@ import { okMessage, listDetails, type Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 type Mode = "sync" | "async" | "interrupt";
-interface Spec { name: string; kind: "restWebhook" | "restRequestResponse"; url: string; timeoutS: number; mode: Mode }
-interface Made extends Spec { id: string; created: number; changed: number }
+interface Spec {
+  name: string;
+  kind: "restWebhook" | "restRequestResponse";
+  url: string;
+  timeoutS: number;
+  mode: Mode;
+}
+interface Made extends Spec {
+  id: string;
+  created: number;
+  changed: number;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,7 +33,7 @@ const SPECS: Spec[] = WORDS.map((w, i) => ({
   kind: i % 3 === 1 ? "restRequestResponse" : "restWebhook",
   url: `https://${HOSTS[(i * 5) % 12]}.example.org/hook`,
   timeoutS: TIMEOUTS[i]!,
-  mode: MODES[(i * 7) % 4 % 3]!,
+  mode: MODES[((i * 7) % 4) % 3]!,
 }));
 /** Targets whose signing key is regenerated after all were created, in this order. */
 const PATCHED = [5, 1, 9];
@@ -52,8 +62,7 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
   const call = (method: string, req: JsonObject, p: Protocol = "grpc") => client(p).call(method, req, server.adminToken);
   const search = async (req: JsonObject, p: Protocol = "grpc") => okMessage(await call("SearchTargets", req, p));
   const inMade = () => ({ inIds: { ids: allIds } });
-  const createTarget = async (target: JsonObject): Promise<string> =>
-    okMessage(await call("CreateTarget", { target })).details.id;
+  const createTarget = async (target: JsonObject): Promise<string> => okMessage(await call("CreateTarget", { target })).details.id;
 
   beforeAll(async () => {
     server = await startTestServer(kind);
@@ -112,7 +121,9 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
       expect(listDetails(await search({ query: { limit: 1000 } })).appliedLimit).toBe(1000);
       expect(await call("SearchTargets", { query: { limit: 1001 } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
       expect(await call("SearchTargets", { query: { limit: 1001 } }, "rest")).toMatchObject({
-        ok: false, code: Code.InvalidArgument, httpStatus: 400,
+        ok: false,
+        code: Code.InvalidArgument,
+        httpStatus: 400,
       });
       expect(listDetails(await search({}, "rest")).appliedLimit).toBe(100);
     });
@@ -151,8 +162,8 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
     });
 
     it("orders by TARGET_FIELD_NAME_TARGET_TYPE: grouped by type, ties by id, desc the reverse of asc", async () => {
-      const webhookFirst = sortedBy(made, (t) => t.kind === "restWebhook" ? 0 : 1);
-      const requestResponseFirst = sortedBy(made, (t) => t.kind === "restWebhook" ? 1 : 0);
+      const webhookFirst = sortedBy(made, (t) => (t.kind === "restWebhook" ? 0 : 1));
+      const requestResponseFirst = sortedBy(made, (t) => (t.kind === "restWebhook" ? 1 : 0));
       const asc = ids(await search({ query: { asc: true }, sortingColumn: "TARGET_FIELD_NAME_TARGET_TYPE", filters: [inMade()] }));
       expect([webhookFirst, requestResponseFirst]).toContainEqual(asc);
       const desc = ids(await search({ sortingColumn: "TARGET_FIELD_NAME_TARGET_TYPE", filters: [inMade()] }));
@@ -163,7 +174,9 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
       const expected = sortedBy(made, (t) => t.mode === "async");
       const seen: string[] = [];
       for (let offset = 0; offset < 12; offset += 5) {
-        seen.push(...ids(await search({ query: { asc: true, limit: 5, offset: String(offset) }, sortingColumn: "TARGET_FIELD_NAME_ASYNC", filters: [inMade()] })));
+        seen.push(
+          ...ids(await search({ query: { asc: true, limit: 5, offset: String(offset) }, sortingColumn: "TARGET_FIELD_NAME_ASYNC", filters: [inMade()] })),
+        );
       }
       expect(seen).toEqual(expected);
     });
@@ -185,12 +198,20 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
       expect(listDetails(viaRest)).toMatchObject({ appliedLimit: 4, totalResult: 12, endOfList: false });
       expect(viaRest.sortingColumn).toBe("TARGET_FIELD_NAME_TIMEOUT");
       const byName = await rest("query.limit=3&sortingColumn=TARGET_FIELD_NAME_NAME");
-      expect(ids(byName)).toEqual(sortedBy(made, (t) => t.name).reverse().slice(0, 3));
+      expect(ids(byName)).toEqual(
+        sortedBy(made, (t) => t.name)
+          .reverse()
+          .slice(0, 3),
+      );
       const snake = await rest("query.asc=1&sorting_column=4");
       expect(ids(snake)).toEqual(sortedBy(made, (t) => t.name));
       expect(snake.sortingColumn).toBe("TARGET_FIELD_NAME_NAME");
       const client = await search({ query: { limit: 3, offset: "9" }, sortingColumn: "TARGET_FIELD_NAME_URL", filters: [inMade()] }, "rest");
-      expect(ids(client)).toEqual(sortedBy(made, (t) => t.url).reverse().slice(9));
+      expect(ids(client)).toEqual(
+        sortedBy(made, (t) => t.url)
+          .reverse()
+          .slice(9),
+      );
       expect(listDetails(client)).toMatchObject({ totalResult: 12, endOfList: true });
     });
   });
@@ -322,15 +343,19 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
 
     it("returns each execution's condition, targets in order, and includes", async () => {
       const found = await searchEx({ query: { asc: true } });
-      expect(found.result.map((r: Msg) => ({ id: r.details.id, targets: r.execution.targets ?? [], includes: r.execution.includes ?? [] }))).toEqual(executions);
+      expect(found.result.map((r: Msg) => ({ id: r.details.id, targets: r.execution.targets ?? [], includes: r.execution.includes ?? [] }))).toEqual(
+        executions,
+      );
       expect(found.result[0].execution.condition).toEqual({ request: { method: `/${PA}/GetTarget` } });
       expect(found.result[5].execution.condition).toEqual({ event: { group: "user" } });
     });
 
     it("filters by in_conditions, execution_type, target and include, combined with AND", async () => {
       const q = (filters: JsonObject[]) => searchEx({ query: { asc: true }, filters }).then(ids);
-      expect(await q([{ inConditions: { conditions: [{ event: { group: "user" } }, { request: { method: `/${PA}/GetTarget` } }] } }]))
-        .toEqual([`request/${PA}/GetTarget`, "event/user.*"]);
+      expect(await q([{ inConditions: { conditions: [{ event: { group: "user" } }, { request: { method: `/${PA}/GetTarget` } }] } }])).toEqual([
+        `request/${PA}/GetTarget`,
+        "event/user.*",
+      ]);
       expect(await q([{ inConditions: { conditions: [{ request: { all: true } }] } }])).toEqual([]);
       expect(await q([{ executionType: { type: "EXECUTION_TYPE_REQUEST" } }])).toEqual([`request/${PA}/GetTarget`, `request/${PA}`]);
       expect(await q([{ executionType: { type: "EXECUTION_TYPE_RESPONSE" } }])).toEqual(["response"]);
@@ -345,7 +370,11 @@ describe.each(DATABASE_KINDS)("searching targets and executions (%s)", (kind) =>
       const filtered = await searchEx({ query: { limit: 1 }, filters: [{ target: { id: tB } }] });
       expect(ids(filtered)).toEqual(["function/preaccesstoken"]);
       expect(listDetails(filtered)).toMatchObject({ totalResult: 3, endOfList: false, appliedLimit: 1 });
-      expect(ids(await searchEx({ query: { asc: true }, filters: [{ target: { id: tA } }] }, "rest"))).toEqual([`request/${PA}/GetTarget`, "response", "event/user.*"]);
+      expect(ids(await searchEx({ query: { asc: true }, filters: [{ target: { id: tA } }] }, "rest"))).toEqual([
+        `request/${PA}/GetTarget`,
+        "response",
+        "event/user.*",
+      ]);
     });
 
     it("rejects an unspecified execution_type and an empty in_conditions", async () => {

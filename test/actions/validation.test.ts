@@ -70,14 +70,25 @@ interface BadRow {
   /** REST cannot express an empty path segment. */
   rest?: false;
 }
-const bad = (rpc: string, what: string, req: JsonObject, fields: string[], rest?: false): BadRow => ({ rpc, what, req, fields, ...(rest === false && { rest }) });
+const bad = (rpc: string, what: string, req: JsonObject, fields: string[], rest?: false): BadRow => ({
+  rpc,
+  what,
+  req,
+  fields,
+  ...(rest === false && { rest }),
+});
 
 const idRows: BadRow[] = ["GetTarget", "DeleteTarget", "DeleteExecution", "PatchTarget"].flatMap((rpc) => {
   const extra: JsonObject = rpc === "PatchTarget" ? { target: {} } : {};
   return [bad(rpc, "empty id", { id: "", ...extra }, ["id"], false), bad(rpc, "201-char id", { id: s(201), ...extra }, ["id"])];
 });
 
-const URL_CASES: [string, string][] = [["empty", ""], ["1001 chars", `https://example.com/${s(981)}`], ["not a URI", "not a url"], ["ftp scheme", "ftp://x"]];
+const URL_CASES: [string, string][] = [
+  ["empty", ""],
+  ["1001 chars", `https://example.com/${s(981)}`],
+  ["not a URI", "not a url"],
+  ["ftp scheme", "ftp://x"],
+];
 const TIMEOUTS = ["0s", "-1s", "271s"];
 
 const targetRows = (rpc: "CreateTarget" | "PatchTarget"): BadRow[] => {
@@ -128,7 +139,9 @@ const BAD_ROWS: BadRow[] = [
   ...conditionRows.map(([what, condition, path]) => bad("PutExecution", what, execution(condition), [`execution.condition.${path}`])),
   bad("PutExecution", "no targets and no includes", execution({ function: "preuserinfo" }, {}), ["execution"]),
   bad("PutExecution", "duplicate target ids", execution({ function: "preuserinfo" }, { targets: ["t1", "t1"] }), ["execution.targets"]),
-  bad("SearchExecutions", "executionType UNSPECIFIED", { filters: [{ executionType: { type: "EXECUTION_TYPE_UNSPECIFIED" } }] }, ["filters[0].execution_type.type"]),
+  bad("SearchExecutions", "executionType UNSPECIFIED", { filters: [{ executionType: { type: "EXECUTION_TYPE_UNSPECIFIED" } }] }, [
+    "filters[0].execution_type.type",
+  ]),
   bad("SearchExecutions", "inConditions with an empty list", { filters: [{ inConditions: { conditions: [] } }] }, ["filters[0].in_conditions.conditions"]),
   bad("SearchExecutions", "filter with nothing set", { filters: [{}] }, ["filters[0].filter"]),
   bad("SearchExecutions", "query.limit 1001", { query: { limit: 1001 } }, ["query.limit"]),
@@ -167,7 +180,11 @@ describe.each(DATABASE_KINDS)("request validation (%s)", (kind) => {
     });
   }
 
-  const json = (body: unknown, type = "application/json"): RequestInit => ({ method: "POST", headers: { "content-type": type }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const json = (body: unknown, type = "application/json"): RequestInit => ({
+    method: "POST",
+    headers: { "content-type": type },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
   describe("bad input is InvalidArgument on every protocol, with the violating fields", () => {
     it.each(BAD_ROWS)("$rpc: $what", async ({ rpc, req, fields, rest: overRest }) => {

@@ -127,8 +127,15 @@ describe.each(DATABASE_KINDS)("who may do what with apps (%s)", (kind) => {
     it("an ORG_OWNER creates in its own projects only, and a ctx that does not own the app is NotFound", async () => {
       const ownerA = await server.createUser({ roles: [{ context: "org", contextId: orgA, roles: ["ORG_OWNER"] }] });
       const a = appClient(server.baseUrl, ownerA.token);
-      const made = await a.ok("CreateApp", { projectId: projectA, app: { name: "By Owner A", oidc: oidc({ authMethodType: "OIDC_AUTH_METHOD_TYPE_NONE" }) }, ctx: { orgId: orgA } });
-      expect(made).toEqual({ details: { id: expect.any(String), sequence: "1", changeDate: expect.any(String), resourceOwner: orgOwner(orgA) }, clientId: expect.any(String) });
+      const made = await a.ok("CreateApp", {
+        projectId: projectA,
+        app: { name: "By Owner A", oidc: oidc({ authMethodType: "OIDC_AUTH_METHOD_TYPE_NONE" }) },
+        ctx: { orgId: orgA },
+      });
+      expect(made).toEqual({
+        details: { id: expect.any(String), sequence: "1", changeDate: expect.any(String), resourceOwner: orgOwner(orgA) },
+        clientId: expect.any(String),
+      });
       expect(outcome(await a.call("CreateApp", { projectId: projectB, app: { name: "Sneaky", api: {} } }))).toBe(DENIED);
       expect(outcome(await a.call("CreateApp", { projectId: projectB, app: { name: "Sneaky", api: {} }, ctx: { orgId: orgA } }))).toBe(NOT_FOUND);
       expect(outcome(await a.call("CreateApp", { projectId: "no-such-project", app: { name: "Sneaky", api: {} } }))).toBe(NOT_FOUND);
@@ -145,7 +152,9 @@ describe.each(DATABASE_KINDS)("who may do what with apps (%s)", (kind) => {
 
     it("the feature flag multitenancy_resources_api off: FailedPrecondition in that instance only", async () => {
       const theirs = appClient(other.baseUrl, other.adminToken);
-      const project = (await (await import("./helpers.js")).projectClient(other.baseUrl, other.adminToken).ok("CreateProject", { project: { name: "Flagged" } })).details.id as string;
+      const project = (
+        await (await import("./helpers.js")).projectClient(other.baseUrl, other.adminToken).ok("CreateProject", { project: { name: "Flagged" } })
+      ).details.id as string;
       const id = (await theirs.ok("CreateApp", { projectId: project, app: { name: "Flagged", api: {} } })).details.id as string;
       await setInstanceFlag(server, other.instanceId, "multitenancy_resources_api", false);
       try {
@@ -209,7 +218,11 @@ describe.each(DATABASE_KINDS)("who may do what with apps (%s)", (kind) => {
       const got = (await admin.ok("GetApp", { id: ids["srch Gamma"]! })).app;
       expect(gamma).toEqual(got);
       expect(gamma).toMatchObject({ projectId: p2, clientId: clientIds["srch Gamma"], state: INACTIVE, details: { resourceOwner: orgOwner(org) } });
-      expect(found.result.find((x: Msg) => x.app.name === "srch Beta")).toMatchObject({ hasSecret: true, state: ACTIVE, app: { oidc: { idTokenRoleAssertion: true } } });
+      expect(found.result.find((x: Msg) => x.app.name === "srch Beta")).toMatchObject({
+        hasSecret: true,
+        state: ACTIVE,
+        app: { oidc: { idTokenRoleAssertion: true } },
+      });
       expect(JSON.stringify(found)).not.toMatch(/secret_hash|clientSecret/);
     });
 
@@ -218,21 +231,49 @@ describe.each(DATABASE_KINDS)("who may do what with apps (%s)", (kind) => {
       expect(names(await search({ filters: [{ name: { name: "srch alpha" } }] }))).toEqual(["srch alpha"]);
       expect(names(await search({ filters: [{ name: { name: "SRCH ALPHA", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }))).toEqual(["srch alpha"]);
       expect(names(await search({ filters: [{ name: { name: "srch Alpha", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] }))).toEqual(["srch Alphabet"]);
-      expect(names(await search({ filters: [{ name: { name: "srch alpha", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }] }))).toEqual(["srch Alphabet", "srch alpha"]);
+      expect(names(await search({ filters: [{ name: { name: "srch alpha", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }] }))).toEqual([
+        "srch Alphabet",
+        "srch alpha",
+      ]);
       expect(names(await search({ filters: [{ name: { name: "ta", method: "TEXT_FILTER_METHOD_CONTAINS" } }] }))).toEqual(["srch delta", "srch Beta"]);
-      expect(names(await search({ filters: [{ name: { name: "A", method: "TEXT_FILTER_METHOD_ENDS_WITH_IGNORE_CASE" } }] }))).toEqual(["srch delta", "srch Gamma", "srch alpha", "srch Beta"]);
+      expect(names(await search({ filters: [{ name: { name: "A", method: "TEXT_FILTER_METHOD_ENDS_WITH_IGNORE_CASE" } }] }))).toEqual([
+        "srch delta",
+        "srch Gamma",
+        "srch alpha",
+        "srch Beta",
+      ]);
       expect(names(await search({ filters: [{ state: { state: INACTIVE } }] }))).toEqual(["srch Gamma"]);
       expect(names(await search({ filters: [{ state: { state: ACTIVE } }, { projectId: { projectId: p2 } }] }))).toEqual(["srch Alphabet", "srch delta"]);
       expect(names(await search({ filters: [{ clientId: { clientId: clientIds["srch delta"]! } }] }))).toEqual(["srch delta"]);
       // The client ID is compared exactly.
-      expect(names(await search({ filters: [{ clientId: { clientId: clientIds["srch delta"]!.toLowerCase() === clientIds["srch delta"] ? "nope" : clientIds["srch delta"]!.toLowerCase() } }] }))).toEqual([]);
+      expect(
+        names(
+          await search({
+            filters: [
+              { clientId: { clientId: clientIds["srch delta"]!.toLowerCase() === clientIds["srch delta"] ? "nope" : clientIds["srch delta"]!.toLowerCase() } },
+            ],
+          }),
+        ),
+      ).toEqual([]);
       expect(names(await search({ filters: [{ clientId: { clientId: clientIds["srch delta"]! } }, { projectId: { projectId: p1 } }] }))).toEqual([]);
       expect(names(await search({ filters: [{ projectId: { projectId: "no-such-project" } }] }))).toEqual([]);
     });
 
     it("sorts by creation date, change date and name, both ways, with paging", async () => {
-      expect(names(await search({ sortingColumn: "APP_FIELD_NAME_CREATION_DATE", query: { asc: true } }))).toEqual(["srch Beta", "srch alpha", "srch Gamma", "srch delta", "srch Alphabet"]);
-      expect(names(await search({ sortingColumn: "APP_FIELD_NAME_CHANGE_DATE" }))).toEqual(["srch Beta", "srch Gamma", "srch Alphabet", "srch delta", "srch alpha"]);
+      expect(names(await search({ sortingColumn: "APP_FIELD_NAME_CREATION_DATE", query: { asc: true } }))).toEqual([
+        "srch Beta",
+        "srch alpha",
+        "srch Gamma",
+        "srch delta",
+        "srch Alphabet",
+      ]);
+      expect(names(await search({ sortingColumn: "APP_FIELD_NAME_CHANGE_DATE" }))).toEqual([
+        "srch Beta",
+        "srch Gamma",
+        "srch Alphabet",
+        "srch delta",
+        "srch alpha",
+      ]);
       const byName = await search({ sortingColumn: "APP_FIELD_NAME_NAME", query: { asc: true } });
       expect(byName.sortingColumn).toBe("APP_FIELD_NAME_NAME");
       // Byte-wise: capitals first.
@@ -272,7 +313,9 @@ describe.each(DATABASE_KINDS)("who may do what with apps (%s)", (kind) => {
       const plain = await server.createUser({});
       expect(outcome(await admin.call("SearchApps", {}, plain.token))).toBe(DENIED);
       // Another instance sees none of ours.
-      const theirs = await appClient(other.baseUrl, other.adminToken).ok("SearchApps", { filters: [{ name: { name: "srch", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] });
+      const theirs = await appClient(other.baseUrl, other.adminToken).ok("SearchApps", {
+        filters: [{ name: { name: "srch", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+      });
       expect(names(theirs)).toEqual([]);
     });
   });

@@ -21,26 +21,38 @@ describe.each(DATABASE_KINDS)("application keys (%s)", (kind) => {
   });
   afterAll(() => server?.close());
 
-  const createApp = async (name: string, config: Record<string, unknown>) => (await apps.ok("CreateApp", { projectId, app: { name, ...config } })).details.id as string;
+  const createApp = async (name: string, config: Record<string, unknown>) =>
+    (await apps.ok("CreateApp", { projectId, app: { name, ...config } })).details.id as string;
   const keyRows = (appId: string) => server.service.store.db.selectFrom("app_keys").select(["id", "key_type"]).where("app_id", "=", appId).execute();
 
   it("generates EC and RSA pairs whose key file signs what the listed public key verifies", async () => {
     const appId = await createApp("pkjwt web", { oidc: oidc({ authMethodType: PKJWT }) });
     const app = (await apps.ok("GetApp", { id: appId })).app;
     expect(app.hasSecret ?? false).toBe(false);
-    for (const [generate, alg] of [["KEY_TYPE_EC", "SHA256"], ["KEY_TYPE_RSA", "SHA256"]] as const) {
+    for (const [generate, alg] of [
+      ["KEY_TYPE_EC", "SHA256"],
+      ["KEY_TYPE_RSA", "SHA256"],
+    ] as const) {
       const expirationDate = inDays(30);
       const added = await apps.ok("AddAppKey", { appId, key: { generate, expirationDate } });
       expect(added.details).toEqual({ id: expect.any(String), sequence: "1", changeDate: expect.any(String), resourceOwner: orgOwner(orgId) });
       const file = JSON.parse(added.keyFile);
-      expect(file).toEqual({ type: "application", keyId: added.details.id, key: expect.stringContaining("-----BEGIN PRIVATE KEY-----"), appId, clientId: app.clientId });
+      expect(file).toEqual({
+        type: "application",
+        keyId: added.details.id,
+        key: expect.stringContaining("-----BEGIN PRIVATE KEY-----"),
+        appId,
+        clientId: app.clientId,
+      });
       const listed = (await apps.ok("SearchAppKeys", { appId })).result.find((k: { details: { id: string } }) => k.details.id === added.details.id);
       expect(listed).toEqual({ details: added.details, expirationDate, publicKey: expect.stringContaining("-----BEGIN PUBLIC KEY-----"), type: generate });
       const signature = createSign(alg).update("assertion").sign(file.key);
       expect(createVerify(alg).update("assertion").verify(createPublicKey(listed.publicKey), signature)).toBe(true);
     }
     // The private keys were never stored or recorded.
-    const payloads = (await server.service.store.db.selectFrom("events").select("payload").where("aggregate_type", "=", "app_key").execute()).map((r) => JSON.stringify(r.payload));
+    const payloads = (await server.service.store.db.selectFrom("events").select("payload").where("aggregate_type", "=", "app_key").execute()).map((r) =>
+      JSON.stringify(r.payload),
+    );
     expect(payloads.length).toBe(2);
     expect(payloads.join("\n")).not.toContain("PRIVATE KEY");
   });
@@ -50,11 +62,17 @@ describe.each(DATABASE_KINDS)("application keys (%s)", (kind) => {
     const publicKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }).toString();
     const added = await apps.ok("AddAppKey", { appId, key: { publicKey, expirationDate: inDays(1) } });
     expect(added.keyFile ?? "").toBe("");
-    expect((await apps.ok("SearchAppKeys", { appId })).result.map((k: { publicKey: string; type: string }) => [k.publicKey, k.type])).toEqual([[publicKey, "KEY_TYPE_RSA"]]);
+    expect((await apps.ok("SearchAppKeys", { appId })).result.map((k: { publicKey: string; type: string }) => [k.publicKey, k.type])).toEqual([
+      [publicKey, "KEY_TYPE_RSA"],
+    ]);
   });
 
   it("refuses keys to applications that authenticate otherwise, bad keys and past expirations, storing nothing", async () => {
-    for (const [name, config] of [["basic", { oidc: oidc({ authMethodType: BASIC }) }], ["none", { oidc: oidc({ authMethodType: NONE }) }], ["api basic", { api: {} }]] as const) {
+    for (const [name, config] of [
+      ["basic", { oidc: oidc({ authMethodType: BASIC }) }],
+      ["none", { oidc: oidc({ authMethodType: NONE }) }],
+      ["api basic", { api: {} }],
+    ] as const) {
       const appId = await createApp(`refused ${name}`, config);
       const refused = await apps.call("AddAppKey", { appId, key: { generate: "KEY_TYPE_EC", expirationDate: inDays(1) } });
       expect(refused, name).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: expect.stringContaining("PRIVATE_KEY_JWT") });
@@ -62,10 +80,19 @@ describe.each(DATABASE_KINDS)("application keys (%s)", (kind) => {
     }
     const appId = await createApp("pkjwt refusals", { oidc: oidc({ authMethodType: PKJWT }) });
     const weak = generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({ type: "spki", format: "pem" }).toString();
-    expect(await apps.call("AddAppKey", { appId, key: { publicKey: weak, expirationDate: inDays(1) } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-    expect(await apps.call("AddAppKey", { appId, key: { generate: "KEY_TYPE_EC", expirationDate: inDays(-1) } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(await apps.call("AddAppKey", { appId, key: { publicKey: weak, expirationDate: inDays(1) } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
+    expect(await apps.call("AddAppKey", { appId, key: { generate: "KEY_TYPE_EC", expirationDate: inDays(-1) } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
     expect(await apps.call("AddAppKey", { appId, key: { generate: "KEY_TYPE_EC" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-    expect(await apps.call("AddAppKey", { appId: "no-such-app", key: { generate: "KEY_TYPE_EC", expirationDate: inDays(1) } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await apps.call("AddAppKey", { appId: "no-such-app", key: { generate: "KEY_TYPE_EC", expirationDate: inDays(1) } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
     expect(await keyRows(appId)).toEqual([]);
   });
 
@@ -101,7 +128,11 @@ describe.each(DATABASE_KINDS)("application keys (%s)", (kind) => {
     expect(await apps.call("AddAppKey", add, viewer.token)).toMatchObject({ ok: false, code: Code.PermissionDenied });
     expect(await apps.call("SearchAppKeys", { appId }, viewer.token)).toMatchObject({ ok: true });
     expect(await apps.call("DeleteAppKey", { appId, keyId: key }, viewer.token)).toMatchObject({ ok: false, code: Code.PermissionDenied });
-    for (const [method, request] of [["AddAppKey", add], ["SearchAppKeys", { appId }], ["DeleteAppKey", { appId, keyId: key }]] as const) {
+    for (const [method, request] of [
+      ["AddAppKey", add],
+      ["SearchAppKeys", { appId }],
+      ["DeleteAppKey", { appId, keyId: key }],
+    ] as const) {
       expect(await apps.call(method, request, stranger.token), method).toMatchObject({ ok: false, code: Code.PermissionDenied });
     }
     expect(await apps.call("DeleteAppKey", { appId, keyId: key }, owner.token)).toMatchObject({ ok: true });

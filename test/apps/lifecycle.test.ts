@@ -6,8 +6,38 @@ import { DATABASE_KINDS } from "../support/database.js";
 import type { Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
-  ACTIVE, API_BASIC, API_PKJWT, AUTH_CODE, BASIC, CLIENT_ID, CODE, ID_TOKEN, ID_TOKEN_TOKEN, IMPLICIT, INACTIVE, JWT, NATIVE, NONE, PKJWT, POST, REFRESH, SECRET, USER_AGENT,
-  allPayloads, appClient, appEvents, appRow, createOrg, createProject, hashToken, oidc, oidcDefaults, orgClient, orgOwner, projectClient, type Client,
+  ACTIVE,
+  API_BASIC,
+  API_PKJWT,
+  AUTH_CODE,
+  BASIC,
+  CLIENT_ID,
+  CODE,
+  ID_TOKEN,
+  ID_TOKEN_TOKEN,
+  IMPLICIT,
+  INACTIVE,
+  JWT,
+  NATIVE,
+  NONE,
+  PKJWT,
+  POST,
+  REFRESH,
+  SECRET,
+  USER_AGENT,
+  allPayloads,
+  appClient,
+  appEvents,
+  appRow,
+  createOrg,
+  createProject,
+  hashToken,
+  oidc,
+  oidcDefaults,
+  orgClient,
+  orgOwner,
+  projectClient,
+  type Client,
 } from "./helpers.js";
 
 /** PlatformApps: create every kind with its defaults, read, patch (with secret transitions), states, secrets, removal and cascades. */
@@ -41,7 +71,11 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
   describe("create and get", () => {
     it("creates an OIDC app with only a name, redirect and response type, and reads every default back", async () => {
       const made = await create({ name: "Web Defaults", oidc: oidc() });
-      expect(made).toEqual({ details: details(expect.any(String), "1"), clientId: expect.stringMatching(CLIENT_ID), clientSecret: expect.stringMatching(SECRET) });
+      expect(made).toEqual({
+        details: details(expect.any(String), "1"),
+        clientId: expect.stringMatching(CLIENT_ID),
+        clientSecret: expect.stringMatching(SECRET),
+      });
       const id = made.details.id as string;
       expect(await get(id)).toEqual({
         details: details(id, "1", made.details.changeDate),
@@ -53,7 +87,15 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
       });
       // Stored as the SHA-256 (base64url) of the secret, which no read returns.
       const row = await appRow(server, id);
-      expect(row).toMatchObject({ org_id: orgA, project_id: project, name: "Web Defaults", type: "oidc", client_id: made.clientId, state: "active", sequence: 1 });
+      expect(row).toMatchObject({
+        org_id: orgA,
+        project_id: project,
+        name: "Web Defaults",
+        type: "oidc",
+        client_id: made.clientId,
+        state: "active",
+        sequence: 1,
+      });
       expect(row!.secret_hash).toBe(hashToken(made.clientSecret));
       expect(JSON.stringify(await apps.ok("GetApp", { id }))).not.toContain(made.clientSecret);
     });
@@ -98,8 +140,14 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
         [[ID_TOKEN], [IMPLICIT]],
         [[ID_TOKEN_TOKEN], [IMPLICIT]],
         [[ID_TOKEN, ID_TOKEN_TOKEN], [IMPLICIT]],
-        [[CODE, ID_TOKEN], [AUTH_CODE, IMPLICIT]],
-        [[CODE, ID_TOKEN, ID_TOKEN_TOKEN], [AUTH_CODE, IMPLICIT]],
+        [
+          [CODE, ID_TOKEN],
+          [AUTH_CODE, IMPLICIT],
+        ],
+        [
+          [CODE, ID_TOKEN, ID_TOKEN_TOKEN],
+          [AUTH_CODE, IMPLICIT],
+        ],
       ];
       for (const [responseTypes, grantTypes] of cases) {
         const made = await create({ name: unique("Grants"), oidc: oidc({ responseTypes }) });
@@ -152,7 +200,10 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
       expect(await apps.call("CreateApp", { projectId: "no-such-project", app: { name: "x", api: {} } })).toMatchObject({ ok: false, code: Code.NotFound });
       expect(await apps.call("CreateApp", { projectId: project, app: { name: "No Config" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
       expect(await apps.call("CreateApp", { projectId: project })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-      expect(await apps.call("CreateApp", { projectId: project, app: { name: "Wrong Org", api: {} }, ctx: { orgId: server.defaultOrgId } })).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await apps.call("CreateApp", { projectId: project, app: { name: "Wrong Org", api: {} }, ctx: { orgId: server.defaultOrgId } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       const inCtx = await apps.ok("CreateApp", { projectId: project, app: { name: "Right Org", api: {} }, ctx: { orgId: orgA } });
       expect(inCtx.details.resourceOwner).toEqual(orgOwner(orgA));
       secrets.push(inCtx.clientSecret);
@@ -205,7 +256,9 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
         hasSecret: true,
       });
       // Lists may be emptied; the secret stays the same through changes that keep the method.
-      expect(await apps.ok("PatchApp", { id, app: { oidc: { postLogoutRedirectUris: { values: [] }, additionalOrigins: {} } } })).toEqual({ details: details(id, "3") });
+      expect(await apps.ok("PatchApp", { id, app: { oidc: { postLogoutRedirectUris: { values: [] }, additionalOrigins: {} } } })).toEqual({
+        details: details(id, "3"),
+      });
       const after = await get(id);
       expect(after.app.oidc.postLogoutRedirectUris).toBeUndefined();
       expect(after.app.oidc.additionalOrigins).toBeUndefined();
@@ -261,7 +314,9 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
       expect(await get(id)).toEqual(before);
       expect((await appEvents(server, id)).length).toBe(1);
       // Response and grant types changed together are fine.
-      expect(await apps.ok("PatchApp", { id, app: { oidc: { responseTypes: { values: [ID_TOKEN] }, grantTypes: { values: [IMPLICIT] } } } })).toEqual({ details: details(id, "2") });
+      expect(await apps.ok("PatchApp", { id, app: { oidc: { responseTypes: { values: [ID_TOKEN] }, grantTypes: { values: [IMPLICIT] } } } })).toEqual({
+        details: details(id, "2"),
+      });
     });
 
     it("switches OIDC secrets: BASIC→NONE removes it, NONE→POST makes a new one shown once, POST→PRIVATE_KEY_JWT removes it", async () => {
@@ -300,7 +355,13 @@ describe.each(DATABASE_KINDS)("app lifecycle (%s)", (kind) => {
       const made = await create({ name: "Api Steps", api: {} });
       const id = made.details.id as string;
       expect(await apps.ok("PatchApp", { id, app: { api: { authMethodType: API_PKJWT } } })).toEqual({ details: details(id, "2") });
-      expect(await get(id)).toEqual({ details: details(id, "2"), projectId: project, app: { name: "Api Steps", api: { authMethodType: API_PKJWT } }, clientId: made.clientId, state: ACTIVE });
+      expect(await get(id)).toEqual({
+        details: details(id, "2"),
+        projectId: project,
+        app: { name: "Api Steps", api: { authMethodType: API_PKJWT } },
+        clientId: made.clientId,
+        state: ACTIVE,
+      });
       expect((await appRow(server, id))!.secret_hash).toBeNull();
       const back = await apps.ok("PatchApp", { id, app: { api: { authMethodType: API_BASIC } } });
       expect(back).toEqual({ details: details(id, "3"), clientSecret: expect.stringMatching(SECRET) });

@@ -8,7 +8,21 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { okMessage, type Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
-  ACTIVE, API_BASIC, CLIENT_ID, INACTIVE, NONE, POST, SECRET, appRow, createOrg, createProject, hashToken, oidc, oidcDefaults, orgOwner, projectClient,
+  ACTIVE,
+  API_BASIC,
+  CLIENT_ID,
+  INACTIVE,
+  NONE,
+  POST,
+  SECRET,
+  appRow,
+  createOrg,
+  createProject,
+  hashToken,
+  oidc,
+  oidcDefaults,
+  orgOwner,
+  projectClient,
 } from "./helpers.js";
 
 type Step = { result: CallResult; status: number };
@@ -58,7 +72,9 @@ describe.each(DATABASE_KINDS)("every PlatformApps RPC over every protocol (%s)",
     const id = created.details.id as string;
     const createdApi = okMessage(await p("createdApi", 201, "CreateApp", { projectId: project, app: { name: `mx${t} Api`, api: {} }, ctx }));
     const api = createdApi.details.id as string;
-    const createdPublic = okMessage(await p("createdPublic", 201, "CreateApp", { projectId: project, app: { name: `mx${t} Public`, oidc: oidc({ authMethodType: NONE }) } }));
+    const createdPublic = okMessage(
+      await p("createdPublic", 201, "CreateApp", { projectId: project, app: { name: `mx${t} Public`, oidc: oidc({ authMethodType: NONE }) } }),
+    );
     const pub = createdPublic.details.id as string;
     await p("createDuplicate", 409, "CreateApp", { projectId: project, app: { name: `MX${t} WEB`, api: {} } });
     await p("createInvalid", 400, "CreateApp", { projectId: project, app: { name: `mx${t} Bad`, oidc: oidc({ redirectUris: ["http://app.example/cb"] }) } });
@@ -102,7 +118,10 @@ describe.each(DATABASE_KINDS)("every PlatformApps RPC over every protocol (%s)",
     await p("deleted", 200, "DeleteApp", { id });
     await p("getDeleted", 404, "GetApp", { id });
     await p("deleteAgain", 404, "DeleteApp", { id });
-    await p("nameFreeAgain", 201, "CreateApp", { projectId: project, app: { name: `mx${t} Renamed`, api: { authMethodType: "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT" } } });
+    await p("nameFreeAgain", 201, "CreateApp", {
+      projectId: project,
+      app: { name: `mx${t} Renamed`, api: { authMethodType: "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT" } },
+    });
     await projectClient(server.baseUrl, server.adminToken).ok("DeleteProject", { id: project });
     await p("goneWithProject", 404, "GetApp", { id: api });
 
@@ -130,7 +149,11 @@ describe.each(DATABASE_KINDS)("every PlatformApps RPC over every protocol (%s)",
     const fail = (code: Code) => ({ ok: false, code });
 
     expect(m("created")).toEqual({ details: details("1"), clientId: expect.stringMatching(CLIENT_ID), clientSecret: expect.stringMatching(SECRET) });
-    expect(m("createdApi")).toEqual({ details: details("1", ids.api), clientId: expect.stringMatching(CLIENT_ID), clientSecret: expect.stringMatching(SECRET) });
+    expect(m("createdApi")).toEqual({
+      details: details("1", ids.api),
+      clientId: expect.stringMatching(CLIENT_ID),
+      clientSecret: expect.stringMatching(SECRET),
+    });
     expect(m("createdPublic")).toEqual({ details: details("1", ids.pub), clientId: expect.stringMatching(CLIENT_ID) });
     expect(r("createDuplicate")).toMatchObject(fail(Code.AlreadyExists));
     for (const step of ["createInvalid", "createNoConfig"]) expect(r(step), step).toMatchObject(fail(Code.InvalidArgument));
@@ -211,7 +234,11 @@ describe.each(DATABASE_KINDS)("every PlatformApps RPC over every protocol (%s)",
     const rest = (path: string, init: RequestInit & { token?: string } = {}) =>
       fetch(`${server.baseUrl}/resources/v3alpha${path}`, {
         ...init,
-        headers: { ...(init.token !== "" && { authorization: `Bearer ${init.token ?? server.adminToken}` }), "content-type": "application/json", ...init.headers },
+        headers: {
+          ...(init.token !== "" && { authorization: `Bearer ${init.token ?? server.adminToken}` }),
+          "content-type": "application/json",
+          ...init.headers,
+        },
       });
     const check = async (res: Response, status: number, code: Code) => {
       expect(res.status).toBe(status);
@@ -223,10 +250,17 @@ describe.each(DATABASE_KINDS)("every PlatformApps RPC over every protocol (%s)",
     const project = await createProject(server.baseUrl, server.adminToken, "Rest Raw", org);
     const plain = await server.createUser({});
 
-    const created = await rest(`/projects/${project}/apps`, { method: "POST", body: JSON.stringify({ name: "Raw", oidc: { redirectUris: ["https://raw.example/cb"], responseTypes: ["OIDC_RESPONSE_TYPE_CODE"] } }) });
+    const created = await rest(`/projects/${project}/apps`, {
+      method: "POST",
+      body: JSON.stringify({ name: "Raw", oidc: { redirectUris: ["https://raw.example/cb"], responseTypes: ["OIDC_RESPONSE_TYPE_CODE"] } }),
+    });
     expect(created.status).toBe(201);
     const made = (await created.json()) as Msg;
-    expect(made).toEqual({ details: { id: expect.any(String), sequence: "1", changeDate: expect.any(String), resourceOwner: orgOwner(org) }, clientId: expect.stringMatching(CLIENT_ID), clientSecret: expect.stringMatching(SECRET) });
+    expect(made).toEqual({
+      details: { id: expect.any(String), sequence: "1", changeDate: expect.any(String), resourceOwner: orgOwner(org) },
+      clientId: expect.stringMatching(CLIENT_ID),
+      clientSecret: expect.stringMatching(SECRET),
+    });
     const id = made.details.id as string;
     await check(await rest(`/projects/${project}/apps`, { method: "POST", body: JSON.stringify({ name: "RAW", api: {} }) }), 409, Code.AlreadyExists);
     await check(await rest(`/projects/${project}/apps`, { method: "POST", body: JSON.stringify({ name: "Raw 2" }) }), 400, Code.InvalidArgument);
@@ -238,10 +272,19 @@ describe.each(DATABASE_KINDS)("every PlatformApps RPC over every protocol (%s)",
     const got = await rest(`/apps/${id}`);
     expect(got.status).toBe(200);
     const body = (await got.json()) as Msg;
-    expect(body.app).toMatchObject({ projectId: project, clientId: made.clientId, state: ACTIVE, hasSecret: true, app: { name: "Raw", oidc: { redirectUris: ["https://raw.example/cb"] } } });
+    expect(body.app).toMatchObject({
+      projectId: project,
+      clientId: made.clientId,
+      state: ACTIVE,
+      hasSecret: true,
+      app: { name: "Raw", oidc: { redirectUris: ["https://raw.example/cb"] } },
+    });
     expect(JSON.stringify(body)).not.toContain(made.clientSecret);
 
-    const patched = await rest(`/apps/${id}`, { method: "PATCH", body: JSON.stringify({ name: "Raw Renamed", oidc: { authMethodType: "OIDC_AUTH_METHOD_TYPE_NONE" } }) });
+    const patched = await rest(`/apps/${id}`, {
+      method: "PATCH",
+      body: JSON.stringify({ name: "Raw Renamed", oidc: { authMethodType: "OIDC_AUTH_METHOD_TYPE_NONE" } }),
+    });
     expect(patched.status).toBe(200);
     expect(((await patched.json()) as Msg).details.sequence).toBe("2");
     const toPost = await rest(`/apps/${id}`, { method: "PATCH", body: JSON.stringify({ oidc: { authMethodType: "OIDC_AUTH_METHOD_TYPE_POST" } }) });

@@ -140,7 +140,9 @@ describe.each(DATABASE_KINDS)("the organization of every event (%s)", (kind) => 
     const users = client(PlatformUsers);
     const ctx = { orgId };
     const name = uniqueName("person");
-    const person = (await users.ok("CreateUser", { user: humanUser(name, { password: PASSWORD, email: { address: `${name}@mail.example`, isVerified: true } }), ctx })).details.id as string;
+    const person = (
+      await users.ok("CreateUser", { user: humanUser(name, { password: PASSWORD, email: { address: `${name}@mail.example`, isVerified: true } }), ctx })
+    ).details.id as string;
     await users.ok("PatchUser", { id: person, user: { human: { nickName: "changed" } } });
     await users.ok("SetMetadata", { id: person, metadata: [{ key: "k", value: "dg==" }] });
     await users.ok("DeleteMetadata", { id: person, key: "k" });
@@ -175,7 +177,8 @@ describe.each(DATABASE_KINDS)("the organization of every event (%s)", (kind) => 
     await projects.ok("PatchProjectRole", { projectId: project, key: "reader", role: { displayName: "Readers" } });
     await projects.ok("DeactivateProject", { id: project });
     await projects.ok("ReactivateProject", { id: project });
-    const app = (await apps.ok("CreateApp", { projectId: project, app: { name: "api", api: { authMethodType: "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT" } } })).details.id as string;
+    const app = (await apps.ok("CreateApp", { projectId: project, app: { name: "api", api: { authMethodType: "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT" } } }))
+      .details.id as string;
     await apps.ok("PatchApp", { id: app, app: { name: "api 2" } });
     await apps.ok("DeactivateApp", { id: app });
     await apps.ok("ReactivateApp", { id: app });
@@ -193,10 +196,17 @@ describe.each(DATABASE_KINDS)("the organization of every event (%s)", (kind) => 
     const ctx = { orgId };
     await client(PlatformLoginSettings).ok("SetLoginSettings", { settings: { allowExternalIdp: { set: true } }, ctx });
     await client(PlatformBrandingSettings).ok("SetBrandingSettings", { settings: { font: { set: "BRANDING_FONT_SYSTEM_UI" } }, ctx });
-    await client(PlatformMessageTextSettings).ok("SetMessageText", { kind: "password_reset", language: "de", settings: { subject: { set: "Neues Passwort" } }, ctx });
+    await client(PlatformMessageTextSettings).ok("SetMessageText", {
+      kind: "password_reset",
+      language: "de",
+      settings: { subject: { set: "Neues Passwort" } },
+      ctx,
+    });
     const idps = client(PlatformIdentityProviders);
     // GitHub's: its endpoints are known, an external login starts without asking the provider.
-    const idp = (await idps.ok("CreateGitHubIDP", { idp: { idp: { name: uniqueName("github") }, config: { clientId: "c", clientSecret: "s3cret-value" } }, ctx })).details.id as string;
+    const idp = (
+      await idps.ok("CreateGitHubIDP", { idp: { idp: { name: uniqueName("github") }, config: { clientId: "c", clientSecret: "s3cret-value" } }, ctx })
+    ).details.id as string;
     await idps.ok("PatchGitHubIDP", { id: idp, idp: { idp: { name: uniqueName("renamed") } }, ctx });
     await idps.ok("PatchGitLabIDP", { id: instanceIdp, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } }, ctx });
     await client(PlatformIDPIntents).ok("StartIDPIntent", { idpId: idp, successUrl: "https://app.example/ok", failureUrl: "https://app.example/failed", ctx });
@@ -206,9 +216,15 @@ describe.each(DATABASE_KINDS)("the organization of every event (%s)", (kind) => 
   it("is the resource's organization for every kind an organization owns, '' for the instance's own", async () => {
     const after = await lastPosition();
     // The instance's own resources.
-    await client(PlatformActions).ok("CreateTarget", { target: { name: uniqueName("siem"), restWebhook: { url: "https://siem.example/hook" }, timeout: "5s" } });
+    await client(PlatformActions).ok("CreateTarget", {
+      target: { name: uniqueName("siem"), restWebhook: { url: "https://siem.example/hook" }, timeout: "5s" },
+    });
     await client(PlatformLoginSettings).ok("SetLoginSettings", { settings: { allowExternalIdp: { set: true } } });
-    const instanceIdp = (await client(PlatformIdentityProviders).ok("CreateGitLabIDP", { idp: { idp: { name: uniqueName("gitlab") }, config: { clientId: "c", clientSecret: "s3cret-value" } } })).details.id as string;
+    const instanceIdp = (
+      await client(PlatformIdentityProviders).ok("CreateGitLabIDP", {
+        idp: { idp: { name: uniqueName("gitlab") }, config: { clientId: "c", clientSecret: "s3cret-value" } },
+      })
+    ).details.id as string;
 
     const orgs = client(PlatformOrganizations);
     const orgId = (await orgs.ok("CreateOrganization", { organization: { name: uniqueName("Audited") } })).details.id as string;

@@ -25,16 +25,26 @@ export class StreamError extends Error {
 }
 
 /** Opens WatchEvents over one protocol; the first answer (or the refusal) has arrived when it resolves. */
-export async function watchEvents(protocol: StreamProtocol, baseUrl: string, token: string, request: JsonObject, headers: Record<string, string> = {}): Promise<EventStream & { first: JsonObject }> {
+export async function watchEvents(
+  protocol: StreamProtocol,
+  baseUrl: string,
+  token: string,
+  request: JsonObject,
+  headers: Record<string, string> = {},
+): Promise<EventStream & { first: JsonObject }> {
   const abort = new AbortController();
-  const answers = protocol === "rest" ? restAnswers(baseUrl, token, request, headers, abort.signal) : rpcAnswers(protocol, baseUrl, token, request, headers, abort.signal);
+  const answers =
+    protocol === "rest" ? restAnswers(baseUrl, token, request, headers, abort.signal) : rpcAnswers(protocol, baseUrl, token, request, headers, abort.signal);
   // A read that timed out is still pending: the next read takes its answer rather than lose it.
   let pending: Promise<IteratorResult<JsonObject>> | undefined;
   const next = async (timeoutMs = 10_000): Promise<JsonObject> => {
     let timer: NodeJS.Timeout | undefined;
     pending ??= answers.next();
     try {
-      const result = await Promise.race([pending, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)))]);
+      const result = await Promise.race([
+        pending,
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+      ]);
       pending = undefined;
       if (result.done) throw new Error("the stream ended");
       return result.value;
@@ -53,10 +63,20 @@ export async function watchEvents(protocol: StreamProtocol, baseUrl: string, tok
   return { first, next, nextEvent, close: () => abort.abort() };
 }
 
-async function* rpcAnswers(protocol: Exclude<StreamProtocol, "rest">, baseUrl: string, token: string, request: JsonObject, headers: Record<string, string>, signal: AbortSignal): AsyncGenerator<JsonObject> {
+async function* rpcAnswers(
+  protocol: Exclude<StreamProtocol, "rest">,
+  baseUrl: string,
+  token: string,
+  request: JsonObject,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): AsyncGenerator<JsonObject> {
   const client = createClient(PlatformEvents, transportFor(protocol, baseUrl));
   try {
-    for await (const answer of client.watchEvents(fromJson(WatchEventsRequestSchema, request), { headers: { authorization: `Bearer ${token}`, ...headers }, signal })) {
+    for await (const answer of client.watchEvents(fromJson(WatchEventsRequestSchema, request), {
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      signal,
+    })) {
       yield toJson(PlatformEvents.method.watchEvents.output, answer) as JsonObject;
     }
   } catch (error) {
@@ -67,10 +87,21 @@ async function* rpcAnswers(protocol: Exclude<StreamProtocol, "rest">, baseUrl: s
 }
 
 /** NDJSON over REST: each line `{"result": …}`, an error after the first answer `{"error": …}`. */
-async function* restAnswers(baseUrl: string, token: string, request: JsonObject, headers: Record<string, string>, signal: AbortSignal): AsyncGenerator<JsonObject> {
+async function* restAnswers(
+  baseUrl: string,
+  token: string,
+  request: JsonObject,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): AsyncGenerator<JsonObject> {
   let res: Response;
   try {
-    res = await fetch(`${baseUrl}/resources/v3alpha/events/_watch`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }, body: JSON.stringify(request), signal });
+    res = await fetch(`${baseUrl}/resources/v3alpha/events/_watch`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+      body: JSON.stringify(request),
+      signal,
+    });
   } catch (error) {
     if (signal.aborted) return;
     throw error;

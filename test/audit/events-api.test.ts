@@ -27,9 +27,11 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
   let server: TestServer;
   let orgB: string;
   let orgOwner: { userId: string; token: string };
-  const search = (req: JsonObject, token = server.adminToken, protocol: (typeof PROTOCOLS)[number] = "connect") => protocolClient(PlatformEvents, protocol, server.baseUrl).call("SearchEvents", req, token);
+  const search = (req: JsonObject, token = server.adminToken, protocol: (typeof PROTOCOLS)[number] = "connect") =>
+    protocolClient(PlatformEvents, protocol, server.baseUrl).call("SearchEvents", req, token);
   const projects = () => protocolClient(PlatformProjects, "connect", server.baseUrl);
-  const newProject = async (name: string, token = server.adminToken, orgId = orgB) => idOf(await projects().call("CreateProject", { project: { name }, ctx: { orgId } }, token));
+  const newProject = async (name: string, token = server.adminToken, orgId = orgB) =>
+    idOf(await projects().call("CreateProject", { project: { name }, ctx: { orgId } }, token));
 
   beforeAll(async () => {
     server = await startTestServer(kind, {
@@ -39,7 +41,13 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
       PLATFORM_AUDIT_SIGNIN_RETENTION: "1m",
       PLATFORM_AUDIT_SIGNIN_SWEEP_INTERVAL: "100ms",
     });
-    orgB = idOf(await protocolClient(PlatformOrganizations, "connect", server.baseUrl).call("CreateOrganization", { organization: { name: "Audited B" } }, server.adminToken));
+    orgB = idOf(
+      await protocolClient(PlatformOrganizations, "connect", server.baseUrl).call(
+        "CreateOrganization",
+        { organization: { name: "Audited B" } },
+        server.adminToken,
+      ),
+    );
     orgOwner = await server.createUser({ roles: [{ context: "org", contextId: orgB, roles: ["ORG_OWNER"] }] });
   });
   afterAll(() => server?.close());
@@ -135,7 +143,11 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
     const plain = await server.createUser({});
     expect(await search({}, plain.token)).toMatchObject({ ok: false, code: Code.PermissionDenied });
     expect(await search({})).toMatchObject({ ok: true });
-    expect(await protocolClient(PlatformEvents, "rest", server.baseUrl).call("SearchEvents", {})).toMatchObject({ ok: false, code: Code.Unauthenticated, httpStatus: 401 });
+    expect(await protocolClient(PlatformEvents, "rest", server.baseUrl).call("SearchEvents", {})).toMatchObject({
+      ok: false,
+      code: Code.Unauthenticated,
+      httpStatus: 401,
+    });
   });
 
   it("keeps instances apart", async () => {
@@ -149,7 +161,10 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
 
   it("lists what the filters may name", async () => {
     for (const protocol of PROTOCOLS) {
-      const listed = ok(await protocolClient(PlatformEvents, protocol, server.baseUrl).call("ListEventTypes", {}, orgOwner.token)) as { types: string[]; groups: string[] };
+      const listed = ok(await protocolClient(PlatformEvents, protocol, server.baseUrl).call("ListEventTypes", {}, orgOwner.token)) as {
+        types: string[];
+        groups: string[];
+      };
       expect(listed.types).toEqual(expect.arrayContaining(["user.human.added", "project.added", "signin.failed"]));
       expect(listed.groups).toEqual(expect.arrayContaining(["user", "user.grant", "signin"]));
     }
@@ -170,7 +185,11 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
     await db.updateTable("instances").set({ audit_log_retention_ms: 3_600_000 }).where("id", "=", server.instanceId).execute();
     try {
       // The event as if written two hours ago.
-      await db.updateTable("events").set({ created_at: new Date(Date.now() - 7_200_000) } as never).where("aggregate_id", "=", id).execute();
+      await db
+        .updateTable("events")
+        .set({ created_at: new Date(Date.now() - 7_200_000) } as never)
+        .where("aggregate_id", "=", id)
+        .execute();
       expect(await found()).toEqual([]);
     } finally {
       await db.updateTable("instances").set({ audit_log_retention_ms: null }).where("id", "=", server.instanceId).execute();
@@ -187,7 +206,8 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
     await insert("signin", "swept-user", "2 minutes");
     await insert("signin", "kept-user", "10 seconds");
     await insert("project", "old-project", "2 minutes");
-    const left = (id: string) => db.selectFrom("events").select("event_type").where("instance_id", "=", server.instanceId).where("aggregate_id", "=", id).execute();
+    const left = (id: string) =>
+      db.selectFrom("events").select("event_type").where("instance_id", "=", server.instanceId).where("aggregate_id", "=", id).execute();
     await until("the old sign-in swept", async () => (await left("swept-user")).length === 0);
     expect(await left("kept-user")).toHaveLength(1);
     expect(await left("old-project")).toHaveLength(1);
@@ -235,7 +255,9 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
       stream.close();
       const plain = await server.createUser({});
       await expect(watchEvents(protocol, server.baseUrl, plain.token, {})).rejects.toMatchObject({ code: String(Code.PermissionDenied) });
-      await expect(watchEvents(protocol, server.baseUrl, server.adminToken, { after: "nowhere" })).rejects.toMatchObject({ code: String(Code.InvalidArgument) });
+      await expect(watchEvents(protocol, server.baseUrl, server.adminToken, { after: "nowhere" })).rejects.toMatchObject({
+        code: String(Code.InvalidArgument),
+      });
     });
   });
 
@@ -302,7 +324,8 @@ describe.each(DATABASE_KINDS)("the audit log: PlatformEvents (%s)", (kind) => {
   it.runIf(kind === "postgres")("resumes after a position across a restart of the service (PostgreSQL)", async () => {
     const own = await startTestServer(kind, { PLATFORM_EVENTS_WATCH_POLL_INTERVAL: "50ms" });
     try {
-      const create = (baseUrl: string, name: string) => protocolClient(PlatformProjects, "grpc", baseUrl).call("CreateProject", { project: { name } }, own.adminToken).then(idOf);
+      const create = (baseUrl: string, name: string) =>
+        protocolClient(PlatformProjects, "grpc", baseUrl).call("CreateProject", { project: { name } }, own.adminToken).then(idOf);
       const filters: JsonObject[] = [{ resourceTypes: { types: ["project"] } }];
       const before = await watch("grpc", own.baseUrl, own.adminToken, { filters });
       const first = await create(own.baseUrl, "before-restart");

@@ -22,7 +22,16 @@ export async function instanceFlows(f: Flow): Promise<void> {
   const [domain, added] = [`${uniqueName("inst")}.audit.example`, `${uniqueName("more")}.audit.example`];
   const admin = humanUser(uniqueName("first"), { password: newPassword(f, "instance") });
   const policy = { minLength: 10, requireUppercase: true, requireLowercase: true, requireNumber: true, requireSymbol: false };
-  const made = await instances("CreateInstance", { instance: { name: "Audit instance", domains: [domain], firstOrgName: "First", admin: { user: admin, patExpirationDate: fromNow(DAY_MS) }, defaultLanguage: "de", passwordPolicy: policy } });
+  const made = await instances("CreateInstance", {
+    instance: {
+      name: "Audit instance",
+      domains: [domain],
+      firstOrgName: "First",
+      admin: { user: admin, patExpirationDate: fromNow(DAY_MS) },
+      defaultLanguage: "de",
+      passwordPolicy: policy,
+    },
+  });
   const id = made.details.id as string;
   await instances("PatchInstance", { id, instance: { name: "Audit instance 2", defaultLanguage: "fr", passwordPolicy: { ...policy, minLength: 12 } } });
   await instances("AddInstanceDomain", { id, domain: { domain: added } });
@@ -46,5 +55,10 @@ export async function settingsFlows(f: Flow): Promise<void> {
   await f.ok(PlatformBrandingSettings, "SetBrandingSettings", { settings: { primaryColor: { set: "#123456" } }, ctx: org });
   await f.ok(PlatformBrandingSettings, "SetBrandingImage", { image: "logo", content: { contentType: "image/png", data: PNG }, ctx: org });
   await f.ok(PlatformBrandingSettings, "RemoveBrandingImage", { image: "logo", ctx: org });
-  await f.ok(PlatformMessageTextSettings, "SetMessageText", { kind: "password_reset", language: "de", settings: { subject: { set: "Neues Passwort für {{.OrgName}}" } }, ctx: org });
+  await f.ok(PlatformMessageTextSettings, "SetMessageText", {
+    kind: "password_reset",
+    language: "de",
+    settings: { subject: { set: "Neues Passwort für {{.OrgName}}" } },
+    ctx: org,
+  });
 }

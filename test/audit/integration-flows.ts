@@ -10,9 +10,13 @@ import { calls, type Flow } from "./flow.js";
 /** A target with its signing key regenerated, used by an execution that loses it when it is deleted. */
 export async function actionFlows(f: Flow): Promise<void> {
   const actions = calls(f, PlatformActions);
-  const target = (await actions("CreateTarget", { target: { name: uniqueName("audit-hook"), restWebhook: { url: "https://hooks.example/audit" }, timeout: "5s" } })).details.id as string;
+  const target = (
+    await actions("CreateTarget", { target: { name: uniqueName("audit-hook"), restWebhook: { url: "https://hooks.example/audit" }, timeout: "5s" } })
+  ).details.id as string;
   await actions("PatchTarget", { id: target, target: { timeout: "4s", regenerateSigningKey: true } });
-  const other = (await actions("CreateTarget", { target: { name: uniqueName("audit-other"), restWebhook: { url: "https://hooks.example/other" }, isAsync: true } })).details.id as string;
+  const other = (
+    await actions("CreateTarget", { target: { name: uniqueName("audit-other"), restWebhook: { url: "https://hooks.example/other" }, isAsync: true } })
+  ).details.id as string;
   const condition = { event: { event: "user.human.added" } };
   await actions("PutExecution", { execution: { condition, targets: [target, other] } });
   await actions("DeleteTarget", { id: target });
@@ -31,8 +35,20 @@ export async function providerFlows(f: Flow): Promise<void> {
     return value;
   };
   const families: [DescService, string, string, JsonObject, JsonObject][] = [
-    [PlatformSMTPProviders, "SMTP", "smtp", smtpSettings(2525, { password: secret("smtp-password") }), { password: secret("smtp-password-2"), senderName: "Audit" }],
-    [PlatformSMSProviders, "SMS", "twilio", twilioSettings({ token: secret("twilio-token"), senderNumber: "+15005550006" }), { token: secret("twilio-token-2") }],
+    [
+      PlatformSMTPProviders,
+      "SMTP",
+      "smtp",
+      smtpSettings(2525, { password: secret("smtp-password") }),
+      { password: secret("smtp-password-2"), senderName: "Audit" },
+    ],
+    [
+      PlatformSMSProviders,
+      "SMS",
+      "twilio",
+      twilioSettings({ token: secret("twilio-token"), senderNumber: "+15005550006" }),
+      { token: secret("twilio-token-2") },
+    ],
   ];
   for (const [service, name, kind, settings, patch] of families) {
     const call = (method: string, request: JsonObject) => f.ok(service, `${method}${name}Provider`, request);
@@ -57,7 +73,15 @@ export async function idpFlows(f: Flow): Promise<void> {
     ["GitLab", {}],
     ["GitLabSelfHosted", { issuer: "https://gitlab.audit.example" }],
     ["OIDC", { issuer: "https://issuer.audit.example", isIdTokenMapping: true }],
-    ["OAuth", { authorizationEndpoint: "https://oauth.audit.example/authorize", tokenEndpoint: "https://oauth.audit.example/token", userEndpoint: "https://oauth.audit.example/user", idAttribute: "sub" }],
+    [
+      "OAuth",
+      {
+        authorizationEndpoint: "https://oauth.audit.example/authorize",
+        tokenEndpoint: "https://oauth.audit.example/token",
+        userEndpoint: "https://oauth.audit.example/user",
+        idAttribute: "sub",
+      },
+    ],
     ["GitHub", {}],
     ["Google", {}],
   ];
@@ -66,8 +90,15 @@ export async function idpFlows(f: Flow): Promise<void> {
     const newSecret = `${type}-new-secret-${uniqueName("s")}`;
     f.keep(clientSecret, newSecret);
     const options = { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" };
-    const id = (await idps(`Create${type}IDP`, { idp: { idp: { name: uniqueName(`Audit ${type}`), options }, config: { clientId: `${type}-client`, clientSecret, scopes: ["openid"], ...extra } } })).details.id as string;
-    await idps(`Patch${type}IDP`, { id, idp: { idp: { name: uniqueName(`Audit ${type} 2`) }, config: { clientSecret: newSecret, scopes: ["openid", "email"] } } });
+    const id = (
+      await idps(`Create${type}IDP`, {
+        idp: { idp: { name: uniqueName(`Audit ${type}`), options }, config: { clientId: `${type}-client`, clientSecret, scopes: ["openid"], ...extra } },
+      })
+    ).details.id as string;
+    await idps(`Patch${type}IDP`, {
+      id,
+      idp: { idp: { name: uniqueName(`Audit ${type} 2`) }, config: { clientSecret: newSecret, scopes: ["openid", "email"] } },
+    });
     await idps(`Patch${type}IDP`, { id, ctx: { orgId: f.server.defaultOrgId }, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } } });
     await idps("DeleteIDP", { id });
   }

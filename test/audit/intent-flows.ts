@@ -18,12 +18,17 @@ const FAILURE = "https://login.example/ui/idp/failure";
  */
 export async function intentFlows(f: Flow, ui: string, github: FakeGitHub): Promise<void> {
   f.keep(github.clientSecret);
-  const idp = await f.ok(PlatformIdentityProviders, "CreateGitHubIDP", { idp: { idp: { name: "GitHub" }, config: { clientId: github.clientId, clientSecret: github.clientSecret } } });
+  const idp = await f.ok(PlatformIdentityProviders, "CreateGitHubIDP", {
+    idp: { idp: { name: "GitHub" }, config: { clientId: github.clientId, clientSecret: github.clientSecret } },
+  });
   const idpId = idp.details.id as string;
   const start = () => f.ok(PlatformIDPIntents, "StartIDPIntent", { idpId, successUrl: SUCCESS, failureUrl: FAILURE }, ui);
 
   const login = uniqueName("octo");
-  github.account = { profile: { id: 4242, login, name: "Octo Cat", email: null }, emails: [{ email: `${login}@mail.example`, primary: true, verified: true, visibility: "private" }] };
+  github.account = {
+    profile: { id: 4242, login, name: "Octo Cat", email: null },
+    emails: [{ email: `${login}@mail.example`, primary: true, verified: true, visibility: "private" }],
+  };
   const userId = (await f.ok(PlatformUsers, "CreateUser", { user: humanUser(login) })).details.id as string;
   await linkAccount(f.server, f.server.instanceId, userId, { idpId, externalUserId: "4242", username: login, email: "" });
   const atGitHub = await fetch((await start()).authUrl, { redirect: "manual" });

@@ -61,7 +61,12 @@ export async function projectFlows(f: Flow): Promise<void> {
   await projects("RemoveProjectRole", { projectId, key: "writer" });
   await grants("DeleteUserGrant", { id: grantId });
 
-  const web = (await apps("CreateApp", { projectId, app: { name: "Audit web", oidc: { redirectUris: ["https://app.example/cb"], responseTypes: ["OIDC_RESPONSE_TYPE_CODE"] } } })).details.id as string;
+  const web = (
+    await apps("CreateApp", {
+      projectId,
+      app: { name: "Audit web", oidc: { redirectUris: ["https://app.example/cb"], responseTypes: ["OIDC_RESPONSE_TYPE_CODE"] } },
+    })
+  ).details.id as string;
   await apps("RegenerateAppSecret", { id: web });
   await apps("PatchApp", { id: web, app: { name: "Audit web 2", oidc: { authMethodType: "OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT" } } });
   const key = await apps("AddAppKey", { appId: web, key: { generate: "KEY_TYPE_RSA", expirationDate: fromNow(DAY_MS) } });

@@ -28,8 +28,8 @@ const UNREACHED: Record<string, string> = {
   "signin.suppressed": "announced by issue 40; nothing writes it yet",
   "system.member.changed": "the system context has one role: a membership there cannot change",
   "signing_key.removed": "a retired key is removed a minute after the longest token lifetime at the earliest",
-  "user.mfa_init.skipped": "written by the login pages' \"Skip for now\" only (test/oidc/second-factor-login.test.ts); its payload is empty",
-  "user.passkey_prompt.skipped": "written by the login pages' \"Not now\" only (test/oidc/passkey-login.test.ts); its payload is empty",
+  "user.mfa_init.skipped": 'written by the login pages\' "Skip for now" only (test/oidc/second-factor-login.test.ts); its payload is empty',
+  "user.passkey_prompt.skipped": 'written by the login pages\' "Not now" only (test/oidc/passkey-login.test.ts); its payload is empty',
 };
 
 /** One kind and language of message texts stands for all of them: their events are alike (domain/settings/message-text.ts). */
@@ -63,7 +63,19 @@ describe.each(DATABASE_KINDS)("the audit log's redaction of the events written (
     flow = newFlow(server);
     flow.keep(server.adminToken);
     const ui = await loginClient(flow);
-    for (const run of [personFlows, inviteFlow, machineFlows, projectFlows, membershipFlows, actionFlows, providerFlows, idpFlows, settingsFlows, instanceFlows]) await run(flow);
+    for (const run of [
+      personFlows,
+      inviteFlow,
+      machineFlows,
+      projectFlows,
+      membershipFlows,
+      actionFlows,
+      providerFlows,
+      idpFlows,
+      settingsFlows,
+      instanceFlows,
+    ])
+      await run(flow);
     await orgFlows(flow, dns);
     for (const run of [sessionFlows, webAuthnFlows]) await run(flow, ui);
     await intentFlows(flow, ui, github);
@@ -91,7 +103,13 @@ describe.each(DATABASE_KINDS)("the audit log's redaction of the events written (
   });
 
   it("shows no property named like a secret", () => {
-    expect(redacted().flatMap(({ type, shown }) => propertyNames(shown).filter(namesSecret).map((name) => `${type}: ${name}`))).toEqual([]);
+    expect(
+      redacted().flatMap(({ type, shown }) =>
+        propertyNames(shown)
+          .filter(namesSecret)
+          .map((name) => `${type}: ${name}`),
+      ),
+    ).toEqual([]);
   });
 
   it("reaches every declared type, but for a few set apart", () => {

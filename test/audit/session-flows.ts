@@ -80,19 +80,39 @@ interface ChallengeRequest {
 }
 
 async function challenged(f: Flow, ui: string, request: ChallengeRequest) {
-  const made = await f.ok(PlatformSessions, "CreateSession", { ...(request.checks && { checks: request.checks }), challenges: { webAuthN: { domain: RP_ID, ...(request.userVerificationRequirement && { userVerificationRequirement: request.userVerificationRequirement }) } } }, ui);
+  const made = await f.ok(
+    PlatformSessions,
+    "CreateSession",
+    {
+      ...(request.checks && { checks: request.checks }),
+      challenges: {
+        webAuthN: { domain: RP_ID, ...(request.userVerificationRequirement && { userVerificationRequirement: request.userVerificationRequirement }) },
+      },
+    },
+    ui,
+  );
   return { id: made.sessionId as string, token: made.sessionToken as string, options: made.challenges.webAuthN.publicKeyCredentialRequestOptions };
 }
 
-const answer = (authenticator: SoftwareAuthenticator, options: PublicKeyCredentialRequestOptionsJSON, counter: number) => authenticator.get(options, { counter }) as unknown as JsonObject;
+const answer = (authenticator: SoftwareAuthenticator, options: PublicKeyCredentialRequestOptionsJSON, counter: number) =>
+  authenticator.get(options, { counter }) as unknown as JsonObject;
 
 async function signInWith(f: Flow, ui: string, authenticator: SoftwareAuthenticator, request: ChallengeRequest, counter: number): Promise<void> {
   const s = await challenged(f, ui, request);
-  await f.ok(PlatformSessions, "PatchSession", { id: s.id, sessionToken: s.token, checks: { webAuthN: { credentialAssertionData: answer(authenticator, s.options, counter) } } }, ui);
+  await f.ok(
+    PlatformSessions,
+    "PatchSession",
+    { id: s.id, sessionToken: s.token, checks: { webAuthN: { credentialAssertionData: answer(authenticator, s.options, counter) } } },
+    ui,
+  );
 }
 
 async function refusedClone(f: Flow, ui: string, authenticator: SoftwareAuthenticator, request: ChallengeRequest, counter: number): Promise<void> {
   const s = await challenged(f, ui, request);
-  const refused = await protocolClient(PlatformSessions, "grpc", f.server.baseUrl).call("PatchSession", { id: s.id, sessionToken: s.token, checks: { webAuthN: { credentialAssertionData: answer(authenticator, s.options, counter) } } }, ui);
+  const refused = await protocolClient(PlatformSessions, "grpc", f.server.baseUrl).call(
+    "PatchSession",
+    { id: s.id, sessionToken: s.token, checks: { webAuthN: { credentialAssertionData: answer(authenticator, s.options, counter) } } },
+    ui,
+  );
   expect(refused, "an answer whose counter does not move forward").toMatchObject({ ok: false, code: Code.InvalidArgument });
 }

@@ -39,7 +39,13 @@ const agent = () => `audit-test/${randomUUID()}`;
 
 async function loginClientOf(server: TestServer, users: Users): Promise<{ token: string; id: string }> {
   const id = await users.create(machineUser(uniqueName("login-ui")));
-  ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["LOGIN_CLIENT"] } }, server.adminToken));
+  ok(
+    await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call(
+      "CreateMembership",
+      { membership: { userId: id, roles: ["LOGIN_CLIENT"] } },
+      server.adminToken,
+    ),
+  );
   return users.pat(id);
 }
 
@@ -119,7 +125,12 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
       const { b, page } = await loginPage(ua);
       await submit(b, page, "loginName", unknown);
       const [row] = await signIns(server, { editor_agent: ua }, 1);
-      expect(row).toMatchObject({ event_type: "signin.failed", ...anonymous, ...fromPage(ua), payload: { method: "login_name", channel: "login", reason: "unknown_name", clientId: `app:${rp.clientId}` } });
+      expect(row).toMatchObject({
+        event_type: "signin.failed",
+        ...anonymous,
+        ...fromPage(ua),
+        payload: { method: "login_name", channel: "login", reason: "unknown_name", clientId: `app:${rp.clientId}` },
+      });
       expect(JSON.stringify(row)).not.toContain("nobody-");
 
       const p = await person(users);
@@ -127,17 +138,31 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
       const first = await loginPage(wrong);
       await submit(first.b, await submit(first.b, first.page, "loginName", p.loginName), "password", WRONG);
       const failed = await signIns(server, { editor_agent: wrong }, 1);
-      expect(failed).toEqual([expect.objectContaining({ event_type: "signin.failed", ...attemptOf(p.id), payload: { userId: p.id, orgId: server.defaultOrgId, method: "password", channel: "login", reason: "wrong_password", clientId: `app:${rp.clientId}` } })]);
+      expect(failed).toEqual([
+        expect.objectContaining({
+          event_type: "signin.failed",
+          ...attemptOf(p.id),
+          payload: { userId: p.id, orgId: server.defaultOrgId, method: "password", channel: "login", reason: "wrong_password", clientId: `app:${rp.clientId}` },
+        }),
+      ]);
       expectNothingSecret(failed, [WRONG]);
 
-      for (const [method, reason] of [["LockUser", "locked"], ["DeactivateUser", "inactive"]] as const) {
+      for (const [method, reason] of [
+        ["LockUser", "locked"],
+        ["DeactivateUser", "inactive"],
+      ] as const) {
         const refused = await person(users);
         ok(await users.call(method, { id: refused.id }));
         const ua = agent();
         const { b, page } = await loginPage(ua);
         await submit(b, page, "loginName", refused.loginName);
         expect(await signIns(server, { editor_agent: ua }, 1)).toEqual([
-          expect.objectContaining({ event_type: "signin.failed", ...attemptOf(refused.id), ...fromPage(ua), payload: expect.objectContaining({ userId: refused.id, method: "login_name", reason }) }),
+          expect.objectContaining({
+            event_type: "signin.failed",
+            ...attemptOf(refused.id),
+            ...fromPage(ua),
+            payload: expect.objectContaining({ userId: refused.id, method: "login_name", reason }),
+          }),
         ]);
       }
     });
@@ -212,22 +237,37 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
       const ua = agent();
       await sessions.call("CreateSession", { checks: { user: { loginName: unknown }, password: { password: PASSWORD } }, userAgent: forwarded(ua) });
       const [row] = await signIns(server, { editor_agent: ua }, 1);
-      expect(row).toMatchObject({ event_type: "signin.failed", ...anonymous, ...fromLoginUi("203.0.113.20", ua), payload: { method: "password", channel: "session", reason: "unknown_name", clientId: `pat:${loginClient.id}` } });
+      expect(row).toMatchObject({
+        event_type: "signin.failed",
+        ...anonymous,
+        ...fromLoginUi("203.0.113.20", ua),
+        payload: { method: "password", channel: "session", reason: "unknown_name", clientId: `pat:${loginClient.id}` },
+      });
       expect(JSON.stringify(row)).not.toContain(unknown);
 
       const p = await person(users);
       const wrong = agent();
       await sessions.call("CreateSession", { checks: { user: { userId: p.id }, password: { password: WRONG } }, userAgent: forwarded(wrong) });
       const failed = await signIns(server, { editor_agent: wrong }, 1);
-      expect(failed).toEqual([expect.objectContaining({ ...attemptOf(p.id), payload: expect.objectContaining({ method: "password", channel: "session", reason: "wrong_password" }) })]);
+      expect(failed).toEqual([
+        expect.objectContaining({ ...attemptOf(p.id), payload: expect.objectContaining({ method: "password", channel: "session", reason: "wrong_password" }) }),
+      ]);
       expectNothingSecret(failed, [WRONG]);
 
-      for (const [method, reason] of [["LockUser", "locked"], ["DeactivateUser", "inactive"]] as const) {
+      for (const [method, reason] of [
+        ["LockUser", "locked"],
+        ["DeactivateUser", "inactive"],
+      ] as const) {
         const refused = await person(users);
         ok(await users.call(method, { id: refused.id }));
         const ua = agent();
-        await sessions.call("CreateSession", { checks: { user: { loginName: refused.loginName }, password: { password: PASSWORD } }, userAgent: forwarded(ua) });
-        expect(await signIns(server, { editor_agent: ua }, 1)).toEqual([expect.objectContaining({ event_type: "signin.failed", ...attemptOf(refused.id), payload: expect.objectContaining({ method: "password", reason }) })]);
+        await sessions.call("CreateSession", {
+          checks: { user: { loginName: refused.loginName }, password: { password: PASSWORD } },
+          userAgent: forwarded(ua),
+        });
+        expect(await signIns(server, { editor_agent: ua }, 1)).toEqual([
+          expect.objectContaining({ event_type: "signin.failed", ...attemptOf(refused.id), payload: expect.objectContaining({ method: "password", reason }) }),
+        ]);
       }
     });
 
@@ -244,7 +284,10 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
       const rows = await signIns(server, { editor_agent: ua }, 3);
       expect(rows.map((r) => [r.event_type, r.payload])).toEqual([
         ["signin.succeeded", expect.objectContaining({ method: "password", channel: "session" })],
-        ["signin.failed", { userId: p.id, orgId: server.defaultOrgId, method: "totp", channel: "session", reason: "wrong_code", clientId: `pat:${loginClient.id}` }],
+        [
+          "signin.failed",
+          { userId: p.id, orgId: server.defaultOrgId, method: "totp", channel: "session", reason: "wrong_code", clientId: `pat:${loginClient.id}` },
+        ],
         ["signin.succeeded", expect.objectContaining({ userId: p.id, method: "totp", channel: "session" })],
       ]);
       // The patches came through the same login UI, for the address and user agent the session was created with.
@@ -255,9 +298,14 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
 
   describe("at the token endpoint", () => {
     const token = (form: Record<string, string>, ua: string, headers: Record<string, string> = {}) =>
-      fetch(`${server.baseUrl}/oauth/v2/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": ua, ...headers }, body: new URLSearchParams(form).toString() });
+      fetch(`${server.baseUrl}/oauth/v2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": ua, ...headers },
+        body: new URLSearchParams(form).toString(),
+      });
     const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
-    const credentials = (username: string, secret: string, ua: string) => token({ grant_type: "client_credentials" }, ua, { authorization: basic(username, secret) });
+    const credentials = (username: string, secret: string, ua: string) =>
+      token({ grant_type: "client_credentials" }, ua, { authorization: basic(username, secret) });
 
     async function machineWithSecret() {
       const username = uniqueName("svc");
@@ -273,8 +321,23 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
       const rows = await signIns(server, { editor_agent: ua }, 2);
       const fromMachine = { ...attemptOf(m.id), editor_client: `app:${m.username}`, editor_ip: expect.stringMatching(LOCAL), editor_agent: ua };
       expect(rows).toEqual([
-        expect.objectContaining({ event_type: "signin.succeeded", ...fromMachine, payload: { userId: m.id, orgId: server.defaultOrgId, method: "client_secret", channel: "token", clientId: `app:${m.username}` } }),
-        expect.objectContaining({ event_type: "signin.failed", ...fromMachine, payload: { userId: m.id, orgId: server.defaultOrgId, method: "client_secret", channel: "token", reason: "wrong_secret", clientId: `app:${m.username}` } }),
+        expect.objectContaining({
+          event_type: "signin.succeeded",
+          ...fromMachine,
+          payload: { userId: m.id, orgId: server.defaultOrgId, method: "client_secret", channel: "token", clientId: `app:${m.username}` },
+        }),
+        expect.objectContaining({
+          event_type: "signin.failed",
+          ...fromMachine,
+          payload: {
+            userId: m.id,
+            orgId: server.defaultOrgId,
+            method: "client_secret",
+            channel: "token",
+            reason: "wrong_secret",
+            clientId: `app:${m.username}`,
+          },
+        }),
       ]);
       expectNumbered(rows);
       expectNothingSecret(rows, [m.secret]);
@@ -283,33 +346,59 @@ describe.each(DATABASE_KINDS)("sign-in events (%s)", (kind) => {
       const nobody = agent();
       expect((await token({ grant_type: "client_credentials", client_id: unknown, client_secret: m.secret }, nobody)).status).toBe(401);
       const [row] = await signIns(server, { editor_agent: nobody }, 1);
-      expect(row).toMatchObject({ event_type: "signin.failed", ...anonymous, editor_client: null, payload: { method: "client_secret", channel: "token", reason: "unknown_name" } });
+      expect(row).toMatchObject({
+        event_type: "signin.failed",
+        ...anonymous,
+        editor_client: null,
+        payload: { method: "client_secret", channel: "token", reason: "unknown_name" },
+      });
       expect(JSON.stringify(row)).not.toContain(unknown);
 
-      for (const [method, reason] of [["LockUser", "locked"], ["DeactivateUser", "inactive"]] as const) {
+      for (const [method, reason] of [
+        ["LockUser", "locked"],
+        ["DeactivateUser", "inactive"],
+      ] as const) {
         const refused = await machineWithSecret();
         ok(await users.call(method, { id: refused.id }));
         const ua = agent();
         expect((await credentials(refused.username, refused.secret, ua)).status).toBe(401);
         expect(await signIns(server, { editor_agent: ua }, 1)).toEqual([
-          expect.objectContaining({ event_type: "signin.failed", ...attemptOf(refused.id), editor_client: `app:${refused.username}`, payload: expect.objectContaining({ method: "client_secret", channel: "token", reason }) }),
+          expect.objectContaining({
+            event_type: "signin.failed",
+            ...attemptOf(refused.id),
+            editor_client: `app:${refused.username}`,
+            payload: expect.objectContaining({ method: "client_secret", channel: "token", reason }),
+          }),
         ]);
       }
     });
 
     it("records a machine user's signed assertion (jwt-bearer): valid, and signed for another audience", async () => {
       const id = await users.create(machineUser(uniqueName("jwt")));
-      const keyFile = JSON.parse(ok(await users.call("AddKey", { id, key: { generate: "KEY_TYPE_RSA", expirationDate: fromNow(DAY_MS) } })).keyFile as string) as { keyId: string; key: string };
+      const keyFile = JSON.parse(
+        ok(await users.call("AddKey", { id, key: { generate: "KEY_TYPE_RSA", expirationDate: fromNow(DAY_MS) } })).keyFile as string,
+      ) as { keyId: string; key: string };
       const key = await importPKCS8(keyFile.key, "RS256");
       const assertion = (aud: string) =>
-        new SignJWT({ jti: randomUUID() }).setProtectedHeader({ alg: "RS256", kid: keyFile.keyId }).setIssuer(id).setSubject(id).setAudience(aud).setIssuedAt().setExpirationTime("5m").sign(key);
+        new SignJWT({ jti: randomUUID() })
+          .setProtectedHeader({ alg: "RS256", kid: keyFile.keyId })
+          .setIssuer(id)
+          .setSubject(id)
+          .setAudience(aud)
+          .setIssuedAt()
+          .setExpirationTime("5m")
+          .sign(key);
       const ua = agent();
       expect((await token({ grant_type: JWT_BEARER, assertion: await assertion(server.baseUrl) }, ua)).status).toBe(200);
       expect((await token({ grant_type: JWT_BEARER, assertion: await assertion("https://elsewhere.example") }, ua)).status).toBe(400);
       const rows = await signIns(server, { editor_agent: ua }, 2);
       expect(rows.map((r) => [r.event_type, r.editor_client, r.payload])).toEqual([
         ["signin.succeeded", `app:${id}`, { userId: id, orgId: server.defaultOrgId, method: "jwt_bearer", channel: "token", clientId: `app:${id}` }],
-        ["signin.failed", `app:${id}`, { userId: id, orgId: server.defaultOrgId, method: "jwt_bearer", channel: "token", reason: "invalid_key", clientId: `app:${id}` }],
+        [
+          "signin.failed",
+          `app:${id}`,
+          { userId: id, orgId: server.defaultOrgId, method: "jwt_bearer", channel: "token", reason: "invalid_key", clientId: `app:${id}` },
+        ],
       ]);
     });
   });
@@ -322,7 +411,11 @@ describe.each(DATABASE_KINDS)("the bound on sign-in events (%s)", (kind) => {
   let sessions: Client;
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { PLATFORM_AUDIT_SIGNIN_BURST: String(BURST), PLATFORM_AUDIT_SIGNIN_WINDOW: "2s", PLATFORM_AUDIT_SIGNIN_FLUSH_INTERVAL: "50ms" });
+    server = await startTestServer(kind, {
+      PLATFORM_AUDIT_SIGNIN_BURST: String(BURST),
+      PLATFORM_AUDIT_SIGNIN_WINDOW: "2s",
+      PLATFORM_AUDIT_SIGNIN_FLUSH_INTERVAL: "50ms",
+    });
     users = new Users(server);
     sessions = serviceClient(PlatformSessions, server.baseUrl, (await loginClientOf(server, users)).token);
   }, 120_000);
@@ -339,7 +432,13 @@ describe.each(DATABASE_KINDS)("the bound on sign-in events (%s)", (kind) => {
     const rows = await signIns(server, { aggregate_id: p.id }, BURST + 1);
     expect(rows.map((r) => r.event_type)).toEqual([...Array(BURST).fill("signin.failed"), "signin.suppressed"]);
     const summary = rows.at(-1)!;
-    expect(summary).toMatchObject({ aggregate_id: p.id, org_id: server.defaultOrgId, creator: p.id, editor_ip: null, payload: { userId: p.id, count: flood - BURST, reasons: { wrong_password: flood - BURST } } });
+    expect(summary).toMatchObject({
+      aggregate_id: p.id,
+      org_id: server.defaultOrgId,
+      creator: p.id,
+      editor_ip: null,
+      payload: { userId: p.id, count: flood - BURST, reasons: { wrong_password: flood - BURST } },
+    });
     const { from, to } = summary.payload as { from: string; to: string };
     expect(Date.parse(from)).toBeGreaterThanOrEqual(started);
     expect(Date.parse(to)).toBeGreaterThanOrEqual(Date.parse(from));
@@ -350,10 +449,16 @@ describe.each(DATABASE_KINDS)("the bound on sign-in events (%s)", (kind) => {
   it("records a flood of unknown names from one address up to the burst, and the rest as one summary naming the address only", async () => {
     const address = "198.51.100.7";
     const names = Array.from({ length: 6 }, () => `nobody-${randomUUID()}`);
-    for (const loginName of names) await sessions.call("CreateSession", { checks: { user: { loginName }, password: { password: WRONG } }, userAgent: { ip: address } });
+    for (const loginName of names)
+      await sessions.call("CreateSession", { checks: { user: { loginName }, password: { password: WRONG } }, userAgent: { ip: address } });
     const rows = await signIns(server, { editor_ip: address }, BURST + 1);
     expect(rows.map((r) => r.event_type)).toEqual([...Array(BURST).fill("signin.failed"), "signin.suppressed"]);
-    expect(rows.at(-1)).toMatchObject({ aggregate_id: "", org_id: "", creator: "anonymous", payload: { address, count: names.length - BURST, reasons: { unknown_name: names.length - BURST } } });
+    expect(rows.at(-1)).toMatchObject({
+      aggregate_id: "",
+      org_id: "",
+      creator: "anonymous",
+      payload: { address, count: names.length - BURST, reasons: { unknown_name: names.length - BURST } },
+    });
     const dump = JSON.stringify(rows);
     for (const name of names) expect(dump).not.toContain(name);
   });

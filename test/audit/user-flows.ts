@@ -20,7 +20,10 @@ export const b64 = (text: string) => Buffer.from(text).toString("base64");
 /** A person's contacts, passwords, metadata, second factors and passkeys, each set and taken away again. */
 export async function personFlows(f: Flow): Promise<void> {
   const users = calls(f, PlatformUsers);
-  const made = await users("CreateUser", { user: humanUser(uniqueName("audit"), { password: newPassword(f, "first"), phone: { number: "+41791234567" } }), returnCode: true });
+  const made = await users("CreateUser", {
+    user: humanUser(uniqueName("audit"), { password: newPassword(f, "first"), phone: { number: "+41791234567" } }),
+    returnCode: true,
+  });
   const id = made.details.id as string;
 
   await users("VerifyEmail", { id, verification: { code: (await users("ResendEmailCode", { id, returnCode: true })).code } });
@@ -79,7 +82,12 @@ export async function registerPasskey(f: Flow, userId: string) {
   const authenticator = new SoftwareAuthenticator(f.server.baseUrl);
   const started = await f.ok(PlatformUsers, "StartPasskeyRegistration", { id: userId, domain: RP_ID });
   const answer = authenticator.create(started.publicKeyCredentialCreationOptions, { flags: { uv: true } });
-  await f.ok(PlatformUsers, "FinishPasskeyRegistration", { id: userId, passkeyId: started.passkeyId, publicKeyCredential: answer as unknown as JsonObject, name: "Audit passkey" });
+  await f.ok(PlatformUsers, "FinishPasskeyRegistration", {
+    id: userId,
+    passkeyId: started.passkeyId,
+    publicKeyCredential: answer as unknown as JsonObject,
+    name: "Audit passkey",
+  });
   keepPrivateKeys(f, authenticator);
   return { authenticator, passkeyId: started.passkeyId as string };
 }
@@ -89,7 +97,12 @@ export async function registerSecurityKey(f: Flow, userId: string) {
   const authenticator = new SoftwareAuthenticator(f.server.baseUrl, { uv: false });
   const started = await f.ok(PlatformUsers, "StartU2FRegistration", { id: userId, domain: RP_ID });
   const answer = authenticator.create(started.publicKeyCredentialCreationOptions);
-  await f.ok(PlatformUsers, "FinishU2FRegistration", { id: userId, u2fId: started.u2fId, publicKeyCredential: answer as unknown as JsonObject, name: "Audit key" });
+  await f.ok(PlatformUsers, "FinishU2FRegistration", {
+    id: userId,
+    u2fId: started.u2fId,
+    publicKeyCredential: answer as unknown as JsonObject,
+    name: "Audit key",
+  });
   keepPrivateKeys(f, authenticator);
   return { authenticator, u2fId: started.u2fId as string };
 }

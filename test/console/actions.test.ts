@@ -23,7 +23,6 @@ import { humanUser, ok, uniqueName, Users } from "../users/helpers.js";
  * a real SMTP server, listed as failed with the server's words, and sent again.
  */
 
-
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and messages in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
@@ -39,7 +38,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
     smtp = new TestSmtpServer({ certificates, users: { system: "System-Pa55" } });
     receiver = new Receiver();
     receiverUrl = await receiver.start();
-    const mail = { PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`, PLATFORM_SMTP_FROM: "noreply@platform.example", PLATFORM_SMTP_CA_PATH: certificates.caPath };
+    const mail = {
+      PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`,
+      PLATFORM_SMTP_FROM: "noreply@platform.example",
+      PLATFORM_SMTP_CA_PATH: certificates.caPath,
+    };
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_ACTIONS_DELIVERY_POLL_INTERVAL: "50ms", ...mail }),
       launchChromium(),
@@ -93,7 +96,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`actions and message
       await page.getByRole("gridcell", { name: "Delivered" }).first().waitFor();
       await inspect("deliveries", tab);
       const before = receiver.callsTo("/events").length;
-      await page.getByRole("button", { name: /^Send again: / }).first().click();
+      await page
+        .getByRole("button", { name: /^Send again: / })
+        .first()
+        .click();
       await until("the delivery sent again", () => receiver.callsTo("/events").length > before);
 
       await page.getByRole("link", { name: "Targets" }).click();

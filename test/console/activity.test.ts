@@ -87,7 +87,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the audit log in th
 
   it("lists a change made through the API with its editor and where it came from; a group narrows it; Load more pages", async () => {
     // More project events than a page holds: the group's second page has some.
-    await Promise.all(Array.from({ length: 55 }, (_, i) => projectClient(server.baseUrl, bot.token).ok("AddProjectRole", { projectId: ledger.id, role: { key: `role-${i}`, displayName: `Role ${i}` } })));
+    await Promise.all(
+      Array.from({ length: 55 }, (_, i) =>
+        projectClient(server.baseUrl, bot.token).ok("AddProjectRole", { projectId: ledger.id, role: { key: `role-${i}`, displayName: `Role ${i}` } }),
+      ),
+    );
     const change = { id: "", name: uniqueName("Change") };
     change.id = await createProject(server.baseUrl, bot.token, change.name, orgA.id);
     // Newer still, and no project's: the group below must leave it out.
@@ -119,7 +123,13 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the audit log in th
     await rowsOf(table, other).waitFor({ state: "detached" });
     expect((await column(table, "Event")).every((t) => t.startsWith("project."))).toBe(true);
     await expect.poll(() => rows(table).count()).toBe(50);
-    const total = ok(await protocolClient(PlatformEvents, "grpc", server.baseUrl).call("SearchEvents", { filters: [{ types: { groups: ["project"] } }], limit: 1000 }, server.adminToken)).result.length as number;
+    const total = ok(
+      await protocolClient(PlatformEvents, "grpc", server.baseUrl).call(
+        "SearchEvents",
+        { filters: [{ types: { groups: ["project"] } }], limit: 1000 },
+        server.adminToken,
+      ),
+    ).result.length as number;
     expect(total).toBeGreaterThan(50);
     await page.getByRole("button", { name: "Load more" }).click();
     await expect.poll(() => rows(table).count()).toBe(total);
@@ -173,7 +183,13 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the audit log in th
 
   it("shows neither Activity nor a resource's History to a person who may read users but not the log", async () => {
     // A login UI's role: users and sessions, not the audit log.
-    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: person.id, roles: ["LOGIN_CLIENT"] } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call(
+        "CreateMembership",
+        { membership: { userId: person.id, roles: ["LOGIN_CLIENT"] } },
+        server.adminToken,
+      ),
+    );
     const tab = await openTab(browser);
     const { page } = tab;
     try {
@@ -190,7 +206,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the audit log in th
 
   it("a user's History tab, and their Sign-ins tab with a failed attempt's outcome, method, channel, reason, client, address and user agent", async () => {
     const agent = `Sign-in test browser ${uniqueName("ua")}`;
-    await protocolClient(PlatformSessions, "grpc", server.baseUrl).call("CreateSession", { checks: { user: { userId: person.id }, password: { password: WRONG } }, userAgent: { ip: "203.0.113.9", description: agent } }, server.adminToken);
+    await protocolClient(PlatformSessions, "grpc", server.baseUrl).call(
+      "CreateSession",
+      { checks: { user: { userId: person.id }, password: { password: WRONG } }, userAgent: { ip: "203.0.113.9", description: agent } },
+      server.adminToken,
+    );
     const { page } = owner;
     await page.goto(`${server.baseUrl}/ui/console/users/${person.id}`);
     await page.getByRole("heading", { name: "Ada Lovelace", level: 1 }).waitFor();
@@ -211,8 +231,17 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the audit log in th
     const signIns = log(page, "Sign-ins");
     const attempt = rows(signIns).filter({ hasText: agent });
     await attempt.waitFor();
-    const cells = Object.fromEntries(await Promise.all((await attempt.locator("[data-label]").all()).map(async (c) => [await c.getAttribute("data-label"), (await c.innerText()).trim()])));
-    expect(cells).toMatchObject({ Outcome: "Failed", Method: "Password", Channel: "Session API", Reason: "Wrong password", "IP address": "203.0.113.9", "User agent": agent });
+    const cells = Object.fromEntries(
+      await Promise.all((await attempt.locator("[data-label]").all()).map(async (c) => [await c.getAttribute("data-label"), (await c.innerText()).trim()])),
+    );
+    expect(cells).toMatchObject({
+      Outcome: "Failed",
+      Method: "Password",
+      Channel: "Session API",
+      Reason: "Wrong password",
+      "IP address": "203.0.113.9",
+      "User agent": agent,
+    });
     expect(cells.Client).toMatch(/^pat:/);
     await inspect("user-sign-ins", owner, "load");
     expect(owner.errors).toEqual([]);

@@ -42,7 +42,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`branding and messag
     [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
     admin = await instanceOwner(server, "brand");
     const name = uniqueName("Branded");
-    const created = ok(await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name } }, server.adminToken));
+    const created = ok(
+      await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name } }, server.adminToken),
+    );
     org = { id: String(created.details.id), name };
   }, 120_000);
   afterAll(async () => {
@@ -51,7 +53,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`branding and messag
   });
 
   const inspect = consoleInspector(kind);
-  const branding = (ctx?: JsonObject) => protocolClient(PlatformBrandingSettings, "grpc", server.baseUrl).call("ResolveBrandingSettings", { ...(ctx && { ctx }) }, server.adminToken).then((r) => ok(r).settings);
+  const branding = (ctx?: JsonObject) =>
+    protocolClient(PlatformBrandingSettings, "grpc", server.baseUrl)
+      .call("ResolveBrandingSettings", { ...(ctx && { ctx }) }, server.adminToken)
+      .then((r) => ok(r).settings);
 
   async function signIn(page: Page, path: string) {
     await page.goto(`${server.baseUrl}/ui/console/${path}`);
@@ -158,7 +163,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`branding and messag
   it("changes an invitation's subject for an organization in English, refuses a wrong placeholder, resets it", async () => {
     const tab = await openTab(browser);
     const { page } = tab;
-    const texts = () => protocolClient(PlatformMessageTextSettings, "grpc", server.baseUrl).call("ResolveMessageText", { kind: "invite", language: "en", ctx: { orgId: org.id } }, server.adminToken).then((r) => ok(r));
+    const texts = () =>
+      protocolClient(PlatformMessageTextSettings, "grpc", server.baseUrl)
+        .call("ResolveMessageText", { kind: "invite", language: "en", ctx: { orgId: org.id } }, server.adminToken)
+        .then((r) => ok(r));
     try {
       await signIn(page, `settings/texts?org=${org.id}`);
       await page.getByRole("heading", { name: "Message texts" }).waitFor();

@@ -25,7 +25,11 @@ interface Answer {
 }
 
 /** A request to the test server with any Host (another instance's domain), over HTTP/1.1. */
-function get(port: number, path: string, { host = `localhost:${port}`, method = "GET", headers = {} }: { host?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+function get(
+  port: number,
+  path: string,
+  { host = `localhost:${port}`, method = "GET", headers = {} }: { host?: string; method?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, path, method, headers: { host, ...headers }, agent: false }, (res) => {
       let body = "";
@@ -172,13 +176,23 @@ describe.each(DATABASE_KINDS)("the console's files and application (%s)", (kind)
     expect(await db.transaction().execute((tx) => provisionMissingConsoleApps(tx, "system"))).toBe(1);
     expect(await db.transaction().execute((tx) => provisionMissingConsoleApps(tx, "system"))).toBe(0);
     const config = JSON.parse((await get(port, "/ui/console/config.json", { host: `${domain}:${port}` })).body) as { clientId: string };
-    const app = await db.selectFrom("apps").innerJoin("projects", (j) => j.onRef("projects.instance_id", "=", "apps.instance_id").onRef("projects.id", "=", "apps.project_id")).select(["apps.name", "projects.name as project", "apps.org_id"]).where("apps.instance_id", "=", instanceId).where("apps.client_id", "=", config.clientId).executeTakeFirstOrThrow();
+    const app = await db
+      .selectFrom("apps")
+      .innerJoin("projects", (j) => j.onRef("projects.instance_id", "=", "apps.instance_id").onRef("projects.id", "=", "apps.project_id"))
+      .select(["apps.name", "projects.name as project", "apps.org_id"])
+      .where("apps.instance_id", "=", instanceId)
+      .where("apps.client_id", "=", config.clientId)
+      .executeTakeFirstOrThrow();
     // The name its first console project took is taken: the next one is numbered.
     expect(app).toEqual({ name: "Console", project: "Platform 2", org_id: orgId });
   });
 
   async function findConsoleApp() {
-    const row = await server.service.store.db.selectFrom("apps").select(["id", "project_id"]).where("client_id", "=", consoleClientId).executeTakeFirstOrThrow();
+    const row = await server.service.store.db
+      .selectFrom("apps")
+      .select(["id", "project_id"])
+      .where("client_id", "=", consoleClientId)
+      .executeTakeFirstOrThrow();
     return { appId: row.id, projectId: row.project_id };
   }
 });

@@ -31,9 +31,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
 
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" });
-    [browser] = await Promise.all([
-      launchChromium(),
-    ]);
+    [browser] = await Promise.all([launchChromium()]);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -89,7 +87,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
       await page.getByLabel("Add a domain").fill(`${name.toLowerCase()}.example.com`);
       await page.getByRole("button", { name: "Add", exact: true }).click();
       await page.getByRole("rowheader", { name: `${name.toLowerCase()}.example.com` }).waitFor();
-      await page.getByRole("row", { name: new RegExp(`${name.toLowerCase()}\\.example\\.com`) }).getByRole("button", { name: "Verify…" }).click();
+      await page
+        .getByRole("row", { name: new RegExp(`${name.toLowerCase()}\\.example\\.com`) })
+        .getByRole("button", { name: "Verify…" })
+        .click();
       await page.getByRole("button", { name: "Prove with a DNS record" }).click();
       await page.getByText(`_platform-challenge.${name.toLowerCase()}.example.com`).waitFor();
       await inspect("organization", tab);
@@ -106,7 +107,13 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
     const org = await createOrg(server, orgName);
     const name = uniqueName("tenant-owner");
     const id = await new Users(server).create(humanUser(name, { password: PASSWORD }), { orgId: org.id });
-    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["ORG_OWNER"] }, ctx: { orgId: org.id } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call(
+        "CreateMembership",
+        { membership: { userId: id, roles: ["ORG_OWNER"] }, ctx: { orgId: org.id } },
+        server.adminToken,
+      ),
+    );
     const tab = await newPage();
     const { page } = tab;
     try {
@@ -120,7 +127,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console on %s (
       await page.getByRole("link", { name: "People and service accounts" }).waitFor();
       await expect(page.getByText("You have no administration rights here.").count()).resolves.toBe(0);
       await page.getByRole("link", { name: "Users", exact: true }).click();
-      await page.getByRole("gridcell", { name: new RegExp(name) }).first().waitFor();
+      await page
+        .getByRole("gridcell", { name: new RegExp(name) })
+        .first()
+        .waitFor();
     } finally {
       await page.context().close();
     }

@@ -17,7 +17,13 @@ export const CONSOLE_PASSWORD = "Console-Pa55word!";
 export async function instanceOwner(server: TestServer, prefix: string, human: object = {}): Promise<string> {
   const name = uniqueName(prefix);
   const id = await new Users(server).create(humanUser(name, { password: CONSOLE_PASSWORD, ...human }));
-  ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["IAM_OWNER"] } }, server.adminToken));
+  ok(
+    await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call(
+      "CreateMembership",
+      { membership: { userId: id, roles: ["IAM_OWNER"] } },
+      server.adminToken,
+    ),
+  );
   return name;
 }
 

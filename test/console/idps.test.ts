@@ -18,7 +18,6 @@ import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
  * URL, refused under the field before anything is sent.
  */
 
-
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
@@ -78,7 +77,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
       const id = new URL(page.url()).pathname.split("/").pop()!;
 
       const created = await idps.ok("GetGitHubIDP", { id });
-      expect(created.idp).toMatchObject({ type: "PROVIDER_TYPE_GITHUB", state: ACTIVE, idp: { idp: { name, statePolicy: INHERIT }, config: { clientId: "Iv1.console-client", scopes: ["read:user", "user:email"] } } });
+      expect(created.idp).toMatchObject({
+        type: "PROVIDER_TYPE_GITHUB",
+        state: ACTIVE,
+        idp: { idp: { name, statePolicy: INHERIT }, config: { clientId: "Iv1.console-client", scopes: ["read:user", "user:email"] } },
+      });
       expect(created.idp.details.resourceOwner).toEqual(instanceOwnerOf(server.instanceId));
       expect(created.idp.idp.config).not.toHaveProperty("clientSecret");
 
@@ -99,7 +102,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
       await state.getByText("Set here").waitFor();
       await page.locator(".title").getByText("Inactive").waitFor();
       const inOrg = await idps.ok("GetGitHubIDP", { id, ctx: { orgId: org.id } });
-      expect(inOrg.idp).toMatchObject({ state: INACTIVE, idp: { idp: { statePolicy: DEACTIVATE } }, parent: { parent: instanceOwnerOf(server.instanceId), state: ACTIVE } });
+      expect(inOrg.idp).toMatchObject({
+        state: INACTIVE,
+        idp: { idp: { statePolicy: DEACTIVATE } },
+        parent: { parent: instanceOwnerOf(server.instanceId), state: ACTIVE },
+      });
       expect((await idps.ok("GetGitHubIDP", { id })).idp).toMatchObject({ state: ACTIVE, idp: { idp: { statePolicy: INHERIT } } });
       await inspect("idp", tab);
       await page.getByRole("link", { name: "Identity providers" }).click();
@@ -132,7 +139,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
       await dialog.getByRole("button", { name: "Create" }).click();
       const issuer = dialog.getByRole("textbox", { name: "Issuer" });
       await expect.poll(() => issuer.getAttribute("aria-invalid")).toBe("true");
-      await dialog.locator(".field").filter({ has: page.getByRole("textbox", { name: "Issuer" }) }).getByText("An absolute http or https URL, such as https://login.example.com.").waitFor();
+      await dialog
+        .locator(".field")
+        .filter({ has: page.getByRole("textbox", { name: "Issuer" }) })
+        .getByText("An absolute http or https URL, such as https://login.example.com.")
+        .waitFor();
       const found = await idps.ok("SearchIDPs", { filters: [{ name: { name, method: "TEXT_FILTER_METHOD_EQUALS" } }] });
       expect(found.result ?? []).toEqual([]);
     } finally {

@@ -26,10 +26,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyb
   let admin: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([
-      startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000" }),
-      launchChromium(),
-    ]);
+    [server, browser] = await Promise.all([startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000" }), launchChromium()]);
     admin = await instanceOwner(server, "keys");
   }, 120_000);
   afterAll(async () => {
@@ -42,7 +39,12 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console by keyb
     page.evaluate(() => {
       const el = document.activeElement;
       const style = el ? getComputedStyle(el) : undefined;
-      return { tag: el?.tagName.toLowerCase(), id: el?.id ?? "", text: (el?.textContent ?? "").trim(), ring: Boolean(style && style.outlineStyle !== "none" && style.outlineWidth !== "0px") };
+      return {
+        tag: el?.tagName.toLowerCase(),
+        id: el?.id ?? "",
+        text: (el?.textContent ?? "").trim(),
+        ring: Boolean(style && style.outlineStyle !== "none" && style.outlineWidth !== "0px"),
+      };
     });
 
   /** Tabs forward until the focus is on an element whose text is `text`; fails after `max` presses. */

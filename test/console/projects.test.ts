@@ -40,7 +40,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
     ]);
     const users = new Users(server);
     const memberships = protocolClient(PlatformMemberships, "grpc", server.baseUrl);
-    for (const [person, role] of [[owner, "IAM_OWNER"], [viewer, "IAM_OWNER_VIEWER"]] as const) {
+    for (const [person, role] of [
+      [owner, "IAM_OWNER"],
+      [viewer, "IAM_OWNER_VIEWER"],
+    ] as const) {
       person.id = await users.create(humanUser(uniqueName(role.toLowerCase().replaceAll("_", "")), { password: PASSWORD }));
       person.loginName = (await users.get(person.id)).loginName as string;
       ok(await memberships.call("CreateMembership", { membership: { userId: person.id, roles: [role] } }, server.adminToken));
@@ -74,14 +77,27 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
    * the callback it gets, and the code exchanged for tokens with the client's secret.
    */
   async function codeFlow(page: Page, clientId: string, secret: string) {
-    const config = await client.discovery(new URL(server.baseUrl), clientId, secret, client.ClientSecretBasic(secret), { execute: [client.allowInsecureRequests] });
+    const config = await client.discovery(new URL(server.baseUrl), clientId, secret, client.ClientSecretBasic(secret), {
+      execute: [client.allowInsecureRequests],
+    });
     const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", state: "console" });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: "openid",
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      state: "console",
+    });
     const rp = await page.context().newPage();
     let callback: URL | undefined;
     await rp.route("https://rp.example/**", async (route) => {
       const at = new URL(route.request().url());
-      if (at.pathname === "/") return route.fulfill({ status: 200, contentType: "text/html", body: `<!doctype html><title>RP</title><a href="${url.href.replaceAll("&", "&amp;")}">Sign in</a>` });
+      if (at.pathname === "/")
+        return route.fulfill({
+          status: 200,
+          contentType: "text/html",
+          body: `<!doctype html><title>RP</title><a href="${url.href.replaceAll("&", "&amp;")}">Sign in</a>`,
+        });
       callback = at;
       return route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" });
     });
@@ -271,7 +287,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
   it("shows a viewer (IAM_OWNER_VIEWER) a project and its application without the means to change them", async () => {
     const name = uniqueName("Viewed");
     const projectId = await createProject(server.baseUrl, server.adminToken, name);
-    const app = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId, app: { name: "Viewed app", oidc: oidc({ redirectUris: [REDIRECT] }) } });
+    const app = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", {
+      projectId,
+      app: { name: "Viewed app", oidc: oidc({ redirectUris: [REDIRECT] }) },
+    });
     const tab = await signedIn(`/projects/${projectId}`, viewer);
     const { page } = tab;
     try {
@@ -281,7 +300,12 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
       await expect(page.getByRole("region", { name: "Settings" }).getByLabel("Name").isDisabled()).resolves.toBe(true);
       await page.getByRole("link", { name: "Viewed app" }).click();
       await page.getByRole("heading", { name: "Viewed app", level: 1 }).waitFor();
-      await expect(page.getByText(app.clientId as string).first().isVisible()).resolves.toBe(true);
+      await expect(
+        page
+          .getByText(app.clientId as string)
+          .first()
+          .isVisible(),
+      ).resolves.toBe(true);
       await expect(page.getByLabel("Redirect URIs", { exact: true }).inputValue()).resolves.toBe(REDIRECT);
       await expect(page.getByLabel("Redirect URIs", { exact: true }).isDisabled()).resolves.toBe(true);
       await expect(page.getByRole("button", { name: /^(Save|Deactivate|Delete…|New client secret…)$/ }).count()).resolves.toBe(0);

@@ -27,7 +27,6 @@ import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
  * endpoint kind (its signing key shown once) whose test reaches a local receiver, deleted.
  */
 
-
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`email and SMS providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
@@ -109,7 +108,14 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`email and SMS provi
       const api = protocolClient(PlatformSMTPProviders, "grpc", server.baseUrl);
       const active = okMessage(await api.call("SearchSMTPProviders", { filters: [{ state: { state: "EFFECTIVE_STATE_ACTIVE" } }] }, server.adminToken));
       expect(active.result.map((p: { description: string }) => p.description)).toEqual([description]);
-      expect(active.result[0].smtp).toMatchObject({ host: "localhost", port: smtpPort, tls: "SMTP_TLS_STARTTLS", user: "mailer", passwordSet: true, senderAddress: "noreply@platform.example" });
+      expect(active.result[0].smtp).toMatchObject({
+        host: "localhost",
+        port: smtpPort,
+        tls: "SMTP_TLS_STARTTLS",
+        user: "mailer",
+        passwordSet: true,
+        senderAddress: "noreply@platform.example",
+      });
 
       await page.getByLabel("Password", { exact: true }).fill("not-the-password");
       await page.getByRole("button", { name: "Save" }).click();

@@ -23,7 +23,6 @@ import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
  * Every change is read back through the API, not only from the page.
  */
 
-
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
   let server: TestServer;
   let browser: Browser;
@@ -33,7 +32,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the con
   beforeAll(async () => {
     [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
     admin = await instanceOwner(server, "settings");
-    org.id = ok(await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name: org.name } }, server.adminToken)).details.id;
+    org.id = ok(
+      await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name: org.name } }, server.adminToken),
+    ).details.id;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -75,7 +76,12 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`settings in the con
   const textbox = (page: Page, label: string) => page.getByRole("textbox", { name: label, exact: true });
 
   /** Where the page says a setting's value comes from: the line after its input. */
-  const origin = (page: Page, input: string) => page.locator(".setting").filter({ has: textbox(page, input) }).locator(".inherited").first();
+  const origin = (page: Page, input: string) =>
+    page
+      .locator(".setting")
+      .filter({ has: textbox(page, input) })
+      .locator(".inherited")
+      .first();
 
   it("login settings and the lockout in the instance, inherited by an organization, overridden there and reset; password rules hold", async () => {
     const tab = await signedIn();

@@ -63,7 +63,13 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the organization sw
       // Filled at once down the page: the page scrolls up to the field while its list opens.
       const switcher = page.getByRole("combobox", { name: "Organization" });
       await switcher.fill(stem);
-      const found = ok(await orgs().call("SearchOrganizations", { filters: [{ name: { name: stem, method: "TEXT_FILTER_METHOD_CONTAINS_IGNORE_CASE" } }], query: { asc: true } }, server.adminToken)).result.map((o: { name: string }) => o.name);
+      const found = ok(
+        await orgs().call(
+          "SearchOrganizations",
+          { filters: [{ name: { name: stem, method: "TEXT_FILTER_METHOD_CONTAINS_IGNORE_CASE" } }], query: { asc: true } },
+          server.adminToken,
+        ),
+      ).result.map((o: { name: string }) => o.name);
       expect(found).toEqual([alpha.name, beta.name]);
       await expect.poll(() => options(page)).toEqual(["All organizations", ...found]);
       await expect(switcher.inputValue()).resolves.toBe(stem);

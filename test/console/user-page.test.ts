@@ -39,7 +39,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
   let sessionId: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }), launchChromium()]);
+    [server, browser] = await Promise.all([
+      startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" }),
+      launchChromium(),
+    ]);
     admin = await instanceOwner(server, "root");
     users = new Users(server);
     person.id = await users.create(humanUser(person.username, {}, { givenName: "Ada", familyName: "Lovelace" }));
@@ -51,10 +54,21 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
     ok(await memberships.call("CreateMembership", { membership: { userId: person.id, roles: ["IAM_OWNER_VIEWER"] } }, server.adminToken));
     ok(await memberships.call("CreateMembership", { membership: { userId: person.id, roles: ["ORG_OWNER"] }, ctx: { orgId: org.id } }, server.adminToken));
     // The console cannot make these: a session (a login UI's), a link (an external login's), a binary value.
-    const session = ok(await protocolClient(PlatformSessions, "grpc", server.baseUrl).call("CreateSession", { checks: { user: { userId: person.id } }, userAgent: { description: "Test browser 1.0", ip: "192.0.2.7" } }, server.adminToken));
+    const session = ok(
+      await protocolClient(PlatformSessions, "grpc", server.baseUrl).call(
+        "CreateSession",
+        { checks: { user: { userId: person.id } }, userAgent: { description: "Test browser 1.0", ip: "192.0.2.7" } },
+        server.adminToken,
+      ),
+    );
     sessionId = session.sessionId as string;
     link.idpId = await gitlabIdp(server.baseUrl, server.adminToken, "Guild GitLab");
-    await linkAccount(server, server.instanceId, person.id, { idpId: link.idpId, externalUserId: link.externalUserId, username: link.username, email: `${link.username}@mail.example` });
+    await linkAccount(server, server.instanceId, person.id, {
+      idpId: link.idpId,
+      externalUserId: link.externalUserId,
+      username: link.username,
+      email: `${link.username}@mail.example`,
+    });
     ok(await users.call("SetMetadata", { id: person.id, metadata: [{ key: "badge", value: Buffer.from([0xff, 0xfe, 0x00]).toString("base64") }] }));
   }, 120_000);
   afterAll(async () => {
@@ -78,8 +92,21 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
   }
 
   const section = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
-  const metadata = async () => Object.fromEntries(((ok(await users.call("SearchMetadata", { id: person.id })).result ?? []) as { key: string; value: string }[]).map((m) => [m.key, Buffer.from(m.value, "base64").toString("utf8")]));
-  const grants = async () => ok(await protocolClient(PlatformGrants, "grpc", server.baseUrl).call("SearchUserGrants", { filters: [{ userId: { userId: person.id } }] }, server.adminToken)).result ?? [];
+  const metadata = async () =>
+    Object.fromEntries(
+      ((ok(await users.call("SearchMetadata", { id: person.id })).result ?? []) as { key: string; value: string }[]).map((m) => [
+        m.key,
+        Buffer.from(m.value, "base64").toString("utf8"),
+      ]),
+    );
+  const grants = async () =>
+    ok(
+      await protocolClient(PlatformGrants, "grpc", server.baseUrl).call(
+        "SearchUserGrants",
+        { filters: [{ userId: { userId: person.id } }] },
+        server.adminToken,
+      ),
+    ).result ?? [];
 
   it("a person's metadata, grant, memberships, session and linked account", async () => {
     const tab = await userPage(person.id, "Ada Lovelace");
@@ -89,7 +116,14 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
       await sessions.getByRole("row").filter({ hasText: "Test browser 1.0" }).waitFor();
       expect(await sessions.getByRole("row").filter({ hasText: "Test browser 1.0" }).innerText()).toContain("192.0.2.7");
       const memberships = section(page, "Memberships");
-      await expect.poll(async () => (await memberships.getByRole("row").allInnerTexts()).slice(1).map((r) => r.replace(/\s+/g, " ").trim()).sort()).toEqual([`Instance IAM_OWNER_VIEWER Change roles Remove…`, `Organization ${org.name} ORG_OWNER Change roles Remove…`]);
+      await expect
+        .poll(async () =>
+          (await memberships.getByRole("row").allInnerTexts())
+            .slice(1)
+            .map((r) => r.replace(/\s+/g, " ").trim())
+            .sort(),
+        )
+        .toEqual([`Instance IAM_OWNER_VIEWER Change roles Remove…`, `Organization ${org.name} ORG_OWNER Change roles Remove…`]);
       expect(await memberships.getByRole("link", { name: `Organization ${org.name}` }).getAttribute("href")).toContain(`org=${org.id}`);
       const meta = section(page, "Metadata");
       await meta.getByRole("row", { name: "badge" }).getByText("Binary, 3 bytes").waitFor();
@@ -130,7 +164,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
       await add.getByText("Editor (editor)").click();
       await add.getByRole("button", { name: "Grant" }).click();
       await grantsSection.getByRole("row", { name: project.name }).getByText("editor").waitFor();
-      expect((await grants()).map((g: { projectId: string; grant: { roleKeys: string[] } }) => [g.projectId, g.grant.roleKeys])).toEqual([[project.id, ["editor"]]]);
+      expect((await grants()).map((g: { projectId: string; grant: { roleKeys: string[] } }) => [g.projectId, g.grant.roleKeys])).toEqual([
+        [project.id, ["editor"]],
+      ]);
       await grantsSection.getByRole("button", { name: `Remove the grant on ${project.name}` }).click();
       await grantsSection.getByText("No roles of any project.").waitFor();
       expect(await grants()).toEqual([]);
@@ -138,7 +174,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a user's page in th
       // The session ended, the link removed.
       await sessions.getByRole("button", { name: `End the session ${sessionId}` }).click();
       await sessions.getByText("No sessions.").waitFor();
-      const left = ok(await protocolClient(PlatformSessions, "grpc", server.baseUrl).call("SearchSessions", { filters: [{ userId: person.id }] }, server.adminToken));
+      const left = ok(
+        await protocolClient(PlatformSessions, "grpc", server.baseUrl).call("SearchSessions", { filters: [{ userId: person.id }] }, server.adminToken),
+      );
       expect(left.result ?? []).toEqual([]);
       await links.getByRole("button", { name: `Remove the link to ${link.username} at Guild GitLab` }).click();
       await links.getByText("No linked accounts.").waitFor();

@@ -34,7 +34,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
     certificatesDir = await mkdtemp(join(tmpdir(), "console-smtp-"));
     const certificates = await testCertificates(certificatesDir);
     smtp = new TestSmtpServer({ certificates, users: { system: "System-Pa55" } });
-    const mail = { PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`, PLATFORM_SMTP_FROM: "noreply@platform.example", PLATFORM_SMTP_CA_PATH: certificates.caPath };
+    const mail = {
+      PLATFORM_SMTP_URL: `smtp://system:System-Pa55@localhost:${await smtp.start()}`,
+      PLATFORM_SMTP_FROM: "noreply@platform.example",
+      PLATFORM_SMTP_CA_PATH: certificates.caPath,
+    };
     [server, browser] = await Promise.all([
       startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000", ...mail }),
       launchChromium(),
@@ -137,7 +141,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`users in the consol
       const token = await shownOnce(page, "New token");
       await page.getByRole("button", { name: "Copy the new token" }).click();
       await page.getByRole("status").filter({ hasText: "Copied" }).waitFor();
-      expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(token);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()),
+      ).toBe(token);
       const mine = await fetch(`${server.baseUrl}/resources/v3alpha/memberships/me/permissions`, { headers: { authorization: `Bearer ${token}` } });
       expect(mine.status).toBe(200);
       await page.getByRole("button", { name: /^Revoke token / }).waitFor();

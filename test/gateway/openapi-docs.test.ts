@@ -105,7 +105,9 @@ describe("the OpenAPI document, documented from the proto comments", () => {
       syntax: "proto3",
       dependency: ["google/api/annotations.proto", "platform/options/v1/options.proto"],
       messageType: [{ name: "PingRequest" }, { name: "PingResponse" }],
-      service: [{ name: "PlatformPing", method: [{ name: "Ping", inputType: ".platform.test.v1.PingRequest", outputType: ".platform.test.v1.PingResponse", options }] }],
+      service: [
+        { name: "PlatformPing", method: [{ name: "Ping", inputType: ".platform.test.v1.PingRequest", outputType: ".platform.test.v1.PingResponse", options }] },
+      ],
     });
     const imports = new Map([
       ["google/api/annotations.proto", file_google_api_annotations],

@@ -1,11 +1,6 @@
 import { spawn } from "node:child_process";
 import { create, fromBinary, toBinary, type DescFile } from "@bufbuild/protobuf";
-import {
-  CodeGeneratorRequestSchema,
-  CodeGeneratorResponseSchema,
-  FileDescriptorProtoSchema,
-  type FileDescriptorProto,
-} from "@bufbuild/protobuf/wkt";
+import { CodeGeneratorRequestSchema, CodeGeneratorResponseSchema, FileDescriptorProtoSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { PROTO_COMMENTS } from "../../gen/platform/comments.js";
 import { file_platform_resources_action_v3alpha_action_service } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
@@ -75,7 +70,10 @@ describe("scripts/protoc-gen-docs.mjs", () => {
 
   it("fails on our real protos when their comments are stripped (the generated descriptors carry none)", async () => {
     const files = withImports(file_platform_resources_action_v3alpha_action_service);
-    const { code, stderr } = await runPlugin(files, files.map((f) => f.name).filter((n) => n.startsWith("platform/")));
+    const { code, stderr } = await runPlugin(
+      files,
+      files.map((f) => f.name).filter((n) => n.startsWith("platform/")),
+    );
     expect(code).not.toBe(0);
     expect(stderr).toContain("platform.resources.action.v3alpha.PlatformActions.CreateTarget");
   });

@@ -28,7 +28,14 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
     const routes = routesOf([PlatformBrandingSettings]);
     const record: UnaryInvoke = async (call) => {
       received.push(toJson(call.method.input, call.message));
-      return { stream: false, service: call.method.parent, method: call.method, header: new Headers(), trailer: new Headers(), message: create(call.method.output, { url: "/x" } as never) };
+      return {
+        stream: false,
+        service: call.method.parent,
+        method: call.method,
+        header: new Headers(),
+        trailer: new Headers(),
+        message: create(call.method.output, { url: "/x" } as never),
+      };
     };
     const methods = { get: () => record, stream: () => undefined };
     const gateway = createRestGateway({ routes, methods, registry: createRegistry(), maxBodyBytes: LIMIT, jsonOptions: {}, logger: createLogger("silent") });
@@ -41,14 +48,20 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("marks exactly the routes whose body is an HttpBody", () => {
-    const raw = routesOf(PLATFORM_SERVICES).filter((r) => r.rawBody).map((r) => `${r.httpMethod} ${r.template.source}`);
+    const raw = routesOf(PLATFORM_SERVICES)
+      .filter((r) => r.rawBody)
+      .map((r) => `${r.httpMethod} ${r.template.source}`);
     expect(raw).toEqual(["POST /settings/v3alpha/branding/{image}"]);
   });
 
   it("passes the bytes and their content type as the body field, path and query filling the rest", async () => {
     received.length = 0;
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0a]);
-    const res = await fetch(`${base}/settings/v3alpha/branding/logo?ctx.orgId=o1`, { method: "POST", headers: { "content-type": "image/png; x=y" }, body: bytes });
+    const res = await fetch(`${base}/settings/v3alpha/branding/logo?ctx.orgId=o1`, {
+      method: "POST",
+      headers: { "content-type": "image/png; x=y" },
+      body: bytes,
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ url: "/x" });
     expect(received).toEqual([{ image: "logo", content: { contentType: "image/png; x=y", data: bytes.toString("base64") }, ctx: { orgId: "o1" } }]);
@@ -59,7 +72,11 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
 
   it("holds raw bodies to the body limit (413), and JSON routes to JSON", async () => {
     received.length = 0;
-    const large = await fetch(`${base}/settings/v3alpha/branding/logo`, { method: "POST", headers: { "content-type": "image/png" }, body: Buffer.alloc(LIMIT + 1) });
+    const large = await fetch(`${base}/settings/v3alpha/branding/logo`, {
+      method: "POST",
+      headers: { "content-type": "image/png" },
+      body: Buffer.alloc(LIMIT + 1),
+    });
     expect(large.status).toBe(413);
     expect(((await large.json()) as { code: number }).code).toBe(8);
     const json = await fetch(`${base}/settings/v3alpha/branding`, { method: "PATCH", headers: { "content-type": "image/png" }, body: Buffer.from("{}") });
@@ -70,7 +87,9 @@ describe("the REST gateway's raw bodies (google.api.HttpBody)", () => {
   });
 
   it("describes a raw body as binary of any type in the OpenAPI document", () => {
-    const document = openApiDocument(routesOf([PlatformBrandingSettings]), { title: "t", version: "1" }) as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    const document = openApiDocument(routesOf([PlatformBrandingSettings]), { title: "t", version: "1" }) as {
+      paths: Record<string, Record<string, { requestBody?: unknown }>>;
+    };
     expect(document.paths["/settings/v3alpha/branding/{image}"]!.post!.requestBody).toEqual({
       required: true,
       description: expect.stringContaining("The raw body, with its Content-Type."),

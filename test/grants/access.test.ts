@@ -33,7 +33,8 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
     return (r as { message: Msg }).message;
   };
   const as = (who: string, method: string, req: JsonObject) => c.grants.call(method, req, tokens[who]);
-  const searchIds = async (who: string, req: JsonObject = {}) => (ok(await as(who, "SearchUserGrants", req), `${who} searches`).result ?? []).map((r: Msg) => r.details.id);
+  const searchIds = async (who: string, req: JsonObject = {}) =>
+    (ok(await as(who, "SearchUserGrants", req), `${who} searches`).result ?? []).map((r: Msg) => r.details.id);
 
   beforeAll(async () => {
     server = await startTestServer(kind);
@@ -52,7 +53,10 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
     tokens.ownerP = await user([{ context: "org", contextId: orgP, roles: ["ORG_OWNER"] }]);
     tokens.ownerU = await user([{ context: "org", contextId: orgU, roles: ["ORG_OWNER"] }]);
     tokens.viewerP = await user([{ context: "org", contextId: orgP, roles: ["ORG_OWNER_VIEWER"] }]);
-    tokens.ownerPX = await user([{ context: "org", contextId: orgP, roles: ["ORG_OWNER"] }, { context: "org", contextId: orgX, roles: ["ORG_OWNER"] }]);
+    tokens.ownerPX = await user([
+      { context: "org", contextId: orgP, roles: ["ORG_OWNER"] },
+      { context: "org", contextId: orgX, roles: ["ORG_OWNER"] },
+    ]);
     tokens.plain = await user([]);
     other = await server.createInstance("127.0.0.1");
   });
@@ -63,7 +67,11 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
       const userId = await createMachineUser(c, orgX);
       const created = ok(await as(who, "CreateUserGrant", { projectId: projectP, grant: { userId, roleKeys: ["a"] } }), `${who} creates`);
       const id = created.details.id;
-      expect(ok(await as(who, "GetUserGrant", { id }), `${who} reads`).grant).toMatchObject({ projectId: projectP, grant: { userId, roleKeys: ["a"] }, userOrgId: orgX });
+      expect(ok(await as(who, "GetUserGrant", { id }), `${who} reads`).grant).toMatchObject({
+        projectId: projectP,
+        grant: { userId, roleKeys: ["a"] },
+        userOrgId: orgX,
+      });
       expect(ok(await as(who, "PatchUserGrant", { id, grant: { roleKeys: ["a", "b"] } }), `${who} patches`).details.sequence).toBe("2");
       expect(await searchIds(who, { filters: [{ userId: { userId } }] })).toEqual([id]);
       expect(ok(await as(who, "DeleteUserGrant", { id }), `${who} deletes`).details.sequence).toBe("3");
@@ -117,12 +125,18 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
       notFound(await as(who, "GetUserGrant", { id: grantP, ctx }), `${who} get`);
       notFound(await as(who, "PatchUserGrant", { id: grantP, grant: { roleKeys: [] }, ctx }), `${who} patch`);
       notFound(await as(who, "DeleteUserGrant", { id: grantP, ctx }), `${who} delete`);
-      notFound(await as(who, "CreateUserGrant", { projectId: projectP, grant: { userId: await createMachineUser(c, orgX), roleKeys: [] }, ctx }), `${who} create`);
+      notFound(
+        await as(who, "CreateUserGrant", { projectId: projectP, grant: { userId: await createMachineUser(c, orgX), roleKeys: [] }, ctx }),
+        `${who} create`,
+      );
       expect(await searchIds(who, { ctx })).toEqual([]);
       expect(ok(await as(who, "GetUserGrant", { id: grantP, ctx: { orgId: orgP } }), `${who} get in orgP`).grant).toEqual(before);
     }
     // The user's organization as ctx: the user's owner has the permission there, but the grant is not there.
-    notFound(await as("ownerU", "CreateUserGrant", { projectId: projectP, grant: { userId: await createMachineUser(c, orgU), roleKeys: [] }, ctx: { orgId: orgU } }), "ownerU create with its ctx");
+    notFound(
+      await as("ownerU", "CreateUserGrant", { projectId: projectP, grant: { userId: await createMachineUser(c, orgU), roleKeys: [] }, ctx: { orgId: orgU } }),
+      "ownerU create with its ctx",
+    );
     notFound(await as("ownerU", "GetUserGrant", { id: grantP, ctx: { orgId: orgU } }), "ownerU get with its ctx");
     notFound(await as("ownerU", "DeleteUserGrant", { id: grantP, ctx: { orgId: orgU } }), "ownerU delete with its ctx");
     expect(await getGrant(c, grantP)).toEqual(before);
@@ -167,8 +181,11 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
     // One more of each in the organizations ownerP does not own.
     const apps = appClient(server.baseUrl, server.adminToken);
     const idps = idpClient(server.baseUrl, server.adminToken);
-    const appOf = async (projectId: string) => (await apps.ok("CreateApp", { projectId, app: { name: unique("app"), api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" } } })).details.id as string;
-    const idpOf = async (orgId: string) => (await idps.ok("CreateGitLabIDP", { idp: { idp: { name: unique("gitlab") }, config: { clientId: "c", clientSecret: "s" } }, ctx: { orgId } })).details.id as string;
+    const appOf = async (projectId: string) =>
+      (await apps.ok("CreateApp", { projectId, app: { name: unique("app"), api: { authMethodType: "API_AUTH_METHOD_TYPE_BASIC" } } })).details.id as string;
+    const idpOf = async (orgId: string) =>
+      (await idps.ok("CreateGitLabIDP", { idp: { idp: { name: unique("gitlab") }, config: { clientId: "c", clientSecret: "s" } }, ctx: { orgId } })).details
+        .id as string;
     const hidden = new Set([projectU, grantU, await appOf(projectU), await idpOf(orgU), await idpOf(orgX)]);
     await appOf(projectP);
     await idpOf(orgP);
@@ -182,11 +199,13 @@ describe.each(DATABASE_KINDS)("who may do what with user grants (%s)", (kind) =>
       const all = ok(await search({ query: { limit: 1000 } }), name);
       const ids = ((all.result ?? []) as Msg[]).map((r) => String((r.details as Msg).id));
       expect(ids.length, name).toBeGreaterThan(0);
-      expect(ids.filter((id) => hidden.has(id)), `${name} shows nothing of other organizations`).toEqual([]);
+      expect(
+        ids.filter((id) => hidden.has(id)),
+        `${name} shows nothing of other organizations`,
+      ).toEqual([]);
       expect(Number(all.details.totalResult), `${name} total`).toBe(ids.length);
       const first = ok(await search({ query: { limit: 1 } }), name);
       expect(Number(first.details.totalResult), `${name} total of a short page`).toBe(ids.length);
     }
   });
 });
-

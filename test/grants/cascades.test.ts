@@ -31,7 +31,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
     const grants = await rows();
     const projects = new Set((await db.selectFrom("projects").select(["instance_id", "id"]).execute()).map((p) => `${p.instance_id}/${p.id}`));
     const users = new Set((await db.selectFrom("users").select(["instance_id", "id"]).execute()).map((u) => `${u.instance_id}/${u.id}`));
-    const roles = new Set((await db.selectFrom("project_roles").select(["instance_id", "project_id", "key"]).execute()).map((r) => `${r.instance_id}/${r.project_id}/${r.key}`));
+    const roles = new Set(
+      (await db.selectFrom("project_roles").select(["instance_id", "project_id", "key"]).execute()).map((r) => `${r.instance_id}/${r.project_id}/${r.key}`),
+    );
     const dangling = grants.flatMap((g) => {
       const problems: string[] = [];
       if (!projects.has(`${g.instance_id}/${g.project_id}`)) problems.push(`grant ${g.id}: no project ${g.project_id}`);
@@ -47,7 +49,12 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
       const org = await createOrg(c);
       const projectId = await createProject(c, org, ["a", "b", "c"]);
       const otherProject = await createProject(c, org, ["a", "b"]);
-      const [u1, u2, u3, u4] = [await createMachineUser(c, org), await createMachineUser(c, await createOrg(c)), await createMachineUser(c, org), await createMachineUser(c, server.defaultOrgId)];
+      const [u1, u2, u3, u4] = [
+        await createMachineUser(c, org),
+        await createMachineUser(c, await createOrg(c)),
+        await createMachineUser(c, org),
+        await createMachineUser(c, server.defaultOrgId),
+      ];
       const withAB = await createGrant(c, projectId, u1!, ["a", "b"]);
       await c.grants.ok("PatchUserGrant", { id: withAB, grant: { roleKeys: ["a", "b", "c"] } }); // sequence 2
       const onlyB = await createGrant(c, projectId, u2!, ["b"]);
@@ -79,9 +86,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
       // Removing the last key of every grant.
       await c.projects.ok("RemoveProjectRole", { projectId, key: "a" });
       await c.projects.ok("RemoveProjectRole", { projectId, key: "c" });
-      expect((await getGrant(c, withAB))).toMatchObject({ details: { sequence: "5" }, grant: { userId: u1 } });
+      expect(await getGrant(c, withAB)).toMatchObject({ details: { sequence: "5" }, grant: { userId: u1 } });
       expect((await getGrant(c, withAB)).grant.roleKeys).toBeUndefined();
-      expect((await getGrant(c, withoutB))).toMatchObject({ details: { sequence: "4" }, grant: { roleKeys: ["b"] } });
+      expect(await getGrant(c, withoutB)).toMatchObject({ details: { sequence: "4" }, grant: { roleKeys: ["b"] } });
       expect(await getGrant(c, elsewhere)).toEqual(before[elsewhere]);
       await expectConsistent("after role removals");
     });
@@ -100,7 +107,10 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
     for (const id of gone) expect(await exists(id), id).toBe(false);
     expect(await Promise.all(stay.map((id) => getGrant(c, id)))).toEqual(before);
     expect((await c.grants.ok("SearchUserGrants", { filters: [{ projectId: { projectId: doomed } }] })).result ?? []).toEqual([]);
-    expect(await c.grants.call("CreateUserGrant", { projectId: doomed, grant: { userId: u1, roleKeys: [] } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await c.grants.call("CreateUserGrant", { projectId: doomed, grant: { userId: u1, roleKeys: [] } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
     await expectConsistent("after project deletion");
   });
 
@@ -118,7 +128,10 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
     for (const id of gone) expect(await exists(id), id).toBe(false);
     expect(await Promise.all(stay.map((id) => getGrant(c, id)))).toEqual(before);
     expect((await c.grants.ok("SearchUserGrants", { filters: [{ userId: { userId: doomed } }] })).result ?? []).toEqual([]);
-    expect(await c.grants.call("CreateUserGrant", { projectId: pA, grant: { userId: doomed, roleKeys: [] } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await c.grants.call("CreateUserGrant", { projectId: pA, grant: { userId: doomed, roleKeys: [] } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
     await expectConsistent("after user deletion");
   });
 
@@ -139,7 +152,11 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
     await c.orgs.ok("DeleteOrganization", { id: doomedOrg });
     for (const id of gone) expect(await exists(id), id).toBe(false);
     expect(await getGrant(c, stay)).toEqual(before);
-    const left = await server.service.store.db.selectFrom("user_grants").select("id").where("id", "in", [...gone, stay]).execute();
+    const left = await server.service.store.db
+      .selectFrom("user_grants")
+      .select("id")
+      .where("id", "in", [...gone, stay])
+      .execute();
     expect(left.map((r) => r.id)).toEqual([stay]);
     await expectConsistent("after organization deletion");
   });
@@ -152,7 +169,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
     const org = await createOrg(c);
     const ours = await createGrant(c, await createProject(c, org, ["a"]), await createMachineUser(c, org), ["a"]);
     const before = await getGrant(c, ours);
-    expect(await server.service.store.db.selectFrom("user_grants").select("id").where("instance_id", "=", other.instanceId).execute()).toEqual([{ id: theirGrant }]);
+    expect(await server.service.store.db.selectFrom("user_grants").select("id").where("instance_id", "=", other.instanceId).execute()).toEqual([
+      { id: theirGrant },
+    ]);
     const deleted = await protocolClient(PlatformInstances, "grpc", server.baseUrl).call("DeleteInstance", { id: other.instanceId }, server.adminToken);
     expect(deleted, JSON.stringify(deleted)).toMatchObject({ ok: true });
     const db = server.service.store.db;
@@ -175,7 +194,11 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         const users = await Promise.all(Array.from({ length: 4 }, () => createMachineUser(c, org)));
         const patched = await createGrant(c, projectId, await createMachineUser(c, org), ["b"]);
         const results = await Promise.all([
-          ...users.map((userId, i) => new Promise((r) => setTimeout(r, i)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: i % 2 ? ["a", "b"] : ["a"] } }))),
+          ...users.map((userId, i) =>
+            new Promise((r) => setTimeout(r, i)).then(() =>
+              c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: i % 2 ? ["a", "b"] : ["a"] } }),
+            ),
+          ),
           c.grants.call("PatchUserGrant", { id: patched, grant: { roleKeys: ["a", "b"] } }),
           c.projects.call("RemoveProjectRole", { projectId, key: "a" }),
         ]);
@@ -183,7 +206,10 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         expect(removal, JSON.stringify(removal)).toMatchObject({ ok: true });
         for (const r of results) okOr(r, Code.FailedPrecondition);
         const grants = await server.service.store.db.selectFrom("user_grants").selectAll().where("project_id", "=", projectId).execute();
-        expect(grants.filter((g) => g.role_keys.includes("a")), `round ${round}`).toEqual([]);
+        expect(
+          grants.filter((g) => g.role_keys.includes("a")),
+          `round ${round}`,
+        ).toEqual([]);
         // A grant made before the removal lost the key with an event of its own; its sequence shows it.
         for (const g of grants) {
           const got = await getGrant(c, g.id);
@@ -200,7 +226,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         const users = await Promise.all(Array.from({ length: 4 }, () => createMachineUser(c, org)));
         const existing = await Promise.all(Array.from({ length: 2 }, async () => createGrant(c, projectId, await createMachineUser(c, org), ["a"])));
         const results = await Promise.all([
-          ...users.map((userId, i) => new Promise((r) => setTimeout(r, i)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } }))),
+          ...users.map((userId, i) =>
+            new Promise((r) => setTimeout(r, i)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } })),
+          ),
           ...existing.map((id, i) => new Promise((r) => setTimeout(r, i)).then(() => c.grants.call("PatchUserGrant", { id, grant: { roleKeys: ["a", "b"] } }))),
           c.projects.call("DeleteProject", { id: projectId }),
         ]);
@@ -218,7 +246,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
       for (let round = 0; round < ROUNDS; round++) {
         const userId = await createMachineUser(c, org);
         const results = await Promise.all([
-          ...projects.map((projectId, i) => new Promise((r) => setTimeout(r, i)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } }))),
+          ...projects.map((projectId, i) =>
+            new Promise((r) => setTimeout(r, i)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } })),
+          ),
           c.users.call("DeleteUser", { id: userId }),
         ]);
         const deletion = results.pop()!;
@@ -243,7 +273,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
           ...ownUsers.map((userId) => ({ projectId: ownProject, userId })),
         ];
         const results = await Promise.all([
-          ...creations.map(({ projectId, userId }, i) => new Promise((r) => setTimeout(r, i % 4)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } }))),
+          ...creations.map(({ projectId, userId }, i) =>
+            new Promise((r) => setTimeout(r, i % 4)).then(() => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } })),
+          ),
           c.orgs.call("DeleteOrganization", { id: doomed }),
         ]);
         const deletion = results.pop()!;
@@ -272,7 +304,13 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
           const got = await getGrant(c, id);
           expect(got.details.sequence, `round ${round}`).toBe("4");
           expect(got.grant.roleKeys).toBeUndefined();
-          const events = await server.service.store.db.selectFrom("events").select(["sequence", "event_type"]).where("aggregate_type", "=", "user_grant").where("aggregate_id", "=", id).orderBy("sequence").execute();
+          const events = await server.service.store.db
+            .selectFrom("events")
+            .select(["sequence", "event_type"])
+            .where("aggregate_type", "=", "user_grant")
+            .where("aggregate_id", "=", id)
+            .orderBy("sequence")
+            .execute();
           expect(events.map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
         }
         expect(await getGrant(c, untouched)).toEqual(before);
@@ -290,7 +328,12 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         for (const r of patches) expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
         const got = await getGrant(c, id);
         // Every answered sequence is distinct unless a patch changed nothing; the grant's sequence counts its events.
-        const events = await server.service.store.db.selectFrom("events").select("sequence").where("aggregate_type", "=", "user_grant").where("aggregate_id", "=", id).execute();
+        const events = await server.service.store.db
+          .selectFrom("events")
+          .select("sequence")
+          .where("aggregate_type", "=", "user_grant")
+          .where("aggregate_id", "=", id)
+          .execute();
         expect(got.details.sequence).toBe(String(events.length));
         expect(sets.map((k) => JSON.stringify([...k].sort()))).toContain(JSON.stringify(got.grant.roleKeys ?? []));
         const [deleted, ...others] = await Promise.all([
@@ -299,7 +342,10 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
           c.grants.call("DeleteUserGrant", { id }),
         ]);
         const deletions = [deleted!, others.pop()!];
-        expect(deletions.filter((r) => r.ok), `round ${round}`).toHaveLength(1);
+        expect(
+          deletions.filter((r) => r.ok),
+          `round ${round}`,
+        ).toHaveLength(1);
         for (const r of [...deletions, ...others]) okOr(r, Code.NotFound);
         expect(await exists(id)).toBe(false);
       }
@@ -311,7 +357,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         if (kind !== "postgres") return 0;
         // Backends report their counters when idle, within a second.
         await sleep(1200);
-        const { rows } = await sql<{ deadlocks: string }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(server.service.store.db);
+        const { rows } = await sql<{ deadlocks: string }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(
+          server.service.store.db,
+        );
         return Number(rows[0]!.deadlocks);
       };
       const before = await deadlocks();
@@ -322,7 +370,9 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         const onDoomed = await Promise.all([0, 1].map(async () => createGrant(c, doomed, await createMachineUser(c, org), ["a"])));
         const onKept = await Promise.all([0, 1].map(async () => createGrant(c, kept, await createMachineUser(c, org), ["a"])));
         const results = await Promise.all([
-          ...[...onDoomed, ...onKept].map((id, i) => new Promise((r) => setTimeout(r, i % 2)).then(() => c.grants.call("PatchUserGrant", { id, grant: { roleKeys: ["b", "a"] } }))),
+          ...[...onDoomed, ...onKept].map((id, i) =>
+            new Promise((r) => setTimeout(r, i % 2)).then(() => c.grants.call("PatchUserGrant", { id, grant: { roleKeys: ["b", "a"] } })),
+          ),
           c.projects.call("DeleteProject", { id: doomed }),
           c.projects.call("RemoveProjectRole", { projectId: kept, key: "a" }),
         ]);
@@ -348,7 +398,12 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
         const [a, b] = [await createOrg(c), await createOrg(c)];
         const [pa, pb] = [await createProject(c, a, ["r"]), await createProject(c, b, ["r"])];
         const [ua, ub] = [await createMachineUser(c, a), await createMachineUser(c, b)];
-        const ids = [await createGrant(c, pa, ua, ["r"]), await createGrant(c, pb, ua, ["r"]), await createGrant(c, pa, ub, ["r"]), await createGrant(c, pb, ub, ["r"])];
+        const ids = [
+          await createGrant(c, pa, ua, ["r"]),
+          await createGrant(c, pb, ua, ["r"]),
+          await createGrant(c, pa, ub, ["r"]),
+          await createGrant(c, pb, ub, ["r"]),
+        ];
         const deleted = await Promise.all([c.orgs.call("DeleteOrganization", { id: a }), c.orgs.call("DeleteOrganization", { id: b })]);
         for (const r of deleted) expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
         expect(await server.service.store.db.selectFrom("user_grants").select("id").where("id", "in", ids).execute(), `round ${round}`).toEqual([]);
@@ -362,7 +417,10 @@ describe.each(DATABASE_KINDS)("user grant cascades (%s)", (kind) => {
       for (let round = 0; round < ROUNDS; round++) {
         const userId = await createMachineUser(c, org);
         const results = await Promise.all(Array.from({ length: 4 }, () => c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] } })));
-        expect(results.filter((r) => r.ok), `round ${round}`).toHaveLength(1);
+        expect(
+          results.filter((r) => r.ok),
+          `round ${round}`,
+        ).toHaveLength(1);
         for (const r of results) okOr(r, Code.AlreadyExists);
         expect(await server.service.store.db.selectFrom("user_grants").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
       }

@@ -71,8 +71,14 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
   it("refuses unknown projects and users, unknown role keys, a second grant and invalid keys", async () => {
     const projectId = await createProject(c, orgA, ["a", "b"]);
     const userId = await createMachineUser(c, orgA);
-    expect(await c.grants.call("CreateUserGrant", { projectId: "no-such-project", grant: { userId, roleKeys: [] } })).toMatchObject({ ok: false, code: Code.NotFound });
-    expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId: "no-such-user", roleKeys: [] } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await c.grants.call("CreateUserGrant", { projectId: "no-such-project", grant: { userId, roleKeys: [] } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
+    expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId: "no-such-user", roleKeys: [] } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
 
     const unknown = await c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a", "zulu", "yankee"] } });
     expect(unknown).toMatchObject({ ok: false, code: Code.FailedPrecondition });
@@ -89,10 +95,16 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
 
     const other = await createMachineUser(c, orgA);
     for (const roleKeys of [["a", "a"], [""], ["x".repeat(201)], Array.from({ length: 201 }, (_, i) => `k${i}`)]) {
-      expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId: other, roleKeys } }), JSON.stringify(roleKeys).slice(0, 40)).toMatchObject({ ok: false, code: Code.InvalidArgument });
+      expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId: other, roleKeys } }), JSON.stringify(roleKeys).slice(0, 40)).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+      });
     }
     expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId: "", roleKeys: [] } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-    expect(await c.grants.call("CreateUserGrant", { projectId: "", grant: { userId: other, roleKeys: [] } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(await c.grants.call("CreateUserGrant", { projectId: "", grant: { userId: other, roleKeys: [] } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
     expect(await c.grants.call("CreateUserGrant", { projectId })).toMatchObject({ ok: false, code: Code.InvalidArgument });
     expect((await c.grants.ok("SearchUserGrants", { filters: [{ userId: { userId: other } }] })).result ?? []).toEqual([]);
   });
@@ -102,7 +114,12 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     const p2 = await createProject(c, orgB, ["a"]);
     const u1 = await createMachineUser(c, orgA);
     const u2 = await createMachineUser(c, orgB);
-    const ids = [await createGrant(c, p1, u1, ["a"]), await createGrant(c, p2, u1, ["a"]), await createGrant(c, p1, u2, ["a"]), await createGrant(c, p2, u2, [])];
+    const ids = [
+      await createGrant(c, p1, u1, ["a"]),
+      await createGrant(c, p2, u1, ["a"]),
+      await createGrant(c, p1, u2, ["a"]),
+      await createGrant(c, p2, u2, []),
+    ];
     expect(new Set(ids).size).toBe(4);
     expect((await getGrant(c, ids[1]!)).details.resourceOwner).toEqual(orgOwner(orgB));
     expect((await getGrant(c, ids[2]!)).userOrgId).toBe(orgB);
@@ -163,7 +180,10 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     expect((await getGrant(c, id)).grant.roleKeys).toEqual([...keys].sort());
     for (const key of keys) {
       const found = await c.grants.ok("SearchUserGrants", { filters: [{ roleKey: { roleKey: key } }, { projectId: { projectId } }] });
-      expect(found.result.map((r: { details: { id: string } }) => r.details.id), key).toEqual([id]);
+      expect(
+        found.result.map((r: { details: { id: string } }) => r.details.id),
+        key,
+      ).toEqual([id]);
     }
     expect((await c.grants.ok("SearchUserGrants", { filters: [{ roleKey: { roleKey: "u" } }, { projectId: { projectId } }] })).result ?? []).toEqual([]);
     await c.projects.ok("RemoveProjectRole", { projectId, key: 'a"b' });
@@ -173,7 +193,10 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     expect(after.grant.roleKeys).toEqual(keys.filter((k) => k !== 'a"b' && k !== "%").sort());
     expect((await c.grants.ok("PatchUserGrant", { id, grant: { roleKeys: ["ü"] } })).details.sequence).toBe("4");
     expect(await c.grants.call("PatchUserGrant", { id, grant: { roleKeys: ["u"] } })).toMatchObject({ ok: false, code: Code.FailedPrecondition });
-    expect(await c.grants.call("PatchUserGrant", { id, grant: { roleKeys: Array.from({ length: 201 }, (_, i) => `k${i}`) } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(await c.grants.call("PatchUserGrant", { id, grant: { roleKeys: Array.from({ length: 201 }, (_, i) => `k${i}`) } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
     expect((await getGrant(c, id)).grant.roleKeys).toEqual(["ü"]);
   });
 
@@ -207,8 +230,14 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     const projectId = await createProject(c, orgA, ["a"]);
     const userId = await createMachineUser(c, orgB);
     // The user's organization is not the grant's.
-    expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] }, ctx: { orgId: orgB } })).toMatchObject({ ok: false, code: Code.NotFound });
-    expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] }, ctx: { orgId: "no-such-org" } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] }, ctx: { orgId: orgB } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
+    expect(await c.grants.call("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] }, ctx: { orgId: "no-such-org" } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
     const created = await c.grants.ok("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["a"] }, ctx: { orgId: orgA } });
     const id = created.details.id;
     expect(created.details.resourceOwner).toEqual(orgOwner(orgA));
@@ -232,8 +261,14 @@ describe.each(DATABASE_KINDS)("user grant lifecycle (%s)", (kind) => {
     const theirUser = await createMachineUser(there, other.orgId);
     const ourProject = await createProject(c, orgA, ["a"]);
     const ourUser = await createMachineUser(c, orgA);
-    expect(await c.grants.call("CreateUserGrant", { projectId: ourProject, grant: { userId: theirUser, roleKeys: ["a"] } })).toMatchObject({ ok: false, code: Code.NotFound });
-    expect(await c.grants.call("CreateUserGrant", { projectId: theirProject, grant: { userId: ourUser, roleKeys: ["a"] } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect(await c.grants.call("CreateUserGrant", { projectId: ourProject, grant: { userId: theirUser, roleKeys: ["a"] } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
+    expect(await c.grants.call("CreateUserGrant", { projectId: theirProject, grant: { userId: ourUser, roleKeys: ["a"] } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
     const theirs = await createGrant(there, theirProject, theirUser, ["a"]);
     const ours = await createGrant(c, ourProject, ourUser, ["a"]);
     expect(await c.grants.call("GetUserGrant", { id: theirs })).toMatchObject({ ok: false, code: Code.NotFound });

@@ -60,7 +60,10 @@ describe.each(DATABASE_KINDS)("every PlatformGrants RPC over every protocol (%s)
     await g("afterPatch", 200, "GetUserGrant", { id });
 
     await g("searchProject", 200, "SearchUserGrants", { filters: [{ projectId: { projectId: project } }], query: { asc: true } });
-    await g("searchRole", 200, "SearchUserGrants", { filters: [{ projectId: { projectId: project } }, { roleKey: { roleKey: "admin" } }], sortingColumn: "USER_GRANT_FIELD_NAME_CHANGE_DATE" });
+    await g("searchRole", 200, "SearchUserGrants", {
+      filters: [{ projectId: { projectId: project } }, { roleKey: { roleKey: "admin" } }],
+      sortingColumn: "USER_GRANT_FIELD_NAME_CHANGE_DATE",
+    });
     await g("searchUserOrg", 200, "SearchUserGrants", { ctx: { orgId: userOrg } });
     await g("searchPaged", 200, "SearchUserGrants", { ctx: { orgId: org }, query: { limit: 1, asc: true } });
     await g("searchLimit", 400, "SearchUserGrants", { query: { limit: 1001 } });
@@ -149,7 +152,10 @@ describe.each(DATABASE_KINDS)("every PlatformGrants RPC over every protocol (%s)
     const project = await createProject(c, org, ["a", "b"]);
     const user = await createMachineUser(c, org);
     const rest = (path: string, init: RequestInit = {}) =>
-      fetch(`${server.baseUrl}/resources/v3alpha${path}`, { ...init, headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json", ...init.headers } });
+      fetch(`${server.baseUrl}/resources/v3alpha${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json", ...init.headers },
+      });
 
     const created = await rest(`/projects/${project}/user_grants`, { method: "POST", body: JSON.stringify({ userId: user, roleKeys: ["b", "a"] }) });
     expect(created.status).toBe(201);
@@ -168,7 +174,11 @@ describe.each(DATABASE_KINDS)("every PlatformGrants RPC over every protocol (%s)
       body: JSON.stringify([{ roleKey: { roleKey: "a" } }, { projectId: { projectId: project } }]),
     });
     expect(searched.status).toBe(200);
-    expect(await searched.json()).toMatchObject({ details: { totalResult: "1", appliedLimit: 5 }, sortingColumn: "USER_GRANT_FIELD_NAME_CHANGE_DATE", result: [{ details: { id } }] });
+    expect(await searched.json()).toMatchObject({
+      details: { totalResult: "1", appliedLimit: 5 },
+      sortingColumn: "USER_GRANT_FIELD_NAME_CHANGE_DATE",
+      result: [{ details: { id } }],
+    });
     const unknownRole = await rest(`/user_grants/${id}`, { method: "PATCH", body: JSON.stringify({ roleKeys: ["zzz"] }) });
     expect(unknownRole.status).toBe(400);
     expect(((await unknownRole.json()) as Msg).code).toBe(Code.FailedPrecondition);

@@ -88,7 +88,9 @@ describe.each(DATABASE_KINDS)("searching user grants (%s)", (kind) => {
       expect(names(await search({ filters: [{ roleKey: { roleKey } }] })), roleKey).toEqual([]);
     }
     expect(names(await search({ ...asc, filters: [{ userId: { userId: uA } }, { roleKey: { roleKey: "admin" } }] }))).toEqual(["g1", "g3"]);
-    expect(names(await search({ ...asc, filters: [{ userId: { userId: uA } }, { projectId: { projectId: pA1 } }, { roleKey: { roleKey: "viewer" } }] }))).toEqual(["g1"]);
+    expect(
+      names(await search({ ...asc, filters: [{ userId: { userId: uA } }, { projectId: { projectId: pA1 } }, { roleKey: { roleKey: "viewer" } }] })),
+    ).toEqual(["g1"]);
     expect(names(await search({ filters: [{ userId: { userId: uB } }, { roleKey: { roleKey: "admin" } }] }))).toEqual([]);
     // The same filter twice is the same filter; two different users match nothing.
     expect(names(await search({ ...asc, filters: [{ projectId: { projectId: pB } }, { projectId: { projectId: pB } }] }))).toEqual(["g4", "g5"]);

@@ -32,11 +32,17 @@ describe.each(DATABASE_KINDS)("every PlatformIdentityProviders RPC kind over eve
     const owner = await server.createUser({ roles: [{ context: "org", contextId: org, roles: ["ORG_OWNER"] }] });
     const secret = `mx${t}-matrix-secret`;
 
-    const id: string = okMessage(await run("create", 201, "CreateGitLabIDP", { idp: { idp: { name: `mx${t} GitLab` }, config: { clientId: `mx${t}-id`, clientSecret: secret, scopes: ["openid"] } } })).details.id;
-    const orgIdp: string = okMessage(await run("createInOrg", 201, "CreateOIDCIDP", {
-      ctx: { orgId: org },
-      idp: { idp: { name: `mx${t} OIDC` }, config: { clientId: "oidc", clientSecret: secret, issuer: `https://mx${t}.example.com`, isIdTokenMapping: true } },
-    })).details.id;
+    const id: string = okMessage(
+      await run("create", 201, "CreateGitLabIDP", {
+        idp: { idp: { name: `mx${t} GitLab` }, config: { clientId: `mx${t}-id`, clientSecret: secret, scopes: ["openid"] } },
+      }),
+    ).details.id;
+    const orgIdp: string = okMessage(
+      await run("createInOrg", 201, "CreateOIDCIDP", {
+        ctx: { orgId: org },
+        idp: { idp: { name: `mx${t} OIDC` }, config: { clientId: "oidc", clientSecret: secret, issuer: `https://mx${t}.example.com`, isIdTokenMapping: true } },
+      }),
+    ).details.id;
     await run("createInvalid", 400, "CreateGitLabIDP", { idp: { idp: { name: `mx${t} bad` }, config: { clientId: "x" } } });
     await run("get", 200, "GetGitLabIDP", { id });
     await run("getWrongType", 404, "GetOIDCIDP", { id });
@@ -48,8 +54,16 @@ describe.each(DATABASE_KINDS)("every PlatformIdentityProviders RPC kind over eve
     await run("patchUnspecified", 400, "PatchGitLabIDP", { id, idp: { idp: { statePolicy: "STATE_POLICY_UNSPECIFIED" } } });
     await run("patchOwner", 200, "PatchGitLabIDP", { id, idp: { idp: { name: `mx${t} GitLab 2` }, config: { scopes: ["openid", "email"] } } });
     await run("patchNothing", 200, "PatchGitLabIDP", { id, idp: { idp: { name: `mx${t} GitLab 2` }, config: { scopes: [] } } });
-    await run("search", 200, "SearchIDPs", { ctx: { orgId: org }, sortingColumn: "IDP_FIELD_NAME_NAME", query: { asc: true }, filters: [{ name: { name: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] });
-    await run("searchInactive", 200, "SearchIDPs", { ctx: { orgId: org }, filters: [{ state: { state: INACTIVE } }, { name: { name: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] });
+    await run("search", 200, "SearchIDPs", {
+      ctx: { orgId: org },
+      sortingColumn: "IDP_FIELD_NAME_NAME",
+      query: { asc: true },
+      filters: [{ name: { name: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+    });
+    await run("searchInactive", 200, "SearchIDPs", {
+      ctx: { orgId: org },
+      filters: [{ state: { state: INACTIVE } }, { name: { name: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+    });
     await run("searchLimit", 400, "SearchIDPs", { query: { limit: 1001 } });
     await run("deleteInOrg", 400, "DeleteIDP", { id, ctx: { orgId: org } });
     await run("delete", 200, "DeleteIDP", { id });

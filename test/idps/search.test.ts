@@ -4,10 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/database.js";
 import { listDetails } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import {
-  ACTIVATE, ACTIVE, DEACTIVATE, INACTIVE, INHERIT,
-  createOrg, gitlab, idpClient, instanceOwner, orgOwner, systemOwner, type Idps,
-} from "./helpers.js";
+import { ACTIVATE, ACTIVE, DEACTIVATE, INACTIVE, INHERIT, createOrg, gitlab, idpClient, instanceOwner, orgOwner, systemOwner, type Idps } from "./helpers.js";
 
 /** SearchIDPs: what each context level covers, filters, sorting and paging (issue 8, §1). */
 describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
@@ -86,11 +83,33 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
     it("shows per result the owner, the parent of the asked context, its own policy and the effective state", async () => {
       const m = await search({ ctx: { orgId: orgA }, ...byName });
       const row = (name: string) => m.result.find((r: { idp: { name: string } }) => r.idp.name === name);
-      const details = (name: string, owner: JsonObject) => ({ id: ids[name], sequence: expect.any(String), changeDate: expect.any(String), resourceOwner: owner });
+      const details = (name: string, owner: JsonObject) => ({
+        id: ids[name],
+        sequence: expect.any(String),
+        changeDate: expect.any(String),
+        resourceOwner: owner,
+      });
       const instParent = (state: string) => ({ parent: instanceOwner(server.instanceId), state });
-      expect(row("alpha-org")).toEqual({ details: details("alpha-org", orgOwner(orgA)), state: ACTIVE, type: "PROVIDER_TYPE_GITLAB", idp: { name: "alpha-org", statePolicy: INHERIT, options: {} } });
-      expect(row("india-instance")).toEqual({ details: details("india-instance", instanceOwner(server.instanceId)), parent: instParent(ACTIVE), state: INACTIVE, type: "PROVIDER_TYPE_GITLAB", idp: { name: "india-instance", statePolicy: DEACTIVATE, options: {} } });
-      expect(row("sierra-system")).toEqual({ details: details("sierra-system", systemOwner), parent: instParent(INACTIVE), state: INACTIVE, type: "PROVIDER_TYPE_GITLAB", idp: { name: "sierra-system", statePolicy: INHERIT, options: {} } });
+      expect(row("alpha-org")).toEqual({
+        details: details("alpha-org", orgOwner(orgA)),
+        state: ACTIVE,
+        type: "PROVIDER_TYPE_GITLAB",
+        idp: { name: "alpha-org", statePolicy: INHERIT, options: {} },
+      });
+      expect(row("india-instance")).toEqual({
+        details: details("india-instance", instanceOwner(server.instanceId)),
+        parent: instParent(ACTIVE),
+        state: INACTIVE,
+        type: "PROVIDER_TYPE_GITLAB",
+        idp: { name: "india-instance", statePolicy: DEACTIVATE, options: {} },
+      });
+      expect(row("sierra-system")).toEqual({
+        details: details("sierra-system", systemOwner),
+        parent: instParent(INACTIVE),
+        state: INACTIVE,
+        type: "PROVIDER_TYPE_GITLAB",
+        idp: { name: "sierra-system", statePolicy: INHERIT, options: {} },
+      });
       // Only type-agnostic properties: never a configuration.
       for (const r of m.result) {
         expect(Object.keys(r).sort()).toEqual(expect.arrayContaining(["details", "idp", "state", "type"]));
@@ -131,7 +150,13 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
       expect(names(await search({ filters: [{ name: { name: "%", method: "TEXT_FILTER_METHOD_CONTAINS" } }] }))).toEqual([]);
       expect(names(await search({ filters: [{ name: { name: "_", method: "TEXT_FILTER_METHOD_CONTAINS" } }] }))).toEqual([]);
       // Combined with AND.
-      expect(names(await search({ filters: [{ name: { name: "org", method: "TEXT_FILTER_METHOD_CONTAINS" } }, { name: { name: "a", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] }))).toEqual(["alpha-org"]);
+      expect(
+        names(
+          await search({
+            filters: [{ name: { name: "org", method: "TEXT_FILTER_METHOD_CONTAINS" } }, { name: { name: "a", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+          }),
+        ),
+      ).toEqual(["alpha-org"]);
     });
 
     it("by state, evaluated in the asked context", async () => {
@@ -144,14 +169,19 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
       expect(await st({ orgId: orgA }, INACTIVE)).toEqual(["india-instance", "sierra-system"]);
       expect(await st({ orgId: orgB }, ACTIVE)).toEqual(["delta-MIXED", "india-instance", "sierra-system"]);
       expect(await st({ orgId: orgB }, INACTIVE)).toEqual(["bravo-org"]);
-      expect(await idps.call("SearchIDPs", { filters: [{ state: { state: "EFFECTIVE_STATE_UNSPECIFIED" } }] })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+      expect(await idps.call("SearchIDPs", { filters: [{ state: { state: "EFFECTIVE_STATE_UNSPECIFIED" } }] })).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+      });
     });
 
     it("the state filter agrees with each result's state", async () => {
       for (const ctx of [undefined, { orgId: orgA }, { orgId: orgB }, { system: true }] as (JsonObject | undefined)[]) {
         const all = await search({ ...(ctx && { ctx }), ...byName });
         const active = names(await search({ ...(ctx && { ctx }), ...byName, filters: [{ state: { state: ACTIVE } }] }));
-        expect(active, JSON.stringify(ctx)).toEqual(all.result.filter((r: { state: string }) => r.state === ACTIVE).map((r: { idp: { name: string } }) => r.idp.name));
+        expect(active, JSON.stringify(ctx)).toEqual(
+          all.result.filter((r: { state: string }) => r.state === ACTIVE).map((r: { idp: { name: string } }) => r.idp.name),
+        );
       }
     });
   });
@@ -185,7 +215,11 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
     it("applies 1000 at most and refuses a limit above", async () => {
       expect(listDetails(await search({ query: { limit: 1000 } })).appliedLimit).toBe(1000);
       expect(await idps.call("SearchIDPs", { query: { limit: 1001 } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-      expect(await idpClient(server.baseUrl, server.adminToken, "rest").call("SearchIDPs", { query: { limit: 1001 } })).toMatchObject({ ok: false, code: Code.InvalidArgument, httpStatus: 400 });
+      expect(await idpClient(server.baseUrl, server.adminToken, "rest").call("SearchIDPs", { query: { limit: 1001 } })).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+        httpStatus: 400,
+      });
     });
 
     it("answers the same over REST, filters as the body", async () => {
@@ -212,7 +246,10 @@ describe.each(DATABASE_KINDS)("searching identity providers (%s)", (kind) => {
     it("a plain user and another instance's admin find nothing of ours", async () => {
       const plain = await server.createUser({});
       expect(await idpClient(server.baseUrl, plain.token).call("SearchIDPs", {})).toMatchObject({ ok: false, code: Code.PermissionDenied });
-      expect(await idpClient(server.baseUrl, plain.token).call("SearchIDPs", { ctx: { orgId: orgA } })).toMatchObject({ ok: false, code: Code.PermissionDenied });
+      expect(await idpClient(server.baseUrl, plain.token).call("SearchIDPs", { ctx: { orgId: orgA } })).toMatchObject({
+        ok: false,
+        code: Code.PermissionDenied,
+      });
       const theirs = idpClient(other.baseUrl, other.adminToken);
       expect(await theirs.call("SearchIDPs", { ctx: { orgId: orgA } })).toMatchObject({ ok: false, code: Code.NotFound });
       expect(await theirs.call("SearchIDPs", { ctx: { instanceId: server.instanceId } })).toMatchObject({ ok: false, code: Code.NotFound });

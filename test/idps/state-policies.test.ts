@@ -4,8 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
-  ACTIVATE, ACTIVE, DEACTIVATE, INACTIVE, INHERIT,
-  createOrg, deleteOrg, gitlab, idpClient, instanceOwner, orgOwner, systemOwner, type Idps,
+  ACTIVATE,
+  ACTIVE,
+  DEACTIVATE,
+  INACTIVE,
+  INHERIT,
+  createOrg,
+  deleteOrg,
+  gitlab,
+  idpClient,
+  instanceOwner,
+  orgOwner,
+  systemOwner,
+  type Idps,
 } from "./helpers.js";
 
 /**
@@ -35,8 +46,14 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
     return { parent: got.parent, state: got.state, statePolicy: got.idp.statePolicy };
   };
   const policyRows = async (id: string) =>
-    (await server.service.store.db.selectFrom("idp_state_policies").select(["instance_id", "org_id", "policy"]).where("idp_id", "=", id).orderBy("org_id").execute())
-      .map((r) => ({ ...r }));
+    (
+      await server.service.store.db
+        .selectFrom("idp_state_policies")
+        .select(["instance_id", "org_id", "policy"])
+        .where("idp_id", "=", id)
+        .orderBy("org_id")
+        .execute()
+    ).map((r) => ({ ...r }));
 
   describe("an instance provider seen from two organizations (spec §3 table)", () => {
     let id: string;
@@ -84,8 +101,16 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
     it("inherit → deactivate in org A: inactive in A only", async () => {
       const patched = await policy(id, { orgId: orgA }, DEACTIVATE);
       expect(patched.details).toMatchObject({ id, resourceOwner: instanceOwner(server.instanceId) });
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: ACTIVE }, state: INACTIVE, statePolicy: DEACTIVATE });
-      expect(await seen(id, { orgId: orgB })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: ACTIVE }, state: ACTIVE, statePolicy: INHERIT });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: ACTIVE },
+        state: INACTIVE,
+        statePolicy: DEACTIVATE,
+      });
+      expect(await seen(id, { orgId: orgB })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: ACTIVE },
+        state: ACTIVE,
+        statePolicy: INHERIT,
+      });
       expect(await seen(id)).toEqual({ parent: undefined, state: ACTIVE, statePolicy: INHERIT });
       expect(await policyRows(id)).toEqual([{ instance_id: server.instanceId, org_id: orgA, policy: "deactivate" }]);
       // The owner's configuration and sequence are untouched by a child's policy.
@@ -94,7 +119,11 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
 
     it("deactivate → inherit in org A: follows the instance again", async () => {
       await policy(id, { orgId: orgA }, INHERIT);
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: ACTIVE }, state: ACTIVE, statePolicy: INHERIT });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: ACTIVE },
+        state: ACTIVE,
+        statePolicy: INHERIT,
+      });
       expect(await policyRows(id)).toEqual([]);
     });
 
@@ -124,7 +153,11 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
       // The owner's ACTIVATE counts as active.
       await policy(id, undefined, ACTIVATE);
       expect(await seen(id)).toEqual({ parent: undefined, state: ACTIVE, statePolicy: ACTIVATE });
-      expect(await seen(id, { orgId: orgB })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: ACTIVE }, state: ACTIVE, statePolicy: INHERIT });
+      expect(await seen(id, { orgId: orgB })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: ACTIVE },
+        state: ACTIVE,
+        statePolicy: INHERIT,
+      });
       await policy(id, undefined, INHERIT);
     });
 
@@ -138,15 +171,24 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
       expect(await asOwner.call("PatchGitLabIDP", { id, idp: { idp: { statePolicy: DEACTIVATE } } })).toMatchObject({ ok: false, code: Code.PermissionDenied });
       // In its organization it reads and switches.
       await asOwner.ok("PatchGitLabIDP", { id, ctx: { orgId: orgA }, idp: { idp: { statePolicy: DEACTIVATE } } });
-      expect((await asOwner.ok("GetGitLabIDP", { id, ctx: { orgId: orgA } })).idp).toMatchObject({ state: INACTIVE, idp: { idp: { statePolicy: DEACTIVATE } } });
+      expect((await asOwner.ok("GetGitLabIDP", { id, ctx: { orgId: orgA } })).idp).toMatchObject({
+        state: INACTIVE,
+        idp: { idp: { statePolicy: DEACTIVATE } },
+      });
       expect(await seen(id, { orgId: orgB })).toMatchObject({ state: ACTIVE, statePolicy: INHERIT });
       // Not in org B, not the configuration, not in the instance.
-      expect(await asOwner.call("PatchGitLabIDP", { id, ctx: { orgId: orgB }, idp: { idp: { statePolicy: DEACTIVATE } } })).toMatchObject({ ok: false, code: Code.PermissionDenied });
+      expect(await asOwner.call("PatchGitLabIDP", { id, ctx: { orgId: orgB }, idp: { idp: { statePolicy: DEACTIVATE } } })).toMatchObject({
+        ok: false,
+        code: Code.PermissionDenied,
+      });
       expect(await asOwner.call("GetIDP", { id, ctx: { orgId: orgB } })).toMatchObject({ ok: false, code: Code.PermissionDenied });
       const config = await asOwner.call("PatchGitLabIDP", { id, ctx: { orgId: orgA }, idp: { config: { clientId: "hijack" } } });
       expect(config).toMatchObject({ ok: false, code: Code.FailedPrecondition });
       expect(await asOwner.call("CreateGitLabIDP", { idp: gitlab("Owner Instance") })).toMatchObject({ ok: false, code: Code.PermissionDenied });
-      expect(await asOwner.call("CreateGitLabIDP", { idp: gitlab("Owner Instance"), ctx: { instanceId: server.instanceId } })).toMatchObject({ ok: false, code: Code.PermissionDenied });
+      expect(await asOwner.call("CreateGitLabIDP", { idp: gitlab("Owner Instance"), ctx: { instanceId: server.instanceId } })).toMatchObject({
+        ok: false,
+        code: Code.PermissionDenied,
+      });
       expect(await asOwner.call("DeleteIDP", { id, ctx: { orgId: orgA } })).toMatchObject({ ok: false, code: Code.FailedPrecondition });
       // It may create its own in its organization, and delete it.
       const own = await asOwner.ok("CreateGitLabIDP", { idp: gitlab("Owner Org"), ctx: { orgId: orgA } });
@@ -201,39 +243,79 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
     it("has the system as parent in the instance, the instance as parent in an org", async () => {
       expect(await seen(id)).toEqual({ parent: undefined, state: ACTIVE, statePolicy: INHERIT });
       expect(await seen(id, { system: true })).toEqual({ parent: undefined, state: ACTIVE, statePolicy: INHERIT });
-      expect(await seen(id, { instanceId: server.instanceId })).toEqual({ parent: { parent: systemOwner, state: ACTIVE }, state: ACTIVE, statePolicy: INHERIT });
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: ACTIVE }, state: ACTIVE, statePolicy: INHERIT });
+      expect(await seen(id, { instanceId: server.instanceId })).toEqual({
+        parent: { parent: systemOwner, state: ACTIVE },
+        state: ACTIVE,
+        statePolicy: INHERIT,
+      });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: ACTIVE },
+        state: ACTIVE,
+        statePolicy: INHERIT,
+      });
       expect((await idps.ok("GetGitLabIDP", { id, ctx: { orgId: orgA } })).idp.details.resourceOwner).toEqual(systemOwner);
     });
 
     it("instance deactivates: an inheriting org is inactive; the org activates: active", async () => {
       await policy(id, { instanceId: server.instanceId }, DEACTIVATE);
       expect(await seen(id, { system: true })).toEqual({ parent: undefined, state: ACTIVE, statePolicy: INHERIT });
-      expect(await seen(id, { instanceId: server.instanceId })).toEqual({ parent: { parent: systemOwner, state: ACTIVE }, state: INACTIVE, statePolicy: DEACTIVATE });
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: INACTIVE, statePolicy: INHERIT });
+      expect(await seen(id, { instanceId: server.instanceId })).toEqual({
+        parent: { parent: systemOwner, state: ACTIVE },
+        state: INACTIVE,
+        statePolicy: DEACTIVATE,
+      });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: INACTIVE,
+        statePolicy: INHERIT,
+      });
       await policy(id, { orgId: orgA }, ACTIVATE);
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: ACTIVE, statePolicy: ACTIVATE });
-      expect(await seen(id, { orgId: orgB })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: INACTIVE, statePolicy: INHERIT });
-      expect(await policyRows(id)).toEqual([
-        { instance_id: server.instanceId, org_id: "", policy: "deactivate" },
-        { instance_id: server.instanceId, org_id: orgA, policy: "activate" },
-      ].sort((a, b) => a.org_id.localeCompare(b.org_id)));
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: ACTIVE,
+        statePolicy: ACTIVATE,
+      });
+      expect(await seen(id, { orgId: orgB })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: INACTIVE,
+        statePolicy: INHERIT,
+      });
+      expect(await policyRows(id)).toEqual(
+        [
+          { instance_id: server.instanceId, org_id: "", policy: "deactivate" },
+          { instance_id: server.instanceId, org_id: orgA, policy: "activate" },
+        ].sort((a, b) => a.org_id.localeCompare(b.org_id)),
+      );
     });
 
     it("system deactivates: the instance (inheriting) and org B are inactive, org A keeps its activate", async () => {
       await policy(id, { instanceId: server.instanceId }, INHERIT);
       await policy(id, { system: true }, DEACTIVATE);
       expect(await seen(id, { system: true })).toEqual({ parent: undefined, state: INACTIVE, statePolicy: DEACTIVATE });
-      expect(await seen(id, { instanceId: server.instanceId })).toEqual({ parent: { parent: systemOwner, state: INACTIVE }, state: INACTIVE, statePolicy: INHERIT });
-      expect(await seen(id, { orgId: orgB })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: INACTIVE, statePolicy: INHERIT });
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: ACTIVE, statePolicy: ACTIVATE });
+      expect(await seen(id, { instanceId: server.instanceId })).toEqual({
+        parent: { parent: systemOwner, state: INACTIVE },
+        state: INACTIVE,
+        statePolicy: INHERIT,
+      });
+      expect(await seen(id, { orgId: orgB })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: INACTIVE,
+        statePolicy: INHERIT,
+      });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: ACTIVE,
+        statePolicy: ACTIVATE,
+      });
       await policy(id, { system: true }, INHERIT);
     });
 
     it("is read-only in the instance, naming the system", async () => {
       const r = await idps.call("PatchGitLabIDP", { id, ctx: { instanceId: server.instanceId }, idp: { idp: { name: "x" } } });
       expect(r).toMatchObject({ ok: false, code: Code.FailedPrecondition });
-      expect((r as { message: string }).message).toBe(`identity provider ${id} is configured in the system; in instance ${server.instanceId} only its state policy can change`);
+      expect((r as { message: string }).message).toBe(
+        `identity provider ${id} is configured in the system; in instance ${server.instanceId} only its state policy can change`,
+      );
       expect(await idps.call("DeleteIDP", { id, ctx: { instanceId: server.instanceId } })).toMatchObject({ ok: false, code: Code.FailedPrecondition });
     });
 
@@ -242,7 +324,10 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
       const asIam = idpClient(server.baseUrl, iam.token);
       expect(await asIam.call("GetIDP", { id })).toMatchObject({ ok: false, code: Code.PermissionDenied });
       expect((await asIam.ok("GetIDP", { id, ctx: { instanceId: server.instanceId } })).idp).toMatchObject({ state: ACTIVE, parent: { parent: systemOwner } });
-      expect(await asIam.call("CreateGitLabIDP", { idp: gitlab("IAM system"), ctx: { system: true } })).toMatchObject({ ok: false, code: Code.PermissionDenied });
+      expect(await asIam.call("CreateGitLabIDP", { idp: gitlab("IAM system"), ctx: { system: true } })).toMatchObject({
+        ok: false,
+        code: Code.PermissionDenied,
+      });
       await asIam.ok("PatchGitLabIDP", { id, ctx: { instanceId: server.instanceId }, idp: { idp: { statePolicy: DEACTIVATE } } });
       expect(await seen(id, { instanceId: server.instanceId })).toMatchObject({ state: INACTIVE, statePolicy: DEACTIVATE });
       expect(await seen(id, { system: true })).toMatchObject({ state: ACTIVE });
@@ -255,12 +340,24 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
       const made = await idps.ok("CreateGitLabIDP", { idp: gitlab("Created Off", { statePolicy: DEACTIVATE }) });
       const id = made.details.id;
       expect(await seen(id)).toEqual({ parent: undefined, state: INACTIVE, statePolicy: DEACTIVATE });
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: INACTIVE, statePolicy: INHERIT });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: INACTIVE,
+        statePolicy: INHERIT,
+      });
       await policy(id, { orgId: orgA }, ACTIVATE);
-      expect(await seen(id, { orgId: orgA })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: ACTIVE, statePolicy: ACTIVATE });
+      expect(await seen(id, { orgId: orgA })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: ACTIVE,
+        statePolicy: ACTIVATE,
+      });
       // Deactivating a child that is already inactive through inheritance is still its own policy.
       await policy(id, { orgId: orgB }, DEACTIVATE);
-      expect(await seen(id, { orgId: orgB })).toEqual({ parent: { parent: instanceOwner(server.instanceId), state: INACTIVE }, state: INACTIVE, statePolicy: DEACTIVATE });
+      expect(await seen(id, { orgId: orgB })).toEqual({
+        parent: { parent: instanceOwner(server.instanceId), state: INACTIVE },
+        state: INACTIVE,
+        statePolicy: DEACTIVATE,
+      });
       await policy(id, undefined, INHERIT);
       expect(await seen(id, { orgId: orgB })).toMatchObject({ state: INACTIVE, statePolicy: DEACTIVATE, parent: { state: ACTIVE } });
       await idps.ok("DeleteIDP", { id });
@@ -270,7 +367,10 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
       const id = (await idps.ok("CreateGitLabIDP", { idp: gitlab("Org A only"), ctx: { orgId: orgA } })).details.id;
       expect(await idps.call("GetIDP", { id, ctx: { orgId: orgB } })).toMatchObject({ ok: false, code: Code.NotFound });
       expect(await idps.call("GetGitLabIDP", { id, ctx: { orgId: orgB } })).toMatchObject({ ok: false, code: Code.NotFound });
-      expect(await idps.call("PatchGitLabIDP", { id, ctx: { orgId: orgB }, idp: { idp: { statePolicy: DEACTIVATE } } })).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await idps.call("PatchGitLabIDP", { id, ctx: { orgId: orgB }, idp: { idp: { statePolicy: DEACTIVATE } } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       // From the instance (above the owner) it is read-only and has no policy of its own.
       expect(await seen(id, { instanceId: server.instanceId })).toEqual({ parent: undefined, state: ACTIVE, statePolicy: INHERIT });
       const up = await idps.call("PatchGitLabIDP", { id, ctx: { instanceId: server.instanceId }, idp: { idp: { statePolicy: DEACTIVATE } } });
@@ -291,7 +391,10 @@ describe.each(DATABASE_KINDS)("identity provider state policies (%s)", (kind) =>
       await policy(id, { orgId: orgA }, ACTIVATE);
       const theirs = idpClient(other.baseUrl, other.adminToken);
       await theirs.ok("PatchGitLabIDP", { id, ctx: { instanceId: other.instanceId }, idp: { idp: { statePolicy: DEACTIVATE } } });
-      expect((await theirs.ok("GetIDP", { id, ctx: { instanceId: other.instanceId } })).idp).toMatchObject({ state: INACTIVE, parent: { parent: systemOwner, state: ACTIVE } });
+      expect((await theirs.ok("GetIDP", { id, ctx: { instanceId: other.instanceId } })).idp).toMatchObject({
+        state: INACTIVE,
+        parent: { parent: systemOwner, state: ACTIVE },
+      });
       // Our instance is unaffected by theirs.
       expect(await seen(id, { orgId: orgB })).toMatchObject({ state: INACTIVE, parent: { state: INACTIVE } });
       expect(await policyRows(id)).toHaveLength(3);

@@ -34,21 +34,42 @@ interface TypeCase {
 const TYPES: TypeCase[] = [
   { name: "GitLab", providerType: "PROVIDER_TYPE_GITLAB", path: "gitlab", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
   {
-    name: "GitLabSelfHosted", providerType: "PROVIDER_TYPE_GITLAB_SELF_HOSTED", path: "gitlab_self_hosted",
-    extra: { issuer: "https://gitlab.example.com" }, extraPatch: { issuer: "https://git.example.org/base" }, uris: ["issuer"],
-    aimed: { issuer: "https://gitlab.elsewhere.example" }, unaimed: {},
+    name: "GitLabSelfHosted",
+    providerType: "PROVIDER_TYPE_GITLAB_SELF_HOSTED",
+    path: "gitlab_self_hosted",
+    extra: { issuer: "https://gitlab.example.com" },
+    extraPatch: { issuer: "https://git.example.org/base" },
+    uris: ["issuer"],
+    aimed: { issuer: "https://gitlab.elsewhere.example" },
+    unaimed: {},
   },
   {
-    name: "OIDC", providerType: "PROVIDER_TYPE_OIDC", path: "oidc",
-    extra: { issuer: "https://issuer.example.com", isIdTokenMapping: true }, extraPatch: { issuer: "https://login.example.net", isIdTokenMapping: false }, uris: ["issuer"],
-    aimed: { issuer: "https://issuer.elsewhere.example" }, unaimed: { isIdTokenMapping: false },
+    name: "OIDC",
+    providerType: "PROVIDER_TYPE_OIDC",
+    path: "oidc",
+    extra: { issuer: "https://issuer.example.com", isIdTokenMapping: true },
+    extraPatch: { issuer: "https://login.example.net", isIdTokenMapping: false },
+    uris: ["issuer"],
+    aimed: { issuer: "https://issuer.elsewhere.example" },
+    unaimed: { isIdTokenMapping: false },
   },
   {
-    name: "OAuth", providerType: "PROVIDER_TYPE_OAUTH", path: "oauth",
-    extra: { authorizationEndpoint: "https://oauth.example.com/authorize", tokenEndpoint: "https://oauth.example.com/token", userEndpoint: "https://oauth.example.com/user", idAttribute: "sub" },
+    name: "OAuth",
+    providerType: "PROVIDER_TYPE_OAUTH",
+    path: "oauth",
+    extra: {
+      authorizationEndpoint: "https://oauth.example.com/authorize",
+      tokenEndpoint: "https://oauth.example.com/token",
+      userEndpoint: "https://oauth.example.com/user",
+      idAttribute: "sub",
+    },
     extraPatch: { tokenEndpoint: "https://oauth.example.com/v2/token", idAttribute: "user_id" },
     uris: ["authorizationEndpoint", "tokenEndpoint", "userEndpoint"],
-    aimed: { authorizationEndpoint: "https://elsewhere.example/authorize", tokenEndpoint: "https://elsewhere.example/token", userEndpoint: "https://elsewhere.example/user" },
+    aimed: {
+      authorizationEndpoint: "https://elsewhere.example/authorize",
+      tokenEndpoint: "https://elsewhere.example/token",
+      userEndpoint: "https://elsewhere.example/user",
+    },
     unaimed: { idAttribute: "user_id" },
   },
   { name: "GitHub", providerType: "PROVIDER_TYPE_GITHUB", path: "github", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
@@ -128,7 +149,9 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect(await idps.ok(`Get${t.name}IDP`, { id: mid })).toEqual(before);
       if (t.name === "OIDC") {
         // Created without the mapping flag (false); patching it to false is no change either.
-        const plain = await idps.ok("CreateOIDCIDP", { idp: { idp: { name: "OIDC no mapping" }, config: { clientId: "c", clientSecret: "s", issuer: "https://issuer.example.com" } } });
+        const plain = await idps.ok("CreateOIDCIDP", {
+          idp: { idp: { name: "OIDC no mapping" }, config: { clientId: "c", clientSecret: "s", issuer: "https://issuer.example.com" } },
+        });
         const p = await idps.ok("PatchOIDCIDP", { id: plain.details.id, idp: { config: { isIdTokenMapping: false } } });
         expect(p.details).toEqual(plain.details);
         await idps.ok("DeleteIDP", { id: plain.details.id });
@@ -139,14 +162,20 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
     it("is NotFound through another type's Get and Patch", async () => {
       for (const other of TYPES.filter((o) => o.name !== t.name)) {
         expect(await idps.call(`Get${other.name}IDP`, { id }), other.name).toMatchObject({ ok: false, code: Code.NotFound });
-        expect(await idps.call(`Patch${other.name}IDP`, { id, idp: { idp: { name: "wrong type" } } }), other.name).toMatchObject({ ok: false, code: Code.NotFound });
+        expect(await idps.call(`Patch${other.name}IDP`, { id, idp: { idp: { name: "wrong type" } } }), other.name).toMatchObject({
+          ok: false,
+          code: Code.NotFound,
+        });
       }
       expect((await idps.ok(`Get${t.name}IDP`, { id })).idp.idp.idp.name).toBe(`${t.name} provider`);
     });
 
     it("patches partially: name, client id, type fields; scopes only when not empty", async () => {
       const get = async () => (await idps.ok(`Get${t.name}IDP`, { id })).idp;
-      const p1 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { idp: { name: `${t.name} renamed` }, config: { clientId: "new-client", clientSecret: `secret-${t.path}` } } });
+      const p1 = await idps.ok(`Patch${t.name}IDP`, {
+        id,
+        idp: { idp: { name: `${t.name} renamed` }, config: { clientId: "new-client", clientSecret: `secret-${t.path}` } },
+      });
       expect(p1.details).toEqual({ id, sequence: "2", changeDate: expect.any(String), resourceOwner: instanceOwner(server.instanceId) });
       let got = await get();
       expect(got.details.sequence).toBe("2");
@@ -216,13 +245,20 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       const aimed: JsonObject = { clientId: "another-client", ...t.aimed };
       for (const [field, value] of Object.entries(aimed)) {
         const refused = await api.call(`Patch${t.name}IDP`, { id: aid, idp: { idp: { name: "moved" }, config: { [field]: value } } });
-        expect(refused, field).toMatchObject({ ok: false, code: Code.InvalidArgument, message: expect.stringMatching(new RegExp(`^changing ${field} needs clientSecret `)) });
+        expect(refused, field).toMatchObject({
+          ok: false,
+          code: Code.InvalidArgument,
+          message: expect.stringMatching(new RegExp(`^changing ${field} needs clientSecret `)),
+        });
         if (protocol === "rest") expect(refused.httpStatus).toBe(400);
       }
       expect(await api.ok(`Get${t.name}IDP`, { id: aid }), "nothing stored changed").toEqual(before);
       expect(await secret()).toBe(`secret-${t.path}`);
       // Other settings, and aiming ones given as they are, keep it.
-      await api.ok(`Patch${t.name}IDP`, { id: aid, idp: { idp: { name: "renamed" }, config: { clientId: `${t.path}-client`, scopes: ["email"], ...t.extra, ...t.unaimed } } });
+      await api.ok(`Patch${t.name}IDP`, {
+        id: aid,
+        idp: { idp: { name: "renamed" }, config: { clientId: `${t.path}-client`, scopes: ["email"], ...t.extra, ...t.unaimed } },
+      });
       expect(await secret()).toBe(`secret-${t.path}`);
       // With the secret they change.
       await api.ok(`Patch${t.name}IDP`, { id: aid, idp: { config: { ...aimed, clientSecret: "given-again" } } });
@@ -263,7 +299,13 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect((await idps.ok(`Get${t.name}IDP`, { id: made.details.id })).idp.idp.config.scopes).toEqual(edge.config.scopes);
       await idps.ok("DeleteIDP", { id: made.details.id });
       // A patch is held to the same limits.
-      for (const config of [{ clientSecret: "" }, { clientSecret: "s".repeat(201) }, { clientId: "" }, { scopes: [""] }, { scopes: Array.from({ length: 21 }, (_, i) => `s${i}`) }] as JsonObject[]) {
+      for (const config of [
+        { clientSecret: "" },
+        { clientSecret: "s".repeat(201) },
+        { clientId: "" },
+        { scopes: [""] },
+        { scopes: Array.from({ length: 21 }, (_, i) => `s${i}`) },
+      ] as JsonObject[]) {
         expect(await idps.call(`Patch${t.name}IDP`, { id, idp: { config } }), JSON.stringify(config)).toMatchObject({ ok: false, code: Code.InvalidArgument });
       }
       for (const uri of t.uris) {
@@ -280,7 +322,9 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect(own.details.resourceOwner).toEqual(orgOwner(org));
       expect((await idps.ok(`Get${t.name}IDP`, { id: own.details.id })).idp).toMatchObject({ details: { resourceOwner: orgOwner(org) }, type: t.providerType });
       expect((await idps.ok(`Get${t.name}IDP`, { id: sys.details.id, ctx: { orgId: org } })).idp).toMatchObject({
-        details: { resourceOwner: systemOwner }, parent: { parent: instanceOwner(server.instanceId), state: ACTIVE }, type: t.providerType,
+        details: { resourceOwner: systemOwner },
+        parent: { parent: instanceOwner(server.instanceId), state: ACTIVE },
+        type: t.providerType,
       });
       for (const made of [sys, own]) await idps.ok("DeleteIDP", { id: made.details.id });
     });
@@ -306,7 +350,10 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
 
     it("checks the request context", async () => {
       expect(await idps.call("CreateGitLabIDP", { idp: gitlab("ctx false"), ctx: { system: false } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-      expect(await idps.call("CreateGitLabIDP", { idp: gitlab("ctx missing org"), ctx: { orgId: "no-such-org" } })).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await idps.call("CreateGitLabIDP", { idp: gitlab("ctx missing org"), ctx: { orgId: "no-such-org" } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       expect(await idps.call("GetIDP", { id, ctx: { orgId: "no-such-org" } })).toMatchObject({ ok: false, code: Code.NotFound });
       expect(await idps.call("GetIDP", { id: "no-such-idp" })).toMatchObject({ ok: false, code: Code.NotFound });
       expect(await idps.call("PatchGitLabIDP", { id })).toMatchObject({ ok: false, code: Code.InvalidArgument });
@@ -325,7 +372,10 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
     it("an IAM_OWNER manages providers of its instance and its organizations, not the system's", async () => {
       const iam = idpClient(server.baseUrl, (await server.createUser({ roles: [{ context: "instance", roles: ["IAM_OWNER"] }] })).token);
       const org = await createOrg(server.baseUrl, server.adminToken, "IAM Org");
-      const own = await iam.ok("CreateGoogleIDP", { idp: { idp: { name: "iam org google" }, config: { clientId: "g", clientSecret: "s" } }, ctx: { orgId: org } });
+      const own = await iam.ok("CreateGoogleIDP", {
+        idp: { idp: { name: "iam org google" }, config: { clientId: "g", clientSecret: "s" } },
+        ctx: { orgId: org },
+      });
       expect(own.details.resourceOwner).toEqual(orgOwner(org));
       await iam.ok("PatchGoogleIDP", { id: own.details.id, idp: { idp: { name: "iam org google 2" } } });
       expect((await iam.ok("GetGoogleIDP", { id: own.details.id })).idp.idp.idp.name).toBe("iam org google 2");
@@ -354,11 +404,23 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
         expect(await theirs.call(method, req), method).toMatchObject({ ok: false, code: Code.NotFound });
         expect(await theirs.call(method, { ...req, ctx: { instanceId: other.instanceId } }), `${method} ctx`).toMatchObject({ ok: false, code: Code.NotFound });
         // Naming our instance or organization does not help.
-        expect(await theirs.call(method, { ...req, ctx: { instanceId: server.instanceId } }), `${method} our ctx`).toMatchObject({ ok: false, code: Code.NotFound });
-        expect(await theirs.call(method, { ...req, ctx: { orgId: server.defaultOrgId } }), `${method} our org`).toMatchObject({ ok: false, code: Code.NotFound });
+        expect(await theirs.call(method, { ...req, ctx: { instanceId: server.instanceId } }), `${method} our ctx`).toMatchObject({
+          ok: false,
+          code: Code.NotFound,
+        });
+        expect(await theirs.call(method, { ...req, ctx: { orgId: server.defaultOrgId } }), `${method} our org`).toMatchObject({
+          ok: false,
+          code: Code.NotFound,
+        });
       }
-      expect(await theirs.call("CreateGitLabIDP", { idp: gitlab("planted"), ctx: { instanceId: server.instanceId } })).toMatchObject({ ok: false, code: Code.NotFound });
-      expect(await theirs.call("CreateGitLabIDP", { idp: gitlab("planted"), ctx: { orgId: server.defaultOrgId } })).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await theirs.call("CreateGitLabIDP", { idp: gitlab("planted"), ctx: { instanceId: server.instanceId } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
+      expect(await theirs.call("CreateGitLabIDP", { idp: gitlab("planted"), ctx: { orgId: server.defaultOrgId } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       expect((await theirs.ok("SearchIDPs", { filters: [{ id: { id } }] })).result ?? []).toEqual([]);
       expect(await idps.ok("GetGitLabIDP", { id })).toMatchObject({ idp: { details: { sequence: "1" }, idp: { idp: { name: "Access GitLab" } } } });
     });
@@ -422,15 +484,25 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
         okMessage(await call(protocol, `Get${t.name}IDP`, { id, ctx: { system: true } }));
         // Rejected requests carrying a secret: wrong type, too long, read-only child.
         const other = TYPES[(TYPES.indexOf(t) + 1) % TYPES.length]!;
-        expect(await call(protocol, `Patch${other.name}IDP`, { id, idp: { config: { clientSecret: SECRETS[i]! } } })).toMatchObject({ ok: false, code: Code.NotFound });
-        expect(await call(protocol, `Create${t.name}IDP`, { idp: { idp: { name: "too long" }, config: { ...config, clientSecret: INVALID + "yy" } } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+        expect(await call(protocol, `Patch${other.name}IDP`, { id, idp: { config: { clientSecret: SECRETS[i]! } } })).toMatchObject({
+          ok: false,
+          code: Code.NotFound,
+        });
+        expect(
+          await call(protocol, `Create${t.name}IDP`, { idp: { idp: { name: "too long" }, config: { ...config, clientSecret: INVALID + "yy" } } }),
+        ).toMatchObject({ ok: false, code: Code.InvalidArgument });
       }
     }
-    const sys = okMessage(await call("grpc", "CreateGitLabIDP", { idp: { idp: { name: "sys" }, config: { clientId: "c", clientSecret: SECRETS[0]! } }, ctx: { system: true } })).details.id as string;
+    const sys = okMessage(
+      await call("grpc", "CreateGitLabIDP", { idp: { idp: { name: "sys" }, config: { clientId: "c", clientSecret: SECRETS[0]! } }, ctx: { system: true } }),
+    ).details.id as string;
     const instanceId = (await server.service.store.db.selectFrom("instances").select("id").executeTakeFirstOrThrow()).id;
     for (const protocol of PROTOCOLS) {
       // A secret sent where the configuration is read-only is refused, and not repeated.
-      expect(await call(protocol, "PatchGitLabIDP", { id: sys, ctx: { instanceId }, idp: { config: { clientSecret: ROTATED[0]! } } })).toMatchObject({ ok: false, code: Code.FailedPrecondition });
+      expect(await call(protocol, "PatchGitLabIDP", { id: sys, ctx: { instanceId }, idp: { config: { clientSecret: ROTATED[0]! } } })).toMatchObject({
+        ok: false,
+        code: Code.FailedPrecondition,
+      });
     }
     for (const protocol of PROTOCOLS) {
       const found = okMessage(await call(protocol, "SearchIDPs", { query: { limit: 1000 } }));
@@ -450,7 +522,10 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
     for (const s of all) expect(text, "responses").not.toContain(s);
 
     const db = server.service.store.db;
-    const events = await db.selectFrom("events").select(sql<string>`payload::text`.as("payload")).execute();
+    const events = await db
+      .selectFrom("events")
+      .select(sql<string>`payload::text`.as("payload"))
+      .execute();
     expect(events.length).toBeGreaterThan(0);
     const payloads = events.map((e) => e.payload).join("\n");
     for (const s of all) expect(payloads, "event payloads").not.toContain(s);

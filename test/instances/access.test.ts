@@ -2,7 +2,24 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { at, createInstance, failed, idsOf, INSTANCES, instanceJson, must, ok, outcome, PROTOCOLS, totalOf, uniqueDomain, type CallResult, type Created, type Msg, type Protocol } from "./helpers.js";
+import {
+  at,
+  createInstance,
+  failed,
+  idsOf,
+  INSTANCES,
+  instanceJson,
+  must,
+  ok,
+  outcome,
+  PROTOCOLS,
+  totalOf,
+  uniqueDomain,
+  type CallResult,
+  type Created,
+  type Msg,
+  type Protocol,
+} from "./helpers.js";
 
 /**
  * Who may do what with instances. System members (SYSTEM_OWNER) everything, on any
@@ -49,11 +66,25 @@ describe.each(DATABASE_KINDS)("instance permissions (%s)", (kind) => {
     const whos = ["system", "iamOwner", "viewer", "orgOwner", "orgViewer", "plain"];
     for (const protocol of PROTOCOLS) {
       expect(await outcomes(whos, "GetInstance", { id: b.id }, protocol), `${protocol} own`).toEqual({
-        system: "ok", iamOwner: "ok", viewer: "ok", orgOwner: "PermissionDenied", orgViewer: "PermissionDenied", plain: "PermissionDenied",
+        system: "ok",
+        iamOwner: "ok",
+        viewer: "ok",
+        orgOwner: "PermissionDenied",
+        orgViewer: "PermissionDenied",
+        plain: "PermissionDenied",
       });
-      for (const [what, id] of [["other", c.id], ["first", server.instanceId], ["missing", MISSING]]) {
+      for (const [what, id] of [
+        ["other", c.id],
+        ["first", server.instanceId],
+        ["missing", MISSING],
+      ]) {
         expect(await outcomes(whos, "GetInstance", { id }, protocol), `${protocol} ${what}`).toEqual({
-          system: what === "missing" ? "NotFound" : "ok", iamOwner: "NotFound", viewer: "NotFound", orgOwner: "PermissionDenied", orgViewer: "PermissionDenied", plain: "PermissionDenied",
+          system: what === "missing" ? "NotFound" : "ok",
+          iamOwner: "NotFound",
+          viewer: "NotFound",
+          orgOwner: "PermissionDenied",
+          orgViewer: "PermissionDenied",
+          plain: "PermissionDenied",
         });
       }
       // Without a token: Unauthenticated, whichever id.
@@ -76,12 +107,18 @@ describe.each(DATABASE_KINDS)("instance permissions (%s)", (kind) => {
     for (const protocol of PROTOCOLS) {
       const name = `B patched over ${protocol}`;
       expect(await outcomes(whos, "PatchInstance", { id: b.id, instance: { name } }, protocol), protocol).toEqual({
-        iamOwner: "ok", viewer: "PermissionDenied", orgOwner: "PermissionDenied", plain: "PermissionDenied",
+        iamOwner: "ok",
+        viewer: "PermissionDenied",
+        orgOwner: "PermissionDenied",
+        plain: "PermissionDenied",
       });
       expect((await must(at(INSTANCES, "grpc", "localhost", port).call("GetInstance", { id: b.id }, server.adminToken), "get")).instance.name).toBe(name);
       for (const id of [c.id, server.instanceId, MISSING]) {
         expect(await outcomes(whos, "PatchInstance", { id, instance: { name: "hijacked" } }, protocol), `${protocol} ${id}`).toEqual({
-          iamOwner: "NotFound", viewer: "PermissionDenied", orgOwner: "PermissionDenied", plain: "PermissionDenied",
+          iamOwner: "NotFound",
+          viewer: "PermissionDenied",
+          orgOwner: "PermissionDenied",
+          plain: "PermissionDenied",
         });
       }
     }
@@ -106,7 +143,11 @@ describe.each(DATABASE_KINDS)("instance permissions (%s)", (kind) => {
         expect(await outcomes(whos, "SetPrimaryInstanceDomain", { id, domain: b.domain }, protocol), `${label} set primary`).toEqual(denied);
         expect(await outcomes(whos, "Limit", { id, limits: { block: true } }, protocol), `${label} limit`).toEqual(denied);
       }
-      failed(await onB(protocol).call("CreateInstance", { instance: instanceJson([uniqueDomain("acc-anon")]) }), Code.Unauthenticated, `${protocol} anonymous create`);
+      failed(
+        await onB(protocol).call("CreateInstance", { instance: instanceJson([uniqueDomain("acc-anon")]) }),
+        Code.Unauthenticated,
+        `${protocol} anonymous create`,
+      );
     }
     // Nothing changed.
     const seen = await must(at(INSTANCES, "grpc", "localhost", port).call("GetInstance", { id: b.id }, server.adminToken), "get");
@@ -151,11 +192,18 @@ describe.each(DATABASE_KINDS)("instance permissions (%s)", (kind) => {
         expect(page2.result ?? []).toEqual([]);
         expect(totalOf(page2)).toBe(1);
       }
-      for (const who of ["orgOwner", "orgViewer", "plain"]) failed(await asB(who, "SearchInstances", {}, protocol), Code.PermissionDenied, `${protocol} ${who}`);
+      for (const who of ["orgOwner", "orgViewer", "plain"])
+        failed(await asB(who, "SearchInstances", {}, protocol), Code.PermissionDenied, `${protocol} ${who}`);
       // Other instances' changes do not show in the list details either: nothing to count by.
       const before = ok(await asB("iamOwner", "SearchInstances", {}, protocol));
       ok(await at(INSTANCES, "grpc", "localhost", port).call("PatchInstance", { id: c.id, instance: { name: `C changed ${protocol}` } }, server.adminToken));
-      ok(await at(INSTANCES, "grpc", "localhost", port).call("PatchInstance", { id: server.instanceId, instance: { name: `A changed ${protocol}` } }, server.adminToken));
+      ok(
+        await at(INSTANCES, "grpc", "localhost", port).call(
+          "PatchInstance",
+          { id: server.instanceId, instance: { name: `A changed ${protocol}` } },
+          server.adminToken,
+        ),
+      );
       const after = ok(await asB("iamOwner", "SearchInstances", {}, protocol));
       expect({ ...after.details }, `${protocol} list details after other instances changed`).toEqual({ ...before.details });
       failed(await onB(protocol).call("SearchInstances", {}), Code.Unauthenticated, `${protocol} anonymous`);
@@ -166,10 +214,22 @@ describe.each(DATABASE_KINDS)("instance permissions (%s)", (kind) => {
     for (const protocol of PROTOCOLS) {
       // ctx naming another instance: NotFound, worded as for one that does not exist.
       const byId = failed(await asB("iamOwner", "GetInstance", { id: b.id, ctx: { instanceId: c.id } }, protocol), Code.NotFound, `${protocol} ctx.instanceId`);
-      const byMissingId = failed(await asB("iamOwner", "GetInstance", { id: b.id, ctx: { instanceId: MISSING } }, protocol), Code.NotFound, `${protocol} missing ctx.instanceId`);
+      const byMissingId = failed(
+        await asB("iamOwner", "GetInstance", { id: b.id, ctx: { instanceId: MISSING } }, protocol),
+        Code.NotFound,
+        `${protocol} missing ctx.instanceId`,
+      );
       expect(byId.message.replace(c.id, "<id>")).toBe(byMissingId.message.replace(MISSING, "<id>"));
-      const byDomain = failed(await asB("iamOwner", "SearchInstances", { ctx: { instanceDomain: c.domain } }, protocol), Code.NotFound, `${protocol} ctx.instanceDomain`);
-      const byMissingDomain = failed(await asB("iamOwner", "SearchInstances", { ctx: { instanceDomain: "nowhere.example" } }, protocol), Code.NotFound, `${protocol} missing ctx.instanceDomain`);
+      const byDomain = failed(
+        await asB("iamOwner", "SearchInstances", { ctx: { instanceDomain: c.domain } }, protocol),
+        Code.NotFound,
+        `${protocol} ctx.instanceDomain`,
+      );
+      const byMissingDomain = failed(
+        await asB("iamOwner", "SearchInstances", { ctx: { instanceDomain: "nowhere.example" } }, protocol),
+        Code.NotFound,
+        `${protocol} missing ctx.instanceDomain`,
+      );
       expect(byDomain.message.replace(c.domain, "<d>")).toBe(byMissingDomain.message.replace("nowhere.example", "<d>"));
       // Its own instance through ctx works.
       ok(await asB("iamOwner", "GetInstance", { id: b.id, ctx: { instanceId: b.id } }, protocol), `${protocol} own ctx`);
@@ -178,8 +238,16 @@ describe.each(DATABASE_KINDS)("instance permissions (%s)", (kind) => {
       failed(await asB("iamOwner", "GetInstance", { id: c.id, ctx: { system: true } }, protocol), Code.PermissionDenied, `${protocol} ctx.system get`);
       // Its token is worth nothing on another instance's host, nor is a system member's.
       failed(await at(INSTANCES, protocol, c.domain, port).call("GetInstance", { id: c.id }, b.adminPat), Code.Unauthenticated, `${protocol} B's token on C`);
-      failed(await at(INSTANCES, protocol, c.domain, port).call("GetInstance", { id: c.id }, server.adminToken), Code.Unauthenticated, `${protocol} A's system token on C`);
-      failed(await at(INSTANCES, protocol, "localhost", port).call("GetInstance", { id: b.id }, b.adminPat), Code.Unauthenticated, `${protocol} B's token on A`);
+      failed(
+        await at(INSTANCES, protocol, c.domain, port).call("GetInstance", { id: c.id }, server.adminToken),
+        Code.Unauthenticated,
+        `${protocol} A's system token on C`,
+      );
+      failed(
+        await at(INSTANCES, protocol, "localhost", port).call("GetInstance", { id: b.id }, b.adminPat),
+        Code.Unauthenticated,
+        `${protocol} B's token on A`,
+      );
     }
     // A system member reaches any instance through ctx from its own host.
     const viaCtx = ok(await at(INSTANCES, "grpc", "localhost", port).call("SearchInstances", { ctx: { instanceId: c.id } }, server.adminToken));

@@ -22,7 +22,8 @@ export type Msg = any;
 
 /** Resolves every host name to 127.0.0.1, so that any name reaches the test server as its Host. */
 const toLoopback: LookupFunction = (_host, options, callback) => {
-  if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
+  if ((options as { all?: boolean }).all)
+    (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
   else callback(null, "127.0.0.1", 4);
 };
 
@@ -54,11 +55,17 @@ export function at(service: DescService, protocol: Protocol, host: string, port:
         const route = routes(service).find((r) => r.method.name === name);
         if (!route) throw new Error(`no REST route for ${service.typeName}.${name}`);
         const { url, body } = restRequest(route, req, baseUrl);
-        const headers: Record<string, string> = { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { "content-type": "application/json" }) };
+        const headers: Record<string, string> = {
+          ...(token && { authorization: `Bearer ${token}` }),
+          ...(body !== undefined && { "content-type": "application/json" }),
+        };
         const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
           const r = httpRequest(url, { method: route.httpMethod, lookup: toLoopback, headers, agent: false }, (res) => {
             let text = "";
-            res.setEncoding("utf8").on("data", (c: string) => (text += c)).on("end", () => resolve({ status: res.statusCode!, text }));
+            res
+              .setEncoding("utf8")
+              .on("data", (c: string) => (text += c))
+              .on("end", () => resolve({ status: res.statusCode!, text }));
           });
           r.on("error", reject).end(body === undefined ? undefined : JSON.stringify(body));
         });
@@ -75,10 +82,13 @@ export function at(service: DescService, protocol: Protocol, host: string, port:
   }
   const nodeOptions = { lookup: toLoopback };
   const transport: Transport =
-    protocol === "grpc" ? createGrpcTransport({ baseUrl, nodeOptions })
-    : protocol === "grpc-web" ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
-    : protocol === "connect" ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
-    : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
+    protocol === "grpc"
+      ? createGrpcTransport({ baseUrl, nodeOptions })
+      : protocol === "grpc-web"
+        ? createGrpcWebTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+        : protocol === "connect"
+          ? createConnectTransport({ baseUrl, httpVersion: "1.1", nodeOptions })
+          : createConnectTransport({ baseUrl, httpVersion: "2", nodeOptions });
   const client = createClient(service, transport) as unknown as Record<string, (r: unknown, o: unknown) => Promise<unknown>>;
   return {
     protocol,

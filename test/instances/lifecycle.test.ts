@@ -87,16 +87,25 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     // The PAT works on the new instance's hosts, on every protocol.
     for (const protocol of PROTOCOLS) {
       for (const host of [primary, second]) {
-        const users = ok(await at(USERS, protocol, host, port).call("SearchUsers", { filters: [{ inIds: { ids: [created.adminUserId] } }] }, created.adminPat), `${protocol} ${host}`);
+        const users = ok(
+          await at(USERS, protocol, host, port).call("SearchUsers", { filters: [{ inIds: { ids: [created.adminUserId] } }] }, created.adminPat),
+          `${protocol} ${host}`,
+        );
         expect(users.result, `${protocol} ${host}`).toHaveLength(1);
-        expect(users.result[0], protocol).toMatchObject({ username: "boss", loginName: `boss@life-org.${primary}`, details: { resourceOwner: { type: "OWNER_TYPE_ORG", id: created.orgId } } });
+        expect(users.result[0], protocol).toMatchObject({
+          username: "boss",
+          loginName: `boss@life-org.${primary}`,
+          details: { resourceOwner: { type: "OWNER_TYPE_ORG", id: created.orgId } },
+        });
       }
     }
     // … and not on the first instance's host: tokens belong to their instance.
     failed(await at(USERS, "grpc", "localhost", port).call("SearchUsers", {}, created.adminPat), Code.Unauthenticated, "PAT on another instance's host");
 
     // The administrator is IAM_OWNER of the new instance, and nothing else.
-    const memberships = ok(await at(MEMBERS, "grpc", primary, port).call("SearchMemberships", { filters: [{ user: { userId: created.adminUserId } }] }, created.adminPat));
+    const memberships = ok(
+      await at(MEMBERS, "grpc", primary, port).call("SearchMemberships", { filters: [{ user: { userId: created.adminUserId } }] }, created.adminPat),
+    );
     expect(memberships.result).toHaveLength(1);
     expect(memberships.result[0]).toMatchObject({ userId: created.adminUserId, context: { type: "OWNER_TYPE_INSTANCE", id }, roles: ["IAM_OWNER"] });
     // … so it may read and change its instance.
@@ -109,20 +118,33 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
 
     // The password was stored: checking it as the current password succeeds, a wrong one fails.
     const setPassword = (current: string) =>
-      at(USERS, "grpc", primary, port).call("SetPassword", { id: created.adminUserId, password: { newPassword: "efgh", currentPassword: current } }, created.adminPat);
+      at(USERS, "grpc", primary, port).call(
+        "SetPassword",
+        { id: created.adminUserId, password: { newPassword: "efgh", currentPassword: current } },
+        created.adminPat,
+      );
     failed(await setPassword("wrong"), Code.InvalidArgument, "wrong current password");
     ok(await setPassword("abcd"), "right current password");
   });
 
   it("creates with a machine administrator, and without a PAT when none is asked for", async () => {
     const domain = uniqueDomain("life-machine");
-    const created = ok(await call("CreateInstance", { instance: instanceJson([domain], { admin: { user: { username: "robot", machine: { name: "Robot" } } } }) }));
+    const created = ok(
+      await call("CreateInstance", { instance: instanceJson([domain], { admin: { user: { username: "robot", machine: { name: "Robot" } } } }) }),
+    );
     expect(created.adminPat ?? "").toBe("");
     const admin = server.service.store.db;
-    const user = await admin.selectFrom("users").selectAll().where("instance_id", "=", created.details.id).where("id", "=", created.adminUserId).executeTakeFirstOrThrow();
+    const user = await admin
+      .selectFrom("users")
+      .selectAll()
+      .where("instance_id", "=", created.details.id)
+      .where("id", "=", created.adminUserId)
+      .executeTakeFirstOrThrow();
     expect(user.username).toBe("robot");
     const memberships = await admin.selectFrom("memberships").selectAll().where("instance_id", "=", created.details.id).execute();
-    expect(memberships.map((m) => [m.user_id, m.context_type, m.context_id, m.roles])).toEqual([[created.adminUserId, "instance", created.details.id, ["IAM_OWNER"]]]);
+    expect(memberships.map((m) => [m.user_id, m.context_type, m.context_id, m.roles])).toEqual([
+      [created.adminUserId, "instance", created.details.id, ["IAM_OWNER"]],
+    ]);
     const tokens = await admin.selectFrom("personal_access_tokens").select("id").where("instance_id", "=", created.details.id).execute();
     expect(tokens).toHaveLength(0);
     // The default language is "en" and the policy the default one when none was given.
@@ -143,7 +165,9 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(weak.message).toContain("a number");
     expect(weak.message).toContain("a symbol");
     const strict = failed(
-      await call("CreateInstance", { instance: instanceJson([domain], { passwordPolicy: { minLength: 10, requireNumber: true }, admin: { user: humanAdmin("boss", "abcdefgh") } }) }),
+      await call("CreateInstance", {
+        instance: instanceJson([domain], { passwordPolicy: { minLength: 10, requireNumber: true }, admin: { user: humanAdmin("boss", "abcdefgh") } }),
+      }),
       Code.InvalidArgument,
       "strict policy",
     );
@@ -167,12 +191,21 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(short.message).not.toMatch(/uppercase|number|symbol/);
 
     // The first instance keeps the default policy; every unmet rule is named.
-    const onDefault = failed(await at(USERS, "rest", "localhost", port).call("CreateUser", { user: humanAdmin("default-four", "abcd") }, server.adminToken), Code.InvalidArgument);
+    const onDefault = failed(
+      await at(USERS, "rest", "localhost", port).call("CreateUser", { user: humanAdmin("default-four", "abcd") }, server.adminToken),
+      Code.InvalidArgument,
+    );
     for (const rule of ["at least 8 characters", "an uppercase letter", "a number", "a symbol"]) expect(onDefault.message).toContain(rule);
     expect(onDefault.message).not.toContain("a lowercase letter");
 
     const before = await getInstance(created.id);
-    const patched = ok(await at(INSTANCES, "grpc", domain, port).call("PatchInstance", { id: created.id, instance: { passwordPolicy: { minLength: 6, requireNumber: true, requireUppercase: true } } }, created.adminPat));
+    const patched = ok(
+      await at(INSTANCES, "grpc", domain, port).call(
+        "PatchInstance",
+        { id: created.id, instance: { passwordPolicy: { minLength: 6, requireNumber: true, requireUppercase: true } } },
+        created.adminPat,
+      ),
+    );
     expect(Number(patched.details.sequence)).toBe(Number(before.details.sequence) + 1);
     expect((await getInstance(created.id)).passwordPolicy).toEqual({ minLength: 6, requireNumber: true, requireUppercase: true });
     const now = failed(await users.call("CreateUser", { user: humanAdmin("after-patch", "abcd") }, created.adminPat), Code.InvalidArgument);
@@ -204,7 +237,8 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(Number(now.details.sequence)).toBe(Number(start.details.sequence) + 2);
 
     // The same values again: success, same sequence, no event.
-    const events = async () => Number((await sql<{ n: number }>`select count(*)::int as n from events where instance_id = ${created.id}`.execute(server.service.store.db)).rows[0]!.n);
+    const events = async () =>
+      Number((await sql<{ n: number }>`select count(*)::int as n from events where instance_id = ${created.id}`.execute(server.service.store.db)).rows[0]!.n);
     const eventsBefore = await events();
     const same = ok(await call("PatchInstance", { id: created.id, instance: { name: "Renamed", defaultLanguage: "it" } }));
     expect(same.details.sequence).toBe(now.details.sequence);
@@ -217,7 +251,9 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
 
   // jsonb hands the stored policy back with its keys reordered: a naive comparison saw a change.
   it("a patch repeating the stored password policy appends nothing (docs/api.md: a patch that changes nothing appends nothing)", async () => {
-    const created = await createInstance(sys(), server.adminToken, [uniqueDomain("life-same-policy")], { passwordPolicy: { minLength: 5, requireSymbol: true } });
+    const created = await createInstance(sys(), server.adminToken, [uniqueDomain("life-same-policy")], {
+      passwordPolicy: { minLength: 5, requireSymbol: true },
+    });
     const start = await getInstance(created.id);
     const same = ok(await call("PatchInstance", { id: created.id, instance: { passwordPolicy: { minLength: 5, requireSymbol: true } } }));
     expect(same.details.sequence).toBe(start.details.sequence);
@@ -239,9 +275,19 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     const byCreation = made.map((m) => m.name);
     expect(names(await search({ query: { asc: true } }))).toEqual(byCreation);
     expect(names(await search({}))).toEqual([...byCreation].reverse());
-    expect(names(await search({ sortingColumn: "INSTANCE_FIELD_NAME_NAME", query: { asc: true } }))).toEqual([`${tag} Alpha`, `${tag} bravo`, `${tag} charlie`]);
-    expect(names(await search({ sortingColumn: "INSTANCE_FIELD_NAME_CHANGE_DATE", query: { asc: true } }))).toEqual([made[1]!.name, made[2]!.name, made[0]!.name]);
-    expect((await search({ sortingColumn: "INSTANCE_FIELD_NAME_ID", query: { asc: true } })).result.map((r: Msg) => r.details.id)).toEqual(made.map((m) => m.id).sort());
+    expect(names(await search({ sortingColumn: "INSTANCE_FIELD_NAME_NAME", query: { asc: true } }))).toEqual([
+      `${tag} Alpha`,
+      `${tag} bravo`,
+      `${tag} charlie`,
+    ]);
+    expect(names(await search({ sortingColumn: "INSTANCE_FIELD_NAME_CHANGE_DATE", query: { asc: true } }))).toEqual([
+      made[1]!.name,
+      made[2]!.name,
+      made[0]!.name,
+    ]);
+    expect((await search({ sortingColumn: "INSTANCE_FIELD_NAME_ID", query: { asc: true } })).result.map((r: Msg) => r.details.id)).toEqual(
+      made.map((m) => m.id).sort(),
+    );
     const page = await search({ query: { asc: true, offset: 1, limit: 1 } });
     expect(names(page)).toEqual([byCreation[1]]);
     expect(page.details).toMatchObject({ totalResult: "3", appliedLimit: 1 });
@@ -250,7 +296,11 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(past.result ?? []).toEqual([]);
     expect(past.details.totalResult).toBe("3");
     // Filters are combined with AND.
-    const both = ok(await call("SearchInstances", { filters: [{ name: { value: `${tag} b`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }, { inIds: { ids: made.map((m) => m.id) } }] }));
+    const both = ok(
+      await call("SearchInstances", {
+        filters: [{ name: { value: `${tag} b`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }, { inIds: { ids: made.map((m) => m.id) } }],
+      }),
+    );
     expect(names(both)).toEqual([`${tag} bravo`]);
     const none = ok(await call("SearchInstances", { filters: [{ name: { value: `${tag} bravo` } }, { inIds: { ids: [made[0]!.id] } }] }));
     expect(none.result ?? []).toEqual([]);
@@ -276,7 +326,11 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     failed(await at(USERS, "grpc", free, port).call("SearchUsers", {}), Code.NotFound, "free domain unserved");
     const other = await createInstance(sys(), server.adminToken, [free]);
     failed(await call("AddInstanceDomain", { id: other.id, domain: { domain: taken } }), Code.AlreadyExists, "add another's domain");
-    failed(await call("AddInstanceDomain", { id: other.id, domain: { domain: taken.toUpperCase() } }), Code.AlreadyExists, "add another's domain in upper case");
+    failed(
+      await call("AddInstanceDomain", { id: other.id, domain: { domain: taken.toUpperCase() } }),
+      Code.AlreadyExists,
+      "add another's domain in upper case",
+    );
     failed(await call("AddInstanceDomain", { id: other.id, domain: { domain: free } }), Code.AlreadyExists, "add its own domain again");
     // The taken domain still serves its owner.
     const got = ok(await at(INSTANCES, "grpc", taken, port).call("GetInstance", { id: owner.id }, owner.adminPat));
@@ -296,7 +350,9 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
     expect(await served(second)).toBe("NotFound");
 
     const before = await getInstance(created.id);
-    const added = ok(await at(INSTANCES, "rest", "localhost", port).call("AddInstanceDomain", { id: created.id, domain: { domain: second.toUpperCase() } }, server.adminToken));
+    const added = ok(
+      await at(INSTANCES, "rest", "localhost", port).call("AddInstanceDomain", { id: created.id, domain: { domain: second.toUpperCase() } }, server.adminToken),
+    );
     expect(added.details.sequence).toBe(String(Number(before.details.sequence) + 1));
     expect(await served(second)).toBe("ok");
     let instance = await getInstance(created.id);
@@ -345,20 +401,31 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
   it("deletes an instance: hosts, tokens and every projection row go at once, events stay, domains are reusable", async () => {
     const main = uniqueDomain("life-del");
     const extra = uniqueDomain("life-del-extra");
-    const created = await createInstance(sys(), server.adminToken, [main, extra], { admin: { user: humanAdmin("deladmin"), patExpirationDate: fromNow(DAY_MS) } });
+    const created = await createInstance(sys(), server.adminToken, [main, extra], {
+      admin: { user: humanAdmin("deladmin"), patExpirationDate: fromNow(DAY_MS) },
+    });
     // Give it data in every kind of table: users, keys, secrets, tokens, orgs, domains, memberships, targets, executions, features.
     const users = at(USERS, "grpc", main, port);
-    const machine = (await must(users.call("CreateUser", { user: { username: "svc", machine: { name: "svc" } } }, created.adminPat), "machine")).details.id as string;
+    const machine = (await must(users.call("CreateUser", { user: { username: "svc", machine: { name: "svc" } } }, created.adminPat), "machine")).details
+      .id as string;
     await must(users.call("AddKey", { id: machine, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) } }, created.adminPat), "key");
     await must(users.call("GenerateSecret", { id: machine }, created.adminPat), "secret");
-    const machinePat = (await must(users.call("AddPersonalAccessToken", { id: machine, pat: { expirationDate: fromNow(DAY_MS) } }, created.adminPat), "pat")).token as string;
-    const org = (await must(at(ORGS, "grpc", main, port).call("CreateOrganization", { organization: { name: "Doomed Org", admins: [machine] } }, created.adminPat), "org")).details.id as string;
+    const machinePat = (await must(users.call("AddPersonalAccessToken", { id: machine, pat: { expirationDate: fromNow(DAY_MS) } }, created.adminPat), "pat"))
+      .token as string;
+    const org = (
+      await must(at(ORGS, "grpc", main, port).call("CreateOrganization", { organization: { name: "Doomed Org", admins: [machine] } }, created.adminPat), "org")
+    ).details.id as string;
     const actions = at(PlatformActions, "grpc", main, port);
-    const target = (await must(actions.call("CreateTarget", { target: { name: "doomed", restWebhook: { url: "https://example.com/hook" } } }, created.adminPat), "target")).details.id as string;
+    const target = (
+      await must(actions.call("CreateTarget", { target: { name: "doomed", restWebhook: { url: "https://example.com/hook" } } }, created.adminPat), "target")
+    ).details.id as string;
     await must(actions.call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [target] } }, created.adminPat), "execution");
 
     // Warm every cache: hosts and both tokens have just been used.
-    for (const [host, token] of [[main, created.adminPat], [extra, machinePat]] as const) {
+    for (const [host, token] of [
+      [main, created.adminPat],
+      [extra, machinePat],
+    ] as const) {
       ok(await at(USERS, "grpc", host, port).call("GetUser", { id: machine }, token), `warm ${host}`);
     }
     const db = server.service.store.db;
@@ -367,7 +434,20 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
       where column_name = 'instance_id' and table_schema = current_schema()
       order by table_name`.execute(db);
     const tableNames = tables.map((t) => t.table_name);
-    expect(tableNames).toEqual(expect.arrayContaining(["events", "instances", "instance_domains", "orgs", "org_domains", "users", "personal_access_tokens", "memberships", "targets", "executions"]));
+    expect(tableNames).toEqual(
+      expect.arrayContaining([
+        "events",
+        "instances",
+        "instance_domains",
+        "orgs",
+        "org_domains",
+        "users",
+        "personal_access_tokens",
+        "memberships",
+        "targets",
+        "executions",
+      ]),
+    );
     const rowsOf = async () => {
       const counts: Record<string, number> = {};
       for (const table of tableNames) {
@@ -377,7 +457,20 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
       return counts;
     };
     const before = await rowsOf();
-    for (const table of ["instances", "instance_domains", "orgs", "org_domains", "users", "user_keys", "user_secrets", "personal_access_tokens", "memberships", "targets", "executions", "events"]) {
+    for (const table of [
+      "instances",
+      "instance_domains",
+      "orgs",
+      "org_domains",
+      "users",
+      "user_keys",
+      "user_secrets",
+      "personal_access_tokens",
+      "memberships",
+      "targets",
+      "executions",
+      "events",
+    ]) {
       expect(before[table], `${table} has rows of the instance before`).toBeGreaterThan(0);
     }
     const eventsBefore = before.events!;
@@ -387,7 +480,11 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
 
     // Its hosts are unknown at once, on every protocol, with or without its tokens.
     for (const protocol of PROTOCOLS) {
-      for (const [host, token] of [[main, created.adminPat], [extra, machinePat], [main, undefined]] as const) {
+      for (const [host, token] of [
+        [main, created.adminPat],
+        [extra, machinePat],
+        [main, undefined],
+      ] as const) {
         const r = await at(USERS, protocol, host, port).call("GetUser", { id: machine }, token);
         const gone = failed(r, Code.NotFound, `${protocol} ${host}`);
         expect(gone.message).toContain(`no instance serves the host "${host}"`);
@@ -409,11 +506,19 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
       expect(after[table], `${table} rows of the deleted instance`).toBe(0);
     }
     expect(after.events).toBe(eventsBefore + 1);
-    const last = await db.selectFrom("events").select(["event_type", "aggregate_id"]).where("instance_id", "=", created.id).orderBy("position", "desc").limit(1).executeTakeFirstOrThrow();
+    const last = await db
+      .selectFrom("events")
+      .select(["event_type", "aggregate_id"])
+      .where("instance_id", "=", created.id)
+      .orderBy("position", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(last).toEqual({ event_type: "instance.removed", aggregate_id: created.id });
 
     // The domains are free again: a new instance takes them, and the old tokens do not work there.
-    const reborn = await createInstance(sys(), server.adminToken, [extra, main], { admin: { user: humanAdmin("deladmin"), patExpirationDate: fromNow(DAY_MS) } });
+    const reborn = await createInstance(sys(), server.adminToken, [extra, main], {
+      admin: { user: humanAdmin("deladmin"), patExpirationDate: fromNow(DAY_MS) },
+    });
     expect(reborn.id).not.toBe(created.id);
     for (const token of [created.adminPat, machinePat]) {
       failed(await at(USERS, "grpc", main, port).call("SearchUsers", {}, token), Code.Unauthenticated, "old token on the reused domain");
@@ -427,7 +532,8 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
   });
 
   it("moves SearchInstances' processedSequence with every instance created or deleted, from whichever instance", async () => {
-    const processed = async () => BigInt(String(((await must(call("SearchInstances", { query: { limit: 1 } }), "search")).details as Msg).processedSequence ?? "0"));
+    const processed = async () =>
+      BigInt(String(((await must(call("SearchInstances", { query: { limit: 1 } }), "search")).details as Msg).processedSequence ?? "0"));
     const start = await processed();
     const created = await createInstance(sys(), server.adminToken, [uniqueDomain("life-seq")], {});
     const afterCreate = await processed();
@@ -438,7 +544,11 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
 
   it("refuses to delete the caller's own instance (FailedPrecondition) and keeps it working", async () => {
     for (const protocol of PROTOCOLS) {
-      failed(await at(INSTANCES, protocol, "localhost", port).call("DeleteInstance", { id: server.instanceId }, server.adminToken), Code.FailedPrecondition, protocol);
+      failed(
+        await at(INSTANCES, protocol, "localhost", port).call("DeleteInstance", { id: server.instanceId }, server.adminToken),
+        Code.FailedPrecondition,
+        protocol,
+      );
     }
     // Also with the system context.
     failed(await call("DeleteInstance", { id: server.instanceId, ctx: { system: true } }), Code.FailedPrecondition, "ctx.system");

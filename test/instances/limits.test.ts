@@ -5,7 +5,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { at, createInstance, failed, idsOf, INSTANCES, MEMBERS, must, ok, ORGS, outcome, PROTOCOLS, uniqueDomain, USERS, type CallResult, type Created, type Msg } from "./helpers.js";
+import {
+  at,
+  createInstance,
+  failed,
+  idsOf,
+  INSTANCES,
+  MEMBERS,
+  must,
+  ok,
+  ORGS,
+  outcome,
+  PROTOCOLS,
+  uniqueDomain,
+  USERS,
+  type CallResult,
+  type Created,
+  type Msg,
+} from "./helpers.js";
 
 /** Calls of every kind of service; all of them must be stopped at a blocked instance's door. */
 const CALLS: [DescService, string, Msg][] = [
@@ -61,7 +78,13 @@ describe.each(DATABASE_KINDS)("instance limits (%s)", (kind) => {
     for (const protocol of PROTOCOLS) {
       for (const host of [b.domain, bSecond]) {
         for (const [service, method, req] of CALLS) {
-          for (const [who, token] of [["admin", b.adminPat], ["system member", bSystem], ["nobody", undefined], ["unknown token", "x".repeat(43)], ["other instance's token", c.adminPat]] as const) {
+          for (const [who, token] of [
+            ["admin", b.adminPat],
+            ["system member", bSystem],
+            ["nobody", undefined],
+            ["unknown token", "x".repeat(43)],
+            ["other instance's token", c.adminPat],
+          ] as const) {
             expectBlocked(await at(service, protocol, host, port).call(method, req, token), `${protocol} ${host} ${service.name}.${method} as ${who}`);
           }
         }
@@ -80,7 +103,8 @@ describe.each(DATABASE_KINDS)("instance limits (%s)", (kind) => {
     ok(await sys("connect").call("Limit", { id: b.id, limits: { block: false } }, server.adminToken));
     expect((await get(b.id)).state).toBe("INSTANCE_STATE_ACTIVE");
     for (const protocol of PROTOCOLS) {
-      for (const host of [b.domain, bSecond]) ok(await at(USERS, protocol, host, port).call("SearchUsers", {}, b.adminPat), `${protocol} ${host} after unblocking`);
+      for (const host of [b.domain, bSecond])
+        ok(await at(USERS, protocol, host, port).call("SearchUsers", {}, b.adminPat), `${protocol} ${host} after unblocking`);
     }
   });
 
@@ -90,13 +114,19 @@ describe.each(DATABASE_KINDS)("instance limits (%s)", (kind) => {
     for (const protocol of PROTOCOLS) {
       const got = ok(await onB(protocol).call("GetInstance", { id: b.id, ctx: { system: true } }, bSystem), `${protocol} ctx.system`);
       expect(got.instance.state).toBe("INSTANCE_STATE_BLOCKED");
-      ok(await onB(protocol).call("SearchInstances", { filters: [{ inIds: { ids: [b.id] } }], ctx: { system: true } }, bSystem), `${protocol} search ctx.system`);
+      ok(
+        await onB(protocol).call("SearchInstances", { filters: [{ inIds: { ids: [b.id] } }], ctx: { system: true } }, bSystem),
+        `${protocol} search ctx.system`,
+      );
       ok(await at(MEMBERS, protocol, b.domain, port).call("SearchMemberships", { ctx: { system: true } }, bSystem), `${protocol} memberships ctx.system`);
       // The same member without ctx.system is blocked.
       expectBlocked(await onB(protocol).call("GetInstance", { id: b.id }, bSystem), `${protocol} without ctx`);
       expectBlocked(await onB(protocol).call("GetInstance", { id: b.id, ctx: { instanceId: b.id } }, bSystem), `${protocol} ctx.instanceId`);
       // ctx.system does not open the door to anyone else.
-      for (const [who, token] of [["IAM_OWNER", b.adminPat], ["nobody", undefined]] as const) {
+      for (const [who, token] of [
+        ["IAM_OWNER", b.adminPat],
+        ["nobody", undefined],
+      ] as const) {
         const r = await onB(protocol).call("GetInstance", { id: b.id, ctx: { system: true } }, token);
         expect(r.ok, `${protocol} ctx.system as ${who}: ${JSON.stringify(r)}`).toBe(false);
         expect([Code.ResourceExhausted, Code.PermissionDenied, Code.Unauthenticated], `${protocol} ${who}`).toContain((r as { code: Code }).code);
@@ -138,18 +168,28 @@ describe.each(DATABASE_KINDS)("instance limits (%s)", (kind) => {
     const d = await createInstance(sys(), server.adminToken, [uniqueDomain("lim-d")]);
     const e = await createInstance(sys(), server.adminToken, [uniqueDomain("lim-e")]);
     const start = { d: await get(d.id), e: await get(e.id) };
-    const events = async () => Number((await sql<{ n: number }>`select count(*)::int as n from events where instance_id in (${d.id}, ${e.id})`.execute(server.service.store.db)).rows[0]!.n);
+    const events = async () =>
+      Number(
+        (await sql<{ n: number }>`select count(*)::int as n from events where instance_id in (${d.id}, ${e.id})`.execute(server.service.store.db)).rows[0]!.n,
+      );
     const eventsBefore = await events();
 
     for (const protocol of PROTOCOLS) {
-      for (const ids of [[d.id, e.id, "no-such-instance"], ["no-such-instance", e.id], [e.id, d.id, `${d.id}x`]]) {
+      for (const ids of [
+        [d.id, e.id, "no-such-instance"],
+        ["no-such-instance", e.id],
+        [e.id, d.id, `${d.id}x`],
+      ]) {
         const r = await sys(protocol).call("BulkLimit", { limits: { instanceIds: ids, block: true, auditLogRetention: "3600s" } }, server.adminToken);
         const f = failed(r, Code.NotFound, `${protocol} ${ids.length}`);
         expect(f.message).toMatch(/no-such-instance|x not found/);
       }
     }
     expect(await events()).toBe(eventsBefore);
-    for (const [x, was] of [[d, start.d], [e, start.e]] as const) {
+    for (const [x, was] of [
+      [d, start.d],
+      [e, start.e],
+    ] as const) {
       const now = await get(x.id);
       expect(now.state).toBe("INSTANCE_STATE_ACTIVE");
       expect(now.auditLogRetention).toBeUndefined();
@@ -221,7 +261,8 @@ describe.each(DATABASE_KINDS)("instance limits (%s)", (kind) => {
     const row = await server.service.store.db.selectFrom("instances").select("audit_log_retention_ms").where("id", "=", f.id).executeTakeFirstOrThrow();
     expect(row.audit_log_retention_ms).toBeNull();
 
-    for (const protocol of PROTOCOLS) failed(await sys(protocol).call("Limit", { id: "no-such-instance", limits: { block: true } }, server.adminToken), Code.NotFound, protocol);
+    for (const protocol of PROTOCOLS)
+      failed(await sys(protocol).call("Limit", { id: "no-such-instance", limits: { block: true } }, server.adminToken), Code.NotFound, protocol);
   });
 
   // InstanceState.BLOCKED: "every call but those in the system context is ResourceExhausted";
@@ -232,8 +273,16 @@ describe.each(DATABASE_KINDS)("instance limits (%s)", (kind) => {
     try {
       const users = at(USERS, "grpc", "localhost", port);
       expectBlocked(await users.call("SearchUsers", { ctx: { instanceId: g.id } }, server.adminToken), "SearchUsers in the blocked instance");
-      expectBlocked(await users.call("CreateUser", { user: { username: "sneaked-in", machine: { name: "x" } }, ctx: { instanceDomain: g.domain } }, server.adminToken), "CreateUser in the blocked instance");
-      const created = await server.service.store.db.selectFrom("users").select("id").where("instance_id", "=", g.id).where("username", "=", "sneaked-in").execute();
+      expectBlocked(
+        await users.call("CreateUser", { user: { username: "sneaked-in", machine: { name: "x" } }, ctx: { instanceDomain: g.domain } }, server.adminToken),
+        "CreateUser in the blocked instance",
+      );
+      const created = await server.service.store.db
+        .selectFrom("users")
+        .select("id")
+        .where("instance_id", "=", g.id)
+        .where("username", "=", "sneaked-in")
+        .execute();
       expect(created).toEqual([]);
     } finally {
       ok(await call("Limit", { id: g.id, limits: { block: false } }));

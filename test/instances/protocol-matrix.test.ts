@@ -41,7 +41,12 @@ describe.each(DATABASE_KINDS)("every PlatformInstances RPC over every protocol (
     const client = at(INSTANCES, protocol, "localhost", port);
     const steps: Record<string, Step> = {};
     const [d1, d2, d3] = ["one", "two", "three"].map((n) => `pm-${protocol}-${n}.${kind}.example`) as [string, string, string];
-    const names = new Map<string, string>([[d1, "<d1>"], [d2, "<d2>"], [d3, "<d3>"], [server.instanceId, "<first>"]]);
+    const names = new Map<string, string>([
+      [d1, "<d1>"],
+      [d2, "<d2>"],
+      [d3, "<d3>"],
+      [server.instanceId, "<first>"],
+    ]);
     const run = async (step: string, status: number, method: string, req: Msg, opts: { host?: string; token?: string | null } = {}) => {
       const c = opts.host ? at(INSTANCES, protocol, opts.host, port) : client;
       const result = await c.call(method, req, opts.token === null ? undefined : (opts.token ?? server.adminToken));
@@ -71,7 +76,11 @@ describe.each(DATABASE_KINDS)("every PlatformInstances RPC over every protocol (
     await run("getMissing", 404, "GetInstance", { id: "no-such-instance" });
     await run("getOnNewHost", 200, "GetInstance", { id }, { host: d2, token: pat });
     await run("search", 200, "SearchInstances", { filters: [{ inIds: { ids: [id] } }] });
-    await run("searchDomain", 200, "SearchInstances", { filters: [{ domain: { value: `PM-${protocol.toUpperCase()}-TWO`, method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }], sortingColumn: "INSTANCE_FIELD_NAME_NAME", query: { asc: true, limit: 5 } });
+    await run("searchDomain", 200, "SearchInstances", {
+      filters: [{ domain: { value: `PM-${protocol.toUpperCase()}-TWO`, method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }],
+      sortingColumn: "INSTANCE_FIELD_NAME_NAME",
+      query: { asc: true, limit: 5 },
+    });
     await run("searchNothing", 200, "SearchInstances", { filters: [{ inIds: { ids: [id] } }, { state: { state: "INSTANCE_STATE_BLOCKED" } }] });
     await run("patch", 200, "PatchInstance", { id, instance: { name: "Matrix 2", defaultLanguage: "fr" } });
     await run("patchMissing", 404, "PatchInstance", { id: "no-such-instance", instance: { name: "x" } });
@@ -119,7 +128,12 @@ describe.each(DATABASE_KINDS)("every PlatformInstances RPC over every protocol (
     // Spot checks of what the answers say.
     const msg = (step: string): Msg => (steps[step]!.result as { message: Msg }).message;
     expect(msg("create").details.resourceOwner).toEqual({ type: "OWNER_TYPE_SYSTEM" });
-    expect(msg("get").instance).toMatchObject({ name: "Matrix", state: "INSTANCE_STATE_ACTIVE", defaultLanguage: "de", passwordPolicy: { minLength: 6, requireNumber: true } });
+    expect(msg("get").instance).toMatchObject({
+      name: "Matrix",
+      state: "INSTANCE_STATE_ACTIVE",
+      defaultLanguage: "de",
+      passwordPolicy: { minLength: 6, requireNumber: true },
+    });
     expect(msg("search").result).toHaveLength(1);
     expect(msg("searchDomain").result).toHaveLength(1);
     expect(msg("searchNothing").result ?? []).toEqual([]);

@@ -3,7 +3,21 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { at, createInstance, failed, fromNow, DAY_MS, INSTANCES, instanceJson, machineAdmin, ok, outcome, PROTOCOLS, uniqueDomain, type Created } from "./helpers.js";
+import {
+  at,
+  createInstance,
+  failed,
+  fromNow,
+  DAY_MS,
+  INSTANCES,
+  instanceJson,
+  machineAdmin,
+  ok,
+  outcome,
+  PROTOCOLS,
+  uniqueDomain,
+  type Created,
+} from "./helpers.js";
 
 const VIOLATIONS = "type.googleapis.com/buf.validate.Violations";
 const s = (n: number, c = "a") => c.repeat(n);
@@ -41,14 +55,27 @@ interface BadRow {
   /** REST cannot express an empty path segment. */
   rest?: false;
 }
-const bad = (rpc: string, what: string, req: JsonObject, fields: string[] | null, rest?: false): BadRow => ({ rpc, what, req, fields, ...(rest === false && { rest }) });
+const bad = (rpc: string, what: string, req: JsonObject, fields: string[] | null, rest?: false): BadRow => ({
+  rpc,
+  what,
+  req,
+  fields,
+  ...(rest === false && { rest }),
+});
 
 /** A valid instance to spoil one field of; its domain is never created (every row must fail). */
 const valid = (extra: JsonObject = {}): JsonObject => instanceJson(["never-created.example"], extra);
 const create = (what: string, extra: JsonObject, fields: string[]) => bad("CreateInstance", what, { instance: valid(extra) }, fields);
 const ID = "01900000-0000-7000-8000-000000000000";
 // Languages are the supported ISO 639-1 codes of the language settings (docs/api.md).
-const BAD_LANGUAGES = [["one letter", "e"], ["upper case", "DE"], ["a region", "de-CH"], ["three letters", "deu"], ["an underscore", "en_US"], ["a space", "d e"]] as const;
+const BAD_LANGUAGES = [
+  ["one letter", "e"],
+  ["upper case", "DE"],
+  ["a region", "de-CH"],
+  ["three letters", "deu"],
+  ["an underscore", "en_US"],
+  ["a space", "d e"],
+] as const;
 const BAD_DOMAINS = [
   ["a space", "a b.example"],
   ["a leading hyphen", "-x.example"],
@@ -92,8 +119,14 @@ const BAD_ROWS: BadRow[] = [
   create("an admin without a user", { admin: { patExpirationDate: fromNow(DAY_MS) } }, ["instance.admin.user"]),
   create("an admin user without a type", { admin: { user: { username: "x" } } }, ["instance.admin.user.type"]),
   create("an admin username with a space", { admin: { user: machineAdmin("a b") } }, ["instance.admin.user.username"]),
-  create("a human admin without a profile", { admin: { user: { username: "h", human: { email: { address: "h@mail.example" } } } } }, ["instance.admin.user.human.profile"]),
-  create("a 257-char admin password", { admin: { user: { username: "h", human: { profile: { givenName: "g", familyName: "f" }, email: { address: "h@mail.example" }, password: s(257) } } } }, ["instance.admin.user.human.password"]),
+  create("a human admin without a profile", { admin: { user: { username: "h", human: { email: { address: "h@mail.example" } } } } }, [
+    "instance.admin.user.human.profile",
+  ]),
+  create(
+    "a 257-char admin password",
+    { admin: { user: { username: "h", human: { profile: { givenName: "g", familyName: "f" }, email: { address: "h@mail.example" }, password: s(257) } } } },
+    ["instance.admin.user.human.password"],
+  ),
   ...BAD_LANGUAGES.map(([what, lang]) => create(`default_language with ${what}`, { defaultLanguage: lang }, ["instance.default_language"])),
   bad("CreateInstance", "an unsupported default_language", { instance: valid({ defaultLanguage: "xx" }) }, null),
   create("password_policy.min_length 0", { passwordPolicy: { minLength: 0, requireNumber: true } }, ["instance.password_policy.min_length"]),
@@ -107,7 +140,9 @@ const BAD_ROWS: BadRow[] = [
   // SearchInstances
   bad("SearchInstances", "201 filters", { filters: Array.from({ length: 201 }, () => ({ name: { value: "x" } })) }, ["filters"]),
   bad("SearchInstances", "a filter with nothing set", { filters: [{}] }, ["filters[0].filter"]),
-  bad("SearchInstances", "inIds with 1001 ids", { filters: [{ inIds: { ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) } }] }, ["filters[0].in_ids.ids"]),
+  bad("SearchInstances", "inIds with 1001 ids", { filters: [{ inIds: { ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) } }] }, [
+    "filters[0].in_ids.ids",
+  ]),
   bad("SearchInstances", "inIds with an empty id", { filters: [{ inIds: { ids: ["a", ""] } }] }, ["filters[0].in_ids.ids[1]"]),
   bad("SearchInstances", "inIds with a 201-char id", { filters: [{ inIds: { ids: [s(201)] } }] }, ["filters[0].in_ids.ids[0]"]),
   bad("SearchInstances", "a 201-char name filter", { filters: [{ name: { value: s(201) } }] }, ["filters[0].name.value"]),
@@ -124,10 +159,14 @@ const BAD_ROWS: BadRow[] = [
   bad("PatchInstance", "no instance", { id: ID }, ["instance"]),
   bad("PatchInstance", "empty name", { id: ID, instance: { name: "" } }, ["instance.name"]),
   bad("PatchInstance", "201-char name", { id: ID, instance: { name: s(201) } }, ["instance.name"]),
-  ...BAD_LANGUAGES.map(([what, lang]) => bad("PatchInstance", `default_language with ${what}`, { id: ID, instance: { defaultLanguage: lang } }, ["instance.default_language"])),
+  ...BAD_LANGUAGES.map(([what, lang]) =>
+    bad("PatchInstance", `default_language with ${what}`, { id: ID, instance: { defaultLanguage: lang } }, ["instance.default_language"]),
+  ),
   // Well-formed, but without texts: refused by the language settings, not by the pattern.
   bad("PatchInstance", "an unsupported default_language", { id: ID, instance: { defaultLanguage: "xx" } }, null),
-  bad("PatchInstance", "password_policy.min_length 0", { id: ID, instance: { passwordPolicy: { requireSymbol: true } } }, ["instance.password_policy.min_length"]),
+  bad("PatchInstance", "password_policy.min_length 0", { id: ID, instance: { passwordPolicy: { requireSymbol: true } } }, [
+    "instance.password_policy.min_length",
+  ]),
   bad("PatchInstance", "password_policy.min_length 257", { id: ID, instance: { passwordPolicy: { minLength: 257 } } }, ["instance.password_policy.min_length"]),
   // Domains
   bad("AddInstanceDomain", "no domain", { id: ID }, ["domain"]),
@@ -163,7 +202,15 @@ describe.each(DATABASE_KINDS)("instance request validation (%s)", (kind) => {
   let port: number;
   let target: Created;
   const sys = (protocol: (typeof PROTOCOLS)[number]) => at(INSTANCES, protocol, "localhost", port);
-  const count = async (table: "instances" | "events") => Number((await server.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  const count = async (table: "instances" | "events") =>
+    Number(
+      (
+        await server.service.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeAll(async () => {
     server = await startTestServer(kind);
@@ -189,7 +236,8 @@ describe.each(DATABASE_KINDS)("instance request validation (%s)", (kind) => {
         }
         if (protocol === "rest" && row.fields) {
           const paths = violationPaths(r.details);
-          if (JSON.stringify(paths) !== JSON.stringify([...row.fields].sort())) wrong.push(`${label}: violations ${JSON.stringify(paths)}, expected ${JSON.stringify(row.fields)}`);
+          if (JSON.stringify(paths) !== JSON.stringify([...row.fields].sort()))
+            wrong.push(`${label}: violations ${JSON.stringify(paths)}, expected ${JSON.stringify(row.fields)}`);
         }
       }
     }
@@ -209,13 +257,25 @@ describe.each(DATABASE_KINDS)("instance request validation (%s)", (kind) => {
         server.adminToken,
       );
       const f = failed(r, Code.InvalidArgument, protocol);
-      for (const field of ["instance.name", "instance.domains", "instance.first_org_name", "instance.admin", "instance.default_language", "instance.password_policy.min_length"]) {
+      for (const field of [
+        "instance.name",
+        "instance.domains",
+        "instance.first_org_name",
+        "instance.admin",
+        "instance.default_language",
+        "instance.password_policy.min_length",
+      ]) {
         expect(f.message, `${protocol} ${field}`).toContain(field);
       }
       if (protocol === "rest") {
-        expect(violationPaths(r.ok ? [] : r.details)).toEqual(
-          ["instance.admin", "instance.default_language", "instance.domains", "instance.first_org_name", "instance.name", "instance.password_policy.min_length"],
-        );
+        expect(violationPaths(r.ok ? [] : r.details)).toEqual([
+          "instance.admin",
+          "instance.default_language",
+          "instance.domains",
+          "instance.first_org_name",
+          "instance.name",
+          "instance.password_policy.min_length",
+        ]);
       }
     }
   });
@@ -242,15 +302,37 @@ describe.each(DATABASE_KINDS)("instance request validation (%s)", (kind) => {
     expect(got.domains).toHaveLength(100);
     expect(got.domains[0]).toMatchObject({ domain: HOST_253, isPrimary: true });
     expect(got.passwordPolicy.minLength).toBe(256);
-    ok(await sys("grpc").call("PatchInstance", { id, instance: { name: s(200, "p"), defaultLanguage: "ja", passwordPolicy: { minLength: 1 } } }, server.adminToken));
+    ok(
+      await sys("grpc").call(
+        "PatchInstance",
+        { id, instance: { name: s(200, "p"), defaultLanguage: "ja", passwordPolicy: { minLength: 1 } } },
+        server.adminToken,
+      ),
+    );
     // Creating without a language means "en"; a patch to "" would leave the instance without one.
-    expect(await sys("grpc").call("PatchInstance", { id, instance: { defaultLanguage: "" } }, server.adminToken)).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(await sys("grpc").call("PatchInstance", { id, instance: { defaultLanguage: "" } }, server.adminToken)).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
     ok(await sys("grpc").call("Limit", { id, limits: { auditLogRetention: "315576000s" } }, server.adminToken));
     ok(await sys("grpc").call("Limit", { id, limits: { auditLogRetention: "0.001s" } }, server.adminToken));
     // Limits of searches and bulk limits: at the limit the request is served (unknown ids are NotFound, not invalid).
-    ok(await sys("grpc").call("SearchInstances", { filters: Array.from({ length: 200 }, () => ({ name: { value: s(200), method: "TEXT_FILTER_METHOD_CONTAINS" } })), query: { limit: 1000 } }, server.adminToken));
+    ok(
+      await sys("grpc").call(
+        "SearchInstances",
+        { filters: Array.from({ length: 200 }, () => ({ name: { value: s(200), method: "TEXT_FILTER_METHOD_CONTAINS" } })), query: { limit: 1000 } },
+        server.adminToken,
+      ),
+    );
     ok(await sys("grpc").call("SearchInstances", { filters: [{ inIds: { ids: Array.from({ length: 1000 }, (_, i) => `id-${i}`) } }] }, server.adminToken));
-    failed(await sys("grpc").call("BulkLimit", { limits: { instanceIds: [...Array.from({ length: 999 }, (_, i) => `id-${i}`), s(200)], block: true } }, server.adminToken), Code.NotFound);
+    failed(
+      await sys("grpc").call(
+        "BulkLimit",
+        { limits: { instanceIds: [...Array.from({ length: 999 }, (_, i) => `id-${i}`), s(200)], block: true } },
+        server.adminToken,
+      ),
+      Code.NotFound,
+    );
     failed(await sys("grpc").call("GetInstance", { id: s(200) }, server.adminToken), Code.NotFound);
     failed(await sys("grpc").call("RemoveInstanceDomain", { id, domain: `${HOST_253.slice(0, -1)}c` }, server.adminToken), Code.NotFound);
     ok(await sys("grpc").call("DeleteInstance", { id }, server.adminToken));

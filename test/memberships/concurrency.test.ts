@@ -18,7 +18,9 @@ describe.each(DATABASE_KINDS)("memberships under concurrent calls (%s)", (kind) 
   it("of several creations of one membership at once, exactly one succeeds; the others are AlreadyExists", async () => {
     for (let round = 0; round < 5; round++) {
       const x = (await server.createUser({})).userId;
-      const results = await Promise.all(Array.from({ length: 6 }, () => admin()(MEMBERS, "CreateMembership", { membership: { userId: x, roles: ["IAM_OWNER_VIEWER"] } })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => admin()(MEMBERS, "CreateMembership", { membership: { userId: x, roles: ["IAM_OWNER_VIEWER"] } })),
+      );
       expect(results.map(outcome).sort()).toEqual(["AlreadyExists", "AlreadyExists", "AlreadyExists", "AlreadyExists", "AlreadyExists", "ok"]);
       const deleted = await Promise.all(Array.from({ length: 3 }, () => admin()(MEMBERS, "DeleteMembership", { userId: x })));
       expect(deleted.map(outcome).sort()).toEqual(["NotFound", "NotFound", "ok"]);

@@ -46,7 +46,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Calls as someone: `call(service, rpc, req)` over one protocol with one token. */
 export function caller(server: TestServer, token: string | undefined, protocol: Protocol = "grpc") {
-  return (service: typeof MEMBERS | typeof ORGS | typeof USERS, rpc: string, req: JsonObject) => protocolClient(service, protocol, server.baseUrl).call(rpc, req, token);
+  return (service: typeof MEMBERS | typeof ORGS | typeof USERS, rpc: string, req: JsonObject) =>
+    protocolClient(service, protocol, server.baseUrl).call(rpc, req, token);
 }
 
 /** What a membership search returned, as "<user>/<context id or 'system'>" per row, in order. */
@@ -71,7 +72,10 @@ export async function createOrg(server: TestServer, name: string): Promise<{ id:
  * machine administrator stays the only bootstrapped member.
  */
 export async function withoutBootstrapPerson(server: TestServer): Promise<void> {
-  const found = await must(caller(server, server.adminToken)(USERS, "SearchUsers", { filters: [{ username: { value: "admin" } }, { organization: { orgId: server.defaultOrgId } }] }), "the bootstrap's person");
+  const found = await must(
+    caller(server, server.adminToken)(USERS, "SearchUsers", { filters: [{ username: { value: "admin" } }, { organization: { orgId: server.defaultOrgId } }] }),
+    "the bootstrap's person",
+  );
   const userId = String(found.result[0].details.id);
   await must(caller(server, server.adminToken)(MEMBERS, "DeleteMembership", { userId }), "its instance membership");
   await must(caller(server, server.adminToken)(MEMBERS, "DeleteMembership", { userId, ctx: { system: true } }), "its system membership");

@@ -52,9 +52,15 @@ describe.each(DATABASE_KINDS)("every PlatformMemberships RPC over every protocol
     // Creation in every kind of context.
     await run("create", "ok", "CreateMembership", { membership: { userId: u1, roles: ["IAM_OWNER_VIEWER"] } });
     await run("createAgain", "AlreadyExists", "CreateMembership", { membership: { userId: u1, roles: ["IAM_OWNER"] } });
-    await run("createAgainByInstanceId", "AlreadyExists", "CreateMembership", { membership: { userId: u1, roles: ["IAM_OWNER"] }, ctx: { instanceId: server.instanceId } });
+    await run("createAgainByInstanceId", "AlreadyExists", "CreateMembership", {
+      membership: { userId: u1, roles: ["IAM_OWNER"] },
+      ctx: { instanceId: server.instanceId },
+    });
     await run("createInOrg", "ok", "CreateMembership", { membership: { userId: u1, roles: ["ORG_OWNER_VIEWER"] }, ctx: inOrg });
-    await run("createInOrgByDomain", "ok", "CreateMembership", { membership: { userId: u2, roles: ["ORG_OWNER", "ORG_OWNER_VIEWER"] }, ctx: { orgDomain: org.primary } });
+    await run("createInOrgByDomain", "ok", "CreateMembership", {
+      membership: { userId: u2, roles: ["ORG_OWNER", "ORG_OWNER_VIEWER"] },
+      ctx: { orgDomain: org.primary },
+    });
     await run("createInOrgAgain", "AlreadyExists", "CreateMembership", { membership: { userId: u2, roles: ["ORG_OWNER"] }, ctx: inOrg });
     await run("createInSystem", "ok", "CreateMembership", { membership: { userId: u2, roles: ["SYSTEM_OWNER"] }, ctx: { system: true } });
     await run("createDenied", "PermissionDenied", "CreateMembership", { membership: { userId: u2, roles: ["IAM_OWNER_VIEWER"] } }, plain.token);
@@ -163,7 +169,9 @@ describe.each(DATABASE_KINDS)("every PlatformMemberships RPC over every protocol
     for (const protocol of PROTOCOLS.slice(1)) {
       const other = byProtocol.get(protocol)!;
       for (const [name, step] of Object.entries(g)) {
-        expect(comparable(other.steps[name]!.result, other.ids, { prefix: "mm" }), `${protocol} ${name}`).toEqual(comparable(step.result, ids, { prefix: "mm" }));
+        expect(comparable(other.steps[name]!.result, other.ids, { prefix: "mm" }), `${protocol} ${name}`).toEqual(
+          comparable(step.result, ids, { prefix: "mm" }),
+        );
       }
     }
   });

@@ -38,9 +38,31 @@ const ORG_OWNER = [
   "settings.write",
   "events.read",
 ];
-const ORG_OWNER_VIEWER = ["org.read", "org.domain.read", "user.read", "member.read", "idp.read", "project.read", "project.app.read", "user.grant.read", "events.read"];
+const ORG_OWNER_VIEWER = [
+  "org.read",
+  "org.domain.read",
+  "user.read",
+  "member.read",
+  "idp.read",
+  "project.read",
+  "project.app.read",
+  "user.grant.read",
+  "events.read",
+];
 /** What IAM_OWNER has at least, besides all of ORG_OWNER's. */
-const IAM_OWNER_ALSO = ["instance.read", "instance.write", "org.delete", "action.target.read", "action.target.write", "action.target.delete", "action.execution.write", "action.execution.delete", "execution.read", "feature.read", "feature.write"];
+const IAM_OWNER_ALSO = [
+  "instance.read",
+  "instance.write",
+  "org.delete",
+  "action.target.read",
+  "action.target.write",
+  "action.target.delete",
+  "action.execution.write",
+  "action.execution.delete",
+  "execution.read",
+  "feature.read",
+  "feature.write",
+];
 const SYSTEM_ONLY = ["system.instance.read", "system.instance.write", "system.instance.delete"];
 
 const byName = (m: Msg): Record<string, string[]> => Object.fromEntries((m.roles as Msg[]).map((r) => [r.name, r.permissions ?? []]));
@@ -66,7 +88,8 @@ describe.each(DATABASE_KINDS)("ListAvailableRoles (%s)", (kind) => {
   afterAll(() => server?.close());
 
   it.each(PROTOCOLS)("lists the roles of each kind of context with their permissions, over %s", async (protocol) => {
-    const list = async (token: string, ctx?: JsonObject) => byName(ok(await caller(server, token, protocol)(MEMBERS, "ListAvailableRoles", ctx ? { ctx } : {})));
+    const list = async (token: string, ctx?: JsonObject) =>
+      byName(ok(await caller(server, token, protocol)(MEMBERS, "ListAvailableRoles", ctx ? { ctx } : {})));
 
     const system = await list(server.adminToken, { system: true });
     expect(Object.keys(system)).toEqual(["SYSTEM_OWNER"]);
@@ -77,9 +100,16 @@ describe.each(DATABASE_KINDS)("ListAvailableRoles (%s)", (kind) => {
       const instance = await list(plain, ctx);
       expect(Object.keys(instance).sort(), JSON.stringify(ctx)).toEqual(["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
       expect(instance.IAM_OWNER).toEqual(expect.arrayContaining([...IAM_OWNER_ALSO, ...ORG_OWNER]));
-      expect(instance.IAM_OWNER!.filter((p) => p.startsWith("system.")), "no system permission in an instance").toEqual([]);
-      expect([...instance.IAM_OWNER_VIEWER!].sort(), "the viewer: the reads of IAM_OWNER").toEqual(instance.IAM_OWNER!.filter((p) => p.endsWith(".read")).sort());
-      expect(instance.IAM_OWNER_VIEWER).toEqual(expect.arrayContaining(["instance.read", "org.read", "user.read", "member.read", "action.target.read", "execution.read"]));
+      expect(
+        instance.IAM_OWNER!.filter((p) => p.startsWith("system.")),
+        "no system permission in an instance",
+      ).toEqual([]);
+      expect([...instance.IAM_OWNER_VIEWER!].sort(), "the viewer: the reads of IAM_OWNER").toEqual(
+        instance.IAM_OWNER!.filter((p) => p.endsWith(".read")).sort(),
+      );
+      expect(instance.IAM_OWNER_VIEWER).toEqual(
+        expect.arrayContaining(["instance.read", "org.read", "user.read", "member.read", "action.target.read", "execution.read"]),
+      );
       // The instance's roles agree with the system's: SYSTEM_OWNER is IAM_OWNER and the system permissions.
       expect([...system.SYSTEM_OWNER!].sort()).toEqual([...instance.IAM_OWNER!, ...SYSTEM_ONLY].sort());
     }

@@ -77,7 +77,8 @@ describe.each(DATABASE_KINDS)("SearchMemberships (%s)", (kind) => {
   });
 
   const search = async (who: Name, req: JsonObject, protocol: Protocol = "grpc") => caller(server, tokens[who], protocol)(MEMBERS, "SearchMemberships", req);
-  const found = async (who: Name, req: JsonObject, protocol: Protocol = "grpc"): Promise<Msg> => must(search(who, req, protocol), `${who} searches ${JSON.stringify(req)}`);
+  const found = async (who: Name, req: JsonObject, protocol: Protocol = "grpc"): Promise<Msg> =>
+    must(search(who, req, protocol), `${who} searches ${JSON.stringify(req)}`);
   const rows = (m: Msg) => keysOf(m, names);
 
   it("is the fixture it says it is", async () => {
@@ -140,7 +141,10 @@ describe.each(DATABASE_KINDS)("SearchMemberships (%s)", (kind) => {
       [[{ role: { role: "SYSTEM_OWNER" } }], []],
       [[{ role: { role: "org_owner" } }], []],
       [[{ role: { role: "NOPE" } }], []],
-      [[{ role: { role: "ORG_OWNER" } }, { context: { id: b.id } }], ["u3/B", "u2/B"]],
+      [
+        [{ role: { role: "ORG_OWNER" } }, { context: { id: b.id } }],
+        ["u3/B", "u2/B"],
+      ],
       [[{ role: { role: "ORG_OWNER" } }, { role: { role: "ORG_OWNER_VIEWER" } }], ["u3/B"]],
       [[{ user: { userId: ids.u2 } }, { context: { id: a.id } }], ["u2/A"]],
       [[{ user: { userId: ids.u2 } }, { user: { userId: ids.u1 } }], []],

@@ -34,7 +34,13 @@ interface BadRow {
   /** What the message says instead of `<field>:` (a rule outside protovalidate). */
   says?: RegExp;
 }
-const bad = (rpc: string, what: string, req: JsonObject, fields: string[], rest?: false): BadRow => ({ rpc, what, req, fields, ...(rest === false && { rest }) });
+const bad = (rpc: string, what: string, req: JsonObject, fields: string[], rest?: false): BadRow => ({
+  rpc,
+  what,
+  req,
+  fields,
+  ...(rest === false && { rest }),
+});
 
 /** The roles rules of Membership and PatchMembership, under the given prefix. */
 const rolesRows = (rpc: string, wrap: (roles: JsonValue) => JsonObject, prefix: string): BadRow[] => [
@@ -96,8 +102,14 @@ const BAD_ROWS: BadRow[] = [
   bad("SearchMemberships", "an empty role filter", { filters: [{ role: { role: "" } }] }, ["filters[0].role.role"]),
   bad("SearchMemberships", "a 201-char role filter", { filters: [{ role: { role: s(201) } }] }, ["filters[0].role.role"]),
   bad("SearchMemberships", "an undefined sortingColumn 99", { sortingColumn: 99 }, ["sorting_column"]),
-  bad("SearchMemberships", "the second of two filters bad", { filters: [{ role: { role: "ORG_OWNER" } }, { context: { id: s(201) } }] }, ["filters[1].context.id"]),
-  bad("SearchMemberships", "three bad things at once", { query: { limit: 1001 }, sortingColumn: 99, filters: [{ user: { userId: "" } }] }, ["filters[0].user.user_id", "query.limit", "sorting_column"]),
+  bad("SearchMemberships", "the second of two filters bad", { filters: [{ role: { role: "ORG_OWNER" } }, { context: { id: s(201) } }] }, [
+    "filters[1].context.id",
+  ]),
+  bad("SearchMemberships", "three bad things at once", { query: { limit: 1001 }, sortingColumn: 99, filters: [{ user: { userId: "" } }] }, [
+    "filters[0].user.user_id",
+    "query.limit",
+    "sorting_column",
+  ]),
   ...ctxRows("SearchMemberships", {}),
 
   ...ctxRows("ListAvailableRoles", {}),
@@ -116,8 +128,17 @@ describe.each(DATABASE_KINDS)("membership request validation (%s)", (kind) => {
   });
   afterAll(() => server?.close());
 
-  const call = (protocol: (typeof PROTOCOLS)[number], rpc: string, req: JsonObject) => protocolClient(MEMBERS, protocol, server.baseUrl).call(rpc, req, server.adminToken);
-  const eventCount = async () => Number((await server.service.store.db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  const call = (protocol: (typeof PROTOCOLS)[number], rpc: string, req: JsonObject) =>
+    protocolClient(MEMBERS, protocol, server.baseUrl).call(rpc, req, server.adminToken);
+  const eventCount = async () =>
+    Number(
+      (
+        await server.service.store.db
+          .selectFrom("events")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   async function rest(rpc: string, req: JsonObject) {
     const route = ROUTES.find((r) => r.method.name === rpc)!;
@@ -160,20 +181,34 @@ describe.each(DATABASE_KINDS)("membership request validation (%s)", (kind) => {
   it("values on the limits pass validation and are judged by the rules", async () => {
     for (const protocol of PROTOCOLS) {
       // A 200-char user id is no user; 100 roles of 200 chars are no roles.
-      expect(await call(protocol, "CreateMembership", { membership: { userId: s(200, "u"), roles: ["IAM_OWNER"] } }), protocol).toMatchObject({ ok: false, code: Code.NotFound });
-      expect(await call(protocol, "PatchMembership", { userId: s(200, "u"), membership: { roles: ["IAM_OWNER"] } }), protocol).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await call(protocol, "CreateMembership", { membership: { userId: s(200, "u"), roles: ["IAM_OWNER"] } }), protocol).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
+      expect(await call(protocol, "PatchMembership", { userId: s(200, "u"), membership: { roles: ["IAM_OWNER"] } }), protocol).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       expect(await call(protocol, "DeleteMembership", { userId: s(200, "u") }), protocol).toMatchObject({ ok: false, code: Code.NotFound });
       const unknown = await call(protocol, "CreateMembership", { membership: { userId: USER, roles: many(100).map((r) => r.padEnd(200, "x")) } });
       expect(unknown, protocol).toMatchObject({ ok: false, code: Code.InvalidArgument });
       expect((unknown as { message: string }).message, "the rule, not validation").not.toContain("membership.roles");
       const searched = await call(protocol, "SearchMemberships", {
         query: { limit: 1000 },
-        filters: [...Array.from({ length: 197 }, () => ({ contextType: { type: "OWNER_TYPE_INSTANCE" } })), { user: { userId: s(200) } }, { context: { id: s(200) } }, { role: { role: s(200) } }],
+        filters: [
+          ...Array.from({ length: 197 }, () => ({ contextType: { type: "OWNER_TYPE_INSTANCE" } })),
+          { user: { userId: s(200) } },
+          { context: { id: s(200) } },
+          { role: { role: s(200) } },
+        ],
       });
       expect(searched, protocol).toMatchObject({ ok: true, message: { details: { appliedLimit: 1000 } } });
       expect(totalOf((searched as { message: Msg }).message)).toBe(0);
       // The bootstrap's two administrators: platform-admin and the person admin.
-      expect(await call(protocol, "SearchMemberships", { filters: Array.from({ length: 200 }, () => ({ contextType: { type: "OWNER_TYPE_INSTANCE" } })) }), protocol).toMatchObject({
+      expect(
+        await call(protocol, "SearchMemberships", { filters: Array.from({ length: 200 }, () => ({ contextType: { type: "OWNER_TYPE_INSTANCE" } })) }),
+        protocol,
+      ).toMatchObject({
         ok: true,
         message: { details: { totalResult: "2" } },
       });
@@ -206,11 +241,23 @@ describe.each(DATABASE_KINDS)("membership request validation (%s)", (kind) => {
     });
 
     it("takes ctx from the query string in lowerCamel and snake_case", async () => {
-      for (const query of ["ctx.system=true", "ctx.instanceId=" + server.instanceId, "ctx.instance_id=" + server.instanceId, "ctx.org_id=" + server.defaultOrgId, "ctx.orgDomain=default.localhost"]) {
+      for (const query of [
+        "ctx.system=true",
+        "ctx.instanceId=" + server.instanceId,
+        "ctx.instance_id=" + server.instanceId,
+        "ctx.org_id=" + server.defaultOrgId,
+        "ctx.orgDomain=default.localhost",
+      ]) {
         const res = await http(`/memberships/roles?${query}`, "GET");
         expect(res.status, query).toBe(200);
         const names = ((res.json.roles ?? []) as JsonObject[]).map((r) => r.name).sort();
-        expect(names, query).toEqual(query.includes("system") ? ["SYSTEM_OWNER"] : query.includes("org") ? ["ORG_OWNER", "ORG_OWNER_VIEWER"] : ["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"]);
+        expect(names, query).toEqual(
+          query.includes("system")
+            ? ["SYSTEM_OWNER"]
+            : query.includes("org")
+              ? ["ORG_OWNER", "ORG_OWNER_VIEWER"]
+              : ["IAM_OWNER", "IAM_OWNER_VIEWER", "LOGIN_CLIENT"],
+        );
       }
     });
   });

@@ -20,7 +20,10 @@ describe.each(DATABASE_KINDS)("one active provider per family and instance (%s)"
   const smtp = () => serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken);
   const sms = () => serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken);
   const create = async (description: string) => (await smtp().ok("CreateSMTPProvider", { provider: { description, ...HTTP } })).details.id as string;
-  const active = async () => ((await smtp().ok("SearchSMTPProviders", { filters: [{ state: { state: "EFFECTIVE_STATE_ACTIVE" } }] })).result ?? []).map((p: { details: { id: string } }) => p.details.id);
+  const active = async () =>
+    ((await smtp().ok("SearchSMTPProviders", { filters: [{ state: { state: "EFFECTIVE_STATE_ACTIVE" } }] })).result ?? []).map(
+      (p: { details: { id: string } }) => p.details.id,
+    );
   const stateOf = async (id: string) => (await smtp().ok("GetSMTPProvider", { id })).provider.state;
 
   it("activating one deactivates the previous in the same change; the other family is untouched", async () => {
@@ -59,7 +62,9 @@ describe.each(DATABASE_KINDS)("one active provider per family and instance (%s)"
   it("activations racing over every protocol leave exactly one active provider", async () => {
     const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => create(`race-${i}`)));
     await Promise.all(
-      ids.map((id, i) => serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken, PROTOCOLS[i % PROTOCOLS.length]).ok("ActivateSMTPProvider", { id })),
+      ids.map((id, i) =>
+        serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken, PROTOCOLS[i % PROTOCOLS.length]).ok("ActivateSMTPProvider", { id }),
+      ),
     );
     const winners = await active();
     expect(winners).toHaveLength(1);

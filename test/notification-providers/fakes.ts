@@ -20,7 +20,10 @@ export async function testCertificates(dir: string): Promise<Certificates> {
   const ca = await generate([{ name: "commonName", value: "Notification test CA" }], {
     keyType: "ec",
     algorithm: "sha256",
-    extensions: [{ name: "basicConstraints", cA: true, critical: true }, { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true }],
+    extensions: [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+    ],
   });
   const leaf = await generate([{ name: "commonName", value: "localhost" }], {
     keyType: "ec",
@@ -30,7 +33,13 @@ export async function testCertificates(dir: string): Promise<Certificates> {
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
       { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }] },
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 7, ip: "127.0.0.1" },
+        ],
+      },
     ],
   });
   const caPath = join(dir, "smtp-ca.pem");
@@ -151,7 +160,9 @@ export interface TwilioCall {
 export class TwilioFake {
   readonly calls: TwilioCall[] = [];
   answer: ((call: TwilioCall) => { status: number; body: unknown }) | undefined;
-  #server: Server = createServer((req, res) => void this.#handle(req).then(({ status, body }) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body))));
+  #server: Server = createServer(
+    (req, res) => void this.#handle(req).then(({ status, body }) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body))),
+  );
 
   async start(): Promise<string> {
     await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
@@ -161,7 +172,12 @@ export class TwilioFake {
   async #handle(req: IncomingMessage) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const call = { path: req.url ?? "", contentType: req.headers["content-type"], authorization: req.headers.authorization, form: new URLSearchParams(Buffer.concat(chunks).toString("utf8")) };
+    const call = {
+      path: req.url ?? "",
+      contentType: req.headers["content-type"],
+      authorization: req.headers.authorization,
+      form: new URLSearchParams(Buffer.concat(chunks).toString("utf8")),
+    };
     this.calls.push(call);
     return this.answer?.(call) ?? { status: 201, body: { sid: "SM00000000000000000000000000000000", status: "queued" } };
   }

@@ -40,19 +40,31 @@ describe.each(DATABASE_KINDS)("provider secrets are never disclosed (%s)", (kind
       const secret = (name: string) => `${name}-${protocol}-secret-Zq9x`;
       const [password, newPassword, token, newToken] = [secret("Pw1"), secret("Pw2"), secret("Tk1"), secret("Tk2")];
       secrets.push(password, newPassword, token, newToken);
-      const mail = okMessage(await call(PlatformSMTPProviders, protocol, "CreateSMTPProvider", { provider: { description: "secret", smtp: smtpSettings(2525, { password }) } }));
+      const mail = okMessage(
+        await call(PlatformSMTPProviders, protocol, "CreateSMTPProvider", { provider: { description: "secret", smtp: smtpSettings(2525, { password }) } }),
+      );
       await call(PlatformSMTPProviders, protocol, "PatchSMTPProvider", { id: mail.details.id, provider: { smtp: { password: newPassword } } });
       await call(PlatformSMTPProviders, protocol, "GetSMTPProvider", { id: mail.details.id });
       // Refused (an internal address); the answer does not repeat the password.
       await call(PlatformSMTPProviders, protocol, "TestSMTPProvider", { id: mail.details.id, test: { receiver: "a@mail.example" } });
-      expect(await call(PlatformSMTPProviders, protocol, "CreateSMTPProvider", { provider: { description: "x", smtp: smtpSettings(25, { password, senderAddress: "" }) } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+      expect(
+        await call(PlatformSMTPProviders, protocol, "CreateSMTPProvider", {
+          provider: { description: "x", smtp: smtpSettings(25, { password, senderAddress: "" }) },
+        }),
+      ).toMatchObject({ ok: false, code: Code.InvalidArgument });
 
-      const text = okMessage(await call(PlatformSMSProviders, protocol, "CreateSMSProvider", { provider: { description: "secret", twilio: twilioSettings({ token, senderNumber: "+15005550006" }) } }));
+      const text = okMessage(
+        await call(PlatformSMSProviders, protocol, "CreateSMSProvider", {
+          provider: { description: "secret", twilio: twilioSettings({ token, senderNumber: "+15005550006" }) },
+        }),
+      );
       await call(PlatformSMSProviders, protocol, "PatchSMSProvider", { id: text.details.id, provider: { twilio: { token: newToken } } });
       await call(PlatformSMSProviders, protocol, "GetSMSProvider", { id: text.details.id });
       await call(PlatformSMSProviders, protocol, "TestSMSProvider", { id: text.details.id, test: { receiver: "+41790000000" } });
 
-      const hook = await call(PlatformSMSProviders, protocol, "CreateSMSProvider", { provider: { description: "hook", http: { url: "https://hooks.example/sms" } } });
+      const hook = await call(PlatformSMSProviders, protocol, "CreateSMSProvider", {
+        provider: { description: "hook", http: { url: "https://hooks.example/sms" } },
+      });
       await call(PlatformSMSProviders, protocol, "PatchSMSProvider", { id: okMessage(hook).details.id, provider: { regenerateSigningKey: true } });
       await call(PlatformSMSProviders, protocol, "SearchSMSProviders", {});
       await call(PlatformSMTPProviders, protocol, "SearchSMTPProviders", {});
@@ -63,14 +75,21 @@ describe.each(DATABASE_KINDS)("provider secrets are never disclosed (%s)", (kind
     expect(JSON.stringify(answers)).toMatch(/passwordSet/);
 
     const db = server.service.store.db;
-    const events = await db.selectFrom("events").select(sql<string>`payload::text`.as("payload")).where("aggregate_type", "in", ["smtp_provider", "sms_provider"]).execute();
+    const events = await db
+      .selectFrom("events")
+      .select(sql<string>`payload::text`.as("payload"))
+      .where("aggregate_type", "in", ["smtp_provider", "sms_provider"])
+      .execute();
     expect(events.length).toBeGreaterThanOrEqual(6 * PROTOCOLS.length);
     const payloads = events.map((e) => e.payload).join("\n");
     for (const s of all) expect(payloads, "event payloads").not.toContain(s);
     expect(payloads).toMatch(/"secretChanged": ?true/);
 
     const logged = logs.lines.map((l) => JSON.stringify(l)).join("\n");
-    expect(logs.lines.some((l) => (l.msg === "rpc" || l.msg === "rpc failed") && l.code === "failed_precondition"), "the failed tests were logged").toBe(true);
+    expect(
+      logs.lines.some((l) => (l.msg === "rpc" || l.msg === "rpc failed") && l.code === "failed_precondition"),
+      "the failed tests were logged",
+    ).toBe(true);
     for (const s of all) expect(logged, "log lines").not.toContain(s);
 
     const rows = await db.selectFrom("notification_providers").selectAll().execute();
@@ -78,7 +97,10 @@ describe.each(DATABASE_KINDS)("provider secrets are never disclosed (%s)", (kind
     for (const s of all) expect(dump, "stored rows").not.toContain(s);
     // What is stored opens to the newest secret of each provider.
     const box = new SecretBox(MASTER_KEY);
-    const opened = rows.flatMap((r) => [r.secret, r.signing_key]).filter((v): v is string => v !== null).map((v) => box.decrypt(v));
+    const opened = rows
+      .flatMap((r) => [r.secret, r.signing_key])
+      .filter((v): v is string => v !== null)
+      .map((v) => box.decrypt(v));
     for (const s of secrets.filter((_, i) => i % 2 === 1)) expect(opened).toContain(s);
   });
 });

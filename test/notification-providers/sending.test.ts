@@ -19,7 +19,10 @@ const email = (to: string, subject = "Your code"): EmailMessage => ({ to, subjec
 
 /** What a send threw: NoActiveProvider, or SendFailed with its retryability and words. */
 async function failure(send: Promise<void>) {
-  const error = await send.then(() => undefined, (e: unknown) => e);
+  const error = await send.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (error instanceof NoActiveProvider) return { noProvider: error.channel };
   if (error instanceof SendFailed) return { retryable: error.retryable, message: error.message };
   throw new Error(`expected a failure, got ${String(error)}`);
@@ -68,7 +71,10 @@ describe.each(DATABASE_KINDS)("the system default provider of PLATFORM_SMTP_URL,
   it("refuses internal destinations configured through the API: SMTP hosts by name or address, http URLs", async () => {
     const admin = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken);
     const cases: { kind: JsonObject; words: RegExp }[] = [
-      { kind: { smtp: smtpSettings(25, { host: "localhost" }) }, words: /^localhost resolves to the internal address 127\.0\.0\.1, which providers may not reach$/ },
+      {
+        kind: { smtp: smtpSettings(25, { host: "localhost" }) },
+        words: /^localhost resolves to the internal address 127\.0\.0\.1, which providers may not reach$/,
+      },
       { kind: { smtp: smtpSettings(25, { host: "10.1.2.3" }) }, words: /^10\.1\.2\.3 is an internal address, which providers may not reach$/ },
       { kind: { smtp: smtpSettings(25, { host: "169.254.169.254" }) }, words: /internal address/ },
       { kind: { http: { url: "http://127.0.0.1:9/send" } }, words: /could not be called \(refused\)/ },
@@ -146,10 +152,19 @@ describe.each(DATABASE_KINDS)("sending through an instance's active provider (%s
   it("says which failures may pass later: a 4xx reply, a wrong password, a silent server; not a refused recipient", async () => {
     const id = (await smtpApi().ok("CreateSMTPProvider", { provider: { description: "failing", smtp: smtpSettings(port) } })).details.id;
     await smtpApi().ok("ActivateSMTPProvider", { id });
-    expect(await failure(sender().sendEmail(server.instanceId, email("refused@mail.example")))).toEqual({ retryable: false, message: "the SMTP server answered RCPT TO with 550 5.1.1 No such mailbox here" });
-    expect(await failure(sender().sendEmail(server.instanceId, email("later@mail.example")))).toEqual({ retryable: true, message: "the SMTP server answered RCPT TO with 451 4.2.1 Mailbox busy, try later" });
+    expect(await failure(sender().sendEmail(server.instanceId, email("refused@mail.example")))).toEqual({
+      retryable: false,
+      message: "the SMTP server answered RCPT TO with 550 5.1.1 No such mailbox here",
+    });
+    expect(await failure(sender().sendEmail(server.instanceId, email("later@mail.example")))).toEqual({
+      retryable: true,
+      message: "the SMTP server answered RCPT TO with 451 4.2.1 Mailbox busy, try later",
+    });
     await smtpApi().ok("PatchSMTPProvider", { id, provider: { smtp: { password: "wrong" } } });
-    expect(await failure(sender().sendEmail(server.instanceId, email("a@mail.example")))).toMatchObject({ retryable: true, message: expect.stringContaining("535") });
+    expect(await failure(sender().sendEmail(server.instanceId, email("a@mail.example")))).toMatchObject({
+      retryable: true,
+      message: expect.stringContaining("535"),
+    });
 
     await smtpApi().ok("PatchSMTPProvider", { id, provider: { smtp: { host: "127.0.0.1", port: silentPort, password: "wrong" } } });
     const started = Date.now();
@@ -169,7 +184,10 @@ describe.each(DATABASE_KINDS)("sending through an instance's active provider (%s
     expect(Object.fromEntries(twilio.calls.at(-1)!.form)).toEqual({ To: "+41791234567", Body: "Code 1", From: "+15005550006" });
     try {
       twilio.answer = () => ({ status: 503, body: { message: "Service unavailable", code: 20503 } });
-      expect(await failure(sender().sendSms(server.instanceId, { to: "+41791234567", text: "Code 2" }))).toEqual({ retryable: true, message: "Twilio answered HTTP 503: Service unavailable (error 20503)" });
+      expect(await failure(sender().sendSms(server.instanceId, { to: "+41791234567", text: "Code 2" }))).toEqual({
+        retryable: true,
+        message: "Twilio answered HTTP 503: Service unavailable (error 20503)",
+      });
       twilio.answer = () => ({ status: 400, body: { message: "Invalid 'To' Phone Number", code: 21211 } });
       expect(await failure(sender().sendSms(server.instanceId, { to: "+41791234567", text: "Code 3" }))).toMatchObject({ retryable: false });
     } finally {

@@ -17,7 +17,6 @@ import { humanUser, uniqueName } from "../users/helpers.js";
 import { TwilioFake } from "./fakes.js";
 import { ACCOUNT_SID, SERVICE_SID, TOKEN, twilioSettings } from "./requests.js";
 
-
 describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http providers of both families (%s)", (kind) => {
   const twilio = new TwilioFake();
   const receiver = new Receiver();
@@ -44,7 +43,9 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
     const results: Record<string, CallResult> = {
       created,
       get: await call("GetSMSProvider", { id }),
-      search: await call("SearchSMSProviders", { filters: [{ description: { description, method: "TEXT_FILTER_METHOD_EQUALS" } }, { state: { state: "EFFECTIVE_STATE_INACTIVE" } }] }),
+      search: await call("SearchSMSProviders", {
+        filters: [{ description: { description, method: "TEXT_FILTER_METHOD_EQUALS" } }, { state: { state: "EFFECTIVE_STATE_INACTIVE" } }],
+      }),
       tested: await call("TestSMSProvider", { id, test: { receiver: "+41791234567" } }),
       patched: await call("PatchSMSProvider", { id, provider: { twilio: { messagingServiceSid: SERVICE_SID } } }),
       afterPatch: await call("GetSMSProvider", { id }),
@@ -74,9 +75,12 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
     expect(okMessage(grpc.afterPatch!).provider.twilio).toEqual({ accountSid: ACCOUNT_SID, tokenSet: true, messagingServiceSid: SERVICE_SID });
     expect(grpc.getDeleted).toMatchObject({ ok: false, code: Code.NotFound });
     for (const step of ["noSender", "badSid", "badReceiver"]) expect(grpc[step], step).toMatchObject({ ok: false, code: Code.InvalidArgument });
-    const reference = Object.fromEntries(Object.entries(grpc).map(([step, r]) => [step, comparable(r, { provider: runs.get("grpc")!.id }, { prefix: "sms-" })]));
+    const reference = Object.fromEntries(
+      Object.entries(grpc).map(([step, r]) => [step, comparable(r, { provider: runs.get("grpc")!.id }, { prefix: "sms-" })]),
+    );
     for (const [protocol, { results, id }] of runs) {
-      for (const [step, r] of Object.entries(results)) expect(comparable(r, { provider: id }, { prefix: "sms-" }), `${protocol} ${step}`).toEqual(reference[step]);
+      for (const [step, r] of Object.entries(results))
+        expect(comparable(r, { provider: id }, { prefix: "sms-" }), `${protocol} ${step}`).toEqual(reference[step]);
     }
 
     expect(twilio.calls).toHaveLength(2 * PROTOCOLS.length);
@@ -96,11 +100,27 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
   it("answers Twilio's refusal in its words as FailedPrecondition", async () => {
     const sms = serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken);
     const id = (await sms.ok("CreateSMSProvider", { provider: { description: "refused", twilio: twilioSettings() } })).details.id;
-    twilio.answer = () => ({ status: 400, body: { code: 21211, message: "The 'To' number +41791234567 is not a valid phone number.", more_info: "https://www.twilio.com/docs/errors/21211", status: 400 } });
+    twilio.answer = () => ({
+      status: 400,
+      body: {
+        code: 21211,
+        message: "The 'To' number +41791234567 is not a valid phone number.",
+        more_info: "https://www.twilio.com/docs/errors/21211",
+        status: 400,
+      },
+    });
     try {
       for (const protocol of PROTOCOLS) {
-        const refused = await protocolClient(PlatformSMSProviders, protocol, server.baseUrl).call("TestSMSProvider", { id, test: { receiver: "+41791234567" } }, server.adminToken);
-        expect(refused, protocol).toMatchObject({ ok: false, code: Code.FailedPrecondition, message: "Twilio answered HTTP 400: The 'To' number +41791234567 is not a valid phone number. (error 21211)" });
+        const refused = await protocolClient(PlatformSMSProviders, protocol, server.baseUrl).call(
+          "TestSMSProvider",
+          { id, test: { receiver: "+41791234567" } },
+          server.adminToken,
+        );
+        expect(refused, protocol).toMatchObject({
+          ok: false,
+          code: Code.FailedPrecondition,
+          message: "Twilio answered HTTP 400: The 'To' number +41791234567 is not a valid phone number. (error 21211)",
+        });
       }
     } finally {
       twilio.answer = undefined;
@@ -109,7 +129,10 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
 
   it("signs what http providers of both families receive, with the key their create answered once, as the README's check verifies", async () => {
     const verify = readmeVerify();
-    for (const [service, family] of [[PlatformSMTPProviders, "SMTP"], [PlatformSMSProviders, "SMS"]] as const) {
+    for (const [service, family] of [
+      [PlatformSMTPProviders, "SMTP"],
+      [PlatformSMSProviders, "SMS"],
+    ] as const) {
       for (const protocol of PROTOCOLS) {
         const client = protocolClient(service, protocol, server.baseUrl);
         const call = (method: string, req: JsonObject) => client.call(method, req, server.adminToken);
@@ -140,47 +163,64 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
     }
   });
 
-  it.each(["grpc", "rest"] as const)("keeps a Twilio token for its account and a signing key for its URL: a patch changing either must carry them anew (%s)", async (protocol) => {
-    const refusedAs = (r: CallResult, field: string, renewedBy: string) => {
-      expect(r).toMatchObject({ ok: false, code: Code.InvalidArgument, message: expect.stringMatching(new RegExp(`^changing ${field} needs ${renewedBy} `)) });
-      if (protocol === "rest") expect(r.httpStatus).toBe(400);
-    };
-    const sms = serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken, protocol);
-    const id = (await sms.ok("CreateSMSProvider", { provider: { description: "aimed", twilio: twilioSettings() } })).details.id;
-    const before = await sms.ok("GetSMSProvider", { id });
-    const otherSid = `AC${"a".repeat(32)}`;
-    refusedAs(await sms.call("PatchSMSProvider", { id, provider: { twilio: { accountSid: otherSid } } }), "accountSid", "token");
-    expect(await sms.ok("GetSMSProvider", { id }), "nothing stored changed").toEqual(before);
-    const basic = (sid: string, token: string) => `Basic ${Buffer.from(`${sid}:${token}`).toString("base64")}`;
-    const testedWith = async () => {
-      const calls = twilio.calls.length;
-      await sms.ok("TestSMSProvider", { id, test: { receiver: "+41791234569" } });
-      return twilio.calls[calls]!.authorization;
-    };
-    await sms.ok("PatchSMSProvider", { id, provider: { twilio: { accountSid: ACCOUNT_SID, messagingServiceSid: SERVICE_SID } } });
-    expect(await testedWith(), "another sender keeps the token").toBe(basic(ACCOUNT_SID, TOKEN));
-    await sms.ok("PatchSMSProvider", { id, provider: { twilio: { accountSid: otherSid, token: "Other-Token-7z" } } });
-    expect(await testedWith(), "with the token the account changes").toBe(basic(otherSid, "Other-Token-7z"));
+  it.each(["grpc", "rest"] as const)(
+    "keeps a Twilio token for its account and a signing key for its URL: a patch changing either must carry them anew (%s)",
+    async (protocol) => {
+      const refusedAs = (r: CallResult, field: string, renewedBy: string) => {
+        expect(r).toMatchObject({
+          ok: false,
+          code: Code.InvalidArgument,
+          message: expect.stringMatching(new RegExp(`^changing ${field} needs ${renewedBy} `)),
+        });
+        if (protocol === "rest") expect(r.httpStatus).toBe(400);
+      };
+      const sms = serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken, protocol);
+      const id = (await sms.ok("CreateSMSProvider", { provider: { description: "aimed", twilio: twilioSettings() } })).details.id;
+      const before = await sms.ok("GetSMSProvider", { id });
+      const otherSid = `AC${"a".repeat(32)}`;
+      refusedAs(await sms.call("PatchSMSProvider", { id, provider: { twilio: { accountSid: otherSid } } }), "accountSid", "token");
+      expect(await sms.ok("GetSMSProvider", { id }), "nothing stored changed").toEqual(before);
+      const basic = (sid: string, token: string) => `Basic ${Buffer.from(`${sid}:${token}`).toString("base64")}`;
+      const testedWith = async () => {
+        const calls = twilio.calls.length;
+        await sms.ok("TestSMSProvider", { id, test: { receiver: "+41791234569" } });
+        return twilio.calls[calls]!.authorization;
+      };
+      await sms.ok("PatchSMSProvider", { id, provider: { twilio: { accountSid: ACCOUNT_SID, messagingServiceSid: SERVICE_SID } } });
+      expect(await testedWith(), "another sender keeps the token").toBe(basic(ACCOUNT_SID, TOKEN));
+      await sms.ok("PatchSMSProvider", { id, provider: { twilio: { accountSid: otherSid, token: "Other-Token-7z" } } });
+      expect(await testedWith(), "with the token the account changes").toBe(basic(otherSid, "Other-Token-7z"));
 
-    const verify = readmeVerify();
-    for (const [service, family, to] of [[PlatformSMTPProviders, "SMTP", "hook@mail.example"], [PlatformSMSProviders, "SMS", "+41790000000"]] as const) {
-      const api = serviceClient(service, server.baseUrl, server.adminToken, protocol);
-      const path = `/aimed-${family}-${protocol}`;
-      const made = await api.ok(`Create${family}Provider`, { provider: { description: "hook", http: { url: `${origin}${path}` } } });
-      const hook = await api.ok(`Get${family}Provider`, { id: made.details.id });
-      refusedAs(await api.call(`Patch${family}Provider`, { id: made.details.id, provider: { http: { url: `${origin}${path}-elsewhere` } } }), "url", "regenerateSigningKey");
-      expect(await api.ok(`Get${family}Provider`, { id: made.details.id }), "nothing stored changed").toEqual(hook);
-      await api.ok(`Patch${family}Provider`, { id: made.details.id, provider: { description: "renamed hook", http: { url: `${origin}${path}` } } });
-      await api.ok(`Test${family}Provider`, { id: made.details.id, test: { receiver: to } });
-      const kept = receiver.callsTo(path)[0]!;
-      expect(verify(String(kept.headers["platform-signature"]), kept.raw, made.signingKey), `${family}: the key is kept`).toBe(true);
-      const moved = await api.ok(`Patch${family}Provider`, { id: made.details.id, provider: { http: { url: `${origin}${path}-elsewhere` }, regenerateSigningKey: true } });
-      await api.ok(`Test${family}Provider`, { id: made.details.id, test: { receiver: to } });
-      const there = receiver.callsTo(`${path}-elsewhere`)[0]!;
-      expect(verify(String(there.headers["platform-signature"]), there.raw, moved.signingKey), `${family}: the new URL gets the new key`).toBe(true);
-      expect(verify(String(there.headers["platform-signature"]), there.raw, made.signingKey), `${family}: never the old one`).toBe(false);
-    }
-  });
+      const verify = readmeVerify();
+      for (const [service, family, to] of [
+        [PlatformSMTPProviders, "SMTP", "hook@mail.example"],
+        [PlatformSMSProviders, "SMS", "+41790000000"],
+      ] as const) {
+        const api = serviceClient(service, server.baseUrl, server.adminToken, protocol);
+        const path = `/aimed-${family}-${protocol}`;
+        const made = await api.ok(`Create${family}Provider`, { provider: { description: "hook", http: { url: `${origin}${path}` } } });
+        const hook = await api.ok(`Get${family}Provider`, { id: made.details.id });
+        refusedAs(
+          await api.call(`Patch${family}Provider`, { id: made.details.id, provider: { http: { url: `${origin}${path}-elsewhere` } } }),
+          "url",
+          "regenerateSigningKey",
+        );
+        expect(await api.ok(`Get${family}Provider`, { id: made.details.id }), "nothing stored changed").toEqual(hook);
+        await api.ok(`Patch${family}Provider`, { id: made.details.id, provider: { description: "renamed hook", http: { url: `${origin}${path}` } } });
+        await api.ok(`Test${family}Provider`, { id: made.details.id, test: { receiver: to } });
+        const kept = receiver.callsTo(path)[0]!;
+        expect(verify(String(kept.headers["platform-signature"]), kept.raw, made.signingKey), `${family}: the key is kept`).toBe(true);
+        const moved = await api.ok(`Patch${family}Provider`, {
+          id: made.details.id,
+          provider: { http: { url: `${origin}${path}-elsewhere` }, regenerateSigningKey: true },
+        });
+        await api.ok(`Test${family}Provider`, { id: made.details.id, test: { receiver: to } });
+        const there = receiver.callsTo(`${path}-elsewhere`)[0]!;
+        expect(verify(String(there.headers["platform-signature"]), there.raw, moved.signingKey), `${family}: the new URL gets the new key`).toBe(true);
+        expect(verify(String(there.headers["platform-signature"]), there.raw, made.signingKey), `${family}: never the old one`).toBe(false);
+      }
+    },
+  );
 
   it("sends the outbox's messages through an active http provider, signed as the README's check verifies", async () => {
     const verify = readmeVerify();
@@ -193,7 +233,14 @@ describe.each(DATABASE_KINDS)("PlatformSMSProviders with a Twilio fake, and http
       const call = await until("the message's POST", () => receiver.callsTo("/outbox").find((c) => c.body.to === `${name}@mail.example`));
       expect(verify(String(call.headers["platform-signature"]), call.raw, made.signingKey)).toBe(true);
       expect(verify(String(call.headers["platform-signature"]), call.raw, `${made.signingKey}x`)).toBe(false);
-      expect(call.body).toMatchObject({ instanceId: server.instanceId, channel: "email", to: `${name}@mail.example`, subject: expect.stringMatching(/\S/), text: expect.stringMatching(/\S/), html: expect.stringContaining("<") });
+      expect(call.body).toMatchObject({
+        instanceId: server.instanceId,
+        channel: "email",
+        to: `${name}@mail.example`,
+        subject: expect.stringMatching(/\S/),
+        text: expect.stringMatching(/\S/),
+        html: expect.stringContaining("<"),
+      });
       expect(receiver.callsTo("/outbox")).toHaveLength(1);
     } finally {
       await smtp.ok("DeleteSMTPProvider", { id: made.details.id });

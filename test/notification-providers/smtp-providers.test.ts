@@ -14,7 +14,6 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { testCertificates, TestSmtpServer, type Certificates } from "./fakes.js";
 import { PASSWORD, smtpSettings } from "./requests.js";
 
-
 describe.each(DATABASE_KINDS)("PlatformSMTPProviders with a real SMTP server (%s)", (kind) => {
   let dir: string;
   let certificates: Certificates;
@@ -77,7 +76,16 @@ describe.each(DATABASE_KINDS)("PlatformSMTPProviders with a real SMTP server (%s
       details: expect.objectContaining({ sequence: "1", resourceOwner: { type: "OWNER_TYPE_INSTANCE", id: server.instanceId } }),
       state: "EFFECTIVE_STATE_INACTIVE",
       description: "mail-ga",
-      smtp: { host: "localhost", port, tls: "SMTP_TLS_STARTTLS", user: "mailer", passwordSet: true, senderAddress: "noreply@platform.example", senderName: "Platform", replyToAddress: "help@platform.example" },
+      smtp: {
+        host: "localhost",
+        port,
+        tls: "SMTP_TLS_STARTTLS",
+        user: "mailer",
+        passwordSet: true,
+        senderAddress: "noreply@platform.example",
+        senderName: "Platform",
+        replyToAddress: "help@platform.example",
+      },
     });
     expect(okMessage(grpc.search!).result).toHaveLength(1);
     expect(okMessage(grpc.tested!)).toEqual({});
@@ -93,7 +101,9 @@ describe.each(DATABASE_KINDS)("PlatformSMTPProviders with a real SMTP server (%s
     expect(runs.get("rest")!.results.created).toMatchObject({ ok: true, httpStatus: 201 });
     expect(runs.get("rest")!.results.refusedAuth).toMatchObject({ ok: false, httpStatus: 400 });
 
-    const reference = Object.fromEntries(Object.entries(grpc).map(([step, r]) => [step, comparable(r, { provider: runs.get("grpc")!.id }, { prefix: "mail-" })]));
+    const reference = Object.fromEntries(
+      Object.entries(grpc).map(([step, r]) => [step, comparable(r, { provider: runs.get("grpc")!.id }, { prefix: "mail-" })]),
+    );
     for (const [protocol, { results, id }] of runs) {
       for (const [step, r] of Object.entries(results)) {
         const seen = comparable(r, { provider: id }, { prefix: "mail-" });
@@ -152,41 +162,51 @@ describe.each(DATABASE_KINDS)("PlatformSMTPProviders with a real SMTP server (%s
     expect((unreachable as { message: string }).message).toMatch(/ECONNECTION|ECONNREFUSED/);
   });
 
-  it.each(["grpc", "rest"] as const)("keeps the password only for where it was given: a patch changing host, port, TLS or user must carry it again (%s)", async (protocol) => {
-    const admin = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken, protocol);
-    // Another server that would take the password, where a patch could point the provider.
-    const elsewhere = new TestSmtpServer({ certificates, users: { mailer: PASSWORD }, implicitTls: true });
-    const elsewherePort = await elsewhere.start();
-    try {
-      const id = (await admin.ok("CreateSMTPProvider", { provider: { description: "aimed", smtp: smtpSettings(port) } })).details.id;
-      const before = await admin.ok("GetSMTPProvider", { id });
-      const moves: [string, JsonObject][] = [
-        ["host", { host: "127.0.0.1" }],
-        ["port", { port: elsewherePort }],
-        ["tls", { tls: "SMTP_TLS_IMPLICIT" }],
-        ["user", { user: "someone" }],
-        ["host", { host: "127.0.0.1", port: elsewherePort, tls: "SMTP_TLS_IMPLICIT", senderName: "Moved" }],
-      ];
-      for (const [field, settings] of moves) {
-        const refused = await admin.call("PatchSMTPProvider", { id, provider: { smtp: settings } });
-        expect(refused, JSON.stringify(settings)).toMatchObject({ ok: false, code: Code.InvalidArgument, message: expect.stringMatching(new RegExp(`^changing ${field} needs password `)) });
-        if (protocol === "rest") expect(refused.httpStatus).toBe(400);
+  it.each(["grpc", "rest"] as const)(
+    "keeps the password only for where it was given: a patch changing host, port, TLS or user must carry it again (%s)",
+    async (protocol) => {
+      const admin = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken, protocol);
+      // Another server that would take the password, where a patch could point the provider.
+      const elsewhere = new TestSmtpServer({ certificates, users: { mailer: PASSWORD }, implicitTls: true });
+      const elsewherePort = await elsewhere.start();
+      try {
+        const id = (await admin.ok("CreateSMTPProvider", { provider: { description: "aimed", smtp: smtpSettings(port) } })).details.id;
+        const before = await admin.ok("GetSMTPProvider", { id });
+        const moves: [string, JsonObject][] = [
+          ["host", { host: "127.0.0.1" }],
+          ["port", { port: elsewherePort }],
+          ["tls", { tls: "SMTP_TLS_IMPLICIT" }],
+          ["user", { user: "someone" }],
+          ["host", { host: "127.0.0.1", port: elsewherePort, tls: "SMTP_TLS_IMPLICIT", senderName: "Moved" }],
+        ];
+        for (const [field, settings] of moves) {
+          const refused = await admin.call("PatchSMTPProvider", { id, provider: { smtp: settings } });
+          expect(refused, JSON.stringify(settings)).toMatchObject({
+            ok: false,
+            code: Code.InvalidArgument,
+            message: expect.stringMatching(new RegExp(`^changing ${field} needs password `)),
+          });
+          if (protocol === "rest") expect(refused.httpStatus).toBe(400);
+        }
+        expect(await admin.ok("GetSMTPProvider", { id }), "nothing stored changed").toEqual(before);
+
+        // Other settings, and aiming ones given as they are, keep it: _test still authenticates.
+        await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { senderName: "Kept", host: "localhost", port, user: "mailer" } } });
+        await admin.ok("TestSMTPProvider", { id, test: { receiver: `kept-${protocol}@mail.example` } });
+        expect(smtp.delivered.find((d) => d.to[0] === `kept-${protocol}@mail.example`)).toMatchObject({ user: "mailer" });
+
+        // With the password the provider moves.
+        await admin.ok("PatchSMTPProvider", {
+          id,
+          provider: { smtp: { host: "127.0.0.1", port: elsewherePort, tls: "SMTP_TLS_IMPLICIT", password: PASSWORD } },
+        });
+        await admin.ok("TestSMTPProvider", { id, test: { receiver: "moved@mail.example" } });
+        expect(elsewhere.delivered.map((d) => [d.user, d.to])).toEqual([["mailer", ["moved@mail.example"]]]);
+      } finally {
+        await elsewhere.close();
       }
-      expect(await admin.ok("GetSMTPProvider", { id }), "nothing stored changed").toEqual(before);
-
-      // Other settings, and aiming ones given as they are, keep it: _test still authenticates.
-      await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { senderName: "Kept", host: "localhost", port, user: "mailer" } } });
-      await admin.ok("TestSMTPProvider", { id, test: { receiver: `kept-${protocol}@mail.example` } });
-      expect(smtp.delivered.find((d) => d.to[0] === `kept-${protocol}@mail.example`)).toMatchObject({ user: "mailer" });
-
-      // With the password the provider moves.
-      await admin.ok("PatchSMTPProvider", { id, provider: { smtp: { host: "127.0.0.1", port: elsewherePort, tls: "SMTP_TLS_IMPLICIT", password: PASSWORD } } });
-      await admin.ok("TestSMTPProvider", { id, test: { receiver: "moved@mail.example" } });
-      expect(elsewhere.delivered.map((d) => [d.user, d.to])).toEqual([["mailer", ["moved@mail.example"]]]);
-    } finally {
-      await elsewhere.close();
-    }
-  });
+    },
+  );
 
   it("makes an http provider of an SMTP one and back: a signing key once, the password dropped", async () => {
     const admin = serviceClient(PlatformSMTPProviders, server.baseUrl, server.adminToken);

@@ -29,10 +29,13 @@ describe.each(DATABASE_KINDS)("codes are never disclosed (%s)", (kind) => {
   it("appear in no log line, event, message log entry or error", async () => {
     const users = serviceClient(PlatformUsers, server.baseUrl, server.adminToken);
     const sms = serviceClient(PlatformSMSProviders, server.baseUrl, server.adminToken);
-    await sms.ok("ActivateSMSProvider", { id: (await sms.ok("CreateSMSProvider", { provider: { description: "down", twilio: twilioSettings() } })).details.id });
+    await sms.ok("ActivateSMSProvider", {
+      id: (await sms.ok("CreateSMSProvider", { provider: { description: "down", twilio: twilioSettings() } })).details.id,
+    });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const id = (await users.ok("CreateUser", { user: humanUser(uniqueName("sec"), { password: "Corr3ct-horse!", phone: { number: `+4179000000${i}` } }) })).details.id as string;
+      const id = (await users.ok("CreateUser", { user: humanUser(uniqueName("sec"), { password: "Corr3ct-horse!", phone: { number: `+4179000000${i}` } }) }))
+        .details.id as string;
       ids.push(id);
       expect(await users.call("VerifyEmail", { id, verification: { code: "AAAAAAAA" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
       expect(await users.call("VerifyPhone", { id, verification: { code: "AAAAAAAA" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
@@ -48,13 +51,27 @@ describe.each(DATABASE_KINDS)("codes are never disclosed (%s)", (kind) => {
 
     // The codes, as only the service can read them: out of the sealed messages.
     const box = new SecretBox("0123456789abcdef0123456789abcdef");
-    const sealed = await server.service.store.db.selectFrom("notifications").select("sealed_data").where("user_id", "in", [...ids, invited]).execute();
+    const sealed = await server.service.store.db
+      .selectFrom("notifications")
+      .select("sealed_data")
+      .where("user_id", "in", [...ids, invited])
+      .execute();
     const codes = sealed.flatMap((r) => (r.sealed_data ? [(JSON.parse(box.decrypt(r.sealed_data)) as SealedContent).code!] : []));
     expect(codes.length).toBeGreaterThanOrEqual(8);
 
     const logged = logs.lines.map((l) => JSON.stringify(l)).join("\n");
-    expect(logs.lines.some((l) => l.msg === "message not sent"), "the failed sends were logged").toBe(true);
-    const events = (await server.service.store.db.selectFrom("events").select(sql<string>`payload::text`.as("payload")).execute()).map((e) => e.payload).join("\n");
+    expect(
+      logs.lines.some((l) => l.msg === "message not sent"),
+      "the failed sends were logged",
+    ).toBe(true);
+    const events = (
+      await server.service.store.db
+        .selectFrom("events")
+        .select(sql<string>`payload::text`.as("payload"))
+        .execute()
+    )
+      .map((e) => e.payload)
+      .join("\n");
     for (const code of codes) {
       expect(logged, "log lines").not.toContain(code);
       expect(events, "events").not.toContain(code);

@@ -48,7 +48,9 @@ async function createPeople(users: Client, prefix: string, count: number, inPara
   const made: { name: string; id: string }[] = [];
   for (let start = 0; start < count; start += inParallel) {
     const batch = Array.from({ length: Math.min(inParallel, count - start) }, () => uniqueName(prefix));
-    made.push(...(await Promise.all(batch.map(async (name) => ({ name, id: (await users.ok("CreateUser", { user: humanUser(name) })).details.id as string })))));
+    made.push(
+      ...(await Promise.all(batch.map(async (name) => ({ name, id: (await users.ok("CreateUser", { user: humanUser(name) })).details.id as string })))),
+    );
   }
   return made;
 }
@@ -118,7 +120,13 @@ describe.each(DATABASE_KINDS)("messages while the SMTP relay is down or stalls (
     const smtp = new TestSmtpServer({ certificates, users: { mailer: PASSWORD } });
     smtps.push(smtp);
     await smtp.start(port);
-    expect(await copiesPerAddress(smtp, people.map((p) => addressOf(p.name)), 1000)).toEqual(people.map(() => 1));
+    expect(
+      await copiesPerAddress(
+        smtp,
+        people.map((p) => addressOf(p.name)),
+        1000,
+      ),
+    ).toEqual(people.map(() => 1));
     const sent = await until("the log says sent", async () => {
       const rows = await logOf(api().log, ids);
       return rows.every((r) => r.status === "NOTIFICATION_STATUS_SENT") && rows;
@@ -151,7 +159,11 @@ describe.each(DATABASE_KINDS)("messages while the SMTP relay is down or stalls (
     const addresses = Array.from({ length: 6 }, (_, i) => `given-up-${i}@mail.example`);
     const results = await Promise.allSettled(addresses.map((to) => sender.sendEmail(server.instanceId, email(to))));
     // Each fails as one to retry: by the deadline, or (a queued one, under load) by the pool handing it a connection the deadline of another just closed.
-    for (const r of results) expect(r).toMatchObject({ status: "rejected", reason: { message: expect.stringMatching(/^sending the email took longer than 2000 ms$|^SMTP E[A-Z]+: /), retryable: true } });
+    for (const r of results)
+      expect(r).toMatchObject({
+        status: "rejected",
+        reason: { message: expect.stringMatching(/^sending the email took longer than 2000 ms$|^SMTP E[A-Z]+: /), retryable: true },
+      });
     expect(results.filter((r) => r.status === "rejected" && /took longer/.test(r.reason.message)).length).toBeGreaterThanOrEqual(3);
 
     recover(proxy);
@@ -179,7 +191,13 @@ describe.each(DATABASE_KINDS)("messages while the SMTP relay is down or stalls (
     expect(smtp.delivered).toHaveLength(0);
 
     recover(proxy);
-    expect(await copiesPerAddress(smtp, people.map((p) => addressOf(p.name)), 3000)).toEqual(people.map(() => 1));
+    expect(
+      await copiesPerAddress(
+        smtp,
+        people.map((p) => addressOf(p.name)),
+        3000,
+      ),
+    ).toEqual(people.map(() => 1));
     await until("the log says sent", async () => (await logOf(api().log, ids)).every((r) => r.status === "NOTIFICATION_STATUS_SENT"));
   }, 30_000);
 });
@@ -248,14 +266,23 @@ describe("messages survive kill -9", () => {
         running.push(second);
         await waitReady(second);
         const readyAt = Date.now();
-        expect(await copiesPerAddress(smtp, people.map((p) => addressOf(p.name)), 1000)).toEqual(people.map(() => 1));
+        expect(
+          await copiesPerAddress(
+            smtp,
+            people.map((p) => addressOf(p.name)),
+            1000,
+          ),
+        ).toEqual(people.map(() => 1));
         const times = smtp.delivered.map((d) => d.at).sort((a, b) => a - b);
         expect(times[0]! - readyAt, "pending messages go out at once").toBeLessThan(10_000);
         expect(times.at(-1)! - killedAt, "a claimed one waits for its lease (31 s from its claim)").toBeGreaterThanOrEqual(29_000);
 
         const log = serviceClient(PlatformNotifications, second.baseUrl, token);
         const rows = await until("the log says sent", async () => {
-          const found = await logOf(log, people.map((p) => p.id));
+          const found = await logOf(
+            log,
+            people.map((p) => p.id),
+          );
           return found.every((r) => r.status === "NOTIFICATION_STATUS_SENT") && found;
         });
         expect(rows).toHaveLength(people.length);
@@ -283,7 +310,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two processes share the outbox 
     // A relay slow enough (20 ms a message) that both processes find due messages.
     smtp = new TestSmtpServer({ certificates, users: { mailer: PASSWORD }, acceptDelayMs: 20 });
     const port = await smtp.start();
-    const env = { PLATFORM_SMTP_CA_PATH: certificates.caPath, PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_NOTIFICATION_POLL_INTERVAL: "20ms", PLATFORM_NOTIFICATION_CONCURRENCY: "4" };
+    const env = {
+      PLATFORM_SMTP_CA_PATH: certificates.caPath,
+      PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true",
+      PLATFORM_NOTIFICATION_POLL_INTERVAL: "20ms",
+      PLATFORM_NOTIFICATION_CONCURRENCY: "4",
+    };
     a = await startTestServer("postgres", env);
     b = await spawnPeer(a.config.database as { url: string }, env);
     const providers = serviceClient(PlatformSMTPProviders, a.baseUrl, a.adminToken);
@@ -298,11 +330,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two processes share the outbox 
 
   it("sends each message once, both processes taking part", async () => {
     const people = await createPeople(serviceClient(PlatformUsers, a.baseUrl, a.adminToken), "pair", 40);
-    expect(await copiesPerAddress(smtp, people.map((p) => addressOf(p.name)), 1000)).toEqual(people.map(() => 1));
+    expect(
+      await copiesPerAddress(
+        smtp,
+        people.map((p) => addressOf(p.name)),
+        1000,
+      ),
+    ).toEqual(people.map(() => 1));
     const rows = await a.service.store.db
       .selectFrom("notifications")
       .select(["status", "attempts"])
-      .where("user_id", "in", people.map((p) => p.id))
+      .where(
+        "user_id",
+        "in",
+        people.map((p) => p.id),
+      )
       .execute();
     expect(rows).toHaveLength(people.length);
     expect(rows.every((r) => r.status === "sent" && Number(r.attempts) === 1)).toBe(true);

@@ -15,7 +15,8 @@ import { checkTemplate } from "../../src/domain/notification/template.js";
 const LINK = "https://login.example.com/verify?code=K7PX4Q&user=1";
 const DATA: MessageData = { DisplayName: "Ada Lovelace", OrgName: "Acme", ExpiresIn: "1 hour", Code: "K7PX4Q", URL: LINK };
 const defaults = (language: (typeof SUPPORTED_LANGUAGES)[number], kind: MessageKind): { subject?: string; body: string } => DEFAULT_TEXTS[language][kind];
-const email = (kind: MessageKind, template: { subject?: string; body: string }, data = DATA, language: (typeof SUPPORTED_LANGUAGES)[number] = "en") => renderMessage(kind, language, template, data) as RenderedEmail;
+const email = (kind: MessageKind, template: { subject?: string; body: string }, data = DATA, language: (typeof SUPPORTED_LANGUAGES)[number] = "en") =>
+  renderMessage(kind, language, template, data) as RenderedEmail;
 
 /** The InvalidArgument message checkTemplate throws, or undefined when it accepts. */
 function refusal(kind: MessageKind, part: "subject" | "body", text: string): string | undefined {
@@ -106,7 +107,7 @@ describe("renderMessage", () => {
 
   it("escapes the template's own text too: a custom text is plain text, not HTML", () => {
     const m = email("password_changed", { subject: "<b>Hi</b>", body: "Dear <b>{{.DisplayName}}</b> & co" });
-    expect(m.html).toContain("<p style=\"margin:0 0 16px\">Dear &lt;b&gt;Ada Lovelace&lt;/b&gt; &amp; co</p>");
+    expect(m.html).toContain('<p style="margin:0 0 16px">Dear &lt;b&gt;Ada Lovelace&lt;/b&gt; &amp; co</p>');
     expect(m.text).toBe("Dear <b>Ada Lovelace</b> & co\n");
     expect(m.html).toContain("<title>&lt;b&gt;Hi&lt;/b&gt;</title>");
   });
@@ -125,7 +126,8 @@ describe("renderMessage", () => {
       expect(html.startsWith("<!doctype html>")).toBe(true);
       expect(html).toMatch(/<meta charset="utf-8">/);
       expect(html).toMatch(/role="article" aria-roledescription="email" aria-label="[^"]+" lang="de"/);
-      for (const forbidden of [/<script/i, /<img/i, /<link/i, /<iframe/i, /<style/i, /\ssrc=/i, /url\(/i, /@import/i, /\son[a-z]+=/i]) expect(html, `${kind} ${forbidden}`).not.toMatch(forbidden);
+      for (const forbidden of [/<script/i, /<img/i, /<link/i, /<iframe/i, /<style/i, /\ssrc=/i, /url\(/i, /@import/i, /\son[a-z]+=/i])
+        expect(html, `${kind} ${forbidden}`).not.toMatch(forbidden);
       // The one link is the message's own.
       expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1])).toEqual(kind === "password_changed" ? [] : [LINK.replace("&", "&amp;")]);
     }
@@ -138,7 +140,11 @@ describe("renderMessage", () => {
   });
 
   it("leaves unknown placeholders and those of other kinds as written, and never expands a value", () => {
-    const m = email("invite", { subject: "{{.Nickname}} {{ .OrgName }}", body: "Hi {{.DisplayNam}} {{.Code}} {{ .URL }} {{.DisplayName}}" }, { ...DATA, DisplayName: "{{.URL}}" });
+    const m = email(
+      "invite",
+      { subject: "{{.Nickname}} {{ .OrgName }}", body: "Hi {{.DisplayNam}} {{.Code}} {{ .URL }} {{.DisplayName}}" },
+      { ...DATA, DisplayName: "{{.URL}}" },
+    );
     expect(m.subject).toBe("{{.Nickname}} Acme");
     expect(m.text).toBe(`Hi {{.DisplayNam}} {{.Code}} ${LINK} {{.URL}}\n`);
     expect(m.html).toContain("Hi {{.DisplayNam}} {{.Code}} <a href=");
@@ -157,13 +163,17 @@ describe("renderMessage", () => {
   it("throws when the data lacks a placeholder of the kind (a bug of the caller)", () => {
     const { URL: _url, ...noUrl } = DATA;
     expect(() => renderMessage("invite", "en", defaults("en", "invite"), noUrl)).toThrow(/invite message needs a value for URL/);
-    expect(renderMessage("password_changed", "en", defaults("en", "password_changed"), { DisplayName: "A", OrgName: "B", ExpiresIn: "" }).channel).toBe("email");
+    expect(renderMessage("password_changed", "en", defaults("en", "password_changed"), { DisplayName: "A", OrgName: "B", ExpiresIn: "" }).channel).toBe(
+      "email",
+    );
   });
 });
 
 describe("checkTemplate (custom texts)", () => {
   it("refuses placeholders the kind does not have, typos and anything else in double braces, naming it and the allowed ones", () => {
-    expect(refusal("invite", "body", "{{.URL}} {{.Code}}")).toBe("body: {{.Code}} is no placeholder of invite messages; they may use {{.DisplayName}}, {{.OrgName}}, {{.ExpiresIn}}, {{.URL}}");
+    expect(refusal("invite", "body", "{{.URL}} {{.Code}}")).toBe(
+      "body: {{.Code}} is no placeholder of invite messages; they may use {{.DisplayName}}, {{.OrgName}}, {{.ExpiresIn}}, {{.URL}}",
+    );
     expect(refusal("verify_email", "subject", "Hi {{.DisplayNam}}")).toContain("subject: {{.DisplayNam}} is no placeholder of verify_email messages");
     expect(refusal("verify_email", "body", "{{Code}}")).toContain("{{Code}} is no placeholder");
     expect(refusal("verify_email", "body", "{{.Code}} {{ if .X }}")).toContain("{{ if .X }} is no placeholder");

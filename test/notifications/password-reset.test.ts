@@ -32,7 +32,8 @@ const CODE = /\b[ACDEFGHJKMNPQRTUVWXY34679]{8}\b/;
 const CB = "https://rp.example/cb";
 const en = TEXTS.en;
 const codeIn = (text: string | undefined) => CODE.exec(text ?? "")?.[0] ?? expect.fail(`no code in ${text}`);
-const linkIn = (text: string | undefined, path: string) => new URL(new RegExp(`http://localhost${path}\\?\\S+`).exec(text ?? "")?.[0] ?? expect.fail(`no link to ${path} in ${text}`));
+const linkIn = (text: string | undefined, path: string) =>
+  new URL(new RegExp(`http://localhost${path}\\?\\S+`).exec(text ?? "")?.[0] ?? expect.fail(`no link to ${path} in ${text}`));
 
 let dir: string;
 let certificates: Certificates;
@@ -63,10 +64,18 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
       PLATFORM_TWILIO_API_URL: await twilio.start(),
     });
     const projectId = (await projectClient(server.baseUrl, server.adminToken).ok("CreateProject", { project: { name: "reset" } })).details.id as string;
-    const made = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId, app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) } });
+    const made = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", {
+      projectId,
+      app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) },
+    });
     clientId = made.clientId as string;
     const discovered = await client.discovery(new URL(server.baseUrl), clientId, undefined, undefined, { execute: [client.allowInsecureRequests] });
-    config = new client.Configuration(discovered.serverMetadata(), clientId, { client_secret: made.clientSecret as string }, client.ClientSecretBasic(made.clientSecret as string));
+    config = new client.Configuration(
+      discovered.serverMetadata(),
+      clientId,
+      { client_secret: made.clientSecret as string },
+      client.ClientSecretBasic(made.clientSecret as string),
+    );
     client.allowInsecureRequests(config);
   }, 120_000);
   afterAll(async () => {
@@ -96,10 +105,16 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     expect(mail.mail.subject).toBeTruthy();
     const code = codeIn(mail.mail.text);
     expect(linkIn(mail.mail.text, "/ui/login/password/reset").searchParams.get("code")).toBe(code);
-    expect(await users().call("ResetPassword", { id }), "a second code within PLATFORM_PASSWORD_RESET_INTERVAL").toMatchObject({ ok: false, code: Code.ResourceExhausted });
+    expect(await users().call("ResetPassword", { id }), "a second code within PLATFORM_PASSWORD_RESET_INTERVAL").toMatchObject({
+      ok: false,
+      code: Code.ResourceExhausted,
+    });
 
     expect(await users().call("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: "AAAAAAAA" } })).toMatchObject(notValid);
-    expect(await users().call("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: code, changeRequired: true } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(await users().call("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: code, changeRequired: true } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
     await users().ok("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: code } });
     expect(await passwordIs(id, NEW_PASSWORD)).toBe(true);
     expect(await users().call("SetPassword", { id, password: { newPassword: PASSWORD, verificationCode: code } }), "a used code").toMatchObject(notValid);
@@ -115,7 +130,15 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
       await users().ok("ResetPassword", { id });
       const call = await until("Twilio's call", () => twilio.calls.find((c) => c.form.get("To") === number));
       const code = codeIn(call.form.get("Body") ?? "");
-      const logged = await until("the log", async () => (await serviceClient(PlatformNotifications, server.baseUrl, server.adminToken).ok("SearchNotifications", { filters: [{ user: { userId: id } }, { channel: { channel: "NOTIFICATION_CHANNEL_SMS" } }] })).result?.[0]);
+      const logged = await until(
+        "the log",
+        async () =>
+          (
+            await serviceClient(PlatformNotifications, server.baseUrl, server.adminToken).ok("SearchNotifications", {
+              filters: [{ user: { userId: id } }, { channel: { channel: "NOTIFICATION_CHANNEL_SMS" } }],
+            })
+          ).result?.[0],
+      );
       expect(logged).toMatchObject({ kind: "NOTIFICATION_KIND_PASSWORD_RESET_SMS", recipient: number });
       await users().ok("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: code } });
       expect(await passwordIs(id, NEW_PASSWORD)).toBe(true);
@@ -147,12 +170,18 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     expect(first.mail.text, "an invitation, not a verification").not.toContain("/ui/login/email/verify");
     const resent = await users().ok("ResendInvite", { id, returnCode: true });
     expect(resent.code).toMatch(CODE);
-    expect(await users().call("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: firstLink.searchParams.get("code") } }), "the older invitation").toMatchObject(notValid);
+    expect(
+      await users().call("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: firstLink.searchParams.get("code") } }),
+      "the older invitation",
+    ).toMatchObject(notValid);
     await users().ok("SetPassword", { id, password: { newPassword: NEW_PASSWORD, verificationCode: resent.code } });
     const user = (await users().ok("GetUser", { id })).user;
     expect(user.human.email).toEqual({ address: email, isVerified: true });
     expect(user.human.hasPassword).toBe(true);
-    expect(await users().call("ResendInvite", { id }), "invitations are for people without a password").toMatchObject({ ok: false, code: Code.FailedPrecondition });
+    expect(await users().call("ResendInvite", { id }), "invitations are for people without a password").toMatchObject({
+      ok: false,
+      code: Code.FailedPrecondition,
+    });
 
     const returned = await users().ok("CreateUser", { user: humanUser(uniqueName("inv")), returnCode: true });
     expect(returned.inviteCode).toMatch(CODE);
@@ -174,7 +203,11 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     const { token } = await users().ok("AddPersonalAccessToken", { id, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } });
     const own = serviceClient(PlatformUsers, server.baseUrl, token, protocol);
     const refused = await own.call("ResetPassword", { id, returnCode: true });
-    expect(refused).toMatchObject({ ok: false, code: Code.PermissionDenied, message: "return_code needs user.credential.write on the user, not only acting on yourself: a code answered to oneself would prove nothing" });
+    expect(refused).toMatchObject({
+      ok: false,
+      code: Code.PermissionDenied,
+      message: "return_code needs user.credential.write on the user, not only acting on yourself: a code answered to oneself would prove nothing",
+    });
     if (protocol === "rest") expect(refused.httpStatus).toBe(403);
     expect((await own.ok("ResetPassword", { id })).code ?? "", "sent, not answered").toBe("");
     expect(codeIn((await until("the reset mail", () => resetMailsTo(email)[0])).mail.text)).toMatch(CODE);
@@ -182,9 +215,13 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
 
     // Invitations are no one's own: with or without returnCode.
     const invited = (await users().ok("CreateUser", { user: humanUser(uniqueName("oi")) })).details.id as string;
-    const invitedToken = (await users().ok("AddPersonalAccessToken", { id: invited, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } })).token;
+    const invitedToken = (await users().ok("AddPersonalAccessToken", { id: invited, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } }))
+      .token;
     for (const returnCode of [true, false]) {
-      expect(await serviceClient(PlatformUsers, server.baseUrl, invitedToken, protocol).call("ResendInvite", { id: invited, returnCode })).toMatchObject({ ok: false, code: Code.PermissionDenied });
+      expect(await serviceClient(PlatformUsers, server.baseUrl, invitedToken, protocol).call("ResendInvite", { id: invited, returnCode })).toMatchObject({
+        ok: false,
+        code: Code.PermissionDenied,
+      });
     }
     expect((await users().ok("ResendInvite", { id: invited, returnCode: true })).code, "an administrator's").toMatch(CODE);
   });
@@ -204,10 +241,18 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     page = await b.submit(formWith(page.html, "passwordConfirmation"), { password: "short", passwordConfirmation: "short" }, page.url);
     expect(page.status).toBe(400);
     expect(alertText(page.html)).toContain(en.passwordPolicy);
-    page = await b.submit(formWith(page.html, "passwordConfirmation"), { code: "AAAAAAAA", password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD }, page.url);
+    page = await b.submit(
+      formWith(page.html, "passwordConfirmation"),
+      { code: "AAAAAAAA", password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD },
+      page.url,
+    );
     expect([page.status, alertText(page.html)]).toEqual([400, en.codeInvalid]);
     expect(await passwordIs(id, PASSWORD), "nothing changed yet").toBe(true);
-    page = await b.submit(formWith(page.html, "passwordConfirmation"), { code: link.searchParams.get("code")!, password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD }, page.url);
+    page = await b.submit(
+      formWith(page.html, "passwordConfirmation"),
+      { code: link.searchParams.get("code")!, password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD },
+      page.url,
+    );
     expect(page.status, page.html).toBe(200);
     expect(page.html).toContain(en.passwordSet);
     expect(await passwordIs(id, NEW_PASSWORD)).toBe(true);
@@ -225,7 +270,13 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
   async function startSignIn(b: Browser) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: CB, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: CB,
+      scope: "openid",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    });
     return { page: await b.open(url.href), state, verifier };
   }
 
@@ -256,14 +307,20 @@ describe.each(DATABASE_KINDS)("password reset, invitations and verified email at
     expect(known.page.html).toMatch(new RegExp(`<a href="/ui/login/[^/"]+">${en.externalBack}</a>`));
     // "Send a new code" on the code page asks again for the same login name (within the
     // per-user interval it sends nothing, and says the same).
-    const resend = parseForms(known.page.html).find((f) => f.action.endsWith("/reset") && f.fields.loginName === name) ?? expect.fail(`no "send a new code" in ${known.page.html}`);
+    const resend =
+      parseForms(known.page.html).find((f) => f.action.endsWith("/reset") && f.fields.loginName === name) ??
+      expect.fail(`no "send a new code" in ${known.page.html}`);
     expect(known.page.html).toContain(`>${en.sendNewCode}</button>`);
     const resent = await b.submit(resend, {}, known.page.url);
     expect(resent.status).toBe(200);
     expect(unescapeHtml(resent.html)).toContain(en.resetCodeSent);
 
     const code = codeIn((await until("the reset mail", () => resetMailsTo(email)[0])).mail.text);
-    let page = await b.submit(formWith(known.page.html, "passwordConfirmation"), { code: "AAAAAAAA", password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD }, known.page.url);
+    let page = await b.submit(
+      formWith(known.page.html, "passwordConfirmation"),
+      { code: "AAAAAAAA", password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD },
+      known.page.url,
+    );
     expect([page.status, alertText(page.html)]).toEqual([400, en.codeInvalid]);
     page = await b.submit(formWith(page.html, "passwordConfirmation"), { code, password: NEW_PASSWORD, passwordConfirmation: NEW_PASSWORD }, page.url);
     expect(page.left, page.html).toBe(true);

@@ -70,7 +70,11 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
   const log = () => serviceClient(PlatformNotifications, server.baseUrl, server.adminToken);
   const isVerified = async (id: string, what: "email" | "phone") => (await users().ok("GetUser", { id })).user.human[what].isVerified === true;
   const notInvalid = async (method: string, id: string, code: string) => {
-    expect(await users().call(method, { id, verification: { code } })).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the code is not valid" });
+    expect(await users().call(method, { id, verification: { code } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+      message: "the code is not valid",
+    });
   };
 
   it("mails a new person's code in their language; VerifyEmail takes it once, and a wrong one is refused alike", async () => {
@@ -140,7 +144,9 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
     expect(await isVerified(id, "email")).toBe(true);
     expect((await post(link.searchParams.get("code")!)).status, "a used code").toBe(400);
     expect((await post("")).status).toBe(400);
-    expect((await fetch(`${server.baseUrl}${link.pathname}`, { method: "POST", body: new URLSearchParams({ user: "nobody", code: "AAAAAAAA" }) })).status).toBe(400);
+    expect((await fetch(`${server.baseUrl}${link.pathname}`, { method: "POST", body: new URLSearchParams({ user: "nobody", code: "AAAAAAAA" }) })).status).toBe(
+      400,
+    );
   });
 
   it("texts a phone number's code through the active SMS provider; VerifyPhone takes it", async () => {
@@ -157,7 +163,8 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
     await users().ok("VerifyPhone", { id, verification: { code } });
     expect(await isVerified(id, "phone")).toBe(true);
     const sent = await until("the log says sent", async () => {
-      const found = (await log().ok("SearchNotifications", { filters: [{ user: { userId: id } }, { channel: { channel: "NOTIFICATION_CHANNEL_SMS" } }] })).result ?? [];
+      const found =
+        (await log().ok("SearchNotifications", { filters: [{ user: { userId: id } }, { channel: { channel: "NOTIFICATION_CHANNEL_SMS" } }] })).result ?? [];
       return found[0]?.status === "NOTIFICATION_STATUS_SENT" && found[0];
     });
     expect(sent).toMatchObject({ kind: "NOTIFICATION_KIND_VERIFY_PHONE", recipient: number, language: "en", attempts: 1 });
@@ -173,7 +180,12 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
       return rows[0]?.status === "NOTIFICATION_STATUS_SENT" && rows;
     });
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ kind: "NOTIFICATION_KIND_VERIFY_EMAIL", channel: "NOTIFICATION_CHANNEL_EMAIL", recipient: `${name}@mail.example`, attempts: 1 });
+    expect(found[0]).toMatchObject({
+      kind: "NOTIFICATION_KIND_VERIFY_EMAIL",
+      channel: "NOTIFICATION_CHANNEL_EMAIL",
+      recipient: `${name}@mail.example`,
+      attempts: 1,
+    });
     expect(JSON.stringify(found)).not.toContain(code);
     const db = server.service.store.db;
     const rows = [
@@ -190,32 +202,43 @@ describe.each(DATABASE_KINDS)("email and phone verification (%s)", (kind) => {
     const id = (await api.ok("CreateUser", { user: person(uniqueName("pr")), returnCode: true })).details.id;
     const { code } = await api.ok("ResendEmailCode", { id, returnCode: true });
     expect(await api.call("VerifyEmail", { id, verification: { code: "" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-    expect(await api.call("VerifyEmail", { id, verification: { code: "AAAAAAA9" } })).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the code is not valid" });
+    expect(await api.call("VerifyEmail", { id, verification: { code: "AAAAAAA9" } })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+      message: "the code is not valid",
+    });
     expect((await api.ok("VerifyEmail", { id, verification: { code } })).details.id).toBe(id);
     expect(await api.call("ResendPhoneCode", { id })).toMatchObject({ ok: false, code: Code.FailedPrecondition });
   });
 
-  it.each(PROTOCOLS)("answers no code to a person acting on itself over %s: it is sent, and only an administrator's returnCode answers it", async (protocol) => {
-    // An address the person does not own: with the code in its answer it could verify it.
-    const name = uniqueName("own");
-    const number = `+4177${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
-    const id = (await users().ok("CreateUser", { user: person(name, { phone: { number } }) })).details.id as string;
-    const { token } = await users().ok("AddPersonalAccessToken", { id, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } });
-    const own = serviceClient(PlatformUsers, server.baseUrl, token, protocol);
-    for (const rpc of ["ResendEmailCode", "ResendPhoneCode"]) {
-      const refused = await own.call(rpc, { id, returnCode: true });
-      expect(refused, rpc).toMatchObject({ ok: false, code: Code.PermissionDenied, message: "return_code needs user.write on the user, not only acting on yourself: a code answered to oneself would prove nothing" });
-      if (protocol === "rest") expect(refused.httpStatus, rpc).toBe(403);
-      expect((await own.ok(rpc, { id })).code ?? "", `${rpc} without returnCode: sent, not answered`).toBe("");
-      expect((await users().ok(rpc, { id, returnCode: true })).code, `${rpc} by an administrator`).toMatch(CODE);
-    }
-    // Changing one's own address is no one's own (no `self`), with or without returnCode.
-    const renamed = { id, user: { human: { email: { address: `${name}-2@mail.example` } } }, returnCode: true };
-    expect(await own.call("PatchUser", renamed)).toMatchObject({ ok: false, code: Code.PermissionDenied });
-    expect((await users().ok("PatchUser", renamed)).emailCode, "an administrator's").toMatch(CODE);
-    expect(await isVerified(id, "email")).toBe(false);
-    expect(await isVerified(id, "phone")).toBe(false);
-  });
+  it.each(PROTOCOLS)(
+    "answers no code to a person acting on itself over %s: it is sent, and only an administrator's returnCode answers it",
+    async (protocol) => {
+      // An address the person does not own: with the code in its answer it could verify it.
+      const name = uniqueName("own");
+      const number = `+4177${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+      const id = (await users().ok("CreateUser", { user: person(name, { phone: { number } }) })).details.id as string;
+      const { token } = await users().ok("AddPersonalAccessToken", { id, pat: { expirationDate: new Date(Date.now() + 3_600_000).toISOString() } });
+      const own = serviceClient(PlatformUsers, server.baseUrl, token, protocol);
+      for (const rpc of ["ResendEmailCode", "ResendPhoneCode"]) {
+        const refused = await own.call(rpc, { id, returnCode: true });
+        expect(refused, rpc).toMatchObject({
+          ok: false,
+          code: Code.PermissionDenied,
+          message: "return_code needs user.write on the user, not only acting on yourself: a code answered to oneself would prove nothing",
+        });
+        if (protocol === "rest") expect(refused.httpStatus, rpc).toBe(403);
+        expect((await own.ok(rpc, { id })).code ?? "", `${rpc} without returnCode: sent, not answered`).toBe("");
+        expect((await users().ok(rpc, { id, returnCode: true })).code, `${rpc} by an administrator`).toMatch(CODE);
+      }
+      // Changing one's own address is no one's own (no `self`), with or without returnCode.
+      const renamed = { id, user: { human: { email: { address: `${name}-2@mail.example` } } }, returnCode: true };
+      expect(await own.call("PatchUser", renamed)).toMatchObject({ ok: false, code: Code.PermissionDenied });
+      expect((await users().ok("PatchUser", renamed)).emailCode, "an administrator's").toMatch(CODE);
+      expect(await isVerified(id, "email")).toBe(false);
+      expect(await isVerified(id, "phone")).toBe(false);
+    },
+  );
 });
 
 describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (kind) => {
@@ -258,14 +281,25 @@ describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (
   });
 
   it("fails a message the server refuses for good; RetryNotification sends it again; only failed ones may be retried", async () => {
-    const refused = (await users().ok("CreateUser", { user: { username: uniqueName("rf"), human: { profile: { givenName: "R", familyName: "F" }, email: { address: `refused@${uniqueName("d")}.example` }, password: "Corr3ct-horse!" } } })).details.id;
-    const failed = await until("the refusal", async () => (await messagesOf(refused)).find((m: { status: string }) => m.status === "NOTIFICATION_STATUS_FAILED"));
+    const refused = (
+      await users().ok("CreateUser", {
+        user: {
+          username: uniqueName("rf"),
+          human: { profile: { givenName: "R", familyName: "F" }, email: { address: `refused@${uniqueName("d")}.example` }, password: "Corr3ct-horse!" },
+        },
+      })
+    ).details.id;
+    const failed = await until("the refusal", async () =>
+      (await messagesOf(refused)).find((m: { status: string }) => m.status === "NOTIFICATION_STATUS_FAILED"),
+    );
     expect(failed.lastError).toContain("550");
     expect(failed.attempts).toBe(1);
     const retried = await log().ok("RetryNotification", { id: failed.id });
     expect(retried.notification).toMatchObject({ id: failed.id, status: "NOTIFICATION_STATUS_PENDING" });
     expect(retried.notification.attempts ?? 0).toBe(0);
-    await until("refused again", async () => (await messagesOf(refused)).find((m: { status: string; attempts: number }) => m.status === "NOTIFICATION_STATUS_FAILED" && m.attempts === 1));
+    await until("refused again", async () =>
+      (await messagesOf(refused)).find((m: { status: string; attempts: number }) => m.status === "NOTIFICATION_STATUS_FAILED" && m.attempts === 1),
+    );
 
     const name = uniqueName("ok");
     const sentTo = (await users().ok("CreateUser", { user: person(name) })).details.id;
@@ -282,10 +316,20 @@ describe.each(DATABASE_KINDS)("messages that wait, fail and are retried (%s)", (
   });
 
   it("filters the log by kind, channel, status and creation date, and refuses filters it cannot read", async () => {
-    const all = (await log().ok("SearchNotifications", { filters: [{ kind: { kind: "NOTIFICATION_KIND_VERIFY_EMAIL" } }, { channel: { channel: "NOTIFICATION_CHANNEL_EMAIL" } }] })).result ?? [];
+    const all =
+      (
+        await log().ok("SearchNotifications", {
+          filters: [{ kind: { kind: "NOTIFICATION_KIND_VERIFY_EMAIL" } }, { channel: { channel: "NOTIFICATION_CHANNEL_EMAIL" } }],
+        })
+      ).result ?? [];
     expect(all.length).toBeGreaterThan(0);
     expect((await log().ok("SearchNotifications", { filters: [{ channel: { channel: "NOTIFICATION_CHANNEL_SMS" } }] })).result ?? []).toEqual([]);
-    expect((await log().ok("SearchNotifications", { filters: [{ creationDate: { since: new Date(Date.now() + 3_600_000).toISOString() } }] })).result ?? []).toEqual([]);
-    expect(await log().call("SearchNotifications", { filters: [{ status: { status: "NOTIFICATION_STATUS_UNSPECIFIED" } }] })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect(
+      (await log().ok("SearchNotifications", { filters: [{ creationDate: { since: new Date(Date.now() + 3_600_000).toISOString() } }] })).result ?? [],
+    ).toEqual([]);
+    expect(await log().call("SearchNotifications", { filters: [{ status: { status: "NOTIFICATION_STATUS_UNSPECIFIED" } }] })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
   });
 });

@@ -144,7 +144,12 @@ export class Browser {
       headers["content-type"] = "application/x-www-form-urlencoded";
       body = new URLSearchParams(init.form).toString();
     }
-    const res = await fetch(url, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, redirect: "manual", ...(body !== undefined && { body }) });
+    const res = await fetch(url, {
+      method: init.method ?? (body !== undefined ? "POST" : "GET"),
+      headers,
+      redirect: "manual",
+      ...(body !== undefined && { body }),
+    });
     this.#store(res, url);
     return res;
   }

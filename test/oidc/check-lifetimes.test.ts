@@ -32,8 +32,16 @@ describe.each(DATABASE_KINDS)("check lifetimes and auth_time (%s)", (kind) => {
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "100000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000" });
     users = new Users(server);
-    const made = await createApp(server, "rp", { redirectUris: [RP], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE, REFRESH], accessTokenType: BEARER });
-    const config = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), { execute: [client.allowInsecureRequests] });
+    const made = await createApp(server, "rp", {
+      redirectUris: [RP],
+      appType: WEB,
+      authMethodType: BASIC,
+      grantTypes: [AUTH_CODE, REFRESH],
+      accessTokenType: BEARER,
+    });
+    const config = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), {
+      execute: [client.allowInsecureRequests],
+    });
     app = { ...made, config };
   }, 120_000);
   afterAll(() => server?.close());
@@ -44,7 +52,14 @@ describe.each(DATABASE_KINDS)("check lifetimes and auth_time (%s)", (kind) => {
   async function start(params: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const url = client.buildAuthorizationUrl(app.config, { redirect_uri: RP, scope: "openid offline_access", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
+    const url = client.buildAuthorizationUrl(app.config, {
+      redirect_uri: RP,
+      scope: "openid offline_access",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...params,
+    });
     return { url: url.href, state, verifier };
   }
 
@@ -74,7 +89,8 @@ describe.each(DATABASE_KINDS)("check lifetimes and auth_time (%s)", (kind) => {
   }
 
   /** Waits until a check made at `authTime` (whole seconds) is older than `seconds` for sure. */
-  const outlive = (authTime: number, seconds: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, (authTime + seconds + 1) * 1000 - Date.now() + 20)));
+  const outlive = (authTime: number, seconds: number) =>
+    new Promise((resolve) => setTimeout(resolve, Math.max(0, (authTime + seconds + 1) * 1000 - Date.now() + 20)));
 
   it("puts auth_time into every ID token: without max_age, on single sign-on and on refresh, the time of the sign-in", async () => {
     const { b, tokens, authTime } = await signedIn();
@@ -105,7 +121,11 @@ describe.each(DATABASE_KINDS)("check lifetimes and auth_time (%s)", (kind) => {
     expect(page.left, page.html).toBe(false);
     expect(page.html).toContain(en.mfaTotpIntro);
     // The TOTP's next step is taken: a recovery code, one button away.
-    page = await b.submit(parseForms(page.html).find((f) => f.fields.factor === "recovery_code" && f.fields.choose === "1") ?? expect.fail(page.html), {}, page.url);
+    page = await b.submit(
+      parseForms(page.html).find((f) => f.fields.factor === "recovery_code" && f.fields.choose === "1") ?? expect.fail(page.html),
+      {},
+      page.url,
+    );
     page = await b.submit(formWith(page.html, "code"), { code: recoveryCodes[0]! }, page.url);
     // The password still counted: the sign-in keeps its time.
     expect((await tokensOf(again, page)).claims()!).toMatchObject({ sub: id, amr: MFA, auth_time: authTime });
@@ -138,7 +158,11 @@ describe.each(DATABASE_KINDS)("check lifetimes and auth_time (%s)", (kind) => {
     expect((await resolved()).passwordCheckLifetime).toMatchObject({ value: "3600s" });
     await loginSettings(org.id, { passwordCheckLifetime: { reset: true } });
     expect((await resolved()).passwordCheckLifetime).toMatchObject({ value: "864000s" });
-    const refused = await settings.call("SetLoginSettings", { settings: { multiFactorCheckLifetime: { set: "9000h" } }, ctx: { orgId: org.id } }, server.adminToken);
+    const refused = await settings.call(
+      "SetLoginSettings",
+      { settings: { multiFactorCheckLifetime: { set: "9000h" } }, ctx: { orgId: org.id } },
+      server.adminToken,
+    );
     expect(refused.ok).toBe(false);
   });
 });

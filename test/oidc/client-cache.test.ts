@@ -46,7 +46,8 @@ describe.each(DATABASE_KINDS)("cached OAuth clients follow changes at once (%s)"
     const res = await fetch(`${origin}${path}`, { method: "POST", headers: { authorization, "content-type": FORM }, body: new URLSearchParams(fields) });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const token = (origin: string, id: string, secret: string, scope = "openid") => post(origin, "/oauth/v2/token", basic(id, secret), { grant_type: "client_credentials", scope });
+  const token = (origin: string, id: string, secret: string, scope = "openid") =>
+    post(origin, "/oauth/v2/token", basic(id, secret), { grant_type: "client_credentials", scope });
   const introspect = (origin: string, id: string, secret: string, value: string) => post(origin, "/oauth/v2/introspect", basic(id, secret), { token: value });
 
   /** The call's status on every process: at once on the writer's, within WITHIN_MS on the peer's. */

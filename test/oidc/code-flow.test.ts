@@ -2,7 +2,26 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
-import { API_BASIC, AUTH_CODE, BASIC, BEARER, CODE, ID_TOKEN, ID_TOKEN_TOKEN, IMPLICIT, JWT, NATIVE, NONE, POST, REFRESH, USER_AGENT, WEB, appClient, oidc, projectClient } from "../apps/helpers.js";
+import {
+  API_BASIC,
+  AUTH_CODE,
+  BASIC,
+  BEARER,
+  CODE,
+  ID_TOKEN,
+  ID_TOKEN_TOKEN,
+  IMPLICIT,
+  JWT,
+  NATIVE,
+  NONE,
+  POST,
+  REFRESH,
+  USER_AGENT,
+  WEB,
+  appClient,
+  oidc,
+  projectClient,
+} from "../apps/helpers.js";
 import { clients as grantClients } from "../grants/helpers.js";
 import { languageClient } from "../settings/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
@@ -105,7 +124,11 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     const s = await start(app, params);
     const page = await signIn(b, s.url, loginName);
     expect(page.left, page.html).toBe(true);
-    const tokens = await client.authorizationCodeGrant(app.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state, idTokenExpected: true });
+    const tokens = await client.authorizationCodeGrant(app.config, new URL(page.url), {
+      pkceCodeVerifier: s.verifier,
+      expectedState: s.state,
+      idTokenExpected: true,
+    });
     return { tokens, browser: b, redirect: new URL(page.url) };
   }
 
@@ -128,7 +151,11 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
   };
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS: "3", PLATFORM_LOGIN_RATE_PER_IP: "100000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000" });
+    server = await startTestServer(kind, {
+      PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS: "3",
+      PLATFORM_LOGIN_RATE_PER_IP: "100000",
+      PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000",
+    });
     const discovered = await client.discovery(new URL(base()), "discovery", undefined, undefined, { execute: [client.allowInsecureRequests] });
     meta = discovered.serverMetadata();
     users = new Users(server);
@@ -143,10 +170,50 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     orgDomain = org.organization.primaryDomain as string;
     const apiApp = await appClient(base(), server.adminToken).ok("CreateApp", { projectId, app: { name: "introspector", api: { authMethodType: API_BASIC } } });
     api = { clientId: apiApp.clientId, clientSecret: apiApp.clientSecret };
-    basicApp = await createApp("basic", { redirectUris: [CB, `${RP}/cb2`], postLogoutRedirectUris: [LOGGED_OUT], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE, REFRESH], accessTokenType: JWT, accessTokenRoleAssertion: true }, "basic");
-    postApp = await createApp("post", { redirectUris: [CB], postLogoutRedirectUris: [LOGGED_OUT], appType: WEB, authMethodType: POST, grantTypes: [AUTH_CODE, REFRESH], accessTokenType: BEARER, idTokenUserinfoAssertion: true, idTokenRoleAssertion: true }, "post");
-    publicApp = await createApp("public", { redirectUris: [`${RP}/native`], appType: NATIVE, authMethodType: NONE, grantTypes: [AUTH_CODE, REFRESH], accessTokenType: BEARER }, "none");
-    implicitApp = await createApp("implicit", { redirectUris: [`${RP}/implicit`], appType: USER_AGENT, authMethodType: NONE, responseTypes: [ID_TOKEN, ID_TOKEN_TOKEN], grantTypes: [IMPLICIT], accessTokenType: BEARER }, "none");
+    basicApp = await createApp(
+      "basic",
+      {
+        redirectUris: [CB, `${RP}/cb2`],
+        postLogoutRedirectUris: [LOGGED_OUT],
+        appType: WEB,
+        authMethodType: BASIC,
+        grantTypes: [AUTH_CODE, REFRESH],
+        accessTokenType: JWT,
+        accessTokenRoleAssertion: true,
+      },
+      "basic",
+    );
+    postApp = await createApp(
+      "post",
+      {
+        redirectUris: [CB],
+        postLogoutRedirectUris: [LOGGED_OUT],
+        appType: WEB,
+        authMethodType: POST,
+        grantTypes: [AUTH_CODE, REFRESH],
+        accessTokenType: BEARER,
+        idTokenUserinfoAssertion: true,
+        idTokenRoleAssertion: true,
+      },
+      "post",
+    );
+    publicApp = await createApp(
+      "public",
+      { redirectUris: [`${RP}/native`], appType: NATIVE, authMethodType: NONE, grantTypes: [AUTH_CODE, REFRESH], accessTokenType: BEARER },
+      "none",
+    );
+    implicitApp = await createApp(
+      "implicit",
+      {
+        redirectUris: [`${RP}/implicit`],
+        appType: USER_AGENT,
+        authMethodType: NONE,
+        responseTypes: [ID_TOKEN, ID_TOKEN_TOKEN],
+        grantTypes: [IMPLICIT],
+        accessTokenType: BEARER,
+      },
+      "none",
+    );
   }, 120_000);
   afterAll(() => server?.close());
 
@@ -192,15 +259,23 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       const b = new Browser(base());
       const s = await start(basicApp);
       const page = await signIn(b, s.url, alice.name);
-      await expect(client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: s.state })).rejects.toMatchObject({ error: "invalid_grant" });
+      await expect(
+        client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: s.state }),
+      ).rejects.toMatchObject({ error: "invalid_grant" });
       // Without a verifier at all.
       const code = new URL(page.url).searchParams.get("code")!;
-      const bare = await fetch(`${base()}/oauth/v2/token`, { method: "POST", headers: { authorization: basicAuth(basicApp.clientId, basicApp.clientSecret!), "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CB }) });
+      const bare = await fetch(`${base()}/oauth/v2/token`, {
+        method: "POST",
+        headers: { authorization: basicAuth(basicApp.clientId, basicApp.clientSecret!), "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CB }),
+      });
       expect(bare.status).toBe(400);
       expect(((await bare.json()) as { error: string }).error).toBe("invalid_grant");
       const tokens = await client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state });
       expect((await introspect(tokens.access_token)).active).toBe(true);
-      await expect(client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state })).rejects.toMatchObject({ error: "invalid_grant" });
+      await expect(
+        client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state }),
+      ).rejects.toMatchObject({ error: "invalid_grant" });
       // RFC 6749 section 4.1.2: the tokens issued for a code presented twice are revoked.
       expect((await introspect(tokens.access_token)).active).toBe(false);
     });
@@ -211,11 +286,26 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       const page = await signIn(b, s.url, alice.name);
       const code = new URL(page.url).searchParams.get("code")!;
       const redeem = (auth: string, redirect: string) =>
-        fetch(`${base()}/oauth/v2/token`, { method: "POST", headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: s.verifier }) });
+        fetch(`${base()}/oauth/v2/token`, {
+          method: "POST",
+          headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: s.verifier }),
+        });
       const wrongUri = await redeem(basicAuth(basicApp.clientId, basicApp.clientSecret!), `${RP}/cb2`);
       expect(wrongUri.status).toBe(400);
       expect(((await wrongUri.json()) as { error: string }).error).toBe("invalid_grant");
-      const otherClient = await fetch(`${base()}/oauth/v2/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CB, code_verifier: s.verifier, client_id: postApp.clientId, client_secret: postApp.clientSecret! }) });
+      const otherClient = await fetch(`${base()}/oauth/v2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: CB,
+          code_verifier: s.verifier,
+          client_id: postApp.clientId,
+          client_secret: postApp.clientSecret!,
+        }),
+      });
       expect(otherClient.status).toBe(400);
       expect(((await otherClient.json()) as { error: string }).error).toBe("invalid_grant");
       const wrongSecret = await redeem(basicAuth(basicApp.clientId, "not-the-secret"), CB);
@@ -299,7 +389,10 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(formWith(page.html, "loginName").fields.loginName).toBe("nobody-at-all");
       // Straight to the password step with an unknown name: the same answer, no password form.
       const form = formWith(page.html, "loginName");
-      page = await other.open(new URL(form.action.replace(/loginname$/, "password"), page.url), { method: "POST", form: { csrf: form.fields.csrf!, loginName: "nobody-at-all", password: "x" } });
+      page = await other.open(new URL(form.action.replace(/loginname$/, "password"), page.url), {
+        method: "POST",
+        form: { csrf: form.fields.csrf!, loginName: "nobody-at-all", password: "x" },
+      });
       expect(page.status).toBe(401);
       expect(alertText(page.html)).toBe(en.unknownUser);
     });
@@ -354,7 +447,10 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(page.status).toBe(403);
       expect(alertText(page.html)).toBe(en.userLocked);
       const form = formWith(page.html, "loginName");
-      page = await fresh.open(new URL(form.action.replace(/loginname$/, "password"), page.url), { method: "POST", form: { csrf: form.fields.csrf!, loginName: name, password: PASSWORD } });
+      page = await fresh.open(new URL(form.action.replace(/loginname$/, "password"), page.url), {
+        method: "POST",
+        form: { csrf: form.fields.csrf!, loginName: name, password: PASSWORD },
+      });
       expect(page.status).toBe(403);
       expect(page.left).toBe(false);
     });
@@ -467,11 +563,29 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     it("keeps profile and email out of the ID token issued with an access token, unless idTokenUserinfoAssertion", async () => {
       const scope = "openid profile email";
       const plain = (await codeFlow(basicApp, { scope })).tokens.claims()!;
-      for (const claim of ["name", "given_name", "family_name", "email", "email_verified", "preferred_username", "nickname", "locale", "updated_at", "urn:platform:iam:user:resourceowner:id"]) {
+      for (const claim of [
+        "name",
+        "given_name",
+        "family_name",
+        "email",
+        "email_verified",
+        "preferred_username",
+        "nickname",
+        "locale",
+        "updated_at",
+        "urn:platform:iam:user:resourceowner:id",
+      ]) {
         expect(plain, claim).not.toHaveProperty(claim);
       }
       const asserted = (await codeFlow(postApp, { scope })).tokens.claims()!;
-      expect(asserted).toMatchObject({ sub: alice.id, given_name: "Given", family_name: "Family", email: `${alice.name}@mail.example`, nickname: "Ally", "urn:platform:iam:user:resourceowner:id": server.defaultOrgId });
+      expect(asserted).toMatchObject({
+        sub: alice.id,
+        given_name: "Given",
+        family_name: "Family",
+        email: `${alice.name}@mail.example`,
+        nickname: "Ally",
+        "urn:platform:iam:user:resourceowner:id": server.defaultOrgId,
+      });
       expect(asserted.preferred_username).toBe(`${alice.name}@${orgDomain}`);
     });
 
@@ -525,13 +639,24 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
         basicIntrospection: (await introspect(basic.tokens.access_token))[ROLES],
         postIntrospection: (await introspect(post.tokens.access_token))[ROLES],
       };
-      expect(answers, JSON.stringify(answers)).toEqual({ basicUserinfo: expected, postUserinfo: expected, basicIntrospection: expected, postIntrospection: expected });
+      expect(answers, JSON.stringify(answers)).toEqual({
+        basicUserinfo: expected,
+        postUserinfo: expected,
+        basicIntrospection: expected,
+        postIntrospection: expected,
+      });
     });
 
     it("introspects opaque and JWT access tokens as active for the project's API app", async () => {
       const jwt = await codeFlow(basicApp, { scope: "openid email" });
       const a = await introspect(jwt.tokens.access_token);
-      expect(a).toMatchObject({ active: true, sub: alice.id, client_id: basicApp.clientId, username: `${alice.name}@${orgDomain}`, email: `${alice.name}@mail.example` });
+      expect(a).toMatchObject({
+        active: true,
+        sub: alice.id,
+        client_id: basicApp.clientId,
+        username: `${alice.name}@${orgDomain}`,
+        email: `${alice.name}@mail.example`,
+      });
       expect(a.aud).toEqual(expect.arrayContaining([basicApp.clientId, projectId]));
       const opaque = await codeFlow(publicApp);
       expect(await introspect(opaque.tokens.access_token)).toMatchObject({ active: true, sub: alice.id, client_id: publicApp.clientId });
@@ -558,7 +683,9 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(narrower.scope!.split(" ").sort()).toEqual(["offline_access", "openid"]);
       const rt3 = narrower.refresh_token!;
       expect(rt3).not.toBe(rt2);
-      await expect(client.refreshTokenGrant(basicApp.config, rt3, { scope: "openid profile email offline_access" })).rejects.toMatchObject({ error: "invalid_scope" });
+      await expect(client.refreshTokenGrant(basicApp.config, rt3, { scope: "openid profile email offline_access" })).rejects.toMatchObject({
+        error: "invalid_scope",
+      });
       // rt3 still works after the refused request.
       const fourth = await client.refreshTokenGrant(basicApp.config, rt3);
       expect(fourth.refresh_token).toBeTruthy();
@@ -602,7 +729,8 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     });
 
     it("revokes only what a refresh token issued: another authorization of the client in the same browser session keeps its tokens", async () => {
-      const active = async (tokens: Record<string, string>) => Object.fromEntries(await Promise.all(Object.entries(tokens).map(async ([k, t]) => [k, (await introspect(t)).active])));
+      const active = async (tokens: Record<string, string>) =>
+        Object.fromEntries(await Promise.all(Object.entries(tokens).map(async ([k, t]) => [k, (await introspect(t)).active])));
       for (const app of [basicApp, postApp]) {
         const label = app === basicApp ? "jwt" : "opaque";
         const first = await codeFlow(app, { scope: "openid offline_access" });
@@ -616,16 +744,26 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
 
         // An access token revokes itself only: its own refresh token still works.
         await revoke(app, second.access_token, "access_token");
-        expect(await active({ second: second.access_token, first: first.tokens.access_token, firstRefreshed: firstRefreshed.access_token }), label).toEqual({ second: false, first: true, firstRefreshed: true });
+        expect(await active({ second: second.access_token, first: first.tokens.access_token, firstRefreshed: firstRefreshed.access_token }), label).toEqual({
+          second: false,
+          first: true,
+          firstRefreshed: true,
+        });
         const secondRefreshed = await client.refreshTokenGrant(app.config, second.refresh_token!);
 
         // The first authorization's refresh token ends its chain: the access tokens of its code
         // exchange and of its refresh, and itself; the second authorization's tokens stay.
         await revoke(app, firstRefreshed.refresh_token!, "refresh_token");
-        expect(await active({ first: first.tokens.access_token, firstRefreshed: firstRefreshed.access_token, secondRefreshed: secondRefreshed.access_token }), label).toEqual({ first: false, firstRefreshed: false, secondRefreshed: true });
+        expect(
+          await active({ first: first.tokens.access_token, firstRefreshed: firstRefreshed.access_token, secondRefreshed: secondRefreshed.access_token }),
+          label,
+        ).toEqual({ first: false, firstRefreshed: false, secondRefreshed: true });
         await expect(client.refreshTokenGrant(app.config, firstRefreshed.refresh_token!), label).rejects.toMatchObject({ error: "invalid_grant" });
         const again = await client.refreshTokenGrant(app.config, secondRefreshed.refresh_token!);
-        expect(await active({ secondRefreshed: secondRefreshed.access_token, again: again.access_token }), label).toEqual({ secondRefreshed: true, again: true });
+        expect(await active({ secondRefreshed: secondRefreshed.access_token, again: again.access_token }), label).toEqual({
+          secondRefreshed: true,
+          again: true,
+        });
       }
     });
   });
@@ -641,7 +779,11 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     it("with a session: no pages again; prompt=login and max_age=0 ask again", async () => {
       const { browser: b } = await codeFlow(basicApp);
       // SSO: straight back with a code, also for prompt=none and for another app.
-      for (const [app, extra] of [[basicApp, {}], [basicApp, { prompt: "none" }], [postApp, {}]] as const) {
+      for (const [app, extra] of [
+        [basicApp, {}],
+        [basicApp, { prompt: "none" }],
+        [postApp, {}],
+      ] as const) {
         const s = await start(app, extra);
         const page = await b.open(s.url);
         expect(page.left, page.html).toBe(true);
@@ -658,7 +800,11 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
         page = await b.submit(formWith(page.html, "loginName"), { loginName: alice.name }, page.url);
         page = await b.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
         expect(page.left).toBe(true);
-        const tokens = await client.authorizationCodeGrant(basicApp.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state, ...(extra.max_age && { maxAge: 0 }) });
+        const tokens = await client.authorizationCodeGrant(basicApp.config, new URL(page.url), {
+          pkceCodeVerifier: s.verifier,
+          expectedState: s.state,
+          ...(extra.max_age && { maxAge: 0 }),
+        });
         const claims = tokens.claims()!;
         expect(claims.sub).toBe(alice.id);
         expect(typeof claims.auth_time).toBe("number");
@@ -728,7 +874,12 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
 
     it("shows an HTML error page (400, no redirect) for an unregistered or missing redirect_uri and an unknown client", async () => {
       // postApp registers one URI: the spec requires redirect_uri even then (OAuth 2.0 would take it).
-      const cases = [[basicApp, { redirect_uri: "https://evil.example/cb" }], [basicApp, { redirect_uri: undefined }], [postApp, { redirect_uri: undefined }], [basicApp, { client_id: "no-such-client" }]] as const;
+      const cases = [
+        [basicApp, { redirect_uri: "https://evil.example/cb" }],
+        [basicApp, { redirect_uri: undefined }],
+        [postApp, { redirect_uri: undefined }],
+        [basicApp, { client_id: "no-such-client" }],
+      ] as const;
       for (const [app, extra] of cases) {
         const s = await start(app, extra);
         const res = await fetch(s.url, { redirect: "manual" });
@@ -746,7 +897,9 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
         const said = "client_id" in extra ? en.errorUnknownApp : extra.redirect_uri ? en.errorReturnAddress : en.errorBadRequest;
         expect(alertText(html), JSON.stringify(extra)).toBe(said);
         expect(unescapeHtml(html)).toContain(en.errorWhatNow);
-        expect(unescapeHtml(html)).toMatch(new RegExp(`<details class="muted"><summary>${en.errorForDevelopers}</summary><p><code>invalid_(client|redirect_uri|request)</code>`));
+        expect(unescapeHtml(html)).toMatch(
+          new RegExp(`<details class="muted"><summary>${en.errorForDevelopers}</summary><p><code>invalid_(client|redirect_uri|request)</code>`),
+        );
       }
       // In the person's language, the technical words (English) only for the developer.
       const s = await start(basicApp, { redirect_uri: "https://evil.example/cb", ui_locales: "de" });
@@ -788,7 +941,10 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       const page = await confirmLogout(b, { id_token_hint: first.id_token!, post_logout_redirect_uri: LOGGED_OUT, state: "bye" });
       expect(page.left, page.html).toBe(true);
       expect(page.url).toBe(`${LOGGED_OUT}?state=bye`);
-      for (const [label, t] of [["jwt", first.access_token], ["opaque", second.access_token]]) {
+      for (const [label, t] of [
+        ["jwt", first.access_token],
+        ["opaque", second.access_token],
+      ]) {
         expect((await introspect(t!)).active, label).toBe(false);
         expect(await userinfoStatus(t!), label).toBe(401);
       }
@@ -801,7 +957,10 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       const { b, first, second } = await twoApps("openid offline_access");
       const page = await confirmLogout(b, { id_token_hint: first.id_token!, post_logout_redirect_uri: LOGGED_OUT, state: "bye" });
       expect(page.url).toBe(`${LOGGED_OUT}?state=bye`);
-      for (const [label, t] of [["jwt", first.access_token], ["opaque", second.access_token]]) {
+      for (const [label, t] of [
+        ["jwt", first.access_token],
+        ["opaque", second.access_token],
+      ]) {
         expect((await introspect(t!)).active, label).toBe(false);
       }
       await expect(client.refreshTokenGrant(basicApp.config, first.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
@@ -810,7 +969,9 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
 
     it("accepts client_id instead of the hint, and refuses an unregistered post_logout_redirect_uri", async () => {
       const { browser: b } = await codeFlow(postApp);
-      const refused = await b.open(`${base()}/oidc/v1/end_session?client_id=${postApp.clientId}&post_logout_redirect_uri=${encodeURIComponent("https://evil.example/out")}`);
+      const refused = await b.open(
+        `${base()}/oidc/v1/end_session?client_id=${postApp.clientId}&post_logout_redirect_uri=${encodeURIComponent("https://evil.example/out")}`,
+      );
       expect(refused.status).toBe(400);
       expect(refused.left).toBe(false);
       expect(refused.html).toContain(en.errorTitle);
@@ -827,7 +988,15 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
         expect({ uri, status: page.status, left: page.left }).toEqual({ uri, status: 400, left: false });
       };
       // Another client's registered URI, and near matches of the hint's own.
-      for (const uri of [`${RP}/other-out`, `${LOGGED_OUT}/`, `${LOGGED_OUT}?next=1`, `${LOGGED_OUT}#x`, LOGGED_OUT.replace("https:", "http:"), LOGGED_OUT.toUpperCase()]) await refusedFor(uri);
+      for (const uri of [
+        `${RP}/other-out`,
+        `${LOGGED_OUT}/`,
+        `${LOGGED_OUT}?next=1`,
+        `${LOGGED_OUT}#x`,
+        LOGGED_OUT.replace("https:", "http:"),
+        LOGGED_OUT.toUpperCase(),
+      ])
+        await refusedFor(uri);
       // A hint that is not this instance's ID token: forged signature.
       const [h, p] = tokens.id_token!.split(".");
       await refusedFor(LOGGED_OUT, `${h}.${p}.${"A".repeat(43)}`);
@@ -838,7 +1007,9 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
 
     it("refuses a hint and client_id that disagree", async () => {
       const { browser: b, tokens } = await codeFlow(basicApp);
-      const page = await b.open(`${base()}/oidc/v1/end_session?id_token_hint=${tokens.id_token}&client_id=${postApp.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGGED_OUT)}`);
+      const page = await b.open(
+        `${base()}/oidc/v1/end_session?id_token_hint=${tokens.id_token}&client_id=${postApp.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGGED_OUT)}`,
+      );
       expect(page.status).toBe(400);
       expect(page.left).toBe(false);
     });
@@ -862,7 +1033,13 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(new URL(page.url).hash).toContain("error=invalid_request");
       expect(params(page.url).state).toBe(noNonce.state);
 
-      const s = await start(implicitApp, { response_type: "id_token", nonce: "n-1", scope: "openid profile email", code_challenge: undefined, code_challenge_method: undefined });
+      const s = await start(implicitApp, {
+        response_type: "id_token",
+        nonce: "n-1",
+        scope: "openid profile email",
+        code_challenge: undefined,
+        code_challenge_method: undefined,
+      });
       page = await signIn(b, s.url, alice.name);
       expect(page.left, page.html).toBe(true);
       expect(new URL(page.url).search).toBe("");
@@ -871,9 +1048,23 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
       expect(p.access_token).toBeUndefined();
       expect(p.code).toBeUndefined();
       let id = decodeJwt(p.id_token!);
-      expect(id).toMatchObject({ iss: base(), aud: implicitApp.clientId, sub: alice.id, nonce: "n-1", given_name: "Given", email: `${alice.name}@mail.example`, amr: ["pwd"] });
+      expect(id).toMatchObject({
+        iss: base(),
+        aud: implicitApp.clientId,
+        sub: alice.id,
+        nonce: "n-1",
+        given_name: "Given",
+        email: `${alice.name}@mail.example`,
+        amr: ["pwd"],
+      });
 
-      const t = await start(implicitApp, { response_type: "id_token token", nonce: "n-2", scope: "openid profile email", code_challenge: undefined, code_challenge_method: undefined });
+      const t = await start(implicitApp, {
+        response_type: "id_token token",
+        nonce: "n-2",
+        scope: "openid profile email",
+        code_challenge: undefined,
+        code_challenge_method: undefined,
+      });
       page = await b.open(t.url);
       expect(page.left).toBe(true);
       p = params(page.url);
@@ -896,7 +1087,11 @@ describe.each(DATABASE_KINDS)("authorization code flow with the login pages (%s)
     });
 
     it("allows http://localhost for an implicit app in development mode", async () => {
-      const dev = await createApp("dev implicit", { redirectUris: ["http://localhost/cb"], appType: USER_AGENT, authMethodType: NONE, responseTypes: [ID_TOKEN], grantTypes: [IMPLICIT], devMode: true }, "none");
+      const dev = await createApp(
+        "dev implicit",
+        { redirectUris: ["http://localhost/cb"], appType: USER_AGENT, authMethodType: NONE, responseTypes: [ID_TOKEN], grantTypes: [IMPLICIT], devMode: true },
+        "none",
+      );
       const s = await start(dev, { response_type: "id_token", nonce: "dev", code_challenge: undefined, code_challenge_method: undefined });
       const page = await signIn(new Browser(base()), s.url, alice.name);
       expect(page.left, page.html).toBe(true);
@@ -913,7 +1108,12 @@ describe.each(DATABASE_KINDS)("login rate limit per login name (%s)", (kind) => 
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "2" });
     const projectId = (await projectClient(server.baseUrl, server.adminToken).ok("CreateProject", { project: { name: "rl" } })).details.id as string;
-    clientId = (await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId, app: { name: "rl", oidc: oidc({ redirectUris: [CB], responseTypes: [CODE], grantTypes: [AUTH_CODE] }) } })).clientId;
+    clientId = (
+      await appClient(server.baseUrl, server.adminToken).ok("CreateApp", {
+        projectId,
+        app: { name: "rl", oidc: oidc({ redirectUris: [CB], responseTypes: [CODE], grantTypes: [AUTH_CODE] }) },
+      })
+    ).clientId;
     meta = (await client.discovery(new URL(server.baseUrl), clientId, undefined, undefined, { execute: [client.allowInsecureRequests] })).serverMetadata();
     expect(meta.issuer).toBe(server.baseUrl);
   }, 120_000);
@@ -922,7 +1122,16 @@ describe.each(DATABASE_KINDS)("login rate limit per login name (%s)", (kind) => 
   const authorizeUrl = async () => {
     const url = new URL("/oauth/v2/authorize", server.baseUrl);
     const challenge = await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier());
-    for (const [k, v] of Object.entries({ client_id: clientId, redirect_uri: CB, response_type: "code", scope: "openid", state: "x", code_challenge: challenge, code_challenge_method: "S256" })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: clientId,
+      redirect_uri: CB,
+      response_type: "code",
+      scope: "openid",
+      state: "x",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }))
+      url.searchParams.set(k, v);
     return url.href;
   };
 

@@ -35,7 +35,9 @@ describe.each(DATABASE_KINDS)("external login with GitHub (%s)", (kind) => {
     down = await startTestServer(kind, github.env);
     rp = await createRp(down);
     const options = { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" };
-    const made = await idpClient(down.baseUrl, down.adminToken).ok("CreateGitHubIDP", { idp: { idp: { name: "GitHub", options }, config: { clientId: github.clientId, clientSecret: github.clientSecret } } });
+    const made = await idpClient(down.baseUrl, down.adminToken).ok("CreateGitHubIDP", {
+      idp: { idp: { name: "GitHub", options }, config: { clientId: github.clientId, clientSecret: github.clientSecret } },
+    });
     idpId = made.details.id as string;
   }, 120_000);
   afterAll(async () => {
@@ -66,7 +68,9 @@ describe.each(DATABASE_KINDS)("external login with GitHub (%s)", (kind) => {
 
   it("takes the primary address of /user/emails, verified as GitHub says, not the profile's public one", async () => {
     const name = uniqueName("octo");
-    const user = await signedIn(account(name, `${name}-public@mail.example`, [address(`${name}-old@mail.example`, false, true), address(`${name}@mail.example`, true, true)]));
+    const user = await signedIn(
+      account(name, `${name}-public@mail.example`, [address(`${name}-old@mail.example`, false, true), address(`${name}@mail.example`, true, true)]),
+    );
     expect(user.username).toBe(name);
     expect(user.human.email).toEqual({ address: `${name}@mail.example`, isVerified: true });
   });
@@ -93,7 +97,13 @@ describe.each(DATABASE_KINDS)("external login with GitHub (%s)", (kind) => {
     const listed = ok(await users.call("ListIDPLinks", { id: userId }));
     expect(listed).toMatchObject({ details: { totalResult: "1", endOfList: true } });
     expect(listed.result).toEqual([
-      { idpId, idpName: "GitHub", externalUserId, externalUserName: name, details: { changeDate: expect.any(String), resourceOwner: { type: "OWNER_TYPE_ORG", id: down.defaultOrgId } } },
+      {
+        idpId,
+        idpName: "GitHub",
+        externalUserId,
+        externalUserName: name,
+        details: { changeDate: expect.any(String), resourceOwner: { type: "OWNER_TYPE_ORG", id: down.defaultOrgId } },
+      },
     ]);
     // Linked: the next login signs the same user in.
     expect((await signedIn(who)).details.id).toBe(userId);
@@ -102,7 +112,13 @@ describe.each(DATABASE_KINDS)("external login with GitHub (%s)", (kind) => {
     expect(deleted.details).toMatchObject({ id: userId, sequence: String(Number(user.details.sequence) + 1) });
     expect(ok(await users.call("ListIDPLinks", { id: userId })).result ?? []).toEqual([]);
     failed(await users.call("DeleteIDPLink", { id: userId, idpId, externalUserId }), Code.NotFound);
-    const events = await down.service.store.db.selectFrom("events").select(["event_type", "payload"]).where("aggregate_type", "=", "user").where("aggregate_id", "=", userId).orderBy("sequence").execute();
+    const events = await down.service.store.db
+      .selectFrom("events")
+      .select(["event_type", "payload"])
+      .where("aggregate_type", "=", "user")
+      .where("aggregate_id", "=", userId)
+      .orderBy("sequence")
+      .execute();
     expect(events.map((e) => e.event_type)).toContain("user.idp.link.added");
     expect(events.at(-1)).toEqual({ event_type: "user.idp.link.removed", payload: { idpId, externalUserId } });
 

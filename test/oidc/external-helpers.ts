@@ -16,13 +16,18 @@ export interface App {
 
 export async function createApp(server: TestServer, name: string, config: Record<string, unknown>) {
   const project = await projectClient(server.baseUrl, server.adminToken).ok("CreateProject", { project: { name: `${name}-project` } });
-  const made = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", { projectId: project.details.id, app: { name, oidc: oidc(config as never) } });
+  const made = await appClient(server.baseUrl, server.adminToken).ok("CreateApp", {
+    projectId: project.details.id,
+    app: { name, oidc: oidc(config as never) },
+  });
   return { clientId: made.clientId as string, clientSecret: made.clientSecret as string };
 }
 
 export async function createRp(server: TestServer): Promise<App> {
   const made = await createApp(server, "rp", { redirectUris: [RP], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE], accessTokenType: BEARER });
-  const discovered = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), { execute: [client.allowInsecureRequests] });
+  const discovered = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), {
+    execute: [client.allowInsecureRequests],
+  });
   return { ...made, config: discovered };
 }
 
@@ -31,7 +36,15 @@ export async function authorize(server: TestServer, app: App) {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const url = new URL("/oauth/v2/authorize", server.baseUrl);
-  const query = { client_id: app.clientId, redirect_uri: RP, response_type: "code", scope: "openid profile email", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" };
+  const query = {
+    client_id: app.clientId,
+    redirect_uri: RP,
+    response_type: "code",
+    scope: "openid profile email",
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+  };
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   return { url: url.href, verifier, state };
 }
@@ -44,5 +57,9 @@ export function providerForm(page: Page, idpId: string) {
 /** The tokens of a login that ended at the relying party's redirect URI. */
 export async function tokensOf(app: App, request: { verifier: string; state: string }, page: Page) {
   expect(page.left, page.html).toBe(true);
-  return client.authorizationCodeGrant(app.config, new URL(page.url), { pkceCodeVerifier: request.verifier, expectedState: request.state, idTokenExpected: true });
+  return client.authorizationCodeGrant(app.config, new URL(page.url), {
+    pkceCodeVerifier: request.verifier,
+    expectedState: request.state,
+    idTokenExpected: true,
+  });
 }

@@ -56,7 +56,10 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
 
   async function gitHubIdp(name: string, ctx?: JsonObject, options: JsonObject = {}): Promise<string> {
     const config = { clientId: github.clientId, clientSecret: github.clientSecret };
-    const made = await idpClient(server.baseUrl, server.adminToken).ok("CreateGitHubIDP", { idp: { idp: { name, options: { isManualLinkingAllowed: true, ...options } }, config }, ...(ctx && { ctx }) });
+    const made = await idpClient(server.baseUrl, server.adminToken).ok("CreateGitHubIDP", {
+      idp: { idp: { name, options: { isManualLinkingAllowed: true, ...options } }, config },
+      ...(ctx && { ctx }),
+    });
     return made.details.id as string;
   }
 
@@ -65,7 +68,10 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
 
   async function person(orgId?: string) {
     const name = uniqueName("victim");
-    const id = await users.create(humanUser(name, { password: PASSWORD, email: { address: `${name}@mail.example`, isVerified: true } }), orgId ? { orgId } : undefined);
+    const id = await users.create(
+      humanUser(name, { password: PASSWORD, email: { address: `${name}@mail.example`, isVerified: true } }),
+      orgId ? { orgId } : undefined,
+    );
     return { id, loginName: name };
   }
 
@@ -172,7 +178,12 @@ describe.each(DATABASE_KINDS)("linking an external account (%s)", (kind) => {
     const victim = await person();
     const attacker = account(uniqueName("updater"));
     // A link as an earlier release could make it (the API offers none).
-    await linkAccount(server, server.instanceId, victim.id, { idpId: orgIdp, externalUserId: String(attacker.profile.id), username: attacker.profile.login, email: "" });
+    await linkAccount(server, server.instanceId, victim.id, {
+      idpId: orgIdp,
+      externalUserId: String(attacker.profile.id),
+      username: attacker.profile.login,
+      email: "",
+    });
     const before = await users.get(victim.id);
     const flow = await viaGitHub(orgIdp, attacker, { login_hint: `someone@${other.primary}` });
     expect(flow.page.left, flow.page.html).toBe(false);

@@ -77,8 +77,22 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
       startTestServer(kind, { PLATFORM_OUTBOUND_ALLOW_PRIVATE: "true", PLATFORM_LOGIN_RATE_PER_IP: "100000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000" }),
     ]);
     callbackUri = `${down.baseUrl}/ui/login/idp/callback`;
-    upBasic = await createApp(up, "downstream-oidc", { redirectUris: [callbackUri], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE], accessTokenType: BEARER, devMode: true });
-    upPost = await createApp(up, "downstream-oauth", { redirectUris: [callbackUri], appType: WEB, authMethodType: POST, grantTypes: [AUTH_CODE], accessTokenType: BEARER, devMode: true });
+    upBasic = await createApp(up, "downstream-oidc", {
+      redirectUris: [callbackUri],
+      appType: WEB,
+      authMethodType: BASIC,
+      grantTypes: [AUTH_CODE],
+      accessTokenType: BEARER,
+      devMode: true,
+    });
+    upPost = await createApp(up, "downstream-oauth", {
+      redirectUris: [callbackUri],
+      appType: WEB,
+      authMethodType: POST,
+      grantTypes: [AUTH_CODE],
+      accessTokenType: BEARER,
+      devMode: true,
+    });
     const upUsers = new Users(up);
     const person = async (prefix: string, given: string) => {
       const name = uniqueName(prefix);
@@ -91,12 +105,21 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     erin = await person("erin", "Erin");
 
     const downUsers = new Users(down);
-    daveLocal = await downUsers.create(humanUser(uniqueName("davelocal"), { password: PASSWORD, email: { address: dave.email, isVerified: true } }, { givenName: "Dave", familyName: "Local" }));
+    daveLocal = await downUsers.create(
+      humanUser(uniqueName("davelocal"), { password: PASSWORD, email: { address: dave.email, isVerified: true } }, { givenName: "Dave", familyName: "Local" }),
+    );
     rp = await createRp(down);
 
     const idps = idpClient(down.baseUrl, down.adminToken);
     const oidcIdp = async (name: string, options: JsonObject, extra: JsonObject = {}) =>
-      (await idps.ok("CreateOIDCIDP", { idp: { idp: { name, options, ...extra }, config: { clientId: upBasic.clientId, clientSecret: upBasic.clientSecret, issuer: up.baseUrl, scopes: ["openid", "profile", "email"] } } })).details.id as string;
+      (
+        await idps.ok("CreateOIDCIDP", {
+          idp: {
+            idp: { name, options, ...extra },
+            config: { clientId: upBasic.clientId, clientSecret: upBasic.clientSecret, issuer: up.baseUrl, scopes: ["openid", "profile", "email"] },
+          },
+        })
+      ).details.id as string;
     idp.autoCreate = await oidcIdp("Upstream", { isAutoCreation: true, isAutoUpdate: true });
     idp.linkByEmail = await oidcIdp("Upstream linking", { autoLinking: "AUTO_LINKING_OPTION_EMAIL" });
     idp.deactivated = await oidcIdp("Upstream off", { isAutoCreation: true }, { statePolicy: DEACTIVATE });
@@ -139,7 +162,11 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
 
   it("shows no buttons and starts nothing while the organization's login settings turn external login off", async () => {
     const setting = (change: JsonObject) =>
-      protocolClient(PlatformLoginSettings, "grpc", down.baseUrl).call("SetLoginSettings", { settings: { allowExternalIdp: change }, ctx: { orgId: down.defaultOrgId } }, down.adminToken);
+      protocolClient(PlatformLoginSettings, "grpc", down.baseUrl).call(
+        "SetLoginSettings",
+        { settings: { allowExternalIdp: change }, ctx: { orgId: down.defaultOrgId } },
+        down.adminToken,
+      );
     expect(await setting({ set: false })).toMatchObject({ ok: true });
     try {
       const b = new Browser(down.baseUrl);
@@ -147,7 +174,16 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
       expect(page.status).toBe(200);
       expect(providerForm(page, idp.autoCreate)).toBeUndefined();
       // A form posted by hand is refused as well.
-      const start = await b.submit({ method: "post", action: `${new URL(page.url).pathname}/idp/start`, fields: { csrf: formWith(page.html, "loginName").fields.csrf!, idpId: idp.autoCreate }, visible: [] }, {}, page.url);
+      const start = await b.submit(
+        {
+          method: "post",
+          action: `${new URL(page.url).pathname}/idp/start`,
+          fields: { csrf: formWith(page.html, "loginName").fields.csrf!, idpId: idp.autoCreate },
+          visible: [],
+        },
+        {},
+        page.url,
+      );
       expect(start.left).toBe(false);
       expect(start.status).toBeGreaterThanOrEqual(400);
       expect(start.status).toBeLessThan(500);
@@ -252,7 +288,12 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
     expect(bindings).toHaveLength(2);
     const back = await upstreamLogin(new Browser(up.baseUrl), first.upstreamUrl, carol.name);
     // The first flow's cookie name with the second flow's value.
-    const cookies = Object.fromEntries(b.cookieHeader("/ui/login/idp/callback").split("; ").map((c) => [c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1)]));
+    const cookies = Object.fromEntries(
+      b
+        .cookieHeader("/ui/login/idp/callback")
+        .split("; ")
+        .map((c) => [c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1)]),
+    );
     const [firstName, secondName] = [bindingName(first.state), bindingName(second.state)];
     expect(Object.keys(cookies).sort()).toEqual([firstName, secondName].sort());
     const forged = await fetch(back.url, { redirect: "manual", headers: { accept: "text/html", cookie: `${firstName}=${cookies[secondName]}` } });
@@ -293,10 +334,20 @@ describe.each(DATABASE_KINDS)("external login (%s)", (kind) => {
 
   it("does not call an internal address without PLATFORM_OUTBOUND_ALLOW_PRIVATE: a clear error page", async () => {
     // The upstream service runs without it; one of its providers points at the downstream on 127.0.0.1.
-    const target = await createApp(down, "for-upstream", { redirectUris: [`${up.baseUrl}/ui/login/idp/callback`], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE], accessTokenType: BEARER, devMode: true });
+    const target = await createApp(down, "for-upstream", {
+      redirectUris: [`${up.baseUrl}/ui/login/idp/callback`],
+      appType: WEB,
+      authMethodType: BASIC,
+      grantTypes: [AUTH_CODE],
+      accessTokenType: BEARER,
+      devMode: true,
+    });
     const id = (
       await idpClient(up.baseUrl, up.adminToken).ok("CreateOIDCIDP", {
-        idp: { idp: { name: "Internal", options: { isAutoCreation: true } }, config: { clientId: target.clientId, clientSecret: target.clientSecret, issuer: down.baseUrl } },
+        idp: {
+          idp: { name: "Internal", options: { isAutoCreation: true } },
+          config: { clientId: target.clientId, clientSecret: target.clientSecret, issuer: down.baseUrl },
+        },
       })
     ).details.id as string;
     const upRp = await createRp(up);

@@ -54,7 +54,8 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       const account = codes.get(form.get("code") ?? "");
       codes.delete(form.get("code") ?? "");
       // GitHub answers its errors with status 200 too.
-      if (form.get("client_id") !== fake.clientId || form.get("client_secret") !== fake.clientSecret || !account) return json(200, { error: "bad_verification_code" });
+      if (form.get("client_id") !== fake.clientId || form.get("client_secret") !== fake.clientSecret || !account)
+        return json(200, { error: "bad_verification_code" });
       const token = randomUUID();
       tokens.set(token, account);
       return json(200, { access_token: token, token_type: "bearer", scope: "read:user,user:email" });

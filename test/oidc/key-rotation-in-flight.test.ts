@@ -38,7 +38,9 @@ describe.each(DATABASE_KINDS)("key rotation with tokens in flight (%s)", (kind) 
     const username = uniqueName("rotating");
     const id = await users.create(machineUser(username, { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }));
     const secret = ok(await users.call("GenerateSecret", { id })).clientSecret as string;
-    const config = await client.discovery(new URL(server.baseUrl), username, secret, client.ClientSecretBasic(secret), { execute: [client.allowInsecureRequests] });
+    const config = await client.discovery(new URL(server.baseUrl), username, secret, client.ClientSecretBasic(secret), {
+      execute: [client.allowInsecureRequests],
+    });
     const grant = async () => (await client.clientCredentialsGrant(config, { scope: `openid ${PLATFORM_SCOPE}` })).access_token;
 
     const before = await grant();

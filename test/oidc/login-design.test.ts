@@ -61,14 +61,21 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
   const base = () => server.baseUrl;
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000", PLATFORM_PASSWORD_RESET_ANSWER_TIME: "0ms" });
+    server = await startTestServer(kind, {
+      PLATFORM_LOGIN_RATE_PER_IP: "1000",
+      PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000",
+      PLATFORM_PASSWORD_RESET_ANSWER_TIME: "0ms",
+    });
     users = new Users(server);
     [browser] = await Promise.all([
       chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] }),
       mkdir(SHOTS, { recursive: true }),
     ]);
     const projectId = await createProject(base(), server.adminToken, "design");
-    const app = await appClient(base(), server.adminToken).ok("CreateApp", { projectId, app: { name: APP, oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] }) } });
+    const app = await appClient(base(), server.adminToken).ok("CreateApp", {
+      projectId,
+      app: { name: APP, oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] }) },
+    });
     config = await client.discovery(new URL(base()), app.clientId, app.clientSecret, undefined, { execute: [client.allowInsecureRequests] });
     await loginSettings({ allowRegister: { set: true } }, { orgId: server.defaultOrgId });
   }, 120_000);
@@ -82,12 +89,22 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
 
   async function person(opts: { orgId?: string; mustChange?: boolean; name?: string } = {}) {
     const name = opts.name ?? uniqueName("ada");
-    const id = await users.create(humanUser(name, { password: PASSWORD, ...(opts.mustChange && { passwordChangeRequired: true }) }, { givenName: "Ada", familyName: "Lovelace" }), opts.orgId ? { orgId: opts.orgId } : undefined);
+    const id = await users.create(
+      humanUser(name, { password: PASSWORD, ...(opts.mustChange && { passwordChangeRequired: true }) }, { givenName: "Ada", familyName: "Lovelace" }),
+      opts.orgId ? { orgId: opts.orgId } : undefined,
+    );
     return { id, name };
   }
 
   function authorizeUrl(params: Record<string, string> = {}): string {
-    return client.buildAuthorizationUrl(config, { redirect_uri: CB, scope: "openid", state: "design", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGv2xqCSQs", code_challenge_method: "S256", ...params }).href;
+    return client.buildAuthorizationUrl(config, {
+      redirect_uri: CB,
+      scope: "openid",
+      state: "design",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGv2xqCSQs",
+      code_challenge_method: "S256",
+      ...params,
+    }).href;
   }
 
   /** A page in a context of its own, collecting console errors; the relying party's callback answered here. */
@@ -264,8 +281,17 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
       `<svg xmlns="http://www.w3.org/2000/svg" width="168" height="48" viewBox="0 0 168 48"><path d="M24 4 44 44H34l-4-9H18l-4 9H4L24 4Zm0 14-4 9h8l-4-9Z" fill="${fill}"/>` +
       `<text x="54" y="34" font-family="Georgia, 'DejaVu Serif', serif" font-size="28" font-weight="700" letter-spacing="2" fill="${fill}">ACME</text></svg>`;
     const urls: Record<string, string> = {};
-    for (const [image, fill] of [["logo", "#0f766e"], ["logo_dark", "#5eead4"]] as const) {
-      const set = ok(await branding.call("SetBrandingImage", { image, content: { contentType: "image/svg+xml", data: Buffer.from(logo(fill)).toString("base64") }, ctx: { orgId: org.id } }, server.adminToken));
+    for (const [image, fill] of [
+      ["logo", "#0f766e"],
+      ["logo_dark", "#5eead4"],
+    ] as const) {
+      const set = ok(
+        await branding.call(
+          "SetBrandingImage",
+          { image, content: { contentType: "image/svg+xml", data: Buffer.from(logo(fill)).toString("base64") }, ctx: { orgId: org.id } },
+          server.adminToken,
+        ),
+      );
       urls[image] = set.url as string;
     }
     // A real-looking person: once per server, as each database kind has its own.
@@ -286,7 +312,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
       });
     try {
       await page.goto(authorizeUrl());
-      await expect(looks(), "the default organization keeps the built-in look").resolves.toMatchObject({ button: "rgb(84, 105, 212)", logo: null, watermark: true });
+      await expect(looks(), "the default organization keeps the built-in look").resolves.toMatchObject({
+        button: "rgb(84, 105, 212)",
+        logo: null,
+        watermark: true,
+      });
 
       await page.goto(authorizeUrl({ scope: `openid urn:platform:iam:org:id:${org.id}` }));
       await page.getByLabel(en.loginName).waitFor();

@@ -11,8 +11,18 @@ import { stylesheet } from "../../src/oidc/login/view/stylesheet.js";
  */
 
 const CHOICES: Record<string, ModeColors> = {
-  "built-in light": { primary: BUILT_IN_BRANDING.primaryColor, background: BUILT_IN_BRANDING.backgroundColor, warn: BUILT_IN_BRANDING.warnColor, font: BUILT_IN_BRANDING.fontColor },
-  "built-in dark": { primary: BUILT_IN_BRANDING.primaryColorDark, background: BUILT_IN_BRANDING.backgroundColorDark, warn: BUILT_IN_BRANDING.warnColorDark, font: BUILT_IN_BRANDING.fontColorDark },
+  "built-in light": {
+    primary: BUILT_IN_BRANDING.primaryColor,
+    background: BUILT_IN_BRANDING.backgroundColor,
+    warn: BUILT_IN_BRANDING.warnColor,
+    font: BUILT_IN_BRANDING.fontColor,
+  },
+  "built-in dark": {
+    primary: BUILT_IN_BRANDING.primaryColorDark,
+    background: BUILT_IN_BRANDING.backgroundColorDark,
+    warn: BUILT_IN_BRANDING.warnColorDark,
+    font: BUILT_IN_BRANDING.fontColorDark,
+  },
   "yellow primary, pale text": { primary: "#ffe600", background: "#ffffff", warn: "#ff8080", font: "#bbbbbb" },
   "grey on grey": { primary: "#777777", background: "#808080", warn: "#ff0000", font: "#888888" },
   "dark page, dark text": { primary: "#101060", background: "#0a0a0a", warn: "#600000", font: "#202020" },
@@ -43,7 +53,13 @@ describe("login page palette", () => {
 
   it("uses the chosen colors as they are when they pass", () => {
     const p = paletteOf(CHOICES["built-in light"]!);
-    expect([p.primary, p.link, p.warn, p.text, p.page]).toEqual([BUILT_IN_BRANDING.primaryColor, BUILT_IN_BRANDING.primaryColor, BUILT_IN_BRANDING.warnColor, BUILT_IN_BRANDING.fontColor, BUILT_IN_BRANDING.backgroundColor]);
+    expect([p.primary, p.link, p.warn, p.text, p.page]).toEqual([
+      BUILT_IN_BRANDING.primaryColor,
+      BUILT_IN_BRANDING.primaryColor,
+      BUILT_IN_BRANDING.warnColor,
+      BUILT_IN_BRANDING.fontColor,
+      BUILT_IN_BRANDING.backgroundColor,
+    ]);
   });
 
   it("puts the dark colors under prefers-color-scheme: dark, and never a value that is not a color", () => {

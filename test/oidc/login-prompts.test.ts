@@ -34,14 +34,26 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
   const base = () => server.baseUrl;
 
   const loginSettings = (settings: JsonObject, ctx?: JsonObject) =>
-    protocolClient(PlatformLoginSettings, "grpc", base()).call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, server.adminToken).then((r) => expect(r, JSON.stringify(r)).toMatchObject({ ok: true }));
+    protocolClient(PlatformLoginSettings, "grpc", base())
+      .call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, server.adminToken)
+      .then((r) => expect(r, JSON.stringify(r)).toMatchObject({ ok: true }));
 
   async function start(params: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const url = new URL("/oauth/v2/authorize", base());
     // A max_age puts auth_time into the ID token: the tests compare sign-in times.
-    const query = { client_id: clientId, redirect_uri: CB, response_type: "code", scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", max_age: "86400", ...params };
+    const query = {
+      client_id: clientId,
+      redirect_uri: CB,
+      response_type: "code",
+      scope: "openid",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      max_age: "86400",
+      ...params,
+    };
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     return { url: url.href, state, verifier };
   }
@@ -51,13 +63,19 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
    * old session with an auto-submitted form (end session confirm) and resumes.
    */
   async function settle(b: Browser, page: Page): Promise<Page> {
-    const logout = !page.left && parseForms(page.html).find((f) => new URL(f.action, page.url).pathname === "/oidc/v1/end_session/confirm" && "xsrf" in f.fields);
+    const logout =
+      !page.left && parseForms(page.html).find((f) => new URL(f.action, page.url).pathname === "/oidc/v1/end_session/confirm" && "xsrf" in f.fields);
     return logout ? b.submit(logout, {}, page.url) : page;
   }
 
   async function tokensOf(s: { state: string; verifier: string }, page: Page) {
     expect(page.left, page.html).toBe(true);
-    const tokens = await client.authorizationCodeGrant(config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state, idTokenExpected: true, maxAge: 86400 });
+    const tokens = await client.authorizationCodeGrant(config, new URL(page.url), {
+      pkceCodeVerifier: s.verifier,
+      expectedState: s.state,
+      idTokenExpected: true,
+      maxAge: 86400,
+    });
     return { tokens, claims: tokens.claims()! };
   }
 
@@ -74,7 +92,10 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
     if (!form) throw new Error(`no choice of ${accountId} in ${page.html}`);
     return form;
   };
-  const choicesOn = (page: Page) => parseForms(page.html).filter((f) => "accountId" in f.fields).map((f) => f.fields.accountId);
+  const choicesOn = (page: Page) =>
+    parseForms(page.html)
+      .filter((f) => "accountId" in f.fields)
+      .map((f) => f.fields.accountId);
 
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" });
@@ -85,9 +106,17 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
     alice.id = await users.create(humanUser(alice.name, { password: PASSWORD }));
     bob.id = await users.create(humanUser(bob.name, { password: PASSWORD }));
     const projectId = (await projectClient(base(), server.adminToken).ok("CreateProject", { project: { name: "prompts" } })).details.id as string;
-    const made = await appClient(base(), server.adminToken).ok("CreateApp", { projectId, app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) } });
+    const made = await appClient(base(), server.adminToken).ok("CreateApp", {
+      projectId,
+      app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) },
+    });
     clientId = made.clientId as string;
-    config = new client.Configuration(discovered.serverMetadata(), clientId, { client_secret: made.clientSecret as string }, client.ClientSecretBasic(made.clientSecret as string));
+    config = new client.Configuration(
+      discovered.serverMetadata(),
+      clientId,
+      { client_secret: made.clientSecret as string },
+      client.ClientSecretBasic(made.clientSecret as string),
+    );
     client.allowInsecureRequests(config);
   }, 120_000);
   afterAll(() => server?.close());
@@ -117,7 +146,10 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
       expect(bobs.claims.sub).toBe(bob.id);
 
       // Two accounts known: without a prompt the person chooses; each without a password.
-      for (const [who, original] of [[alice, first.claims.auth_time], [bob, bobs.claims.auth_time]] as const) {
+      for (const [who, original] of [
+        [alice, first.claims.auth_time],
+        [bob, bobs.claims.auth_time],
+      ] as const) {
         s = await start();
         page = await b.open(s.url);
         expect(page.left, "the chooser, not SSO").toBe(false);
@@ -222,7 +254,14 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
         expect(form.fields.csrf).toBeTruthy();
 
         const username = uniqueName("carol");
-        const good = { givenName: "Carol", familyName: "Clark", email: `${username}@mail.example`, loginName: username, password: PASSWORD, passwordConfirmation: PASSWORD };
+        const good = {
+          givenName: "Carol",
+          familyName: "Clark",
+          email: `${username}@mail.example`,
+          loginName: username,
+          password: PASSWORD,
+          passwordConfirmation: PASSWORD,
+        };
         // A username that would read as the login name of a person of another organization.
         const other = await createOrg(server, uniqueName("Elsewhere"));
         const refusals: [Record<string, string>, number, string][] = [
@@ -247,18 +286,25 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
         }
         // The rules of the instance's password policy show under the field before anything is typed.
         expect(page.html).toContain('aria-describedby="password-hint"');
-        expect(/id="password-hint">([^<]*)</.exec(page.html)?.[1]).toBe(en.passwordHint.replace("{rules}", "at least 8 characters, an uppercase letter, a lowercase letter, a number, and a symbol"));
+        expect(/id="password-hint">([^<]*)</.exec(page.html)?.[1]).toBe(
+          en.passwordHint.replace("{rules}", "at least 8 characters, an uppercase letter, a lowercase letter, a number, and a symbol"),
+        );
         expect(page.html).toContain(`<label for="passwordConfirmation">${en.repeatPassword}</label>`);
         // A policy refusal says the rules it breaks, in the page's language.
         const short = await b.submit(form, { ...good, password: "short", passwordConfirmation: "short" }, page.url);
-        expect(alertText(short.html)).toBe(`${en.passwordPolicy} ${en.passwordNeeds.replace("{rules}", "at least 8 characters, an uppercase letter, a number, and a symbol")}`);
+        expect(alertText(short.html)).toBe(
+          `${en.passwordPolicy} ${en.passwordNeeds.replace("{rules}", "at least 8 characters, an uppercase letter, a number, and a symbol")}`,
+        );
         // A form without this interaction's token is refused.
         expect((await b.submit(form, { ...good, csrf: "forged" }, page.url)).status).toBe(403);
 
         const done = await tokensOf(s, await b.submit(form, good, page.url));
         const id = done.claims.sub;
         const user = await users.get(id);
-        expect(user).toMatchObject({ username, human: { profile: { givenName: "Carol", familyName: "Clark", preferredLanguage: "en" }, email: { address: good.email } } });
+        expect(user).toMatchObject({
+          username,
+          human: { profile: { givenName: "Carol", familyName: "Clark", preferredLanguage: "en" }, email: { address: good.email } },
+        });
         expect(user.details.resourceOwner).toMatchObject({ id: server.defaultOrgId });
         const info = await client.fetchUserInfo(config, done.tokens.access_token, id);
         expect(info).toMatchObject({ sub: id, given_name: "Carol", family_name: "Clark", email: good.email, email_verified: false });
@@ -281,7 +327,14 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
       s = await start({ prompt: "create", scope: `openid urn:platform:iam:org:id:${org.id}` });
       const page = await b.open(s.url);
       const username = uniqueName("dave");
-      const done = await tokensOf(s, await b.submit(formWith(page.html, "givenName"), { givenName: "Dave", familyName: "Doe", email: `${username}@mail.example`, loginName: username, password: PASSWORD, passwordConfirmation: PASSWORD }, page.url));
+      const done = await tokensOf(
+        s,
+        await b.submit(
+          formWith(page.html, "givenName"),
+          { givenName: "Dave", familyName: "Doe", email: `${username}@mail.example`, loginName: username, password: PASSWORD, passwordConfirmation: PASSWORD },
+          page.url,
+        ),
+      );
       expect((await users.get(done.claims.sub)).details.resourceOwner).toMatchObject({ id: org.id });
     });
   });
@@ -341,7 +394,10 @@ describe.each(DATABASE_KINDS)("login prompts and login settings (%s)", (kind) =>
       expect(alertText(page.html)).toBe(en.passwordLoginDisabled);
       expect(parseForms(page.html).some((f) => "password" in f.fields)).toBe(false);
       // Posting the password directly is refused the same way.
-      page = await b.open(new URL(loginForm.action.replace(/loginname$/, "password"), page.url), { method: "POST", form: { ...loginForm.fields, loginName: name, password: PASSWORD } });
+      page = await b.open(new URL(loginForm.action.replace(/loginname$/, "password"), page.url), {
+        method: "POST",
+        form: { ...loginForm.fields, loginName: name, password: PASSWORD },
+      });
       expect(page.status).toBe(403);
       expect(alertText(page.html)).toBe(en.passwordLoginDisabled);
     });

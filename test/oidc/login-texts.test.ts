@@ -20,7 +20,9 @@ describe("login page texts", () => {
   it("are translated: no language but English repeats most English texts", () => {
     for (const language of SUPPORTED_LANGUAGES.filter((l) => l !== "en")) {
       const texts = TEXTS[language] as unknown as Record<string, string>;
-      const same = Object.entries(TEXTS.en).filter(([key, text]) => texts[key] === text).map(([key]) => key);
+      const same = Object.entries(TEXTS.en)
+        .filter(([key, text]) => texts[key] === text)
+        .map(([key]) => key);
       // Short words may coincide ("Password" in Italian); sentences may not.
       expect(same.length, `${language}: ${same.join(", ")}`).toBeLessThanOrEqual(2);
     }
@@ -52,13 +54,20 @@ describe("the register of the texts", () => {
     ],
     it: [
       words("tu|tuo|tua|tuoi|tue|ti|te|puoi|vuoi|devi|hai|sei (?:tu|stato|stata|uscito|uscita)", "i"),
-      words("Inserisci|Inseriscilo|Riprova|Attendi|Chiedi|Rivolgiti|Contatta|Compila|Ricomincia|Scansiona|Scegli|Scegline|Ignoralo|cambiala|Registrati|unirti", "i"),
+      words(
+        "Inserisci|Inseriscilo|Riprova|Attendi|Chiedi|Rivolgiti|Contatta|Compila|Ricomincia|Scansiona|Scegli|Scegline|Ignoralo|cambiala|Registrati|unirti",
+        "i",
+      ),
     ],
     pt: [words("tu|te|ti|teu|tua|teus|tuas|contigo|vós|vosso|vossa", "i")],
     nl: [words("je|jij|jou|jouw|jezelf|jullie", "i")],
     // The courtesy forms of Ty are capitalised; Pan/Pani would be the other register, and
     // a gendered past (Otrzymałeś) addresses half of the people.
-    pl: [words("Pan|Pani|Pana|Panu|Panią|Państwo|Państwa"), words("twój|twoja|twoje|twojego|twojej|twoim|twoją|twoich|ciebie|cię|tobie|ty"), words("\\p{L}+(?:łeś|łaś)")],
+    pl: [
+      words("Pan|Pani|Pana|Panu|Panią|Państwo|Państwa"),
+      words("twój|twoja|twoje|twojego|twojej|twoim|twoją|twoich|ciebie|cię|tobie|ty"),
+      words("\\p{L}+(?:łeś|łaś)"),
+    ],
     ja: [/あなた|君|お前|きみ/],
     zh: [/你/],
   };

@@ -138,7 +138,10 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
   /** A machine user with a client secret; JWT access tokens unless `opaque`. */
   async function machineWithSecret(opts: { opaque?: boolean; orgId?: string } = {}) {
     const username = uniqueName("svc");
-    const id = await users.create(machineUser(username, opts.opaque ? {} : { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }), opts.orgId ? { orgId: opts.orgId } : undefined);
+    const id = await users.create(
+      machineUser(username, opts.opaque ? {} : { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }),
+      opts.orgId ? { orgId: opts.orgId } : undefined,
+    );
     const secret = ok(await users.call("GenerateSecret", { id })).clientSecret as string;
     expect(secret).toBeTruthy();
     return { id, username, secret };
@@ -160,9 +163,11 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
 
   const credentials = (username: string, secret: string, scope = PLATFORM_SCOPE) =>
     tokenRequest(base, { grant_type: "client_credentials", scope }, { authorization: basic(username, secret) });
-  const jwtBearer = (assertionValue: string, scope = PLATFORM_SCOPE, url = base) => tokenRequest(url, { grant_type: JWT_BEARER, assertion: assertionValue, scope });
+  const jwtBearer = (assertionValue: string, scope = PLATFORM_SCOPE, url = base) =>
+    tokenRequest(url, { grant_type: JWT_BEARER, assertion: assertionValue, scope });
 
-  const getUser = (baseUrl: string, token: string, id: string, protocol: Protocol = "rest") => protocolClient(PlatformUsers, protocol, baseUrl).call("GetUser", { id }, token);
+  const getUser = (baseUrl: string, token: string, id: string, protocol: Protocol = "rest") =>
+    protocolClient(PlatformUsers, protocol, baseUrl).call("GetUser", { id }, token);
 
   describe("discovery", () => {
     it("names this issuer and the endpoints at the spec's paths", async () => {
@@ -191,7 +196,9 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
 
     it("advertises the authorization and end-session endpoints exactly when they are served, and no OAuth metadata document", async () => {
       const doc = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-      const authorize = await fetch(`${base}/oauth/v2/authorize?client_id=x&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Frp.example%2Fcb`, { redirect: "manual" });
+      const authorize = await fetch(`${base}/oauth/v2/authorize?client_id=x&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Frp.example%2Fcb`, {
+        redirect: "manual",
+      });
       await authorize.arrayBuffer();
       const endSession = await fetch(`${base}/oidc/v1/end_session`, { redirect: "manual" });
       await endSession.arrayBuffer();
@@ -217,8 +224,10 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
 
     it("lists the instance's languages as ui_locales_supported: all when unrestricted, the restricted ones in order, all again after a reset", async () => {
       const languages = languageClient(server, "rest");
-      const uiLocales = async (url = base) => ((await (await fetch(`${url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>).ui_locales_supported;
-      const restrict = async (keys: string[]) => ok(await languages.set({ restrictedLanguages: { languages: langs(...keys) } }, { instanceId: server.instanceId }, server.adminToken));
+      const uiLocales = async (url = base) =>
+        ((await (await fetch(`${url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>).ui_locales_supported;
+      const restrict = async (keys: string[]) =>
+        ok(await languages.set({ restrictedLanguages: { languages: langs(...keys) } }, { instanceId: server.instanceId }, server.adminToken));
       expect(await uiLocales()).toEqual(SUPPORTED);
       await restrict(["fr", "en"]);
       expect(await uiLocales()).toEqual(["fr", "en"]);
@@ -322,7 +331,11 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
 
     it("drops unknown scopes and offline_access, never issuing a refresh token", async () => {
       const { username, secret } = await machineWithSecret();
-      const res = await credentials(username, secret, `openid unknown:scope offline_access profile urn:platform:iam:org:project:role:reader ${PLATFORM_SCOPE} openid`);
+      const res = await credentials(
+        username,
+        secret,
+        `openid unknown:scope offline_access profile urn:platform:iam:org:project:role:reader ${PLATFORM_SCOPE} openid`,
+      );
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const granted = (res.body.scope as string).split(" ");
       expect(granted).not.toContain("unknown:scope");
@@ -403,7 +416,13 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
         expectOAuthError(res, 401, "invalid_client");
       }
       // Through openid-client too.
-      const config = await client.discovery(new URL(base), username, undefined, client.PrivateKeyJwt({ key: await importPKCS8(key.key, "RS256"), kid: key.keyId }), insecure);
+      const config = await client.discovery(
+        new URL(base),
+        username,
+        undefined,
+        client.PrivateKeyJwt({ key: await importPKCS8(key.key, "RS256"), kid: key.keyId }),
+        insecure,
+      );
       await expect(client.clientCredentialsGrant(config, { scope: PLATFORM_SCOPE })).rejects.toMatchObject({ error: "invalid_client", status: 401 });
       // The secret still works.
       expect((await credentials(username, secret)).status).toBe(200);
@@ -446,19 +465,38 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
 
     it("is refused for another instance's user, and answers unsupported grant types", async () => {
       const { username, secret } = await machineWithSecret();
-      expectOAuthError(await tokenRequest(other.baseUrl, { grant_type: "client_credentials", scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) }), 401, "invalid_client");
+      expectOAuthError(
+        await tokenRequest(other.baseUrl, { grant_type: "client_credentials", scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) }),
+        401,
+        "invalid_client",
+      );
 
       for (const grant of ["password", "urn:ietf:params:oauth:grant-type:device_code", "nonsense"]) {
-        const res = await tokenRequest(base, { grant_type: grant, username, password: secret, scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) });
+        const res = await tokenRequest(
+          base,
+          { grant_type: grant, username, password: secret, scope: PLATFORM_SCOPE },
+          { authorization: basic(username, secret) },
+        );
         expectOAuthError(res, 400, "unsupported_grant_type");
       }
       // Token exchange is served, for applications only (test/oidc/token-exchange.test.ts).
-      const exchange = await tokenRequest(base, { grant_type: "urn:ietf:params:oauth:grant-type:token-exchange", subject_token: "x", subject_token_type: "urn:ietf:params:oauth:token-type:access_token" }, { authorization: basic(username, secret) });
+      const exchange = await tokenRequest(
+        base,
+        {
+          grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+          subject_token: "x",
+          subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
+        },
+        { authorization: basic(username, secret) },
+      );
       expectOAuthError(exchange, 400, "unauthorized_client");
       const missing = await tokenRequest(base, { scope: PLATFORM_SCOPE }, { authorization: basic(username, secret) });
       expectOAuthError(missing, 400, "invalid_request");
       // A refresh token or code grant for a client that may only use client_credentials.
-      const forms: Record<string, string>[] = [{ grant_type: "refresh_token", refresh_token: "abc" }, { grant_type: "authorization_code", code: "abc", redirect_uri: "https://rp.example/cb" }];
+      const forms: Record<string, string>[] = [
+        { grant_type: "refresh_token", refresh_token: "abc" },
+        { grant_type: "authorization_code", code: "abc", redirect_uri: "https://rp.example/cb" },
+      ];
       for (const form of forms) {
         const res = await tokenRequest(base, form, { authorization: basic(username, secret) });
         expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -506,13 +544,17 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
     it("returns an ID token for the scope openid, without profile claims", async () => {
       const { id, key } = await machineWithKey("KEY_TYPE_RSA");
       const config = await client.discovery(new URL(base), id, undefined, client.None(), insecure);
-      const tokens = await client.genericGrantRequest(config, JWT_BEARER, { assertion: await assertion(key, base), scope: `openid profile email ${PLATFORM_SCOPE}` });
+      const tokens = await client.genericGrantRequest(config, JWT_BEARER, {
+        assertion: await assertion(key, base),
+        scope: `openid profile email ${PLATFORM_SCOPE}`,
+      });
       expect(tokens.id_token).toBeTruthy();
       const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwksOf(base), { issuer: base, audience: id });
       expect(protectedHeader.alg).toBe("RS256");
       expect(payload.sub).toBe(id);
       expect(payload.aud === id || (Array.isArray(payload.aud) && payload.aud.length === 1 && payload.aud[0] === id)).toBe(true);
-      for (const claim of ["name", "preferred_username", "email", "updated_at", "urn:platform:iam:user:resourceowner:id"]) expect(payload, claim).not.toHaveProperty(claim);
+      for (const claim of ["name", "preferred_username", "email", "updated_at", "urn:platform:iam:user:resourceowner:id"])
+        expect(payload, claim).not.toHaveProperty(claim);
       const digest = createHash("sha256").update(tokens.access_token).digest();
       expect(payload.at_hash).toBe(digest.subarray(0, digest.length / 2).toString("base64url"));
       expect(tokens.claims()?.sub).toBe(id);
@@ -607,10 +649,18 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
         const user = await machineWithKey("KEY_TYPE_EC");
         const live = await addKey(user.id, "KEY_TYPE_RSA");
         expect((await jwtBearer(await assertion(user.key, base))).status).toBe(200);
-        await server.service.store.db.updateTable("user_keys").set({ expires_at: new Date(Date.now() - 1000) }).where("id", "=", user.key.keyId).execute();
+        await server.service.store.db
+          .updateTable("user_keys")
+          .set({ expires_at: new Date(Date.now() - 1000) })
+          .where("id", "=", user.key.keyId)
+          .execute();
         await refused(await jwtBearer(await assertion(user.key, base)));
         expect((await jwtBearer(await assertion(live, base))).status).toBe(200);
-        await server.service.store.db.updateTable("user_keys").set({ expires_at: new Date(Date.now() - 1000) }).where("id", "=", live.keyId).execute();
+        await server.service.store.db
+          .updateTable("user_keys")
+          .set({ expires_at: new Date(Date.now() - 1000) })
+          .where("id", "=", live.keyId)
+          .execute();
         await refused(await jwtBearer(await assertion(live, base)));
       });
 
@@ -690,7 +740,11 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
       const theirName = uniqueName("theirs");
       const theirId = await theirUsers.create(machineUser(theirName, { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }));
       const theirSecret = ok(await theirUsers.call("GenerateSecret", { id: theirId })).clientSecret as string;
-      const theirs = await tokenRequest(other.baseUrl, { grant_type: "client_credentials", scope: PLATFORM_SCOPE }, { authorization: basic(theirName, theirSecret) });
+      const theirs = await tokenRequest(
+        other.baseUrl,
+        { grant_type: "client_credentials", scope: PLATFORM_SCOPE },
+        { authorization: basic(theirName, theirSecret) },
+      );
       expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
       const claims = await verifyAccessToken(other.baseUrl, theirs.body.access_token);
       expect(claims.iss).toBe(other.baseUrl);
@@ -702,7 +756,8 @@ describe.each(DATABASE_KINDS)("machine grants of the OpenID provider (%s)", (kin
   });
 
   describe("RotateKeys", () => {
-    const rotate = (baseUrl: string, id: string, token?: string, protocol: Protocol = "rest") => protocolClient(PlatformInstances, protocol, baseUrl).call("RotateKeys", { id }, token);
+    const rotate = (baseUrl: string, id: string, token?: string, protocol: Protocol = "rest") =>
+      protocolClient(PlatformInstances, protocol, baseUrl).call("RotateKeys", { id }, token);
 
     it("is refused without instance.write", async () => {
       const plain = await server.createUser({});

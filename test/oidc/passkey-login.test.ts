@@ -38,7 +38,11 @@ const PASSKEY_ALONE = ["user", "hwk", "mfa"];
 /** One browser for the file; each test has contexts of its own. */
 let chromiumBrowser: Chromium | undefined;
 beforeAll(async () => {
-  if (HAS_CHROMIUM) chromiumBrowser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  if (HAS_CHROMIUM)
+    chromiumBrowser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    });
 }, 60_000);
 afterAll(() => chromiumBrowser?.close());
 
@@ -59,9 +63,19 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" });
     users = new Users(server);
     const projectId = ok(await projectClient(base(), server.adminToken).call("CreateProject", { project: { name: "passkeys" } })).details.id as string;
-    const made = ok(await appClient(base(), server.adminToken).call("CreateApp", { projectId, app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) } }));
+    const made = ok(
+      await appClient(base(), server.adminToken).call("CreateApp", {
+        projectId,
+        app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) },
+      }),
+    );
     const discovered = await client.discovery(new URL(base()), made.clientId, undefined, undefined, { execute: [client.allowInsecureRequests] });
-    config = new client.Configuration(discovered.serverMetadata(), made.clientId, { client_secret: made.clientSecret }, client.ClientSecretBasic(made.clientSecret));
+    config = new client.Configuration(
+      discovered.serverMetadata(),
+      made.clientId,
+      { client_secret: made.clientSecret },
+      client.ClientSecretBasic(made.clientSecret),
+    );
     client.allowInsecureRequests(config);
   }, 120_000);
   afterAll(() => server?.close());
@@ -78,7 +92,14 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
   async function start(params: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: CB, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: CB,
+      scope: "openid",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...params,
+    });
     return { url: url.href, state, verifier };
   }
 
@@ -95,7 +116,14 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
     const authenticator = new SoftwareAuthenticator(base());
     const started = ok(await users.call("StartPasskeyRegistration", { id: userId, domain: RP_ID }));
     const answer = authenticator.create(started.publicKeyCredentialCreationOptions);
-    ok(await users.call("FinishPasskeyRegistration", { id: userId, passkeyId: started.passkeyId, publicKeyCredential: answer as unknown as JsonObject, name: "API key" }));
+    ok(
+      await users.call("FinishPasskeyRegistration", {
+        id: userId,
+        passkeyId: started.passkeyId,
+        publicKeyCredential: answer as unknown as JsonObject,
+        name: "API key",
+      }),
+    );
     return { authenticator, credential: authenticator.credentials[0]! };
   }
 
@@ -158,7 +186,8 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       const first = await firstPage(a);
       const other = await firstPage(b);
       const answer = authenticator.get(optionsOn(first.page.html, "passkey-sign-in") as never);
-      const post = (br: Browser, page: Page, credential: object) => br.submit(formWith(page.html, "passkey-sign-in"), { credential: JSON.stringify(credential) }, page.url);
+      const post = (br: Browser, page: Page, credential: object) =>
+        br.submit(formWith(page.html, "passkey-sign-in"), { credential: JSON.stringify(credential) }, page.url);
 
       // Another interaction's challenge: refused, and that interaction's challenge is used up.
       let refused = await post(b, other.page, answer);
@@ -182,7 +211,11 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       const { authenticator } = await passkeyByApi(id);
       const b = new Browser(base());
       const first = await firstPage(b);
-      const page = await b.submit(formWith(first.page.html, "passkey-sign-in"), { credential: JSON.stringify(authenticator.get(optionsOn(first.page.html, "passkey-sign-in") as never)) }, first.page.url);
+      const page = await b.submit(
+        formWith(first.page.html, "passkey-sign-in"),
+        { credential: JSON.stringify(authenticator.get(optionsOn(first.page.html, "passkey-sign-in") as never)) },
+        first.page.url,
+      );
       const claims = await claimsOf(first.s, page);
       const sso = await firstPage(b, { prompt: "none" });
       expect(await claimsOf(sso.s, sso.page)).toMatchObject({ sub: id, auth_time: claims.auth_time });
@@ -206,7 +239,11 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       const { authenticator } = await passkeyByApi(id);
       const b = new Browser(base());
       const { page } = await firstPage(b);
-      const refused = await b.submit(formWith(page.html, "passkey-sign-in"), { credential: JSON.stringify(authenticator.get(optionsOn(page.html, "passkey-sign-in") as never)) }, page.url);
+      const refused = await b.submit(
+        formWith(page.html, "passkey-sign-in"),
+        { credential: JSON.stringify(authenticator.get(optionsOn(page.html, "passkey-sign-in") as never)) },
+        page.url,
+      );
       expect([refused.status, alertText(refused.html)]).toEqual([403, en.passkeyNotAllowed]);
       const scoped = await firstPage(new Browser(base()), { scope: `openid urn:platform:iam:org:id:${strict.id}` });
       expect(scoped.page.status).toBe(200);
@@ -235,7 +272,11 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       const wrong = authenticator.get(optionsOn(page.html, "second-factor-key") as never, { wrongSignature: true });
       page = await b.submit(keyForm, { credential: JSON.stringify(wrong) }, page.url);
       expect([page.status, alertText(page.html)]).toEqual([400, en.webauthnInvalid]);
-      page = await b.submit(formWith(page.html, "second-factor-key"), { credential: JSON.stringify(authenticator.get(optionsOn(page.html, "second-factor-key") as never)) }, page.url);
+      page = await b.submit(
+        formWith(page.html, "second-factor-key"),
+        { credential: JSON.stringify(authenticator.get(optionsOn(page.html, "second-factor-key") as never)) },
+        page.url,
+      );
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: ["pwd", "hwk", "mfa"] });
     });
 
@@ -271,7 +312,14 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       const cdp = await context.newCDPSession(tab);
       await cdp.send("WebAuthn.enable");
       const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-        options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+        options: {
+          protocol: "ctap2",
+          transport: "internal",
+          hasResidentKey: true,
+          hasUserVerification: true,
+          isUserVerified: true,
+          automaticPresenceSimulation: true,
+        },
       });
       let arrived: (url: string) => void;
       let next = new Promise<string>((resolve) => (arrived = resolve));
@@ -405,7 +453,7 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
       }
     });
 
-    it("remembers \"Not now\": the next sign-in in the organization's mfa_init_skip_lifetime makes no offer", async () => {
+    it('remembers "Not now": the next sign-in in the organization\'s mfa_init_skip_lifetime makes no offer', async () => {
       const { id, name } = await person();
       const t = await tabWithAuthenticator();
       try {
@@ -414,8 +462,16 @@ describe.each(DATABASE_KINDS)("passkeys on the login pages (%s)", (kind) => {
           await tab.getByRole("button", { name: en.notNow }).click();
         });
         expect(first).toMatchObject({ sub: id, amr: ["pwd"] });
-        const events = await server.service.store.db.selectFrom("events").select("event_type").where("aggregate_type", "=", "user").where("aggregate_id", "=", id).execute();
-        expect(events.map((e) => e.event_type), "the answer is the user's event").toContain("user.passkey_prompt.skipped");
+        const events = await server.service.store.db
+          .selectFrom("events")
+          .select("event_type")
+          .where("aggregate_type", "=", "user")
+          .where("aggregate_id", "=", id)
+          .execute();
+        expect(
+          events.map((e) => e.event_type),
+          "the answer is the user's event",
+        ).toContain("user.passkey_prompt.skipped");
         const second = await signInWith(t, withPassword(name), { prompt: "login" });
         expect(second).toMatchObject({ sub: id, amr: ["pwd"] });
         expect(ok(await users.call("ListPasskeys", { id })).result ?? []).toEqual([]);

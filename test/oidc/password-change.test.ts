@@ -25,8 +25,16 @@ describe.each(DATABASE_KINDS)("a password change (%s)", (kind) => {
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_RATE_PER_IP: "100000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000" });
     users = new Users(server);
-    const made = await createApp(server, "rp", { redirectUris: [RP], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE, REFRESH], accessTokenType: BEARER });
-    const config = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), { execute: [client.allowInsecureRequests] });
+    const made = await createApp(server, "rp", {
+      redirectUris: [RP],
+      appType: WEB,
+      authMethodType: BASIC,
+      grantTypes: [AUTH_CODE, REFRESH],
+      accessTokenType: BEARER,
+    });
+    const config = await client.discovery(new URL(server.baseUrl), made.clientId, made.clientSecret, client.ClientSecretBasic(made.clientSecret), {
+      execute: [client.allowInsecureRequests],
+    });
     app = { ...made, config };
   }, 120_000);
   afterAll(() => server?.close());
@@ -34,7 +42,14 @@ describe.each(DATABASE_KINDS)("a password change (%s)", (kind) => {
   async function start(params: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const url = client.buildAuthorizationUrl(app.config, { redirect_uri: RP, scope: "openid offline_access", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
+    const url = client.buildAuthorizationUrl(app.config, {
+      redirect_uri: RP,
+      scope: "openid offline_access",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...params,
+    });
     return { url: url.href, state, verifier };
   }
 
@@ -62,7 +77,8 @@ describe.each(DATABASE_KINDS)("a password change (%s)", (kind) => {
   /** The login pages of a browser asked to sign in again: its login name where asked, then the new password; the page after it. */
   async function signInAgain(b: Browser, page: Page, name: string): Promise<Page> {
     expect(page.left, page.html).toBe(false);
-    if (parseForms(page.html).some((f) => "loginName" in f.fields && f.visible.includes("loginName"))) page = await b.submit(formWith(page.html, "loginName"), { loginName: name }, page.url);
+    if (parseForms(page.html).some((f) => "loginName" in f.fields && f.visible.includes("loginName")))
+      page = await b.submit(formWith(page.html, "loginName"), { loginName: name }, page.url);
     return b.submit(formWith(page.html, "password"), { password: NEW_PASSWORD }, page.url);
   }
 

@@ -88,7 +88,11 @@ describe.each(DATABASE_KINDS)("the provider's payload adapter (%s)", (kind) => {
     await adapter("Interaction").upsert("i1", { jti: "i1" }, 1);
     await adapter("Interaction").upsert("i2", { jti: "i2" }, 1);
     await adapter("Grant").upsert("forever", { jti: "forever" }, 0);
-    await db.updateTable("oidc_payloads").set({ expires_at: new Date(Date.now() - 1000) }).where("id", "in", ["i1", "i2"]).execute();
+    await db
+      .updateTable("oidc_payloads")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("id", "in", ["i1", "i2"])
+      .execute();
     expect(await adapter("Interaction").find("i1")).toBeUndefined();
     expect(await sweepExpiredPayloads(db, new Date(), 1)).toBe(1);
     expect(await sweepExpiredPayloads(db, new Date(), 10)).toBe(1);

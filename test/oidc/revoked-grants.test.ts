@@ -49,10 +49,23 @@ describe.each(DATABASE_KINDS)("revoked tokens are refused by the resource APIs a
     const projectId = await createProject(base(), server.adminToken, uniqueName("revoked"));
     const meta = (await client.discovery(new URL(base()), "discovery", undefined, undefined, { execute: [client.allowInsecureRequests] })).serverMetadata();
     apps = [];
-    for (const [label, accessTokenType] of [["jwt", JWT], ["opaque", BEARER]] as const) {
+    for (const [label, accessTokenType] of [
+      ["jwt", JWT],
+      ["opaque", BEARER],
+    ] as const) {
       const made = await appClient(base(), server.adminToken).ok("CreateApp", {
         projectId,
-        app: { name: label, oidc: oidc({ redirectUris: [CB], postLogoutRedirectUris: [LOGGED_OUT], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE, REFRESH], accessTokenType }) },
+        app: {
+          name: label,
+          oidc: oidc({
+            redirectUris: [CB],
+            postLogoutRedirectUris: [LOGGED_OUT],
+            appType: WEB,
+            authMethodType: BASIC,
+            grantTypes: [AUTH_CODE, REFRESH],
+            accessTokenType,
+          }),
+        },
       });
       const config = new client.Configuration(meta, made.clientId, { client_secret: made.clientSecret }, client.ClientSecretBasic(made.clientSecret));
       client.allowInsecureRequests(config);
@@ -77,7 +90,15 @@ describe.each(DATABASE_KINDS)("revoked tokens are refused by the resource APIs a
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const url = new URL("/oauth/v2/authorize", base());
-    const query = { client_id: app.clientId, redirect_uri: CB, response_type: "code", scope: SCOPE, state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" };
+    const query = {
+      client_id: app.clientId,
+      redirect_uri: CB,
+      response_type: "code",
+      scope: SCOPE,
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    };
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     let page = await b.open(url);
     if (!page.left) {
@@ -91,11 +112,13 @@ describe.each(DATABASE_KINDS)("revoked tokens are refused by the resource APIs a
   }
 
   /** GetUser of oneself with the token, on one process. */
-  const getSelf = async (origin: string, token: string) => (await fetch(`${origin}/resources/v3alpha/users/${alice.id}`, { headers: { authorization: `Bearer ${token}` } })).status;
+  const getSelf = async (origin: string, token: string) =>
+    (await fetch(`${origin}/resources/v3alpha/users/${alice.id}`, { headers: { authorization: `Bearer ${token}` } })).status;
 
   /** Every process accepts the tokens, and so holds their principals in its cache. */
   async function warm(tokens: Record<string, string>): Promise<void> {
-    for (const origin of origins()) for (const [label, token] of Object.entries(tokens)) expect(await getSelf(origin, token), `${label} at ${origin}`).toBe(200);
+    for (const origin of origins())
+      for (const [label, token] of Object.entries(tokens)) expect(await getSelf(origin, token), `${label} at ${origin}`).toBe(200);
   }
 
   /** Every process refuses the tokens: at once the one they ended on, within WITHIN_MS the other. */
@@ -152,7 +175,10 @@ describe.each(DATABASE_KINDS)("revoked tokens are refused by the resource APIs a
     const revoke = async (app: App, token: string) => {
       const res = await fetch(`${base()}/oauth/v2/revoke`, {
         method: "POST",
-        headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
         body: new URLSearchParams({ token }),
       });
       expect(res.status, await res.text()).toBe(200);

@@ -79,9 +79,19 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const provider = ok(await sms.call("CreateSMSProvider", { provider: { description: "twilio", twilio: twilioSettings() } }, server.adminToken)).details.id;
     ok(await sms.call("ActivateSMSProvider", { id: provider }, server.adminToken));
     const projectId = ok(await projectClient(base(), server.adminToken).call("CreateProject", { project: { name: "mfa" } })).details.id as string;
-    const made = ok(await appClient(base(), server.adminToken).call("CreateApp", { projectId, app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) } }));
+    const made = ok(
+      await appClient(base(), server.adminToken).call("CreateApp", {
+        projectId,
+        app: { name: "web", oidc: oidc({ redirectUris: [CB], appType: WEB, authMethodType: BASIC, grantTypes: [AUTH_CODE] } as never) },
+      }),
+    );
     const discovered = await client.discovery(new URL(base()), made.clientId, undefined, undefined, { execute: [client.allowInsecureRequests] });
-    config = new client.Configuration(discovered.serverMetadata(), made.clientId, { client_secret: made.clientSecret }, client.ClientSecretBasic(made.clientSecret));
+    config = new client.Configuration(
+      discovered.serverMetadata(),
+      made.clientId,
+      { client_secret: made.clientSecret },
+      client.ClientSecretBasic(made.clientSecret),
+    );
     client.allowInsecureRequests(config);
   }, 120_000);
   afterAll(async () => {
@@ -118,7 +128,15 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     // A max_age puts auth_time into the ID token.
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: CB, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", max_age: "86400", ...params });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: CB,
+      scope: "openid",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      max_age: "86400",
+      ...params,
+    });
     return { url: url.href, state, verifier };
   }
 
@@ -155,8 +173,13 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
 
   /** The sign-in codes mailed to an address, oldest first. */
   const mailedCodes = (address: string) =>
-    smtp.delivered.filter((d) => d.to.includes(address) && (d.mail.subject ?? "").startsWith(SIGN_IN_SUBJECT)).map((d) => CODE.exec(d.mail.text ?? "")?.[0] ?? expect.fail(`no code in ${d.mail.text}`));
-  const textedCodes = (number: string) => twilio.calls.filter((c) => c.form.get("To") === number).map((c) => CODE.exec(c.form.get("Body") ?? "")?.[0] ?? expect.fail(`no code in ${c.form.get("Body")}`));
+    smtp.delivered
+      .filter((d) => d.to.includes(address) && (d.mail.subject ?? "").startsWith(SIGN_IN_SUBJECT))
+      .map((d) => CODE.exec(d.mail.text ?? "")?.[0] ?? expect.fail(`no code in ${d.mail.text}`));
+  const textedCodes = (number: string) =>
+    twilio.calls
+      .filter((c) => c.form.get("To") === number)
+      .map((c) => CODE.exec(c.form.get("Body") ?? "")?.[0] ?? expect.fail(`no code in ${c.form.get("Body")}`));
 
   it("asks a person with a TOTP for its code after the password: a wrong one is refused, a right one finishes with amr mfa, and once only", async () => {
     const { id, name } = await person();
@@ -338,12 +361,28 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
       expect(page.html).toContain(en.mfaSetupIntro);
       const skip = parseForms(page.html).find((f) => f.fields.setup === "skip") ?? expect.fail(`no skip button in ${page.html}`);
       // Not one of the factors: a quiet way out that says for how long.
-      expect(page.html).toMatch(new RegExp(`<form class="quiet"[^>]*>.*?<button type="submit">${en.skipForNow}</button><p class="muted">${en.skipNote.replace("{when}", "in 1 hour")}</p></form>`));
-      expect(parseForms(page.html).filter((f) => f.fields.setup !== "skip").map((f) => f.fields.setup)).toEqual(["totp"]);
+      expect(page.html).toMatch(
+        new RegExp(
+          `<form class="quiet"[^>]*>.*?<button type="submit">${en.skipForNow}</button><p class="muted">${en.skipNote.replace("{when}", "in 1 hour")}</p></form>`,
+        ),
+      );
+      expect(
+        parseForms(page.html)
+          .filter((f) => f.fields.setup !== "skip")
+          .map((f) => f.fields.setup),
+      ).toEqual(["totp"]);
       page = await b.submit(skip, {}, page.url);
       expect(await claimsOf(s, page)).toMatchObject({ sub: id, amr: ["pwd"], acr: ACR_SFA });
-      const events = await server.service.store.db.selectFrom("events").select("event_type").where("aggregate_type", "=", "user").where("aggregate_id", "=", id).execute();
-      expect(events.map((e) => e.event_type), "the answer is the user's event").toContain("user.mfa_init.skipped");
+      const events = await server.service.store.db
+        .selectFrom("events")
+        .select("event_type")
+        .where("aggregate_type", "=", "user")
+        .where("aggregate_id", "=", id)
+        .execute();
+      expect(
+        events.map((e) => e.event_type),
+        "the answer is the user's event",
+      ).toContain("user.mfa_init.skipped");
 
       const next = new Browser(base());
       ({ s, page } = await signIn(next, name));
@@ -481,7 +520,10 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     await new Promise((resolve) => setTimeout(resolve, (authTime + 2) * 1000 - Date.now() + 20));
     await chooseKnown();
     expect(page.html).toContain(en.mfaTotpIntro);
-    expect(parseForms(page.html).some((f) => "password" in f.fields), "not the password").toBe(false);
+    expect(
+      parseForms(page.html).some((f) => "password" in f.fields),
+      "not the password",
+    ).toBe(false);
     page = await b.submit(choose(page, "recovery_code"), {}, page.url);
     page = await b.submit(codeForm(page, "recovery_code"), { code: codes[0]! }, page.url);
     const again = await claimsOf(s, page);
@@ -495,7 +537,10 @@ describe.each(DATABASE_KINDS)("second factors on the login pages (%s)", (kind) =
     await loginSettings({ forceMfa: { set: true } }, { orgId: org.id });
     const { id, name } = await person({ orgId: org.id });
     const s = await start();
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    });
     let callback: URL | undefined;
     try {
       const page = await (await browser.newContext({ locale: "en-US" })).newPage();

@@ -61,18 +61,28 @@ function raw(
   };
   return new Promise((resolve, reject) => {
     const r = httpRequest(
-      { host: "127.0.0.1", port: url.port, path: url.pathname + url.search, method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, agent: false },
+      {
+        host: "127.0.0.1",
+        port: url.port,
+        path: url.pathname + url.search,
+        method: opts.method ?? (body !== undefined ? "POST" : "GET"),
+        headers,
+        agent: false,
+      },
       (res) => {
         let text = "";
-        res.setEncoding("utf8").on("data", (c: string) => (text += c)).on("end", () => {
-          let json: Msg;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode!, headers: res.headers, text, json });
-        });
+        res
+          .setEncoding("utf8")
+          .on("data", (c: string) => (text += c))
+          .on("end", () => {
+            let json: Msg;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode!, headers: res.headers, text, json });
+          });
       },
     );
     r.on("error", reject).end(body);
@@ -136,15 +146,26 @@ class Fixture {
 
   async apiKeyApp(projectId: string): Promise<KeyApp> {
     const a = await this.app(projectId, { api: { authMethodType: "API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT" } });
-    const added = ok(await this.apps.call("AddAppKey", { appId: a.appId, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) } }, this.server.adminToken));
+    const added = ok(
+      await this.apps.call("AddAppKey", { appId: a.appId, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) } }, this.server.adminToken),
+    );
     const file = JSON.parse(added.keyFile);
-    expect(file).toMatchObject({ type: "application", keyId: expect.any(String), key: expect.stringContaining("PRIVATE KEY"), appId: a.appId, clientId: a.clientId });
+    expect(file).toMatchObject({
+      type: "application",
+      keyId: expect.any(String),
+      key: expect.stringContaining("PRIVATE KEY"),
+      appId: a.appId,
+      clientId: a.clientId,
+    });
     return { ...a, keyId: file.keyId, key: await importPKCS8(file.key, "ES256") };
   }
 
   async machine(opts: { jwt?: boolean; orgId?: string; primaryDomain?: string } = {}): Promise<Machine> {
     const username = uniqueName("svc");
-    const id = await this.users.create(machineUser(username, { accessTokenType: opts.jwt ? "ACCESS_TOKEN_TYPE_JWT" : "ACCESS_TOKEN_TYPE_BEARER" }), opts.orgId ? { orgId: opts.orgId } : undefined);
+    const id = await this.users.create(
+      machineUser(username, { accessTokenType: opts.jwt ? "ACCESS_TOKEN_TYPE_JWT" : "ACCESS_TOKEN_TYPE_BEARER" }),
+      opts.orgId ? { orgId: opts.orgId } : undefined,
+    );
     const secret = ok(await this.users.call("GenerateSecret", { id })).clientSecret as string;
     const user = await this.users.get(id);
     return { id, username, secret, loginName: user.loginName, orgId: opts.orgId ?? this.server.defaultOrgId };
@@ -268,7 +289,15 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const token = await f.token(m, `openid profile ${projectScope(projectA)} ${PLATFORM_SCOPE}`);
       const config = await f.config(apiKey);
       const result = await client.tokenIntrospection(config, token);
-      expect(result).toMatchObject({ active: true, aud: [m.username, projectA, "platform"], client_id: m.username, sub: m.id, username: m.loginName, iss: server.baseUrl, token_type: "Bearer" });
+      expect(result).toMatchObject({
+        active: true,
+        aud: [m.username, projectA, "platform"],
+        client_id: m.username,
+        sub: m.id,
+        username: m.loginName,
+        iss: server.baseUrl,
+        token_type: "Bearer",
+      });
       // Each call signs a fresh assertion (new jti): a second one works too.
       expect((await client.tokenIntrospection(config, token)).active).toBe(true);
       expect((await client.tokenIntrospection(config, "garbage")).active).toBe(false);
@@ -279,7 +308,8 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const aud = projectScope(projectA);
       const bare = await f.introspect(apiBasic, await f.token(m, `openid ${aud}`));
       expect(bare.json.active).toBe(true);
-      for (const claim of ["name", "preferred_username", "updated_at", "email", "urn:platform:iam:user:resourceowner:id"]) expect(bare.json, claim).not.toHaveProperty(claim);
+      for (const claim of ["name", "preferred_username", "updated_at", "email", "urn:platform:iam:user:resourceowner:id"])
+        expect(bare.json, claim).not.toHaveProperty(claim);
 
       const profile = await f.introspect(apiBasic, await f.token(m, `openid profile ${aud}`));
       expect(profile.json).toMatchObject({
@@ -343,7 +373,11 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const m = await f.machine({ jwt: format === "jwt", orgId: org.id });
       expect(m.loginName).toBe(`${m.username}@${org.primary}`);
       const token = await f.token(m, `openid profile ${projectScope(projectA)}`);
-      expect((await f.introspect(apiBasic, token)).json).toMatchObject({ active: true, username: `${m.username}@${org.primary}`, "urn:platform:iam:user:resourceowner:id": org.id });
+      expect((await f.introspect(apiBasic, token)).json).toMatchObject({
+        active: true,
+        username: `${m.username}@${org.primary}`,
+        "urn:platform:iam:user:resourceowner:id": org.id,
+      });
       ok(await f.orgs.call("DeactivateOrganization", { id: org.id }, server.adminToken));
       expect((await f.introspect(apiBasic, token)).json).toEqual({ active: false });
       ok(await f.orgs.call("ReactivateOrganization", { id: org.id }, server.adminToken));
@@ -421,7 +455,8 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       });
 
       it("private_key_jwt: aud may be the issuer or the endpoint; a replayed jti, a wrong aud, a foreign key, a long lifetime or no jti are 401", async () => {
-        const post = (assertion: string) => raw(server.baseUrl, INTROSPECT, { form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: assertion } });
+        const post = (assertion: string) =>
+          raw(server.baseUrl, INTROSPECT, { form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: assertion } });
         const first = await f.assertion(apiKey);
         const okay = await post(first);
         expect(okay.status, okay.text).toBe(200);
@@ -438,7 +473,13 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
         expectOAuthError(await post(await f.assertion(apiKey, { iss: "someone-else" })), 401, "invalid_client", "iss differs");
         // Signed by another app's key, claiming to be this one.
         const other = await f.apiKeyApp(projectA);
-        const foreign = await new SignJWT({ iss: apiKey.clientId, sub: apiKey.clientId, aud: server.baseUrl, jti: randomBytes(8).toString("hex"), exp: Math.floor(Date.now() / 1000) + 60 })
+        const foreign = await new SignJWT({
+          iss: apiKey.clientId,
+          sub: apiKey.clientId,
+          aud: server.baseUrl,
+          jti: randomBytes(8).toString("hex"),
+          exp: Math.floor(Date.now() / 1000) + 60,
+        })
           .setProtectedHeader({ alg: "ES256", kid: other.keyId })
           .sign(other.key);
         expectOAuthError(await post(foreign), 401, "invalid_client", "foreign key");
@@ -454,30 +495,49 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       it("private_key_jwt: one assertion sent many times at once authenticates once", async () => {
         const assertion = await f.assertion(apiKey);
         const results = await Promise.all(
-          Array.from({ length: 12 }, () => raw(server.baseUrl, INTROSPECT, { form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: assertion } })),
+          Array.from({ length: 12 }, () =>
+            raw(server.baseUrl, INTROSPECT, { form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: assertion } }),
+          ),
         );
         const statuses = results.map((r) => r.status);
-        expect(statuses.filter((s) => s === 200), JSON.stringify(statuses)).toHaveLength(1);
-        expect(statuses.filter((s) => s === 401), JSON.stringify(statuses)).toHaveLength(11);
+        expect(
+          statuses.filter((s) => s === 200),
+          JSON.stringify(statuses),
+        ).toHaveLength(1);
+        expect(
+          statuses.filter((s) => s === 401),
+          JSON.stringify(statuses),
+        ).toHaveLength(11);
       });
 
       it("a repeated parameter or two authentication mechanisms at once are 400 invalid_request", async () => {
         const auth = { authorization: basic(apiBasic.clientId, apiBasic.secret) };
-        const twice = await raw(server.baseUrl, INTROSPECT, { body: `token=${encodeURIComponent(token)}&token=x`, headers: { ...auth, "content-type": "application/x-www-form-urlencoded" } });
+        const twice = await raw(server.baseUrl, INTROSPECT, {
+          body: `token=${encodeURIComponent(token)}&token=x`,
+          headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+        });
         expectOAuthError(twice, 400, "invalid_request", "token twice");
-        const both = await raw(server.baseUrl, INTROSPECT, { form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: await f.assertion(apiKey) }, headers: auth });
+        const both = await raw(server.baseUrl, INTROSPECT, {
+          form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: await f.assertion(apiKey) },
+          headers: auth,
+        });
         expectOAuthError(both, 400, "invalid_request", "Basic and an assertion");
       });
 
       it("a missing token is 400 invalid_request; GET is refused without a 500; every answer is no-store", async () => {
         const missing = await raw(server.baseUrl, INTROSPECT, { form: {}, headers: { authorization: basic(apiBasic.clientId, apiBasic.secret) } });
         expectOAuthError(missing, 400, "invalid_request", "missing token");
-        const get = await raw(server.baseUrl, `${INTROSPECT}?token=${encodeURIComponent(token)}`, { headers: { authorization: basic(apiBasic.clientId, apiBasic.secret) } });
+        const get = await raw(server.baseUrl, `${INTROSPECT}?token=${encodeURIComponent(token)}`, {
+          headers: { authorization: basic(apiBasic.clientId, apiBasic.secret) },
+        });
         expect(get.status, get.text).toBeGreaterThanOrEqual(400);
         expect(get.status, get.text).toBeLessThan(500);
         expect(get.json?.error).toEqual(expect.any(String));
         expectNoStore(get, "GET");
-        const json = await raw(server.baseUrl, INTROSPECT, { body: JSON.stringify({ token }), headers: { "content-type": "application/json", authorization: basic(apiBasic.clientId, apiBasic.secret) } });
+        const json = await raw(server.baseUrl, INTROSPECT, {
+          body: JSON.stringify({ token }),
+          headers: { "content-type": "application/json", authorization: basic(apiBasic.clientId, apiBasic.secret) },
+        });
         expectOAuthError(json, 400, "invalid_request", "JSON body");
         const active = await f.introspect(apiBasic, token);
         expect(active.json.active).toBe(true);
@@ -488,29 +548,32 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
   });
 
   describe("revocation", () => {
-    it.each(FORMATS)("of its own %s token by the machine user (openid-client): introspection inactive, userinfo 401, resource API 401 at once", async (format) => {
-      const m = await f.machine({ jwt: format === "jwt" });
-      const token = await f.token(m, `openid ${projectScope(projectA)} ${PLATFORM_SCOPE}`);
-      const other = await f.token(m, `openid ${projectScope(projectA)} ${PLATFORM_SCOPE}`);
-      // Warm every cache: the resource API's principal cache above all.
-      for (const protocol of PROTOCOLS) ok(await f.getSelf(m, token, protocol));
-      expect((await f.userinfo(token)).status).toBe(200);
-      expect((await f.introspect(apiBasic, token)).json.active).toBe(true);
+    it.each(FORMATS)(
+      "of its own %s token by the machine user (openid-client): introspection inactive, userinfo 401, resource API 401 at once",
+      async (format) => {
+        const m = await f.machine({ jwt: format === "jwt" });
+        const token = await f.token(m, `openid ${projectScope(projectA)} ${PLATFORM_SCOPE}`);
+        const other = await f.token(m, `openid ${projectScope(projectA)} ${PLATFORM_SCOPE}`);
+        // Warm every cache: the resource API's principal cache above all.
+        for (const protocol of PROTOCOLS) ok(await f.getSelf(m, token, protocol));
+        expect((await f.userinfo(token)).status).toBe(200);
+        expect((await f.introspect(apiBasic, token)).json.active).toBe(true);
 
-      await client.tokenRevocation(await f.machineConfig(m), token);
+        await client.tokenRevocation(await f.machineConfig(m), token);
 
-      expect((await f.introspect(apiBasic, token)).json).toEqual({ active: false });
-      const ui = await f.userinfo(token);
-      expect(ui.status).toBe(401);
-      expect(String(ui.headers["www-authenticate"])).toMatch(/^Bearer .*error="invalid_token"/);
-      for (const protocol of PROTOCOLS) expectUnauthenticated(await f.getSelf(m, token, protocol), `${protocol} after revocation`);
-      // Only that token: another one of the same user still works.
-      expect((await f.introspect(apiBasic, other)).json.active).toBe(true);
-      expect((await f.userinfo(other)).status).toBe(200);
-      ok(await f.getSelf(m, other));
-      // Revoking it again is fine (unknown now).
-      expect((await f.revokeAs(m, token)).status).toBe(200);
-    });
+        expect((await f.introspect(apiBasic, token)).json).toEqual({ active: false });
+        const ui = await f.userinfo(token);
+        expect(ui.status).toBe(401);
+        expect(String(ui.headers["www-authenticate"])).toMatch(/^Bearer .*error="invalid_token"/);
+        for (const protocol of PROTOCOLS) expectUnauthenticated(await f.getSelf(m, token, protocol), `${protocol} after revocation`);
+        // Only that token: another one of the same user still works.
+        expect((await f.introspect(apiBasic, other)).json.active).toBe(true);
+        expect((await f.userinfo(other)).status).toBe(200);
+        ok(await f.getSelf(m, other));
+        // Revoking it again is fine (unknown now).
+        expect((await f.revokeAs(m, token)).status).toBe(200);
+      },
+    );
 
     it.each(FORMATS)("of a %s token of another client: 400 unauthorized_client, and the token still works", async (format) => {
       const m = await f.machine({ jwt: format === "jwt" });
@@ -520,7 +583,9 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       expectOAuthError(byMachine, 400, "unauthorized_client", "another machine user");
       const byApp = await raw(server.baseUrl, REVOKE, { form: { token }, headers: { authorization: basic(apiBasic.clientId, apiBasic.secret) } });
       expectOAuthError(byApp, 400, "unauthorized_client", "an API app of the token's audience");
-      const byKeyApp = await raw(server.baseUrl, REVOKE, { form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: await f.assertion(apiKey, { aud: `${server.baseUrl}${REVOKE}` }) } });
+      const byKeyApp = await raw(server.baseUrl, REVOKE, {
+        form: { token, client_assertion_type: ASSERTION_TYPE, client_assertion: await f.assertion(apiKey, { aud: `${server.baseUrl}${REVOKE}` }) },
+      });
       expectOAuthError(byKeyApp, 400, "unauthorized_client", "a private_key_jwt app");
       await expect(client.tokenRevocation(await f.machineConfig(stranger), token)).rejects.toMatchObject({ error: "unauthorized_client" });
       expect((await f.introspect(apiBasic, token)).json.active).toBe(true);
@@ -539,7 +604,9 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
     });
 
     it("by an OIDC app with auth NONE (client_id only) of a token not its own: 400 unauthorized_client", async () => {
-      const none = await f.app(projectA, { oidc: { redirectUris: ["https://app.example/cb"], responseTypes: ["OIDC_RESPONSE_TYPE_CODE"], authMethodType: "OIDC_AUTH_METHOD_TYPE_NONE" } });
+      const none = await f.app(projectA, {
+        oidc: { redirectUris: ["https://app.example/cb"], responseTypes: ["OIDC_RESPONSE_TYPE_CODE"], authMethodType: "OIDC_AUTH_METHOD_TYPE_NONE" },
+      });
       expect(none.secret).toBeUndefined();
       const m = await f.machine({ jwt: true });
       const token = await f.token(m, `openid ${projectScope(projectA)}`);
@@ -562,7 +629,12 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const post = await raw(server.baseUrl, REVOKE, { form: { token, client_id: m.username, client_secret: m.secret } });
       expect(post.status, post.text).toBe(200);
       expect((await f.userinfo(token)).status).toBe(401);
-      expectOAuthError(await raw(server.baseUrl, REVOKE, { form: {}, headers: { authorization: basic(m.username, m.secret) } }), 400, "invalid_request", "missing token");
+      expectOAuthError(
+        await raw(server.baseUrl, REVOKE, { form: {}, headers: { authorization: basic(m.username, m.secret) } }),
+        400,
+        "invalid_request",
+        "missing token",
+      );
       const get = await raw(server.baseUrl, `${REVOKE}?token=x`, { headers: { authorization: basic(m.username, m.secret) } });
       expect(get.status).toBeGreaterThanOrEqual(400);
       expect(get.status).toBeLessThan(500);
@@ -570,33 +642,44 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
   });
 
   describe("tokens of the jwt-bearer grant", () => {
-    it.each(FORMATS)("a %s access token: introspected with client_id = user id, revoked by the machine user it acts for; its ID token is no access token", async (format) => {
-      const m = await f.machine({ jwt: format === "jwt" });
-      const file = JSON.parse(ok(await f.users.call("AddKey", { id: m.id, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) } })).keyFile);
-      const key = await importPKCS8(file.key, "ES256");
-      const now = Math.floor(Date.now() / 1000);
-      const assertion = await new SignJWT({ iss: m.id, sub: m.id, aud: server.baseUrl, jti: randomBytes(8).toString("hex"), iat: now, exp: now + 60 })
-        .setProtectedHeader({ alg: "ES256", kid: file.keyId })
-        .sign(key);
-      const issued = await raw(server.baseUrl, TOKEN, { form: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, scope: `openid profile ${projectScope(projectA)} ${PLATFORM_SCOPE}` } });
-      expect(issued.status, issued.text).toBe(200);
-      const token = issued.json.access_token as string;
-      const idToken = issued.json.id_token as string;
-      expect(idToken).toEqual(expect.any(String));
-      expect((await f.introspect(apiBasic, token)).json).toMatchObject({ active: true, client_id: m.id, sub: m.id, aud: [m.id, projectA, "platform"], username: m.loginName });
-      // An ID token is not an access token anywhere.
-      expect((await f.introspect(apiBasic, idToken)).json).toEqual({ active: false });
-      expect((await f.userinfo(idToken)).status).toBe(401);
-      expectUnauthenticated(await f.getSelf(m, idToken, "rest"), "ID token at the resource API");
-      // Another machine user may not revoke it; the machine user it acts for may (by its secret).
-      expectOAuthError(await f.revokeAs(await f.machine(), token), 400, "unauthorized_client", "stranger");
-      ok(await f.getSelf(m, token));
-      const r = await f.revokeAs(m, token);
-      expect(r.status, r.text).toBe(200);
-      expect((await f.introspect(apiBasic, token)).json).toEqual({ active: false });
-      expect((await f.userinfo(token)).status).toBe(401);
-      expectUnauthenticated(await f.getSelf(m, token, "connect"), "after revocation");
-    });
+    it.each(FORMATS)(
+      "a %s access token: introspected with client_id = user id, revoked by the machine user it acts for; its ID token is no access token",
+      async (format) => {
+        const m = await f.machine({ jwt: format === "jwt" });
+        const file = JSON.parse(ok(await f.users.call("AddKey", { id: m.id, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) } })).keyFile);
+        const key = await importPKCS8(file.key, "ES256");
+        const now = Math.floor(Date.now() / 1000);
+        const assertion = await new SignJWT({ iss: m.id, sub: m.id, aud: server.baseUrl, jti: randomBytes(8).toString("hex"), iat: now, exp: now + 60 })
+          .setProtectedHeader({ alg: "ES256", kid: file.keyId })
+          .sign(key);
+        const issued = await raw(server.baseUrl, TOKEN, {
+          form: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, scope: `openid profile ${projectScope(projectA)} ${PLATFORM_SCOPE}` },
+        });
+        expect(issued.status, issued.text).toBe(200);
+        const token = issued.json.access_token as string;
+        const idToken = issued.json.id_token as string;
+        expect(idToken).toEqual(expect.any(String));
+        expect((await f.introspect(apiBasic, token)).json).toMatchObject({
+          active: true,
+          client_id: m.id,
+          sub: m.id,
+          aud: [m.id, projectA, "platform"],
+          username: m.loginName,
+        });
+        // An ID token is not an access token anywhere.
+        expect((await f.introspect(apiBasic, idToken)).json).toEqual({ active: false });
+        expect((await f.userinfo(idToken)).status).toBe(401);
+        expectUnauthenticated(await f.getSelf(m, idToken, "rest"), "ID token at the resource API");
+        // Another machine user may not revoke it; the machine user it acts for may (by its secret).
+        expectOAuthError(await f.revokeAs(await f.machine(), token), 400, "unauthorized_client", "stranger");
+        ok(await f.getSelf(m, token));
+        const r = await f.revokeAs(m, token);
+        expect(r.status, r.text).toBe(200);
+        expect((await f.introspect(apiBasic, token)).json).toEqual({ active: false });
+        expect((await f.userinfo(token)).status).toBe(401);
+        expectUnauthenticated(await f.getSelf(m, token, "connect"), "after revocation");
+      },
+    );
   });
 
   describe("userinfo", () => {
@@ -669,7 +752,11 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const org = await createOrg(server, uniqueName("UiOrg"));
       const m = await f.machine({ jwt: true, orgId: org.id });
       const token = await f.token(m, "openid profile");
-      expect((await f.userinfo(token)).json).toMatchObject({ sub: m.id, "urn:platform:iam:user:resourceowner:id": org.id, "urn:platform:iam:user:resourceowner:primary_domain": org.primary });
+      expect((await f.userinfo(token)).json).toMatchObject({
+        sub: m.id,
+        "urn:platform:iam:user:resourceowner:id": org.id,
+        "urn:platform:iam:user:resourceowner:primary_domain": org.primary,
+      });
       ok(await f.users.call("LockUser", { id: m.id }));
       expect((await f.userinfo(token)).status).toBe(401);
       ok(await f.users.call("UnlockUser", { id: m.id }));
@@ -721,8 +808,14 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
         const self = ok(await f.getSelf(m, platform, protocol));
         expect(self.user.details.id, protocol).toBe(m.id);
         expectUnauthenticated(await f.getSelf(m, project, protocol), `${protocol} without the platform audience`);
-        expectUnauthenticated(await at(PlatformUsers, protocol, other.domain, server.service.port).call("GetUser", { id: m.id }, platform), `${protocol} on another instance`);
-        expectUnauthenticated(await at(PlatformUsers, protocol, other.domain, server.service.port).call("SearchUsers", {}, platform), `${protocol} search on another instance`);
+        expectUnauthenticated(
+          await at(PlatformUsers, protocol, other.domain, server.service.port).call("GetUser", { id: m.id }, platform),
+          `${protocol} on another instance`,
+        );
+        expectUnauthenticated(
+          await at(PlatformUsers, protocol, other.domain, server.service.port).call("SearchUsers", {}, platform),
+          `${protocol} search on another instance`,
+        );
       }
       // Nor do the other instance's OIDC endpoints know the token.
       const ui = await raw(server.baseUrl, USERINFO, { host: other.domain, headers: bearer(platform) });
@@ -758,15 +851,25 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const port = server.service.port;
       const users = at(PlatformUsers, "grpc", other.domain, port);
       const username = uniqueName("othersvc");
-      const id = String((await must(users.call("CreateUser", { user: machineUser(username, { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }) }, other.adminToken), "create user")).details.id);
+      const id = String(
+        (await must(users.call("CreateUser", { user: machineUser(username, { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }) }, other.adminToken), "create user"))
+          .details.id,
+      );
       const secret = String((await must(users.call("GenerateSecret", { id }, other.adminToken), "secret")).clientSecret);
-      const t = await raw(server.baseUrl, TOKEN, { host: other.domain, form: { grant_type: "client_credentials", scope: `openid ${PLATFORM_SCOPE}` }, headers: { authorization: basic(username, secret) } });
+      const t = await raw(server.baseUrl, TOKEN, {
+        host: other.domain,
+        form: { grant_type: "client_credentials", scope: `openid ${PLATFORM_SCOPE}` },
+        headers: { authorization: basic(username, secret) },
+      });
       expect(t.status, t.text).toBe(200);
       const token = t.json.access_token as string;
       expect(decodeJwt(token).iss).toBe(`http://${other.domain}:${port}`);
       for (const protocol of PROTOCOLS) {
         expect(ok(await at(PlatformUsers, protocol, other.domain, port).call("GetUser", { id }, token)).user.details.id, protocol).toBe(id);
-        expectUnauthenticated(await protocolClient(PlatformUsers, protocol, server.baseUrl).call("GetUser", { id }, token), `${protocol} on the first instance`);
+        expectUnauthenticated(
+          await protocolClient(PlatformUsers, protocol, server.baseUrl).call("GetUser", { id }, token),
+          `${protocol} on the first instance`,
+        );
       }
       expect((await raw(server.baseUrl, USERINFO, { headers: bearer(token) })).status).toBe(401);
       expect((await f.introspect(apiBasic, token)).json).toEqual({ active: false });
@@ -791,17 +894,30 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const c = await server.createInstance(domain);
       const at_ = (service: DescService) => at(service, "grpc", domain, port);
       const username = uniqueName("blk");
-      const userId = String((await must(at_(PlatformUsers).call("CreateUser", { user: machineUser(username, { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }) }, c.adminToken), "user")).details.id);
+      const userId = String(
+        (await must(at_(PlatformUsers).call("CreateUser", { user: machineUser(username, { accessTokenType: "ACCESS_TOKEN_TYPE_JWT" }) }, c.adminToken), "user"))
+          .details.id,
+      );
       const secret = String((await must(at_(PlatformUsers).call("GenerateSecret", { id: userId }, c.adminToken), "secret")).clientSecret);
-      const projectId = String((await must(at_(PlatformProjects).call("CreateProject", { project: { name: "blocked project" } }, c.adminToken), "project")).details.id);
+      const projectId = String(
+        (await must(at_(PlatformProjects).call("CreateProject", { project: { name: "blocked project" } }, c.adminToken), "project")).details.id,
+      );
       const app = await must(at_(PlatformApps).call("CreateApp", { projectId, app: { name: "blocked app", api: {} } }, c.adminToken), "app");
       const appAuth = basic(String(app.clientId), String(app.clientSecret));
       const machineAuth = basic(username, secret);
-      const issue = () => raw(server.baseUrl, TOKEN, { host: domain, form: { grant_type: "client_credentials", scope: `openid ${projectScope(projectId)} ${PLATFORM_SCOPE}` }, headers: { authorization: machineAuth } });
+      const issue = () =>
+        raw(server.baseUrl, TOKEN, {
+          host: domain,
+          form: { grant_type: "client_credentials", scope: `openid ${projectScope(projectId)} ${PLATFORM_SCOPE}` },
+          headers: { authorization: machineAuth },
+        });
       const before = await issue();
       expect(before.status, before.text).toBe(200);
       const token = before.json.access_token as string;
-      expect((await raw(server.baseUrl, INTROSPECT, { host: domain, form: { token }, headers: { authorization: appAuth } })).json).toMatchObject({ active: true, sub: userId });
+      expect((await raw(server.baseUrl, INTROSPECT, { host: domain, form: { token }, headers: { authorization: appAuth } })).json).toMatchObject({
+        active: true,
+        sub: userId,
+      });
 
       const call = (e: (typeof ENDPOINTS)[number], host: string) => {
         const auth = e.path === INTROSPECT ? appAuth : e.path === USERINFO ? `Bearer ${token}` : machineAuth;
@@ -837,7 +953,10 @@ describe.each(DATABASE_KINDS)("token endpoints (%s)", (kind) => {
       const again = await issue();
       expect(again.status).toBe(200);
       const fresh = again.json.access_token as string;
-      expect((await raw(server.baseUrl, INTROSPECT, { host: domain, form: { token: fresh }, headers: { authorization: appAuth } })).json).toMatchObject({ active: true, sub: userId });
+      expect((await raw(server.baseUrl, INTROSPECT, { host: domain, form: { token: fresh }, headers: { authorization: appAuth } })).json).toMatchObject({
+        active: true,
+        sub: userId,
+      });
       expect((await raw(server.baseUrl, USERINFO, { host: domain, headers: bearer(fresh) })).json).toEqual({ sub: userId });
       expect(ok(await at(PlatformUsers, "connect", domain, port).call("GetUser", { id: userId }, fresh)).user.details.id).toBe(userId);
     });

@@ -114,12 +114,23 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       projectId: project,
       app: {
         name: uniqueName(`te-${auth}`),
-        oidc: oidc({ redirectUris: [RP], responseTypes: [CODE], grantTypes: [AUTH_CODE, REFRESH, TOKEN_EXCHANGE], appType: auth === "none" ? NATIVE : WEB, authMethodType: method, accessTokenType: BEARER, ...config }),
+        oidc: oidc({
+          redirectUris: [RP],
+          responseTypes: [CODE],
+          grantTypes: [AUTH_CODE, REFRESH, TOKEN_EXCHANGE],
+          appType: auth === "none" ? NATIVE : WEB,
+          authMethodType: method,
+          accessTokenType: BEARER,
+          ...config,
+        }),
       },
     });
     const app: App = { appId: made.details.id, clientId: made.clientId, auth, ...(made.clientSecret && { secret: made.clientSecret }) };
     if (auth === "key") {
-      const added = await appClient(base, server.adminToken).ok("AddAppKey", { appId: app.appId, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) } });
+      const added = await appClient(base, server.adminToken).ok("AddAppKey", {
+        appId: app.appId,
+        key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(DAY_MS) },
+      });
       const file = JSON.parse(added.keyFile);
       app.key = { kid: file.keyId, pem: file.key };
     }
@@ -144,7 +155,12 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       case "none":
         return post(at, "/oauth/v2/token", { ...form, client_id: app.clientId });
       case "key":
-        return post(at, "/oauth/v2/token", { ...form, client_id: app.clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: await signedByApp(app) });
+        return post(at, "/oauth/v2/token", {
+          ...form,
+          client_id: app.clientId,
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await signedByApp(app),
+        });
     }
   }
 
@@ -164,7 +180,13 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
   async function machine(jwt: boolean, baseUrl = base, adminToken = server.adminToken): Promise<Machine> {
     const calls = protocolClient(PlatformUsers, "grpc", baseUrl);
     const username = uniqueName("svc");
-    const id = ok(await calls.call("CreateUser", { user: machineUser(username, { accessTokenType: jwt ? "ACCESS_TOKEN_TYPE_JWT" : "ACCESS_TOKEN_TYPE_BEARER" }) }, adminToken)).details.id as string;
+    const id = ok(
+      await calls.call(
+        "CreateUser",
+        { user: machineUser(username, { accessTokenType: jwt ? "ACCESS_TOKEN_TYPE_JWT" : "ACCESS_TOKEN_TYPE_BEARER" }) },
+        adminToken,
+      ),
+    ).details.id as string;
     const secret = ok(await calls.call("GenerateSecret", { id }, adminToken)).clientSecret as string;
     return { id, username, secret };
   }
@@ -180,7 +202,15 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
   async function codeFlow(app: App, loginName: string, scope: string, at = base) {
     const verifier = client.randomPKCECodeVerifier();
     const url = new URL("/oauth/v2/authorize", at);
-    const query = { client_id: app.clientId, redirect_uri: RP, response_type: "code", scope, state: client.randomState(), code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" };
+    const query = {
+      client_id: app.clientId,
+      redirect_uri: RP,
+      response_type: "code",
+      scope,
+      state: client.randomState(),
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    };
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     const b = new Browser(at);
     let page = await b.open(url.href);
@@ -194,21 +224,30 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { PLATFORM_OIDC_ACCESS_TOKEN_TTL: "20m", PLATFORM_LOGIN_RATE_PER_IP: "100000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000" });
+    server = await startTestServer(kind, {
+      PLATFORM_OIDC_ACCESS_TOKEN_TTL: "20m",
+      PLATFORM_LOGIN_RATE_PER_IP: "100000",
+      PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "100000",
+    });
     base = server.baseUrl;
     users = new Users(server);
     jwks = createRemoteJWKSet(new URL(`${base}/oauth/v2/keys`));
     projectId = (await projectClient(base, server.adminToken).ok("CreateProject", { project: { name: uniqueName("te-project") } })).details.id;
-    const api = await appClient(base, server.adminToken).ok("CreateApp", { projectId, app: { name: uniqueName("introspector"), api: { authMethodType: API_BASIC } } });
+    const api = await appClient(base, server.adminToken).ok("CreateApp", {
+      projectId,
+      app: { name: uniqueName("introspector"), api: { authMethodType: API_BASIC } },
+    });
     introspector = { clientId: api.clientId, secret: api.clientSecret };
-    for (const auth of ["basic", "post", "none", "key"] as const) apps[auth] = await createApp(projectId, auth, auth === "basic" ? { accessTokenType: JWT } : {});
+    for (const auth of ["basic", "post", "none", "key"] as const)
+      apps[auth] = await createApp(projectId, auth, auth === "basic" ? { accessTokenType: JWT } : {});
     const made = await appClient(base, server.adminToken).ok("CreateApp", {
       projectId,
       app: { name: uniqueName("plain"), oidc: oidc({ redirectUris: [RP], responseTypes: [CODE], grantTypes: [AUTH_CODE, REFRESH], authMethodType: BASIC }) },
     });
     plainApp = { appId: made.details.id, clientId: made.clientId, secret: made.clientSecret, auth: "basic" };
     offOrg = (await createOrg(server, uniqueName("te-off"))).id;
-    offProject = (await projectClient(base, server.adminToken).ok("CreateProject", { project: { name: uniqueName("off-project") }, ctx: { orgId: offOrg } })).details.id;
+    offProject = (await projectClient(base, server.adminToken).ok("CreateProject", { project: { name: uniqueName("off-project") }, ctx: { orgId: offOrg } }))
+      .details.id;
     offApp = await createApp(offProject, "basic");
 
     opaqueMachine = await machine(false);
@@ -244,12 +283,18 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
     it("refuses an application without the grant type with unauthorized_client, and a bad client with invalid_client", async () => {
       const subject = await machineToken(opaqueMachine);
       expectError(await exchange(plainApp, { subject_token: subject, subject_token_type: T.access }), 400, "unauthorized_client");
-      const wrong = await post(base, "/oauth/v2/token", { grant_type: GRANT, subject_token: subject, subject_token_type: T.access }, { authorization: basic(apps.basic.clientId, "wrong") });
+      const wrong = await post(
+        base,
+        "/oauth/v2/token",
+        { grant_type: GRANT, subject_token: subject, subject_token_type: T.access },
+        { authorization: basic(apps.basic.clientId, "wrong") },
+      );
       expectError(wrong, 401, "invalid_client");
     });
 
     it("is advertised in discovery only while the instance has it on", async () => {
-      const grants = async () => ((await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { grant_types_supported: string[] }).grant_types_supported;
+      const grants = async () =>
+        ((await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { grant_types_supported: string[] }).grant_types_supported;
       expect(await grants()).not.toContain(GRANT);
       await setInstanceFlag(server, server.instanceId, "token_exchange", true);
       try {
@@ -269,7 +314,12 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
         for (const auth of ["basic", "post", "none", "key"] as const) {
           const r = await exchange(apps[auth], { subject_token: subject, subject_token_type: T.access });
           expect(r.status, `${auth} ${JSON.stringify(r.body)}`).toBe(200);
-          expect(r.body).toMatchObject({ issued_token_type: T.access, token_type: "Bearer", expires_in: TTL_S, scope: `openid profile ${projectScope(projectId)}` });
+          expect(r.body).toMatchObject({
+            issued_token_type: T.access,
+            token_type: "Bearer",
+            expires_in: TTL_S,
+            scope: `openid profile ${projectScope(projectId)}`,
+          });
           expect(r.body.refresh_token).toBeUndefined();
           // The matrix: an access token is issued opaque, whatever the application's type (basic: JWT).
           expect(r.body.access_token.split(".").length, "opaque").not.toBe(3);
@@ -297,7 +347,12 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
     });
 
     it("issues an ID token as the token when asked for (token_type N_A), with the user's claims", async () => {
-      const r = await exchange(apps.basic, { subject_token: aliceTokens.access_token, subject_token_type: T.access, requested_token_type: T.id, scope: "openid profile" });
+      const r = await exchange(apps.basic, {
+        subject_token: aliceTokens.access_token,
+        subject_token_type: T.access,
+        requested_token_type: T.id,
+        scope: "openid profile",
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body).toMatchObject({ issued_token_type: T.id, token_type: "N_A", scope: "openid profile" });
       expect(r.body.refresh_token).toBeUndefined();
@@ -311,8 +366,17 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       const r = await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid email" });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       // The audience is the ID token's: the application it was issued to.
-      expect(await introspect(r.body.access_token, apps.basic)).toMatchObject({ active: true, sub: alice.id, aud: [apps.basic.clientId], scope: "openid email" });
-      expectError(await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid offline_access" }), 400, "invalid_scope");
+      expect(await introspect(r.body.access_token, apps.basic)).toMatchObject({
+        active: true,
+        sub: alice.id,
+        aud: [apps.basic.clientId],
+        scope: "openid email",
+      });
+      expectError(
+        await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid offline_access" }),
+        400,
+        "invalid_scope",
+      );
       // An access token is no ID token, nor the other way round.
       expectError(await exchange(apps.basic, { subject_token: aliceTokens.access_token, subject_token_type: T.id }), 400, "invalid_request");
       expectError(await exchange(apps.basic, { subject_token: aliceTokens.id_token, subject_token_type: T.access }), 400, "invalid_request");
@@ -329,7 +393,13 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
         expect(r.body.error_description).toMatch(/subject_token is invalid: the token was not issued for this client/);
         expect(r.body.id_token).toBeUndefined();
         // The same rule for the actor of an impersonation.
-        const asActor = await exchange(offApp, { subject_token: stranger, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+        const asActor = await exchange(offApp, {
+          subject_token: stranger,
+          subject_token_type: T.userId,
+          actor_token: bobTokens.id_token,
+          actor_token_type: T.id,
+          scope: "openid",
+        });
         expectError(asActor, 400, "invalid_request");
         expect(asActor.body.error_description).toMatch(/actor_token is invalid: the token was not issued for this client/);
       } finally {
@@ -339,11 +409,23 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       for (const auth of ["none", "post", "key"] as const) {
         const r = await exchange(apps[auth], { subject_token: aliceTokens.id_token, subject_token_type: T.id, scope: "openid" });
         expectError(r, 400, "invalid_request");
-        const actor = await exchange(apps[auth], { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+        const actor = await exchange(apps[auth], {
+          subject_token: alice.id,
+          subject_token_type: T.userId,
+          actor_token: bobTokens.id_token,
+          actor_token_type: T.id,
+          scope: "openid",
+        });
         expectError(actor, 400, "invalid_request");
       }
       // The owner still exchanges its own, as subject and as actor.
-      const own = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+      const own = await exchange(apps.basic, {
+        subject_token: alice.id,
+        subject_token_type: T.userId,
+        actor_token: bobTokens.id_token,
+        actor_token_type: T.id,
+        scope: "openid",
+      });
       expect(own.status, JSON.stringify(own.body)).toBe(200);
     });
 
@@ -416,7 +498,14 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
   describe("impersonation", () => {
     it("issues tokens for the subject that name the actor in act, in the JWT, the ID token and at introspection", async () => {
       const actor = await machineToken(jwtMachine);
-      const r = await exchange(apps.key, { subject_token: alice.id, subject_token_type: T.userId, actor_token: actor, actor_token_type: T.access, requested_token_type: T.jwt, scope: "openid profile" });
+      const r = await exchange(apps.key, {
+        subject_token: alice.id,
+        subject_token_type: T.userId,
+        actor_token: actor,
+        actor_token_type: T.access,
+        requested_token_type: T.jwt,
+        scope: "openid profile",
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body).toMatchObject({ issued_token_type: T.jwt, token_type: "Bearer", scope: "openid profile" });
       const act = { sub: jwtMachine.id, iss: base };
@@ -425,9 +514,20 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       expect(await introspect(r.body.access_token)).toMatchObject({ active: true, sub: alice.id, act });
 
       // Opaque, with an ID token as the actor: the act is kept with the stored token.
-      const opaque = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.id_token, actor_token_type: T.id, scope: "openid" });
+      const opaque = await exchange(apps.basic, {
+        subject_token: alice.id,
+        subject_token_type: T.userId,
+        actor_token: bobTokens.id_token,
+        actor_token_type: T.id,
+        scope: "openid",
+      });
       expect(opaque.status, JSON.stringify(opaque.body)).toBe(200);
-      expect(await introspect(opaque.body.access_token, apps.basic)).toMatchObject({ active: true, sub: alice.id, aud: [apps.basic.clientId], act: { sub: bob.id, iss: base } });
+      expect(await introspect(opaque.body.access_token, apps.basic)).toMatchObject({
+        active: true,
+        sub: alice.id,
+        aud: [apps.basic.clientId],
+        act: { sub: bob.id, iss: base },
+      });
 
       // Exchanged again without an actor, the token stays an impersonation.
       const again = await exchange(apps.basic, { subject_token: opaque.body.access_token, subject_token_type: T.access, requested_token_type: T.jwt });
@@ -443,12 +543,33 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       const noType = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: actor });
       expectError(noType, 400, "invalid_request");
       expect(noType.body.error_description).toMatch(/actor_token_type/);
-      const typeAlone = await exchange(apps.basic, { subject_token: await machineToken(opaqueMachine), subject_token_type: T.access, actor_token_type: T.access });
+      const typeAlone = await exchange(apps.basic, {
+        subject_token: await machineToken(opaqueMachine),
+        subject_token_type: T.access,
+        actor_token_type: T.access,
+      });
       expectError(typeAlone, 400, "invalid_request");
-      expectError(await exchange(apps.basic, { subject_token: stranger, subject_token_type: T.userId, actor_token: actor, actor_token_type: T.access }), 400, "invalid_request");
-      expectError(await exchange(apps.basic, { subject_token: "nobody", subject_token_type: T.userId, actor_token: actor, actor_token_type: T.access }), 400, "invalid_request");
+      expectError(
+        await exchange(apps.basic, { subject_token: stranger, subject_token_type: T.userId, actor_token: actor, actor_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
+      expectError(
+        await exchange(apps.basic, { subject_token: "nobody", subject_token_type: T.userId, actor_token: actor, actor_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
       // A user id is no actor.
-      expectError(await exchange(apps.basic, { subject_token: await machineToken(opaqueMachine), subject_token_type: T.access, actor_token: bob.id, actor_token_type: T.userId }), 400, "invalid_request");
+      expectError(
+        await exchange(apps.basic, {
+          subject_token: await machineToken(opaqueMachine),
+          subject_token_type: T.access,
+          actor_token: bob.id,
+          actor_token_type: T.userId,
+        }),
+        400,
+        "invalid_request",
+      );
       expectError(await exchange(apps.basic, { subject_token: "", subject_token_type: T.access }), 400, "invalid_request");
     });
 
@@ -458,19 +579,47 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       const subject = await signedByApp(app, { sub: alice.id, aud: base });
       const alone = await exchange(app, { subject_token: subject, subject_token_type: T.jwt });
       expectError(alone, 400, "invalid_request");
-      const r = await exchange(app, { subject_token: subject, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access, requested_token_type: T.jwt });
+      const r = await exchange(app, {
+        subject_token: subject,
+        subject_token_type: T.jwt,
+        actor_token: actor,
+        actor_token_type: T.access,
+        requested_token_type: T.jwt,
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(await verify(r.body.access_token, "at+jwt")).toMatchObject({ sub: alice.id, act: { sub: jwtMachine.id, iss: base } });
       // Used once; another key; another issuer; a client without keys; JWT as actor.
-      expectError(await exchange(app, { subject_token: subject, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access }), 400, "invalid_request");
+      expectError(
+        await exchange(app, { subject_token: subject, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
       const { privateKey } = await generateKeyPair("ES256", { extractable: true });
       const otherKey = await signedByApp(app, { sub: alice.id, aud: base }, await exportPKCS8(privateKey), app.key!.kid);
-      expectError(await exchange(app, { subject_token: otherKey, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access }), 400, "invalid_request");
+      expectError(
+        await exchange(app, { subject_token: otherKey, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
       const otherIssuer = await signedByApp(app, { sub: alice.id, aud: base, iss: "someone" });
-      expectError(await exchange(app, { subject_token: otherIssuer, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access }), 400, "invalid_request");
-      const keyless = await exchange(apps.basic, { subject_token: await signedByApp(app, { sub: alice.id, aud: base, iss: apps.basic.clientId }), subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access });
+      expectError(
+        await exchange(app, { subject_token: otherIssuer, subject_token_type: T.jwt, actor_token: actor, actor_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
+      const keyless = await exchange(apps.basic, {
+        subject_token: await signedByApp(app, { sub: alice.id, aud: base, iss: apps.basic.clientId }),
+        subject_token_type: T.jwt,
+        actor_token: actor,
+        actor_token_type: T.access,
+      });
       expectError(keyless, 400, "invalid_request");
-      const asActor = await exchange(app, { subject_token: alice.id, subject_token_type: T.userId, actor_token: await signedByApp(app, { sub: alice.id, aud: base }), actor_token_type: T.jwt });
+      const asActor = await exchange(app, {
+        subject_token: alice.id,
+        subject_token_type: T.userId,
+        actor_token: await signedByApp(app, { sub: alice.id, aud: base }),
+        actor_token_type: T.jwt,
+      });
       expectError(asActor, 400, "invalid_request");
     });
   });
@@ -481,8 +630,16 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       const offline = await codeFlow(apps.basic, alice.name, "openid offline_access");
       expect(offline.refresh_token).toBeTruthy();
       expectError(await exchange(apps.basic, { subject_token: offline.refresh_token!, subject_token_type: T.refresh }), 400, "invalid_request");
-      expectError(await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: offline.refresh_token!, actor_token_type: T.refresh }), 400, "invalid_request");
-      expectError(await exchange(apps.basic, { subject_token: subject, subject_token_type: T.access, requested_token_type: T.refresh }), 400, "invalid_request");
+      expectError(
+        await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: offline.refresh_token!, actor_token_type: T.refresh }),
+        400,
+        "invalid_request",
+      );
+      expectError(
+        await exchange(apps.basic, { subject_token: subject, subject_token_type: T.access, requested_token_type: T.refresh }),
+        400,
+        "invalid_request",
+      );
       expectError(await exchange(apps.basic, { subject_token: subject, subject_token_type: T.access, requested_token_type: T.userId }), 400, "invalid_request");
     });
 
@@ -515,11 +672,23 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       expect(await verify(rotated.body.id_token)).toMatchObject({ sub: alice.id, act });
 
       // Without offline_access, or for an ID token, no refresh token.
-      const plain = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: bobTokens.access_token, actor_token_type: T.access, scope: "openid" });
+      const plain = await exchange(apps.basic, {
+        subject_token: alice.id,
+        subject_token_type: T.userId,
+        actor_token: bobTokens.access_token,
+        actor_token_type: T.access,
+        scope: "openid",
+      });
       expect(plain.status).toBe(200);
       expect(plain.body.refresh_token).toBeUndefined();
       // offline_access is the actor's to give: a machine token never holds it.
-      const machineActor = await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: await machineToken(jwtMachine), actor_token_type: T.access, scope: "openid offline_access" });
+      const machineActor = await exchange(apps.basic, {
+        subject_token: alice.id,
+        subject_token_type: T.userId,
+        actor_token: await machineToken(jwtMachine),
+        actor_token_type: T.access,
+        scope: "openid offline_access",
+      });
       expectError(machineActor, 400, "invalid_scope");
     });
   });
@@ -532,11 +701,28 @@ describe.each(DATABASE_KINDS)("token exchange (%s)", (kind) => {
       const viaJwt = await exchange(apps.basic, { subject_token: foreignToken, subject_token_type: T.access });
       expectError(viaJwt, 400, "invalid_request");
       // As an actor, and an ID token of the other instance.
-      expectError(await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: foreignToken, actor_token_type: T.access }), 400, "invalid_request");
+      expectError(
+        await exchange(apps.basic, { subject_token: alice.id, subject_token_type: T.userId, actor_token: foreignToken, actor_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
       const foreignOpaque = await machine(false, other.baseUrl, other.adminToken);
-      expectError(await exchange(apps.basic, { subject_token: await machineToken(foreignOpaque, "openid", other.baseUrl), subject_token_type: T.access }), 400, "invalid_request");
+      expectError(
+        await exchange(apps.basic, { subject_token: await machineToken(foreignOpaque, "openid", other.baseUrl), subject_token_type: T.access }),
+        400,
+        "invalid_request",
+      );
       // The other instance's user id is unknown here.
-      expectError(await exchange(apps.basic, { subject_token: foreign.id, subject_token_type: T.userId, actor_token: await machineToken(jwtMachine), actor_token_type: T.access }), 400, "invalid_request");
+      expectError(
+        await exchange(apps.basic, {
+          subject_token: foreign.id,
+          subject_token_type: T.userId,
+          actor_token: await machineToken(jwtMachine),
+          actor_token_type: T.access,
+        }),
+        400,
+        "invalid_request",
+      );
     });
   });
 });

@@ -43,7 +43,14 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
 
   async function snapshot() {
     const count = async (table: "events" | "orgs" | "org_domains" | "memberships" | "users") =>
-      Number((await db().selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db()
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     return {
       events: await count("events"),
       orgs: await count("orgs"),
@@ -57,7 +64,13 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
   }
 
   async function eventsOf(id: string) {
-    return db().selectFrom("events").select(["sequence", "event_type"]).where("aggregate_type", "=", "org").where("aggregate_id", "=", id).orderBy("sequence").execute();
+    return db()
+      .selectFrom("events")
+      .select(["sequence", "event_type"])
+      .where("aggregate_type", "=", "org")
+      .where("aggregate_id", "=", id)
+      .orderBy("sequence")
+      .execute();
   }
 
   /** Every organization's projection row, and each of its domains, carries the sequence of an event of it; the row the newest. */
@@ -66,12 +79,23 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
     for (const row of rows) {
       const events = await eventsOf(row.id);
       if (events.length === 0) continue; // the bootstrap's default organization may predate org events
-      expect(events.map((e) => e.sequence), row.id).toEqual(events.map((_, i) => i + 1));
+      expect(
+        events.map((e) => e.sequence),
+        row.id,
+      ).toEqual(events.map((_, i) => i + 1));
       expect(row.sequence, row.id).toBe(events.at(-1)!.sequence);
     }
     const primaries = await db().selectFrom("org_domains").select(["org_id"]).where("is_primary", "=", true).execute();
     expect(primaries.map((p) => p.org_id).sort()).toEqual(rows.map((r) => r.id).sort());
-    const orphans = await db().selectFrom("org_domains").select("domain").where("org_id", "not in", rows.map((r) => r.id)).execute();
+    const orphans = await db()
+      .selectFrom("org_domains")
+      .select("domain")
+      .where(
+        "org_id",
+        "not in",
+        rows.map((r) => r.id),
+      )
+      .execute();
     expect(orphans).toEqual([]);
   }
 
@@ -114,16 +138,52 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
       expect(await d("AddDomain", { domain: { domain: "failing.example" }, ctx: { orgId: existing.id } })).toMatchObject({ ok: true });
     });
 
-    const failures: [string, Code, number, RegExp, () => [ "orgs" | "domains", string, JsonObject]][] = [
-      ["CreateOrganization with a taken name in other case", Code.AlreadyExists, 409, /failing existing/i, () => ["orgs", "CreateOrganization", { organization: { name: "FAILING EXISTING" } }]],
-      ["CreateOrganization with a known and an unknown admin", Code.NotFound, 404, /missing-user/, () => ["orgs", "CreateOrganization", { organization: { name: "Failing New", admins: [userId, "missing-user"] } }]],
-      ["PatchOrganization onto a taken name", Code.AlreadyExists, 409, /default/i, () => ["orgs", "PatchOrganization", { id: existing.id, organization: { name: "default" } }]],
+    const failures: [string, Code, number, RegExp, () => ["orgs" | "domains", string, JsonObject]][] = [
+      [
+        "CreateOrganization with a taken name in other case",
+        Code.AlreadyExists,
+        409,
+        /failing existing/i,
+        () => ["orgs", "CreateOrganization", { organization: { name: "FAILING EXISTING" } }],
+      ],
+      [
+        "CreateOrganization with a known and an unknown admin",
+        Code.NotFound,
+        404,
+        /missing-user/,
+        () => ["orgs", "CreateOrganization", { organization: { name: "Failing New", admins: [userId, "missing-user"] } }],
+      ],
+      [
+        "PatchOrganization onto a taken name",
+        Code.AlreadyExists,
+        409,
+        /default/i,
+        () => ["orgs", "PatchOrganization", { id: existing.id, organization: { name: "default" } }],
+      ],
       ["DeleteOrganization of the default", Code.FailedPrecondition, 400, /default/, () => ["orgs", "DeleteOrganization", { id: server.defaultOrgId }]],
       ["DeactivateOrganization of the default", Code.FailedPrecondition, 400, /default/, () => ["orgs", "DeactivateOrganization", { id: server.defaultOrgId }]],
       ["ReactivateOrganization of an active one", Code.FailedPrecondition, 400, /active/, () => ["orgs", "ReactivateOrganization", { id: existing.id }]],
-      ["AddDomain of another organization's domain", Code.AlreadyExists, 409, /failing\.example/, () => ["domains", "AddDomain", { domain: { domain: "FAILING.example" } }]],
-      ["AddDomain of its own domain again", Code.AlreadyExists, 409, /failing\.example/, () => ["domains", "AddDomain", { domain: { domain: "failing.example" }, ctx: { orgId: existing.id } }]],
-      ["AddDomain of another organization's generated domain", Code.AlreadyExists, 409, /failing-existing\.localhost/, () => ["domains", "AddDomain", { domain: { domain: "failing-existing.localhost" } }]],
+      [
+        "AddDomain of another organization's domain",
+        Code.AlreadyExists,
+        409,
+        /failing\.example/,
+        () => ["domains", "AddDomain", { domain: { domain: "FAILING.example" } }],
+      ],
+      [
+        "AddDomain of its own domain again",
+        Code.AlreadyExists,
+        409,
+        /failing\.example/,
+        () => ["domains", "AddDomain", { domain: { domain: "failing.example" }, ctx: { orgId: existing.id } }],
+      ],
+      [
+        "AddDomain of another organization's generated domain",
+        Code.AlreadyExists,
+        409,
+        /failing-existing\.localhost/,
+        () => ["domains", "AddDomain", { domain: { domain: "failing-existing.localhost" } }],
+      ],
       ["DeleteDomain of the primary domain", Code.FailedPrecondition, 400, /primary/, () => ["domains", "DeleteDomain", { domain: existing.domain }]],
       ["DeleteDomain of a missing domain", Code.NotFound, 404, /nothing\.example/, () => ["domains", "DeleteDomain", { domain: "nothing.example" }]],
     ];
@@ -144,7 +204,12 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
     it("leaves the name of a CreateOrganization that failed on an admin free", async () => {
       const created = await createOrg("Failing New", [userId]);
       expect(created.domain).toBe("failing-new.localhost");
-      const owner = await db().selectFrom("memberships").select(["user_id", "roles"]).where("context_type", "=", "org").where("context_id", "=", created.id).execute();
+      const owner = await db()
+        .selectFrom("memberships")
+        .select(["user_id", "roles"])
+        .where("context_type", "=", "org")
+        .where("context_id", "=", created.id)
+        .execute();
       expect(owner.map((m) => m.user_id)).toEqual([userId]);
       expect(JSON.stringify(owner[0]!.roles)).toContain("ORG_OWNER");
     });
@@ -173,7 +238,12 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
         const results = await Promise.all(names.map((name, i) => o("CreateOrganization", { organization: { name } }, i % 2 ? "grpc" : "rest")));
         for (const [i, r] of results.entries()) expect(r, `${names[i]}: ${JSON.stringify(r)}`).toMatchObject({ ok: true });
         const label = `label-race-${round}`;
-        expect(results.map((r) => msg(r).primaryDomain).sort()).toEqual([`${label}-2.localhost`, `${label}-3.localhost`, `${label}-4.localhost`, `${label}.localhost`]);
+        expect(results.map((r) => msg(r).primaryDomain).sort()).toEqual([
+          `${label}-2.localhost`,
+          `${label}-3.localhost`,
+          `${label}-4.localhost`,
+          `${label}.localhost`,
+        ]);
       }
       await expectProjectionsMatchEvents();
     });
@@ -188,7 +258,10 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
           d("AddDomain", { domain: { domain }, ctx: { orgId: a.id } }),
           d("AddDomain", { domain: { domain: domain.toUpperCase() }, ctx: { orgId: b.id } }, "rest"),
         ]);
-        expect(results.filter((r) => r.ok), `round ${round}`).toHaveLength(1);
+        expect(
+          results.filter((r) => r.ok),
+          `round ${round}`,
+        ).toHaveLength(1);
         expect(results.find((r) => !r.ok)).toMatchObject({ code: Code.AlreadyExists });
         const winner = results[0]!.ok ? a : b;
         const after = await snapshot();
@@ -247,7 +320,9 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
         expect((set.ok ? deactivate : set) as CallResult).toMatchObject({ code: Code.FailedPrecondition });
         const state = await snapshot();
         const row = state.orgRows.find((r) => r.id === id)!;
-        expect({ isDefault: state.defaultOrg === id, state: row.state }).toEqual(set.ok ? { isDefault: true, state: "active" } : { isDefault: false, state: "inactive" });
+        expect({ isDefault: state.defaultOrg === id, state: row.state }).toEqual(
+          set.ok ? { isDefault: true, state: "active" } : { isDefault: false, state: "inactive" },
+        );
         expect(msg(await o("SetAsInstanceDefault", { id: server.defaultOrgId })).details.id).toBe(server.instanceId);
       }
     });
@@ -306,7 +381,10 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
     it("never leaves a domain of an organization deleted while AddDomain ran", async () => {
       for (let round = 0; round < 4; round++) {
         const { id } = await createOrg(`Delete Race ${round}`);
-        const [add, del] = await Promise.all([d("AddDomain", { domain: { domain: `delrace${round}.example` }, ctx: { orgId: id } }), o("DeleteOrganization", { id }, "rest")]);
+        const [add, del] = await Promise.all([
+          d("AddDomain", { domain: { domain: `delrace${round}.example` }, ctx: { orgId: id } }),
+          o("DeleteOrganization", { id }, "rest"),
+        ]);
         expect(del, `round ${round}`).toMatchObject({ ok: true });
         if (!add.ok) expect(add, `round ${round}`).toMatchObject({ code: Code.NotFound });
         expect((await snapshot()).domainRows.filter((r) => r.org_id === id)).toEqual([]);
@@ -330,8 +408,13 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
       expect(await o("SearchOrganizations", { filters: [{ domain: { domain: "moving.example" } }] })).toMatchObject({ ok: true });
       expect(msg(await o("SearchOrganizations", { filters: [{ domain: { domain: "moving.example" } }] })).result ?? []).toEqual([]);
       // The domain, the generated one included, and the name are free again.
-      expect(msg(await d("AddDomain", { domain: { domain: "moving.example" }, ctx: { orgId: other.id } })).details).toMatchObject({ id: "moving.example", resourceOwner: { id: other.id } });
-      expect(msg(await d("AddDomain", { domain: { domain: doomed.domain }, ctx: { orgId: other.id } })).details).toMatchObject({ id: "doomed-domains.localhost" });
+      expect(msg(await d("AddDomain", { domain: { domain: "moving.example" }, ctx: { orgId: other.id } })).details).toMatchObject({
+        id: "moving.example",
+        resourceOwner: { id: other.id },
+      });
+      expect(msg(await d("AddDomain", { domain: { domain: doomed.domain }, ctx: { orgId: other.id } })).details).toMatchObject({
+        id: "doomed-domains.localhost",
+      });
       expect(await d("DeleteDomain", { domain: doomed.domain })).toMatchObject({ ok: true });
       const again = await createOrg("doomed domains");
       expect(again.domain).toBe("doomed-domains.localhost");
@@ -377,7 +460,12 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
       expect(await o("SetAsInstanceDefault", { id: home.id })).toMatchObject({ ok: true });
       // createUser puts users into the instance's default organization.
       const elsewhere = await createOrg("Elsewhere Of Users");
-      const member = await server.createUser({ roles: [{ context: "org", contextId: home.id, roles: ["ORG_OWNER"] }, { context: "org", contextId: elsewhere.id, roles: ["ORG_OWNER"] }] });
+      const member = await server.createUser({
+        roles: [
+          { context: "org", contextId: home.id, roles: ["ORG_OWNER"] },
+          { context: "org", contextId: elsewhere.id, roles: ["ORG_OWNER"] },
+        ],
+      });
       expect(await o("SetAsInstanceDefault", { id: server.defaultOrgId })).toMatchObject({ ok: true });
       const read = () => o("GetOrganization", { id: home.id }, "grpc", member.token);
       expect(await read()).toMatchObject({ ok: true });
@@ -424,7 +512,9 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
         const got = msg(await o("GetOrganization", { id: idOf(created) })).organization;
         expect(got.primaryDomain, name).toBe(domain);
         const search = msg(await d("SearchDomains", { ctx: { orgId: idOf(created) } })).result;
-        expect(search, name).toEqual([{ details: expect.objectContaining({ id: domain, sequence: "3" }), domain, isPrimary: true, isVerified: true, isGenerated: true }]);
+        expect(search, name).toEqual([
+          { details: expect.objectContaining({ id: domain, sequence: "3" }), domain, isPrimary: true, isVerified: true, isGenerated: true },
+        ]);
       }
       // A label freed by a deletion is taken again; a rename keeps the generated domain.
       const acme = msg(await o("SearchOrganizations", { filters: [{ name: { name: "Acme" } }] })).result[0];
@@ -452,7 +542,9 @@ describe.each(DATABASE_KINDS)("consistency of organization and domain writes (%s
       expect(await d("AddDomain", { domain: { domain: shared } })).toMatchObject({ ok: true });
       const addB = await domains("rest", b.baseUrl).call("AddDomain", { domain: { domain: shared } }, b.adminToken);
       expect(msg(addB).details).toMatchObject({ id: shared, resourceOwner: { type: "OWNER_TYPE_ORG", id: b.orgId } });
-      const searchB = msg(await domains("grpc", b.baseUrl).call("SearchDomains", { query: { asc: true }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN" }, b.adminToken));
+      const searchB = msg(
+        await domains("grpc", b.baseUrl).call("SearchDomains", { query: { asc: true }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN" }, b.adminToken),
+      );
       expect(searchB.result.map((r: Msg) => r.domain)).toEqual(["acme.127.0.0.1", "default.127.0.0.1", shared]);
       const orgsB = msg(await orgs("grpc", b.baseUrl).call("SearchOrganizations", {}, b.adminToken));
       expect(orgsB.result.map((r: Msg) => r.name).sort()).toEqual(["Acme", "Default"]);

@@ -36,7 +36,8 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
 
   const call = (protocol: Protocol, method: string, req: JsonObject, token = server.adminToken): Promise<CallResult> =>
     protocolClient(DOMAINS, protocol, server.baseUrl).call(method, req, token);
-  const generate = async (domain: string, type: string, protocol: Protocol = "grpc") => ok(await call(protocol, "GenerateDomainValidation", { domain, type }), `generate ${domain}`);
+  const generate = async (domain: string, type: string, protocol: Protocol = "grpc") =>
+    ok(await call(protocol, "GenerateDomainValidation", { domain, type }), `generate ${domain}`);
   const validate = (domain: string, protocol: Protocol = "grpc") => call(protocol, "ValidateDomain", { domain });
   const notVerified = async (domain: string, protocol: Protocol = "grpc") => {
     const r = await validate(domain, protocol);
@@ -87,7 +88,11 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
     const domain = await added(`dns-${protocol}`);
     // With the organization's ctx (over REST inside the body, which is the whole request).
     const generated = ok(await call(protocol, "GenerateDomainValidation", { domain, type: DNS, ctx: { orgId: org } }), `generate ${domain}`);
-    expect(generated).toMatchObject({ details: { id: domain, resourceOwner: { type: "OWNER_TYPE_ORG", id: org } }, type: DNS, location: `_platform-challenge.${domain}` });
+    expect(generated).toMatchObject({
+      details: { id: domain, resourceOwner: { type: "OWNER_TYPE_ORG", id: org } },
+      type: DNS,
+      location: `_platform-challenge.${domain}`,
+    });
     expect(generated.token).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(Date.parse(generated.expirationDate) - Date.parse(generated.details.changeDate)).toBe(TTL_HOURS * 3600_000);
     expect(await notVerified(domain, protocol)).toBe(`${domain} is not verified: no TXT record at _platform-challenge.${domain}`);
@@ -128,7 +133,9 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
     await generate(silent, DNS);
     dns.silent.add(`_platform-challenge.${silent}`);
     const started = Date.now();
-    expect(await notVerified(silent)).toBe(`${silent} is not verified: the TXT lookup of _platform-challenge.${silent} failed: no answer from the DNS servers within 1000 ms`);
+    expect(await notVerified(silent)).toBe(
+      `${silent} is not verified: the TXT lookup of _platform-challenge.${silent} failed: no answer from the DNS servers within 1000 ms`,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const missing = await addedOnWeb("missing-file");
@@ -185,16 +192,33 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
     dns.txt.set(`_platform-challenge.${domain}`, [generated.token]);
     // The token was made longer ago than PLATFORM_DOMAIN_VALIDATION_TTL.
     const past = new Date(Date.now() - (TTL_HOURS * 3600_000 + 1000));
-    await server.service.store.db.updateTable("org_domains").set({ validation_created_at: past }).where("instance_id", "=", server.instanceId).where("domain", "=", domain).execute();
+    await server.service.store.db
+      .updateTable("org_domains")
+      .set({ validation_created_at: past })
+      .where("instance_id", "=", server.instanceId)
+      .where("domain", "=", domain)
+      .execute();
     const expired = await notVerified(domain);
-    expect(expired).toBe(`the validation token of ${domain} expired at ${new Date(past.getTime() + TTL_HOURS * 3600_000).toISOString()}; generate a new one (_generate_validation)`);
+    expect(expired).toBe(
+      `the validation token of ${domain} expired at ${new Date(past.getTime() + TTL_HOURS * 3600_000).toISOString()}; generate a new one (_generate_validation)`,
+    );
     expect(await isVerified(domain)).toBe(false);
     const renewed = await generate(domain, DNS);
     dns.txt.set(`_platform-challenge.${domain}`, [renewed.token]);
     ok(await validate(domain));
 
-    const primary = String(ok(await protocolClient(PlatformDomains, "grpc", server.baseUrl).call("SearchDomains", { ctx: { orgId: org }, filters: [{ primary: { isPrimary: true } }] }, server.adminToken)).result[0].domain);
-    expect(failed(await call("grpc", "GenerateDomainValidation", { domain: primary, type: HTTP }), Code.FailedPrecondition)).toBe(`${primary} was generated from the organization's name and is verified already`);
+    const primary = String(
+      ok(
+        await protocolClient(PlatformDomains, "grpc", server.baseUrl).call(
+          "SearchDomains",
+          { ctx: { orgId: org }, filters: [{ primary: { isPrimary: true } }] },
+          server.adminToken,
+        ),
+      ).result[0].domain,
+    );
+    expect(failed(await call("grpc", "GenerateDomainValidation", { domain: primary, type: HTTP }), Code.FailedPrecondition)).toBe(
+      `${primary} was generated from the organization's name and is verified already`,
+    );
     for (const protocol of PROTOCOLS) {
       failed(await call(protocol, "ValidateDomain", { domain: "no-such.acme.example" }), Code.NotFound, protocol);
       failed(await call(protocol, "GenerateDomainValidation", { domain: "no-such.acme.example", type: DNS }), Code.NotFound, protocol);
@@ -221,7 +245,12 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
       { event_type: "org.domain.verified", payload: { domain, type: "dns" } },
     ]);
     expect(JSON.stringify(events)).not.toContain(token);
-    const row = await server.service.store.db.selectFrom("org_domains").selectAll().where("instance_id", "=", server.instanceId).where("domain", "=", domain).executeTakeFirstOrThrow();
+    const row = await server.service.store.db
+      .selectFrom("org_domains")
+      .selectAll()
+      .where("instance_id", "=", server.instanceId)
+      .where("domain", "=", domain)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ is_verified: true, validation_type: null, validation_token: null, validation_created_at: null });
   });
 
@@ -237,7 +266,10 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
     ok(
       await protocolClient(PlatformUsers, "grpc", server.baseUrl).call(
         "CreateUser",
-        { user: { username, human: { profile: { givenName: "Vera", familyName: "Fied" }, email: { address: `${username}@mail.example` } } }, ctx: { orgId: loginOrg } },
+        {
+          user: { username, human: { profile: { givenName: "Vera", familyName: "Fied" }, email: { address: `${username}@mail.example` } } },
+          ctx: { orgId: loginOrg },
+        },
         server.adminToken,
       ),
     );
@@ -256,7 +288,9 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
       expect(await routedBy(verified)).toBe(loginOrg);
       for (const protocol of PROTOCOLS) {
         const refused = failed(await call(protocol, "SetAsPrimary", { domain: unverified }), Code.FailedPrecondition, protocol);
-        expect(refused).toBe(`${unverified} is not verified, and the instance's domain settings (validate_org_domains) let only verified domains become primary; verify it first (_generate_validation, _validate)`);
+        expect(refused).toBe(
+          `${unverified} is not verified, and the instance's domain settings (validate_org_domains) let only verified domains become primary; verify it first (_generate_validation, _validate)`,
+        );
       }
       ok(await call("grpc", "SetAsPrimary", { domain: verified }));
       expect(await found(verified)).toMatchObject({ isPrimary: true, isVerified: true });
@@ -285,7 +319,9 @@ describe.each(DATABASE_KINDS)("domain validation (%s)", (kind) => {
       const asked = web.asked.length;
       const refused = failed(await client.call("ValidateDomain", { domain }, guarded.adminToken), Code.FailedPrecondition);
       const reason = `${domain} resolves to the internal address 127.0.0.1, and the service calls no internal address (PLATFORM_OUTBOUND_ALLOW_PRIVATE)`;
-      expect(refused).toBe(`${domain} is not verified: ${urlOf("https", domain, token)} was not called: ${reason}; ${urlOf("http", domain, token)} was not called: ${reason}`);
+      expect(refused).toBe(
+        `${domain} is not verified: ${urlOf("https", domain, token)} was not called: ${reason}; ${urlOf("http", domain, token)} was not called: ${reason}`,
+      );
       expect(web.asked.length, "the web server was never called").toBe(asked);
       // The operator's DNS servers are trusted: TXT records on loopback still count.
       const other = unique("internal-dns");

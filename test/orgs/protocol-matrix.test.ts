@@ -43,8 +43,10 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
       steps[step] = { result, status };
       return result;
     };
-    const o = (step: string, status: number, method: string, req: JsonObject, token?: string) => run(step, status, orgs, method, req, token ?? server.adminToken);
-    const d = (step: string, status: number, method: string, req: JsonObject, token?: string) => run(step, status, domains, method, req, token ?? server.adminToken);
+    const o = (step: string, status: number, method: string, req: JsonObject, token?: string) =>
+      run(step, status, orgs, method, req, token ?? server.adminToken);
+    const d = (step: string, status: number, method: string, req: JsonObject, token?: string) =>
+      run(step, status, domains, method, req, token ?? server.adminToken);
 
     // A user of the instance (in the default organization) who becomes the new organization's owner.
     const owner = await server.createUser({});
@@ -83,7 +85,9 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
     await d("addToDefaultTaken", 409, "AddDomain", { domain: { domain: added } });
     await d("addToUnknownOrg", 404, "AddDomain", { domain: { domain: `other.mx${t}.example` }, ctx: { orgId: "no-such-org" } });
     await d("searchDomains", 200, "SearchDomains", { ctx: { orgId: id }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", query: { asc: true } });
-    await d("searchUnverified", 200, "SearchDomains", { filters: [{ domain: { domain: `mx${t}.`, method: "TEXT_FILTER_METHOD_CONTAINS" } }, { verified: { isVerified: false } }] });
+    await d("searchUnverified", 200, "SearchDomains", {
+      filters: [{ domain: { domain: `mx${t}.`, method: "TEXT_FILTER_METHOD_CONTAINS" } }, { verified: { isVerified: false } }],
+    });
     await d("ownerSearchDomains", 200, "SearchDomains", {}, owner.token);
     await d("ownerAddToDefault", 403, "AddDomain", { domain: { domain: `denied.mx${t}.example` } }, owner.token);
     await o("afterAdd", 200, "GetOrganization", { id });
@@ -156,7 +160,12 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
       },
     });
     expect(msg(r("getDefault"))).toMatchObject({
-      organization: { details: { id: server.defaultOrgId, resourceOwner: instanceOwner }, name: "Default", primaryDomain: "default.localhost", isDefault: true },
+      organization: {
+        details: { id: server.defaultOrgId, resourceOwner: instanceOwner },
+        name: "Default",
+        primaryDomain: "default.localhost",
+        isDefault: true,
+      },
     });
     expect(msg(r("getDefaultOrg"))).toEqual(msg(r("getDefault")));
     expect(msg(r("search")).result.map((o: Msg) => o.details.id)).toEqual([ids.org]);
@@ -184,7 +193,11 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
     expect(r("addAgainOtherCase")).toMatchObject({ ok: false, code: Code.AlreadyExists });
     expect(r("addToDefaultTaken")).toMatchObject({ ok: false, code: Code.AlreadyExists });
     expect(r("addToUnknownOrg")).toMatchObject({ ok: false, code: Code.NotFound });
-    const domainRow = (domain: string, extra: JsonObject = {}) => ({ details: { id: domain, sequence: expect.any(String), changeDate: expect.any(String), resourceOwner: orgOwner }, domain, ...extra });
+    const domainRow = (domain: string, extra: JsonObject = {}) => ({
+      details: { id: domain, sequence: expect.any(String), changeDate: expect.any(String), resourceOwner: orgOwner },
+      domain,
+      ...extra,
+    });
     expect(msg(r("searchDomains"))).toMatchObject({
       details: { totalResult: "4", endOfList: true },
       sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN",
@@ -195,8 +208,16 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
       domainRow("mxga.matrix.example"),
       domainRow("upper.mxga.matrix.example"),
     ]);
-    expect(msg(r("searchUnverified")).result.map((x: Msg) => x.domain).sort()).toEqual(["ctx.mxga.matrix.example", "mxga.matrix.example", "upper.mxga.matrix.example"]);
-    expect(msg(r("ownerSearchDomains")).result.map((x: Msg) => x.domain).sort()).toEqual(["ctx.mxga.matrix.example", "mxga-org.localhost", "mxga.matrix.example", "upper.mxga.matrix.example"]);
+    expect(
+      msg(r("searchUnverified"))
+        .result.map((x: Msg) => x.domain)
+        .sort(),
+    ).toEqual(["ctx.mxga.matrix.example", "mxga.matrix.example", "upper.mxga.matrix.example"]);
+    expect(
+      msg(r("ownerSearchDomains"))
+        .result.map((x: Msg) => x.domain)
+        .sort(),
+    ).toEqual(["ctx.mxga.matrix.example", "mxga-org.localhost", "mxga.matrix.example", "upper.mxga.matrix.example"]);
     expect(r("ownerAddToDefault")).toMatchObject({ ok: false, code: Code.PermissionDenied });
     expect(msg(r("afterAdd")).organization.details.sequence).toBe("7");
 
@@ -261,7 +282,10 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
 
   it("answers REST errors as rpcStatus bodies with the matching HTTP status", async () => {
     const rest = (path: string, init: RequestInit = {}) =>
-      fetch(`${server.baseUrl}/resources/v3alpha${path}`, { ...init, headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json", ...init.headers } });
+      fetch(`${server.baseUrl}/resources/v3alpha${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json", ...init.headers },
+      });
     const check = async (res: Response, status: number, code: Code) => {
       expect(res.status).toBe(status);
       const body = (await res.json()) as JsonObject;
@@ -291,7 +315,11 @@ describe.each(DATABASE_KINDS)("every PlatformOrganizations and PlatformDomains R
       body: JSON.stringify([{ domain: { domain: "raw.example" } }]),
     });
     expect(search.status).toBe(200);
-    expect(await search.json()).toMatchObject({ details: { totalResult: "1", appliedLimit: 1 }, sortingColumn: "ORGANIZATION_FIELD_NAME_NAME", result: [{ details: { id }, name: "Rest Raw" }] });
+    expect(await search.json()).toMatchObject({
+      details: { totalResult: "1", appliedLimit: 1 },
+      sortingColumn: "ORGANIZATION_FIELD_NAME_NAME",
+      result: [{ details: { id }, name: "Rest Raw" }],
+    });
     const patched = await rest(`/organizations/${id}`, { method: "PATCH", body: JSON.stringify({ name: "Rest Raw 2" }) });
     expect(patched.status).toBe(200);
     expect((await rest(`/organizations/${id}/_set_default`, { method: "POST" })).status).toBe(200);

@@ -10,8 +10,22 @@ import { startTestServer, type TestServer } from "../support/server.js";
 
 type Key = string | number | boolean;
 
-interface Org { id: string; name: string; created: number; changed: number; state: "active" | "inactive"; primary: string }
-interface Dom { domain: string; orgId: string; created: number; primary: boolean; verified: boolean; generated: boolean }
+interface Org {
+  id: string;
+  name: string;
+  created: number;
+  changed: number;
+  state: "active" | "inactive";
+  primary: string;
+}
+interface Dom {
+  domain: string;
+  orgId: string;
+  created: number;
+  primary: boolean;
+  verified: boolean;
+  generated: boolean;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,7 +33,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Names whose byte order differs from their case-insensitive order, from their creation order
  * and from the order of their generated domains (where "-" sorts before letters).
  */
-const NAMES = ["srt Kilo", "SRT echo", "srt-Lima", "srtAlfa", "Srt hotel", "srt bravo", "SRTjuliett", "srt_delta", "srt india", "sRT golf", "srt Charlie", "srtfoxtrot"];
+const NAMES = [
+  "srt Kilo",
+  "SRT echo",
+  "srt-Lima",
+  "srtAlfa",
+  "Srt hotel",
+  "srt bravo",
+  "SRTjuliett",
+  "srt_delta",
+  "srt india",
+  "sRT golf",
+  "srt Charlie",
+  "srtfoxtrot",
+];
 const DEACTIVATED = [2, 7, 10];
 const FRUITS = ["Fruit-Apple", "fruit-apricot", "Fruit-Banana", "other-apple-FRUIT"];
 const LIKES = ["pct%lit", "pctXlit", "usc_lit", "uscXlit", "bs\\lit", "bsXlit"];
@@ -152,7 +179,11 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       expect(listDetails(await searchOrgs({ query: { limit: 0, offset: "0" } })).appliedLimit).toBe(100);
       expect(listDetails(await searchOrgs({ query: { limit: 1000 } })).appliedLimit).toBe(1000);
       expect(await call("orgs", "SearchOrganizations", { query: { limit: 1001 } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-      expect(await call("orgs", "SearchOrganizations", { query: { limit: 1001 } }, "rest")).toMatchObject({ ok: false, code: Code.InvalidArgument, httpStatus: 400 });
+      expect(await call("orgs", "SearchOrganizations", { query: { limit: 1001 } }, "rest")).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+        httpStatus: 400,
+      });
     });
 
     it("reports a processed_sequence that grows with each organization write, domain writes included", async () => {
@@ -200,7 +231,9 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
     });
 
     it("sorts names byte-wise: upper case before lower case, not alphabetically", async () => {
-      const names = (await searchOrgs({ query: { asc: true }, sortingColumn: "ORGANIZATION_FIELD_NAME_NAME", filters: [inMade()] })).result.map((r: Msg) => r.name);
+      const names = (await searchOrgs({ query: { asc: true }, sortingColumn: "ORGANIZATION_FIELD_NAME_NAME", filters: [inMade()] })).result.map(
+        (r: Msg) => r.name,
+      );
       expect(names.slice(0, 3)).toEqual(["SRT echo", "SRTjuliett", "Srt hotel"]);
       expect(names.at(-1)).toBe("srtfoxtrot");
     });
@@ -209,7 +242,11 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       const expected = orgsBy(made, (o) => (o.state === "active" ? 1 : 2));
       const seen: string[] = [];
       for (let offset = 0; offset < 12; offset += 5) {
-        seen.push(...orgIds(await searchOrgs({ query: { asc: true, limit: 5, offset: String(offset) }, sortingColumn: "ORGANIZATION_FIELD_NAME_STATE", filters: [inMade()] })));
+        seen.push(
+          ...orgIds(
+            await searchOrgs({ query: { asc: true, limit: 5, offset: String(offset) }, sortingColumn: "ORGANIZATION_FIELD_NAME_STATE", filters: [inMade()] }),
+          ),
+        );
       }
       expect(seen).toEqual(expected);
     });
@@ -233,7 +270,11 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       expect(orgIds(snake)).toEqual(orgsBy(made, (o) => o.name));
       expect(snake.sortingColumn).toBe("ORGANIZATION_FIELD_NAME_NAME");
       const client = await searchOrgs({ query: { limit: 3, offset: "9" }, sortingColumn: "ORGANIZATION_FIELD_NAME_CHANGE_DATE", filters: [inMade()] }, "rest");
-      expect(orgIds(client)).toEqual(orgsBy(made, (o) => o.changed).reverse().slice(9));
+      expect(orgIds(client)).toEqual(
+        orgsBy(made, (o) => o.changed)
+          .reverse()
+          .slice(9),
+      );
       expect(listDetails(client)).toMatchObject({ totalResult: 12, endOfList: true });
     });
   });
@@ -241,7 +282,8 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
   describe("SearchOrganizations filters", () => {
     const names = (m: Msg): string[] => (m.result ?? []).map((r: Msg) => r.name).sort();
     const byName = (name: string, method: string) => searchOrgs({ filters: [{ name: { name, method: `TEXT_FILTER_METHOD_${method}` } }] });
-    const byDomain = (domain: string, method: string) => searchOrgs({ query: { asc: true }, filters: [{ domain: { domain, method: `TEXT_FILTER_METHOD_${method}` } }] });
+    const byDomain = (domain: string, method: string) =>
+      searchOrgs({ query: { asc: true }, filters: [{ domain: { domain, method: `TEXT_FILTER_METHOD_${method}` } }] });
 
     it.each([
       ["EQUALS", "Fruit-Apple", ["Fruit-Apple"]],
@@ -330,7 +372,10 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       expect(listDetails(found).totalResult).toBe(3);
       const both = await searchOrgs({
         query: { asc: true },
-        filters: [{ name: { name: "srt", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }, { inIds: { ids: [...some.map((o) => o.id), all.at(-1)!.id] } }],
+        filters: [
+          { name: { name: "srt", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } },
+          { inIds: { ids: [...some.map((o) => o.id), all.at(-1)!.id] } },
+        ],
       });
       expect(orgIds(both)).toEqual(some.map((o) => o.id));
       const three = await searchOrgs({
@@ -344,7 +389,10 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       expect(orgIds(three)).toEqual([org(2).id, org(7).id, org(10).id]);
       const twoNames = await searchOrgs({
         query: { asc: true },
-        filters: [{ name: { name: "srt", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }, { name: { name: "o", method: "TEXT_FILTER_METHOD_ENDS_WITH" } }],
+        filters: [
+          { name: { name: "srt", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } },
+          { name: { name: "o", method: "TEXT_FILTER_METHOD_ENDS_WITH" } },
+        ],
       });
       expect(orgIds(twoNames)).toEqual(made.filter((o) => o.name.endsWith("o")).map((o) => o.id));
       expect(orgIds(await searchOrgs({ filters: [{ inIds: { ids: ["no-such-id"] } }] }))).toEqual([]);
@@ -407,14 +455,21 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       }
       const filteredPast = await searchDomains({ query: { offset: "5" }, filters: [{ primary: { isPrimary: false } }] });
       expect(listDetails(filteredPast)).toMatchObject({ totalResult: current().filter((d) => !d.primary).length, endOfList: true });
-      expect(await call("domains", "SearchDomains", { query: { limit: 1001 } }, "rest")).toMatchObject({ ok: false, code: Code.InvalidArgument, httpStatus: 400 });
+      expect(await call("domains", "SearchDomains", { query: { limit: 1001 } }, "rest")).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+        httpStatus: 400,
+      });
     });
 
     it("limits the search to the organization of an organization context", async () => {
-      const o3 = (await searchDomains({ query: { asc: true }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", ctx: { orgId: org(3).id } }));
+      const o3 = await searchDomains({ query: { asc: true }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", ctx: { orgId: org(3).id } });
       expect(domainNames(o3)).toEqual(["srtalfa.localhost", "zz-srt-extra.example"]);
       expect(listDetails(o3).totalResult).toBe(2);
-      const byDomainCtx = await searchDomains({ query: { asc: true }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", ctx: { orgDomain: "SRT-UPPER.example" } }, "rest");
+      const byDomainCtx = await searchDomains(
+        { query: { asc: true }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", ctx: { orgDomain: "SRT-UPPER.example" } },
+        "rest",
+      );
       expect(domainNames(byDomainCtx)).toEqual(["mm-srt.example", "srt-kilo.localhost", "srt-upper.example"]);
       const filtered = await searchDomains({ filters: [{ primary: { isPrimary: false } }], ctx: { orgId: org(0).id } });
       expect(domainNames(filtered).sort()).toEqual(["mm-srt.example", "srt-upper.example"]);
@@ -422,13 +477,29 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
     });
 
     it("filters by domain text with every method, literally, and by primary and verified, combined with AND", async () => {
-      const q = async (filters: JsonObject[]) => domainNames(await searchDomains({ query: { asc: true, limit: 1000 }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", filters }));
+      const q = async (filters: JsonObject[]) =>
+        domainNames(await searchDomains({ query: { asc: true, limit: 1000 }, sortingColumn: "DOMAIN_FIELD_NAME_DOMAIN", filters }));
       const text = (domain: string, method: string) => ({ domain: { domain, method: `TEXT_FILTER_METHOD_${method}` } });
       const cases: [string, string, string[]][] = [
         ["EQUALS", "mm-srt.example", ["mm-srt.example"]],
         ["EQUALS", "MM-srt.example", []],
         ["EQUALS_IGNORE_CASE", "MM-SRT.EXAMPLE", ["mm-srt.example"]],
-        ["STARTS_WITH", "srt-", ["srt-bravo.localhost", "srt-charlie.localhost", "srt-delta.localhost", "srt-echo.localhost", "srt-golf.localhost", "srt-hotel.localhost", "srt-india.localhost", "srt-kilo.localhost", "srt-lima.localhost", "srt-upper.example"]],
+        [
+          "STARTS_WITH",
+          "srt-",
+          [
+            "srt-bravo.localhost",
+            "srt-charlie.localhost",
+            "srt-delta.localhost",
+            "srt-echo.localhost",
+            "srt-golf.localhost",
+            "srt-hotel.localhost",
+            "srt-india.localhost",
+            "srt-kilo.localhost",
+            "srt-lima.localhost",
+            "srt-upper.example",
+          ],
+        ],
         ["STARTS_WITH_IGNORE_CASE", "SRT-U", ["srt-upper.example"]],
         ["CONTAINS", "-srt", ["aa-srt-second.example", "mm-srt.example", "zz-srt-extra.example"]],
         ["CONTAINS_IGNORE_CASE", "SRT-SEC", ["aa-srt-second.example"]],
@@ -452,7 +523,12 @@ describe.each(DATABASE_KINDS)("searching organizations and domains (%s)", (kind)
       expect(await q([{ primary: { isPrimary: true } }, { verified: { isVerified: false } }])).toEqual(["zz-srt-extra.example"]);
       expect(await q([{ primary: { isPrimary: false } }, { verified: { isVerified: true } }])).toEqual(["srtalfa.localhost"]);
       expect(await q([{ primary: { isPrimary: true } }, { primary: { isPrimary: false } }])).toEqual([]);
-      expect(await q([text("srt", "CONTAINS"), { verified: { isVerified: false } }, text(".example", "ENDS_WITH")])).toEqual(["aa-srt-second.example", "mm-srt.example", "srt-upper.example", "zz-srt-extra.example"]);
+      expect(await q([text("srt", "CONTAINS"), { verified: { isVerified: false } }, text(".example", "ENDS_WITH")])).toEqual([
+        "aa-srt-second.example",
+        "mm-srt.example",
+        "srt-upper.example",
+        "zz-srt-extra.example",
+      ]);
     });
 
     it("reports a processed_sequence that grows with each domain write", async () => {

@@ -56,7 +56,14 @@ interface BadRow {
   /** REST cannot express an empty path segment. */
   rest?: false;
 }
-const bad = (svc: Svc, rpc: string, what: string, req: JsonObject, fields: string[], rest?: false): BadRow => ({ svc, rpc, what, req, fields, ...(rest === false && { rest }) });
+const bad = (svc: Svc, rpc: string, what: string, req: JsonObject, fields: string[], rest?: false): BadRow => ({
+  svc,
+  rpc,
+  what,
+  req,
+  fields,
+  ...(rest === false && { rest }),
+});
 
 const ID_RPCS = ["GetOrganization", "DeleteOrganization", "DeactivateOrganization", "ReactivateOrganization", "SetAsInstanceDefault", "PatchOrganization"];
 const idRows: BadRow[] = ID_RPCS.flatMap((rpc) => {
@@ -74,7 +81,9 @@ const filterRows = (svc: Svc, rpc: string, textFilter: "name" | "domain"): BadRo
     bad(svc, rpc, `undefined ${textFilter} TextFilterMethod 99`, { filters: [text({ method: 99 })] }, [`filters[0].${textFilter}.method`]),
     bad(svc, rpc, "a filter with nothing set", { filters: [{}] }, ["filters[0].filter"]),
     bad(svc, rpc, "undefined sortingColumn 99", { sortingColumn: 99 }, ["sorting_column"]),
-    bad(svc, rpc, `the second of two filters (${textFilter}) bad`, { filters: [validFilter, text({ [textFilter]: s(201) })] }, [`filters[1].${textFilter}.${textFilter}`]),
+    bad(svc, rpc, `the second of two filters (${textFilter}) bad`, { filters: [validFilter, text({ [textFilter]: s(201) })] }, [
+      `filters[1].${textFilter}.${textFilter}`,
+    ]),
   ];
 };
 
@@ -82,7 +91,9 @@ const BAD_ROWS: BadRow[] = [
   bad("orgs", "CreateOrganization", "no organization", {}, ["organization"]),
   bad("orgs", "CreateOrganization", "empty name", { organization: { name: "" } }, ["organization.name"]),
   bad("orgs", "CreateOrganization", "201-char name", { organization: { name: s(201) } }, ["organization.name"]),
-  bad("orgs", "CreateOrganization", "1001 admins", { organization: { name: "n", admins: Array.from({ length: 1001 }, (_, i) => `user-${i}`) } }, ["organization.admins"]),
+  bad("orgs", "CreateOrganization", "1001 admins", { organization: { name: "n", admins: Array.from({ length: 1001 }, (_, i) => `user-${i}`) } }, [
+    "organization.admins",
+  ]),
   bad("orgs", "CreateOrganization", "an empty admin id", { organization: { name: "n", admins: ["u1", ""] } }, ["organization.admins[1]"]),
   bad("orgs", "CreateOrganization", "a 201-char admin id", { organization: { name: "n", admins: [s(201)] } }, ["organization.admins[0]"]),
   bad("orgs", "CreateOrganization", "duplicate admin ids", { organization: { name: "n", admins: ["u1", "u2", "u1"] } }, ["organization.admins"]),
@@ -91,10 +102,14 @@ const BAD_ROWS: BadRow[] = [
   bad("orgs", "PatchOrganization", "empty name", { id: "some-id", organization: { name: "" } }, ["organization.name"]),
   bad("orgs", "PatchOrganization", "201-char name", { id: "some-id", organization: { name: s(201) } }, ["organization.name"]),
   ...filterRows("orgs", "SearchOrganizations", "name"),
-  ...filterRows("orgs", "SearchOrganizations", "domain").filter((r) => !["query.limit 1001", "201 filters", "a filter with nothing set", "undefined sortingColumn 99"].includes(r.what)),
+  ...filterRows("orgs", "SearchOrganizations", "domain").filter(
+    (r) => !["query.limit 1001", "201 filters", "a filter with nothing set", "undefined sortingColumn 99"].includes(r.what),
+  ),
   bad("orgs", "SearchOrganizations", "inIds with an empty id", { filters: [{ inIds: { ids: ["a", ""] } }] }, ["filters[0].in_ids.ids[1]"]),
   bad("orgs", "SearchOrganizations", "inIds with a 201-char id", { filters: [{ inIds: { ids: [s(201)] } }] }, ["filters[0].in_ids.ids[0]"]),
-  bad("orgs", "SearchOrganizations", "inIds with 1001 ids", { filters: [{ inIds: { ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) } }] }, ["filters[0].in_ids.ids"]),
+  bad("orgs", "SearchOrganizations", "inIds with 1001 ids", { filters: [{ inIds: { ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) } }] }, [
+    "filters[0].in_ids.ids",
+  ]),
   bad("orgs", "SearchOrganizations", "state UNSPECIFIED", { filters: [{ state: { state: "ORGANIZATION_STATE_UNSPECIFIED" } }] }, ["filters[0].state.state"]),
   bad("orgs", "SearchOrganizations", "state filter without a state", { filters: [{ state: {} }] }, ["filters[0].state.state"]),
   bad("orgs", "SearchOrganizations", "undefined state 99", { filters: [{ state: { state: 99 } }] }, ["filters[0].state.state"]),
@@ -133,8 +148,24 @@ describe.each(DATABASE_KINDS)("organization and domain request validation (%s)",
   afterAll(() => server?.close());
 
   const call = (svc: Svc, protocol: Protocol, rpc: string, req: JsonObject) => clients[svc][protocol].call(rpc, req, server.adminToken);
-  const orgCount = async () => Number((await server.service.store.db.selectFrom("orgs").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
-  const eventCount = async () => Number((await server.service.store.db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  const orgCount = async () =>
+    Number(
+      (
+        await server.service.store.db
+          .selectFrom("orgs")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const eventCount = async () =>
+    Number(
+      (
+        await server.service.store.db
+          .selectFrom("events")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   /** The REST call of an RPC, raw, so that the status and the whole rpcStatus body can be checked. */
   async function rest(rpc: string, req: JsonObject) {
@@ -198,7 +229,10 @@ describe.each(DATABASE_KINDS)("organization and domain request validation (%s)",
       const none = await orgCount();
       for (const protocol of PROTOCOLS) {
         // A 200-char admin id passes validation: the user does not exist.
-        expect(await call("orgs", protocol, "CreateOrganization", { organization: { name: `admin-${protocol}`, admins: [s(200, "u")] } }), protocol).toMatchObject({ ok: false, code: Code.NotFound });
+        expect(
+          await call("orgs", protocol, "CreateOrganization", { organization: { name: `admin-${protocol}`, admins: [s(200, "u")] } }),
+          protocol,
+        ).toMatchObject({ ok: false, code: Code.NotFound });
       }
       const before = await orgCount();
       expect(before).toBe(none);
@@ -225,13 +259,37 @@ describe.each(DATABASE_KINDS)("organization and domain request validation (%s)",
 
     it.each([
       ["orgs", "SearchOrganizations", "query.limit 1000", { query: { limit: 1000 } }, "some"],
-      ["orgs", "SearchOrganizations", "200 filters", { filters: Array.from({ length: 200 }, () => ({ state: { state: "ORGANIZATION_STATE_ACTIVE" } })) }, "some"],
+      [
+        "orgs",
+        "SearchOrganizations",
+        "200 filters",
+        { filters: Array.from({ length: 200 }, () => ({ state: { state: "ORGANIZATION_STATE_ACTIVE" } })) },
+        "some",
+      ],
       ["orgs", "SearchOrganizations", "name filter of 200 chars", { filters: [{ name: { name: s(200), method: "TEXT_FILTER_METHOD_CONTAINS" } }] }, "none"],
-      ["orgs", "SearchOrganizations", "domain filter of 200 chars", { filters: [{ domain: { domain: s(200), method: "TEXT_FILTER_METHOD_ENDS_WITH_IGNORE_CASE" } }] }, "none"],
-      ["orgs", "SearchOrganizations", "inIds with 1000 ids of 200 chars", { filters: [{ inIds: { ids: Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(200, "i")) } }] }, "none"],
-            ["domains", "SearchDomains", "query.limit 1000", { query: { limit: 1000 } }, "some"],
+      [
+        "orgs",
+        "SearchOrganizations",
+        "domain filter of 200 chars",
+        { filters: [{ domain: { domain: s(200), method: "TEXT_FILTER_METHOD_ENDS_WITH_IGNORE_CASE" } }] },
+        "none",
+      ],
+      [
+        "orgs",
+        "SearchOrganizations",
+        "inIds with 1000 ids of 200 chars",
+        { filters: [{ inIds: { ids: Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(200, "i")) } }] },
+        "none",
+      ],
+      ["domains", "SearchDomains", "query.limit 1000", { query: { limit: 1000 } }, "some"],
       ["domains", "SearchDomains", "200 filters", { filters: Array.from({ length: 200 }, () => ({ primary: { isPrimary: true } })) }, "some"],
-      ["domains", "SearchDomains", "domain filter of 200 chars", { filters: [{ domain: { domain: s(200), method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] }, "none"],
+      [
+        "domains",
+        "SearchDomains",
+        "domain filter of 200 chars",
+        { filters: [{ domain: { domain: s(200), method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] },
+        "none",
+      ],
     ] as [Svc, string, string, JsonObject, "some" | "none"][])("%s %s with %s", async (svc, rpc, _what, req, expected) => {
       const applied = (req.query as JsonObject | undefined)?.limit;
       for (const protocol of PROTOCOLS) {
@@ -249,7 +307,6 @@ describe.each(DATABASE_KINDS)("organization and domain request validation (%s)",
         expect(await call("orgs", protocol, rpc, req), protocol).toMatchObject({ ok: false, code: Code.NotFound });
       }
     });
-
   });
 
   it("refuses a ctx that names no context, and organization contexts for organizations, on every typed protocol", async () => {

@@ -152,7 +152,7 @@ describe.each(DATABASE_KINDS)("who may do what with projects (%s)", (kind) => {
     const ownerA = await server.createUser({ roles: [{ context: "org", contextId: orgA, roles: ["ORG_OWNER"] }] });
     const viewer = await server.createUser({ roles: [{ context: "org", contextId: orgA, roles: ["ORG_OWNER_VIEWER"] }] });
     const a = projectClient(server.baseUrl, ownerA.token);
-    const made = await a.ok("CreateProject", { project: { name: "Owned By A", projectRoleAssertion: true } , ctx: { orgId: orgA } });
+    const made = await a.ok("CreateProject", { project: { name: "Owned By A", projectRoleAssertion: true }, ctx: { orgId: orgA } });
     expect(made.details).toMatchObject({ sequence: "1", resourceOwner: orgOwner(orgA) });
     const id = made.details.id as string;
     expect(outcome(await a.call("PatchProject", { id, project: { name: "Owned By A too" } }, viewer.token))).toBe(DENIED);
@@ -202,7 +202,11 @@ describe.each(DATABASE_KINDS)("who may do what with projects (%s)", (kind) => {
         await setInstanceFlag(server, other.instanceId, "multitenancy_resources_api", true);
       }
       // Nothing happened while it was off.
-      expect((await theirs.ok("GetProject", { id })).project).toMatchObject({ project: { name: "Flagged" }, details: { sequence: "2" }, state: "PROJECT_STATE_ACTIVE" });
+      expect((await theirs.ok("GetProject", { id })).project).toMatchObject({
+        project: { name: "Flagged" },
+        details: { sequence: "2" },
+        state: "PROJECT_STATE_ACTIVE",
+      });
       expect((await theirs.ok("SearchProjects", { filters: [{ name: { name: "Flag Off" } }] })).result ?? []).toEqual([]);
       await setInstanceFlag(server, other.instanceId, "multitenancy_resources_api", undefined);
       expect(outcome(await theirs.call("GetProject", { id }))).toBe(OK);

@@ -6,7 +6,19 @@ import { DATABASE_KINDS } from "../support/database.js";
 import type { Msg } from "../support/results.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
-  ACTIVE, INACTIVE, createGrant, createMachineUser, createOrg, createProject, grantClient, orgClient, orgOwner, projectClient, role, userClient, type Client,
+  ACTIVE,
+  INACTIVE,
+  createGrant,
+  createMachineUser,
+  createOrg,
+  createProject,
+  grantClient,
+  orgClient,
+  orgOwner,
+  projectClient,
+  role,
+  userClient,
+  type Client,
 } from "./helpers.js";
 
 /** PlatformProjects: create, read, patch, states, roles and every cascade of a removal. */
@@ -69,7 +81,10 @@ describe.each(DATABASE_KINDS)("project lifecycle (%s)", (kind) => {
       // It lives in that instance, not in ours.
       expect(await projects.call("GetProject", { id: made.details.id })).toMatchObject({ ok: false, code: Code.NotFound });
       const theirs = projectClient(other.baseUrl, other.adminToken);
-      expect((await theirs.ok("GetProject", { id: made.details.id })).project).toMatchObject({ project: { name: "Remote" }, details: { resourceOwner: orgOwner(other.orgId) } });
+      expect((await theirs.ok("GetProject", { id: made.details.id })).project).toMatchObject({
+        project: { name: "Remote" },
+        details: { resourceOwner: orgOwner(other.orgId) },
+      });
       expect((await projects.ok("GetProject", { id: made.details.id, ctx: { instanceId: other.instanceId } })).project.project.name).toBe("Remote");
     });
 
@@ -94,7 +109,10 @@ describe.each(DATABASE_KINDS)("project lifecycle (%s)", (kind) => {
 
     it("answers NotFound for unknown ids and an unknown organization ctx", async () => {
       expect(await projects.call("GetProject", { id: "no-such-project" })).toMatchObject({ ok: false, code: Code.NotFound });
-      expect(await projects.call("CreateProject", { project: { name: "Ghost" }, ctx: { orgId: "no-such-org" } })).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await projects.call("CreateProject", { project: { name: "Ghost" }, ctx: { orgId: "no-such-org" } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       for (const [method, req] of [
         ["PatchProject", { id: "no-such-project", project: { name: "x" } }],
         ["DeleteProject", { id: "no-such-project" }],
@@ -219,15 +237,29 @@ describe.each(DATABASE_KINDS)("project lifecycle (%s)", (kind) => {
 
     it("validates keys (no whitespace, 1..200), display names (1..200) and groups (≤200)", async () => {
       const id = await createProject(projects, unique("Role Validation"), { orgId: orgB });
-      for (const r of [role("has space"), role("tab\tkey"), role(""), role("k".repeat(201)), role("ok", ""), role("ok", "d".repeat(201)), role("ok", "ok", "g".repeat(201))]) {
+      for (const r of [
+        role("has space"),
+        role("tab\tkey"),
+        role(""),
+        role("k".repeat(201)),
+        role("ok", ""),
+        role("ok", "d".repeat(201)),
+        role("ok", "ok", "g".repeat(201)),
+      ]) {
         expect(await projects.call("AddProjectRole", { projectId: id, role: r }), JSON.stringify(r)).toMatchObject({ ok: false, code: Code.InvalidArgument });
       }
       expect(await projects.call("AddProjectRole", { projectId: id })).toMatchObject({ ok: false, code: Code.InvalidArgument });
       expect(await seq(id)).toBe("1");
       const max = await projects.ok("AddProjectRole", { projectId: id, role: role("k".repeat(200), "d".repeat(200), "g".repeat(200)) });
       expect(max.details).toMatchObject({ id: "k".repeat(200), sequence: "2" });
-      expect(await projects.call("PatchProjectRole", { projectId: id, key: "k".repeat(200), role: { displayName: "" } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
-      expect(await projects.call("PatchProjectRole", { projectId: id, key: "k".repeat(200), role: { group: "g".repeat(201) } })).toMatchObject({ ok: false, code: Code.InvalidArgument });
+      expect(await projects.call("PatchProjectRole", { projectId: id, key: "k".repeat(200), role: { displayName: "" } })).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+      });
+      expect(await projects.call("PatchProjectRole", { projectId: id, key: "k".repeat(200), role: { group: "g".repeat(201) } })).toMatchObject({
+        ok: false,
+        code: Code.InvalidArgument,
+      });
     });
 
     it("patches display name and group; a no-op keeps the sequence; an unknown key is NotFound", async () => {
@@ -241,10 +273,19 @@ describe.each(DATABASE_KINDS)("project lifecycle (%s)", (kind) => {
       expect((await projects.ok("PatchProjectRole", { projectId: id, key: "editor", role: { group: "" } })).details.sequence).toBe("4");
       expect(await rows()).toEqual([{ key: "editor", displayName: "Content Editor" }]);
       for (const r of [{}, { displayName: "Content Editor" }, { group: "" }, { displayName: "Content Editor", group: "" }] as JsonObject[]) {
-        expect((await projects.ok("PatchProjectRole", { projectId: id, key: "editor", role: r })).details, JSON.stringify(r)).toMatchObject({ id: "editor", sequence: "4" });
+        expect((await projects.ok("PatchProjectRole", { projectId: id, key: "editor", role: r })).details, JSON.stringify(r)).toMatchObject({
+          id: "editor",
+          sequence: "4",
+        });
       }
-      expect(await projects.call("PatchProjectRole", { projectId: id, key: "nobody", role: { displayName: "x" } })).toMatchObject({ ok: false, code: Code.NotFound });
-      expect(await projects.call("PatchProjectRole", { projectId: id, key: "EDITOR", role: { displayName: "x" } })).toMatchObject({ ok: false, code: Code.NotFound });
+      expect(await projects.call("PatchProjectRole", { projectId: id, key: "nobody", role: { displayName: "x" } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
+      expect(await projects.call("PatchProjectRole", { projectId: id, key: "EDITOR", role: { displayName: "x" } })).toMatchObject({
+        ok: false,
+        code: Code.NotFound,
+      });
       expect(await seq(id)).toBe("4");
     });
 
@@ -420,9 +461,14 @@ describe.each(DATABASE_KINDS)("project lifecycle (%s)", (kind) => {
       expect(code(await getGrant(onDoomed))).toBe(Code.NotFound);
       // The org's user went with it, and so did the user's grants elsewhere.
       expect(code(await getGrant(insiderOnSurvivor))).toBe(Code.NotFound);
-      expect((await grants.ok("GetUserGrant", { id: outsiderOnSurvivor })).grant).toMatchObject({ projectId: survivor, grant: { userId: outsider, roleKeys: ["r"] } });
+      expect((await grants.ok("GetUserGrant", { id: outsiderOnSurvivor })).grant).toMatchObject({
+        projectId: survivor,
+        grant: { userId: outsider, roleKeys: ["r"] },
+      });
       expect((await get(survivor)).details.sequence).toBe("2");
-      expect((await projects.ok("SearchProjects", { filters: [{ inIds: { ids: [doomed, survivor] } }] })).result.map((p: Msg) => p.details.id)).toEqual([survivor]);
+      expect((await projects.ok("SearchProjects", { filters: [{ inIds: { ids: [doomed, survivor] } }] })).result.map((p: Msg) => p.details.id)).toEqual([
+        survivor,
+      ]);
     });
 
     it("an organization once deleted is no ctx to create in any more", async () => {

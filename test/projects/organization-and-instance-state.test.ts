@@ -34,9 +34,30 @@ const POSTGRES = process.env.TEST_DATABASE_URL;
 
 /** Every table that holds an instance's rows (domain/instance/commands.ts INSTANCE_TABLES, events aside). */
 const INSTANCE_TABLES = [
-  "action_deliveries", "executions", "targets", "user_grants", "signing_keys", "oidc_payloads", "app_keys", "apps", "project_roles", "projects", "settings",
-  "idp_state_policies", "external_identities", "idps", "user_keys", "user_metadata", "user_secrets", "personal_access_tokens", "memberships", "users",
-  "org_domains", "orgs", "instance_domains", "instances",
+  "action_deliveries",
+  "executions",
+  "targets",
+  "user_grants",
+  "signing_keys",
+  "oidc_payloads",
+  "app_keys",
+  "apps",
+  "project_roles",
+  "projects",
+  "settings",
+  "idp_state_policies",
+  "external_identities",
+  "idps",
+  "user_keys",
+  "user_metadata",
+  "user_secrets",
+  "personal_access_tokens",
+  "memberships",
+  "users",
+  "org_domains",
+  "orgs",
+  "instance_domains",
+  "instances",
 ];
 
 /**
@@ -69,7 +90,12 @@ describe.skipIf(!POSTGRES)("DeleteInstance racing a write in that instance (post
   /** Waits until `count` sessions of the database wait for a lock. */
   const lockWaiters = (count: number) =>
     expect
-      .poll(async () => (await admin.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0]!.n, { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await admin.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))
+            .rows[0]!.n,
+        { timeout: 10_000 },
+      )
       .toBe(count);
 
   /**

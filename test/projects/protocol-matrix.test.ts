@@ -57,7 +57,10 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
     await p("patchRoleSame", 200, "PatchProjectRole", { projectId: id, key: "viewer", role: { displayName: "Reader" } });
     await p("patchRoleMissing", 404, "PatchProjectRole", { projectId: id, key: "nobody", role: { displayName: "x" } });
     await p("searchRoles", 200, "SearchProjectRoles", { projectId: id, sortingColumn: "PROJECT_ROLE_FIELD_NAME_KEY", query: { asc: true } });
-    await p("searchRolesFiltered", 200, "SearchProjectRoles", { projectId: id, filters: [{ group: { group: "OPS", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }, { key: { key: "v", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] });
+    await p("searchRolesFiltered", 200, "SearchProjectRoles", {
+      projectId: id,
+      filters: [{ group: { group: "OPS", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }, { key: { key: "v", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+    });
 
     // A grant of both roles loses the removed one.
     const grant = await createGrant(grantClient(server.baseUrl, server.adminToken), id, member, ["admin", "viewer"]);
@@ -73,7 +76,9 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
 
     await p("deactivated", 200, "DeactivateProject", { id });
     await p("deactivateAgain", 400, "DeactivateProject", { id });
-    await p("searchInactive", 200, "SearchProjects", { filters: [{ state: { state: INACTIVE } }, { name: { name: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] });
+    await p("searchInactive", 200, "SearchProjects", {
+      filters: [{ state: { state: INACTIVE } }, { name: { name: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+    });
     await p("reactivated", 200, "ReactivateProject", { id });
     await p("reactivateAgain", 400, "ReactivateProject", { id });
     await p("searchLimitTooHigh", 400, "SearchProjects", { query: { limit: 1001 } });
@@ -103,7 +108,13 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
     const fail = (code: Code) => ({ ok: false, code });
 
     expect(m("created")).toEqual({ details: details("1") });
-    expect(m("get")).toEqual({ project: { details: { ...details("1"), changeDate: m("created").details.changeDate }, project: { name: "mxga Project", projectRoleCheck: true }, state: ACTIVE } });
+    expect(m("get")).toEqual({
+      project: {
+        details: { ...details("1"), changeDate: m("created").details.changeDate },
+        project: { name: "mxga Project", projectRoleCheck: true },
+        state: ACTIVE,
+      },
+    });
     expect(m("getInOrg")).toEqual(m("get"));
     expect(r("getOtherOrgCtx")).toMatchObject(fail(Code.NotFound));
     expect(r("createDuplicate")).toMatchObject(fail(Code.AlreadyExists));
@@ -128,7 +139,11 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
 
     expect(m("removeRole")).toEqual({ details: details("6", "admin") });
     expect(r("removeRoleAgain")).toMatchObject(fail(Code.NotFound));
-    expect(afterRemoval.grant).toMatchObject({ details: { id: ids.grant, sequence: "2", resourceOwner: owner }, projectId: ids.project, grant: { userId: ids.member, roleKeys: ["viewer"] } });
+    expect(afterRemoval.grant).toMatchObject({
+      details: { id: ids.grant, sequence: "2", resourceOwner: owner },
+      projectId: ids.project,
+      grant: { userId: ids.member, roleKeys: ["viewer"] },
+    });
 
     expect(m("ownerGet").project.details).toMatchObject({ id: ids.project, sequence: "6" });
     expect(m("ownerSearch").result.map((x: Msg) => x.project.name)).toEqual(["mxga Renamed"]);
@@ -166,7 +181,11 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
     const rest = (path: string, init: RequestInit & { token?: string } = {}) =>
       fetch(`${server.baseUrl}/resources/v3alpha${path}`, {
         ...init,
-        headers: { ...(init.token !== "" && { authorization: `Bearer ${init.token ?? server.adminToken}` }), "content-type": "application/json", ...init.headers },
+        headers: {
+          ...(init.token !== "" && { authorization: `Bearer ${init.token ?? server.adminToken}` }),
+          "content-type": "application/json",
+          ...init.headers,
+        },
       });
     const check = async (res: Response, status: number, code: Code) => {
       expect(res.status).toBe(status);
@@ -201,13 +220,20 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
     const added = await rest(`/projects/${id}/roles`, { method: "POST", body: JSON.stringify({ key: "reader", displayName: "Reader" }) });
     expect(added.status).toBe(201);
     expect(((await added.json()) as Msg).details).toMatchObject({ id: "reader", sequence: "3", resourceOwner: orgOwner(org) });
-    await check(await rest(`/projects/${id}/roles`, { method: "POST", body: JSON.stringify({ key: "reader", displayName: "Again" }) }), 409, Code.AlreadyExists);
+    await check(
+      await rest(`/projects/${id}/roles`, { method: "POST", body: JSON.stringify({ key: "reader", displayName: "Again" }) }),
+      409,
+      Code.AlreadyExists,
+    );
     const patchedRole = await rest(`/projects/${id}/roles/reader`, { method: "PATCH", body: JSON.stringify({ group: "docs" }) });
     expect(patchedRole.status).toBe(200);
     expect(((await patchedRole.json()) as Msg).details).toMatchObject({ id: "reader", sequence: "4" });
     const roles = await rest(`/projects/${id}/roles/_search?query.asc=true`, { method: "POST", body: JSON.stringify([{ group: { group: "docs" } }]) });
     expect(roles.status).toBe(200);
-    expect(await roles.json()).toMatchObject({ details: { totalResult: "1" }, result: [{ details: { id: "reader", sequence: "4" }, role: { key: "reader", displayName: "Reader", group: "docs" } }] });
+    expect(await roles.json()).toMatchObject({
+      details: { totalResult: "1" },
+      result: [{ details: { id: "reader", sequence: "4" }, role: { key: "reader", displayName: "Reader", group: "docs" } }],
+    });
     await check(await rest(`/projects/${id}/roles/nobody`, { method: "PATCH", body: JSON.stringify({ group: "x" }) }), 404, Code.NotFound);
     const removedRole = await rest(`/projects/${id}/roles/reader`, { method: "DELETE" });
     expect(removedRole.status).toBe(200);
@@ -219,7 +245,11 @@ describe.each(DATABASE_KINDS)("every PlatformProjects RPC over every protocol (%
       body: JSON.stringify([{ name: { name: "rest raw", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }]),
     });
     expect(searched.status).toBe(200);
-    expect(await searched.json()).toMatchObject({ details: { totalResult: "2", appliedLimit: 1 }, sortingColumn: "PROJECT_FIELD_NAME_NAME", result: [{ project: { name: "Rest Raw" } }] });
+    expect(await searched.json()).toMatchObject({
+      details: { totalResult: "2", appliedLimit: 1 },
+      sortingColumn: "PROJECT_FIELD_NAME_NAME",
+      result: [{ project: { name: "Rest Raw" } }],
+    });
     const inOrg = await rest(`/projects/_search?ctx.orgId=${org}`, { method: "POST", body: JSON.stringify([]) });
     expect(((await inOrg.json()) as Msg).result.map((x: Msg) => x.details.id)).toEqual([id]);
     await check(await rest("/projects/_search?query.limit=1001", { method: "POST", body: "[]" }), 400, Code.InvalidArgument);

@@ -114,7 +114,11 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
       expect(ours(await search({ filters: [{ state: { state: INACTIVE } }], ...byName }))).toEqual(["Echo", "bravo"]);
       expect(ours(await search({ filters: [{ state: { state: ACTIVE } }], ...byName }))).toEqual(["Alpha", "Charlie_1", "alpha two", "delta%x", "foxtrot"]);
       expect(ours(await search({ filters: [{ inIds: { ids: [ids.Alpha!, ids.Echo!] } }, { state: { state: ACTIVE } }] }))).toEqual(["Alpha"]);
-      expect(ours(await search({ filters: [{ state: { state: ACTIVE } }, { name: { name: "a", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }], ...byName }))).toEqual(["Alpha", "alpha two"]);
+      expect(
+        ours(
+          await search({ filters: [{ state: { state: ACTIVE } }, { name: { name: "a", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }], ...byName }),
+        ),
+      ).toEqual(["Alpha", "alpha two"]);
       expect(ours(await search({ filters: [{ inIds: { ids: [] } }] }))).toEqual([]);
       expect(ours(await search({ filters: [{ inIds: { ids: ["no-such-project"] } }] }))).toEqual([]);
     });
@@ -188,7 +192,12 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
     it("shows each caller only the organizations it may read", async () => {
       const ownerA = await server.createUser({ roles: [{ context: "org", contextId: orgA, roles: ["ORG_OWNER"] }] });
       const viewerB = await server.createUser({ roles: [{ context: "org", contextId: orgB, roles: ["ORG_OWNER_VIEWER"] }] });
-      const both = await server.createUser({ roles: [{ context: "org", contextId: orgA, roles: ["ORG_OWNER"] }, { context: "org", contextId: orgB, roles: ["ORG_OWNER_VIEWER"] }] });
+      const both = await server.createUser({
+        roles: [
+          { context: "org", contextId: orgA, roles: ["ORG_OWNER"] },
+          { context: "org", contextId: orgB, roles: ["ORG_OWNER_VIEWER"] },
+        ],
+      });
       const instViewer = await server.createUser({ roles: [{ context: "instance", roles: ["IAM_OWNER_VIEWER"] }] });
       const plain = await server.createUser({});
 
@@ -288,7 +297,10 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
         [[{ group: { group: "" } }], ["B-key"]],
         [[{ group: { group: "g", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }], ["a-key", "c_key", "d%key"]],
         [[{ group: { group: "g1" } }, { displayName: { displayName: "b", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }], ["d%key"]],
-        [[{ group: { group: "G1", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }, { key: { key: "c", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }], ["c_key"]],
+        [
+          [{ group: { group: "G1", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }, { key: { key: "c", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+          ["c_key"],
+        ],
       ];
       for (const [filters, expected] of cases) {
         const m = await roles({ filters, ...asc });
@@ -307,8 +319,16 @@ describe.each(DATABASE_KINDS)("searching projects and roles (%s)", (kind) => {
       const past = await roles({ query: { offset: "10" } });
       expect(keys(past)).toEqual([]);
       expect(listDetails(past)).toMatchObject({ totalResult: 4, endOfList: true });
-      for (const req of [{ query: { limit: 1001 } }, { filters: [{}] }, { sortingColumn: 8 }, { filters: [{ key: { key: "x".repeat(201) } }] }] as JsonObject[]) {
-        expect(await projects.call("SearchProjectRoles", { projectId: roleProject, ...req }), JSON.stringify(req)).toMatchObject({ ok: false, code: Code.InvalidArgument });
+      for (const req of [
+        { query: { limit: 1001 } },
+        { filters: [{}] },
+        { sortingColumn: 8 },
+        { filters: [{ key: { key: "x".repeat(201) } }] },
+      ] as JsonObject[]) {
+        expect(await projects.call("SearchProjectRoles", { projectId: roleProject, ...req }), JSON.stringify(req)).toMatchObject({
+          ok: false,
+          code: Code.InvalidArgument,
+        });
       }
       expect(await projects.call("SearchProjectRoles", { projectId: "" })).toMatchObject({ ok: false, code: Code.InvalidArgument });
       // A project without roles: an empty page.

@@ -69,7 +69,14 @@ describe.each(DATABASE_KINDS)("bootstrap of the first instance (%s)", (kind) => 
 
   const patPath = () => join(dataDir, "admin.pat");
   const countInstances = async (service: Service) =>
-    Number((await service.store.db.selectFrom("instances").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await service.store.db
+          .selectFrom("instances")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   let firstPat: Buffer;
   let firstKey: Buffer | undefined;

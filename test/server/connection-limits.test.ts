@@ -11,7 +11,19 @@ import { spawnService, waitReady, type ChildService } from "../support/child-ser
 import { startTestServer, type TestServer } from "../support/server.js";
 import { h2 } from "./raw-http.js";
 import {
-  closedWithin, eventually, FLAG, FRAME, FrameReader, frame, headerBlock, openRaw, PREFACE, selfSignedCert, sleep, watch, watchRequest,
+  closedWithin,
+  eventually,
+  FLAG,
+  FRAME,
+  FrameReader,
+  frame,
+  headerBlock,
+  openRaw,
+  PREFACE,
+  selfSignedCert,
+  sleep,
+  watch,
+  watchRequest,
   type Target,
 } from "./raw-connections.js";
 
@@ -89,13 +101,15 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
         conn.socket.write("GET /healthz HT");
         halfOpen.push({ closedAfter: closedWithin(conn.closed, conn.startedAt, LATE_MS + 1_000), received: conn.received });
       }
-      normal.push((async () => {
-        const started = performance.now();
-        const conn = await openRaw(target());
-        conn.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-        await closedWithin(conn.closed, started, LATE_MS);
-        return { ms: performance.now() - started, response: conn.received() };
-      })());
+      normal.push(
+        (async () => {
+          const started = performance.now();
+          const conn = await openRaw(target());
+          conn.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+          await closedWithin(conn.closed, started, LATE_MS);
+          return { ms: performance.now() - started, response: conn.received() };
+        })(),
+      );
       await sleep(100);
     }
     for (const { ms, response } of await Promise.all(normal)) {
@@ -136,9 +150,7 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
 
   it("answers 408 to an HTTP/1.1 request whose body does not arrive within the request timeout", async () => {
     const conn = await openRaw(target());
-    conn.socket.write(
-      "POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{",
-    );
+    conn.socket.write("POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{");
     const sentAt = performance.now();
     expectClosedAfter(await closedWithin(conn.closed, sentAt, LATE_MS), REQUEST_MS);
     expect(conn.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -188,7 +200,10 @@ describe.each(["cleartext", "TLS"] as const)("slow and idle connections (%s)", (
       // Only the head is timed here: the request and idle timeouts are out of the way.
       const limits = { ...server.config.http, headersTimeoutMs: HEAD_LIMIT_MS, requestTimeoutMs: 60_000, idleTimeoutMs: 60_000 };
       listener = await listen(server.service.app.handle, {
-        port: 0, host: "127.0.0.1", limits, ...(cert && { tls: { certPath: cert.certPath, keyPath: cert.keyPath } }),
+        port: 0,
+        host: "127.0.0.1",
+        limits,
+        ...(cert && { tls: { certPath: cert.certPath, keyPath: cert.keyPath } }),
       });
     });
     afterAll(() => listener?.close(0));
@@ -328,16 +343,28 @@ describe("HTTP/2 streams, health watches and the connection cap", () => {
     const frames = new FrameReader(conn.socket);
     // Six requests whose bodies never end, at once, without waiting for the server's SETTINGS.
     const requests = [1, 3, 5, 7, 9, 11].map((id) =>
-      frame(FRAME.HEADERS, FLAG.END_HEADERS, id, headerBlock({
-        ":method": "POST", ":scheme": "http", ":path": "/grpc.health.v1.Health/Check", ":authority": "localhost", "content-type": "application/json",
-      })),
+      frame(
+        FRAME.HEADERS,
+        FLAG.END_HEADERS,
+        id,
+        headerBlock({
+          ":method": "POST",
+          ":scheme": "http",
+          ":path": "/grpc.health.v1.Health/Check",
+          ":authority": "localhost",
+          "content-type": "application/json",
+        }),
+      ),
     );
     conn.socket.write(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0), ...requests]));
     try {
       expect(await eventually(() => frames.resets.size >= 2)).toBe(true);
       await sleep(100);
       // The four admitted ones are still waiting for their bodies (the request timeout is 600 ms).
-      expect([...frames.resets]).toEqual([[9, http2.constants.NGHTTP2_REFUSED_STREAM], [11, http2.constants.NGHTTP2_REFUSED_STREAM]]);
+      expect([...frames.resets]).toEqual([
+        [9, http2.constants.NGHTTP2_REFUSED_STREAM],
+        [11, http2.constants.NGHTTP2_REFUSED_STREAM],
+      ]);
     } finally {
       conn.socket.destroy();
     }
@@ -387,7 +414,10 @@ describe("HTTP/2 streams, health watches and the connection cap", () => {
     server.service.close = async () => {};
     await closing;
     await Promise.all(done);
-    expect(seen).toEqual([[Status.SERVING, Status.NOT_SERVING], [Status.SERVING, Status.NOT_SERVING]]);
+    expect(seen).toEqual([
+      [Status.SERVING, Status.NOT_SERVING],
+      [Status.SERVING, Status.NOT_SERVING],
+    ]);
   });
 });
 
@@ -419,13 +449,15 @@ describe("memory under a flood of HTTP/2 health watches (the service as its own 
     writeFileSync(`/proc/${service.process.pid}/clear_refs`, "5");
     const before = memory().rss;
     const authority = `localhost:${service.port}`;
-    const sessions = await Promise.all(Array.from({ length: 20 }, async () => {
-      const conn = await openRaw({ port: service.port });
-      const frames = new FrameReader(conn.socket);
-      const requests = Array.from({ length: 1000 }, (_, i) => watchRequest(1 + 2 * i, authority));
-      conn.socket.write(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0), ...requests]));
-      return { conn, frames };
-    }));
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const conn = await openRaw({ port: service.port });
+        const frames = new FrameReader(conn.socket);
+        const requests = Array.from({ length: 1000 }, (_, i) => watchRequest(1 + 2 * i, authority));
+        conn.socket.write(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0), ...requests]));
+        return { conn, frames };
+      }),
+    );
     try {
       const settled = await eventually(() => sessions.every((s) => s.frames.answered() === 1000 || s.conn.socket.destroyed), 30_000);
       expect(settled).toBe(true);

@@ -144,7 +144,10 @@ describe("the PGlite data directory", () => {
     expect((await stat(invite)).mode & 0o777).toBe(0o600);
 
     const cli = () => run(process.execPath, ["dist/src/cli/admin-token.js"], { env: { PATH: process.env.PATH ?? "", ...env } });
-    const refused = await cli().then(() => undefined, (error: { code: number; stderr: string }) => error);
+    const refused = await cli().then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toContain(`process ${service.process.pid}`);
 
@@ -167,7 +170,12 @@ describe("the PGlite data directory", () => {
     const accept = (l: URL) =>
       fetch(`${again.baseUrl}${l.pathname}?${new URLSearchParams({ user: l.searchParams.get("user")!, returnTo: "/ui/console/" })}`, {
         method: "POST",
-        body: new URLSearchParams({ user: l.searchParams.get("user")!, code: l.searchParams.get("code")!, password: "Renewed-Pa55word!", passwordConfirmation: "Renewed-Pa55word!" }),
+        body: new URLSearchParams({
+          user: l.searchParams.get("user")!,
+          code: l.searchParams.get("code")!,
+          password: "Renewed-Pa55word!",
+          passwordConfirmation: "Renewed-Pa55word!",
+        }),
       }).then(async (r) => [r.status, await r.text()] as const);
     expect((await accept(firstLink))[0]).toBe(400);
     const [status, page] = await accept(link);

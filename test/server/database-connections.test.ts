@@ -20,10 +20,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("idle connections killed by the 
     const url = (server.config.database as { url: string }).url;
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await admin.connect();
-    const { rows } = await admin.query(
-      "select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1",
-      [new URL(url).pathname.slice(1)],
-    );
+    const { rows } = await admin.query("select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1", [
+      new URL(url).pathname.slice(1),
+    ]);
     await admin.end();
     expect(rows[0].n).toBeGreaterThan(0);
 

@@ -4,11 +4,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
-import {
-  ServerReflection as ReflectionV1,
-  ServerReflectionRequestSchema,
-  type ServerReflectionResponse,
-} from "../../gen/grpc/reflection/v1/reflection_pb.js";
+import { ServerReflection as ReflectionV1, ServerReflectionRequestSchema, type ServerReflectionResponse } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ReflectionV1alpha } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PROTOCOLS, protocolClient } from "../support/clients.js";
@@ -90,7 +86,9 @@ describe.each(DATABASE_KINDS)("endpoints on the one port (%s)", (kind) => {
     });
 
     it("Check of an unknown service is NotFound", async () => {
-      const error = await health().check({ service: "nope" }).catch((e: unknown) => ConnectError.from(e));
+      const error = await health()
+        .check({ service: "nope" })
+        .catch((e: unknown) => ConnectError.from(e));
       expect(error).toBeInstanceOf(ConnectError);
       expect((error as ConnectError).code).toBe(Code.NotFound);
     });
@@ -180,9 +178,7 @@ describe.each(DATABASE_KINDS)("endpoints on the one port (%s)", (kind) => {
       });
       expect(res.status).toBe(404);
       expect(["*", origin]).toContain(res.headers["access-control-allow-origin"]);
-      expect([...headerList(res.headers["access-control-expose-headers"])]).toEqual(
-        expect.arrayContaining(["grpc-status", "grpc-message", "x-request-id"]),
-      );
+      expect([...headerList(res.headers["access-control-expose-headers"])]).toEqual(expect.arrayContaining(["grpc-status", "grpc-message", "x-request-id"]));
     });
   });
 

@@ -30,7 +30,15 @@ async function npmStart() {
   dirs.push(dir);
   const port = await freePort();
   const child = spawn("npm", ["start", "--silent"], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? dir, PLATFORM_DATA_DIR: dir, PLATFORM_PORT: String(port), PLATFORM_BIND: "127.0.0.1", PLATFORM_METRICS_BIND: "", LOG_LEVEL: "info" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? dir,
+      PLATFORM_DATA_DIR: dir,
+      PLATFORM_PORT: String(port),
+      PLATFORM_BIND: "127.0.0.1",
+      PLATFORM_METRICS_BIND: "",
+      LOG_LEVEL: "info",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -50,6 +58,11 @@ describe("npm start", () => {
     started.child.kill("SIGTERM");
     await started.exited;
     await until(`the server (pid ${started.serverPid}) to exit`, () => !alive(started.serverPid), 30_000);
-    expect(await fetch(`http://127.0.0.1:${started.port}/ready`).then(() => "answered", () => "refused")).toBe("refused");
+    expect(
+      await fetch(`http://127.0.0.1:${started.port}/ready`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
   }, 120_000);
 });

@@ -86,10 +86,27 @@ export async function closedWithin(closed: Promise<number>, from: number, limitM
 
 /** A certificate for localhost in `dir`, as test/server/tls.test.ts makes one. */
 export function selfSignedCert(dir: string): { certPath: string; keyPath: string; ca: Buffer } {
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost",
+    ],
+    { stdio: "ignore" },
+  );
   return { certPath: join(dir, "cert.pem"), keyPath: join(dir, "key.pem"), ca: readFileSync(join(dir, "cert.pem")) };
 }
 

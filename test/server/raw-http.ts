@@ -8,10 +8,7 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request with exactly the given headers (fetch refuses some, e.g. Origin). */
-export function h1(
-  url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {},
-): Promise<RawResponse> {
+export function h1(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? "GET", headers: opts.headers, agent: opts.agent }, (res) => {
       let body = "";
@@ -51,5 +48,10 @@ export function h2(
 /** Comma-separated header values, lower-cased, as a set. */
 export function headerList(value: string | string[] | undefined): Set<string> {
   const joined = Array.isArray(value) ? value.join(",") : (value ?? "");
-  return new Set(joined.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    joined
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }

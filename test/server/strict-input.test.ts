@@ -49,7 +49,14 @@ async function grpcRaw(
   extraHeaders: Record<string, string> = {},
 ) {
   return new Promise<{ status: string; message: string }>((resolve, reject) => {
-    const stream = session.request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}`, ...extraHeaders });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": `${SERVICE}/${method}`,
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: `Bearer ${token}`,
+      ...extraHeaders,
+    });
     let headers: http2.IncomingHttpHeaders = {};
     stream.on("response", (h) => (headers = h));
     stream.on("trailers", (t) => (headers = { ...headers, ...t }));
@@ -126,7 +133,10 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
           headers: { "content-type": "application/proto", "content-encoding": "gzip", authorization: `Bearer ${server.adminToken}` },
           body: gzipSync(body),
         });
-      const valid = lengthDelimited(1, Buffer.concat([lengthDelimited(1, Buffer.from("gzipped")), lengthDelimited(2, lengthDelimited(1, Buffer.from("https://example.com")))]));
+      const valid = lengthDelimited(
+        1,
+        Buffer.concat([lengthDelimited(1, Buffer.from("gzipped")), lengthDelimited(2, lengthDelimited(1, Buffer.from("https://example.com")))]),
+      );
       const ok = await call(valid);
       expect(ok.status, await ok.clone().text()).toBe(200);
       const bad = await call(CREATE_WITH_BAD_NAME);
@@ -162,9 +172,13 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
     });
 
     it("on HTTP/2, :authority decides and a host header that differs is 400", async () => {
-      const differs = await h2(session, "/resources/v3alpha/targets/x", { headers: { ":authority": `localhost:${port}`, host: "other.example", authorization: `Bearer ${server.adminToken}` } });
+      const differs = await h2(session, "/resources/v3alpha/targets/x", {
+        headers: { ":authority": `localhost:${port}`, host: "other.example", authorization: `Bearer ${server.adminToken}` },
+      });
       expect(differs.status).toBe(400);
-      const agrees = await h2(session, "/resources/v3alpha/targets/x", { headers: { host: `localhost:${port}`, authorization: `Bearer ${server.adminToken}` } });
+      const agrees = await h2(session, "/resources/v3alpha/targets/x", {
+        headers: { host: `localhost:${port}`, authorization: `Bearer ${server.adminToken}` },
+      });
       expect(agrees.status).toBe(404);
       expect(JSON.parse(agrees.body).message).toContain("target");
     });
@@ -218,7 +232,11 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
     it.each(["rest", "connect"] as const)("carry WWW-Authenticate on %s (RFC 6750)", async (protocol) => {
       const url = protocol === "rest" ? `${server.baseUrl}/resources/v3alpha/targets/_search` : `${server.baseUrl}${SERVICE}/SearchTargets`;
       const call = (authorization?: string) =>
-        h1(url, { method: "POST", headers: { "content-type": "application/json", ...(authorization && { authorization }) }, body: protocol === "rest" ? "[]" : "{}" });
+        h1(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(authorization && { authorization }) },
+          body: protocol === "rest" ? "[]" : "{}",
+        });
       const none = await call();
       expect(none.status).toBe(401);
       expect(none.headers["www-authenticate"]).toBe("Bearer");
@@ -247,7 +265,11 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
       // The other tenant's writes reach the service by its own host name.
       const headers = { host: `tenant-b.example:${port}`, authorization: `Bearer ${other.adminToken}`, "content-type": "application/json" };
       for (let i = 0; i < 5; i++) {
-        const res = await h1(`${server.baseUrl}/resources/v3alpha/targets`, { method: "POST", headers, body: JSON.stringify(create(`seq-theirs-${i}`).target) });
+        const res = await h1(`${server.baseUrl}/resources/v3alpha/targets`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(create(`seq-theirs-${i}`).target),
+        });
         expect(res.status).toBe(201);
       }
       expect(await processed()).toBe(before);
@@ -262,13 +284,20 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
     const users = "/resources/v3alpha/users";
 
     it("a body sent to an endpoint that reads none is 400 naming the query parameters, not dropped; an empty object is fine", async () => {
-      const created = await h1(`${server.baseUrl}${users}`, { method: "POST", headers: headers(), body: '{"username":"wrongplace","human":{"profile":{"givenName":"W","familyName":"P"},"email":{"address":"wrongplace@mail.example"}}}' });
+      const created = await h1(`${server.baseUrl}${users}`, {
+        method: "POST",
+        headers: headers(),
+        body: '{"username":"wrongplace","human":{"profile":{"givenName":"W","familyName":"P"},"email":{"address":"wrongplace@mail.example"}}}',
+      });
       expect(created.status, created.body).toBe(201);
       const id = JSON.parse(created.body).details.id as string;
       const resend = (body: string) => h1(`${server.baseUrl}${users}/${id}/email/_resend_code`, { method: "POST", headers: headers(), body });
       const refused = await resend('{"returnCode":true}');
       expect(refused.status, refused.body).toBe(400);
-      expect(JSON.parse(refused.body)).toMatchObject({ code: Code.InvalidArgument, message: "this endpoint takes no request body: give returnCode as query parameters (?returnCode=…)" });
+      expect(JSON.parse(refused.body)).toMatchObject({
+        code: Code.InvalidArgument,
+        message: "this endpoint takes no request body: give returnCode as query parameters (?returnCode=…)",
+      });
       expect((await resend("{}")).status).toBe(200);
       const asQuery = await h1(`${server.baseUrl}${users}/${id}/email/_resend_code?returnCode=true`, { method: "POST", headers: headers(), body: "" });
       expect(asQuery.status, asQuery.body).toBe(200);
@@ -276,7 +305,11 @@ describe.each(DATABASE_KINDS)("strict input and answers (%s)", (kind) => {
     });
 
     it("a field of the request inside a body that is one of its fields says it is a query parameter", async () => {
-      const res = await h1(`${server.baseUrl}${users}`, { method: "POST", headers: headers(), body: '{"username":"inbody","human":{"email":{"address":"inbody@mail.example"}},"returnCode":true}' });
+      const res = await h1(`${server.baseUrl}${users}`, {
+        method: "POST",
+        headers: headers(),
+        body: '{"username":"inbody","human":{"email":{"address":"inbody@mail.example"}},"returnCode":true}',
+      });
       expect(res.status, res.body).toBe(400);
       expect(JSON.parse(res.body).message).toBe("returnCode is a query parameter of this endpoint, not a field of its body (?returnCode=…)");
     });

@@ -36,11 +36,27 @@ describe("TLS with ALPN on the one port", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "platform-tls-"));
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-      "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+      ],
+      { stdio: "ignore" },
+    );
     ca = readFileSync(join(dir, "cert.pem"));
     server = await startTestServer("pglite", {
       PLATFORM_TLS_CERT_PATH: join(dir, "cert.pem"),

@@ -110,7 +110,7 @@ function connectAnswer(raw: RawAnswer, method: DescMethodUnary): Answer {
 function grpcAnswer(raw: RawAnswer, method: DescMethodUnary): Answer {
   const messages: JsonValue[] = [];
   let compressed = false;
-  for (let at = 0; at < raw.body.length; ) {
+  for (let at = 0; at < raw.body.length;) {
     const length = raw.body.readUInt32BE(at + 1);
     const payload = raw.body.subarray(at + 5, at + 5 + length);
     compressed ||= raw.body[at] === 1;
@@ -146,7 +146,9 @@ interface Context {
 const admin = (ctx: Context) => ctx.server.adminToken;
 const LIMIT = 1024 * 1024;
 /** Base64 of random bytes: about 3/4 of it survives gzip, so both forms stay over the limit. */
-const OVER_LIMIT = randomBytes(LIMIT * 2).toString("base64").slice(0, LIMIT * 2);
+const OVER_LIMIT = randomBytes(LIMIT * 2)
+  .toString("base64")
+  .slice(0, LIMIT * 2);
 /** The fast path names the bytes it read, connect-node those declared: both over the same limit. */
 const sizeless = (answer: Answer): Answer => JSON.parse(JSON.stringify(answer).replace(/message(%20| )size(%20| )\d+/g, "message$1size$2N")) as Answer;
 
@@ -243,17 +245,17 @@ describe.each(DATABASE_KINDS)("the unary fast path answers as connect-node (%s)"
           it(c.name, async () => {
             const method = METHODS[c.method] as DescMethodUnary;
             const path = `${SERVICE}/${method.name}`;
-            const payload = c.json !== undefined
-              ? Buffer.from(c.json)
-              : codec === "json"
-                ? Buffer.from(JSON.stringify(c.request(ctx)))
-                : Buffer.from(toBinary(method.input, fromJson(method.input, c.request(ctx))));
+            const payload =
+              c.json !== undefined
+                ? Buffer.from(c.json)
+                : codec === "json"
+                  ? Buffer.from(JSON.stringify(c.request(ctx)))
+                  : Buffer.from(toBinary(method.input, fromJson(method.input, c.request(ctx))));
             const { fast, connectNode } = await both(async (compressed) => {
               const headers = connectHeaders(codec, c.token(ctx), { ...c.connectHeaders, ...(compressed && { "content-encoding": "gzip" }) });
               const body = compressed ? gzipSync(payload) : payload;
-              const raw = transport === "h2"
-                ? await h2Request(session, { ":path": path, ...headers }, body)
-                : await h1Request(`${server.baseUrl}${path}`, headers, body);
+              const raw =
+                transport === "h2" ? await h2Request(session, { ":path": path, ...headers }, body) : await h1Request(`${server.baseUrl}${path}`, headers, body);
               const answer = connectAnswer(raw, method);
               return c.normalize ? c.normalize(answer) : answer;
             });

@@ -60,10 +60,18 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
     });
     users = new Users(server);
     rp = await createRp(server);
-    const made = await idpClient(base(), server.adminToken).ok("CreateGitHubIDP", { idp: { idp: { name: "GitHub" }, config: { clientId: github.clientId, clientSecret: github.clientSecret } } });
+    const made = await idpClient(base(), server.adminToken).ok("CreateGitHubIDP", {
+      idp: { idp: { name: "GitHub" }, config: { clientId: github.clientId, clientSecret: github.clientSecret } },
+    });
     idpId = made.details.id as string;
     const id = await users.create(machineUser(uniqueName("login-ui")));
-    ok(await protocolClient(PlatformMemberships, "grpc", base()).call("CreateMembership", { membership: { userId: id, roles: ["LOGIN_CLIENT"] } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", base()).call(
+        "CreateMembership",
+        { membership: { userId: id, roles: ["LOGIN_CLIENT"] } },
+        server.adminToken,
+      ),
+    );
     ui = (await users.pat(id)).token;
   }, 120_000);
   afterAll(async () => {
@@ -73,7 +81,10 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
 
   /** A GitHub account with a verified primary address. */
   function account(login = uniqueName("octo")): GitHubAccount {
-    return { profile: { id: ++githubIds, login, name: "Octo Cat", email: null }, emails: [{ email: `${login}@mail.example`, primary: true, verified: true, visibility: "private" }] };
+    return {
+      profile: { id: ++githubIds, login, name: "Octo Cat", email: null },
+      emails: [{ email: `${login}@mail.example`, primary: true, verified: true, visibility: "private" }],
+    };
   }
 
   /** A person with a password, linked to a GitHub account (as an external login links one). */
@@ -188,7 +199,13 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
             givenName: "Octo",
             familyName: "Cat",
             displayName: "Octo Cat",
-            rawInformation: { id: who.profile.id, login: who.profile.login, name: "Octo Cat", email: `${who.profile.login}@mail.example`, email_verified: true },
+            rawInformation: {
+              id: who.profile.id,
+              login: who.profile.login,
+              name: "Octo Cat",
+              email: `${who.profile.login}@mail.example`,
+              email_verified: true,
+            },
           },
         });
         expect(Date.parse(retrieved.expirationDate) - Date.now()).toBeGreaterThan(9 * 60_000);
@@ -208,7 +225,13 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       expect(retrieved.userId ?? "").toBe("");
       expect(failed(await createSession(byIntent(intent)), Code.FailedPrecondition).message).toContain("linked to no user");
       const info = retrieved.idpInformation;
-      const userId = await users.create(humanUser(info.externalUserName, { email: { address: info.email, isVerified: info.emailVerified } }, { givenName: info.givenName, familyName: info.familyName }));
+      const userId = await users.create(
+        humanUser(
+          info.externalUserName,
+          { email: { address: info.email, isVerified: info.emailVerified } },
+          { givenName: info.givenName, familyName: info.familyName },
+        ),
+      );
       await linkAccount(server, server.instanceId, userId, { idpId, externalUserId: info.externalUserId, username: info.externalUserName, email: info.email });
       const made = ok(await createSession(byIntent(intent)));
       expect(ok(await sessions().call("GetSession", { id: made.sessionId }, ui)).session.factors.user.id).toBe(userId);
@@ -219,7 +242,11 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const state = new URL(started.authUrl).searchParams.get("state")!;
       const denied = await callback(`${base()}/ui/login/idp/callback?state=${state}&error=access_denied&error_description=no`);
       expect(denied.origin + denied.pathname).toBe(FAILURE);
-      expect(Object.fromEntries(denied.searchParams)).toEqual({ id: started.idpIntentId, error: "access_denied", error_description: "the identity provider answered an error" });
+      expect(Object.fromEntries(denied.searchParams)).toEqual({
+        id: started.idpIntentId,
+        error: "access_denied",
+        error_description: "the identity provider answered an error",
+      });
       // The state was used: a second return finds nothing.
       const again = await fetch(`${base()}/ui/login/idp/callback?state=${state}&code=whatever`, { redirect: "manual" });
       expect(again.status).toBe(400);
@@ -242,14 +269,20 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
 
       const intent = await succeeded(who);
       await expire(intent.id);
-      expect(failed(await intents().call("RetrieveIDPIntent", { id: intent.id, idpIntentToken: intent.token }, ui), Code.FailedPrecondition).message).toContain("expired");
+      expect(failed(await intents().call("RetrieveIDPIntent", { id: intent.id, idpIntentToken: intent.token }, ui), Code.FailedPrecondition).message).toContain(
+        "expired",
+      );
       expect(failed(await createSession(byIntent(intent)), Code.FailedPrecondition).message).toContain("expired");
     });
   });
 
   /** Ends an intent's time (PLATFORM_IDP_INTENT_TTL is ten minutes here). */
   async function expire(id: string) {
-    await server.service.store.db.updateTable("idp_intents").set({ expires_at: new Date(Date.now() - 1000) }).where("id", "=", id).execute();
+    await server.service.store.db
+      .updateTable("idp_intents")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("id", "=", id)
+      .execute();
   }
 
   describe("the session check checks.idpIntent", () => {
@@ -272,7 +305,10 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       expect(failed(await createSession(byIntent(intent)), Code.FailedPrecondition).message).toContain("used already");
       failed(await intents().call("RetrieveIDPIntent", { id: intent.id, idpIntentToken: intent.token }, ui), Code.FailedPrecondition);
       const other = ok(await createSession({ user: { userId } }));
-      failed(await sessions().call("PatchSession", { id: other.sessionId, sessionToken: other.sessionToken, checks: byIntent(intent) }, ui), Code.FailedPrecondition);
+      failed(
+        await sessions().call("PatchSession", { id: other.sessionId, sessionToken: other.sessionToken, checks: byIntent(intent) }, ui),
+        Code.FailedPrecondition,
+      );
     });
 
     it("with the session's user; refused for another user's session, or a user named beside it who is not the linked one", async () => {
@@ -280,9 +316,12 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const stranger = await linkedPerson();
       const intent = await succeeded(who);
       const foreign = ok(await createSession({ user: { userId: stranger.userId } }));
-      const patch = (s: { sessionId: string; sessionToken: string }, checks: JsonObject) => sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks }, ui);
+      const patch = (s: { sessionId: string; sessionToken: string }, checks: JsonObject) =>
+        sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks }, ui);
       expect(failed(await patch(foreign, byIntent(intent)), Code.FailedPrecondition).message).toContain("another user");
-      expect(failed(await createSession({ user: { userId: stranger.userId }, ...byIntent(intent) }), Code.FailedPrecondition).message).toContain("another user");
+      expect(failed(await createSession({ user: { userId: stranger.userId }, ...byIntent(intent) }), Code.FailedPrecondition).message).toContain(
+        "another user",
+      );
       // Refused without being used: the right user's session takes it, beside a password.
       const own = ok(await createSession({ user: { userId }, password: { password: PASSWORD } }));
       const patched = ok(await patch(own, byIntent(intent)));
@@ -297,7 +336,9 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const intent = await succeeded(who);
       const wrong = { idpIntent: { idpIntentId: intent.id, idpIntentToken: "wrong-token" } };
       const s = ok(await createSession({ user: { userId } }));
-      expect(failed(await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: wrong }, ui), Code.InvalidArgument).message).toBe("checks.idpIntent: the intent or its token is not valid");
+      expect(
+        failed(await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: wrong }, ui), Code.InvalidArgument).message,
+      ).toBe("checks.idpIntent: the intent or its token is not valid");
       expect((await users.get(userId)).state).toBe("USER_STATE_ACTIVE");
       failed(await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: wrong }, ui), Code.InvalidArgument);
       expect((await users.get(userId)).state, "two wrong checks with max_password_attempts 2").toBe("USER_STATE_LOCKED");
@@ -306,7 +347,8 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       // A session without a user: anyone can name any intent, so a guess locks nobody.
       const blank = ok(await createSession({}));
       const attempts: CallResult[] = [];
-      for (let i = 0; i < 6; i++) attempts.push(await sessions().call("PatchSession", { id: blank.sessionId, sessionToken: blank.sessionToken, checks: wrong }, ui));
+      for (let i = 0; i < 6; i++)
+        attempts.push(await sessions().call("PatchSession", { id: blank.sessionId, sessionToken: blank.sessionToken, checks: wrong }, ui));
       expect(attempts.slice(0, 5).map((r) => (r.ok ? "ok" : Code[r.code]))).toEqual(Array(5).fill("InvalidArgument"));
       expect(failed(attempts[5]!, Code.ResourceExhausted).message).toContain("session");
       expect((await users.get(userId)).state).toBe("USER_STATE_ACTIVE");
@@ -319,8 +361,17 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const intent = await succeeded(who);
       const other = await server.createInstance("127.0.0.1");
       const there = protocolClient(PlatformSessions, "grpc", other.baseUrl);
-      expect(failed(await there.call("CreateSession", { checks: byIntent(intent) }, other.adminToken), Code.InvalidArgument).message).toContain("checks.idpIntent");
-      failed(await protocolClient(PlatformIDPIntents, "grpc", other.baseUrl).call("RetrieveIDPIntent", { id: intent.id, idpIntentToken: intent.token }, other.adminToken), Code.NotFound);
+      expect(failed(await there.call("CreateSession", { checks: byIntent(intent) }, other.adminToken), Code.InvalidArgument).message).toContain(
+        "checks.idpIntent",
+      );
+      failed(
+        await protocolClient(PlatformIDPIntents, "grpc", other.baseUrl).call(
+          "RetrieveIDPIntent",
+          { id: intent.id, idpIntentToken: intent.token },
+          other.adminToken,
+        ),
+        Code.NotFound,
+      );
       ok(await createSession(byIntent(intent)));
     });
   });
@@ -345,7 +396,9 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const forced = await authorize();
       const s = ok(await createSession(byIntent(await succeeded(who))));
       expect(failed(await finalize(forced, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
-      const patched = ok(await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
+      const patched = ok(
+        await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui),
+      );
       expect(await finish(forced, { id: s.sessionId, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: ["fed", "otp", "mfa"], acr: ACR_MFA });
     });
 
@@ -356,7 +409,9 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const flow = await authorize();
       const alone = ok(await createSession(byIntent(await succeeded(who))));
       expect(failed(await finalize(flow, { id: alone.sessionId, token: alone.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
-      const patched = ok(await sessions().call("PatchSession", { id: alone.sessionId, sessionToken: alone.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
+      const patched = ok(
+        await sessions().call("PatchSession", { id: alone.sessionId, sessionToken: alone.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui),
+      );
       expect(await finish(flow, { id: alone.sessionId, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: ["fed", "otp", "mfa"], acr: ACR_MFA });
     });
 
@@ -376,15 +431,28 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const { userId, who } = await linkedPerson(org.id);
       const flow = await authorize();
       const s = ok(await createSession(byIntent(await succeeded(who))));
-      await idpClient(base(), server.adminToken).ok("PatchGitHubIDP", { id: idpId, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } }, ctx: { orgId: org.id } });
+      await idpClient(base(), server.adminToken).ok("PatchGitHubIDP", {
+        id: idpId,
+        idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } },
+        ctx: { orgId: org.id },
+      });
       try {
-        expect(failed(await finalize(flow, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain("no longer active in the user's organization");
+        expect(failed(await finalize(flow, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain(
+          "no longer active in the user's organization",
+        );
         const again = ok(await start());
         const back = await viaGitHub(again.authUrl, who);
-        const refused = failed(await createSession(byIntent({ id: back.searchParams.get("id")!, token: back.searchParams.get("token")! })), Code.FailedPrecondition);
+        const refused = failed(
+          await createSession(byIntent({ id: back.searchParams.get("id")!, token: back.searchParams.get("token")! })),
+          Code.FailedPrecondition,
+        );
         expect(refused.message).toContain("does not reach the user's organization");
       } finally {
-        await idpClient(base(), server.adminToken).ok("PatchGitHubIDP", { id: idpId, idp: { idp: { statePolicy: "STATE_POLICY_INHERIT" } }, ctx: { orgId: org.id } });
+        await idpClient(base(), server.adminToken).ok("PatchGitHubIDP", {
+          id: idpId,
+          idp: { idp: { statePolicy: "STATE_POLICY_INHERIT" } },
+          ctx: { orgId: org.id },
+        });
       }
       expect(await finish(flow, { id: s.sessionId, token: s.sessionToken })).toMatchObject({ sub: userId, amr: ["fed"] });
     });
@@ -396,7 +464,9 @@ describe.each(DATABASE_KINDS)("identity provider intents (%s)", (kind) => {
       const flow = await authorize({ acr_values: ACR_MFA });
       const s = ok(await createSession(byIntent(await succeeded(who))));
       expect(failed(await finalize(flow, { id: s.sessionId, token: s.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
-      const patched = ok(await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
+      const patched = ok(
+        await sessions().call("PatchSession", { id: s.sessionId, sessionToken: s.sessionToken, checks: { totp: { code: totpCode(secret, 1) } } }, ui),
+      );
       expect(await finish(flow, { id: s.sessionId, token: patched.sessionToken })).toMatchObject({ sub: userId, amr: ["fed", "otp", "mfa"], acr: ACR_MFA });
     });
 

@@ -11,7 +11,14 @@ import { RP, type App } from "../oidc/external-helpers.js";
 export async function authorizeAtLoginUi(baseUrl: string, rp: App, params: Record<string, string> = {}) {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
-  const url = client.buildAuthorizationUrl(rp.config, { redirect_uri: RP, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
+  const url = client.buildAuthorizationUrl(rp.config, {
+    redirect_uri: RP,
+    scope: "openid",
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    ...params,
+  });
   const browser = new Browser(baseUrl);
   const page = await browser.open(url);
   expect(page.left, `sent to ${page.url}`).toBe(true);

@@ -44,11 +44,21 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
     protocolClient(PlatformLoginSettings, "grpc", base()).call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, server.adminToken);
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { PLATFORM_OIDC_LOGIN_UI_URL: SYSTEM_UI, PLATFORM_LOGIN_RATE_PER_IP: "1000", PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000" });
+    server = await startTestServer(kind, {
+      PLATFORM_OIDC_LOGIN_UI_URL: SYSTEM_UI,
+      PLATFORM_LOGIN_RATE_PER_IP: "1000",
+      PLATFORM_LOGIN_RATE_PER_LOGIN_NAME: "1000",
+    });
     users = new Users(server);
     rp = await createRp(server);
     const id = await users.create(machineUser(uniqueName("login-ui")));
-    ok(await protocolClient(PlatformMemberships, "grpc", base()).call("CreateMembership", { membership: { userId: id, roles: ["LOGIN_CLIENT"] } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", base()).call(
+        "CreateMembership",
+        { membership: { userId: id, roles: ["LOGIN_CLIENT"] } },
+        server.adminToken,
+      ),
+    );
     ui = (await users.pat(id)).token;
   }, 60_000);
   afterAll(() => server?.close());
@@ -66,7 +76,8 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
     const made = ok(await sessions().call("CreateSession", { checks }, ui));
     return { id: made.sessionId as string, token: made.sessionToken as string };
   }
-  const finalize = (id: string, s: { id: string; token: string }, token = ui) => authRequests().call("FinalizeAuthRequest", { id, sessionId: s.id, sessionToken: s.token }, token);
+  const finalize = (id: string, s: { id: string; token: string }, token = ui) =>
+    authRequests().call("FinalizeAuthRequest", { id, sessionId: s.id, sessionToken: s.token }, token);
 
   /** Finalizes, follows the callbackUrl in the request's browser, and redeems the code at the relying party: the ID token's claims. */
   async function finish(flow: Flow, s: { id: string; token: string }) {
@@ -83,7 +94,16 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       expect(flow.sentTo.searchParams.get("x")).toBe("1");
       expect(flow.id).not.toBe("");
       const { authRequest } = ok(await authRequests().call("GetAuthRequest", { id: flow.id }, ui));
-      expect(authRequest).toMatchObject({ id: flow.id, clientId: rp.clientId, scope: ["openid", "profile"], redirectUri: RP, prompt: ["login"], loginHint: "someone@example.com", maxAge: "30s", uiLocales: ["de", "en"] });
+      expect(authRequest).toMatchObject({
+        id: flow.id,
+        clientId: rp.clientId,
+        scope: ["openid", "profile"],
+        redirectUri: RP,
+        prompt: ["login"],
+        loginHint: "someone@example.com",
+        maxAge: "30s",
+        uiLocales: ["de", "en"],
+      });
       expect(Math.abs(Date.parse(authRequest.creationDate) - Date.now())).toBeLessThan(60_000);
     });
 
@@ -197,7 +217,9 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       const noPasswords = await createOrg(server, uniqueName("ui-nopw"));
       ok(await loginSettings({ allowUsernamePassword: { set: false } }, { orgId: noPasswords.id }));
       const flow = await authorize();
-      expect(failed(await finalize(flow.id, await session(await person(noPasswords.id))), Code.FailedPrecondition).message).toContain("do not allow signing in with a password");
+      expect(failed(await finalize(flow.id, await session(await person(noPasswords.id))), Code.FailedPrecondition).message).toContain(
+        "do not allow signing in with a password",
+      );
       const verified = await createOrg(server, uniqueName("ui-verified"));
       ok(await loginSettings({ requireVerifiedEmail: { set: true } }, { orgId: verified.id }));
       // People made by the API here have unverified addresses (humanUser gives no isVerified).
@@ -226,9 +248,23 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
       ok(await users.call("AddOTPSMS", { id: userId }));
       const flow = await authorize();
 
-      const bySms = ok(await sessions().call("CreateSession", { checks: { user: { userId }, password: { password: PASSWORD } }, challenges: { otpSms: { returnCode: true } } }, ui));
-      const smsChecked = ok(await sessions().call("PatchSession", { id: bySms.sessionId, sessionToken: bySms.sessionToken, checks: { otpSms: { code: bySms.challenges.otpSms } } }, ui));
-      expect(failed(await finalize(flow.id, { id: bySms.sessionId, token: smsChecked.sessionToken }), Code.FailedPrecondition).message).toContain("second factor");
+      const bySms = ok(
+        await sessions().call(
+          "CreateSession",
+          { checks: { user: { userId }, password: { password: PASSWORD } }, challenges: { otpSms: { returnCode: true } } },
+          ui,
+        ),
+      );
+      const smsChecked = ok(
+        await sessions().call(
+          "PatchSession",
+          { id: bySms.sessionId, sessionToken: bySms.sessionToken, checks: { otpSms: { code: bySms.challenges.otpSms } } },
+          ui,
+        ),
+      );
+      expect(failed(await finalize(flow.id, { id: bySms.sessionId, token: smsChecked.sessionToken }), Code.FailedPrecondition).message).toContain(
+        "second factor",
+      );
 
       const s = await session(userId);
       const patched = ok(await sessions().call("PatchSession", { id: s.id, sessionToken: s.token, checks: { totp: { code: totpCode(secret, 1) } } }, ui));
@@ -290,12 +326,21 @@ describe.each(DATABASE_KINDS)("a login UI of one's own (%s)", (kind) => {
     const plain = (await users.pat(plainId)).token;
     const org = await createOrg(server, uniqueName("ui-owner"));
     const ownerId = await users.create(machineUser(uniqueName("owner")));
-    ok(await protocolClient(PlatformMemberships, "grpc", base()).call("CreateMembership", { membership: { userId: ownerId, roles: ["ORG_OWNER"] }, ctx: { orgId: org.id } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", base()).call(
+        "CreateMembership",
+        { membership: { userId: ownerId, roles: ["ORG_OWNER"] }, ctx: { orgId: org.id } },
+        server.adminToken,
+      ),
+    );
     const owner = (await users.pat(ownerId)).token;
     const flow = await authorize({ scope: `openid urn:platform:iam:org:id:${org.id}` });
     const s = await session(await person(org.id));
     const codeOf = (r: Awaited<ReturnType<typeof finalize>>) => (r.ok ? "ok" : Code[r.code]);
-    for (const [who, token] of [["plain", plain], ["ORG_OWNER", owner]] as const) {
+    for (const [who, token] of [
+      ["plain", plain],
+      ["ORG_OWNER", owner],
+    ] as const) {
       const answers = [await authRequests().call("GetAuthRequest", { id: flow.id }, token), await finalize(flow.id, s, token)];
       expect(answers.map(codeOf), who).toEqual(["PermissionDenied", "PermissionDenied"]);
     }
@@ -324,7 +369,12 @@ describe.each(DATABASE_KINDS)("without a login UI (%s)", (kind) => {
 
   it("the authorization request goes to the built-in login pages", async () => {
     const rp = await createRp(server);
-    const url = client.buildAuthorizationUrl(rp.config, { redirect_uri: RP, scope: "openid", code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()), code_challenge_method: "S256" });
+    const url = client.buildAuthorizationUrl(rp.config, {
+      redirect_uri: RP,
+      scope: "openid",
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: "S256",
+    });
     const first = await new Browser(server.baseUrl).fetch(url);
     expect(first.status).toBe(303);
     expect(new URL(first.headers.get("location")!, server.baseUrl).href).toMatch(new RegExp(`^${server.baseUrl}/ui/login/[^/?]+$`));

@@ -42,7 +42,13 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
     users = new Users(server);
     rp = await createRp(server);
     const id = await users.create(machineUser(uniqueName("pk-ui")));
-    ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["LOGIN_CLIENT"] } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call(
+        "CreateMembership",
+        { membership: { userId: id, roles: ["LOGIN_CLIENT"] } },
+        server.adminToken,
+      ),
+    );
     ui = (await users.pat(id)).token;
   }, 60_000);
   afterAll(() => server?.close());
@@ -70,7 +76,10 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
   }
   /** CreateSession asking for a passkey challenge (with `checks` when given): the session and the challenge's options. */
   async function challenged(checks?: JsonObject, userVerificationRequirement?: string, protocol?: Protocol): Promise<Challenged> {
-    const made = await sessions(protocol).ok("CreateSession", { ...(checks && { checks }), challenges: { webAuthN: { domain: RP_ID, ...(userVerificationRequirement && { userVerificationRequirement }) } } });
+    const made = await sessions(protocol).ok("CreateSession", {
+      ...(checks && { checks }),
+      challenges: { webAuthN: { domain: RP_ID, ...(userVerificationRequirement && { userVerificationRequirement }) } },
+    });
     return { id: made.sessionId, token: made.sessionToken, options: made.challenges.webAuthN.publicKeyCredentialRequestOptions };
   }
   /** PatchSession asking for a new passkey challenge. */
@@ -79,7 +88,11 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
     return { id: s.id, token: patched.sessionToken, options: patched.challenges.webAuthN.publicKeyCredentialRequestOptions };
   }
   const answer = (s: { id: string; token: string }, credentialAssertionData: object, protocol?: Protocol) =>
-    sessions(protocol).call("PatchSession", { id: s.id, sessionToken: s.token, checks: { webAuthN: { credentialAssertionData: credentialAssertionData as JsonObject } } });
+    sessions(protocol).call("PatchSession", {
+      id: s.id,
+      sessionToken: s.token,
+      checks: { webAuthN: { credentialAssertionData: credentialAssertionData as JsonObject } },
+    });
   const stateOf = async (userId: string) => (await users.get(userId)).state as string;
 
   const authRequests = () => protocolClient(PlatformAuthRequests, "grpc", server.baseUrl);
@@ -88,13 +101,21 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
   async function authorize(params: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const url = client.buildAuthorizationUrl(rp.config, { redirect_uri: RP, scope: "openid", state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params });
+    const url = client.buildAuthorizationUrl(rp.config, {
+      redirect_uri: RP,
+      scope: "openid",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...params,
+    });
     const browser = new Browser(server.baseUrl);
     const page = await browser.open(url);
     expect(page.url.startsWith(LOGIN_UI), page.url).toBe(true);
     return { browser, verifier, state, id: new URL(page.url).searchParams.get("authRequest")! };
   }
-  const finalize = (flow: { id: string }, s: { id: string; token: string }) => authRequests().call("FinalizeAuthRequest", { id: flow.id, sessionId: s.id, sessionToken: s.token }, ui);
+  const finalize = (flow: { id: string }, s: { id: string; token: string }) =>
+    authRequests().call("FinalizeAuthRequest", { id: flow.id, sessionId: s.id, sessionToken: s.token }, ui);
   /** FinalizeAuthRequest, the callbackUrl in the request's browser, the code redeemed: the ID token's claims. */
   async function claimsOf(flow: Awaited<ReturnType<typeof authorize>>, s: { id: string; token: string }) {
     const { callbackUrl } = ok(await finalize(flow, s));
@@ -102,30 +123,37 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
   }
 
   describe("PatchSession with checks.webAuthN", () => {
-    it.each(["grpc", "rest"] as const)("without a login name: options for any passkey of the domain; the answer names the user and checks the passkey (%s)", async (protocol) => {
-      const userId = await person();
-      const { authenticator } = await withPasskey(userId);
-      const s = await challenged(undefined, undefined, protocol);
-      expect(s.options).toMatchObject({ rpId: RP_ID, userVerification: "required", challenge: expect.stringMatching(/^[\w-]{16,}$/) });
-      expect(s.options.allowCredentials ?? []).toEqual([]);
+    it.each(["grpc", "rest"] as const)(
+      "without a login name: options for any passkey of the domain; the answer names the user and checks the passkey (%s)",
+      async (protocol) => {
+        const userId = await person();
+        const { authenticator } = await withPasskey(userId);
+        const s = await challenged(undefined, undefined, protocol);
+        expect(s.options).toMatchObject({ rpId: RP_ID, userVerification: "required", challenge: expect.stringMatching(/^[\w-]{16,}$/) });
+        expect(s.options.allowCredentials ?? []).toEqual([]);
 
-      const patched = ok(await answer(s, authenticator.get(s.options), protocol));
-      const session = await sessionOf(s.id);
-      expect(session.factors.user).toMatchObject({ id: userId, verifiedAt: expect.any(String) });
-      expect(session.factors.webAuthN).toEqual({ verifiedAt: expect.any(String), userVerified: true });
-      expect(session.factors.password).toBeUndefined();
+        const patched = ok(await answer(s, authenticator.get(s.options), protocol));
+        const session = await sessionOf(s.id);
+        expect(session.factors.user).toMatchObject({ id: userId, verifiedAt: expect.any(String) });
+        expect(session.factors.webAuthN).toEqual({ verifiedAt: expect.any(String), userVerified: true });
+        expect(session.factors.password).toBeUndefined();
 
-      // The challenge is answered: another answer to it, even a right one, is refused.
-      const again = failed(await answer({ id: s.id, token: patched.sessionToken }, authenticator.get(s.options), protocol), Code.InvalidArgument);
-      expect(again.message).toContain("no passkey challenge");
-      expect((await sessionOf(s.id)).factors.webAuthN).toEqual(session.factors.webAuthN);
-    });
+        // The challenge is answered: another answer to it, even a right one, is refused.
+        const again = failed(await answer({ id: s.id, token: patched.sessionToken }, authenticator.get(s.options), protocol), Code.InvalidArgument);
+        expect(again.message).toContain("no passkey challenge");
+        expect((await sessionOf(s.id)).factors.webAuthN).toEqual(session.factors.webAuthN);
+      },
+    );
 
     it("with the user named first: options listing its passkeys; user verification as requested", async () => {
       const userId = await person();
       const { authenticator, credential } = await withPasskey(userId, { uv: false });
       const s = await challenged({ user: { userId } }, "USER_VERIFICATION_REQUIREMENT_DISCOURAGED");
-      expect(s.options).toMatchObject({ rpId: RP_ID, userVerification: "discouraged", allowCredentials: [expect.objectContaining({ id: credential.id, type: "public-key" })] });
+      expect(s.options).toMatchObject({
+        rpId: RP_ID,
+        userVerification: "discouraged",
+        allowCredentials: [expect.objectContaining({ id: credential.id, type: "public-key" })],
+      });
       ok(await answer(s, authenticator.get(s.options)));
       // userVerified false is proto3 JSON's default: left out.
       expect((await sessionOf(s.id)).factors.webAuthN).toEqual({ verifiedAt: expect.any(String) });
@@ -140,9 +168,16 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
       const userId = await person();
       const { authenticator } = await withPasskey(userId);
       const s = await challenged();
-      const r = await sessions().call("CreateSession", { checks: { user: { userId }, webAuthN: { credentialAssertionData: authenticator.get(s.options) as unknown as JsonObject } } });
+      const r = await sessions().call("CreateSession", {
+        checks: { user: { userId }, webAuthN: { credentialAssertionData: authenticator.get(s.options) as unknown as JsonObject } },
+      });
       expect(failed(r, Code.InvalidArgument).message).toContain("checks.webAuthN");
-      expect(failed(await answer({ id: s.id, token: s.token }, authenticator.get(s.options, { challenge: Buffer.from("other").toString("base64url") })), Code.InvalidArgument).message).toContain("challenge");
+      expect(
+        failed(
+          await answer({ id: s.id, token: s.token }, authenticator.get(s.options, { challenge: Buffer.from("other").toString("base64url") })),
+          Code.InvalidArgument,
+        ).message,
+      ).toContain("challenge");
     });
 
     it("a counter that does not move forward is refused and recorded on the user as a suspected clone; a wrong signature is not, whatever its counter", async () => {
@@ -155,14 +190,19 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
       // Anyone can send an unsigned answer naming someone's credential with any counter: only a signed one may raise the alarm.
       for (const counter of [undefined, 3]) {
         const wrongSignature = await challenged();
-        const refusal = failed(await answer(wrongSignature, authenticator.get(wrongSignature.options, { wrongSignature: true, ...(counter !== undefined && { counter }) })), Code.InvalidArgument);
+        const refusal = failed(
+          await answer(wrongSignature, authenticator.get(wrongSignature.options, { wrongSignature: true, ...(counter !== undefined && { counter }) })),
+          Code.InvalidArgument,
+        );
         expect(refusal.message, `counter ${counter}`).not.toContain("counter");
         expect((await users.get(userId)).details.sequence, `a wrong signature records no clone (counter ${counter})`).toBe(before);
       }
 
       for (const counter of [5, 4]) {
         const copy = await challenged();
-        expect(failed(await answer(copy, authenticator.get(copy.options, { counter })), Code.InvalidArgument).message, `counter ${counter}`).toContain("counter");
+        expect(failed(await answer(copy, authenticator.get(copy.options, { counter })), Code.InvalidArgument).message, `counter ${counter}`).toContain(
+          "counter",
+        );
         expect((await sessionOf(copy.id)).factors.user, "the session names no user").toBeUndefined();
       }
       expect(BigInt((await users.get(userId)).details.sequence) - BigInt(before)).toBe(2n);
@@ -272,7 +312,14 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
     async function withSecurityKey(userId: string, flags: Partial<Flags> = {}) {
       const authenticator = new SoftwareAuthenticator(server.baseUrl, { uv: false, ...flags });
       const started = ok(await users.call("StartU2FRegistration", { id: userId, domain: RP_ID }));
-      ok(await users.call("FinishU2FRegistration", { id: userId, u2fId: started.u2fId, publicKeyCredential: authenticator.create(started.publicKeyCredentialCreationOptions), name: "YubiKey" }));
+      ok(
+        await users.call("FinishU2FRegistration", {
+          id: userId,
+          u2fId: started.u2fId,
+          publicKeyCredential: authenticator.create(started.publicKeyCredentialCreationOptions),
+          name: "YubiKey",
+        }),
+      );
       return { authenticator, credential: authenticator.credentials[0]!, u2fId: started.u2fId as string };
     }
     /** A session with the user's password and its answer to a security key challenge (user verification discouraged, as a second factor asks): id and token. */
@@ -285,17 +332,24 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
       return { id: made.sessionId as string, token: made.sessionToken as string };
     };
 
-    it.each(["grpc", "rest"] as const)("a password and a security key: the challenge lists the key; amr [pwd, hwk, mfa] and auth_time of the older check (%s)", async (protocol) => {
-      const userId = await person();
-      const { authenticator, credential } = await withSecurityKey(userId);
-      const flow = await authorize({ max_age: "600" });
-      const s = await passwordAndKey(userId, authenticator, protocol);
-      expect(s.options).toMatchObject({ rpId: RP_ID, userVerification: "discouraged", allowCredentials: [expect.objectContaining({ id: credential.id, type: "public-key" })] });
-      const factors = (await sessionOf(s.id)).factors;
-      expect(factors.webAuthN).toEqual({ verifiedAt: expect.any(String) });
-      const claims = await claimsOf(flow, s);
-      expect(claims).toMatchObject({ sub: userId, amr: ["pwd", "hwk", "mfa"], auth_time: Math.floor(Date.parse(factors.password.verifiedAt) / 1000) });
-    });
+    it.each(["grpc", "rest"] as const)(
+      "a password and a security key: the challenge lists the key; amr [pwd, hwk, mfa] and auth_time of the older check (%s)",
+      async (protocol) => {
+        const userId = await person();
+        const { authenticator, credential } = await withSecurityKey(userId);
+        const flow = await authorize({ max_age: "600" });
+        const s = await passwordAndKey(userId, authenticator, protocol);
+        expect(s.options).toMatchObject({
+          rpId: RP_ID,
+          userVerification: "discouraged",
+          allowCredentials: [expect.objectContaining({ id: credential.id, type: "public-key" })],
+        });
+        const factors = (await sessionOf(s.id)).factors;
+        expect(factors.webAuthN).toEqual({ verifiedAt: expect.any(String) });
+        const claims = await claimsOf(flow, s);
+        expect(claims).toMatchObject({ sub: userId, amr: ["pwd", "hwk", "mfa"], auth_time: Math.floor(Date.parse(factors.password.verifiedAt) / 1000) });
+      },
+    );
 
     it("a person with a security key must present it after the password (it is asked as any factor it has); the key alone is no sign-in, even when it verified the person", async () => {
       const userId = await person();
@@ -321,7 +375,12 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
       const copy = await challenged({ user: { userId }, password: { password: PASSWORD } }, "USER_VERIFICATION_REQUIREMENT_DISCOURAGED");
       expect(failed(await answer(copy, authenticator.get(copy.options, { counter: 7 })), Code.InvalidArgument).message).toContain("counter");
       expect((await sessionOf(copy.id)).factors.webAuthN).toBeUndefined();
-      const recorded = await server.service.store.db.selectFrom("events").select("payload").where("aggregate_id", "=", userId).where("event_type", "=", "user.u2f.clone_suspected").execute();
+      const recorded = await server.service.store.db
+        .selectFrom("events")
+        .select("payload")
+        .where("aggregate_id", "=", userId)
+        .where("event_type", "=", "user.u2f.clone_suspected")
+        .execute();
       expect(recorded.map((e) => e.payload)).toEqual([{ id: u2fId }]);
     });
 
@@ -343,7 +402,17 @@ describe.each(DATABASE_KINDS)("passkeys and security keys in sessions (%s)", (ki
 
     it("multi_factors: a passkey after a password counts where PASSKEY is allowed, not where the list is empty (passwordless not allowed either)", async () => {
       const strict = await createOrg(server, uniqueName("mf-none"));
-      ok(await loginSettings({ passwordlessType: { set: "PASSWORDLESS_TYPE_NOT_ALLOWED" }, multiFactors: { set: { types: [] } }, secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_TOTP"] } }, forceMfa: { set: true } }, strict.id));
+      ok(
+        await loginSettings(
+          {
+            passwordlessType: { set: "PASSWORDLESS_TYPE_NOT_ALLOWED" },
+            multiFactors: { set: { types: [] } },
+            secondFactors: { set: { types: ["SECOND_FACTOR_TYPE_TOTP"] } },
+            forceMfa: { set: true },
+          },
+          strict.id,
+        ),
+      );
       const userId = await person(strict.id);
       const { authenticator } = await withPasskey(userId);
       const flow = await authorize();

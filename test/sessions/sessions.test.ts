@@ -58,7 +58,13 @@ function refused(r: CallResult, code: Code, status: number): string {
 async function fixture(server: TestServer): Promise<{ users: Users; loginClient: string }> {
   const users = new Users(server);
   const id = await users.create(machineUser(uniqueName("login-ui")));
-  ok(await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call("CreateMembership", { membership: { userId: id, roles: ["LOGIN_CLIENT"] } }, server.adminToken));
+  ok(
+    await protocolClient(PlatformMemberships, "grpc", server.baseUrl).call(
+      "CreateMembership",
+      { membership: { userId: id, roles: ["LOGIN_CLIENT"] } },
+      server.adminToken,
+    ),
+  );
   return { users, loginClient: (await users.pat(id)).token };
 }
 
@@ -66,7 +72,10 @@ async function fixture(server: TestServer): Promise<{ users: Users; loginClient:
 async function newPerson(users: Users, opts: { email?: boolean; orgId?: string } = {}) {
   const username = uniqueName("sess");
   const email = `${username}@mail.example`;
-  const id = await users.create(humanUser(username, { password: PASSWORD, email: { address: email, isVerified: opts.email ?? false } }, { displayName: `Ada ${username}` }), opts.orgId ? { orgId: opts.orgId } : undefined);
+  const id = await users.create(
+    humanUser(username, { password: PASSWORD, email: { address: email, isVerified: opts.email ?? false } }, { displayName: `Ada ${username}` }),
+    opts.orgId ? { orgId: opts.orgId } : undefined,
+  );
   const user = await users.get(id);
   return { id, username, email, loginName: user.loginName as string, displayName: `Ada ${username}` };
 }
@@ -119,52 +128,73 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     return { id: made.sessionId, token: made.sessionToken };
   };
   const mailedCodes = (address: string) =>
-    smtp.delivered.filter((d) => d.to.includes(address) && (d.mail.subject ?? "").startsWith(SIGN_IN_SUBJECT)).map((d) => CODE.exec(d.mail.text ?? "")?.[0] ?? expect.fail(`no code in ${d.mail.text}`));
+    smtp.delivered
+      .filter((d) => d.to.includes(address) && (d.mail.subject ?? "").startsWith(SIGN_IN_SUBJECT))
+      .map((d) => CODE.exec(d.mail.text ?? "")?.[0] ?? expect.fail(`no code in ${d.mail.text}`));
 
-  it.each(PROTOCOLS)("creates a session with login name and password, reads, patches, searches and deletes it, never showing its token (%s)", async (protocol) => {
-    const s = sessions(protocol);
-    const p = await person();
-    const before = Date.now();
-    const made = await s.call("CreateSession", {
-      checks: { user: { loginName: p.loginName }, password: { password: PASSWORD } },
-      metadata: { ui: b64("v1") },
-      userAgent: { fingerprintId: `fp-${protocol}` },
-      lifetime: "3600s",
-    });
-    const created = ok(made);
-    if (protocol === "rest") expect(made.httpStatus).toBe(201);
-    expect(created.sessionId).toEqual(expect.any(String));
-    expect(created.details).toMatchObject({ id: created.sessionId, resourceOwner: { id: server.instanceId } });
-    expect(created.sessionToken).toMatch(/\S{20,}/);
+  it.each(PROTOCOLS)(
+    "creates a session with login name and password, reads, patches, searches and deletes it, never showing its token (%s)",
+    async (protocol) => {
+      const s = sessions(protocol);
+      const p = await person();
+      const before = Date.now();
+      const made = await s.call("CreateSession", {
+        checks: { user: { loginName: p.loginName }, password: { password: PASSWORD } },
+        metadata: { ui: b64("v1") },
+        userAgent: { fingerprintId: `fp-${protocol}` },
+        lifetime: "3600s",
+      });
+      const created = ok(made);
+      if (protocol === "rest") expect(made.httpStatus).toBe(201);
+      expect(created.sessionId).toEqual(expect.any(String));
+      expect(created.details).toMatchObject({ id: created.sessionId, resourceOwner: { id: server.instanceId } });
+      expect(created.sessionToken).toMatch(/\S{20,}/);
 
-    const got = await s.ok("GetSession", { id: created.sessionId });
-    const session = got.session;
-    expect(session.factors.user).toEqual({ id: p.id, loginName: p.loginName, displayName: p.displayName, organizationId: server.defaultOrgId, verifiedAt: expect.any(String) });
-    expect(session.factors.password).toEqual({ verifiedAt: expect.any(String) });
-    expect(session.factors.totp).toBeUndefined();
-    expect(session.metadata).toEqual({ ui: b64("v1") });
-    expect(session.userAgent).toMatchObject({ fingerprintId: `fp-${protocol}`, ip: expect.stringMatching(/127\.0\.0\.1$/), description: expect.stringMatching(/\S/) });
-    const expires = Date.parse(session.expirationDate);
-    expect(expires).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
-    expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
+      const got = await s.ok("GetSession", { id: created.sessionId });
+      const session = got.session;
+      expect(session.factors.user).toEqual({
+        id: p.id,
+        loginName: p.loginName,
+        displayName: p.displayName,
+        organizationId: server.defaultOrgId,
+        verifiedAt: expect.any(String),
+      });
+      expect(session.factors.password).toEqual({ verifiedAt: expect.any(String) });
+      expect(session.factors.totp).toBeUndefined();
+      expect(session.metadata).toEqual({ ui: b64("v1") });
+      expect(session.userAgent).toMatchObject({
+        fingerprintId: `fp-${protocol}`,
+        ip: expect.stringMatching(/127\.0\.0\.1$/),
+        description: expect.stringMatching(/\S/),
+      });
+      const expires = Date.parse(session.expirationDate);
+      expect(expires).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
+      expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
 
-    const patched = await s.ok("PatchSession", { id: created.sessionId, sessionToken: created.sessionToken, metadata: { step: b64("2") } });
-    expect(patched.sessionToken).toMatch(/\S{20,}/);
-    expect(patched.sessionToken).not.toBe(created.sessionToken);
-    expect(patched.details).toMatchObject({ id: created.sessionId });
-    expect(Number(patched.details.sequence)).toBeGreaterThan(Number(created.details.sequence));
-    expect(refused(await s.call("PatchSession", { id: created.sessionId, sessionToken: created.sessionToken, metadata: { x: b64("y") } }), Code.PermissionDenied, 403)).toContain("token");
+      const patched = await s.ok("PatchSession", { id: created.sessionId, sessionToken: created.sessionToken, metadata: { step: b64("2") } });
+      expect(patched.sessionToken).toMatch(/\S{20,}/);
+      expect(patched.sessionToken).not.toBe(created.sessionToken);
+      expect(patched.details).toMatchObject({ id: created.sessionId });
+      expect(Number(patched.details.sequence)).toBeGreaterThan(Number(created.details.sequence));
+      expect(
+        refused(
+          await s.call("PatchSession", { id: created.sessionId, sessionToken: created.sessionToken, metadata: { x: b64("y") } }),
+          Code.PermissionDenied,
+          403,
+        ),
+      ).toContain("token");
 
-    const found = await s.ok("SearchSessions", { filters: [{ userAgentFingerprintId: `fp-${protocol}` }] });
-    expect(found.result.map((r: Msg) => r.details.id)).toEqual([created.sessionId]);
-    expect(found.result[0].metadata).toEqual({ ui: b64("v1"), step: b64("2") });
-    expectNothingSecret([got, found], [created.sessionToken, patched.sessionToken, PASSWORD]);
+      const found = await s.ok("SearchSessions", { filters: [{ userAgentFingerprintId: `fp-${protocol}` }] });
+      expect(found.result.map((r: Msg) => r.details.id)).toEqual([created.sessionId]);
+      expect(found.result[0].metadata).toEqual({ ui: b64("v1"), step: b64("2") });
+      expectNothingSecret([got, found], [created.sessionToken, patched.sessionToken, PASSWORD]);
 
-    ok(await s.call("DeleteSession", { id: created.sessionId }));
-    refused(await s.call("GetSession", { id: created.sessionId }), Code.NotFound, 404);
-    refused(await s.call("PatchSession", { id: created.sessionId, sessionToken: patched.sessionToken }), Code.NotFound, 404);
-    expect(await sessionIdsOf(p.id)).toEqual([]);
-  });
+      ok(await s.call("DeleteSession", { id: created.sessionId }));
+      refused(await s.call("GetSession", { id: created.sessionId }), Code.NotFound, 404);
+      refused(await s.call("PatchSession", { id: created.sessionId, sessionToken: patched.sessionToken }), Code.NotFound, 404);
+      expect(await sessionIdsOf(p.id)).toEqual([]);
+    },
+  );
 
   it("takes the user by ID; the user agent comes from the request unless given", async () => {
     const p = await person();
@@ -182,27 +212,50 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     // Without a lifetime a session lasts until deleted.
     expect(session.expirationDate).toBeUndefined();
 
-    const given = await sessions().ok("CreateSession", { checks: { user: { userId: p.id } }, userAgent: { ip: "203.0.113.7", description: "Firefox on the kiosk" } });
+    const given = await sessions().ok("CreateSession", {
+      checks: { user: { userId: p.id } },
+      userAgent: { ip: "203.0.113.7", description: "Firefox on the kiosk" },
+    });
     expect((await sessionOf(given.sessionId)).userAgent).toEqual({ ip: "203.0.113.7", description: "Firefox on the kiosk" });
   });
 
   it("answers a wrong password and an unknown login name alike; an unknown user without a password is NotFound; a failed create leaves no session", async () => {
     const p = await person();
     const s = sessions("rest");
-    const wrongPassword = refused(await s.call("CreateSession", { checks: { user: { loginName: p.loginName }, password: { password: "Wrong-Pa55word!" } } }), Code.InvalidArgument, 400);
-    const unknownName = refused(await s.call("CreateSession", { checks: { user: { loginName: `nobody@${p.loginName.split("@")[1]}` }, password: { password: PASSWORD } } }), Code.InvalidArgument, 400);
-    const unknownId = refused(await s.call("CreateSession", { checks: { user: { userId: "01a20000-0000-7000-8000-00000000beef" }, password: { password: PASSWORD } } }), Code.InvalidArgument, 400);
+    const wrongPassword = refused(
+      await s.call("CreateSession", { checks: { user: { loginName: p.loginName }, password: { password: "Wrong-Pa55word!" } } }),
+      Code.InvalidArgument,
+      400,
+    );
+    const unknownName = refused(
+      await s.call("CreateSession", { checks: { user: { loginName: `nobody@${p.loginName.split("@")[1]}` }, password: { password: PASSWORD } } }),
+      Code.InvalidArgument,
+      400,
+    );
+    const unknownId = refused(
+      await s.call("CreateSession", { checks: { user: { userId: "01a20000-0000-7000-8000-00000000beef" }, password: { password: PASSWORD } } }),
+      Code.InvalidArgument,
+      400,
+    );
     expect([wrongPassword, unknownName, unknownId]).toEqual([WRONG_LOGIN, WRONG_LOGIN, WRONG_LOGIN]);
 
     refused(await s.call("CreateSession", { checks: { user: { loginName: `nobody@${p.loginName.split("@")[1]}` } } }), Code.NotFound, 404);
     // A machine user signs in with no session: it is no user of one.
     const machine = await users.create(machineUser(uniqueName("sess-svc")));
     refused(await s.call("CreateSession", { checks: { user: { userId: machine } } }), Code.NotFound, 404);
-    expect(refused(await s.call("CreateSession", { checks: { user: { userId: machine }, password: { password: PASSWORD } } }), Code.InvalidArgument, 400)).toBe(WRONG_LOGIN);
+    expect(refused(await s.call("CreateSession", { checks: { user: { userId: machine }, password: { password: PASSWORD } } }), Code.InvalidArgument, 400)).toBe(
+      WRONG_LOGIN,
+    );
 
     // The right password with a wrong second factor: nothing is created either.
     const secret = await withTotp(users, p.id);
-    expect(refused(await s.call("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD }, totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument, 400)).toContain("checks.totp");
+    expect(
+      refused(
+        await s.call("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD }, totp: { code: wrongTotpCode(secret) } } }),
+        Code.InvalidArgument,
+        400,
+      ),
+    ).toContain("checks.totp");
     expect(await sessionIdsOf(p.id)).toEqual([]);
     expect((await users.get(p.id)).state).toBe("USER_STATE_ACTIVE");
   });
@@ -210,7 +263,13 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
   /** A person with a TOTP, of a new organization whose login settings lock after 3 failed checks; and the TOTP's secret. */
   async function strictPersonWithTotp() {
     const org = await createOrg(server, uniqueName("Strict"));
-    ok(await protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call("SetLoginSettings", { settings: { maxPasswordAttempts: { set: 3 } }, ctx: { orgId: org.id } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call(
+        "SetLoginSettings",
+        { settings: { maxPasswordAttempts: { set: 3 } }, ctx: { orgId: org.id } },
+        server.adminToken,
+      ),
+    );
     const p = await person({ orgId: org.id });
     return { p, secret: await withTotp(users, p.id) };
   }
@@ -222,30 +281,49 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
 
     expect(failed(await s.call("CreateSession", { checks: wrong }), Code.InvalidArgument).message).toBe(WRONG_LOGIN);
     const open = await userSession(p.id);
-    expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument).message).toContain("checks.totp");
+    expect(
+      failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument)
+        .message,
+    ).toContain("checks.totp");
     expect((await users.get(p.id)).state).toBe("USER_STATE_ACTIVE");
     expect(failed(await s.call("CreateSession", { checks: wrong }), Code.InvalidArgument).message).toBe(WRONG_LOGIN);
     expect((await users.get(p.id)).state).toBe("USER_STATE_LOCKED");
 
     // Locked: the right password and the right code no longer help.
-    expect(failed(await s.call("CreateSession", { checks: { user: { loginName: p.loginName }, password: { password: PASSWORD } } }), Code.FailedPrecondition).message).toContain("locked");
-    expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition).message).toContain("locked");
+    expect(
+      failed(await s.call("CreateSession", { checks: { user: { loginName: p.loginName }, password: { password: PASSWORD } } }), Code.FailedPrecondition)
+        .message,
+    ).toContain("locked");
+    expect(
+      failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition)
+        .message,
+    ).toContain("locked");
     expect((await sessionOf(open.id)).factors.totp).toBeUndefined();
     expect(await sessionIdsOf(p.id)).toEqual([open.id]);
   });
 
   it("locks a person without a password after wrong codes as anyone else (issue 41: the count was kept on the password)", async () => {
     const org = await createOrg(server, uniqueName("Strict"));
-    ok(await protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call("SetLoginSettings", { settings: { maxPasswordAttempts: { set: 3 } }, ctx: { orgId: org.id } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call(
+        "SetLoginSettings",
+        { settings: { maxPasswordAttempts: { set: 3 } }, ctx: { orgId: org.id } },
+        server.adminToken,
+      ),
+    );
     const id = await users.create(humanUser(uniqueName("nopw")), { orgId: org.id });
     const secret = await withTotp(users, id);
     const s = sessions();
     const open = await userSession(id);
-    for (let i = 0; i < 2; i++) failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
+    for (let i = 0; i < 2; i++)
+      failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
     expect((await users.get(id)).state).toBe("USER_STATE_ACTIVE");
     failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
     expect((await users.get(id)).state).toBe("USER_STATE_LOCKED");
-    expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition).message).toContain("locked");
+    expect(
+      failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code: totpCode(secret, 1) } } }), Code.FailedPrecondition)
+        .message,
+    ).toContain("locked");
   });
 
   it("a right TOTP beside a wrong email code is not used up: the failed check takes nothing, the code works next (issue 41 §7)", async () => {
@@ -254,7 +332,12 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     const s = sessions();
     const open = await userSession(p.id);
     const code = totpCode(secret, 1);
-    expect(failed(await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code }, otpEmail: { code: "ACDEFGHJ" } } }), Code.InvalidArgument).message).toContain("checks.otpEmail");
+    expect(
+      failed(
+        await s.call("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code }, otpEmail: { code: "ACDEFGHJ" } } }),
+        Code.InvalidArgument,
+      ).message,
+    ).toContain("checks.otpEmail");
     expect((await sessionOf(open.id)).factors.totp).toBeUndefined();
     const patched = await s.ok("PatchSession", { id: open.id, sessionToken: open.token, checks: { totp: { code } } });
     expect(patched.sessionToken).toBeTruthy();
@@ -265,7 +348,11 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     const { p, secret } = await strictPersonWithTotp();
     const s = sessions();
     const withPassword = () => s.ok("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD } } });
-    const wrongCode = async (made: Msg) => failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: made.sessionToken, checks: { totp: { code: wrongTotpCode(secret) } } }), Code.InvalidArgument);
+    const wrongCode = async (made: Msg) =>
+      failed(
+        await s.call("PatchSession", { id: made.sessionId, sessionToken: made.sessionToken, checks: { totp: { code: wrongTotpCode(secret) } } }),
+        Code.InvalidArgument,
+      );
 
     const first = await withPassword();
     await wrongCode(first);
@@ -297,7 +384,9 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
 
       // The same code in another session of the person: a replay.
       const other = await userSession(p.id);
-      expect(failed(await s.call("PatchSession", { id: other.id, sessionToken: other.token, checks: { totp: { code } } }), Code.InvalidArgument).message).toContain("checks.totp");
+      expect(
+        failed(await s.call("PatchSession", { id: other.id, sessionToken: other.token, checks: { totp: { code } } }), Code.InvalidArgument).message,
+      ).toContain("checks.totp");
       expect((await sessionOf(other.id)).factors.totp).toBeUndefined();
       expect((await sessionOf(made.sessionId)).factors).toEqual(after.factors);
       expectNothingSecret(await sessionOf(made.sessionId), [again.sessionToken, secret, code]);
@@ -309,7 +398,15 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
       const s = sessions("connect");
       const made = await s.ok("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD } }, metadata: { a: b64("1") } });
       const before = await sessionOf(made.sessionId);
-      const message = failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: made.sessionToken, checks: { totp: { code: wrongTotpCode(secret) } }, metadata: { b: b64("2") } }), Code.InvalidArgument).message;
+      const message = failed(
+        await s.call("PatchSession", {
+          id: made.sessionId,
+          sessionToken: made.sessionToken,
+          checks: { totp: { code: wrongTotpCode(secret) } },
+          metadata: { b: b64("2") },
+        }),
+        Code.InvalidArgument,
+      ).message;
       expect(message).toContain("checks.totp");
       expect(await sessionOf(made.sessionId)).toEqual(before);
       // The token given is still the session's.
@@ -325,11 +422,23 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
       // A session of nobody yet: metadata only, then checks without a user are refused.
       const blank = await s.ok("CreateSession", { metadata: { step: b64("start") } });
       expect((await sessionOf(blank.sessionId)).factors.user).toBeUndefined();
-      failed(await s.call("PatchSession", { id: blank.sessionId, sessionToken: blank.sessionToken, checks: { password: { password: PASSWORD } } }), Code.InvalidArgument);
-      const named = await s.ok("PatchSession", { id: blank.sessionId, sessionToken: blank.sessionToken, checks: { user: { loginName: p.loginName }, password: { password: PASSWORD } } });
+      failed(
+        await s.call("PatchSession", { id: blank.sessionId, sessionToken: blank.sessionToken, checks: { password: { password: PASSWORD } } }),
+        Code.InvalidArgument,
+      );
+      const named = await s.ok("PatchSession", {
+        id: blank.sessionId,
+        sessionToken: blank.sessionToken,
+        checks: { user: { loginName: p.loginName }, password: { password: PASSWORD } },
+      });
       expect((await sessionOf(blank.sessionId)).factors).toMatchObject({ user: { id: p.id }, password: { verifiedAt: expect.any(String) } });
 
-      expect(failed(await s.call("PatchSession", { id: blank.sessionId, sessionToken: named.sessionToken, checks: { user: { userId: q.id } } }), Code.FailedPrecondition).message).toContain("another user");
+      expect(
+        failed(
+          await s.call("PatchSession", { id: blank.sessionId, sessionToken: named.sessionToken, checks: { user: { userId: q.id } } }),
+          Code.FailedPrecondition,
+        ).message,
+      ).toContain("another user");
       expect((await sessionOf(blank.sessionId)).factors.user.id).toBe(p.id);
       ok(await s.call("PatchSession", { id: blank.sessionId, sessionToken: named.sessionToken, checks: { user: { userId: p.id } } }));
     });
@@ -345,7 +454,10 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
       // 18 more make 20: the bound; one more is refused, and changes nothing.
       const full = await s.ok("PatchSession", { id: made.sessionId, sessionToken: patched.sessionToken, metadata: keys(18, "k") });
       expect(Object.keys((await sessionOf(made.sessionId)).metadata)).toHaveLength(20);
-      expect(failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: full.sessionToken, metadata: { one: b64("too many") } }), Code.InvalidArgument).message).toContain("20");
+      expect(
+        failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: full.sessionToken, metadata: { one: b64("too many") } }), Code.InvalidArgument)
+          .message,
+      ).toContain("20");
       failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: full.sessionToken, metadata: keys(21, "n") }), Code.InvalidArgument);
       failed(await s.call("CreateSession", { checks: { user: { userId: p.id } }, metadata: keys(21, "n") }), Code.InvalidArgument);
       expect(Object.keys((await sessionOf(made.sessionId)).metadata)).toHaveLength(20);
@@ -367,8 +479,13 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
 
       const short = await s.ok("CreateSession", { checks: { user: { userId: p.id } }, lifetime: "1s" });
       await sleep(1100);
-      expect(failed(await s.call("PatchSession", { id: short.sessionId, sessionToken: short.sessionToken, metadata: { k: b64("v") } }), Code.FailedPrecondition).message).toContain("expired");
-      expect(failed(await s.call("PatchSession", { id: short.sessionId, sessionToken: short.sessionToken, lifetime: "3600s" }), Code.FailedPrecondition).message).toContain("expired");
+      expect(
+        failed(await s.call("PatchSession", { id: short.sessionId, sessionToken: short.sessionToken, metadata: { k: b64("v") } }), Code.FailedPrecondition)
+          .message,
+      ).toContain("expired");
+      expect(
+        failed(await s.call("PatchSession", { id: short.sessionId, sessionToken: short.sessionToken, lifetime: "3600s" }), Code.FailedPrecondition).message,
+      ).toContain("expired");
       failed(await s.call("CreateSession", { checks: { user: { userId: p.id } }, lifetime: "0s" }), Code.InvalidArgument);
     });
   });
@@ -379,12 +496,22 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     it("otpEmail with returnCode answers a code that checks.otpEmail takes once", async () => {
       const p = await emailPerson();
       const s = sessions();
-      const made = await s.ok("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD } }, challenges: { otpEmail: { returnCode: true } } });
+      const made = await s.ok("CreateSession", {
+        checks: { user: { userId: p.id }, password: { password: PASSWORD } },
+        challenges: { otpEmail: { returnCode: true } },
+      });
       const code = made.challenges?.otpEmail as string;
       expect(code).toMatch(CODE);
-      const patched = await s.ok("PatchSession", { id: made.sessionId, sessionToken: made.sessionToken, checks: { otpEmail: { code: `${code.slice(0, 4).toLowerCase()}-${code.slice(4)}` } } });
+      const patched = await s.ok("PatchSession", {
+        id: made.sessionId,
+        sessionToken: made.sessionToken,
+        checks: { otpEmail: { code: `${code.slice(0, 4).toLowerCase()}-${code.slice(4)}` } },
+      });
       expect((await sessionOf(made.sessionId)).factors.otpEmail).toEqual({ verifiedAt: expect.any(String) });
-      expect(failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: patched.sessionToken, checks: { otpEmail: { code } } }), Code.InvalidArgument).message).toContain("checks.otpEmail");
+      expect(
+        failed(await s.call("PatchSession", { id: made.sessionId, sessionToken: patched.sessionToken, checks: { otpEmail: { code } } }), Code.InvalidArgument)
+          .message,
+      ).toContain("checks.otpEmail");
 
       // A code asked for in a patch, the same way.
       const other = await userSession(p.id);
@@ -422,10 +549,22 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
       const { codes } = ok(await users.call("GenerateRecoveryCodes", { id: p.id })) as { codes: string[] };
       const s = sessions();
       const made = await s.ok("CreateSession", { checks: { user: { userId: p.id }, password: { password: PASSWORD }, recoveryCode: { code: codes[0]! } } });
-      expect((await sessionOf(made.sessionId)).factors).toMatchObject({ password: { verifiedAt: expect.any(String) }, recoveryCode: { verifiedAt: expect.any(String) } });
+      expect((await sessionOf(made.sessionId)).factors).toMatchObject({
+        password: { verifiedAt: expect.any(String) },
+        recoveryCode: { verifiedAt: expect.any(String) },
+      });
       const other = await userSession(p.id);
-      expect(failed(await s.call("PatchSession", { id: other.id, sessionToken: other.token, checks: { recoveryCode: { code: codes[0]! } } }), Code.InvalidArgument).message).toContain("checks.recoveryCode");
-      ok(await s.call("PatchSession", { id: other.id, sessionToken: other.token, checks: { recoveryCode: { code: codes[1]!.toLowerCase().replace(/-/g, " ") } } }));
+      expect(
+        failed(await s.call("PatchSession", { id: other.id, sessionToken: other.token, checks: { recoveryCode: { code: codes[0]! } } }), Code.InvalidArgument)
+          .message,
+      ).toContain("checks.recoveryCode");
+      ok(
+        await s.call("PatchSession", {
+          id: other.id,
+          sessionToken: other.token,
+          checks: { recoveryCode: { code: codes[1]!.toLowerCase().replace(/-/g, " ") } },
+        }),
+      );
       expect((await sessionOf(other.id)).factors.recoveryCode).toEqual({ verifiedAt: expect.any(String) });
     });
   });
@@ -510,7 +649,8 @@ describe.each(DATABASE_KINDS)("PlatformSessions (%s)", (kind) => {
     it("reads a session with its token over REST as a query parameter", async () => {
       const stranger = await personWithToken();
       const own = await userSession((await person()).id);
-      const get = (query: string) => fetch(`${server.baseUrl}/resources/v3alpha/sessions/${own.id}${query}`, { headers: { authorization: `Bearer ${stranger.token}` } });
+      const get = (query: string) =>
+        fetch(`${server.baseUrl}/resources/v3alpha/sessions/${own.id}${query}`, { headers: { authorization: `Bearer ${stranger.token}` } });
       expect((await get("")).status).toBe(403);
       expect((await get("?sessionToken=wrong")).status).toBe(403);
       const right = await get(`?sessionToken=${encodeURIComponent(own.token)}`);
@@ -551,7 +691,9 @@ describe.each(DATABASE_KINDS)("PlatformSessions' rate limit per user for codes s
       for (let i = 0; i < 2; i++) ok(await challenge(p.id));
       failed(await challenge(p.id), Code.ResourceExhausted);
       // The refused attempt left nothing; the one that ran again recorded its deliveries.
-      const recorded = await sql<{ n: number }>`select count(*)::int as n from action_deliveries where instance_id = ${server.instanceId} and event_type = 'session.added'`.execute(db);
+      const recorded = await sql<{
+        n: number;
+      }>`select count(*)::int as n from action_deliveries where instance_id = ${server.instanceId} and event_type = 'session.added'`.execute(db);
       expect(recorded.rows[0]!.n).toBe(2);
     } finally {
       await sql`delete from executions where instance_id = ${server.instanceId} and id = 'event/session.added'`.execute(db);

@@ -97,7 +97,10 @@ const REQUESTS: Record<string, JsonObject> = {
   SetBrandingSettings: { settings: { font: { set: "BRANDING_FONT_SYSTEM_UI" } } },
   ResolveBrandingSettings: {},
   // The same small PNG each time: after the first, a write that changes nothing.
-  SetBrandingImage: { image: "icon_dark", content: { contentType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" } },
+  SetBrandingImage: {
+    image: "icon_dark",
+    content: { contentType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" },
+  },
   RemoveBrandingImage: { image: "logo_dark" },
   PreviewBrandingSettings: { settings: { primaryColor: { set: "#0b7285" } } },
 };
@@ -118,7 +121,14 @@ const SERVICE_OF = {
 } as const;
 type Method = keyof typeof SERVICE_OF;
 const METHODS = Object.keys(SERVICE_OF) as Method[];
-const REST_STATUS: Record<string, number> = { ok: 200, [Code.PermissionDenied]: 403, [Code.NotFound]: 404, [Code.Unauthenticated]: 401, [Code.FailedPrecondition]: 400, [Code.InvalidArgument]: 400 };
+const REST_STATUS: Record<string, number> = {
+  ok: 200,
+  [Code.PermissionDenied]: 403,
+  [Code.NotFound]: 404,
+  [Code.Unauthenticated]: 401,
+  [Code.FailedPrecondition]: 400,
+  [Code.InvalidArgument]: 400,
+};
 
 const outcome = (r: CallResult): Outcome => (r.ok ? "ok" : r.code);
 

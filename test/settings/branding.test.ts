@@ -29,7 +29,9 @@ const IMAGES = ["logo", "logo_dark", "icon", "icon_dark"] as const;
 const b64 = (s: string) => Buffer.from(s, "base64");
 /** Small real images of each type (1×1 pixel), and one of a type not accepted. */
 const PNG = b64("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==");
-const JPEG = b64("/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=");
+const JPEG = b64(
+  "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=",
+);
 const WEBP = b64("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==");
 const GIF = b64("R0lGODlhAQABAAAAACw=");
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#5469d4"/></svg>');
@@ -69,7 +71,11 @@ function resolvedBranding(m: Msg) {
   } as Record<string, { value: unknown; owner?: unknown }>;
 }
 
-const upload = (image: string, contentType: string, data: Buffer, ctx?: JsonObject): JsonObject => ({ image, content: { contentType, data: data.toString("base64") }, ...(ctx && { ctx }) });
+const upload = (image: string, contentType: string, data: Buffer, ctx?: JsonObject): JsonObject => ({
+  image,
+  content: { contentType, data: data.toString("base64") },
+  ...(ctx && { ctx }),
+});
 
 describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
   let server: TestServer;
@@ -81,17 +87,23 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     return {
       set: (settings: JsonObject, ctx?: JsonObject, token = server.adminToken) => c.call("SetBrandingSettings", { settings, ...(ctx && { ctx }) }, token),
       resolve: (ctx?: JsonObject, token = server.adminToken) => c.call("ResolveBrandingSettings", { ...(ctx && { ctx }) }, token),
-      upload: (image: string, contentType: string, data: Buffer, ctx?: JsonObject, token = server.adminToken) => c.call("SetBrandingImage", upload(image, contentType, data, ctx), token),
+      upload: (image: string, contentType: string, data: Buffer, ctx?: JsonObject, token = server.adminToken) =>
+        c.call("SetBrandingImage", upload(image, contentType, data, ctx), token),
       remove: (image: string, ctx?: JsonObject, token = server.adminToken) => c.call("RemoveBrandingImage", { image, ...(ctx && { ctx }) }, token),
     };
   };
   const SYSTEM = { system: true };
   const inst = () => ({ instanceId: server.instanceId });
-  const resolve = async (ctx?: JsonObject, protocol: Protocol = "grpc") => resolvedBranding(ok(await client(protocol).resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
+  const resolve = async (ctx?: JsonObject, protocol: Protocol = "grpc") =>
+    resolvedBranding(ok(await client(protocol).resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
   const get = (path: string, headers: Record<string, string> = {}, baseUrl = server.baseUrl, method = "GET") => fetch(`${baseUrl}${path}`, { method, headers });
   /** POST /settings/v3alpha/branding/{image} as curl sends it: the file as the body. */
   const post = (image: string, contentType: string | undefined, data: Buffer, query = "", token = server.adminToken, baseUrl = server.baseUrl) =>
-    fetch(`${baseUrl}/settings/v3alpha/branding/${image}${query}`, { method: "POST", headers: { authorization: `Bearer ${token}`, ...(contentType && { "content-type": contentType }) }, body: new Uint8Array(data) });
+    fetch(`${baseUrl}/settings/v3alpha/branding/${image}${query}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, ...(contentType && { "content-type": contentType }) },
+      body: new Uint8Array(data),
+    });
 
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_BRANDING_MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES), PLATFORM_MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
@@ -140,7 +152,12 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     ok(await client().set({ primaryColor: { set: "#0b5cad" }, disableWatermark: { set: true } }, SYSTEM));
     const set = ok(await client().set({ backgroundColor: { set: "#ffffff" }, font: { set: "BRANDING_FONT_HUMANIST" } }, inst()));
     expect(details(set)).toEqual({ sequence: 1, changeDate: expect.any(String), owner: I });
-    ok(await client("rest").set({ fontColor: { set: "#1a1a1a" }, hideLoginNameSuffix: { set: true }, font: { set: "BRANDING_FONT_MONOSPACE" } }, { orgId: orgA }));
+    ok(
+      await client("rest").set(
+        { fontColor: { set: "#1a1a1a" }, hideLoginNameSuffix: { set: true }, font: { set: "BRANDING_FONT_MONOSPACE" } },
+        { orgId: orgA },
+      ),
+    );
 
     expect(await resolve({ orgId: orgA })).toMatchObject({
       primaryColor: { value: "#0b5cad", owner: SYSTEM_OWNER },
@@ -166,18 +183,31 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
       disableWatermark: true,
       font: "monospace",
     });
-    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId })).toMatchObject({ fontColor: "#000000", font: "humanist", backgroundColor: "#ffffff" });
+    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId })).toMatchObject({
+      fontColor: "#000000",
+      font: "humanist",
+      backgroundColor: "#ffffff",
+    });
 
     const reset = ok(await client().set({ font: { reset: true }, fontColor: { reset: true } }, { orgId: orgA }));
     expect(details(reset)).toMatchObject({ sequence: 2, owner: orgOwner(orgA) });
-    expect(await resolve({ orgId: orgA })).toMatchObject({ font: { value: "BRANDING_FONT_HUMANIST", owner: I }, fontColor: { value: "#000000", owner: SYSTEM_OWNER } });
+    expect(await resolve({ orgId: orgA })).toMatchObject({
+      font: { value: "BRANDING_FONT_HUMANIST", owner: I },
+      fontColor: { value: "#000000", owner: SYSTEM_OWNER },
+    });
     ok(await client().set({ font: { reset: true } }, inst()));
     expect((await resolve({ orgId: orgA })).font).toEqual({ value: "BRANDING_FONT_SYSTEM_UI", owner: SYSTEM_OWNER });
     // Writing what is already set changes nothing.
     const same = ok(await client().set({ backgroundColor: { set: "#FFFFFF" } }, inst()));
     expect(details(same).sequence).toBe(details(ok(await client().resolve(inst()))).sequence);
     // Each change is an event of the context's branding.
-    const events = await server.service.store.db.selectFrom("events").select(["event_type", "payload"]).where("aggregate_type", "=", "settings.branding").where("aggregate_id", "=", orgA).orderBy("sequence").execute();
+    const events = await server.service.store.db
+      .selectFrom("events")
+      .select(["event_type", "payload"])
+      .where("aggregate_type", "=", "settings.branding")
+      .where("aggregate_id", "=", orgA)
+      .orderBy("sequence")
+      .execute();
     expect(events.map((e) => e.event_type)).toEqual(["settings.branding.set", "settings.branding.set"]);
     expect(events[1]!.payload).toEqual({ set: {}, reset: ["font_color", "font"] });
   });
@@ -185,7 +215,10 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
   it("keeps colors in lower case and refuses what is not #rrggbb, an unspecified font and an empty change", async () => {
     ok(await client().set({ primaryColor: { set: "#ABCDEF" }, warnColorDark: { set: "#Ff00aA" } }, { orgId: orgA }));
     expect(await resolve({ orgId: orgA })).toMatchObject({ primaryColor: { value: "#abcdef" }, warnColorDark: { value: "#ff00aa" } });
-    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId, orgId: orgA })).toMatchObject({ primaryColor: "#abcdef", warnColorDark: "#ff00aa" });
+    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId, orgId: orgA })).toMatchObject({
+      primaryColor: "#abcdef",
+      warnColorDark: "#ff00aa",
+    });
     for (const protocol of ["grpc", "connect", "rest"] as const) {
       for (const bad of ["abcdef", "#abcd", "#abcdefa", "#ggg000", "red", "", " #abcdef"]) {
         const r = await client(protocol).set({ fontColor: { set: bad } }, { orgId: orgA });
@@ -249,7 +282,10 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     const body = (await curl.json()) as Msg;
     expect(body.details.owner).toEqual(orgOwner(orgB));
     expect((await resolve({ orgId: orgB })).iconDarkUrl).toEqual({ value: body.url });
-    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId, orgId: orgB })).toEqual({ ...BUILT_IN_BRANDING, iconDarkUrl: body.url });
+    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId, orgId: orgB })).toEqual({
+      ...BUILT_IN_BRANDING,
+      iconDarkUrl: body.url,
+    });
   });
 
   it("serves images with long caching, an ETag answered by 304, nosniff, and a policy that lets an SVG load and run nothing", async () => {
@@ -279,7 +315,13 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     expect(served.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
 
     const missing = png.url.replace(/[^/]+$/, "A".repeat(43));
-    for (const path of [missing, "/assets/v3alpha/branding/instance/banner/abc", `/assets/v3alpha/branding/${orgB}/icon/${png.url.split("/").pop()}`, "/assets/v3alpha/branding/", "/assets/v3alpha/branding/instance/icon/a/b"]) {
+    for (const path of [
+      missing,
+      "/assets/v3alpha/branding/instance/banner/abc",
+      `/assets/v3alpha/branding/${orgB}/icon/${png.url.split("/").pop()}`,
+      "/assets/v3alpha/branding/",
+      "/assets/v3alpha/branding/instance/icon/a/b",
+    ]) {
       const r = await get(path);
       expect(r.status, path).toBe(404);
       expect(((await r.json()) as Msg).code, path).toBe(Code.NotFound);
@@ -299,12 +341,20 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
       ["image/svg+xml", Buffer.from("<svg><g></svg>"), /not an SVG image: it is not well-formed XML/],
       ["image/svg+xml", Buffer.from("<svg>no namespace</svg>"), /root element is not <svg> in the SVG namespace/],
       ["image/svg+xml", Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"/>'), /root element is not <svg>/],
-      ["image/svg+xml", Buffer.from('<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">]><svg xmlns="http://www.w3.org/2000/svg"><text>&a;&a;</text></svg>'), /declares entities/],
+      [
+        "image/svg+xml",
+        Buffer.from('<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">]><svg xmlns="http://www.w3.org/2000/svg"><text>&a;&a;</text></svg>'),
+        /declares entities/,
+      ],
       ["image/svg+xml", Buffer.from([0x3c, 0x73, 0x76, 0x67, 0xff, 0xfe]), /not UTF-8/],
       ["image/gif", GIF, /content type "image\/gif" is not accepted: send image\/png, image\/jpeg, image\/webp, image\/svg\+xml/],
       ["text/html", Buffer.from("<p>"), /content type "text\/html" is not accepted/],
       ["image/png", Buffer.alloc(0), /the image is empty/],
-      ["image/png", Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 1 - PNG.length)]), new RegExp(`has ${MAX_IMAGE_BYTES + 1} bytes, more than the ${MAX_IMAGE_BYTES} allowed \\(PLATFORM_BRANDING_MAX_IMAGE_BYTES\\)`)],
+      [
+        "image/png",
+        Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 1 - PNG.length)]),
+        new RegExp(`has ${MAX_IMAGE_BYTES + 1} bytes, more than the ${MAX_IMAGE_BYTES} allowed \\(PLATFORM_BRANDING_MAX_IMAGE_BYTES\\)`),
+      ],
     ];
     for (const protocol of ["grpc", "connect", "rest"] as const) {
       for (const [type, data, message] of cases) {
@@ -336,11 +386,24 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     for (const protocol of ["grpc", "rest"] as const) {
       const m = ok(await client(protocol).upload("logo_dark", "image/svg+xml", Buffer.from(HOSTILE_SVG), { orgId: orgA }), protocol);
       expect([...m.removed].sort(), protocol).toEqual(
-        ["foreignObject element", "href attribute", "onclick attribute", "onload attribute", "script element", "set element", "stroke attribute", "style attribute", "style element with an external reference", "xlink:href attribute"].sort(),
+        [
+          "foreignObject element",
+          "href attribute",
+          "onclick attribute",
+          "onload attribute",
+          "script element",
+          "set element",
+          "stroke attribute",
+          "style attribute",
+          "style element with an external reference",
+          "xlink:href attribute",
+        ].sort(),
       );
       const served = await (await get(m.url)).text();
-      for (const gone of ["<script", "alert", "onload", "onclick", "foreignObject", "evil.example", "javascript:", "@import", "<set"]) expect(served, `${protocol} ${gone}`).not.toContain(gone);
-      for (const kept of ['viewBox="0 0 10 10"', 'class="mark"', ".mark { fill: #123456 }", 'href="#r"', 'fill="url(#g)"', "<linearGradient"]) expect(served, `${protocol} ${kept}`).toContain(kept);
+      for (const gone of ["<script", "alert", "onload", "onclick", "foreignObject", "evil.example", "javascript:", "@import", "<set"])
+        expect(served, `${protocol} ${gone}`).not.toContain(gone);
+      for (const kept of ['viewBox="0 0 10 10"', 'class="mark"', ".mark { fill: #123456 }", 'href="#r"', 'fill="url(#g)"', "<linearGradient"])
+        expect(served, `${protocol} ${kept}`).toContain(kept);
       expect(served.startsWith("<svg")).toBe(true);
     }
   });
@@ -353,8 +416,15 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     const systemIcon = ok(await client().upload("icon", "image/svg+xml", SVG, SYSTEM));
     expect(systemIcon.url).toMatch(/^\/assets\/v3alpha\/branding\/system\/icon\//);
     expect(await resolve({ orgId: orgA })).toMatchObject({ logoUrl: { value: orgLogo.url }, iconUrl: { value: systemIcon.url, owner: SYSTEM_OWNER } });
-    expect(await resolve({ orgId: orgB })).toMatchObject({ logoUrl: { value: instanceLogo.url, owner: I }, iconUrl: { value: systemIcon.url, owner: SYSTEM_OWNER } });
-    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId, orgId: orgB })).toEqual({ ...BUILT_IN_BRANDING, logoUrl: instanceLogo.url, iconUrl: systemIcon.url });
+    expect(await resolve({ orgId: orgB })).toMatchObject({
+      logoUrl: { value: instanceLogo.url, owner: I },
+      iconUrl: { value: systemIcon.url, owner: SYSTEM_OWNER },
+    });
+    expect(await resolveBranding(server.service.store.db, { instanceId: server.instanceId, orgId: orgB })).toEqual({
+      ...BUILT_IN_BRANDING,
+      logoUrl: instanceLogo.url,
+      iconUrl: systemIcon.url,
+    });
     // The system's images are served on every instance's host.
     expect((await get(systemIcon.url)).status).toBe(200);
 
@@ -366,7 +436,10 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     expect((await get(orgLogo.url)).status).toBe(404);
     expect((await get(replaced.url)).status).toBe(200);
 
-    const removed = await fetch(`${server.baseUrl}/settings/v3alpha/branding/logo?ctx.orgId=${orgA}`, { method: "DELETE", headers: { authorization: `Bearer ${server.adminToken}` } });
+    const removed = await fetch(`${server.baseUrl}/settings/v3alpha/branding/logo?ctx.orgId=${orgA}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
     expect(removed.status).toBe(200);
     expect(details((await removed.json()) as Msg)).toMatchObject({ sequence: details(replaced).sequence + 1, owner: orgOwner(orgA) });
     expect((await resolve({ orgId: orgA })).logoUrl).toEqual({ value: instanceLogo.url, owner: I });
@@ -412,7 +485,9 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     const reference = await run("grpc");
     expect(reference[1]).toMatchObject({ warnings: [{ foreground: "primary_color", background: "background_color" }] });
     expect(reference[2]).toEqual({ code: Code.InvalidArgument });
-    expect(reference[5]).toMatchObject({ settings: { primaryColor: { value: "#ffd700" }, iconUrl: { value: expect.stringMatching(/^\/assets\/v3alpha\/branding\/<org>\/icon\//) } } });
+    expect(reference[5]).toMatchObject({
+      settings: { primaryColor: { value: "#ffd700" }, iconUrl: { value: expect.stringMatching(/^\/assets\/v3alpha\/branding\/<org>\/icon\//) } },
+    });
     for (const protocol of PROTOCOLS.filter((p) => p !== "grpc")) expect(await run(protocol), protocol).toEqual(reference);
   });
 
@@ -439,8 +514,12 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     const doomedLogo = ok(await client("grpc", other.baseUrl).upload("logo", "image/jpeg", JPEG, { orgId: doomed }, other.adminToken));
     ok(await orgs.call("DeleteOrganization", { id: doomed }, other.adminToken));
     expect((await get(doomedLogo.url, {}, other.baseUrl)).status).toBe(404);
-    const files = () => server.service.store.db.selectFrom("settings_files").select(["org_id", "name"]).where("instance_id", "=", other.instanceId).orderBy("name").execute();
-    expect(await files()).toEqual([{ org_id: "", name: "icon" }, { org_id: other.orgId, name: "logo" }]);
+    const files = () =>
+      server.service.store.db.selectFrom("settings_files").select(["org_id", "name"]).where("instance_id", "=", other.instanceId).orderBy("name").execute();
+    expect(await files()).toEqual([
+      { org_id: "", name: "icon" },
+      { org_id: other.orgId, name: "logo" },
+    ]);
     ok(await protocolClient(PlatformInstances, "grpc", server.baseUrl).call("DeleteInstance", { id: other.instanceId }, server.adminToken));
     expect(await files()).toEqual([]);
     expect((await get(ours.url)).status).toBe(200);
@@ -466,7 +545,14 @@ describe.each(DATABASE_KINDS)("PlatformBrandingSettings (%s)", (kind) => {
     expect(html).toContain("#fffdf5");
     expect(html).not.toContain("<footer>");
     for (const protocol of PROTOCOLS) {
-      const page = ok(await protocolClient(BRANDING, protocol, server.baseUrl).call("PreviewBrandingSettings", { settings: changes, ctx: { orgId: orgA } }, server.adminToken), protocol).page as Msg;
+      const page = ok(
+        await protocolClient(BRANDING, protocol, server.baseUrl).call(
+          "PreviewBrandingSettings",
+          { settings: changes, ctx: { orgId: orgA } },
+          server.adminToken,
+        ),
+        protocol,
+      ).page as Msg;
       expect(page.contentType, protocol).toBe("text/html; charset=utf-8");
       const shown = Buffer.from(String(page.data), "base64").toString();
       expect(shown, protocol).toContain("#0b7285");

@@ -29,12 +29,14 @@ describe.each(DATABASE_KINDS)("PlatformDomainSettings (%s)", (kind) => {
   const client = (protocol: Protocol = "grpc") => {
     const c = protocolClient(PlatformDomainSettings, protocol, server.baseUrl);
     return {
-      set: (settings: JsonObject, ctx: JsonObject | undefined, token = server.adminToken) => c.call("SetDomainSettings", { settings, ...(ctx && { ctx }) }, token),
+      set: (settings: JsonObject, ctx: JsonObject | undefined, token = server.adminToken) =>
+        c.call("SetDomainSettings", { settings, ...(ctx && { ctx }) }, token),
       resolve: (ctx: JsonObject | undefined, token = server.adminToken) => c.call("ResolveDomainSettings", { ...(ctx && { ctx }) }, token),
     };
   };
   const inst = () => ({ instanceId: server.instanceId });
-  const resolve = async (ctx: JsonObject | undefined, protocol: Protocol = "grpc") => resolved(ok(await client(protocol).resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
+  const resolve = async (ctx: JsonObject | undefined, protocol: Protocol = "grpc") =>
+    resolved(ok(await client(protocol).resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
 
   beforeAll(async () => {
     server = await startTestServer(kind);
@@ -69,7 +71,13 @@ describe.each(DATABASE_KINDS)("PlatformDomainSettings (%s)", (kind) => {
     const reset = ok(await client().set({ validateOrgDomains: { reset: true } }, inst()));
     expect(details(reset).sequence).toBeGreaterThan(details(set).sequence);
     expect(await resolve(undefined)).toEqual({ value: true, owner: SYSTEM_OWNER });
-    const events = await server.service.store.db.selectFrom("events").select("payload").where("instance_id", "=", server.instanceId).where("event_type", "=", "settings.domain.set").orderBy("position").execute();
+    const events = await server.service.store.db
+      .selectFrom("events")
+      .select("payload")
+      .where("instance_id", "=", server.instanceId)
+      .where("event_type", "=", "settings.domain.set")
+      .orderBy("position")
+      .execute();
     expect(events.map((e) => e.payload)).toEqual([
       { set: { validate_org_domains: false }, reset: [] },
       { set: {}, reset: ["validate_org_domains"] },

@@ -111,7 +111,11 @@ describe.each(DATABASE_KINDS)("PlatformFeatureSettings levels, defaults and over
     expect(await server.service.store.db.selectFrom("settings").selectAll().where("org_id", "=", orgA).execute()).toEqual([]);
 
     const O = orgOwner(orgA);
-    expect(details(ok(await api.set({ tokenExchange: { set: true } }, { orgId: orgA }, token())))).toEqual({ sequence: 1, changeDate: expect.any(String), owner: O });
+    expect(details(ok(await api.set({ tokenExchange: { set: true } }, { orgId: orgA }, token())))).toEqual({
+      sequence: 1,
+      changeDate: expect.any(String),
+      owner: O,
+    });
     expect(await resolve({ orgId: orgA })).toEqual({ ...flagsOf(DEFAULTS, () => SYSTEM_OWNER), tokenExchange: { value: true } });
     expect(await resolve(inst())).toEqual(flagsOf(DEFAULTS, () => SYSTEM_OWNER));
     // The instance's value shows in the org once the org resets its own.
@@ -139,7 +143,9 @@ describe.each(DATABASE_KINDS)("PlatformFeatureSettings levels, defaults and over
     ok(await api.set({ multitenancySettings: { set: false } }, inst(), token()));
     for (const ctx of [undefined, inst(), { orgId: orgA }, SYSTEM]) {
       expect(failed(await languages.resolve(ctx, token()), Code.FailedPrecondition, JSON.stringify(ctx))).toContain("multitenancy_settings");
-      expect(failed(await languages.set({ defaultLanguage: { key: "de" } }, ctx, token()), Code.FailedPrecondition, JSON.stringify(ctx))).toContain("multitenancy_settings");
+      expect(failed(await languages.set({ defaultLanguage: { key: "de" } }, ctx, token()), Code.FailedPrecondition, JSON.stringify(ctx))).toContain(
+        "multitenancy_settings",
+      );
     }
     // The other instance is not affected.
     ok(await languageClient(server, "grpc", other.baseUrl).resolve(undefined, other.adminToken));
@@ -173,14 +179,19 @@ describe.each(DATABASE_KINDS)("PlatformFeatureSettings defaults from PLATFORM_FE
     const configured = { multitenancyResourcesApi: true, multitenancySettings: false, actions: false, tokenExchange: true };
     expect(resolvedFlags(ok(await api.resolve(undefined, server.adminToken)))).toEqual(flagsOf(configured, () => SYSTEM_OWNER));
     expect(resolvedFlags(ok(await api.resolve(SYSTEM, server.adminToken)))).toEqual(flagsOf(configured, () => undefined));
-    expect(failed(await protocolClient(PlatformActions, "grpc", server.baseUrl).call("SearchTargets", {}, server.adminToken), Code.FailedPrecondition)).toContain("actions");
+    expect(
+      failed(await protocolClient(PlatformActions, "grpc", server.baseUrl).call("SearchTargets", {}, server.adminToken), Code.FailedPrecondition),
+    ).toContain("actions");
     expect(failed(await languageClient(server).resolve(undefined, server.adminToken), Code.FailedPrecondition)).toContain("multitenancy_settings");
     // Nothing is stored for defaults from configuration.
     expect(await server.service.store.db.selectFrom("settings").selectAll().where("kind", "=", "feature").execute()).toEqual([]);
 
     ok(await api.set({ multitenancySettings: { set: true } }, { instanceId: server.instanceId }, server.adminToken));
     ok(await languageClient(server).resolve(undefined, server.adminToken));
-    expect(resolvedFlags(ok(await api.resolve(undefined, server.adminToken)))).toEqual({ ...flagsOf(configured, () => SYSTEM_OWNER), multitenancySettings: { value: true } });
+    expect(resolvedFlags(ok(await api.resolve(undefined, server.adminToken)))).toEqual({
+      ...flagsOf(configured, () => SYSTEM_OWNER),
+      multitenancySettings: { value: true },
+    });
     // A change in the system context overrides the configured default.
     ok(await api.set({ actions: { set: true } }, SYSTEM, server.adminToken));
     ok(await protocolClient(PlatformActions, "grpc", server.baseUrl).call("SearchTargets", {}, server.adminToken));

@@ -74,12 +74,19 @@ export function featureClient(server: Pick<TestServer, "baseUrl">, protocol: Pro
 
 /** A new organization of the server's first instance, made through the API. */
 export async function createOrg(server: TestServer, name: string): Promise<string> {
-  const m = ok(await protocolClient(ORGS, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name } }, server.adminToken), `create org ${name}`);
+  const m = ok(
+    await protocolClient(ORGS, "grpc", server.baseUrl).call("CreateOrganization", { organization: { name } }, server.adminToken),
+    `create org ${name}`,
+  );
   return String(m.details.id);
 }
 
 /** A machine user that lives in the given organization (not the default one), with memberships and a token. */
-export async function createUserIn(server: TestServer, orgId: string, roles: { context: "instance" | "org"; contextId: string; roles: string[] }[] = []): Promise<{ userId: string; token: string }> {
+export async function createUserIn(
+  server: TestServer,
+  orgId: string,
+  roles: { context: "instance" | "org"; contextId: string; roles: string[] }[] = [],
+): Promise<{ userId: string; token: string }> {
   return server.service.store.db.transaction().execute(async (tx) => {
     const actor = { instanceId: server.instanceId, userId: "test" };
     const user = await addMachineUser(tx, actor, { orgId, username: `org-user-${Math.random().toString(36).slice(2)}`, name: "test" });

@@ -129,15 +129,27 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
 
     // The system restricts to fr, it: allowed although it breaks nothing of its own; the instance sets both itself.
     ok(await api.set({ restrictedLanguages: { languages: langs("fr", "it") }, defaultLanguage: { key: "it" } }, SYSTEM, token()));
-    expect(await resolve(inst())).toEqual({ defaultLanguage: { value: "de" }, restrictedLanguages: { value: langs("de") }, supportedLanguages: SUPPORTED_RESOLVED });
-    expect(await resolve(SYSTEM)).toEqual({ defaultLanguage: { value: "it" }, restrictedLanguages: { value: langs("fr", "it") }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(inst())).toEqual({
+      defaultLanguage: { value: "de" },
+      restrictedLanguages: { value: langs("de") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
+    expect(await resolve(SYSTEM)).toEqual({
+      defaultLanguage: { value: "it" },
+      restrictedLanguages: { value: langs("fr", "it") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
 
     // Dropping only the instance's restriction would leave its own "de" outside the system's: refused.
     const refused = failed(await api.set({ restrictedLanguages: { languages: [] } }, inst(), token()), Code.FailedPrecondition);
     expect(refused).toContain('"de"');
     expect(refused).toContain("fr, it");
     ok(await api.set(RESET_ALL, inst(), token()));
-    const fromSystem = { defaultLanguage: { value: "it", owner: SYSTEM_OWNER }, restrictedLanguages: { value: langs("fr", "it"), owner: SYSTEM_OWNER }, supportedLanguages: SUPPORTED_RESOLVED };
+    const fromSystem = {
+      defaultLanguage: { value: "it", owner: SYSTEM_OWNER },
+      restrictedLanguages: { value: langs("fr", "it"), owner: SYSTEM_OWNER },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    };
     expect(await resolve(inst())).toEqual(fromSystem);
     expect(await resolve(org(orgB))).toEqual(fromSystem);
     // A's own "en" is outside the system's restriction: A speaks the first allowed one, owned by the system.
@@ -162,11 +174,23 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     ok(await api.set({ defaultLanguage: { key: "de" } }, SYSTEM, token()));
     // The instance restricts without a default of its own: the system's "de" is allowed.
     ok(await api.set({ restrictedLanguages: { languages: langs("nl", "de") } }, inst(), token()));
-    expect(await resolve(inst())).toEqual({ defaultLanguage: { value: "de", owner: SYSTEM_OWNER }, restrictedLanguages: { value: langs("nl", "de") }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(inst())).toEqual({
+      defaultLanguage: { value: "de", owner: SYSTEM_OWNER },
+      restrictedLanguages: { value: langs("nl", "de") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     // The system changes its default: the instance's combination breaks; it speaks its own first language.
     ok(await api.set({ defaultLanguage: { key: "pl" } }, SYSTEM, token()));
-    expect(await resolve(inst())).toEqual({ defaultLanguage: { value: "nl" }, restrictedLanguages: { value: langs("nl", "de") }, supportedLanguages: SUPPORTED_RESOLVED });
-    expect(await resolve(org(orgA))).toEqual({ defaultLanguage: { value: "nl", owner: I }, restrictedLanguages: { value: langs("nl", "de"), owner: I }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(inst())).toEqual({
+      defaultLanguage: { value: "nl" },
+      restrictedLanguages: { value: langs("nl", "de") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
+    expect(await resolve(org(orgA))).toEqual({
+      defaultLanguage: { value: "nl", owner: I },
+      restrictedLanguages: { value: langs("nl", "de"), owner: I },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     expect(await resolve(SYSTEM)).toEqual({ defaultLanguage: { value: "pl" }, restrictedLanguages: { value: [] }, supportedLanguages: SUPPORTED_RESOLVED });
   });
 
@@ -175,14 +199,26 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     ok(await api.set({ defaultLanguage: { key: "de" }, restrictedLanguages: { languages: langs("en", "de") } }, inst(), token()));
     ok(await api.set({ defaultLanguage: { key: "en" } }, org(orgA), token()));
     ok(await api.set({ restrictedLanguages: { languages: langs("de") } }, inst(), token()));
-    expect(await resolve(org(orgA))).toEqual({ defaultLanguage: { value: "de", owner: I }, restrictedLanguages: { value: langs("de"), owner: I }, supportedLanguages: SUPPORTED_RESOLVED });
-    expect(await resolve(org(orgB))).toEqual({ defaultLanguage: { value: "de", owner: I }, restrictedLanguages: { value: langs("de"), owner: I }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(org(orgA))).toEqual({
+      defaultLanguage: { value: "de", owner: I },
+      restrictedLanguages: { value: langs("de"), owner: I },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
+    expect(await resolve(org(orgB))).toEqual({
+      defaultLanguage: { value: "de", owner: I },
+      restrictedLanguages: { value: langs("de"), owner: I },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     // A may not write anything that keeps its own "en" outside: its next default change must fit.
     const msg = failed(await api.set({ defaultLanguage: { key: "fr" } }, org(orgA), token()), Code.FailedPrecondition);
     expect(msg).toContain('"fr"');
     expect(msg).toContain("de");
     ok(await api.set({ defaultLanguage: { key: "de" } }, org(orgA), token()));
-    expect(await resolve(org(orgA))).toEqual({ defaultLanguage: { value: "de" }, restrictedLanguages: { value: langs("de"), owner: I }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(org(orgA))).toEqual({
+      defaultLanguage: { value: "de" },
+      restrictedLanguages: { value: langs("de"), owner: I },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
   });
 
   it("touches only the fields present, resets with an empty key or list, and keeps the sequence on writes that change nothing", async () => {
@@ -190,7 +226,11 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     expect(first).toEqual({ sequence: 1, changeDate: expect.any(String), owner: orgOwner(orgB) });
     const second = details(ok(await api.set({ defaultLanguage: { key: "fr" } }, org(orgB), token())));
     expect(second).toEqual({ sequence: 2, changeDate: expect.any(String), owner: orgOwner(orgB) });
-    expect(await resolve(org(orgB))).toEqual({ defaultLanguage: { value: "fr" }, restrictedLanguages: { value: langs("fr", "de", "en") }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(org(orgB))).toEqual({
+      defaultLanguage: { value: "fr" },
+      restrictedLanguages: { value: langs("fr", "de", "en") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
 
     // The same values again, an empty settings message, a reset of nothing: no change, same details.
     for (const same of <JsonObject[]>[{ defaultLanguage: { key: "fr" } }, { restrictedLanguages: { languages: langs("fr", "de", "en") } }, {}]) {
@@ -203,10 +243,18 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
 
     // Resetting the restriction keeps the default.
     expect(details(ok(await api.set({ restrictedLanguages: { languages: [] } }, org(orgB), token())))).toMatchObject({ sequence: 4 });
-    expect(await resolve(org(orgB))).toEqual({ defaultLanguage: { value: "fr" }, restrictedLanguages: { value: [], owner: SYSTEM_OWNER }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(org(orgB))).toEqual({
+      defaultLanguage: { value: "fr" },
+      restrictedLanguages: { value: [], owner: SYSTEM_OWNER },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     expect(details(ok(await api.set({ restrictedLanguages: { languages: [] } }, org(orgB), token())))).toMatchObject({ sequence: 4 });
     expect(details(ok(await api.set({ defaultLanguage: { key: "" } }, org(orgB), token())))).toMatchObject({ sequence: 5 });
-    expect(await resolve(org(orgB))).toEqual({ defaultLanguage: { value: "en", owner: SYSTEM_OWNER }, restrictedLanguages: { value: [], owner: SYSTEM_OWNER }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(org(orgB))).toEqual({
+      defaultLanguage: { value: "en", owner: SYSTEM_OWNER },
+      restrictedLanguages: { value: [], owner: SYSTEM_OWNER },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     // Nothing set any more, but the context's events still count.
     expect(details(ok(await api.resolve(org(orgB), token())))).toMatchObject({ sequence: 5, owner: orgOwner(orgB) });
 
@@ -219,7 +267,15 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
   it("refuses a default outside the effective restriction with FailedPrecondition naming both, and stores nothing", async () => {
     ok(await api.set({ defaultLanguage: { key: "de" }, restrictedLanguages: { languages: langs("en", "de") } }, inst(), token()));
     const before = await server.service.store.db.selectFrom("settings").selectAll().orderBy("instance_id").orderBy("org_id").execute();
-    const events = async () => Number((await server.service.store.db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    const events = async () =>
+      Number(
+        (
+          await server.service.store.db
+            .selectFrom("events")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const eventsBefore = await events();
 
     const cases: [object, object, string, string][] = [
@@ -283,7 +339,11 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     expect(await getLanguage()).toBe("pl");
 
     ok(await instances.call("PatchInstance", { id: server.instanceId, instance: { defaultLanguage: "fr" } }, token()));
-    expect(await resolve(inst())).toEqual({ defaultLanguage: { value: "fr" }, restrictedLanguages: { value: [], owner: SYSTEM_OWNER }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(await resolve(inst())).toEqual({
+      defaultLanguage: { value: "fr" },
+      restrictedLanguages: { value: [], owner: SYSTEM_OWNER },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     expect(await resolve(org(orgA))).toMatchObject({ defaultLanguage: { value: "fr", owner: instanceOwner(server.instanceId) } });
     const afterPatch = details(ok(await api.resolve(inst(), token())));
     expect(afterPatch).toMatchObject({ sequence: expect.any(Number), owner: instanceOwner(server.instanceId) });
@@ -296,7 +356,9 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     ok(await instances.call("PatchInstance", { id: server.instanceId, instance: { defaultLanguage: "it" } }, token()));
     expect(details(ok(await api.resolve(inst(), token())))).toEqual(set);
     // The rules hold for the instance API too; nothing changes.
-    expect(failed(await instances.call("PatchInstance", { id: server.instanceId, instance: { defaultLanguage: "de" } }, token()), Code.FailedPrecondition)).toContain('"de"');
+    expect(
+      failed(await instances.call("PatchInstance", { id: server.instanceId, instance: { defaultLanguage: "de" } }, token()), Code.FailedPrecondition),
+    ).toContain('"de"');
     failed(await instances.call("PatchInstance", { id: server.instanceId, instance: { defaultLanguage: "xx" } }, token()), Code.InvalidArgument);
     failed(await instances.call("PatchInstance", { id: server.instanceId, instance: { defaultLanguage: "DE" } }, token()), Code.InvalidArgument);
     expect(await getLanguage()).toBe("it");
@@ -317,20 +379,39 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     const created = ok(
       await instances.call(
         "CreateInstance",
-        { instance: { name: "Lang New", domains: [`lang-new-${++counter}.example`], firstOrgName: "First", defaultLanguage: "de", admin: { user: { username: "admin", machine: { name: "Admin" } } } } },
+        {
+          instance: {
+            name: "Lang New",
+            domains: [`lang-new-${++counter}.example`],
+            firstOrgName: "First",
+            defaultLanguage: "de",
+            admin: { user: { username: "admin", machine: { name: "Admin" } } },
+          },
+        },
         token(),
       ),
     );
     const id = String(created.details.id);
     const m = ok(await api.resolve({ instanceId: id }, token()));
-    expect(resolvedLanguages(m)).toEqual({ defaultLanguage: { value: "de" }, restrictedLanguages: { value: [], owner: SYSTEM_OWNER }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(resolvedLanguages(m)).toEqual({
+      defaultLanguage: { value: "de" },
+      restrictedLanguages: { value: [], owner: SYSTEM_OWNER },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     expect(details(m)).toEqual({ sequence: 1, changeDate: expect.any(String), owner: instanceOwner(id) });
     expect(ok(await instances.call("GetInstance", { id }, token())).instance.defaultLanguage).toBe("de");
     // Without one, the instance sets nothing.
     const plain = ok(
       await instances.call(
         "CreateInstance",
-        { instance: { name: "Lang Plain", domains: [`lang-plain-${counter}.example`], firstOrgName: "First", admin: { user: { username: "admin", machine: { name: "Admin" } } } } },
+        {
+          instance: {
+            name: "Lang Plain",
+            domains: [`lang-plain-${counter}.example`],
+            firstOrgName: "First",
+            admin: { user: { username: "admin", machine: { name: "Admin" } } },
+          },
+        },
         token(),
       ),
     );
@@ -341,7 +422,15 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     failed(
       await instances.call(
         "CreateInstance",
-        { instance: { name: "Lang Bad", domains: [`lang-bad-${counter}.example`], firstOrgName: "First", defaultLanguage: "xx", admin: { user: { username: "admin", machine: { name: "Admin" } } } } },
+        {
+          instance: {
+            name: "Lang Bad",
+            domains: [`lang-bad-${counter}.example`],
+            firstOrgName: "First",
+            defaultLanguage: "xx",
+            admin: { user: { username: "admin", machine: { name: "Admin" } } },
+          },
+        },
         token(),
       ),
       Code.InvalidArgument,
@@ -353,18 +442,35 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
     ok(await api.set({ defaultLanguage: { key: "de" }, restrictedLanguages: { languages: langs("en", "de") } }, inst(), token()));
     ok(await api.set({ defaultLanguage: { key: "en" } }, org(orgA), token()));
     ok(await api.set({ restrictedLanguages: { languages: langs("de") } }, org(orgB), token()));
-    const featureRow = ok(await protocolClient(PlatformFeatureSettings, "grpc", server.baseUrl).call("SetFeatures", { ctx: org(orgA), settings: { tokenExchange: { set: true } } }, token()));
+    const featureRow = ok(
+      await protocolClient(PlatformFeatureSettings, "grpc", server.baseUrl).call(
+        "SetFeatures",
+        { ctx: org(orgA), settings: { tokenExchange: { set: true } } },
+        token(),
+      ),
+    );
     expect(featureRow.details).toMatchObject({ sequence: "1" });
     const bBefore = await resolve(org(orgB));
-    const rows = async (orgId: string) => (await server.service.store.db.selectFrom("settings").select(["kind", "org_id"]).where("org_id", "=", orgId).orderBy("kind").execute()).map((r) => r.kind);
+    const rows = async (orgId: string) =>
+      (await server.service.store.db.selectFrom("settings").select(["kind", "org_id"]).where("org_id", "=", orgId).orderBy("kind").execute()).map(
+        (r) => r.kind,
+      );
     expect(await rows(orgA)).toEqual(["feature", "language"]);
 
     ok(await protocolClient(PlatformOrganizations, "grpc", server.baseUrl).call("DeleteOrganization", { id: orgA }, token()));
     expect(await rows(orgA)).toEqual([]);
     expect(await rows(orgB)).toEqual(["language"]);
     expect(await resolve(org(orgB))).toEqual(bBefore);
-    expect(bBefore).toEqual({ defaultLanguage: { value: "de", owner: instanceOwner(server.instanceId) }, restrictedLanguages: { value: langs("de") }, supportedLanguages: SUPPORTED_RESOLVED });
-    expect(await resolve(inst())).toEqual({ defaultLanguage: { value: "de" }, restrictedLanguages: { value: langs("en", "de") }, supportedLanguages: SUPPORTED_RESOLVED });
+    expect(bBefore).toEqual({
+      defaultLanguage: { value: "de", owner: instanceOwner(server.instanceId) },
+      restrictedLanguages: { value: langs("de") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
+    expect(await resolve(inst())).toEqual({
+      defaultLanguage: { value: "de" },
+      restrictedLanguages: { value: langs("en", "de") },
+      supportedLanguages: SUPPORTED_RESOLVED,
+    });
     // The deleted organization is no context any more.
     failed(await api.resolve(org(orgA), token()), Code.NotFound);
     failed(await api.set({ defaultLanguage: { key: "de" } }, org(orgA), token()), Code.NotFound);
@@ -394,8 +500,17 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings resolution and rules (%s
   it("removes an instance's settings (its own and its organizations') with the instance", async () => {
     const gone = await server.createInstance(`lang-gone-${++counter}.example`);
     ok(await api.set({ defaultLanguage: { key: "fr" } }, { instanceId: gone.instanceId }, token()));
-    ok(await protocolClient(PlatformFeatureSettings, "grpc", server.baseUrl).call("SetFeatures", { ctx: { instanceId: gone.instanceId }, settings: { actions: { set: false } } }, token()));
-    expect(await server.service.store.db.selectFrom("settings").select("kind").where("instance_id", "=", gone.instanceId).orderBy("kind").execute()).toEqual([{ kind: "feature" }, { kind: "language" }]);
+    ok(
+      await protocolClient(PlatformFeatureSettings, "grpc", server.baseUrl).call(
+        "SetFeatures",
+        { ctx: { instanceId: gone.instanceId }, settings: { actions: { set: false } } },
+        token(),
+      ),
+    );
+    expect(await server.service.store.db.selectFrom("settings").select("kind").where("instance_id", "=", gone.instanceId).orderBy("kind").execute()).toEqual([
+      { kind: "feature" },
+      { kind: "language" },
+    ]);
     ok(await protocolClient(PlatformInstances, "grpc", server.baseUrl).call("DeleteInstance", { id: gone.instanceId }, token()));
     expect(await server.service.store.db.selectFrom("settings").selectAll().where("instance_id", "=", gone.instanceId).execute()).toEqual([]);
     failed(await api.resolve({ instanceId: gone.instanceId }, token()), Code.NotFound);

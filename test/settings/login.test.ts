@@ -20,7 +20,18 @@ import { SYSTEM_OWNER, createOrg, createUserIn, details, failed, instanceOwner, 
 
 const LOGIN = PlatformLoginSettings;
 const RESET_ALL = Object.fromEntries(
-  ["allowRegister", "allowUsernamePassword", "allowExternalIdp", "maxPasswordAttempts", "forceMfa", "forceMfaLocalOnly", "secondFactors", "multiFactors", "mfaInitSkipLifetime", "secondFactorCheckLifetime"].map((p) => [p, { reset: true }]),
+  [
+    "allowRegister",
+    "allowUsernamePassword",
+    "allowExternalIdp",
+    "maxPasswordAttempts",
+    "forceMfa",
+    "forceMfaLocalOnly",
+    "secondFactors",
+    "multiFactors",
+    "mfaInitSkipLifetime",
+    "secondFactorCheckLifetime",
+  ].map((p) => [p, { reset: true }]),
 );
 const TOTP = "SECOND_FACTOR_TYPE_TOTP";
 const U2F = "SECOND_FACTOR_TYPE_U2F";
@@ -63,13 +74,15 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
   const client = (protocol: Protocol = "grpc") => {
     const c = protocolClient(LOGIN, protocol, server.baseUrl);
     return {
-      set: (settings: JsonObject, ctx: JsonObject | undefined, token = server.adminToken) => c.call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, token),
+      set: (settings: JsonObject, ctx: JsonObject | undefined, token = server.adminToken) =>
+        c.call("SetLoginSettings", { settings, ...(ctx && { ctx }) }, token),
       resolve: (ctx: JsonObject | undefined, token = server.adminToken) => c.call("ResolveLoginSettings", { ...(ctx && { ctx }) }, token),
     };
   };
   const SYSTEM = { system: true };
   const inst = () => ({ instanceId: server.instanceId });
-  const resolve = async (ctx: JsonObject | undefined, protocol: Protocol = "grpc") => resolvedLogin(ok(await client(protocol).resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
+  const resolve = async (ctx: JsonObject | undefined, protocol: Protocol = "grpc") =>
+    resolvedLogin(ok(await client(protocol).resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
 
   beforeAll(async () => {
     server = await startTestServer(kind, { PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS: "7" });
@@ -84,14 +97,23 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
   it("resolves the built-in defaults, the threshold from the environment, owned by the system", async () => {
     const builtIn = (owned: boolean) => {
       const owner = owned ? { owner: SYSTEM_OWNER } : {};
-      return { allowRegister: { value: false, ...owner }, allowUsernamePassword: { value: true, ...owner }, allowExternalIdp: { value: true, ...owner }, maxPasswordAttempts: { value: 7, ...owner } };
+      return {
+        allowRegister: { value: false, ...owner },
+        allowUsernamePassword: { value: true, ...owner },
+        allowExternalIdp: { value: true, ...owner },
+        maxPasswordAttempts: { value: 7, ...owner },
+      };
     };
     expect(await resolve({ orgId: orgA })).toEqual(builtIn(true));
     expect(await resolve(undefined)).toEqual(builtIn(true));
     expect(await resolve(SYSTEM)).toEqual(builtIn(false));
     expect(details(ok(await client().resolve({ orgId: orgA })))).toEqual({ sequence: 0, changeDate: undefined, owner: orgOwner(orgA) });
     // What the login pages read, with the process's configured kind.
-    expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({ allowRegister: false, allowUsernamePassword: true, allowExternalIdp: true });
+    expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({
+      allowRegister: false,
+      allowUsernamePassword: true,
+      allowExternalIdp: true,
+    });
   });
 
   it("inherits system → instance → organization per property, and resets fall back to the parent", async () => {
@@ -124,7 +146,10 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
 
     const reset = ok(await client().set({ maxPasswordAttempts: { reset: true }, allowExternalIdp: { reset: true } }, { orgId: orgA }));
     expect(details(reset)).toMatchObject({ sequence: 2, owner: orgOwner(orgA) });
-    expect(await resolve({ orgId: orgA })).toMatchObject({ allowExternalIdp: { value: true, owner: SYSTEM_OWNER }, maxPasswordAttempts: { value: 3, owner: I } });
+    expect(await resolve({ orgId: orgA })).toMatchObject({
+      allowExternalIdp: { value: true, owner: SYSTEM_OWNER },
+      maxPasswordAttempts: { value: 3, owner: I },
+    });
     ok(await client().set({ maxPasswordAttempts: { reset: true } }, inst()));
     expect((await resolve({ orgId: orgA })).maxPasswordAttempts).toEqual({ value: 5, owner: SYSTEM_OWNER });
     // Writing what is already set changes nothing.
@@ -156,7 +181,11 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as Msg;
     expect(body.settings.allowUsernamePassword).toEqual({ value: true, owner: SYSTEM_OWNER });
-    const patched = await fetch(`${server.baseUrl}/settings/v3alpha/login`, { method: "PATCH", headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" }, body: JSON.stringify({ maxPasswordAttempts: { set: 4 } }) });
+    const patched = await fetch(`${server.baseUrl}/settings/v3alpha/login`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ maxPasswordAttempts: { set: 4 } }),
+    });
     expect(patched.status).toBe(200);
     expect((await resolve(undefined)).maxPasswordAttempts).toEqual({ value: 4 });
   });
@@ -164,7 +193,11 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
   const resolveMfa = async (ctx: JsonObject | undefined) => resolvedMfa(ok(await client().resolve(ctx), `resolve ${JSON.stringify(ctx)}`));
   /** PATCH /settings/v3alpha/login as curl sends it: the settings as the body, ctx in the query. */
   const patch = (settings: JsonObject, query: string) =>
-    fetch(`${server.baseUrl}/settings/v3alpha/login?${query}`, { method: "PATCH", headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" }, body: JSON.stringify(settings) });
+    fetch(`${server.baseUrl}/settings/v3alpha/login?${query}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify(settings),
+    });
 
   it("resolves the second-factor defaults: not forced, every factor and passkeys as multi-factors allowed, skip for 720h, a check counts 18h", async () => {
     const builtIn = (owned: boolean) => {
@@ -195,7 +228,17 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
     const I = instanceOwner(server.instanceId);
     ok(await client().set({ forceMfa: { set: true }, secondFactors: { set: { types: [OTP_SMS, U2F, TOTP] } }, mfaInitSkipLifetime: { set: "0s" } }, inst()));
     // An empty list is a value of its own (no factor allowed), as 0s is (no skipping).
-    ok(await client("rest").set({ forceMfaLocalOnly: { set: true }, secondFactors: { set: { types: [] } }, multiFactors: { set: { types: [] } }, secondFactorCheckLifetime: { set: "3600s" } }, { orgId: orgA }));
+    ok(
+      await client("rest").set(
+        {
+          forceMfaLocalOnly: { set: true },
+          secondFactors: { set: { types: [] } },
+          multiFactors: { set: { types: [] } },
+          secondFactorCheckLifetime: { set: "3600s" },
+        },
+        { orgId: orgA },
+      ),
+    );
 
     expect(await resolveMfa(inst())).toEqual({
       forceMfa: { value: true },
@@ -213,7 +256,11 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
       mfaInitSkipLifetime: { value: "0s", owner: I },
       secondFactorCheckLifetime: { value: "3600s" },
     });
-    expect(await resolveMfa({ orgId: orgB })).toMatchObject({ forceMfa: { value: true, owner: I }, secondFactors: { value: [OTP_SMS, U2F, TOTP], owner: I }, multiFactors: { value: [PASSKEY], owner: SYSTEM_OWNER } });
+    expect(await resolveMfa({ orgId: orgB })).toMatchObject({
+      forceMfa: { value: true, owner: I },
+      secondFactors: { value: [OTP_SMS, U2F, TOTP], owner: I },
+      multiFactors: { value: [PASSKEY], owner: SYSTEM_OWNER },
+    });
     expect(await loginSettingsOf(server.service.store.db, server.instanceId, orgA)).toMatchObject({
       forceMfa: true,
       forceMfaLocalOnly: true,
@@ -264,10 +311,23 @@ describe.each(DATABASE_KINDS)("PlatformLoginSettings (%s)", (kind) => {
     }
     failed(await client().set({ secondFactors: { set: { types: [OTP_EMAIL, OTP_EMAIL] } } }, { orgId: orgA }), Code.InvalidArgument);
     expect(failed(await client().set({ mfaInitSkipLifetime: { set: "-3600s" } }, { orgId: orgA }), Code.InvalidArgument)).toContain("mfa_init_skip_lifetime");
-    expect(await resolveMfa({ orgId: orgA })).toMatchObject({ secondFactors: { owner: SYSTEM_OWNER }, multiFactors: { owner: SYSTEM_OWNER }, mfaInitSkipLifetime: { owner: SYSTEM_OWNER }, secondFactorCheckLifetime: { owner: SYSTEM_OWNER } });
+    expect(await resolveMfa({ orgId: orgA })).toMatchObject({
+      secondFactors: { owner: SYSTEM_OWNER },
+      multiFactors: { owner: SYSTEM_OWNER },
+      mfaInitSkipLifetime: { owner: SYSTEM_OWNER },
+      secondFactorCheckLifetime: { owner: SYSTEM_OWNER },
+    });
 
     // The bounds themselves are fine.
-    const res = await patch({ mfaInitSkipLifetime: { set: `${8760 * HOUR_S}s` }, secondFactorCheckLifetime: { set: "0s" }, secondFactors: { set: { types: [OTP_EMAIL, U2F] } }, multiFactors: { set: { types: [PASSKEY] } } }, query);
+    const res = await patch(
+      {
+        mfaInitSkipLifetime: { set: `${8760 * HOUR_S}s` },
+        secondFactorCheckLifetime: { set: "0s" },
+        secondFactors: { set: { types: [OTP_EMAIL, U2F] } },
+        multiFactors: { set: { types: [PASSKEY] } },
+      },
+      query,
+    );
     expect(res.status).toBe(200);
     expect(await resolveMfa({ orgId: orgA })).toMatchObject({
       mfaInitSkipLifetime: { value: `${8760 * HOUR_S}s` },

@@ -100,9 +100,15 @@ describe.each(DATABASE_KINDS)("PlatformMessageTextSettings (%s)", (kind) => {
     expect(m("resolveOtherLanguage").settings.subject).toEqual({ value: DEFAULT_TEXTS.fr.password_reset.subject, owner: SYSTEM_OWNER });
     expect(m("resetA").details).toMatchObject({ sequence: "2", owner: orgOwner(ids.orgA) });
     expect(m("resolveAReset").settings).toEqual(inherited);
-    expect(m("sms")).toEqual({ details: { owner: orgOwner(ids.orgA) }, settings: { body: { value: DEFAULT_TEXTS.ja.verify_phone.body, owner: SYSTEM_OWNER } }, placeholders: PLACEHOLDERS.slice(0, 4) });
+    expect(m("sms")).toEqual({
+      details: { owner: orgOwner(ids.orgA) },
+      settings: { body: { value: DEFAULT_TEXTS.ja.verify_phone.body, owner: SYSTEM_OWNER } },
+      placeholders: PLACEHOLDERS.slice(0, 4),
+    });
     const message = (step: string) => failed(r(step), Code.InvalidArgument, step);
-    expect(message("unknownKind")).toBe('kind: "welcome" is no kind of message; kinds are verify_email, verify_phone, password_reset, password_reset_sms, invite, password_changed, otp_email, otp_sms');
+    expect(message("unknownKind")).toBe(
+      'kind: "welcome" is no kind of message; kinds are verify_email, verify_phone, password_reset, password_reset_sms, invite, password_changed, otp_email, otp_sms',
+    );
     expect(message("unknownLanguage")).toBe('language: language "xx" is not supported; supported are en, de, fr, it, es, pt, nl, pl, ja, zh');
     expect(message("smsSubject")).toBe("subject: verify_phone messages are sent by SMS, which has no subject");
     expect(message("foreignPlaceholder")).toContain("body: {{.Code}} is no placeholder of invite messages");
@@ -117,7 +123,8 @@ describe.each(DATABASE_KINDS)("PlatformMessageTextSettings (%s)", (kind) => {
     expect(m("resolveAFinally").settings).toEqual(m("resolveDefault").settings);
 
     // The instance's sequences move with every protocol's run.
-    const comparableStep = (step: string, result: CallResult, theirs: Record<string, string>) => comparable(result, theirs, { alsoVolatile: step.startsWith("instance") ? ["sequence"] : [] });
+    const comparableStep = (step: string, result: CallResult, theirs: Record<string, string>) =>
+      comparable(result, theirs, { alsoVolatile: step.startsWith("instance") ? ["sequence"] : [] });
     for (const [protocol, { steps, ids: theirs }] of byProtocol) {
       expect(Object.keys(steps), protocol).toEqual(Object.keys(g));
       for (const [step, { result, status }] of Object.entries(steps)) {
@@ -131,13 +138,19 @@ describe.each(DATABASE_KINDS)("PlatformMessageTextSettings (%s)", (kind) => {
   it("serves PATCH and GET /settings/v3alpha/message_texts/{kind}/{language}, errors as rpcStatus", async () => {
     const org = await createOrg(server, "mt raw");
     const rest = (path: string, init: RequestInit = {}) =>
-      fetch(`${server.baseUrl}/settings/v3alpha/message_texts/${path}`, { ...init, headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" } });
+      fetch(`${server.baseUrl}/settings/v3alpha/message_texts/${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+      });
     const patched = await rest(`invite/nl?ctx.orgId=${org}`, { method: "PATCH", body: JSON.stringify({ subject: { set: "Welkom bij {{.OrgName}}" } }) });
     expect(patched.status).toBe(200);
     expect(((await patched.json()) as Msg).details).toMatchObject({ sequence: "1", owner: orgOwner(org) });
     const got = await rest(`invite/nl?ctx.orgId=${org}`);
     expect(got.status).toBe(200);
-    expect(((await got.json()) as Msg).settings).toEqual({ subject: { value: "Welkom bij {{.OrgName}}" }, body: { value: DEFAULT_TEXTS.nl.invite.body, owner: SYSTEM_OWNER } });
+    expect(((await got.json()) as Msg).settings).toEqual({
+      subject: { value: "Welkom bij {{.OrgName}}" },
+      body: { value: DEFAULT_TEXTS.nl.invite.body, owner: SYSTEM_OWNER },
+    });
     for (const [path, init] of [
       [`nope/nl?ctx.orgId=${org}`, {}],
       [`invite/NL?ctx.orgId=${org}`, {}],
@@ -202,7 +215,8 @@ describe.each(DATABASE_KINDS)("PlatformMessageTextSettings (%s)", (kind) => {
     const a = await createOrg(server, "mt lang A");
     const b = await createOrg(server, "mt lang B");
     const languages = languageClient(server);
-    const of = (orgId: string, preferredLanguage?: string) => messageLanguage(db, { instanceId: server.instanceId, orgId, ...(preferredLanguage !== undefined && { preferredLanguage }) });
+    const of = (orgId: string, preferredLanguage?: string) =>
+      messageLanguage(db, { instanceId: server.instanceId, orgId, ...(preferredLanguage !== undefined && { preferredLanguage }) });
     try {
       ok(await languages.set({ defaultLanguage: { key: "de" } }, undefined, server.adminToken));
       expect([await of(a), await of(a, "fr-CA"), await of(a, "xx"), await of(a, "")]).toEqual(["de", "fr", "de", "de"]);
@@ -218,12 +232,19 @@ describe.each(DATABASE_KINDS)("PlatformMessageTextSettings (%s)", (kind) => {
   it("records each change as a settings.message_text.<kind>.<language>.set event that executions may name; gated by multitenancy_settings", async () => {
     const org = await createOrg(server, "mt events");
     ok(await set("invite", "pt", { subject: { set: "Olá {{.DisplayName}}" } }, { orgId: org }));
-    const events = await server.service.store.db.selectFrom("events").select(["aggregate_type", "event_type"]).where("aggregate_id", "=", org).where("aggregate_type", "like", "settings.%").execute();
+    const events = await server.service.store.db
+      .selectFrom("events")
+      .select(["aggregate_type", "event_type"])
+      .where("aggregate_id", "=", org)
+      .where("aggregate_type", "like", "settings.%")
+      .execute();
     expect(events).toEqual([{ aggregate_type: "settings.message_text.invite.pt", event_type: "settings.message_text.invite.pt.set" }]);
     expect(EVENT_TYPES).toContain("settings.message_text.invite.pt.set");
     await setInstanceFlag(server, server.instanceId, "multitenancy_settings", false);
     try {
-      expect(failed(await client().call("ResolveMessageText", { kind: "invite", language: "pt" }, plainUser), Code.FailedPrecondition)).toContain("multitenancy_settings");
+      expect(failed(await client().call("ResolveMessageText", { kind: "invite", language: "pt" }, plainUser), Code.FailedPrecondition)).toContain(
+        "multitenancy_settings",
+      );
     } finally {
       await setInstanceFlag(server, server.instanceId, "multitenancy_settings", undefined);
     }

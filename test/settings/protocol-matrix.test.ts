@@ -35,11 +35,20 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings and PlatformFeatureSetti
     const languages = protocolClient(LANGUAGES, protocol, server.baseUrl);
     const features = protocolClient(FEATURES, protocol, server.baseUrl);
     const steps: Record<string, Step> = {};
-    const run = async (step: string, status: number, client: typeof languages, method: string, req: JsonObject, token: string | undefined = server.adminToken) => {
+    const run = async (
+      step: string,
+      status: number,
+      client: typeof languages,
+      method: string,
+      req: JsonObject,
+      token: string | undefined = server.adminToken,
+    ) => {
       steps[step] = { result: await client.call(method, req, token), status };
     };
-    const l = (step: string, status: number, method: string, req: JsonObject, token?: string) => run(step, status, languages, method, req, token ?? server.adminToken);
-    const f = (step: string, status: number, method: string, req: JsonObject, token?: string) => run(step, status, features, method, req, token ?? server.adminToken);
+    const l = (step: string, status: number, method: string, req: JsonObject, token?: string) =>
+      run(step, status, languages, method, req, token ?? server.adminToken);
+    const f = (step: string, status: number, method: string, req: JsonObject, token?: string) =>
+      run(step, status, features, method, req, token ?? server.adminToken);
     const A = { orgId: a };
     const B = { orgId: b };
 
@@ -117,7 +126,11 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings and PlatformFeatureSetti
     expect(m("resolveAReset")).toEqual({ ...m("resolveA"), details: m("resetA").details });
     expect(m("setBRestricted").details).toMatchObject({ sequence: "1", owner: orgOwner(ids.orgB) });
     // B's own restriction [de] and the instance's new default "en": B falls back to "de", its own.
-    expect(m("resolveBBroken").settings).toEqual({ defaultLanguage: { value: "de" }, restrictedLanguages: { value: langs("de") }, supportedLanguages: supported });
+    expect(m("resolveBBroken").settings).toEqual({
+      defaultLanguage: { value: "de" },
+      restrictedLanguages: { value: langs("de") },
+      supportedLanguages: supported,
+    });
     expect(r("plainUserSet")).toMatchObject({ ok: false, code: Code.PermissionDenied });
     expect(r("plainUserResolveA")).toMatchObject({ ok: false, code: Code.PermissionDenied });
     expect(m("instancePlainUserResolve").settings.defaultLanguage).toEqual({ value: "en" });
@@ -127,7 +140,12 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings and PlatformFeatureSetti
     const sys = { owner: SYSTEM_OWNER };
     expect(m("featuresA")).toEqual({
       details: { owner: orgOwner(ids.orgA) },
-      settings: { multitenancyResourcesApi: { value: true, ...sys }, multitenancySettings: { value: true, ...sys }, actions: { value: true, ...sys }, tokenExchange: sys },
+      settings: {
+        multitenancyResourcesApi: { value: true, ...sys },
+        multitenancySettings: { value: true, ...sys },
+        actions: { value: true, ...sys },
+        tokenExchange: sys,
+      },
     });
     expect(m("featuresSetA")).toEqual({ details: { sequence: "1", changeDate: expect.any(String), owner: orgOwner(ids.orgA) } });
     expect(r("featuresSetANotAllowed")).toMatchObject({ ok: false, code: Code.InvalidArgument });
@@ -144,7 +162,8 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings and PlatformFeatureSetti
       expect(Object.keys(steps), protocol).toEqual(Object.keys(g));
       for (const [step, { result, status }] of Object.entries(steps)) {
         expect(comparableStep(step, result, theirs), `${protocol} ${step}`).toEqual(reference[step]);
-        if (!result.ok && step !== "unauthenticated") expect(result.message, `${protocol} ${step}`).toBe((g[step]!.result as { message: string }).message.replaceAll(ids.orgA, theirs.orgA!));
+        if (!result.ok && step !== "unauthenticated")
+          expect(result.message, `${protocol} ${step}`).toBe((g[step]!.result as { message: string }).message.replaceAll(ids.orgA, theirs.orgA!));
         if (protocol === "rest") expect(result.httpStatus, `rest ${step}: ${JSON.stringify(result)}`).toBe(status);
       }
     }
@@ -153,7 +172,10 @@ describe.each(DATABASE_KINDS)("PlatformLanguageSettings and PlatformFeatureSetti
   it("answers REST errors as rpcStatus bodies and takes ctx from the query", async () => {
     const org = await createOrg(server, "mx raw");
     const rest = (query: string, init: RequestInit = {}) =>
-      fetch(`${server.baseUrl}/settings/v3alpha/languages${query}`, { ...init, headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json", ...init.headers } });
+      fetch(`${server.baseUrl}/settings/v3alpha/languages${query}`, {
+        ...init,
+        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json", ...init.headers },
+      });
     const patched = await rest(`?ctx.orgId=${org}`, { method: "PATCH", body: JSON.stringify({ defaultLanguage: { key: "fr" } }) });
     expect(patched.status).toBe(200);
     expect(((await patched.json()) as Msg).details).toMatchObject({ sequence: "1", owner: orgOwner(org) });

@@ -83,8 +83,14 @@ describe.each(DATABASE_KINDS)("signing key rotation (%s)", (kind) => {
       expect(jwk).toMatchObject({ kid: key.id, alg: algorithm, use: "sig", d: expect.any(String) });
       expect(key.public_jwk).toMatchObject({ kid: key.id, alg: algorithm, use: "sig" });
       expect((key.public_jwk as Record<string, string>).d).toBeUndefined();
-      const signature = createSign("SHA256").update("token").sign({ key: jwk as never, format: "jwk" });
-      expect(createVerify("SHA256").update("token").verify(createPublicKey({ key: key.public_jwk as never, format: "jwk" }), signature)).toBe(true);
+      const signature = createSign("SHA256")
+        .update("token")
+        .sign({ key: jwk as never, format: "jwk" });
+      expect(
+        createVerify("SHA256")
+          .update("token")
+          .verify(createPublicKey({ key: key.public_jwk as never, format: "jwk" }), signature),
+      ).toBe(true);
     }
   });
 

@@ -91,7 +91,15 @@ describe.each(DATABASE_KINDS)("requests aborted inside a transaction (%s)", (kin
     await client.connect();
     try {
       await expect
-        .poll(async () => (await client.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and query like '%values (-1)%' and pid <> pg_backend_pid()")).rows[0].n, { timeout: 1_000, interval: 20 })
+        .poll(
+          async () =>
+            (
+              await client.query(
+                "select count(*)::int as n from pg_stat_activity where datname = current_database() and query like '%values (-1)%' and pid <> pg_backend_pid()",
+              )
+            ).rows[0].n,
+          { timeout: 1_000, interval: 20 },
+        )
         .toBe(0);
     } finally {
       await client.end();

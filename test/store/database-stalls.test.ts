@@ -126,10 +126,9 @@ postgresOnly("a stalled PostgreSQL gets bounded waits and the right codes", () =
     await lockTargets(patient);
     const pending = search(patient);
     await expect.poll(waiting, { timeout: 2_000, interval: 20 }).toBe(1);
-    await observer.query(
-      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid not in (pg_backend_pid(), $1)",
-      [(admin as unknown as { processID: number }).processID],
-    );
+    await observer.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid not in (pg_backend_pid(), $1)", [
+      (admin as unknown as { processID: number }).processID,
+    ]);
     const res = await pending;
     expect(res.status).toBe(503);
     expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
@@ -267,7 +266,9 @@ describe("a busy embedded database (pglite) gets bounded waits too", () => {
     } finally {
       await release();
     }
-    await expect.poll(async () => (await health.check({ service: "" })).status, { timeout: 3_000, interval: 100 }).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    await expect
+      .poll(async () => (await health.check({ service: "" })).status, { timeout: 3_000, interval: 100 })
+      .toBe(HealthCheckResponse_ServingStatus.SERVING);
   });
 
   it("the request's deadline ends the wait sooner", async () => {

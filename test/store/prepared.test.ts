@@ -55,7 +55,9 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
   });
 
   it("survives its table changing shape (a migration of a newer version beside it): the statement runs again unprepared", async () => {
-    const all = prepared((db, p: { id: string }) => withTestTable(db).selectFrom("prepared_t").selectAll().where("instance_id", "=", "i1").where("id", "=", p.id));
+    const all = prepared((db, p: { id: string }) =>
+      withTestTable(db).selectFrom("prepared_t").selectAll().where("instance_id", "=", "i1").where("id", "=", p.id),
+    );
     expect(await all(store.db, { id: "a" })).toEqual([{ instance_id: "i1", id: "a", kind: "x", n: 1 }]);
     await sql`alter table prepared_t add column extra int`.execute(store.db);
     expect(await all(store.db, { id: "a" })).toEqual([{ instance_id: "i1", id: "a", kind: "x", n: 1, extra: null }]);
@@ -139,17 +141,16 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
   };
 
   const typed = prepared((db, p: { n: number; at: string | null }) =>
-    db
-      .selectNoFrom([
-        sql<number>`${p.n}::int`.as("n"),
-        sql<Date | null>`${p.at}::timestamptz`.as("at"),
-        sql<unknown>`jsonb_build_object('n', ${p.n}::int)`.as("doc"),
-        sql<boolean>`${p.n}::int > 1`.as("big"),
-        sql<string | null>`nullif('text', ${p.n}::text)`.as("maybe"),
-        sql<number>`10 / ${p.n}::int`.as("tenth"),
-        // The pool's own parsers (store/database.ts): int8 as a number.
-        sql<number>`${p.n}::int8 * 1000000000`.as("large"),
-      ]),
+    db.selectNoFrom([
+      sql<number>`${p.n}::int`.as("n"),
+      sql<Date | null>`${p.at}::timestamptz`.as("at"),
+      sql<unknown>`jsonb_build_object('n', ${p.n}::int)`.as("doc"),
+      sql<boolean>`${p.n}::int > 1`.as("big"),
+      sql<string | null>`nullif('text', ${p.n}::text)`.as("maybe"),
+      sql<number>`10 / ${p.n}::int`.as("tenth"),
+      // The pool's own parsers (store/database.ts): int8 as a number.
+      sql<number>`${p.n}::int8 * 1000000000`.as("large"),
+    ]),
   );
 
   it("parses every run's row by its columns' types, in column order, with the Describe sent only at the first run", async () => {
@@ -171,7 +172,11 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
 
   it("fails a run whose value cannot be bound once the shape is known, and the next run on the connection answers", async () => {
     await typed(store.db, { n: 2, at: null });
-    const unbindable = { toPostgres: () => { throw new Error("cannot bind"); } };
+    const unbindable = {
+      toPostgres: () => {
+        throw new Error("cannot bind");
+      },
+    };
     await expect(typed(store.db, { n: unbindable as never, at: null })).rejects.toThrow("cannot bind");
     expect(await typed(store.db, { n: 10, at: null })).toEqual([{ n: 10, at: null, doc: { n: 10 }, big: true, maybe: "text", tenth: 1, large: 10e9 }]);
   });

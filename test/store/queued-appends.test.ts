@@ -35,7 +35,9 @@ describe.each(DATABASE_KINDS)("queued appends and commitWith (%s)", (kind) => {
     });
     if (kind === "postgres") await migrateToLatest(store.db);
     installOutbox();
-    await sql`create table queued_t (id text primary key, created_at timestamptz not null, parent text references queued_t (id) deferrable initially deferred)`.execute(store.db);
+    await sql`create table queued_t (id text primary key, created_at timestamptz not null, parent text references queued_t (id) deferrable initially deferred)`.execute(
+      store.db,
+    );
   });
   afterAll(async () => {
     await store?.close();
@@ -50,7 +52,13 @@ describe.each(DATABASE_KINDS)("queued appends and commitWith (%s)", (kind) => {
 
   const aggregate = (id: string) => ({ instanceId, type: "queued", id });
   const events = async (id: string) =>
-    (await sql<{ sequence: number; event_type: string; created_at: Date }>`select sequence, event_type, created_at from events where instance_id = ${instanceId} and aggregate_id = ${id} order by sequence`.execute(store.db)).rows;
+    (
+      await sql<{
+        sequence: number;
+        event_type: string;
+        created_at: Date;
+      }>`select sequence, event_type, created_at from events where instance_id = ${instanceId} and aggregate_id = ${id} order by sequence`.execute(store.db)
+    ).rows;
   const rows = async () => (await sql<{ id: string; created_at: Date }>`select id, created_at from queued_t order by id`.execute(store.db)).rows;
   let backend: number | undefined;
   /** Fails on a connection left inside a transaction block (VACUUM cannot run in one), or replaced since the last call. */
@@ -62,8 +70,20 @@ describe.each(DATABASE_KINDS)("queued appends and commitWith (%s)", (kind) => {
   };
   /** A write as a command makes one: two events queued, then its row sent with the commit. */
   const write = async (tx: Tx, id: string, parent: string | null = null) => {
-    const { sequence } = await queueEvents(tx, aggregate(id), 0, [{ type: "queued.added", payload: { id } }, { type: "queued.named", payload: {} }], { userId: "tester" });
-    const { rows } = await commitWith<{ created_at: Date }>(tx, sql`insert into queued_t values (${id}, ${eventTime(instanceId, "queued", id, sequence)}, ${parent}) returning created_at`.compile(tx));
+    const { sequence } = await queueEvents(
+      tx,
+      aggregate(id),
+      0,
+      [
+        { type: "queued.added", payload: { id } },
+        { type: "queued.named", payload: {} },
+      ],
+      { userId: "tester" },
+    );
+    const { rows } = await commitWith<{ created_at: Date }>(
+      tx,
+      sql`insert into queued_t values (${id}, ${eventTime(instanceId, "queued", id, sequence)}, ${parent}) returning created_at`.compile(tx),
+    );
     return { sequence, createdAt: rows[0]!.created_at };
   };
   const refusals = () => seen.filter((s) => s.includes("refuse_queued_append")).length;
@@ -76,7 +96,9 @@ describe.each(DATABASE_KINDS)("queued appends and commitWith (%s)", (kind) => {
     expect(written.createdAt).toEqual(named!.created_at);
     expect(await rows()).toEqual([{ id: "a", created_at: named!.created_at }]);
     // Kept in milliseconds, as the API answers times and as every other projection keeps them.
-    expect((await sql<{ sub: number }>`select (extract(microseconds from created_at)::int % 1000) as sub from queued_t`.execute(store.db)).rows).toEqual([{ sub: 0 }]);
+    expect((await sql<{ sub: number }>`select (extract(microseconds from created_at)::int % 1000) as sub from queued_t`.execute(store.db)).rows).toEqual([
+      { sub: 0 },
+    ]);
     expect(refusals()).toBe(1);
     await outsideTransaction();
   });
@@ -121,7 +143,10 @@ describe.each(DATABASE_KINDS)("queued appends and commitWith (%s)", (kind) => {
     });
     expect(attempts).toBe(2);
     expect(await events("f")).toHaveLength(2);
-    const deliveries = await sql<{ event_type: string; target_id: string }>`select event_type, target_id from action_deliveries where instance_id = ${instanceId} order by event_sequence`.execute(store.db);
+    const deliveries = await sql<{
+      event_type: string;
+      target_id: string;
+    }>`select event_type, target_id from action_deliveries where instance_id = ${instanceId} order by event_sequence`.execute(store.db);
     expect(deliveries.rows).toEqual([
       { event_type: "queued.added", target_id: "target-1" },
       { event_type: "queued.named", target_id: "target-1" },

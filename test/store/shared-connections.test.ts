@@ -52,7 +52,9 @@ postgresOnly("shared connections (PostgreSQL)", () => {
   };
   /** The backends waiting on a lock right now. */
   const waiting = async () =>
-    (await observer.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows.map((r: { pid: number }) => r.pid);
+    (await observer.query("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows.map(
+      (r: { pid: number }) => r.pid,
+    );
 
   /** A request's database: only requests' statements share connections. */
   const request = () => store.forRequest(new AbortController().signal).db;
@@ -83,7 +85,9 @@ postgresOnly("shared connections (PostgreSQL)", () => {
   it("takes a pooled connection for a statement when every shared one has its queue full", async () => {
     const pids = await sharedPids();
     // Each shared connection takes 8; the rest wait on pooled ones of their own.
-    const seen = await Promise.all(Array.from({ length: 20 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`.execute(request()).then((r) => r.rows[0]!.pid)));
+    const seen = await Promise.all(
+      Array.from({ length: 20 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`.execute(request()).then((r) => r.rows[0]!.pid)),
+    );
     const others = seen.filter((pid) => !pids.has(pid));
     expect(others.length).toBe(4);
     expect(seen.filter((pid) => pids.has(pid)).length).toBe(16);
@@ -192,7 +196,9 @@ postgresOnly("shared connections (PostgreSQL)", () => {
 
   it("runs a prepared statement again unprepared when its table changed shape under it, on a shared connection", async () => {
     await sharedPids();
-    const all = prepared((db, p: { id: string }) => db.withTables<{ shared_t: { id: string; n: number } }>().selectFrom("shared_t").selectAll().where("id", "=", p.id));
+    const all = prepared((db, p: { id: string }) =>
+      db.withTables<{ shared_t: { id: string; n: number } }>().selectFrom("shared_t").selectAll().where("id", "=", p.id),
+    );
     // Prepared on both shared connections.
     await Promise.all(Array.from({ length: 8 }, () => all(request(), { id: "a" })));
     await sql`alter table shared_t add column extra int`.execute(store.db);

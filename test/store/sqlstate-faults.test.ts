@@ -40,7 +40,13 @@ describe.each(DATABASE_KINDS)("database faults map to the right codes (%s)", (ki
     await sql`alter sequence test_fault_seq restart`.execute(db());
   }
   const attempts = async () => (await sql<{ n: number }>`select last_value as n from test_fault_seq`.execute(db())).rows[0]!.n;
-  const targetCount = async () => (await db().selectFrom("targets").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n;
+  const targetCount = async () =>
+    (
+      await db()
+        .selectFrom("targets")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n;
   const createOverRest = (name = `t${++names}`) =>
     h1(`${server.baseUrl}/resources/v3alpha/targets`, {
       method: "POST",

@@ -64,7 +64,8 @@ export async function spawnService(env: Record<string, string>, script = "dist/s
       const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
       const { signal: ended } = await exited;
       clearTimeout(timer);
-      if (ended === "SIGKILL" && signal !== "SIGKILL") throw new Error(`the service did not stop within ${STOP_TIMEOUT_MS} ms of ${signal}; its output ends:\n${output.slice(-4000)}`);
+      if (ended === "SIGKILL" && signal !== "SIGKILL")
+        throw new Error(`the service did not stop within ${STOP_TIMEOUT_MS} ms of ${signal}; its output ends:\n${output.slice(-4000)}`);
     },
   };
 }
@@ -81,7 +82,10 @@ export async function waitReady(service: ChildService, timeoutMs = READY_TIMEOUT
   let exited = false;
   void service.exited.then(() => (exited = true));
   while (Date.now() < deadline && !exited) {
-    const ok = await fetch(`${service.baseUrl}/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${service.baseUrl}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

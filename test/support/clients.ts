@@ -7,8 +7,7 @@ export type Protocol = "grpc" | "grpc-web" | "connect" | "connect-h2" | "rest";
 export const PROTOCOLS: Protocol[] = ["grpc", "grpc-web", "connect", "connect-h2", "rest"];
 
 export type CallResult =
-  | { ok: true; message: JsonObject; httpStatus?: number }
-  | { ok: false; code: Code; message: string; httpStatus?: number; details?: JsonValue[] };
+  { ok: true; message: JsonObject; httpStatus?: number } | { ok: false; code: Code; message: string; httpStatus?: number; details?: JsonValue[] };
 
 /** Calls any RPC of a service over one protocol, with JSON in and out, so that tests compare protocols. */
 export interface ProtocolClient {
@@ -135,4 +134,3 @@ export function restRequest(route: Route, request: JsonObject, baseUrl: string):
   const qs = query.toString();
   return { url: `${baseUrl}${path}${qs ? `?${qs}` : ""}`, body };
 }
-

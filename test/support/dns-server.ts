@@ -27,7 +27,8 @@ export class TestDnsServer {
       const records = this.txt.get(name);
       const address = this.a.get(name);
       if (question.type === Packet.TYPE.TXT && records) {
-        for (const data of records) response.answers.push(Packet.createResourceFromQuestion(question, { type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data }));
+        for (const data of records)
+          response.answers.push(Packet.createResourceFromQuestion(question, { type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data }));
       } else if (question.type === Packet.TYPE.A && address) {
         response.answers.push(Packet.createResourceFromQuestion(question, { type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 1, address }));
       } else if (!records && !address) {

@@ -48,11 +48,17 @@ async function axeViolations(page: Page): Promise<string[]> {
     await cdp.detach();
   }
   const violations = await page.evaluate(() => window.axe.run().then((r) => r.violations));
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 /** The page as it stands: accessible in both modes, fits `narrow` px, no console error so far; photographed when `shots` is given. */
-export async function inspectPage(name: string, { page, errors }: Tab, opts: { shots?: string | undefined; widths: number[]; narrow: number; waitFor?: "load" | "networkidle" }): Promise<void> {
+export async function inspectPage(
+  name: string,
+  { page, errors }: Tab,
+  opts: { shots?: string | undefined; widths: number[]; narrow: number; waitFor?: "load" | "networkidle" },
+): Promise<void> {
   await page.waitForLoadState(opts.waitFor ?? "load");
   for (const colorScheme of SCHEMES) {
     await page.emulateMedia({ colorScheme });
@@ -76,5 +82,8 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** Headless Chromium as every browser test runs it: no sandbox (containers), no background traffic. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
 }

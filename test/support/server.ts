@@ -24,7 +24,11 @@ export interface TestServer {
   defaultOrgId: string;
   close(): Promise<void>;
   /** A machine user with the given memberships and a fresh token, in the given instance. */
-  createUser(opts: { instanceId?: string; roles?: { context: "system" | "instance" | "org"; contextId?: string; roles: string[] }[]; expiresAt?: Date }): Promise<{ userId: string; token: string }>;
+  createUser(opts: {
+    instanceId?: string;
+    roles?: { context: "system" | "instance" | "org"; contextId?: string; roles: string[] }[];
+    expiresAt?: Date;
+  }): Promise<{ userId: string; token: string }>;
   /** Another instance, reachable at http://<domain>:<port>. */
   createInstance(domain: string): Promise<{ instanceId: string; orgId: string; adminToken: string; baseUrl: string }>;
 }
@@ -46,25 +50,34 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-test-"));
   const database = await createTestDatabase(kind);
-  const target = database.target.kind === "postgres" && opts.databaseUrl
-    ? { kind: "postgres" as const, url: opts.databaseUrl(new URL(database.target.url)).toString() }
-    : database.target;
+  const target =
+    database.target.kind === "postgres" && opts.databaseUrl
+      ? { kind: "postgres" as const, url: opts.databaseUrl(new URL(database.target.url)).toString() }
+      : database.target;
   const config: Config = {
-    ...loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_PORT: "0", PLATFORM_BIND: "127.0.0.1", PLATFORM_EXTERNAL_URL: "http://localhost", LOG_LEVEL: "silent", PLATFORM_METRICS_BIND: "", PLATFORM_DB_POOL_MAX: "10", PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef", ...CHEAP_PASSWORD_HASHES, ...env }),
+    ...loadConfig({
+      PLATFORM_DATA_DIR: dataDir,
+      PLATFORM_PORT: "0",
+      PLATFORM_BIND: "127.0.0.1",
+      PLATFORM_EXTERNAL_URL: "http://localhost",
+      LOG_LEVEL: "silent",
+      PLATFORM_METRICS_BIND: "",
+      PLATFORM_DB_POOL_MAX: "10",
+      PLATFORM_MASTERKEY: "0123456789abcdef0123456789abcdef",
+      ...CHEAP_PASSWORD_HASHES,
+      ...env,
+    }),
     database: target,
   };
   const service = await startService(config, createLogger("silent"));
   // Until it listens for access changes a process bypasses its caches: tests that count
   // lookups or follow notifications would see a process whose caches are not yet in play.
-  for (const started = Date.now(); !service.access.reliable; ) {
+  for (const started = Date.now(); !service.access.reliable;) {
     if (Date.now() - started > 20_000) throw new Error("the test server never listened for access changes");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   const adminToken = (await readFile(config.adminPatPath, "utf8")).trim();
-  const instance = await service.store.db
-    .selectFrom("instances")
-    .select(["id", "default_org_id"])
-    .executeTakeFirstOrThrow();
+  const instance = await service.store.db.selectFrom("instances").select(["id", "default_org_id"]).executeTakeFirstOrThrow();
   const baseUrl = `http://localhost:${service.port}`;
   const write = <T>(fn: (tx: Tx) => Promise<T>) => service.store.db.transaction().execute(fn);
 
@@ -87,10 +100,18 @@ export async function startTestServer(
         const org = await tx.selectFrom("instances").select("default_org_id").where("id", "=", instanceId).executeTakeFirstOrThrow();
         const user = await addMachineUser(tx, actor, { orgId: org.default_org_id, username: `user-${Math.random().toString(36).slice(2)}`, name: "test" });
         for (const r of roles) {
-          await addMembership(tx, actor, { userId: user.id, contextType: r.context, contextId: r.contextId ?? instanceId, roles: r.roles }, BOOTSTRAP_PRINCIPAL);
+          await addMembership(
+            tx,
+            actor,
+            { userId: user.id, contextType: r.context, contextId: r.contextId ?? instanceId, roles: r.roles },
+            BOOTSTRAP_PRINCIPAL,
+          );
         }
         // Expired tokens are made valid first and expired afterwards: the command refuses past dates.
-        const pat = await addPersonalAccessToken(tx, actor, { userId: user.id, expiresAt: expiresAt.getTime() > Date.now() ? expiresAt : new Date(Date.now() + 60_000) });
+        const pat = await addPersonalAccessToken(tx, actor, {
+          userId: user.id,
+          expiresAt: expiresAt.getTime() > Date.now() ? expiresAt : new Date(Date.now() + 60_000),
+        });
         if (expiresAt.getTime() <= Date.now()) {
           await tx.updateTable("personal_access_tokens").set({ expires_at: expiresAt }).where("id", "=", pat.id).execute();
         }

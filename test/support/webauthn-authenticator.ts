@@ -1,6 +1,11 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
 import { encodeCBOR, type CBORType } from "@levischuck/tiny-cbor";
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from "@simplewebauthn/server";
 
 /**
  * A WebAuthn authenticator in software, for tests without a browser: ES256 (P-256) keys,
@@ -102,13 +107,31 @@ export class SoftwareAuthenticator {
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(rawId.length);
     const flags = { ...this.flags, ...over.flags };
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([flagsByte(flags, true)]), counterBytes(credential.counter), AAGUID, idLength, rawId, coseKey(credential.publicKey)]);
-    const attestationObject = encodeCBOR(new Map<string, CBORType>([["fmt", "none"], ["attStmt", new Map()], ["authData", new Uint8Array(authData)]]));
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([flagsByte(flags, true)]),
+      counterBytes(credential.counter),
+      AAGUID,
+      idLength,
+      rawId,
+      coseKey(credential.publicKey),
+    ]);
+    const attestationObject = encodeCBOR(
+      new Map<string, CBORType>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", new Uint8Array(authData)],
+      ]),
+    );
     return {
       id: credential.id,
       rawId: credential.id,
       type: "public-key",
-      response: { clientDataJSON: b64url(this.clientData("webauthn.create", options.challenge, over)), attestationObject: b64url(attestationObject), transports: ["internal"] },
+      response: {
+        clientDataJSON: b64url(this.clientData("webauthn.create", options.challenge, over)),
+        attestationObject: b64url(attestationObject),
+        transports: ["internal"],
+      },
       clientExtensionResults: {},
     };
   }
@@ -125,7 +148,9 @@ export class SoftwareAuthenticator {
     const rpId = options.rpId!;
     const allowed = (options.allowCredentials ?? []).map((c) => c.id);
     const credential =
-      over.credential ?? this.credentials.find((c) => c.rpId === rpId && (allowed.length === 0 || allowed.includes(c.id))) ?? fail(`no credential for ${rpId} among ${allowed.join(", ") || "any"}`);
+      over.credential ??
+      this.credentials.find((c) => c.rpId === rpId && (allowed.length === 0 || allowed.includes(c.id))) ??
+      fail(`no credential for ${rpId} among ${allowed.join(", ") || "any"}`);
     credential.counter = over.counter ?? credential.counter + 1;
     const flags = { ...this.flags, ...over.flags };
     const authData = Buffer.concat([sha256(rpId), Buffer.from([flagsByte(flags, false)]), counterBytes(credential.counter)]);
@@ -137,7 +162,12 @@ export class SoftwareAuthenticator {
       id: credential.id,
       rawId: credential.id,
       type: "public-key",
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: credential.userHandle,
+      },
       clientExtensionResults: {},
     };
   }

@@ -14,7 +14,13 @@ const CALLS = 20;
 function restCall(port: number, token: string): Promise<number> {
   return new Promise((done, fail) => {
     const req = http.get(
-      { host: "127.0.0.1", port, path: "/resources/v3alpha/executions/functions", agent: false, headers: { host: `localhost:${port}`, authorization: `Bearer ${token}` } },
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/resources/v3alpha/executions/functions",
+        agent: false,
+        headers: { host: `localhost:${port}`, authorization: `Bearer ${token}` },
+      },
       (res) => {
         res.resume();
         res.on("end", () => done(res.statusCode!));
@@ -71,7 +77,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)("metrics with PLATFORM_WORKERS=2 (
     const token = (await readFile(join(dataDir, "admin.pat"), "utf8")).trim();
     for (let i = 0; i < CALLS; i++) expect(await restCall(service.port, token)).toBe(200);
 
-    const servedBy = new Set(lines().filter((l) => l.msg === "rpc" && l.code === "ok").map((l) => l.pid));
+    const servedBy = new Set(
+      lines()
+        .filter((l) => l.msg === "rpc" && l.code === "ok")
+        .map((l) => l.pid),
+    );
     expect(servedBy.size).toBe(2);
     expect(lines().filter((l) => l.msg === "serving the workers' metrics")).toHaveLength(1);
     expect(service.output()).not.toMatch(/EADDRINUSE|start-up failed|worker died/);

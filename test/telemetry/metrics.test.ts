@@ -26,7 +26,14 @@ describe.each(DATABASE_KINDS)("Prometheus metrics (%s)", (kind) => {
   afterAll(() => server?.close());
 
   const maxPosition = async () =>
-    Number((await server.service.store.db.selectFrom("events").select((eb) => eb.fn.max("position").as("p")).executeTakeFirst())?.p ?? 0);
+    Number(
+      (
+        await server.service.store.db
+          .selectFrom("events")
+          .select((eb) => eb.fn.max("position").as("p"))
+          .executeTakeFirst()
+      )?.p ?? 0,
+    );
 
   it("answer GET /metrics on their own listener only; the service port answers 404", async () => {
     expect(metricsPort).toBeGreaterThan(0);
@@ -60,7 +67,9 @@ describe.each(DATABASE_KINDS)("Prometheus metrics (%s)", (kind) => {
       expect(delta("platform_rpc_duration_seconds_count", missing)).toBe(2);
       expect(valueOf(after, "platform_rpc_duration_seconds_sum", missing)).toBeGreaterThan(0);
       // Cumulative buckets: the +Inf one holds every call.
-      expect(valueOf(after, "platform_rpc_duration_seconds_bucket", { ...missing, le: "+Inf" })).toBe(valueOf(after, "platform_rpc_duration_seconds_count", missing));
+      expect(valueOf(after, "platform_rpc_duration_seconds_bucket", { ...missing, le: "+Inf" })).toBe(
+        valueOf(after, "platform_rpc_duration_seconds_count", missing),
+      );
     }
   });
 
@@ -162,9 +171,7 @@ describe.each(DATABASE_KINDS)("Prometheus metrics (%s)", (kind) => {
       watching.abort();
       await stream.return?.();
     }
-    await expect
-      .poll(async () => valueOf((await scrape(metricsPort)).samples, "platform_http2_streams"), { timeout: 5_000 })
-      .toBe(0);
+    await expect.poll(async () => valueOf((await scrape(metricsPort)).samples, "platform_http2_streams"), { timeout: 5_000 }).toBe(0);
     expect(valueOf((await scrape(metricsPort)).samples, "platform_health_watch_streams")).toBe(0);
     // A stream is counted when it ends; this one ended by its caller's cancel.
     const watch = { service: Health.typeName, method: "Watch", protocol: "grpc" };

@@ -70,7 +70,12 @@ describe.each(DATABASE_KINDS)("request log lines: the status on the wire, and ca
     // The head is read and the body awaited before the caller goes.
     await new Promise((resolve) => setTimeout(resolve, 200));
     socket.destroy();
-    expect(await gatewayLine(path, linesBefore)).toMatchObject({ level: "info", msg: "the REST caller went away before its answer", code: "canceled", status: 499 });
+    expect(await gatewayLine(path, linesBefore)).toMatchObject({
+      level: "info",
+      msg: "the REST caller went away before its answer",
+      code: "canceled",
+      status: 499,
+    });
     expect(errorLines().slice(errorsBefore)).toEqual([]);
   });
 

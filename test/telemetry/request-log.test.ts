@@ -138,7 +138,7 @@ describe.each(DATABASE_KINDS)("request log lines (%s)", (kind) => {
     }
   });
 
-  it("an unexpected error: error, with request id and the cause's stack; the client reads only \"internal error\"", async () => {
+  it('an unexpected error: error, with request id and the cause\'s stack; the client reads only "internal error"', async () => {
     // A table gone from under the service: an error no mapping knows.
     await sql`alter table targets rename to targets_away`.execute(server.service.store.db);
     try {

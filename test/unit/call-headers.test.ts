@@ -30,7 +30,10 @@ describe("CallHeaders", () => {
     expect(h.get("set-cookie")).toBe("a=1, b=2");
     const seen: [string, string][] = [];
     h.forEach((value, key) => seen.push([key, value]));
-    expect(seen).toEqual([["set-cookie", "a=1"], ["set-cookie", "b=2"]]);
+    expect(seen).toEqual([
+      ["set-cookie", "a=1"],
+      ["set-cookie", "b=2"],
+    ]);
     expect([...h.entries()]).toEqual(seen);
     expect([...h.keys()]).toEqual(["set-cookie", "set-cookie"]);
     h.set("set-cookie", "c=3");
@@ -53,7 +56,13 @@ describe("CallHeaders", () => {
   });
 
   it("takes a request's headers as Node parsed them, without its pseudo-headers", () => {
-    const h = CallHeaders.fromIncoming({ ":authority": "localhost", ":path": "/x", "content-type": "application/grpc", "set-cookie": ["a=1", "b=2"], te: "trailers" });
+    const h = CallHeaders.fromIncoming({
+      ":authority": "localhost",
+      ":path": "/x",
+      "content-type": "application/grpc",
+      "set-cookie": ["a=1", "b=2"],
+      te: "trailers",
+    });
     expect(Object.fromEntries(h)).toEqual({ "content-type": "application/grpc", "set-cookie": "b=2", te: "trailers" });
     expect(h.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect([...h.keys()]).toEqual(["content-type", "set-cookie", "set-cookie", "te"]);

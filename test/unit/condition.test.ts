@@ -29,17 +29,14 @@ describe("execution condition ids", () => {
     expect(new Set(CASES.map(([, c]) => conditionId(c))).size).toBe(CASES.length);
   });
 
-  it.each(["", "function", "function/", "unknown", "unknown/x", "Request", "requests/x", "/request", "events/x"])(
-    "rejects %j as an InvalidArgument",
-    (id) => {
-      let thrown: unknown;
-      try {
-        parseConditionId(id);
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(DomainError);
-      expect(thrown).toMatchObject({ kind: "invalid_argument", message: expect.stringContaining("not an execution id") });
-    },
-  );
+  it.each(["", "function", "function/", "unknown", "unknown/x", "Request", "requests/x", "/request", "events/x"])("rejects %j as an InvalidArgument", (id) => {
+    let thrown: unknown;
+    try {
+      parseConditionId(id);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DomainError);
+    expect(thrown).toMatchObject({ kind: "invalid_argument", message: expect.stringContaining("not an execution id") });
+  });
 });

@@ -250,7 +250,17 @@ describe("limits and timeouts (README configuration table)", () => {
     expect(configError({ PLATFORM_SHUTDOWN_GRACE_MS: "5000", PLATFORM_SHUTDOWN_TIMEOUT_MS: "5500" }).message).toContain("PLATFORM_SHUTDOWN_TIMEOUT_MS");
     expect(loadConfig({ PLATFORM_SHUTDOWN_GRACE_MS: "60000" }).http.shutdownTimeoutMs).toBe(80_000);
     expect(config.maxWatchStreams).toBe(3);
-    expect(config.db).toEqual({ connectTimeoutMs: 400, statementTimeoutMs: 500, idleInTransactionTimeoutMs: 600, poolMax: 4, preparedStatementsMax: 0, sharedConnections: 0, sharedQueueMax: 3, sharedSlowHeadMs: 7, conflictRetries: 0 });
+    expect(config.db).toEqual({
+      connectTimeoutMs: 400,
+      statementTimeoutMs: 500,
+      idleInTransactionTimeoutMs: 600,
+      poolMax: 4,
+      preparedStatementsMax: 0,
+      sharedConnections: 0,
+      sharedQueueMax: 3,
+      sharedSlowHeadMs: 7,
+      conflictRetries: 0,
+    });
     expect(config.healthTimeoutMs).toBe(250);
     expect(config.metricsBind).toEqual({ host: "::1", port: 9464 });
     expect(config.bootstrapPatExpiresMs).toBe(90 * 60_000);
@@ -307,7 +317,9 @@ describe("OpenID Connect and login settings", () => {
     });
     expect(config.login).toEqual({ maxPasswordAttempts: 10, perIpPerMinute: 60, perLoginNamePerMinute: 20, perSessionPerMinute: 10, loginUiUrl: "" });
     expect(loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "https://login.example/ui" }).login.loginUiUrl).toBe("https://login.example/ui");
-    expect(() => loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "login.example/ui" })).toThrow(/PLATFORM_OIDC_LOGIN_UI_URL: "login.example\/ui" is not an absolute https URL \(http only on localhost\)/);
+    expect(() => loadConfig({ PLATFORM_OIDC_LOGIN_UI_URL: "login.example/ui" })).toThrow(
+      /PLATFORM_OIDC_LOGIN_UI_URL: "login.example\/ui" is not an absolute https URL \(http only on localhost\)/,
+    );
     expect(loadConfig({ PLATFORM_SESSION_RATE_PER_SESSION: "0" }).login.perSessionPerMinute).toBe(0);
   });
 
@@ -327,7 +339,9 @@ describe("OpenID Connect and login settings", () => {
     expect(configError({ PLATFORM_OIDC_SIGNING_ALG: "HS256" }).message).toContain("RS256 or ES256");
     expect(configError({ PLATFORM_OIDC_JWKS_MAX_AGE: "2h" }).message).toContain("shorter than PLATFORM_OIDC_KEY_PUBLISH_AHEAD");
     expect(configError({ PLATFORM_OIDC_KEY_PUBLISH_AHEAD: "30h" }).message).toContain("PLATFORM_OIDC_KEY_PUBLISH_AHEAD");
-    expect(configError({ PLATFORM_OIDC_KEY_PUBLISH_AHEAD: "2h", PLATFORM_OIDC_KEY_ROTATE_EVERY: "2h" }).message).toContain("shorter than PLATFORM_OIDC_KEY_ROTATE_EVERY");
+    expect(configError({ PLATFORM_OIDC_KEY_PUBLISH_AHEAD: "2h", PLATFORM_OIDC_KEY_ROTATE_EVERY: "2h" }).message).toContain(
+      "shorter than PLATFORM_OIDC_KEY_ROTATE_EVERY",
+    );
     expect(configError({ PLATFORM_OIDC_ACCESS_TOKEN_TTL: "soon" }).message).toContain("PLATFORM_OIDC_ACCESS_TOKEN_TTL");
     expect(configError({ PLATFORM_LOGIN_RATE_PER_IP: "-1" }).message).toContain("PLATFORM_LOGIN_RATE_PER_IP");
   });
@@ -335,7 +349,10 @@ describe("OpenID Connect and login settings", () => {
 
 describe("action settings", () => {
   it("keep a regenerated target key's predecessor signing for an hour by default, as told, at most 720h", () => {
-    expect(loadConfig({}).actions).toEqual({ signingKeyGraceMs: 3_600_000, delivery: { maxAgeMs: 86_400_000, pollIntervalMs: 1000, concurrency: 10, retentionMs: 720 * 3_600_000, sweepIntervalMs: 300_000 } });
+    expect(loadConfig({}).actions).toEqual({
+      signingKeyGraceMs: 3_600_000,
+      delivery: { maxAgeMs: 86_400_000, pollIntervalMs: 1000, concurrency: 10, retentionMs: 720 * 3_600_000, sweepIntervalMs: 300_000 },
+    });
     expect(
       loadConfig({
         PLATFORM_ACTIONS_DELIVERY_MAX_AGE: "2h",
@@ -420,7 +437,13 @@ describe("domain validation settings", () => {
         PLATFORM_DOMAIN_VALIDATION_HTTPS_PORT: "8443",
         PLATFORM_DOMAIN_VALIDATION_HTTP_PORT: "8080",
       }).domainValidation,
-    ).toEqual({ tokenTtlMs: 1_800_000, dnsServers: ["127.0.0.1:5353", "9.9.9.9:53", "[::1]:53", "[2001:db8::1]:53"], dnsTimeoutMs: 250, httpsPort: 8443, httpPort: 8080 });
+    ).toEqual({
+      tokenTtlMs: 1_800_000,
+      dnsServers: ["127.0.0.1:5353", "9.9.9.9:53", "[::1]:53", "[2001:db8::1]:53"],
+      dnsTimeoutMs: 250,
+      httpsPort: 8443,
+      httpPort: 8080,
+    });
     expect(loadConfig({ PLATFORM_DNS_SERVERS: " , " }).domainValidation.dnsServers).toBeUndefined();
     for (const [name, value] of [
       ["PLATFORM_DOMAIN_VALIDATION_TTL", "30s"],
@@ -442,6 +465,7 @@ describe("domain validation settings", () => {
   it("allow branding images of 512 KiB by default; PLATFORM_BRANDING_MAX_IMAGE_BYTES from 1024 to 64 MiB", () => {
     expect(loadConfig({}).branding).toEqual({ maxImageBytes: 524_288 });
     expect(loadConfig({ PLATFORM_BRANDING_MAX_IMAGE_BYTES: "2048" }).branding).toEqual({ maxImageBytes: 2048 });
-    for (const value of ["1023", "67108865", "1.5", "big"]) expect(configError({ PLATFORM_BRANDING_MAX_IMAGE_BYTES: value }).message, value).toContain("PLATFORM_BRANDING_MAX_IMAGE_BYTES");
+    for (const value of ["1023", "67108865", "1.5", "big"])
+      expect(configError({ PLATFORM_BRANDING_MAX_IMAGE_BYTES: value }).message, value).toContain("PLATFORM_BRANDING_MAX_IMAGE_BYTES");
   });
 });

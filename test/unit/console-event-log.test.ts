@@ -83,7 +83,10 @@ describe("followLog", () => {
 
   it("stops for good when the service refuses the stream (no permission), saying why", async () => {
     const abort = new AbortController();
-    const { open, opened } = scripted([{ answers: [], then: new ConnectError("missing permission events.read", Code.PermissionDenied) }, { answers: [answer("1.1")] }], abort);
+    const { open, opened } = scripted(
+      [{ answers: [], then: new ConnectError("missing permission events.read", Code.PermissionDenied) }, { answers: [answer("1.1")] }],
+      abort,
+    );
     const states: LiveState[] = [];
     await followLog(open, "0.0", abort.signal, { event: () => {}, state: (s) => states.push(s) }, async () => {});
     expect(opened).toEqual(["0.0"]);

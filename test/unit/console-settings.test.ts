@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { imageProblem, MAX_IMAGE_BYTES } from "../../console/src/pages/settings/branding-image-check.js";
 import { splitPreviewPage } from "../../console/src/pages/settings/branding-preview-page.js";
-import { changedSettings, countSetting, durationSetting, flagSetting, formValues, sameValue, settingReset, textSetting, typesSetting } from "../../console/src/pages/settings/settings-form.js";
+import {
+  changedSettings,
+  countSetting,
+  durationSetting,
+  flagSetting,
+  formValues,
+  sameValue,
+  settingReset,
+  textSetting,
+  typesSetting,
+} from "../../console/src/pages/settings/settings-form.js";
 
 /*
  * The console's settings pages where they decide something without a browser: what a form
@@ -31,7 +41,13 @@ describe("changedSettings", () => {
   const inEffect = formValues(settings, resolved);
 
   it("sends the properties whose value differs from the one in effect, as the Set message has them", () => {
-    expect(changedSettings(settings, { ...inEffect, allowRegister: true, passwordCheckLifetime: { amount: "90", unit: "min" }, secondFactors: ["3", "1", "2"] }, resolved)).toEqual({
+    expect(
+      changedSettings(
+        settings,
+        { ...inEffect, allowRegister: true, passwordCheckLifetime: { amount: "90", unit: "min" }, secondFactors: ["3", "1", "2"] },
+        resolved,
+      ),
+    ).toEqual({
       allowRegister: set(true),
       passwordCheckLifetime: set({ seconds: 5400n }),
       secondFactors: set({ types: [3, 1, 2] }),
@@ -41,7 +57,13 @@ describe("changedSettings", () => {
   it("sends nothing for a value left alone, changed back, or differing only as typed", () => {
     expect(changedSettings(settings, inEffect, resolved)).toEqual({});
     // A box ticked and unticked, a number and an address typed with spaces, a lifetime in another unit, the factors ticked in another order.
-    const typedAgain: typeof inEffect = { allowRegister: false, maxPasswordAttempts: " 3 ", passwordCheckLifetime: { amount: "240", unit: "min" }, secondFactors: ["3", "1"], loginUiUrl: " https://login.example.com " };
+    const typedAgain: typeof inEffect = {
+      allowRegister: false,
+      maxPasswordAttempts: " 3 ",
+      passwordCheckLifetime: { amount: "240", unit: "min" },
+      secondFactors: ["3", "1"],
+      loginUiUrl: " https://login.example.com ",
+    };
     expect(changedSettings(settings, typedAgain, resolved)).toEqual({});
   });
 
@@ -68,14 +90,17 @@ describe("sameValue", () => {
 
 describe("imageProblem", () => {
   it("takes the four types the API takes, up to its default limit", () => {
-    for (const type of ["image/png", "image/jpeg", "image/webp", "image/svg+xml"]) expect(imageProblem({ name: "logo", type, size: MAX_IMAGE_BYTES })).toBeUndefined();
+    for (const type of ["image/png", "image/jpeg", "image/webp", "image/svg+xml"])
+      expect(imageProblem({ name: "logo", type, size: MAX_IMAGE_BYTES })).toBeUndefined();
   });
 
   it("names the file and what is wrong with it", () => {
     expect(imageProblem({ name: "logo.gif", type: "image/gif", size: 10 })).toBe("logo.gif is of type image/gif: choose a PNG, JPEG, WebP or SVG image.");
     expect(imageProblem({ name: "logo", type: "", size: 10 })).toBe("logo is of no known type: choose a PNG, JPEG, WebP or SVG image.");
     expect(imageProblem({ name: "empty.png", type: "image/png", size: 0 })).toBe("empty.png is empty.");
-    expect(imageProblem({ name: "big.png", type: "image/png", size: MAX_IMAGE_BYTES + 1 })).toBe("big.png has 524,289 bytes: at most 524,288 (512 KiB) are taken.");
+    expect(imageProblem({ name: "big.png", type: "image/png", size: MAX_IMAGE_BYTES + 1 })).toBe(
+      "big.png has 524,289 bytes: at most 524,288 (512 KiB) are taken.",
+    );
   });
 });
 

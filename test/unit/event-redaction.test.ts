@@ -15,26 +15,77 @@ const WRITTEN = [
   ...["execution.set", "execution.removed"],
   ...["idp.added", "idp.changed", "idp.policy.set", "idp.removed"],
   ...["idp_intent.started", "idp_intent.succeeded", "idp_intent.failed", "idp_intent.consumed"],
-  ...["instance.added", "instance.changed", "instance.removed", "instance.blocked", "instance.unblocked", "instance.audit_log_retention.set", "instance.default.org.set"],
+  ...[
+    "instance.added",
+    "instance.changed",
+    "instance.removed",
+    "instance.blocked",
+    "instance.unblocked",
+    "instance.audit_log_retention.set",
+    "instance.default.org.set",
+  ],
   ...["instance.domain.added", "instance.domain.primary.set", "instance.domain.removed"],
   ...["system", "instance", "org"].flatMap((c) => [`${c}.member.added`, `${c}.member.changed`, `${c}.member.removed`]),
   ...["org.added", "org.changed", "org.deactivated", "org.reactivated", "org.removed"],
   ...["org.domain.added", "org.domain.primary.set", "org.domain.removed", "org.domain.validation.generated", "org.domain.verified"],
-  ...["project.added", "project.changed", "project.deactivated", "project.reactivated", "project.removed", "project.role.added", "project.role.changed", "project.role.removed"],
-  ...["smtp_provider", "sms_provider"].flatMap((p) => ["added", "changed", "removed", "activated", "deactivated", "signing_key.regenerated"].map((e) => `${p}.${e}`)),
+  ...[
+    "project.added",
+    "project.changed",
+    "project.deactivated",
+    "project.reactivated",
+    "project.removed",
+    "project.role.added",
+    "project.role.changed",
+    "project.role.removed",
+  ],
+  ...["smtp_provider", "sms_provider"].flatMap((p) =>
+    ["added", "changed", "removed", "activated", "deactivated", "signing_key.regenerated"].map((e) => `${p}.${e}`),
+  ),
   ...["session.added", "session.user.checked", "session.password.checked", "session.web_auth_n.checked", "session.idp_intent.checked"],
   ...["totp", "otp_email", "otp_sms", "recovery_code"].map((check) => `session.${check}.checked`),
-  ...["session.otp_email.challenged", "session.otp_sms.challenged", "session.metadata.set", "session.lifetime.set", "session.token.renewed", "session.terminated"],
+  ...[
+    "session.otp_email.challenged",
+    "session.otp_sms.challenged",
+    "session.metadata.set",
+    "session.lifetime.set",
+    "session.token.renewed",
+    "session.terminated",
+  ],
   ...["branding", "domain", "feature", "language", "login"].map((kind) => `settings.${kind}.set`),
   ...MESSAGE_TEXT_EVENT_TYPES,
   ...["signin.succeeded", "signin.failed", "signin.suppressed"],
   ...["signing_key.added", "signing_key.retiring", "signing_key.removed"],
   ...["target.added", "target.changed", "target.removed", "target.signing_key.regenerated"],
   ...["user.human.added", "user.machine.added", "user.changed", "user.locked", "user.unlocked", "user.deactivated", "user.reactivated", "user.removed"],
-  ...["user.password.changed", "user.password.code.added", "user.invite.code.added", "user.email.code.added", "user.email.verified", "user.phone.code.added", "user.phone.verified"],
-  ...["user.secret.set", "user.secret.removed", "user.pat.added", "user.pat.removed", "user.key.added", "user.key.removed", "user.metadata.set", "user.metadata.removed"],
+  ...[
+    "user.password.changed",
+    "user.password.code.added",
+    "user.invite.code.added",
+    "user.email.code.added",
+    "user.email.verified",
+    "user.phone.code.added",
+    "user.phone.verified",
+  ],
+  ...[
+    "user.secret.set",
+    "user.secret.removed",
+    "user.pat.added",
+    "user.pat.removed",
+    "user.key.added",
+    "user.key.removed",
+    "user.metadata.set",
+    "user.metadata.removed",
+  ],
   ...["user.idp.link.added", "user.idp.link.removed", "user.grant.added", "user.grant.changed", "user.grant.cascade.changed", "user.grant.removed"],
-  ...["user.totp.added", "user.totp.verified", "user.totp.removed", "user.otp_email.added", "user.otp_email.removed", "user.otp_sms.added", "user.otp_sms.removed"],
+  ...[
+    "user.totp.added",
+    "user.totp.verified",
+    "user.totp.removed",
+    "user.otp_email.added",
+    "user.otp_email.removed",
+    "user.otp_sms.added",
+    "user.otp_sms.removed",
+  ],
   ...["user.recovery_codes.generated", "user.recovery_codes.removed", "user.recovery_code.used"],
   ...["user.mfa_init.skipped", "user.passkey_prompt.skipped"],
   ...["passkey", "u2f"].flatMap((kind) => ["added", "verified", "removed", "clone_suspected"].map((e) => `user.${kind}.${e}`)),
@@ -42,7 +93,22 @@ const WRITTEN = [
 
 /** What a decoy of a secret is worth: found in a redacted payload, it leaked. */
 const LEAK = "LEAKED-SECRET";
-const DECOYS = ["secret", "clientSecret", "password", "passwordHash", "token", "tokenHash", "code", "privateKey", "totpSecret", "recoveryCodes", "credential", "sealed_secret", "signingKey", "encrypted"];
+const DECOYS = [
+  "secret",
+  "clientSecret",
+  "password",
+  "passwordHash",
+  "token",
+  "tokenHash",
+  "code",
+  "privateKey",
+  "totpSecret",
+  "recoveryCodes",
+  "credential",
+  "sealed_secret",
+  "signingKey",
+  "encrypted",
+];
 
 /**
  * A payload with every path the type shows (each value its own path) and decoys of secrets
@@ -68,7 +134,11 @@ describe("the redaction of event payloads", () => {
   });
 
   it("shows no property named like a secret, of any type, nor one inside such a property", () => {
-    const secretNamed = REDACTED_EVENT_TYPES.flatMap((type) => shownPaths(type).filter((path) => path.split(".").some(namesSecret)).map((path) => `${type}: ${path}`));
+    const secretNamed = REDACTED_EVENT_TYPES.flatMap((type) =>
+      shownPaths(type)
+        .filter((path) => path.split(".").some(namesSecret))
+        .map((path) => `${type}: ${path}`),
+    );
     expect(secretNamed).toEqual([]);
   });
 
@@ -77,7 +147,9 @@ describe("the redaction of event payloads", () => {
     const shown = redactedPayload(type, payloadWithDecoys(paths));
     expect(JSON.stringify(shown)).not.toContain(LEAK);
     const leaves = (value: unknown, prefix: string): string[] =>
-      typeof value === "object" && value !== null ? Object.entries(value).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k)) : [`${prefix}=${String(value)}`];
+      typeof value === "object" && value !== null
+        ? Object.entries(value).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k))
+        : [`${prefix}=${String(value)}`];
     expect(leaves(shown, "").sort()).toEqual(paths.map((path) => `${path}=${path}`).sort());
   });
 
@@ -88,15 +160,32 @@ describe("the redaction of event payloads", () => {
 
   it("follows nested paths, leaving out the secret beside a shown setting and objects with nothing shown", () => {
     const payload = { description: "mail", kind: "smtp", config: { host: "smtp.example", port: 587, password: "hunter2" }, secret: "hunter2", secretSet: true };
-    expect(redactedPayload("smtp_provider.added", payload)).toEqual({ description: "mail", kind: "smtp", config: { host: "smtp.example", port: 587 }, secretSet: true });
+    expect(redactedPayload("smtp_provider.added", payload)).toEqual({
+      description: "mail",
+      kind: "smtp",
+      config: { host: "smtp.example", port: 587 },
+      secretSet: true,
+    });
     expect(redactedPayload("smtp_provider.added", { description: "mail", config: { password: "hunter2" } })).toEqual({ description: "mail" });
     // A nested path through something that is no object shows nothing of it.
     expect(redactedPayload("smtp_provider.added", { config: "host=smtp.example;password=hunter2" })).toEqual({});
   });
 
   it("shows a declared leaf whole, arrays included", () => {
-    const app = { projectId: "p1", name: "web", clientId: "c1", type: "oidc", oidc: { redirectUris: ["https://app.example/cb"], authMethod: "basic", clientSecret: "s" } };
-    expect(redactedPayload("app.added", app)).toEqual({ projectId: "p1", name: "web", clientId: "c1", type: "oidc", oidc: { redirectUris: ["https://app.example/cb"], authMethod: "basic" } });
+    const app = {
+      projectId: "p1",
+      name: "web",
+      clientId: "c1",
+      type: "oidc",
+      oidc: { redirectUris: ["https://app.example/cb"], authMethod: "basic", clientSecret: "s" },
+    };
+    expect(redactedPayload("app.added", app)).toEqual({
+      projectId: "p1",
+      name: "web",
+      clientId: "c1",
+      type: "oidc",
+      oidc: { redirectUris: ["https://app.example/cb"], authMethod: "basic" },
+    });
     expect(redactedPayload("execution.set", { targets: ["t1", "t2"], includes: [] })).toEqual({ targets: ["t1", "t2"], includes: [] });
   });
 });

@@ -46,7 +46,13 @@ describe("external login upstream (src/upstream-idps/clients.ts)", () => {
       };
       if (req.url === "/.well-known/openid-configuration") {
         fetches.discovery++;
-        const doc = { issuer: next.discoveryIssuer ?? issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, userinfo_endpoint: `${issuer}/userinfo`, jwks_uri: `${issuer}/jwks` };
+        const doc = {
+          issuer: next.discoveryIssuer ?? issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          userinfo_endpoint: `${issuer}/userinfo`,
+          jwks_uri: `${issuer}/jwks`,
+        };
         return json(doc, cacheControl.discovery);
       }
       if (req.url === "/jwks") {
@@ -56,7 +62,11 @@ describe("external login upstream (src/upstream-idps/clients.ts)", () => {
       if (req.url === "/token") {
         tokenRequest = { ...(req.headers.authorization && { auth: req.headers.authorization }), body };
         const kid = next.kid ?? "k1";
-        const idToken = await new SignJWT(next.claims).setProtectedHeader({ alg: "ES256", kid }).setIssuedAt().setExpirationTime("5m").sign(keys.get(kid)!.privateKey);
+        const idToken = await new SignJWT(next.claims)
+          .setProtectedHeader({ alg: "ES256", kid })
+          .setIssuedAt()
+          .setExpirationTime("5m")
+          .sign(keys.get(kid)!.privateKey);
         return json({ access_token: "at", token_type: "Bearer", id_token: idToken });
       }
       if (req.url === "/userinfo") return json(next.userinfo);
@@ -73,8 +83,15 @@ describe("external login upstream (src/upstream-idps/clients.ts)", () => {
     fetches.discovery = fetches.jwks = 0;
   });
 
-  const idp = (): StoredIdp => ({ id: "i1", type: "oidc", name: "Fake", config: { clientId: "client-1", issuer, scopes: ["profile"] }, client_secret: box.encrypt("s3cret") });
-  const calls = (settings: Partial<ExternalLoginSettings> = {}) => upstreamCalls(new OutboundClient({ allowPrivate: true, maxResponseBytes: 100_000 }), 2_000, { ...defaults, ...settings });
+  const idp = (): StoredIdp => ({
+    id: "i1",
+    type: "oidc",
+    name: "Fake",
+    config: { clientId: "client-1", issuer, scopes: ["profile"] },
+    client_secret: box.encrypt("s3cret"),
+  });
+  const calls = (settings: Partial<ExternalLoginSettings> = {}) =>
+    upstreamCalls(new OutboundClient({ allowPrivate: true, maxResponseBytes: 100_000 }), 2_000, { ...defaults, ...settings });
 
   async function login(claims: Record<string, unknown>, userinfo: Record<string, unknown> = { sub: "u1" }, c: Calls = calls(), kid?: string) {
     const upstream = await upstreamOf(idp(), box, c);
@@ -87,8 +104,18 @@ describe("external login upstream (src/upstream-idps/clients.ts)", () => {
     const upstream = await upstreamOf(idp(), box, calls());
     const pending = newPending();
     const url = new URL(authorizationUrl(upstream, pending, "https://down.example/cb"));
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({ response_type: "code", client_id: "client-1", state: pending.state, nonce: pending.nonce, code_challenge_method: "S256", scope: "openid profile" });
-    const { user, raw } = await login({}, { sub: "u1", email: "a@b.example", email_verified: true, given_name: "Ann", family_name: "Bee", preferred_username: "ann" });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      response_type: "code",
+      client_id: "client-1",
+      state: pending.state,
+      nonce: pending.nonce,
+      code_challenge_method: "S256",
+      scope: "openid profile",
+    });
+    const { user, raw } = await login(
+      {},
+      { sub: "u1", email: "a@b.example", email_verified: true, given_name: "Ann", family_name: "Bee", preferred_username: "ann" },
+    );
     expect(user).toMatchObject({ id: "u1", username: "ann", email: "a@b.example", emailVerified: true, givenName: "Ann", familyName: "Bee" });
     // The claims as the provider gave them, for a login UI's RetrieveIDPIntent.
     expect(raw).toMatchObject({ sub: "u1", aud: "client-1", preferred_username: "ann" });
@@ -97,7 +124,12 @@ describe("external login upstream (src/upstream-idps/clients.ts)", () => {
   });
 
   it("refuses an ID token with another nonce, audience, issuer or azp, and userinfo about another subject", async () => {
-    for (const claims of [{ nonce: "other" }, { aud: "someone-else" }, { iss: "https://evil.example" }, { azp: "someone-else", aud: ["client-1", "someone-else"] }]) {
+    for (const claims of [
+      { nonce: "other" },
+      { aud: "someone-else" },
+      { iss: "https://evil.example" },
+      { azp: "someone-else", aud: ["client-1", "someone-else"] },
+    ]) {
       await expect(login(claims), JSON.stringify(claims)).rejects.toMatchObject({ name: "UpstreamError", kind: "invalid" });
     }
     await expect(login({}, { sub: "u2" })).rejects.toBeInstanceOf(UpstreamError);

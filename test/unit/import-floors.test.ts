@@ -23,7 +23,8 @@ async function violations(name: string, files: Record<string, string>): Promise<
   }
   // Imports name .js files, as in src/: resolved to their .ts sources, as the project's tsconfig does for the real run.
   const resolve = { extensions: [".ts", ".js"], extensionAlias: { ".js": [".ts", ".js"] } };
-  const result = (await cruise(["src"], { baseDir: base, validate: true, ruleSet: { forbidden: RULES }, tsPreCompilationDeps: true }, resolve)).output as ICruiseResult;
+  const result = (await cruise(["src"], { baseDir: base, validate: true, ruleSet: { forbidden: RULES }, tsPreCompilationDeps: true }, resolve))
+    .output as ICruiseResult;
   return result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
 }
 
@@ -31,7 +32,8 @@ describe("the floors of src/", () => {
   it("refuses domain/ importing an engine, the login pages or the RPC layer", async () => {
     expect(
       await violations("upward", {
-        "src/domain/user/a.ts": 'import { send } from "../../engines/notifications/send.js";\nimport { page } from "../../oidc/login/page.js";\nexport const a = [send, page];\n',
+        "src/domain/user/a.ts":
+          'import { send } from "../../engines/notifications/send.js";\nimport { page } from "../../oidc/login/page.js";\nexport const a = [send, page];\n',
         "src/engines/notifications/send.ts": "export const send = 1;\n",
         "src/oidc/login/page.ts": "export const page = 1;\n",
       }),

@@ -18,12 +18,28 @@ describe("notification provider settings", () => {
   it("read the system SMTP provider from PLATFORM_SMTP_URL and PLATFORM_SMTP_FROM", () => {
     const from = { PLATFORM_SMTP_FROM: '"Acme Login" <login@acme.example>' };
     expect(providers({ PLATFORM_SMTP_URL: "smtp://mailer:p%40ss%20word@relay.acme.example:587", ...from }).systemSmtp).toEqual({
-      host: "relay.acme.example", port: 587, tls: "starttls", user: "mailer", password: "p@ss word", senderAddress: "login@acme.example", senderName: "Acme Login",
+      host: "relay.acme.example",
+      port: 587,
+      tls: "starttls",
+      user: "mailer",
+      password: "p@ss word",
+      senderAddress: "login@acme.example",
+      senderName: "Acme Login",
     });
     expect(providers({ PLATFORM_SMTP_URL: "smtps://relay.acme.example", PLATFORM_SMTP_FROM: "login@acme.example" }).systemSmtp).toEqual({
-      host: "relay.acme.example", port: 465, tls: "implicit", user: "", password: "", senderAddress: "login@acme.example", senderName: "",
+      host: "relay.acme.example",
+      port: 465,
+      tls: "implicit",
+      user: "",
+      password: "",
+      senderAddress: "login@acme.example",
+      senderName: "",
     });
-    expect(providers({ PLATFORM_SMTP_URL: "smtp://localhost:1025?tls=none", ...from }).systemSmtp).toMatchObject({ host: "localhost", port: 1025, tls: "none" });
+    expect(providers({ PLATFORM_SMTP_URL: "smtp://localhost:1025?tls=none", ...from }).systemSmtp).toMatchObject({
+      host: "localhost",
+      port: 1025,
+      tls: "none",
+    });
     expect(providers({ PLATFORM_SMTP_URL: "smtp://[::1]:25", ...from }).systemSmtp).toMatchObject({ host: "::1", port: 25 });
   });
 

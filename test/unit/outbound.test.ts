@@ -40,7 +40,23 @@ describe("outbound HTTP client", () => {
   };
 
   it("classifies addresses: loopback, private, link-local, shared, metadata and their IPv6 forms are internal", () => {
-    for (const internal of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.100.100.200", "0.0.0.0", "::1", "::", "fe80::1", "fd00:ec2::254", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "224.0.0.1"]) {
+    for (const internal of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.100.100.200",
+      "0.0.0.0",
+      "::1",
+      "::",
+      "fe80::1",
+      "fd00:ec2::254",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "64:ff9b::a00:1",
+      "224.0.0.1",
+    ]) {
       expect(isInternalAddress(internal), internal).toBe(true);
     }
     for (const external of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "172.32.0.1", "not an address"]) {
@@ -51,7 +67,14 @@ describe("outbound HTTP client", () => {
   it("refuses internal addresses by default: literals before connecting, names after resolving them", async () => {
     const client = new OutboundClient({ allowPrivate: false, maxResponseBytes: 1_000 });
     try {
-      for (const url of [base, "http://[::1]/", "http://169.254.169.254/latest/meta-data/", "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://10.0.0.1/"]) {
+      for (const url of [
+        base,
+        "http://[::1]/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://0.0.0.0/",
+        "http://10.0.0.1/",
+      ]) {
         expect(await failure(client.request(url, { timeoutMs: 1_000 })), url).toBe("refused");
       }
       // localhost is a name: it is refused for what it resolves to.
@@ -68,7 +91,12 @@ describe("outbound HTTP client", () => {
     const client = new OutboundClient({ allowPrivate: true, maxResponseBytes: 1_000 });
     try {
       const before = connections;
-      const res = await client.request(`${base}/echo`, { method: "POST", headers: { "x-test": "yes", "content-type": "application/json" }, body: '{"a":1}', timeoutMs: 1_000 });
+      const res = await client.request(`${base}/echo`, {
+        method: "POST",
+        headers: { "x-test": "yes", "content-type": "application/json" },
+        body: '{"a":1}',
+        timeoutMs: 1_000,
+      });
       expect(res.status).toBe(200);
       expect(res.headers["x-seen"]).toBe("yes");
       expect(JSON.parse(res.body.toString())).toEqual({ method: "POST", body: '{"a":1}' });
@@ -107,7 +135,10 @@ describe("outbound HTTP client", () => {
         message: "only-mine.invalid resolves to the internal address 127.0.0.1",
       });
       const nowhere = async () => Promise.reject(Object.assign(new Error("nowhere.invalid has no address"), { code: "ENOTFOUND" }));
-      await expect(open.request(`http://nowhere.invalid:${port}/`, { timeoutMs: 1_000, resolve: nowhere })).rejects.toMatchObject({ failure: "network", message: "nowhere.invalid has no address" });
+      await expect(open.request(`http://nowhere.invalid:${port}/`, { timeoutMs: 1_000, resolve: nowhere })).rejects.toMatchObject({
+        failure: "network",
+        message: "nowhere.invalid has no address",
+      });
     } finally {
       open.close();
       guarded.close();

@@ -12,7 +12,10 @@ describe("RpcMetrics", () => {
     metrics.record({ ...labels, code: "not_found" }, 0.002);
     const text = await registry.metrics();
     const line = (name: string, extra = "") =>
-      text.split("\n").find((l) => l.startsWith(`${name}{service="s.S",method="M",protocol="grpc",code="ok"${extra}}`))?.split(" ")[1];
+      text
+        .split("\n")
+        .find((l) => l.startsWith(`${name}{service="s.S",method="M",protocol="grpc",code="ok"${extra}}`))
+        ?.split(" ")[1];
     expect(line("platform_rpc_requests_total")).toBe("4");
     expect(line("platform_rpc_duration_seconds_bucket", ',le="0.001"')).toBe("1");
     expect(line("platform_rpc_duration_seconds_bucket", ',le="0.005"')).toBe("3");

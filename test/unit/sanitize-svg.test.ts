@@ -65,7 +65,9 @@ describe("sanitizeSvg: CSS that could load a resource", () => {
 
   it("keeps CSS that loads nothing: colors, classes, references to the image's own fragments, comments", async () => {
     const css = "/* brand */ .mark { fill: #123456; stroke: url(#g) } .b { fill: url( '#g' ) } @media (prefers-color-scheme: dark) { .mark { fill: #fff } }";
-    const { served, removed } = await sanitized(`<defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient></defs><style>${css}</style><rect class="mark" style="fill: url(#g); opacity: .5" fill="url(&quot;#g&quot;)" width="2" height="2"/>`);
+    const { served, removed } = await sanitized(
+      `<defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient></defs><style>${css}</style><rect class="mark" style="fill: url(#g); opacity: .5" fill="url(&quot;#g&quot;)" width="2" height="2"/>`,
+    );
     expect(removed).toEqual([]);
     expect(served).toContain(`<style>${css}</style>`);
     expect(served).toContain('style="fill: url(#g); opacity: .5"');

@@ -79,7 +79,9 @@ describe("SignInBound", () => {
     expect(bound.admit(at({ address: "192.0.2.5" }), "unknown_name", 1_400, true)).toBe(false);
     // Once the first windows end, their keys make room (and the overflow's window ends as well).
     expect(bound.admit(at({ user: bob, address: "192.0.2.3" }), "wrong_password", WINDOW + 1_150, true)).toBe(true);
-    expect(bound.sweep(WINDOW + 1_500)).toEqual([{ instanceId: I, count: 3, reasons: { wrong_password: 1, unknown_name: 2 }, from: new Date(1_200), to: new Date(1_400) }]);
+    expect(bound.sweep(WINDOW + 1_500)).toEqual([
+      { instanceId: I, count: 3, reasons: { wrong_password: 1, unknown_name: 2 }, from: new Date(1_200), to: new Date(1_400) },
+    ]);
   });
 
   it("keeps instances apart", () => {

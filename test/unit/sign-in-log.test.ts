@@ -33,9 +33,23 @@ describe("SignInLog", () => {
     for (let i = 0; i < 4; i++) log.record(attempt("wrong_password"));
     await log.flush();
     expect(writes.map((rows) => rows.map((r) => r.type))).toEqual([["signin.failed", "signin.failed"]]);
-    expect(writes[0]![0]).toMatchObject({ instanceId: I, aggregateId: "ada", orgId: "org", creator: "ada", client: "pat:1", ip: "192.0.2.1", userAgent: "test" });
+    expect(writes[0]![0]).toMatchObject({
+      instanceId: I,
+      aggregateId: "ada",
+      orgId: "org",
+      creator: "ada",
+      client: "pat:1",
+      ip: "192.0.2.1",
+      userAgent: "test",
+    });
     await log.close();
-    expect(writes[1]).toEqual([expect.objectContaining({ type: "signin.suppressed", aggregateId: "ada", payload: expect.objectContaining({ userId: "ada", count: 2, reasons: { wrong_password: 2 } }) })]);
+    expect(writes[1]).toEqual([
+      expect.objectContaining({
+        type: "signin.suppressed",
+        aggregateId: "ada",
+        payload: expect.objectContaining({ userId: "ada", count: 2, reasons: { wrong_password: 2 } }),
+      }),
+    ]);
   });
 
   it("counts what the buffer has no room for into the summaries", async () => {

@@ -44,7 +44,9 @@ describe("the timestamptz parser of the pg pool", () => {
       const zone = Math.floor(Math.random() * 28) - 14;
       const local = new Date(at.getTime() + zone * 3_600_000);
       const iso = local.toISOString();
-      const fraction = String(Math.floor(Math.random() * 1_000_000)).padStart(6, "0").slice(0, 1 + Math.floor(Math.random() * 6));
+      const fraction = String(Math.floor(Math.random() * 1_000_000))
+        .padStart(6, "0")
+        .slice(0, 1 + Math.floor(Math.random() * 6));
       const sign = zone < 0 ? "-" : "+";
       same(`${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction}${sign}${String(Math.abs(zone)).padStart(2, "0")}`);
     }

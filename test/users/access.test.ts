@@ -68,9 +68,27 @@ const ROWS: Row[] = [
   { rpc: "AddPersonalAccessToken", kind: "human", request: (id) => ({ id, pat: exp() }), expect: WRITE },
   { rpc: "AddKey", kind: "machine", request: (id) => ({ id, key: { generate: "KEY_TYPE_EC", ...exp() } }), expect: WRITE },
   { rpc: "GenerateSecret", kind: "machine", request: (id) => ({ id }), expect: WRITE },
-  { rpc: "UnlockUser", kind: "machine", request: (id) => ({ id }), prepare: async (admin, id) => (ok(await admin.call("LockUser", { id })), ""), expect: WRITE },
-  { rpc: "ReactivateUser", kind: "human", request: (id) => ({ id }), prepare: async (admin, id) => (ok(await admin.call("DeactivateUser", { id })), ""), expect: WRITE },
-  { rpc: "RemoveSecret", kind: "machine", request: (id) => ({ id }), prepare: async (admin, id) => (ok(await admin.call("GenerateSecret", { id })), ""), expect: WRITE },
+  {
+    rpc: "UnlockUser",
+    kind: "machine",
+    request: (id) => ({ id }),
+    prepare: async (admin, id) => (ok(await admin.call("LockUser", { id })), ""),
+    expect: WRITE,
+  },
+  {
+    rpc: "ReactivateUser",
+    kind: "human",
+    request: (id) => ({ id }),
+    prepare: async (admin, id) => (ok(await admin.call("DeactivateUser", { id })), ""),
+    expect: WRITE,
+  },
+  {
+    rpc: "RemoveSecret",
+    kind: "machine",
+    request: (id) => ({ id }),
+    prepare: async (admin, id) => (ok(await admin.call("GenerateSecret", { id })), ""),
+    expect: WRITE,
+  },
   {
     rpc: "DeletePersonalAccessToken",
     kind: "human",
@@ -140,7 +158,8 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
         if (protocol === "rest" && !result.ok) expect(result.httpStatus).toBe(got === D ? 403 : 404);
         if (before) {
           const after = await snapshot(id);
-          if (got === OK && !row.rpc.startsWith("Get") && !row.rpc.startsWith("Search")) expect(after, `${caller} ${row.rpc} changed nothing`).not.toEqual(before);
+          if (got === OK && !row.rpc.startsWith("Get") && !row.rpc.startsWith("Search"))
+            expect(after, `${caller} ${row.rpc} changed nothing`).not.toEqual(before);
           else expect(after, `${caller} ${row.rpc} on ${target} changed something`).toEqual(before);
         }
       }
@@ -178,7 +197,8 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
       failed(await self.call("GetUser", { id: other }), Code.PermissionDenied);
       failed(await self.call("GetUser", { id: "no-such-user" }), Code.PermissionDenied);
       failed(await self.call("SearchUsers", {}), Code.PermissionDenied);
-      for (const rpc of ["LockUser", "DeactivateUser", "DeleteUser", "SearchPersonalAccessTokens", "SearchKeys"]) failed(await self.call(rpc, { id }), Code.PermissionDenied);
+      for (const rpc of ["LockUser", "DeactivateUser", "DeleteUser", "SearchPersonalAccessTokens", "SearchKeys"])
+        failed(await self.call(rpc, { id }), Code.PermissionDenied);
       failed(await self.call("PatchUser", { id, user: { username: uniqueName("renamed") } }), Code.PermissionDenied);
       failed(await self.call("AddPersonalAccessToken", { id, pat: exp() }), Code.PermissionDenied);
       failed(await self.call("SetPassword", { id: other, password: { newPassword: "Other#Pass1", currentPassword: "Other#Pass0" } }), Code.PermissionDenied);
@@ -196,33 +216,37 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
       return { ...user, second };
     }
     const works = async (token: string, id: string, protocol: Protocol = "grpc") => ok(await new Users(server, protocol, token).call("GetUser", { id }));
-    const refused = async (token: string, id: string, protocol: Protocol = "grpc") => failed(await new Users(server, protocol, token).call("GetUser", { id }), Code.Unauthenticated);
+    const refused = async (token: string, id: string, protocol: Protocol = "grpc") =>
+      failed(await new Users(server, protocol, token).call("GetUser", { id }), Code.Unauthenticated);
 
-    it.each(PROTOCOLS)("lock, deactivate and delete refuse the user's tokens on the very next call; unlock and reactivate restore them (%s)", async (protocol) => {
-      const { userId: id, token, second } = await powerful();
-      await works(token, id, protocol);
-      await works(second, id, protocol);
-      ok(await admin.call("LockUser", { id }));
-      await refused(token, id, protocol);
-      await refused(second, id, protocol);
-      ok(await admin.call("UnlockUser", { id }));
-      await works(token, id, protocol);
-      ok(await admin.call("DeactivateUser", { id }));
-      await refused(token, id, protocol);
-      ok(await admin.call("ReactivateUser", { id }));
-      await works(second, id, protocol);
-      // Locked, then deactivated: reactivating is what restores it.
-      ok(await admin.call("LockUser", { id }));
-      ok(await admin.call("DeactivateUser", { id }));
-      await refused(token, id, protocol);
-      failed(await admin.call("UnlockUser", { id }), Code.FailedPrecondition);
-      ok(await admin.call("ReactivateUser", { id }));
-      await works(token, id, protocol);
-      expect((await admin.get(id)).state).toBe("USER_STATE_ACTIVE");
-      ok(await admin.call("DeleteUser", { id }));
-      await refused(token, id, protocol);
-      await refused(second, id, protocol);
-    });
+    it.each(PROTOCOLS)(
+      "lock, deactivate and delete refuse the user's tokens on the very next call; unlock and reactivate restore them (%s)",
+      async (protocol) => {
+        const { userId: id, token, second } = await powerful();
+        await works(token, id, protocol);
+        await works(second, id, protocol);
+        ok(await admin.call("LockUser", { id }));
+        await refused(token, id, protocol);
+        await refused(second, id, protocol);
+        ok(await admin.call("UnlockUser", { id }));
+        await works(token, id, protocol);
+        ok(await admin.call("DeactivateUser", { id }));
+        await refused(token, id, protocol);
+        ok(await admin.call("ReactivateUser", { id }));
+        await works(second, id, protocol);
+        // Locked, then deactivated: reactivating is what restores it.
+        ok(await admin.call("LockUser", { id }));
+        ok(await admin.call("DeactivateUser", { id }));
+        await refused(token, id, protocol);
+        failed(await admin.call("UnlockUser", { id }), Code.FailedPrecondition);
+        ok(await admin.call("ReactivateUser", { id }));
+        await works(token, id, protocol);
+        expect((await admin.get(id)).state).toBe("USER_STATE_ACTIVE");
+        ok(await admin.call("DeleteUser", { id }));
+        await refused(token, id, protocol);
+        await refused(second, id, protocol);
+      },
+    );
 
     it("a user who locks itself out is refused at once, and an ORG_OWNER's lock works the same way", async () => {
       const { userId: id, token } = await powerful();
@@ -295,13 +319,20 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
   });
 
   it("usernames are unique regardless of case beyond ASCII too, on create and on rename", async () => {
-    for (const [upper, lower] of [["ÄDAM", "ädam"], ["ДИМА", "дима"], ["ΣΟΦΙΑ", "σοφια"], ["ÉLODIE", "élodie"]] as const) {
+    for (const [upper, lower] of [
+      ["ÄDAM", "ädam"],
+      ["ДИМА", "дима"],
+      ["ΣΟΦΙΑ", "σοφια"],
+      ["ÉLODIE", "élodie"],
+    ] as const) {
       const suffix = uniqueName("u");
       const id = await admin.create({ username: `${upper}${suffix}`, machine: { name: "svc" } });
       failed(await admin.call("CreateUser", { user: humanUser(`${lower}${suffix}`, { email: { address: `${suffix}@mail.example` } }) }), Code.AlreadyExists);
       const other = await admin.create({ username: `other${suffix}`, machine: { name: "svc" } });
       failed(await admin.call("PatchUser", { id: other, user: { username: `${lower}${suffix}` } }), Code.AlreadyExists);
-      const found = ok(await admin.call("SearchUsers", { filters: [{ username: { value: `${lower}${suffix}`, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }));
+      const found = ok(
+        await admin.call("SearchUsers", { filters: [{ username: { value: `${lower}${suffix}`, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }),
+      );
       expect(found.result.map((u: Msg) => u.details.id)).toEqual([id]);
     }
   });
@@ -340,7 +371,8 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
         for (const r of results.slice(1)) if (!r.ok) expect(r, JSON.stringify(r)).toMatchObject({ code: Code.NotFound });
         for (const table of ["personal_access_tokens", "user_keys", "user_secrets"] as const) {
           const rows = await server.service.store.db.selectFrom(table).select("user_id").where("user_id", "=", id).execute();
-          if (rows.length > 0) dangling.push(`round ${round}: ${rows.length} rows of ${table} (${results.slice(1).filter((r) => r.ok).length} additions answered OK)`);
+          if (rows.length > 0)
+            dangling.push(`round ${round}: ${rows.length} rows of ${table} (${results.slice(1).filter((r) => r.ok).length} additions answered OK)`);
         }
       }
       expect(dangling).toEqual([]);
@@ -352,7 +384,10 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
       for (let i = 0; i < 4; i++) ids.push(await admin.create({ username: uniqueName("before"), machine: { name: "svc" } }));
       const names = [target, target.toUpperCase(), `${target[0]!.toUpperCase()}${target.slice(1)}`, target];
       const results = await Promise.all(ids.map((id, i) => new Users(server, PROTOCOLS[i]!).call("PatchUser", { id, user: { username: names[i] } })));
-      expect(results.filter((r) => r.ok), JSON.stringify(results)).toHaveLength(1);
+      expect(
+        results.filter((r) => r.ok),
+        JSON.stringify(results),
+      ).toHaveLength(1);
       for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ code: Code.AlreadyExists });
       const found = ok(await admin.call("SearchUsers", { filters: [{ username: { value: target, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] }));
       expect(found.details.totalResult).toBe("1");
@@ -362,58 +397,74 @@ describe.each(DATABASE_KINDS)("access to users (%s)", (kind) => {
     // between the check and the commit must fail that commit as AlreadyExists, leaving no event.
     it("CreateUser of one username once over each protocol at the same time: exactly one wins, the losers leave no event", async () => {
       const target = uniqueName("race");
-      const results = await Promise.all(PROTOCOLS.map((protocol) => new Users(server, protocol).call("CreateUser", { user: { username: target, machine: { name: "svc" } } })));
-      expect(results.filter((r) => r.ok), JSON.stringify(results)).toHaveLength(1);
+      const results = await Promise.all(
+        PROTOCOLS.map((protocol) => new Users(server, protocol).call("CreateUser", { user: { username: target, machine: { name: "svc" } } })),
+      );
+      expect(
+        results.filter((r) => r.ok),
+        JSON.stringify(results),
+      ).toHaveLength(1);
       for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ code: Code.AlreadyExists });
       const winner: Msg = results.find((r) => r.ok)!.message;
-      const events = await server.service.store.db.selectFrom("events").select("aggregate_id").where("event_type", "=", "user.machine.added").where("payload", "@>", JSON.stringify({ username: target }) as never).execute();
+      const events = await server.service.store.db
+        .selectFrom("events")
+        .select("aggregate_id")
+        .where("event_type", "=", "user.machine.added")
+        .where("payload", "@>", JSON.stringify({ username: target }) as never)
+        .execute();
       expect(events.map((e) => e.aggregate_id)).toEqual([winner.details.id]);
     });
 
     // The same race made certain: both transactions pass the username check before either
     // sends its (deferred) user row; the second commit is the one the unique index refuses.
-    it.runIf(kind === "postgres")("a username taken between addUser's check and its commit fails that commit as AlreadyExists, leaving no event, user or password row", async () => {
-      const username = uniqueName("interleaved");
-      const actor = { instanceId: server.instanceId, userId: "test" };
-      const spec = (): UserSpec => ({
-        username,
-        type: {
-          kind: "human",
-          profile: { givenName: "Ada", familyName: "Race", displayName: "Ada Race", nickName: "", preferredLanguage: "", gender: undefined },
-          email: { address: `${username}@example.com`, verified: true },
-          phone: undefined,
-          passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-          passwordChangeRequired: false,
-        },
-      });
-      const store = server.service.store;
-      let secondChecked!: () => void;
-      const checked = new Promise<void>((resolve) => (secondChecked = resolve));
-      let firstCommitted!: () => void;
-      const committed = new Promise<void>((resolve) => (firstCommitted = resolve));
-      const first = store.transact(async (tx) => {
-        const created = await addUser(tx, actor, server.defaultOrgId, spec());
-        // Were the row sent at once, the second would wait on the index for this commit instead.
-        await Promise.race([checked, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-        return created.id;
-      });
-      let loserId = "";
-      const second = store.transact(async (tx) => {
-        const created = await addUser(tx, actor, server.defaultOrgId, spec());
-        loserId = created.id;
-        secondChecked();
-        await committed;
-        return created.id;
-      });
-      const winnerId = await first;
-      firstCommitted();
-      const lost = await second.then(() => undefined, (error: unknown) => error);
-      expect(lost, "the second commit succeeded").toBeDefined();
-      expect(toConnectError(lost).error.code).toBe(Code.AlreadyExists);
-      const db = store.db;
-      expect((await db.selectFrom("users").select("id").where("username", "=", username).execute()).map((r) => r.id)).toEqual([winnerId]);
-      expect(await db.selectFrom("events").select("aggregate_id").where("aggregate_id", "=", loserId).execute()).toEqual([]);
-      expect(await db.selectFrom("user_secrets").select("user_id").where("user_id", "=", loserId).execute()).toEqual([]);
-    });
+    it.runIf(kind === "postgres")(
+      "a username taken between addUser's check and its commit fails that commit as AlreadyExists, leaving no event, user or password row",
+      async () => {
+        const username = uniqueName("interleaved");
+        const actor = { instanceId: server.instanceId, userId: "test" };
+        const spec = (): UserSpec => ({
+          username,
+          type: {
+            kind: "human",
+            profile: { givenName: "Ada", familyName: "Race", displayName: "Ada Race", nickName: "", preferredLanguage: "", gender: undefined },
+            email: { address: `${username}@example.com`, verified: true },
+            phone: undefined,
+            passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
+            passwordChangeRequired: false,
+          },
+        });
+        const store = server.service.store;
+        let secondChecked!: () => void;
+        const checked = new Promise<void>((resolve) => (secondChecked = resolve));
+        let firstCommitted!: () => void;
+        const committed = new Promise<void>((resolve) => (firstCommitted = resolve));
+        const first = store.transact(async (tx) => {
+          const created = await addUser(tx, actor, server.defaultOrgId, spec());
+          // Were the row sent at once, the second would wait on the index for this commit instead.
+          await Promise.race([checked, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+          return created.id;
+        });
+        let loserId = "";
+        const second = store.transact(async (tx) => {
+          const created = await addUser(tx, actor, server.defaultOrgId, spec());
+          loserId = created.id;
+          secondChecked();
+          await committed;
+          return created.id;
+        });
+        const winnerId = await first;
+        firstCommitted();
+        const lost = await second.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(lost, "the second commit succeeded").toBeDefined();
+        expect(toConnectError(lost).error.code).toBe(Code.AlreadyExists);
+        const db = store.db;
+        expect((await db.selectFrom("users").select("id").where("username", "=", username).execute()).map((r) => r.id)).toEqual([winnerId]);
+        expect(await db.selectFrom("events").select("aggregate_id").where("aggregate_id", "=", loserId).execute()).toEqual([]);
+        expect(await db.selectFrom("user_secrets").select("user_id").where("user_id", "=", loserId).execute()).toEqual([]);
+      },
+    );
   });
 });

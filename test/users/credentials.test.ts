@@ -57,7 +57,10 @@ describe.each(DATABASE_KINDS)("credentials of users (%s)", (kind) => {
       const first = await search({ limit: 1 });
       expect(first.details).toMatchObject({ totalResult: "3", appliedLimit: 1 });
       expect(first.details.endOfList ?? false).toBe(false);
-      expectNothingSecret(all, made.map((p) => p.token));
+      expectNothingSecret(
+        all,
+        made.map((p) => p.token),
+      );
       // Another user's listing is its own.
       expect(ok(await admin.call("SearchPersonalAccessTokens", { id: await machine() })).result ?? []).toEqual([]);
     });
@@ -262,7 +265,11 @@ describe.each(DATABASE_KINDS)("credentials of users (%s)", (kind) => {
       expect(afterFirst.machine.hasSecret).toBe(true);
       const second = ok(await admin.call("GenerateSecret", { id }));
       expect(second.clientSecret).not.toBe(first.clientSecret);
-      const reads = [await admin.get(id), ok(await admin.call("SearchUsers", { filters: [{ inIds: { ids: [id] } }] })), ok(await admin.call("SearchPersonalAccessTokens", { id }))];
+      const reads = [
+        await admin.get(id),
+        ok(await admin.call("SearchUsers", { filters: [{ inIds: { ids: [id] } }] })),
+        ok(await admin.call("SearchPersonalAccessTokens", { id })),
+      ];
       expectNothingSecret(reads, [first.clientSecret, second.clientSecret]);
       // A client secret is no bearer token.
       for (const secret of [first.clientSecret, second.clientSecret]) failed(await admin.as(secret).call("GetUser", { id }), Code.Unauthenticated);
@@ -294,7 +301,8 @@ describe.each(DATABASE_KINDS)("credentials of users (%s)", (kind) => {
     for (const user of [id, person]) ok(await admin.call("DeleteUser", { id: user }));
     failed(await admin.as(token).call("GetUser", { id }), Code.Unauthenticated);
     failed(await admin.as(personPat.token).call("GetUser", { id: person }), Code.Unauthenticated);
-    for (const rpc of ["GetUser", "SearchPersonalAccessTokens", "SearchKeys", "GenerateSecret", "RemoveSecret", "DeleteUser"]) failed(await admin.call(rpc, { id }), Code.NotFound);
+    for (const rpc of ["GetUser", "SearchPersonalAccessTokens", "SearchKeys", "GenerateSecret", "RemoveSecret", "DeleteUser"])
+      failed(await admin.call(rpc, { id }), Code.NotFound);
     const db = server.service.store.db;
     for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "memberships"] as const) {
       const rows = await db.selectFrom(table).select("user_id").where("user_id", "in", [id, person]).execute();

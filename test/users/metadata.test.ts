@@ -22,9 +22,25 @@ describe.each(DATABASE_KINDS)("user metadata (%s)", (kind) => {
   it("sets, replaces, reads, lists by key and deletes values; each change is a change of the user", async () => {
     const id = await grpc.create(humanUser(uniqueName("meta")));
     const before = (await grpc.get(id)).details.sequence;
-    const set = ok(await rest.call("SetMetadata", { id, metadata: [{ key: "b", value: b64("two") }, { key: "a", value: b64("one") }] }));
+    const set = ok(
+      await rest.call("SetMetadata", {
+        id,
+        metadata: [
+          { key: "b", value: b64("two") },
+          { key: "a", value: b64("one") },
+        ],
+      }),
+    );
     expect(BigInt(set.details.sequence)).toBeGreaterThan(BigInt(before));
-    ok(await grpc.call("SetMetadata", { id, metadata: [{ key: "b", value: b64("zwei") }, { key: "c", value: b64("\u0000binary\u00ff") }] }));
+    ok(
+      await grpc.call("SetMetadata", {
+        id,
+        metadata: [
+          { key: "b", value: b64("zwei") },
+          { key: "c", value: b64("\u0000binary\u00ff") },
+        ],
+      }),
+    );
 
     const got = ok(await rest.call("GetMetadata", { id, key: "b" }));
     expect(got.metadata).toEqual({ key: "b", value: b64("zwei") });
@@ -45,7 +61,18 @@ describe.each(DATABASE_KINDS)("user metadata (%s)", (kind) => {
 
   it("refuses a key given twice, empty or oversized keys and values, and too many at once", async () => {
     const id = await grpc.create(humanUser(uniqueName("meta-bad")));
-    expect(failed(await grpc.call("SetMetadata", { id, metadata: [{ key: "k", value: b64("1") }, { key: "k", value: b64("2") }] }), Code.InvalidArgument).message).toContain("twice");
+    expect(
+      failed(
+        await grpc.call("SetMetadata", {
+          id,
+          metadata: [
+            { key: "k", value: b64("1") },
+            { key: "k", value: b64("2") },
+          ],
+        }),
+        Code.InvalidArgument,
+      ).message,
+    ).toContain("twice");
     failed(await grpc.call("SetMetadata", { id, metadata: [{ key: "", value: b64("1") }] }), Code.InvalidArgument);
     failed(await grpc.call("SetMetadata", { id, metadata: [{ key: "k".repeat(201), value: b64("1") }] }), Code.InvalidArgument);
     failed(await grpc.call("SetMetadata", { id, metadata: [{ key: "k", value: "" }] }), Code.InvalidArgument);

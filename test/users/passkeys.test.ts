@@ -41,28 +41,33 @@ describe.each(DATABASE_KINDS)("passkey registration (%s)", (kind) => {
   const passkeysOf = async (id: string, users = admin): Promise<Msg[]> => ok(await users.call("ListPasskeys", { id })).result ?? [];
   const methodsOf = async (id: string): Promise<string[]> => ok(await admin.call("ListAuthMethods", { id })).authMethodTypes ?? [];
 
-  it.each(PROTOCOLS)("starts with options for a discoverable, user-verified credential of the domain and the user; finishes with the authenticator's answer (%s)", async (protocol) => {
-    const users = new Users(server, protocol);
-    const id = await person();
-    const started = ok(await users.call("StartPasskeyRegistration", { id, domain: RP_ID, authenticatorType: "PASSKEY_AUTHENTICATOR_PLATFORM" }));
-    expect(started.details).toMatchObject({ id });
-    const options = started.publicKeyCredentialCreationOptions as Msg;
-    expect(options.rp).toMatchObject({ id: RP_ID, name: expect.any(String) });
-    expect(options.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required", authenticatorAttachment: "platform" });
-    expect(Buffer.from(options.user.id, "base64url").toString("utf8")).toBe(id);
-    expect(options.challenge).toMatch(/^[\w-]{16,}$/);
-    expect(options.excludeCredentials ?? []).toEqual([]);
-    expect(options.pubKeyCredParams).toContainEqual({ alg: -7, type: "public-key" });
-    // Started, not finished: listed as pending, no way of signing in yet.
-    expect(await passkeysOf(id, users)).toEqual([{ id: started.passkeyId, state: "PASSKEY_STATE_PENDING", domain: RP_ID, creationDate: expect.any(String) }]);
-    expect(await methodsOf(id)).toEqual([PASSWORD_M]);
+  it.each(PROTOCOLS)(
+    "starts with options for a discoverable, user-verified credential of the domain and the user; finishes with the authenticator's answer (%s)",
+    async (protocol) => {
+      const users = new Users(server, protocol);
+      const id = await person();
+      const started = ok(await users.call("StartPasskeyRegistration", { id, domain: RP_ID, authenticatorType: "PASSKEY_AUTHENTICATOR_PLATFORM" }));
+      expect(started.details).toMatchObject({ id });
+      const options = started.publicKeyCredentialCreationOptions as Msg;
+      expect(options.rp).toMatchObject({ id: RP_ID, name: expect.any(String) });
+      expect(options.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required", authenticatorAttachment: "platform" });
+      expect(Buffer.from(options.user.id, "base64url").toString("utf8")).toBe(id);
+      expect(options.challenge).toMatch(/^[\w-]{16,}$/);
+      expect(options.excludeCredentials ?? []).toEqual([]);
+      expect(options.pubKeyCredParams).toContainEqual({ alg: -7, type: "public-key" });
+      // Started, not finished: listed as pending, no way of signing in yet.
+      expect(await passkeysOf(id, users)).toEqual([{ id: started.passkeyId, state: "PASSKEY_STATE_PENDING", domain: RP_ID, creationDate: expect.any(String) }]);
+      expect(await methodsOf(id)).toEqual([PASSWORD_M]);
 
-    const answer = new SoftwareAuthenticator(origin).create(options);
-    const finished = ok(await finish(id, started.passkeyId, answer, users, `Laptop ${protocol}`));
-    expect(BigInt(finished.details.sequence)).toBeGreaterThan(BigInt(started.details.sequence));
-    expect(await passkeysOf(id, users)).toEqual([{ id: started.passkeyId, name: `Laptop ${protocol}`, state: "PASSKEY_STATE_READY", domain: RP_ID, creationDate: expect.any(String) }]);
-    expect(await methodsOf(id)).toEqual([PASSWORD_M, PASSKEY_M]);
-  });
+      const answer = new SoftwareAuthenticator(origin).create(options);
+      const finished = ok(await finish(id, started.passkeyId, answer, users, `Laptop ${protocol}`));
+      expect(BigInt(finished.details.sequence)).toBeGreaterThan(BigInt(started.details.sequence));
+      expect(await passkeysOf(id, users)).toEqual([
+        { id: started.passkeyId, name: `Laptop ${protocol}`, state: "PASSKEY_STATE_READY", domain: RP_ID, creationDate: expect.any(String) },
+      ]);
+      expect(await methodsOf(id)).toEqual([PASSWORD_M, PASSKEY_M]);
+    },
+  );
 
   it("serves the documented REST paths with the bodies a curl user sends", async () => {
     const id = await person();
@@ -75,11 +80,17 @@ describe.each(DATABASE_KINDS)("passkey registration (%s)", (kind) => {
       return { status: res.status, json: (await res.json()) as Msg };
     };
     const started = await call("POST", "/_start_registration", { domain: RP_ID, authenticatorType: "PASSKEY_AUTHENTICATOR_CROSS_PLATFORM" });
-    expect(started).toMatchObject({ status: 200, json: { details: { id }, passkeyId: expect.any(String), publicKeyCredentialCreationOptions: { rp: { id: RP_ID } } } });
+    expect(started).toMatchObject({
+      status: 200,
+      json: { details: { id }, passkeyId: expect.any(String), publicKeyCredentialCreationOptions: { rp: { id: RP_ID } } },
+    });
     expect(started.json.publicKeyCredentialCreationOptions.authenticatorSelection.authenticatorAttachment).toBe("cross-platform");
     const passkeyId = started.json.passkeyId as string;
     const answer = new SoftwareAuthenticator(origin).create(started.json.publicKeyCredentialCreationOptions);
-    expect(await call("POST", `/${passkeyId}/_finish_registration`, { publicKeyCredential: answer, name: "Key" })).toMatchObject({ status: 200, json: { details: { id } } });
+    expect(await call("POST", `/${passkeyId}/_finish_registration`, { publicKeyCredential: answer, name: "Key" })).toMatchObject({
+      status: 200,
+      json: { details: { id } },
+    });
     expect(await call("GET", "")).toMatchObject({ status: 200, json: { result: [{ id: passkeyId, name: "Key", state: "PASSKEY_STATE_READY" }] } });
     expect((await call("DELETE", `/${passkeyId}`)).status).toBe(200);
     expect(await call("DELETE", `/${passkeyId}`)).toMatchObject({ status: 404, json: { code: Code.NotFound } });
@@ -89,7 +100,9 @@ describe.each(DATABASE_KINDS)("passkey registration (%s)", (kind) => {
   it("a domain that is not one of the instance's is InvalidArgument, and starts nothing", async () => {
     const id = await person();
     for (const domain of ["example.com", "evil.localhost", "localhost.example"]) {
-      expect(failed(await admin.call("StartPasskeyRegistration", { id, domain }), Code.InvalidArgument).message, domain).toContain("no domain of this instance");
+      expect(failed(await admin.call("StartPasskeyRegistration", { id, domain }), Code.InvalidArgument).message, domain).toContain(
+        "no domain of this instance",
+      );
     }
     expect(await passkeysOf(id)).toEqual([]);
   });
@@ -149,7 +162,9 @@ describe.each(DATABASE_KINDS)("passkey registration (%s)", (kind) => {
 
     const second = await start(id);
     expect(second.options.excludeCredentials).toEqual([expect.objectContaining({ id: credential.id, type: "public-key" })]);
-    expect(failed(await finish(id, second.passkeyId, authenticator.create(second.options, { reuse: credential })), Code.AlreadyExists).message).toContain("registered already");
+    expect(failed(await finish(id, second.passkeyId, authenticator.create(second.options, { reuse: credential })), Code.AlreadyExists).message).toContain(
+      "registered already",
+    );
     // The same authenticator registers a credential of its own just fine.
     ok(await finish(id, second.passkeyId, authenticator.create(second.options), admin, "Second"));
 

@@ -13,15 +13,31 @@ const IMPORTED = "Imported#Pass1";
 const UNICODE = "Ünïcødé#Pass9😀";
 const HASHES: { kind: string; hash: string; password: string }[] = [
   { kind: "argon2id (argon2-cffi)", password: IMPORTED, hash: "$argon2id$v=19$m=4096,t=2,p=1$TAV9revSsBLxFzjQCwTR7g$40ZtwQonc8PCIn/u0pwGeQ" },
-  { kind: "argon2id, p=2, 32-byte hash (argon2 CLI)", password: IMPORTED, hash: "$argon2id$v=19$m=4096,t=2,p=2$c29tZXNhbHRzYWx0$+NjTuY4EJk6eHZf0XCE9WECeJQFuoIHRMEJcBdeQJg0" },
-  { kind: "argon2id of a non-ASCII password (passlib)", password: UNICODE, hash: "$argon2id$v=19$m=4096,t=2,p=1$vve+N+Zcy5nTei8FYGyN0Q$2a2hQ0iS35oig4xpch7YTw" },
+  {
+    kind: "argon2id, p=2, 32-byte hash (argon2 CLI)",
+    password: IMPORTED,
+    hash: "$argon2id$v=19$m=4096,t=2,p=2$c29tZXNhbHRzYWx0$+NjTuY4EJk6eHZf0XCE9WECeJQFuoIHRMEJcBdeQJg0",
+  },
+  {
+    kind: "argon2id of a non-ASCII password (passlib)",
+    password: UNICODE,
+    hash: "$argon2id$v=19$m=4096,t=2,p=1$vve+N+Zcy5nTei8FYGyN0Q$2a2hQ0iS35oig4xpch7YTw",
+  },
   { kind: "argon2i (argon2-cffi)", password: IMPORTED, hash: "$argon2i$v=19$m=4096,t=2,p=1$yLuWr1ULhuuEdkPUJiQzZw$TRgkBsaaUG35xqOwjA7seA" },
   { kind: "bcrypt $2a$", password: IMPORTED, hash: "$2a$05$9sWCQmqoCCVQx7GGihvjCODXTmAfKGGT6K6hrRU8umXSFkbI/7Lm." },
   { kind: "bcrypt $2b$", password: IMPORTED, hash: "$2b$05$jg4hAMH0V0vwp48DZ0/LguTixeFfUpeDB3842HzmSgZWtSYKQcsIO" },
   { kind: "bcrypt $2y$ (passlib)", password: IMPORTED, hash: "$2y$05$NSsIBj6ld0VCoVvXz7Rc2us7pY8vTMUKkS7dJcP14r2FA.xowXj1a" },
   { kind: "bcrypt of a non-ASCII password", password: UNICODE, hash: "$2b$04$Kg2WU9zHdX0BygrhWXByRe0pDNjT5oYOAfwQ1BuERgbriaZkgd9Dm" },
-  { kind: "scrypt ln=10 r=8 p=1 (passlib)", password: IMPORTED, hash: "$scrypt$ln=10,r=8,p=1$15qTspaydm5tTYmREiJEiA$pM3r43gixyHU6mfsi4g1MOS2a49Hs+ZEBCJyrKoIIK4" },
-  { kind: "scrypt ln=4 r=8 p=2 of a non-ASCII password (passlib)", password: UNICODE, hash: "$scrypt$ln=4,r=8,p=2$be1dq/Wes9Y653zPWQtBSA$dKxX1IyLPmESHSyJFS2KMA1v8eLjzZjepY6oT05p5P0" },
+  {
+    kind: "scrypt ln=10 r=8 p=1 (passlib)",
+    password: IMPORTED,
+    hash: "$scrypt$ln=10,r=8,p=1$15qTspaydm5tTYmREiJEiA$pM3r43gixyHU6mfsi4g1MOS2a49Hs+ZEBCJyrKoIIK4",
+  },
+  {
+    kind: "scrypt ln=4 r=8 p=2 of a non-ASCII password (passlib)",
+    password: UNICODE,
+    hash: "$scrypt$ln=4,r=8,p=2$be1dq/Wes9Y653zPWQtBSA$dKxX1IyLPmESHSyJFS2KMA1v8eLjzZjepY6oT05p5P0",
+  },
 ];
 
 const A2ID = HASHES[0]!.hash;
@@ -95,7 +111,9 @@ describe.each(DATABASE_KINDS)("passwords (%s)", (kind) => {
   function expectRules(result: CallResult, unmet: Rule[], password: string) {
     const { message } = failed(result, Code.InvalidArgument);
     for (const rule of Object.keys(RULES) as Rule[]) {
-      expect(RULES[rule].test(message), `${JSON.stringify(password)}: "${message}" ${unmet.includes(rule) ? "misses" : "wrongly names"} ${rule}`).toBe(unmet.includes(rule));
+      expect(RULES[rule].test(message), `${JSON.stringify(password)}: "${message}" ${unmet.includes(rule) ? "misses" : "wrongly names"} ${rule}`).toBe(
+        unmet.includes(rule),
+      );
     }
     // Short ones are common words' letters; the longer ones must not be repeated.
     if ([...password].length >= 5) expect(message).not.toContain(password);
@@ -116,23 +134,26 @@ describe.each(DATABASE_KINDS)("passwords (%s)", (kind) => {
     }
   });
 
-  it.each(HASHES.map((h, i) => [h.kind, h, PROTOCOLS[i % PROTOCOLS.length]!] as const))("imports %s: the hash verifies the password and no other", async (_, { hash, password }, protocol) => {
-    const users = new Users(server, protocol);
-    const id = await users.create(humanUser(uniqueName("imported"), { hashedPassword: hash }));
-    const created = await users.get(id);
-    expect(created.human).toMatchObject({ hasPassword: true, passwordChanged: created.details.changeDate });
-    expectNothingSecret(created, [hash, password]);
-    const set = (currentPassword: string, newPassword: string) => users.call("SetPassword", { id, password: { newPassword, currentPassword } });
+  it.each(HASHES.map((h, i) => [h.kind, h, PROTOCOLS[i % PROTOCOLS.length]!] as const))(
+    "imports %s: the hash verifies the password and no other",
+    async (_, { hash, password }, protocol) => {
+      const users = new Users(server, protocol);
+      const id = await users.create(humanUser(uniqueName("imported"), { hashedPassword: hash }));
+      const created = await users.get(id);
+      expect(created.human).toMatchObject({ hasPassword: true, passwordChanged: created.details.changeDate });
+      expectNothingSecret(created, [hash, password]);
+      const set = (currentPassword: string, newPassword: string) => users.call("SetPassword", { id, password: { newPassword, currentPassword } });
 
-    for (const wrong of [`${password}x`, password.toLowerCase(), password.slice(0, -1), "Other#Pass1"]) {
-      const refused = failed(await set(wrong, "Changed#Pass1"), Code.InvalidArgument);
-      expectNothingSecret(refused, [hash, password]);
-    }
-    ok(await set(password, "Changed#Pass1"));
-    failed(await set(password, "Changed#Pass2"), Code.InvalidArgument);
-    ok(await set("Changed#Pass1", "Changed#Pass2"));
-    expectNothingSecret(await users.get(id), [hash, password, "Changed#Pass1", "Changed#Pass2"]);
-  });
+      for (const wrong of [`${password}x`, password.toLowerCase(), password.slice(0, -1), "Other#Pass1"]) {
+        const refused = failed(await set(wrong, "Changed#Pass1"), Code.InvalidArgument);
+        expectNothingSecret(refused, [hash, password]);
+      }
+      ok(await set(password, "Changed#Pass1"));
+      failed(await set(password, "Changed#Pass2"), Code.InvalidArgument);
+      ok(await set("Changed#Pass1", "Changed#Pass2"));
+      expectNothingSecret(await users.get(id), [hash, password, "Changed#Pass1", "Changed#Pass2"]);
+    },
+  );
 
   it("imports with password_change_required and shows it", async () => {
     const id = await admin.create(humanUser(uniqueName("mustchange"), { hashedPassword: HASHES[5]!.hash, passwordChangeRequired: true }));
@@ -147,7 +168,10 @@ describe.each(DATABASE_KINDS)("passwords (%s)", (kind) => {
   it.each(UNSUPPORTED)("refuses to import %s with InvalidArgument, without repeating it", async (_, hash) => {
     for (const protocol of ["grpc", "rest"] as const) {
       const username = uniqueName("unsupported");
-      const refused = failed(await new Users(server, protocol).call("CreateUser", { user: humanUser(username, { hashedPassword: hash }) }), Code.InvalidArgument);
+      const refused = failed(
+        await new Users(server, protocol).call("CreateUser", { user: humanUser(username, { hashedPassword: hash }) }),
+        Code.InvalidArgument,
+      );
       expect(refused.message).not.toContain(hash.trim());
       expect(refused.message.length).toBeGreaterThan(0);
       const found = ok(await admin.call("SearchUsers", { filters: [{ username: { value: username } }] }));
@@ -189,10 +213,16 @@ describe.each(DATABASE_KINDS)("passwords (%s)", (kind) => {
       const { id } = await person("Owner#Pass0");
       const owner = await server.createUser({ roles: [{ context: "org", contextId: server.defaultOrgId, roles: ["ORG_OWNER"] }] });
       ok(await admin.as(owner.token).call("SetPassword", { id, password: { newPassword: "Owner#Pass1", changeRequired: true } }));
-      for (const role of [{ context: "instance" as const, roles: ["IAM_OWNER_VIEWER"] }, { context: "org" as const, contextId: server.defaultOrgId, roles: ["ORG_OWNER_VIEWER"] }]) {
+      for (const role of [
+        { context: "instance" as const, roles: ["IAM_OWNER_VIEWER"] },
+        { context: "org" as const, contextId: server.defaultOrgId, roles: ["ORG_OWNER_VIEWER"] },
+      ]) {
         const viewer = await server.createUser({ roles: [role] });
         failed(await admin.as(viewer.token).call("SetPassword", { id, password: { newPassword: "Viewer#Pass1" } }), Code.PermissionDenied);
-        failed(await admin.as(viewer.token).call("SetPassword", { id, password: { newPassword: "Viewer#Pass1", currentPassword: "Owner#Pass1" } }), Code.PermissionDenied);
+        failed(
+          await admin.as(viewer.token).call("SetPassword", { id, password: { newPassword: "Viewer#Pass1", currentPassword: "Owner#Pass1" } }),
+          Code.PermissionDenied,
+        );
       }
       ok(await admin.call("SetPassword", { id, password: { newPassword: "Owner#Pass2", currentPassword: "Owner#Pass1" } }));
     });
@@ -235,7 +265,10 @@ describe.each(DATABASE_KINDS)("passwords (%s)", (kind) => {
       expect(await admin.get(other.id)).toEqual(before);
       // Self covers reading itself and its password, nothing else.
       failed(await me.self.call("PatchUser", { id: me.id, user: { human: { nickName: "me" } } }), Code.PermissionDenied);
-      failed(await me.self.call("AddPersonalAccessToken", { id: me.id, pat: { expirationDate: new Date(Date.now() + 3600_000).toISOString() } }), Code.PermissionDenied);
+      failed(
+        await me.self.call("AddPersonalAccessToken", { id: me.id, pat: { expirationDate: new Date(Date.now() + 3600_000).toISOString() } }),
+        Code.PermissionDenied,
+      );
       failed(await me.self.call("SearchUsers", {}), Code.PermissionDenied);
     });
   });
@@ -287,4 +320,3 @@ describe.each(DATABASE_KINDS)("passwords (%s)", (kind) => {
     expect(JSON.stringify(answers)).not.toMatch(/"(hash|passwordHash|password|secret)"\s*:/i);
   });
 });
-

@@ -63,9 +63,15 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     const registered = generateKeyPairSync("ec", { namedCurve: "P-384" }).publicKey.export({ type: "spki", format: "pem" }).toString();
 
     await run("createHuman", 201, "CreateUser", {
-      user: humanUser(`mx${t}human`, { phone: { number: "+41791234567", isVerified: true }, password: PASSWORD }, { nickName: "nick", preferredLanguage: "de-CH", gender: "GENDER_DIVERSE" }),
+      user: humanUser(
+        `mx${t}human`,
+        { phone: { number: "+41791234567", isVerified: true }, password: PASSWORD },
+        { nickName: "nick", preferredLanguage: "de-CH", gender: "GENDER_DIVERSE" },
+      ),
     });
-    await run("createMachine", 201, "CreateUser", { user: { username: `mx${t}svc`, machine: { name: "Matrix Service", description: "runs", accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } } });
+    await run("createMachine", 201, "CreateUser", {
+      user: { username: `mx${t}svc`, machine: { name: "Matrix Service", description: "runs", accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } },
+    });
     await run("createImported", 201, "CreateUser", { user: humanUser(`mx${t}imported`, { hashedPassword: IMPORTED_HASH, passwordChangeRequired: true }) });
     await run("createInOrg", 201, "CreateUser", { user: { username: `mx${t}inorg`, machine: { name: "In Org" } }, ctx: { orgId: org.id } });
     const [human, machine, imported, inOrg] = ["createHuman", "createMachine", "createImported", "createInOrg"].map(idOf) as [string, string, string, string];
@@ -81,11 +87,23 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     await run("getInOrg", 200, "GetUser", { id: inOrg });
     await run("getMissing", 404, "GetUser", { id: "no-such-user" });
     await run("getWrongOrgCtx", 404, "GetUser", { id: human, ctx: { orgId: org.id } });
-    await run("search", 200, "SearchUsers", { filters: [{ inIds: { ids: [human, machine, imported, inOrg] } }], sortingColumn: "USER_FIELD_NAME_USERNAME", query: { asc: true } });
-    await run("searchLoginName", 200, "SearchUsers", { filters: [{ loginName: { value: `MX${t.toUpperCase()}HUMAN@DEFAULT.LOCALHOST`, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }] });
-    await run("searchOrgCtx", 200, "SearchUsers", { ctx: { orgId: org.id }, filters: [{ username: { value: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] });
+    await run("search", 200, "SearchUsers", {
+      filters: [{ inIds: { ids: [human, machine, imported, inOrg] } }],
+      sortingColumn: "USER_FIELD_NAME_USERNAME",
+      query: { asc: true },
+    });
+    await run("searchLoginName", 200, "SearchUsers", {
+      filters: [{ loginName: { value: `MX${t.toUpperCase()}HUMAN@DEFAULT.LOCALHOST`, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }],
+    });
+    await run("searchOrgCtx", 200, "SearchUsers", {
+      ctx: { orgId: org.id },
+      filters: [{ username: { value: `mx${t}`, method: "TEXT_FILTER_METHOD_STARTS_WITH" } }],
+    });
 
-    await run("patch", 200, "PatchUser", { id: human, user: { human: { nickName: "nick2", removePhone: true, email: { address: `mx${t}new@mail.example`, isVerified: true } } } });
+    await run("patch", 200, "PatchUser", {
+      id: human,
+      user: { human: { nickName: "nick2", removePhone: true, email: { address: `mx${t}new@mail.example`, isVerified: true } } },
+    });
     await run("patchSame", 200, "PatchUser", { id: human, user: { human: { nickName: "nick2", removePhone: true } } });
     await run("patchNothing", 200, "PatchUser", { id: human, user: {} });
     await run("patchKind", 400, "PatchUser", { id: machine, user: { human: { nickName: "x" } } });
@@ -196,7 +214,21 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
 
     await run("invalidId", 400, "GetUser", { id: "x".repeat(201) });
     await run("unauthenticated", 401, "GetUser", { id: human }, "");
-    const ids = { human, machine, imported, inOrg, patId, humanPatId, rsaKey, ecKey, publicKey, recreated: idOf("recreate"), org: org.id, defaultOrg: server.defaultOrgId, idp: idpId };
+    const ids = {
+      human,
+      machine,
+      imported,
+      inOrg,
+      patId,
+      humanPatId,
+      rsaKey,
+      ecKey,
+      publicKey,
+      recreated: idOf("recreate"),
+      org: org.id,
+      defaultOrg: server.defaultOrgId,
+      idp: idpId,
+    };
     return { steps, ids, registered };
   }
 
@@ -219,7 +251,14 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
         loginName: "mxgahuman@default.localhost",
         state: "USER_STATE_ACTIVE",
         human: {
-          profile: { givenName: "Given", familyName: "Family", displayName: "Given Family", nickName: "nick", preferredLanguage: "de-CH", gender: "GENDER_DIVERSE" },
+          profile: {
+            givenName: "Given",
+            familyName: "Family",
+            displayName: "Given Family",
+            nickName: "nick",
+            preferredLanguage: "de-CH",
+            gender: "GENDER_DIVERSE",
+          },
           email: { address: "mxgahuman@mail.example" },
           phone: { number: "+41791234567", isVerified: true },
           hasPassword: true,
@@ -240,10 +279,42 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     for (const step of ["createInvalid", "createWeak", "createBadHash", "setPasswordWrong", "addPatPast", "addKeyGarbage", "invalidId", "deleteLinkLong"]) {
       expect(r(step), step).toMatchObject({ ok: false, code: Code.InvalidArgument });
     }
-    for (const step of ["getMissing", "getWrongOrgCtx", "patchMissing", "setPasswordMissing", "lockMissing", "addPatMissing", "deletePatWrongUser", "deletePatAgain", "deleteKeyAgain", "getDeleted", "deleteAgain", "searchPatsDeleted", "searchKeysDeleted", "createInMissingOrg", "listLinksMissing", "deleteLinkOtherIdp", "deleteLinkOtherUser", "deleteLinkAgain"]) {
+    for (const step of [
+      "getMissing",
+      "getWrongOrgCtx",
+      "patchMissing",
+      "setPasswordMissing",
+      "lockMissing",
+      "addPatMissing",
+      "deletePatWrongUser",
+      "deletePatAgain",
+      "deleteKeyAgain",
+      "getDeleted",
+      "deleteAgain",
+      "searchPatsDeleted",
+      "searchKeysDeleted",
+      "createInMissingOrg",
+      "listLinksMissing",
+      "deleteLinkOtherIdp",
+      "deleteLinkOtherUser",
+      "deleteLinkAgain",
+    ]) {
       expect(r(step), step).toMatchObject({ ok: false, code: Code.NotFound });
     }
-    for (const step of ["patchKind", "patchKindMachine", "setPasswordMachine", "lockAgain", "reactivateLocked", "unlockAgain", "lockInactive", "deactivateAgain", "reactivateAgain", "addKeyHuman", "removeSecretAgain", "generateSecretHuman"]) {
+    for (const step of [
+      "patchKind",
+      "patchKindMachine",
+      "setPasswordMachine",
+      "lockAgain",
+      "reactivateLocked",
+      "unlockAgain",
+      "lockInactive",
+      "deactivateAgain",
+      "reactivateAgain",
+      "addKeyHuman",
+      "removeSecretAgain",
+      "generateSecretHuman",
+    ]) {
       expect(r(step), step).toMatchObject({ ok: false, code: Code.FailedPrecondition });
     }
     expect(r("patOther")).toMatchObject({ ok: false, code: Code.PermissionDenied });
@@ -271,9 +342,14 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
     expect(m("afterPasswordImported").user.human.passwordChangeRequired).toBeUndefined();
     expect(m("afterDeactivate").user.state).toBe("USER_STATE_INACTIVE");
 
-    expect(m("addPat")).toEqual({ details: { id: ids.patId, sequence: "1", changeDate: expect.any(String), resourceOwner: inDefault }, token: expect.stringMatching(/^\S{16,}$/) });
+    expect(m("addPat")).toEqual({
+      details: { id: ids.patId, sequence: "1", changeDate: expect.any(String), resourceOwner: inDefault },
+      token: expect.stringMatching(/^\S{16,}$/),
+    });
     expect(m("searchPats")).toMatchObject({ details: { totalResult: "1", endOfList: true } });
-    expect(m("searchPats").result).toEqual([{ details: { id: ids.patId, sequence: "1", changeDate: m("addPat").details.changeDate, resourceOwner: inDefault }, expirationDate: expiration }]);
+    expect(m("searchPats").result).toEqual([
+      { details: { id: ids.patId, sequence: "1", changeDate: m("addPat").details.changeDate, resourceOwner: inDefault }, expirationDate: expiration },
+    ]);
     expect(m("searchPatsAfter").result ?? []).toEqual([]);
     expect(m("patWorks").user.details.id).toBe(ids.machine);
 
@@ -286,7 +362,9 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
       [ids.ecKey, "KEY_TYPE_EC", expiration],
       [ids.publicKey, "KEY_TYPE_EC", expiration],
     ]);
-    expect(createPublicKey(keys[2].publicKey).export({ type: "spki", format: "der" })).toEqual(createPublicKey(registered).export({ type: "spki", format: "der" }));
+    expect(createPublicKey(keys[2].publicKey).export({ type: "spki", format: "der" })).toEqual(
+      createPublicKey(registered).export({ type: "spki", format: "der" }),
+    );
     expect((m("searchKeysAfter").result as Msg[]).map((k) => k.details.id)).toEqual([ids.rsaKey, ids.publicKey]);
 
     expect(m("generateSecret")).toEqual({ details: expect.objectContaining({ id: ids.machine }), clientSecret: expect.stringMatching(/^\S{16,}$/) });
@@ -296,7 +374,13 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
 
     expect(m("listLinks")).toMatchObject({ details: { totalResult: "1", endOfList: true, appliedLimit: 10 } });
     expect(m("listLinks").result).toEqual([
-      { idpId: ids.idp, idpName: "Matrix GitLab", externalUserId: "mxga|ext/1", externalUserName: "mxgaext", details: { changeDate: expect.any(String), resourceOwner: inDefault } },
+      {
+        idpId: ids.idp,
+        idpName: "Matrix GitLab",
+        externalUserId: "mxga|ext/1",
+        externalUserName: "mxgaext",
+        details: { changeDate: expect.any(String), resourceOwner: inDefault },
+      },
     ]);
     expect(m("listLinksNone").details).toMatchObject({ endOfList: true });
     expect([m("listLinksNone").details.totalResult, m("listLinksNone").result]).toEqual([undefined, undefined]);
@@ -306,12 +390,18 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
 
     // Second factors: the secret and the codes answered once, every change an event of the person.
     const methods = (...types: string[]) => ({ authMethodTypes: types.map((t) => `AUTH_METHOD_TYPE_${t}`) });
-    expect(m("addTotp")).toEqual({ details: expect.objectContaining({ id: ids.human }), secret: expect.stringMatching(/^[A-Z2-7]{32}$/), uri: expect.stringMatching(/^otpauth:\/\/totp\//) });
+    expect(m("addTotp")).toEqual({
+      details: expect.objectContaining({ id: ids.human }),
+      secret: expect.stringMatching(/^[A-Z2-7]{32}$/),
+      uri: expect.stringMatching(/^otpauth:\/\/totp\//),
+    });
     expect(r("verifyTotpWrong")).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "the code is not valid" });
     expect(m("verifyTotp").details.sequence).toBe(String(Number(m("addTotp").details.sequence) + 1));
     expect(r("addOtpEmailAgain")).toMatchObject({ ok: false, code: Code.AlreadyExists });
-    for (const step of ["addTotpAgain", "addOtpSmsNoPhone", "addTotpMachine"]) expect(r(step), step).toMatchObject({ ok: false, code: Code.FailedPrecondition });
-    for (const step of ["removeTotpAgain", "removeOtpSms", "removeRecoveryCodesAgain", "listAuthMethodsMissing"]) expect(r(step), step).toMatchObject({ ok: false, code: Code.NotFound });
+    for (const step of ["addTotpAgain", "addOtpSmsNoPhone", "addTotpMachine"])
+      expect(r(step), step).toMatchObject({ ok: false, code: Code.FailedPrecondition });
+    for (const step of ["removeTotpAgain", "removeOtpSms", "removeRecoveryCodesAgain", "listAuthMethodsMissing"])
+      expect(r(step), step).toMatchObject({ ok: false, code: Code.NotFound });
     expect(m("generateRecoveryCodes").codes).toHaveLength(10);
     expect(m("listAuthMethods")).toEqual(methods("PASSWORD", "TOTP", "OTP_EMAIL", "RECOVERY_CODES"));
     expect(m("listAuthMethodsMachine")).toEqual({});
@@ -350,7 +440,12 @@ describe.each(DATABASE_KINDS)("every PlatformUsers RPC over every protocol (%s)"
 
     const machine = await users.create({ username: `noopsvc${t}`, machine: { name: "svc", description: "d", accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } });
     const machineBefore = await users.get(machine);
-    ok(await users.call("PatchUser", { id: machine, user: { username: `noopsvc${t}`, machine: { name: "svc", description: "d", accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } } }));
+    ok(
+      await users.call("PatchUser", {
+        id: machine,
+        user: { username: `noopsvc${t}`, machine: { name: "svc", description: "d", accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } },
+      }),
+    );
     expect(await users.get(machine)).toEqual(machineBefore);
 
     // One real change among unchanged fields: one event, only that field differs.

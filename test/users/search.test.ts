@@ -36,7 +36,15 @@ const SPECS = WORDS.map((word, i) => ({
   email: i % 3 === 2 ? undefined : `${MAILS[(i * 7) % 12]}@srt.example`,
 }));
 /** Changes after all creations, in this order: [index, action]. */
-const CHANGES: [number, "lock" | "deactivate" | "patch"][] = [[1, "lock"], [6, "deactivate"], [9, "patch"], [3, "lock"], [3, "deactivate"], [0, "patch"], [11, "lock"]];
+const CHANGES: [number, "lock" | "deactivate" | "patch"][] = [
+  [1, "lock"],
+  [6, "deactivate"],
+  [9, "patch"],
+  [3, "lock"],
+  [3, "deactivate"],
+  [0, "patch"],
+  [11, "lock"],
+];
 
 const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 const ids = (m: Msg): string[] => (m.result ?? []).map((u: Msg) => u.details.id);
@@ -75,7 +83,13 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
       const u = made[i]!;
       if (action === "lock") ok(await admin.call("LockUser", { id: u.id }));
       if (action === "deactivate") ok(await admin.call("DeactivateUser", { id: u.id }));
-      if (action === "patch") ok(await admin.call("PatchUser", { id: u.id, user: u.type === "USER_TYPE_HUMAN" ? { human: { nickName: "patched" } } : { machine: { description: "patched" } } }));
+      if (action === "patch")
+        ok(
+          await admin.call("PatchUser", {
+            id: u.id,
+            user: u.type === "USER_TYPE_HUMAN" ? { human: { nickName: "patched" } } : { machine: { description: "patched" } },
+          }),
+        );
       u.state = action === "lock" ? "USER_STATE_LOCKED" : action === "deactivate" ? "USER_STATE_INACTIVE" : u.state;
       u.changed = 100 + n;
       await sleep(3);
@@ -162,7 +176,8 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
         const ranks = full.map((id) => rankOf.get(id)!);
         expect(ranks).toEqual([...ranks].sort((x, y) => (asc ? x - y : y - x)));
         const paged: string[] = [];
-        for (let offset = 0; offset < 12; offset += 5) paged.push(...ids(await search({ sortingColumn: column, query: { asc, limit: 5, offset: String(offset) }, filters: [inMade()] })));
+        for (let offset = 0; offset < 12; offset += 5)
+          paged.push(...ids(await search({ sortingColumn: column, query: { asc, limit: 5, offset: String(offset) }, filters: [inMade()] })));
         expect(paged).toEqual(full);
       }
     });
@@ -174,7 +189,11 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
       ["username equals is case-sensitive", { username: { value: "SRTKILO" } }, () => false],
       ["username equals ignoring case", { username: { value: "SRTKILO", method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }, (u) => u.username === "srtkilo"],
       ["username starts with", { username: { value: "srtd", method: "TEXT_FILTER_METHOD_STARTS_WITH" } }, (u) => u.username.startsWith("srtd")],
-      ["username starts with ignoring case", { username: { value: "SRTD", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }, (u) => u.username.startsWith("srtd")],
+      [
+        "username starts with ignoring case",
+        { username: { value: "SRTD", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } },
+        (u) => u.username.startsWith("srtd"),
+      ],
       ["username contains", { username: { value: "li", method: "TEXT_FILTER_METHOD_CONTAINS" } }, (u) => u.username.includes("li")],
       ["username contains ignoring case", { username: { value: "LI", method: "TEXT_FILTER_METHOD_CONTAINS_IGNORE_CASE" } }, (u) => u.username.includes("li")],
       ["username ends with", { username: { value: "o", method: "TEXT_FILTER_METHOD_ENDS_WITH" } }, (u) => u.username.endsWith("o")],
@@ -183,14 +202,26 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
       ["username: % is no wildcard", { username: { value: "%", method: "TEXT_FILTER_METHOD_CONTAINS" } }, () => false],
       ["login name equals", () => ({ loginName: { value: `srtkilo@${a.primary}` } }), (u) => u.username === "srtkilo"],
       ["login name of another organization's domain", () => ({ loginName: { value: `srtkilo@${b.primary}` } }), () => false],
-      ["login name ends with an organization's domain", () => ({ loginName: { value: `@${b.primary}`, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }), (u) => u.where === "B"],
-      ["login name equals ignoring case", () => ({ loginName: { value: `SRTHOTEL@${a.primary.toUpperCase()}`, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }), (u) => u.username === "srthotel"],
+      [
+        "login name ends with an organization's domain",
+        () => ({ loginName: { value: `@${b.primary}`, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }),
+        (u) => u.where === "B",
+      ],
+      [
+        "login name equals ignoring case",
+        () => ({ loginName: { value: `SRTHOTEL@${a.primary.toUpperCase()}`, method: "TEXT_FILTER_METHOD_EQUALS_IGNORE_CASE" } }),
+        (u) => u.username === "srthotel",
+      ],
       ["email equals", { email: { value: "amy@srt.example" } }, (u) => u.email === "amy@srt.example"],
       ["email contains", { email: { value: "an", method: "TEXT_FILTER_METHOD_CONTAINS" } }, (u) => u.email?.includes("an") ?? false],
       ["email ends with", { email: { value: "@srt.example", method: "TEXT_FILTER_METHOD_ENDS_WITH" } }, (u) => u.email !== undefined],
       ["display name of a human", { displayName: { value: "papa" } }, (u) => u.display === "papa"],
       ["display name of a machine (its name)", { displayName: { value: NAMES[(2 * 5) % 12]! } }, (u) => u.display === NAMES[(2 * 5) % 12]],
-      ["display name starts with ignoring case", { displayName: { value: "U", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }, (u) => u.display.startsWith("u")],
+      [
+        "display name starts with ignoring case",
+        { displayName: { value: "U", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } },
+        (u) => u.display.startsWith("u"),
+      ],
       ["organization A", () => ({ organization: { orgId: a.id } }), (u) => u.where === "A"],
       ["organization of no user", { organization: { orgId: "no-such-org" } }, () => false],
       ["type human", { type: { type: "USER_TYPE_HUMAN" } }, (u) => u.type === "USER_TYPE_HUMAN"],
@@ -209,8 +240,16 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
     });
 
     it("combines filters with AND", async () => {
-      const found = await search({ query: { asc: true }, filters: [{ organization: { orgId: a.id } }, { type: { type: "USER_TYPE_HUMAN" } }, { state: { state: "USER_STATE_ACTIVE" } }] });
-      expect(ids(found)).toEqual(byKey(made.filter((u) => u.where === "A" && u.type === "USER_TYPE_HUMAN" && u.state === "USER_STATE_ACTIVE"), (u) => u.created));
+      const found = await search({
+        query: { asc: true },
+        filters: [{ organization: { orgId: a.id } }, { type: { type: "USER_TYPE_HUMAN" } }, { state: { state: "USER_STATE_ACTIVE" } }],
+      });
+      expect(ids(found)).toEqual(
+        byKey(
+          made.filter((u) => u.where === "A" && u.type === "USER_TYPE_HUMAN" && u.state === "USER_STATE_ACTIVE"),
+          (u) => u.created,
+        ),
+      );
       const none = await search({ filters: [{ type: { type: "USER_TYPE_HUMAN" } }, { type: { type: "USER_TYPE_MACHINE" } }] });
       expect(ids(none)).toEqual([]);
       expect(total(none)).toBe(0);
@@ -227,12 +266,21 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
 
     it.each(PROTOCOLS)("gives the same answers over %s", async (protocol: Protocol) => {
       const users = new Users(server, protocol);
-      const req = { sortingColumn: "USER_FIELD_NAME_USERNAME", query: { asc: true, limit: 4, offset: "2" }, filters: [inMade(), { state: { state: "USER_STATE_ACTIVE" } }] };
+      const req = {
+        sortingColumn: "USER_FIELD_NAME_USERNAME",
+        query: { asc: true, limit: 4, offset: "2" },
+        filters: [inMade(), { state: { state: "USER_STATE_ACTIVE" } }],
+      };
       const here = await search(req, users);
       const reference = await search(req);
       const strip = (m: Msg) => ({ ...m, details: { ...m.details, timestamp: undefined, processedSequence: undefined } });
       expect(strip(here)).toEqual(strip(reference));
-      expect(ids(here)).toEqual(byKey(made.filter((u) => u.state === "USER_STATE_ACTIVE"), (u) => u.username).slice(2, 6));
+      expect(ids(here)).toEqual(
+        byKey(
+          made.filter((u) => u.state === "USER_STATE_ACTIVE"),
+          (u) => u.username,
+        ).slice(2, 6),
+      );
     });
   });
 
@@ -268,7 +316,12 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
     });
 
     it("roles in two organizations show both", async () => {
-      const { token } = await server.createUser({ roles: [{ context: "org", contextId: a.id, roles: ["ORG_OWNER"] }, { context: "org", contextId: b.id, roles: ["ORG_OWNER_VIEWER"] }] });
+      const { token } = await server.createUser({
+        roles: [
+          { context: "org", contextId: a.id, roles: ["ORG_OWNER"] },
+          { context: "org", contextId: b.id, roles: ["ORG_OWNER_VIEWER"] },
+        ],
+      });
       const found = await search({ filters: [inMade()], query: { asc: true } }, admin.as(token));
       expect(ids(found)).toEqual(idsWhere((u) => u.where !== "default"));
       expect(total(found)).toBe(idsWhere((u) => u.where !== "default").length);
@@ -309,7 +362,10 @@ describe.each(DATABASE_KINDS)("searching users (%s)", (kind) => {
     ok(await domains.call("SetAsPrimary", { domain: "users.search-b.example" }, server.adminToken));
     const inB = made.filter((u) => u.where === "B");
     for (const u of inB) expect((await admin.get(u.id)).loginName).toBe(`${u.username}@users.search-b.example`);
-    const found = await search({ filters: [inMade(), { loginName: { value: "@users.search-b.example", method: "TEXT_FILTER_METHOD_ENDS_WITH" } }], query: { asc: true } });
+    const found = await search({
+      filters: [inMade(), { loginName: { value: "@users.search-b.example", method: "TEXT_FILTER_METHOD_ENDS_WITH" } }],
+      query: { asc: true },
+    });
     expect(ids(found)).toEqual(inB.map((u) => u.id));
     const old = await search({ filters: [inMade(), { loginName: { value: `@${b.primary}`, method: "TEXT_FILTER_METHOD_ENDS_WITH" } }] });
     expect(ids(old)).toEqual([]);

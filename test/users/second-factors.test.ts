@@ -43,7 +43,13 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
   beforeAll(async () => {
     server = await startTestServer(kind);
     admin = new Users(server);
-    ok(await protocolClient(PlatformInstances, "grpc", server.baseUrl).call("PatchInstance", { id: server.instanceId, instance: { name: ISSUER } }, server.adminToken));
+    ok(
+      await protocolClient(PlatformInstances, "grpc", server.baseUrl).call(
+        "PatchInstance",
+        { id: server.instanceId, instance: { name: ISSUER } },
+        server.adminToken,
+      ),
+    );
   });
   afterAll(() => server?.close());
 
@@ -66,39 +72,44 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
   }
 
   describe("TOTP", () => {
-    it.each(PROTOCOLS)("AddTOTP answers the secret and its otpauth URI; VerifyTOTP activates it with a code of it, once; RemoveTOTP removes it (%s)", async (protocol) => {
-      const users = new Users(server, protocol);
-      const { id, username } = await person({}, users);
-      const added = ok(await users.call("AddTOTP", { id }));
-      expect(added.details).toMatchObject({ id, sequence: "2" });
-      // 160 bits, base32 without padding, as authenticators take it by hand.
-      expect(added.secret).toMatch(/^[A-Z2-7]{32}$/);
-      expect(added.uri).toMatch(/^otpauth:\/\/totp\//);
-      const parsed = URI.parse(added.uri);
-      expect(parsed).toBeInstanceOf(TOTP);
-      expect(parsed).toMatchObject({ issuer: ISSUER, label: username, algorithm: "SHA1", digits: 6, period: 30 });
-      expect(parsed.secret.base32).toBe(added.secret);
-      // Pending: not a way of signing in yet.
-      expect(await methodsOf(id, users)).toEqual([PASSWORD_M]);
+    it.each(PROTOCOLS)(
+      "AddTOTP answers the secret and its otpauth URI; VerifyTOTP activates it with a code of it, once; RemoveTOTP removes it (%s)",
+      async (protocol) => {
+        const users = new Users(server, protocol);
+        const { id, username } = await person({}, users);
+        const added = ok(await users.call("AddTOTP", { id }));
+        expect(added.details).toMatchObject({ id, sequence: "2" });
+        // 160 bits, base32 without padding, as authenticators take it by hand.
+        expect(added.secret).toMatch(/^[A-Z2-7]{32}$/);
+        expect(added.uri).toMatch(/^otpauth:\/\/totp\//);
+        const parsed = URI.parse(added.uri);
+        expect(parsed).toBeInstanceOf(TOTP);
+        expect(parsed).toMatchObject({ issuer: ISSUER, label: username, algorithm: "SHA1", digits: 6, period: 30 });
+        expect(parsed.secret.base32).toBe(added.secret);
+        // Pending: not a way of signing in yet.
+        expect(await methodsOf(id, users)).toEqual([PASSWORD_M]);
 
-      expect(refused(await users.call("VerifyTOTP", { id, verification: { code: wrongTotpCode(added.secret) } }), Code.InvalidArgument, 400)).toBe("the code is not valid");
-      expect(await methodsOf(id, users)).toEqual([PASSWORD_M]);
-      const verified = ok(await users.call("VerifyTOTP", { id, verification: { code: totpCode(added.secret) } }));
-      expect(verified.details).toMatchObject({ id, sequence: "3" });
-      expect(await methodsOf(id, users)).toEqual([PASSWORD_M, TOTP_M]);
+        expect(refused(await users.call("VerifyTOTP", { id, verification: { code: wrongTotpCode(added.secret) } }), Code.InvalidArgument, 400)).toBe(
+          "the code is not valid",
+        );
+        expect(await methodsOf(id, users)).toEqual([PASSWORD_M]);
+        const verified = ok(await users.call("VerifyTOTP", { id, verification: { code: totpCode(added.secret) } }));
+        expect(verified.details).toMatchObject({ id, sequence: "3" });
+        expect(await methodsOf(id, users)).toEqual([PASSWORD_M, TOTP_M]);
 
-      // Active: neither replaced nor verified again.
-      expect(refused(await users.call("AddTOTP", { id }), Code.FailedPrecondition, 400)).toContain("remove it first");
-      refused(await users.call("VerifyTOTP", { id, verification: { code: totpCode(added.secret) } }), Code.FailedPrecondition, 400);
-      expect(await methodsOf(id, users)).toEqual([PASSWORD_M, TOTP_M]);
+        // Active: neither replaced nor verified again.
+        expect(refused(await users.call("AddTOTP", { id }), Code.FailedPrecondition, 400)).toContain("remove it first");
+        refused(await users.call("VerifyTOTP", { id, verification: { code: totpCode(added.secret) } }), Code.FailedPrecondition, 400);
+        expect(await methodsOf(id, users)).toEqual([PASSWORD_M, TOTP_M]);
 
-      expect(ok(await users.call("RemoveTOTP", { id })).details).toMatchObject({ id, sequence: "4" });
-      refused(await users.call("RemoveTOTP", { id }), Code.NotFound, 404);
-      expect(await methodsOf(id, users)).toEqual([PASSWORD_M]);
-      // Removed: a new one can be set up, with a new secret.
-      const again = ok(await users.call("AddTOTP", { id }));
-      expect(again.secret).not.toBe(added.secret);
-    });
+        expect(ok(await users.call("RemoveTOTP", { id })).details).toMatchObject({ id, sequence: "4" });
+        refused(await users.call("RemoveTOTP", { id }), Code.NotFound, 404);
+        expect(await methodsOf(id, users)).toEqual([PASSWORD_M]);
+        // Removed: a new one can be set up, with a new secret.
+        const again = ok(await users.call("AddTOTP", { id }));
+        expect(again.secret).not.toBe(added.secret);
+      },
+    );
 
     it("AddTOTP while one is pending replaces its secret: codes of the first no longer verify", async () => {
       const { id } = await person();
@@ -141,7 +152,17 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
 
   it("unknown users are NotFound to every factor RPC", async () => {
     const id = "01a20000-0000-7000-8000-00000000beef";
-    for (const rpc of ["AddTOTP", "RemoveTOTP", "AddOTPEmail", "RemoveOTPEmail", "AddOTPSMS", "RemoveOTPSMS", "GenerateRecoveryCodes", "RemoveRecoveryCodes", "ListAuthMethods"]) {
+    for (const rpc of [
+      "AddTOTP",
+      "RemoveTOTP",
+      "AddOTPEmail",
+      "RemoveOTPEmail",
+      "AddOTPSMS",
+      "RemoveOTPSMS",
+      "GenerateRecoveryCodes",
+      "RemoveRecoveryCodes",
+      "ListAuthMethods",
+    ]) {
       failed(await admin.call(rpc, { id }), Code.NotFound);
     }
     failed(await admin.call("VerifyTOTP", { id, verification: { code: "123456" } }), Code.NotFound);
@@ -215,7 +236,13 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
     expectNothingSecret([listed, await admin.get(id)], secrets);
 
     const db = server.service.store.db;
-    const events = await db.selectFrom("events").select(["event_type", "payload"]).where("aggregate_type", "=", "user").where("aggregate_id", "=", id).orderBy("sequence").execute();
+    const events = await db
+      .selectFrom("events")
+      .select(["event_type", "payload"])
+      .where("aggregate_type", "=", "user")
+      .where("aggregate_id", "=", id)
+      .orderBy("sequence")
+      .execute();
     expect(events.map((e) => e.event_type)).toEqual(
       expect.arrayContaining(["user.recovery_codes.generated", "user.otp_sms.added", "user.otp_email.added", "user.totp.added", "user.totp.verified"]),
     );
@@ -228,7 +255,13 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
   describe("people acting on themselves", () => {
     const LOGIN = PlatformLoginSettings;
     const setForceMfa = async (change: JsonObject) =>
-      ok(await protocolClient(LOGIN, "grpc", server.baseUrl).call("SetLoginSettings", { settings: { forceMfa: change }, ctx: { instanceId: server.instanceId } }, server.adminToken));
+      ok(
+        await protocolClient(LOGIN, "grpc", server.baseUrl).call(
+          "SetLoginSettings",
+          { settings: { forceMfa: change }, ctx: { instanceId: server.instanceId } },
+          server.adminToken,
+        ),
+      );
     /** A person and its own client (a personal access token the administrator made for it). */
     async function self(contacts: { email?: boolean; phone?: boolean } = {}) {
       const { id } = await person(contacts);
@@ -243,7 +276,8 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
 
       const other = await person({ email: true });
       const otherSecret = await activeTotp(other.id);
-      for (const rpc of ["AddTOTP", "RemoveTOTP", "AddOTPEmail", "GenerateRecoveryCodes", "ListAuthMethods"]) failed(await me.call(rpc, { id: other.id }), Code.PermissionDenied);
+      for (const rpc of ["AddTOTP", "RemoveTOTP", "AddOTPEmail", "GenerateRecoveryCodes", "ListAuthMethods"])
+        failed(await me.call(rpc, { id: other.id }), Code.PermissionDenied);
       expect(await methodsOf(other.id)).toEqual([PASSWORD_M, TOTP_M]);
 
       // Without forced second factors the last one may go too.
@@ -290,7 +324,10 @@ describe.each(DATABASE_KINDS)("second factors of PlatformUsers (%s)", (kind) => 
     };
     const added = await call("POST", "/totp");
     expect(added).toMatchObject({ status: 200, json: { details: { id }, secret: expect.any(String), uri: expect.stringMatching(/^otpauth:/) } });
-    expect(await call("POST", "/totp/_verify", { code: wrongTotpCode(added.json.secret) })).toMatchObject({ status: 400, json: { code: Code.InvalidArgument, message: "the code is not valid" } });
+    expect(await call("POST", "/totp/_verify", { code: wrongTotpCode(added.json.secret) })).toMatchObject({
+      status: 400,
+      json: { code: Code.InvalidArgument, message: "the code is not valid" },
+    });
     expect(await call("POST", "/totp/_verify", { code: totpCode(added.json.secret) })).toMatchObject({ status: 200, json: { details: { id } } });
     expect((await call("POST", "/otp_email")).status).toBe(200);
     expect((await call("POST", "/otp_sms")).status).toBe(200);

@@ -37,7 +37,8 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
     const started = ok(await users.call("StartU2FRegistration", { id, domain: RP_ID }));
     return { u2fId: started.u2fId as string, options: started.publicKeyCredentialCreationOptions as Msg };
   };
-  const finish = (id: string, u2fId: string, publicKeyCredential: object, users = admin, name = "YubiKey") => users.call("FinishU2FRegistration", { id, u2fId, publicKeyCredential, name });
+  const finish = (id: string, u2fId: string, publicKeyCredential: object, users = admin, name = "YubiKey") =>
+    users.call("FinishU2FRegistration", { id, u2fId, publicKeyCredential, name });
   /** A security key registered for the user as a key without a PIN registers it (no user verification): its id and authenticator. */
   async function withKey(id: string, users = admin, name = "YubiKey") {
     const authenticator = new SoftwareAuthenticator(server.baseUrl, { uv: false });
@@ -48,31 +49,36 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
   const keysOf = async (id: string, users = admin): Promise<Msg[]> => ok(await users.call("ListU2F", { id })).result ?? [];
   const methodsOf = async (id: string): Promise<string[]> => ok(await admin.call("ListAuthMethods", { id })).authMethodTypes ?? [];
 
-  it.each(PROTOCOLS)("starts with options for a key of the domain and the user (user verification preferred, no resident key); finishes with an answer without user verification (%s)", async (protocol) => {
-    const users = new Users(server, protocol);
-    const id = await person();
-    const started = ok(await users.call("StartU2FRegistration", { id, domain: RP_ID }));
-    expect(started.details).toMatchObject({ id });
-    const options = started.publicKeyCredentialCreationOptions as Msg;
-    expect(options.rp).toMatchObject({ id: RP_ID, name: expect.any(String) });
-    expect(options.authenticatorSelection).toEqual({ residentKey: "discouraged", requireResidentKey: false, userVerification: "preferred" });
-    expect(Buffer.from(options.user.id, "base64url").toString("utf8")).toBe(id);
-    expect(options.challenge).toMatch(/^[\w-]{16,}$/);
-    expect(await keysOf(id, users)).toEqual([{ id: started.u2fId, state: "U2F_STATE_PENDING", domain: RP_ID, creationDate: expect.any(String) }]);
-    expect(await methodsOf(id)).toEqual([M("PASSWORD")]);
+  it.each(PROTOCOLS)(
+    "starts with options for a key of the domain and the user (user verification preferred, no resident key); finishes with an answer without user verification (%s)",
+    async (protocol) => {
+      const users = new Users(server, protocol);
+      const id = await person();
+      const started = ok(await users.call("StartU2FRegistration", { id, domain: RP_ID }));
+      expect(started.details).toMatchObject({ id });
+      const options = started.publicKeyCredentialCreationOptions as Msg;
+      expect(options.rp).toMatchObject({ id: RP_ID, name: expect.any(String) });
+      expect(options.authenticatorSelection).toEqual({ residentKey: "discouraged", requireResidentKey: false, userVerification: "preferred" });
+      expect(Buffer.from(options.user.id, "base64url").toString("utf8")).toBe(id);
+      expect(options.challenge).toMatch(/^[\w-]{16,}$/);
+      expect(await keysOf(id, users)).toEqual([{ id: started.u2fId, state: "U2F_STATE_PENDING", domain: RP_ID, creationDate: expect.any(String) }]);
+      expect(await methodsOf(id)).toEqual([M("PASSWORD")]);
 
-    const answer = new SoftwareAuthenticator(server.baseUrl, { uv: false }).create(options);
-    const finished = ok(await finish(id, started.u2fId, answer, users, `Key ${protocol}`));
-    expect(BigInt(finished.details.sequence)).toBeGreaterThan(BigInt(started.details.sequence));
-    expect(await keysOf(id, users)).toEqual([{ id: started.u2fId, name: `Key ${protocol}`, state: "U2F_STATE_READY", domain: RP_ID, creationDate: expect.any(String) }]);
-    expect(await methodsOf(id)).toEqual([M("PASSWORD"), M("U2F")]);
-    // A security key is no passkey.
-    expect(ok(await users.call("ListPasskeys", { id })).result ?? []).toEqual([]);
+      const answer = new SoftwareAuthenticator(server.baseUrl, { uv: false }).create(options);
+      const finished = ok(await finish(id, started.u2fId, answer, users, `Key ${protocol}`));
+      expect(BigInt(finished.details.sequence)).toBeGreaterThan(BigInt(started.details.sequence));
+      expect(await keysOf(id, users)).toEqual([
+        { id: started.u2fId, name: `Key ${protocol}`, state: "U2F_STATE_READY", domain: RP_ID, creationDate: expect.any(String) },
+      ]);
+      expect(await methodsOf(id)).toEqual([M("PASSWORD"), M("U2F")]);
+      // A security key is no passkey.
+      expect(ok(await users.call("ListPasskeys", { id })).result ?? []).toEqual([]);
 
-    ok(await users.call("RemoveU2F", { id, u2fId: started.u2fId }));
-    expect(await keysOf(id, users)).toEqual([]);
-    expect(await methodsOf(id)).toEqual([M("PASSWORD")]);
-  });
+      ok(await users.call("RemoveU2F", { id, u2fId: started.u2fId }));
+      expect(await keysOf(id, users)).toEqual([]);
+      expect(await methodsOf(id)).toEqual([M("PASSWORD")]);
+    },
+  );
 
   it("serves the documented REST paths with the bodies a curl user sends; the events name the kind", async () => {
     const id = await person();
@@ -85,15 +91,28 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
       return { status: res.status, json: (await res.json()) as Msg };
     };
     const started = await call("POST", "/_start_registration", { domain: RP_ID });
-    expect(started).toMatchObject({ status: 200, json: { details: { id }, u2fId: expect.any(String), publicKeyCredentialCreationOptions: { rp: { id: RP_ID } } } });
+    expect(started).toMatchObject({
+      status: 200,
+      json: { details: { id }, u2fId: expect.any(String), publicKeyCredentialCreationOptions: { rp: { id: RP_ID } } },
+    });
     const u2fId = started.json.u2fId as string;
     const answer = new SoftwareAuthenticator(server.baseUrl, { uv: false }).create(started.json.publicKeyCredentialCreationOptions);
-    expect(await call("POST", `/${u2fId}/_finish_registration`, { publicKeyCredential: answer, name: "Key" })).toMatchObject({ status: 200, json: { details: { id } } });
+    expect(await call("POST", `/${u2fId}/_finish_registration`, { publicKeyCredential: answer, name: "Key" })).toMatchObject({
+      status: 200,
+      json: { details: { id } },
+    });
     expect(await call("GET", "")).toMatchObject({ status: 200, json: { result: [{ id: u2fId, name: "Key", state: "U2F_STATE_READY" }] } });
     expect((await call("DELETE", `/${u2fId}`)).status).toBe(200);
     expect(await call("DELETE", `/${u2fId}`)).toMatchObject({ status: 404, json: { code: Code.NotFound } });
     expect(await call("GET", "")).toEqual({ status: 200, json: {} });
-    const events = await server.service.store.db.selectFrom("events").select(["event_type", "payload"]).where("aggregate_type", "=", "user").where("aggregate_id", "=", id).where("event_type", "like", "user.u2f.%").orderBy("sequence").execute();
+    const events = await server.service.store.db
+      .selectFrom("events")
+      .select(["event_type", "payload"])
+      .where("aggregate_type", "=", "user")
+      .where("aggregate_id", "=", id)
+      .where("event_type", "like", "user.u2f.%")
+      .orderBy("sequence")
+      .execute();
     expect(events).toEqual([
       { event_type: "user.u2f.added", payload: { id: u2fId, rpId: RP_ID } },
       { event_type: "user.u2f.verified", payload: { id: u2fId, name: "Key" } },
@@ -103,7 +122,9 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
 
   it("refuses an answer on another origin, for another challenge or without user presence (InvalidArgument), and a domain not the instance's", async () => {
     const id = await person();
-    expect(failed(await admin.call("StartU2FRegistration", { id, domain: "example.com" }), Code.InvalidArgument).message).toContain("no domain of this instance");
+    expect(failed(await admin.call("StartU2FRegistration", { id, domain: "example.com" }), Code.InvalidArgument).message).toContain(
+      "no domain of this instance",
+    );
     const { u2fId, options } = await start(id);
     const authenticator = new SoftwareAuthenticator(server.baseUrl, { uv: false });
     const wrong: [string, object][] = [
@@ -129,9 +150,21 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
     const credential = authenticator.credentials[0]!;
     expect(passkey.publicKeyCredentialCreationOptions.excludeCredentials).toEqual([expect.objectContaining({ id: credential.id })]);
     const reused = authenticator.create(passkey.publicKeyCredentialCreationOptions, { reuse: credential, flags: { uv: true } });
-    expect(failed(await admin.call("FinishPasskeyRegistration", { id, passkeyId: passkey.passkeyId, publicKeyCredential: reused, name: "Twice" }), Code.AlreadyExists).message).toContain("registered already");
+    expect(
+      failed(
+        await admin.call("FinishPasskeyRegistration", { id, passkeyId: passkey.passkeyId, publicKeyCredential: reused, name: "Twice" }),
+        Code.AlreadyExists,
+      ).message,
+    ).toContain("registered already");
     // A passkey and a security key side by side: each listed by its own call.
-    ok(await admin.call("FinishPasskeyRegistration", { id, passkeyId: passkey.passkeyId, publicKeyCredential: authenticator.create(passkey.publicKeyCredentialCreationOptions, { flags: { uv: true } }), name: "Laptop" }));
+    ok(
+      await admin.call("FinishPasskeyRegistration", {
+        id,
+        passkeyId: passkey.passkeyId,
+        publicKeyCredential: authenticator.create(passkey.publicKeyCredentialCreationOptions, { flags: { uv: true } }),
+        name: "Laptop",
+      }),
+    );
     expect((await keysOf(id)).map((k) => k.name)).toEqual(["YubiKey"]);
     expect(ok(await admin.call("ListPasskeys", { id })).result.map((p: Msg) => p.name)).toEqual(["Laptop"]);
     expect(await methodsOf(id)).toEqual([M("PASSWORD"), M("PASSKEY"), M("U2F")]);
@@ -173,7 +206,8 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
   });
 
   describe("with force_mfa, people keep one factor the login settings allow", () => {
-    const loginSettings = (settings: JsonObject, orgId: string) => protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call("SetLoginSettings", { settings, ctx: { orgId } }, server.adminToken);
+    const loginSettings = (settings: JsonObject, orgId: string) =>
+      protocolClient(PlatformLoginSettings, "grpc", server.baseUrl).call("SetLoginSettings", { settings, ctx: { orgId } }, server.adminToken);
     /** A person of a new organization whose login settings force a second factor (and `settings` besides), with its own client. */
     async function forced(settings: JsonObject = {}) {
       const org = await createOrg(server, uniqueName("u2f-forced"));
@@ -214,7 +248,14 @@ describe.each(DATABASE_KINDS)("security keys (%s)", (kind) => {
     it("a passkey counts where multi_factors has PASSKEY (the default), not where it is empty", async () => {
       const register = async (id: string, me: Users) => {
         const started = ok(await me.call("StartPasskeyRegistration", { id, domain: RP_ID }));
-        ok(await me.call("FinishPasskeyRegistration", { id, passkeyId: started.passkeyId, publicKeyCredential: new SoftwareAuthenticator(server.baseUrl).create(started.publicKeyCredentialCreationOptions), name: "Laptop" }));
+        ok(
+          await me.call("FinishPasskeyRegistration", {
+            id,
+            passkeyId: started.passkeyId,
+            publicKeyCredential: new SoftwareAuthenticator(server.baseUrl).create(started.publicKeyCredentialCreationOptions),
+            name: "Laptop",
+          }),
+        );
         return started.passkeyId as string;
       };
       const counted = await forced();

@@ -17,7 +17,9 @@ function violationPaths(details: JsonValue[] | undefined): string[] {
   const detail = (details ?? []).find((d) => (d as JsonObject)?.["@type"] === VIOLATIONS) as JsonObject | undefined;
   expect(detail, `no ${VIOLATIONS} in ${JSON.stringify(details)}`).toBeDefined();
   const paths = (detail!.violations as JsonObject[]).map((v) =>
-    (((v.field as JsonObject | undefined)?.elements ?? []) as JsonObject[]).map((e) => `${e.fieldName}${e.index !== undefined ? `[${e.index}]` : ""}`).join("."),
+    (((v.field as JsonObject | undefined)?.elements ?? []) as JsonObject[])
+      .map((e) => `${e.fieldName}${e.index !== undefined ? `[${e.index}]` : ""}`)
+      .join("."),
   );
   return [...new Set(paths)].sort();
 }
@@ -52,7 +54,13 @@ interface BadRow {
   /** REST cannot express an empty path segment. */
   rest?: false;
 }
-const bad = (rpc: string, what: string, req: (c: Ctx) => JsonObject, fields: string[] | null, rest?: false): BadRow => ({ rpc, what, req, fields, ...(rest === false && { rest }) });
+const bad = (rpc: string, what: string, req: (c: Ctx) => JsonObject, fields: string[] | null, rest?: false): BadRow => ({
+  rpc,
+  what,
+  req,
+  fields,
+  ...(rest === false && { rest }),
+});
 
 /** A valid human, changed by `change`; every invalid creation uses a username starting with "bad". */
 const createHuman = (change: (user: Msg) => void) => () => {
@@ -60,47 +68,229 @@ const createHuman = (change: (user: Msg) => void) => () => {
   change(user);
   return { user };
 };
-const createMachine = (machine: JsonObject) => () => ({ user: { username: `bad${Math.random().toString(36).slice(2, 8)}`, machine: { name: "svc", ...machine } } });
+const createMachine = (machine: JsonObject) => () => ({
+  user: { username: `bad${Math.random().toString(36).slice(2, 8)}`, machine: { name: "svc", ...machine } },
+});
 
 const CREATE_ROWS: BadRow[] = [
   bad("CreateUser", "no user", () => ({}), ["user"]),
-  bad("CreateUser", "empty username", createHuman((u) => (u.username = "")), ["user.username"]),
-  bad("CreateUser", "201-char username", createHuman((u) => (u.username = `bad${s(198)}`)), ["user.username"]),
-  bad("CreateUser", "username with a space", createHuman((u) => (u.username = "bad name")), ["user.username"]),
-  bad("CreateUser", "username with a tab", createHuman((u) => (u.username = "bad\tname")), ["user.username"]),
-  bad("CreateUser", "username with a newline", createHuman((u) => (u.username = "bad\nname")), ["user.username"]),
-  bad("CreateUser", "username with a carriage return", createHuman((u) => (u.username = "bad\rname")), ["user.username"]),
-  bad("CreateUser", "username with a form feed", createHuman((u) => (u.username = "bad\fname")), ["user.username"]),
-  bad("CreateUser", "username of a space only", createHuman((u) => (u.username = " ")), ["user.username"]),
+  bad(
+    "CreateUser",
+    "empty username",
+    createHuman((u) => (u.username = "")),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "201-char username",
+    createHuman((u) => (u.username = `bad${s(198)}`)),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "username with a space",
+    createHuman((u) => (u.username = "bad name")),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "username with a tab",
+    createHuman((u) => (u.username = "bad\tname")),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "username with a newline",
+    createHuman((u) => (u.username = "bad\nname")),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "username with a carriage return",
+    createHuman((u) => (u.username = "bad\rname")),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "username with a form feed",
+    createHuman((u) => (u.username = "bad\fname")),
+    ["user.username"],
+  ),
+  bad(
+    "CreateUser",
+    "username of a space only",
+    createHuman((u) => (u.username = " ")),
+    ["user.username"],
+  ),
   bad("CreateUser", "neither human nor machine", () => ({ user: { username: "badnotype" } }), ["user.type"]),
-  bad("CreateUser", "human without profile", createHuman((u) => delete u.human.profile), ["user.human.profile"]),
-  bad("CreateUser", "human without email", createHuman((u) => delete u.human.email), ["user.human.email"]),
-  bad("CreateUser", "empty given name", createHuman((u) => (u.human.profile.givenName = "")), ["user.human.profile.given_name"]),
-  bad("CreateUser", "201-char given name", createHuman((u) => (u.human.profile.givenName = s(201))), ["user.human.profile.given_name"]),
-  bad("CreateUser", "empty family name", createHuman((u) => (u.human.profile.familyName = "")), ["user.human.profile.family_name"]),
-  bad("CreateUser", "201-char family name", createHuman((u) => (u.human.profile.familyName = s(201))), ["user.human.profile.family_name"]),
-  bad("CreateUser", "201-char display name", createHuman((u) => (u.human.profile.displayName = s(201))), ["user.human.profile.display_name"]),
-  bad("CreateUser", "201-char nick name", createHuman((u) => (u.human.profile.nickName = s(201))), ["user.human.profile.nick_name"]),
-  bad("CreateUser", "preferred language of one letter", createHuman((u) => (u.human.profile.preferredLanguage = "e")), ["user.human.profile.preferred_language"]),
-  bad("CreateUser", "preferred language with underscore", createHuman((u) => (u.human.profile.preferredLanguage = "en_US")), ["user.human.profile.preferred_language"]),
-  bad("CreateUser", "preferred language of 36 chars", createHuman((u) => (u.human.profile.preferredLanguage = `${LANGUAGE_35}a`)), ["user.human.profile.preferred_language"]),
-  bad("CreateUser", "preferred language with a 9-letter subtag", createHuman((u) => (u.human.profile.preferredLanguage = "en-abcdefghi")), ["user.human.profile.preferred_language"]),
-  bad("CreateUser", "undefined gender 99", createHuman((u) => (u.human.profile.gender = 99)), ["user.human.profile.gender"]),
-  bad("CreateUser", "email without @", createHuman((u) => (u.human.email.address = "not-an-email")), ["user.human.email.address"]),
-  bad("CreateUser", "empty email", createHuman((u) => (u.human.email.address = "")), ["user.human.email.address"]),
-  bad("CreateUser", "255-char email", createHuman((u) => (u.human.email.address = EMAIL_255)), ["user.human.email.address"]),
-  bad("CreateUser", "phone without +", createHuman((u) => (u.human.phone = { number: "0791234567" })), ["user.human.phone.number"]),
-  bad("CreateUser", "phone starting +0", createHuman((u) => (u.human.phone = { number: "+0791234567" })), ["user.human.phone.number"]),
-  bad("CreateUser", "phone of 16 digits", createHuman((u) => (u.human.phone = { number: "+1234567890123456" })), ["user.human.phone.number"]),
-  bad("CreateUser", "phone with spaces", createHuman((u) => (u.human.phone = { number: "+41 79 123 45 67" })), ["user.human.phone.number"]),
-  bad("CreateUser", "empty phone", createHuman((u) => (u.human.phone = { number: "" })), ["user.human.phone.number"]),
-  bad("CreateUser", "empty password", createHuman((u) => (u.human.password = "")), ["user.human.password"]),
-  bad("CreateUser", "257-char password", createHuman((u) => (u.human.password = `Aa1!${s(253)}`)), ["user.human.password"]),
-  bad("CreateUser", "257-code-point password of emoji", createHuman((u) => (u.human.password = PASSWORD_257_ASTRAL)), ["user.human.password"]),
-  bad("CreateUser", "empty hashed password", createHuman((u) => (u.human.hashedPassword = "")), ["user.human.hashed_password"]),
-  bad("CreateUser", "513-char hashed password", createHuman((u) => (u.human.hashedPassword = `$2b$05$${s(506)}`)), ["user.human.hashed_password"]),
-  bad("CreateUser", "password against the policy", createHuman((u) => (u.human.password = "weakweak")), null),
-  bad("CreateUser", "hashed password of no known kind", createHuman((u) => (u.human.hashedPassword = "plaintext")), null),
+  bad(
+    "CreateUser",
+    "human without profile",
+    createHuman((u) => delete u.human.profile),
+    ["user.human.profile"],
+  ),
+  bad(
+    "CreateUser",
+    "human without email",
+    createHuman((u) => delete u.human.email),
+    ["user.human.email"],
+  ),
+  bad(
+    "CreateUser",
+    "empty given name",
+    createHuman((u) => (u.human.profile.givenName = "")),
+    ["user.human.profile.given_name"],
+  ),
+  bad(
+    "CreateUser",
+    "201-char given name",
+    createHuman((u) => (u.human.profile.givenName = s(201))),
+    ["user.human.profile.given_name"],
+  ),
+  bad(
+    "CreateUser",
+    "empty family name",
+    createHuman((u) => (u.human.profile.familyName = "")),
+    ["user.human.profile.family_name"],
+  ),
+  bad(
+    "CreateUser",
+    "201-char family name",
+    createHuman((u) => (u.human.profile.familyName = s(201))),
+    ["user.human.profile.family_name"],
+  ),
+  bad(
+    "CreateUser",
+    "201-char display name",
+    createHuman((u) => (u.human.profile.displayName = s(201))),
+    ["user.human.profile.display_name"],
+  ),
+  bad(
+    "CreateUser",
+    "201-char nick name",
+    createHuman((u) => (u.human.profile.nickName = s(201))),
+    ["user.human.profile.nick_name"],
+  ),
+  bad(
+    "CreateUser",
+    "preferred language of one letter",
+    createHuman((u) => (u.human.profile.preferredLanguage = "e")),
+    ["user.human.profile.preferred_language"],
+  ),
+  bad(
+    "CreateUser",
+    "preferred language with underscore",
+    createHuman((u) => (u.human.profile.preferredLanguage = "en_US")),
+    ["user.human.profile.preferred_language"],
+  ),
+  bad(
+    "CreateUser",
+    "preferred language of 36 chars",
+    createHuman((u) => (u.human.profile.preferredLanguage = `${LANGUAGE_35}a`)),
+    ["user.human.profile.preferred_language"],
+  ),
+  bad(
+    "CreateUser",
+    "preferred language with a 9-letter subtag",
+    createHuman((u) => (u.human.profile.preferredLanguage = "en-abcdefghi")),
+    ["user.human.profile.preferred_language"],
+  ),
+  bad(
+    "CreateUser",
+    "undefined gender 99",
+    createHuman((u) => (u.human.profile.gender = 99)),
+    ["user.human.profile.gender"],
+  ),
+  bad(
+    "CreateUser",
+    "email without @",
+    createHuman((u) => (u.human.email.address = "not-an-email")),
+    ["user.human.email.address"],
+  ),
+  bad(
+    "CreateUser",
+    "empty email",
+    createHuman((u) => (u.human.email.address = "")),
+    ["user.human.email.address"],
+  ),
+  bad(
+    "CreateUser",
+    "255-char email",
+    createHuman((u) => (u.human.email.address = EMAIL_255)),
+    ["user.human.email.address"],
+  ),
+  bad(
+    "CreateUser",
+    "phone without +",
+    createHuman((u) => (u.human.phone = { number: "0791234567" })),
+    ["user.human.phone.number"],
+  ),
+  bad(
+    "CreateUser",
+    "phone starting +0",
+    createHuman((u) => (u.human.phone = { number: "+0791234567" })),
+    ["user.human.phone.number"],
+  ),
+  bad(
+    "CreateUser",
+    "phone of 16 digits",
+    createHuman((u) => (u.human.phone = { number: "+1234567890123456" })),
+    ["user.human.phone.number"],
+  ),
+  bad(
+    "CreateUser",
+    "phone with spaces",
+    createHuman((u) => (u.human.phone = { number: "+41 79 123 45 67" })),
+    ["user.human.phone.number"],
+  ),
+  bad(
+    "CreateUser",
+    "empty phone",
+    createHuman((u) => (u.human.phone = { number: "" })),
+    ["user.human.phone.number"],
+  ),
+  bad(
+    "CreateUser",
+    "empty password",
+    createHuman((u) => (u.human.password = "")),
+    ["user.human.password"],
+  ),
+  bad(
+    "CreateUser",
+    "257-char password",
+    createHuman((u) => (u.human.password = `Aa1!${s(253)}`)),
+    ["user.human.password"],
+  ),
+  bad(
+    "CreateUser",
+    "257-code-point password of emoji",
+    createHuman((u) => (u.human.password = PASSWORD_257_ASTRAL)),
+    ["user.human.password"],
+  ),
+  bad(
+    "CreateUser",
+    "empty hashed password",
+    createHuman((u) => (u.human.hashedPassword = "")),
+    ["user.human.hashed_password"],
+  ),
+  bad(
+    "CreateUser",
+    "513-char hashed password",
+    createHuman((u) => (u.human.hashedPassword = `$2b$05$${s(506)}`)),
+    ["user.human.hashed_password"],
+  ),
+  bad(
+    "CreateUser",
+    "password against the policy",
+    createHuman((u) => (u.human.password = "weakweak")),
+    null,
+  ),
+  bad(
+    "CreateUser",
+    "hashed password of no known kind",
+    createHuman((u) => (u.human.hashedPassword = "plaintext")),
+    null,
+  ),
   bad("CreateUser", "empty machine name", createMachine({ name: "" }), ["user.machine.name"]),
   bad("CreateUser", "201-char machine name", createMachine({ name: s(201) }), ["user.machine.name"]),
   bad("CreateUser", "501-char description", createMachine({ description: s(501) }), ["user.machine.description"]),
@@ -157,7 +347,9 @@ const PASSWORD_ROWS: BadRow[] = [
   bad("SetPassword", "no password", (c) => ({ id: c.human }), ["password"]),
   bad("SetPassword", "empty new password", (c) => ({ id: c.human, password: { newPassword: "" } }), ["password.new_password"]),
   bad("SetPassword", "257-char new password", (c) => ({ id: c.human, password: { newPassword: `Aa1!${s(253)}` } }), ["password.new_password"]),
-  bad("SetPassword", "257-char current password", (c) => ({ id: c.human, password: { newPassword: "Valid#Pass1", currentPassword: s(257) } }), ["password.current_password"]),
+  bad("SetPassword", "257-char current password", (c) => ({ id: c.human, password: { newPassword: "Valid#Pass1", currentPassword: s(257) } }), [
+    "password.current_password",
+  ]),
   bad("SetPassword", "new password against the policy", (c) => ({ id: c.human, password: { newPassword: "alllowercase" } }), null),
 ];
 
@@ -199,9 +391,19 @@ const CREDENTIAL_ROWS: BadRow[] = [
   bad("AddKey", "8193-char public key", (c) => ({ id: c.machine, key: { publicKey: `x${c.pem8192}`, ...exp() } }), ["key.public_key"]),
   bad("AddKey", "no expiration", (c) => ({ id: c.machine, key: { generate: "KEY_TYPE_RSA" } }), ["key.expiration_date"]),
   bad("AddKey", "expiration in the past", (c) => ({ id: c.machine, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(-60_000) } }), null),
-  bad("AddKey", "expiration beyond 10 years", (c) => ({ id: c.machine, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(TEN_YEARS_MS + 5 * DAY_MS) } }), null),
+  bad(
+    "AddKey",
+    "expiration beyond 10 years",
+    (c) => ({ id: c.machine, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(TEN_YEARS_MS + 5 * DAY_MS) } }),
+    null,
+  ),
   bad("AddKey", "RSA 1024 public key", (c) => ({ id: c.machine, key: { publicKey: c.rsa1024, ...exp() } }), null),
-  bad("AddKey", "garbage public key", (c) => ({ id: c.machine, key: { publicKey: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n", ...exp() } }), null),
+  bad(
+    "AddKey",
+    "garbage public key",
+    (c) => ({ id: c.machine, key: { publicKey: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n", ...exp() } }),
+    null,
+  ),
   bad("DeletePersonalAccessToken", "empty pat id", (c) => ({ id: c.machine, patId: "" }), ["pat_id"], false),
   bad("DeletePersonalAccessToken", "201-char pat id", (c) => ({ id: c.machine, patId: s(201) }), ["pat_id"]),
   bad("DeleteKey", "empty key id", (c) => ({ id: c.machine, keyId: "" }), ["key_id"], false),
@@ -222,7 +424,14 @@ const GOOD_ROWS: GoodRow[] = [
     user: {
       username: `${t}${s(200 - t.length, "u")}`,
       human: {
-        profile: { givenName: s(200, "g"), familyName: s(200, "f"), displayName: s(200, "d"), nickName: s(200, "n"), preferredLanguage: LANGUAGE_35, gender: "GENDER_MALE" },
+        profile: {
+          givenName: s(200, "g"),
+          familyName: s(200, "f"),
+          displayName: s(200, "d"),
+          nickName: s(200, "n"),
+          preferredLanguage: LANGUAGE_35,
+          gender: "GENDER_MALE",
+        },
         email: { address: EMAIL_254, isVerified: true },
         phone: { number: "+123456789012345" },
         password: PASSWORD_256,
@@ -230,13 +439,26 @@ const GOOD_ROWS: GoodRow[] = [
     },
   })),
   good("CreateUser", "unicode username, 2-digit phone, 256-code-point password of emoji", (_, t) => ({
-    user: { ...humanUser(`ünïcødé-名前-${t}`, { email: { address: `unicode-${t}@mail.example` }, phone: { number: "+12" }, password: PASSWORD_256_ASTRAL }, { preferredLanguage: "en" }) },
+    user: {
+      ...humanUser(
+        `ünïcødé-名前-${t}`,
+        { email: { address: `unicode-${t}@mail.example` }, phone: { number: "+12" }, password: PASSWORD_256_ASTRAL },
+        { preferredLanguage: "en" },
+      ),
+    },
   })),
-  good("CreateUser", "1-char names", (_, t) => ({ user: { username: `one${t}`, human: { profile: { givenName: "g", familyName: "f" }, email: { address: "a@b.example" } } } })),
-  good("CreateUser", "machine of 200-char name and 500-char description", (_, t) => ({ user: { username: `svc${t}`, machine: { name: s(200), description: s(500), accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } } })),
+  good("CreateUser", "1-char names", (_, t) => ({
+    user: { username: `one${t}`, human: { profile: { givenName: "g", familyName: "f" }, email: { address: "a@b.example" } } },
+  })),
+  good("CreateUser", "machine of 200-char name and 500-char description", (_, t) => ({
+    user: { username: `svc${t}`, machine: { name: s(200), description: s(500), accessTokenType: "ACCESS_TOKEN_TYPE_JWT" } },
+  })),
   good("PatchUser", "200-char username", (c, t) => ({ id: c.human, user: { username: `${t}${s(200 - t.length, "p")}` } })),
   good("SetPassword", "256-char new and current password", (c) => ({ id: c.human, password: { newPassword: PASSWORD_256, currentPassword: PASSWORD_256 } })),
-  good("SearchUsers", "limit 1000, 200 filters", () => ({ query: { limit: 1000 }, filters: Array.from({ length: 200 }, () => ({ type: { type: "USER_TYPE_HUMAN" } })) })),
+  good("SearchUsers", "limit 1000, 200 filters", () => ({
+    query: { limit: 1000 },
+    filters: Array.from({ length: 200 }, () => ({ type: { type: "USER_TYPE_HUMAN" } })),
+  })),
   good("SearchUsers", "1000 ids, 200-char values", (c) => ({
     filters: <JsonValue[]>[
       { inIds: { ids: [c.human, ...Array.from({ length: 999 }, (_, i) => `${s(190, "i")}${i}`)] } },
@@ -245,7 +467,10 @@ const GOOD_ROWS: GoodRow[] = [
     ],
   })),
   good("AddPersonalAccessToken", "expiration a day short of 10 years", (c) => ({ id: c.machine, pat: { expirationDate: fromNow(TEN_YEARS_MS - DAY_MS) } })),
-  good("AddKey", "expiration a day short of 10 years", (c) => ({ id: c.machine, key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(TEN_YEARS_MS - DAY_MS) } })),
+  good("AddKey", "expiration a day short of 10 years", (c) => ({
+    id: c.machine,
+    key: { generate: "KEY_TYPE_EC", expirationDate: fromNow(TEN_YEARS_MS - DAY_MS) },
+  })),
   good("AddKey", "public key of exactly 8192 characters", (c) => ({ id: c.machine, key: { publicKey: c.pem8192, ...exp() } })),
 ];
 
@@ -306,7 +531,13 @@ describe.each(DATABASE_KINDS)("PlatformUsers request validation (%s)", (kind) =>
 
   it("refuses usernames with any whitespace: vertical tab and Unicode spaces too", async () => {
     const accepted: string[] = [];
-    const spaces: [string, string][] = [["vertical tab", "\v"], ["no-break space", "\u00a0"], ["em space", "\u2003"], ["ideographic space", "\u3000"], ["line separator", "\u2028"]];
+    const spaces: [string, string][] = [
+      ["vertical tab", "\v"],
+      ["no-break space", "\u00a0"],
+      ["em space", "\u2003"],
+      ["ideographic space", "\u3000"],
+      ["line separator", "\u2028"],
+    ];
     for (const [what, space] of spaces) {
       const created = await clients.grpc.call("CreateUser", { user: { username: `ws${space}name${accepted.length}`, machine: { name: "svc" } } });
       if (created.ok || created.code !== Code.InvalidArgument) accepted.push(`CreateUser with a ${what}: ${JSON.stringify(created).slice(0, 160)}`);
@@ -345,10 +576,18 @@ describe.each(DATABASE_KINDS)("PlatformUsers request validation (%s)", (kind) =>
 
   it("stores the boundary values as given", async () => {
     const admin = clients.grpc;
-    const found = ok(await admin.call("SearchUsers", { filters: [{ email: { value: EMAIL_254.slice(0, 200), method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] })).result as Msg[];
+    const found = ok(await admin.call("SearchUsers", { filters: [{ email: { value: EMAIL_254.slice(0, 200), method: "TEXT_FILTER_METHOD_STARTS_WITH" } }] }))
+      .result as Msg[];
     expect(found).toHaveLength(PROTOCOLS.length);
     for (const u of found) {
-      expect(u.human.profile).toEqual({ givenName: s(200, "g"), familyName: s(200, "f"), displayName: s(200, "d"), nickName: s(200, "n"), preferredLanguage: LANGUAGE_35, gender: "GENDER_MALE" });
+      expect(u.human.profile).toEqual({
+        givenName: s(200, "g"),
+        familyName: s(200, "f"),
+        displayName: s(200, "d"),
+        nickName: s(200, "n"),
+        preferredLanguage: LANGUAGE_35,
+        gender: "GENDER_MALE",
+      });
       expect(u.human.phone).toEqual({ number: "+123456789012345" });
       expect(u.username).toHaveLength(200);
       expect(u.human.hasPassword).toBe(true);

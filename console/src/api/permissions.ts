@@ -12,5 +12,11 @@ export function usePermissions({ inInstance = false } = {}) {
   const { ctx } = useScope();
   const answer = useQuery(PlatformMemberships.method.listMyPermissions, { ctx: inInstance ? undefined : ctx });
   const held = new Set(answer.data?.permissions ?? []);
-  return { loading: answer.isPending, error: answer.error, may: (permission: string) => held.has(permission), systemMember: answer.data?.systemMember ?? false, orgIds: answer.data?.orgIds ?? [] };
+  return {
+    loading: answer.isPending,
+    error: answer.error,
+    may: (permission: string) => held.has(permission),
+    systemMember: answer.data?.systemMember ?? false,
+    orgIds: answer.data?.orgIds ?? [],
+  };
 }

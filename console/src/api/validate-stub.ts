@@ -7,4 +7,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * their fields, which the service checks and the console never reads. protovalidate's
  * descriptor is 70 KB of the first page's JavaScript.
  */
-export const file_buf_validate_validate = fileDesc("ChtidWYvdmFsaWRhdGUvdmFsaWRhdGUucHJvdG8SDGJ1Zi52YWxpZGF0ZRogZ29vZ2xlL3Byb3RvYnVmL2Rlc2NyaXB0b3IucHJvdG9iBnByb3RvMg==", [file_google_protobuf_descriptor]);
+export const file_buf_validate_validate = fileDesc(
+  "ChtidWYvdmFsaWRhdGUvdmFsaWRhdGUucHJvdG8SDGJ1Zi52YWxpZGF0ZRogZ29vZ2xlL3Byb3RvYnVmL2Rlc2NyaXB0b3IucHJvdG9iBnByb3RvMg==",
+  [file_google_protobuf_descriptor],
+);

@@ -9,7 +9,14 @@ import { FormDialog } from "./FormDialog";
  * current ones ticked, saved by `onSave`, which the dialog closes after; `onOpenChange`
  * tells the caller when to fetch the options.
  */
-export function ChangeRolesDialog(props: { title: string; current: string[]; options: Option[]; error?: unknown; onOpenChange?(open: boolean): void; onSave(roles: string[]): Promise<unknown> }) {
+export function ChangeRolesDialog(props: {
+  title: string;
+  current: string[];
+  options: Option[];
+  error?: unknown;
+  onOpenChange?(open: boolean): void;
+  onSave(roles: string[]): Promise<unknown>;
+}) {
   const { title, current, options, error, onOpenChange, onSave } = props;
   const [open, setOpen] = useState(false);
   const form = useForm<{ roles: string[] }>({ values: { roles: current } });

@@ -19,7 +19,14 @@ interface ChoiceProps<T extends FieldValues> {
 }
 
 /** One of a few options; `onChoose` lets a form fill in what depends on the choice. */
-export function RadioInput<T extends FieldValues>({ control, name, label, description, options, onChoose }: ChoiceProps<T> & { options: Option[]; onChoose?(value: string): void }) {
+export function RadioInput<T extends FieldValues>({
+  control,
+  name,
+  label,
+  description,
+  options,
+  onChoose,
+}: ChoiceProps<T> & { options: Option[]; onChoose?(value: string): void }) {
   const { field } = useController({ control, name });
   return (
     <RadioGroup

@@ -11,11 +11,32 @@ const RULES = { required: "Give a color.", validate: (v: unknown) => (typeof v =
  * chooser beside it (each labelled, each usable by keyboard). A component of its own: every
  * setting that is a color is entered so.
  */
-export function ColorInput<T extends FieldValues>({ control, name, label, description, picker }: { control: Control<T>; name: Path<T>; label: string; description?: string; picker: string }) {
+export function ColorInput<T extends FieldValues>({
+  control,
+  name,
+  label,
+  description,
+  picker,
+}: {
+  control: Control<T>;
+  name: Path<T>;
+  label: string;
+  description?: string;
+  picker: string;
+}) {
   const { field, fieldState } = useController({ control, name, rules: RULES });
   const value = field.value as string;
   return (
-    <TextField className="field" name={field.name} value={value} onChange={field.onChange} onBlur={field.onBlur} isInvalid={fieldState.invalid} isRequired validationBehavior="aria">
+    <TextField
+      className="field"
+      name={field.name}
+      value={value}
+      onChange={field.onChange}
+      onBlur={field.onBlur}
+      isInvalid={fieldState.invalid}
+      isRequired
+      validationBehavior="aria"
+    >
       <Label>{label}</Label>
       <span className="color-input">
         <Input ref={field.ref} spellCheck={false} autoComplete="off" />

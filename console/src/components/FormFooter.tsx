@@ -5,7 +5,19 @@ import { ApiError } from "./ApiError";
  * The end of a form: the API's refusal of it, its submit button, and a dialog's Cancel or,
  * once saved, a "Saved" status.
  */
-export function FormFooter({ submit, pending, error, cancel = false, saved = false }: { submit: string; pending: boolean; error: unknown; cancel?: boolean; saved?: boolean }) {
+export function FormFooter({
+  submit,
+  pending,
+  error,
+  cancel = false,
+  saved = false,
+}: {
+  submit: string;
+  pending: boolean;
+  error: unknown;
+  cancel?: boolean;
+  saved?: boolean;
+}) {
   return (
     <>
       <ApiError error={error} />

@@ -6,7 +6,19 @@ import { OwnerType, type Owner } from "../../../gen/platform/object/v3alpha/obje
  * that removes this context's own value, so the parent's applies again) or the context it is
  * inherited from. The API leaves `owner` out when the value is set in the context asked for.
  */
-export function Inherited({ setting, owner, mayReset, pending, onReset }: { setting: string; owner: Owner | undefined; mayReset: boolean; pending?: boolean; onReset(): void }) {
+export function Inherited({
+  setting,
+  owner,
+  mayReset,
+  pending,
+  onReset,
+}: {
+  setting: string;
+  owner: Owner | undefined;
+  mayReset: boolean;
+  pending?: boolean;
+  onReset(): void;
+}) {
   if (owner) return <p className="inherited">{inheritedFrom(owner)}</p>;
   return (
     <p className="inherited">

@@ -44,12 +44,21 @@ export interface KeysProps {
  */
 export function KeysSection({ rows, pending, error, empty, mayWrite, onAdd, added, onRemove, removing }: KeysProps) {
   const form = useForm<KeyValues>({ defaultValues: { type: KEY_TYPES[0]!.value, expires: inAYear() } });
-  const submit = (v: KeyValues) => onAdd({ source: { case: "generate", value: Number(v.type) as KeyType }, expirationDate: timestampFromDate(new Date(`${v.expires}T00:00:00Z`)) });
+  const submit = (v: KeyValues) =>
+    onAdd({ source: { case: "generate", value: Number(v.type) as KeyType }, expirationDate: timestampFromDate(new Date(`${v.expires}T00:00:00Z`)) });
   return (
     <section aria-labelledby="keys">
       <h2 id="keys">Keys</h2>
       <ApiError error={error} />
-      <ResultTable label="Keys" columns={["ID", "Type", "Expires", "Actions"]} rows={rows} rowId={(k) => k.details?.id ?? ""} pending={pending} empty={empty} dependencies={[mayWrite, removing]}>
+      <ResultTable
+        label="Keys"
+        columns={["ID", "Type", "Expires", "Actions"]}
+        rows={rows}
+        rowId={(k) => k.details?.id ?? ""}
+        pending={pending}
+        empty={empty}
+        dependencies={[mayWrite, removing]}
+      >
         {(k) => (
           <>
             <Cell>
@@ -61,7 +70,9 @@ export function KeysSection({ rows, pending, error, empty, mayWrite, onAdd, adde
           </>
         )}
       </ResultTable>
-      {added.keyFile && <SecretOnce label="Key file" value={added.keyFile} multiline download={{ name: `${added.keyId ?? "key"}.json`, type: "application/json" }} />}
+      {added.keyFile && (
+        <SecretOnce label="Key file" value={added.keyFile} multiline download={{ name: `${added.keyId ?? "key"}.json`, type: "application/json" }} />
+      )}
       {mayWrite && (
         <form className="inline" aria-label="Add a key" onSubmit={form.handleSubmit(submit)}>
           <h3>Add a key</h3>

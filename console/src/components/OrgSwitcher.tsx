@@ -30,7 +30,11 @@ export function OrgSwitcher({ instanceWide }: { instanceWide: boolean }) {
   const [typed, setTyped] = useState<string | null>(null);
   const filters = typed ? [{ filter: { case: "name" as const, value: { name: typed, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : [];
   // The options offered stay while the next keystroke's answer loads.
-  const found = useQuery(PlatformOrganizations.method.searchOrganizations, { filters, query: { limit: 20, asc: true }, sortingColumn: OrganizationFieldName.NAME }, { placeholderData: keepPreviousData });
+  const found = useQuery(
+    PlatformOrganizations.method.searchOrganizations,
+    { filters, query: { limit: 20, asc: true }, sortingColumn: OrganizationFieldName.NAME },
+    { placeholderData: keepPreviousData },
+  );
   const current = useQuery(PlatformOrganizations.method.getOrganization, orgId ? { id: orgId } : undefined, { enabled: Boolean(orgId) });
   const orgs = (found.data?.result ?? []).map((o) => ({ id: o.details?.id ?? "", name: o.name }));
   // Just chosen, its name is in the search's answer before GetOrganization's.

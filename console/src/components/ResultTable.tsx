@@ -7,7 +7,16 @@ import { Column, Row, Table, TableBody, TableHeader } from "react-aria-component
  * is nothing. `dependencies`: what the cells show besides their row (React Aria re-renders
  * a row only when its item or these change).
  */
-export function ResultTable<T extends object>(props: { label: string; columns: string[]; rows: T[]; rowId(row: T): string; pending: boolean; empty: string; dependencies?: unknown[]; children(row: T): ReactNode }) {
+export function ResultTable<T extends object>(props: {
+  label: string;
+  columns: string[];
+  rows: T[];
+  rowId(row: T): string;
+  pending: boolean;
+  empty: string;
+  dependencies?: unknown[];
+  children(row: T): ReactNode;
+}) {
   const { label, columns, rows, rowId, pending, empty, dependencies, children } = props;
   return (
     <Table aria-label={label}>

@@ -38,7 +38,19 @@ export function useSearchDialog() {
  * A search box and the matches as radio buttons of a form field. Typing clears the choice:
  * one among earlier matches is no longer shown and must not be used unseen.
  */
-export function SearchChoice<T extends FieldValues>(props: { control: Control<T>; name: Path<T>; search: string; label: string; text: string; onText(text: string): void; matches: Option[]; answered: boolean; none: string; error: unknown; onChoose?(value: string): void }) {
+export function SearchChoice<T extends FieldValues>(props: {
+  control: Control<T>;
+  name: Path<T>;
+  search: string;
+  label: string;
+  text: string;
+  onText(text: string): void;
+  matches: Option[];
+  answered: boolean;
+  none: string;
+  error: unknown;
+  onChoose?(value: string): void;
+}) {
   const { control, name, search, label, text, onText, matches, answered, none, error, onChoose } = props;
   const { field } = useController({ control, name });
   const asked = text.trim() !== "";

@@ -8,7 +8,17 @@ import { CopyButton } from "./CopyButton";
  * the warning that it cannot be read again. It lives only in the answer of the call that
  * made it, never in the query cache.
  */
-export function SecretOnce({ label, value, multiline = false, download }: { label: string; value: string; multiline?: boolean; download?: { name: string; type: string } }) {
+export function SecretOnce({
+  label,
+  value,
+  multiline = false,
+  download,
+}: {
+  label: string;
+  value: string;
+  multiline?: boolean;
+  download?: { name: string; type: string };
+}) {
   return (
     <div className="shown-once">
       <TextField className="field wide" value={value} isReadOnly>

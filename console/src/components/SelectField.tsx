@@ -5,7 +5,13 @@ import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } fro
  * keyboard too). `labelHidden`: the label is for screen readers only, where the field beside
  * it says what the choice is about (a duration's unit).
  */
-export function SelectField<K extends string>(props: { label: string; labelHidden?: boolean; value: K; options: readonly { key: K; label: string }[]; onChange(key: K): void }) {
+export function SelectField<K extends string>(props: {
+  label: string;
+  labelHidden?: boolean;
+  value: K;
+  options: readonly { key: K; label: string }[];
+  onChange(key: K): void;
+}) {
   const { label, labelHidden = false, value, options, onChange } = props;
   return (
     <Select className="field select" selectedKey={value} onSelectionChange={(key) => onChange(key as K)}>

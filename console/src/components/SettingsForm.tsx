@@ -6,7 +6,15 @@ import { FormFooter } from "./FormFooter";
  * who may not change them), saved by those who may. `title` names the section where a page
  * has more than one such form (its heading's id follows it).
  */
-export function SettingsForm(props: { title?: string; mayWrite: boolean; onSubmit: FormEventHandler; pending: boolean; error: unknown; saved: boolean; children: ReactNode }) {
+export function SettingsForm(props: {
+  title?: string;
+  mayWrite: boolean;
+  onSubmit: FormEventHandler;
+  pending: boolean;
+  error: unknown;
+  saved: boolean;
+  children: ReactNode;
+}) {
   const { title = "Settings", mayWrite, onSubmit, pending, error, saved, children } = props;
   const id = title.toLowerCase().replace(/[^a-z0-9]+/g, "-");
   return (

@@ -5,11 +5,27 @@ import { useController, type Control, type FieldValues, type Path, type Register
  * A text of several lines as a labelled text area of a react-hook-form form: a list typed one
  * item a line (redirect URIs, read with `lines`), or a text such as a message's body.
  */
-export function TextLinesInput<T extends FieldValues>(props: { control: Control<T>; name: Path<T>; label: string; description?: string; rows?: number; rules?: RegisterOptions<T, Path<T>> }) {
+export function TextLinesInput<T extends FieldValues>(props: {
+  control: Control<T>;
+  name: Path<T>;
+  label: string;
+  description?: string;
+  rows?: number;
+  rules?: RegisterOptions<T, Path<T>>;
+}) {
   const { control, name, label, description, rows = 3, rules } = props;
   const { field, fieldState } = useController({ control, name, rules });
   return (
-    <TextField className="field wide" name={field.name} value={field.value as string} onChange={field.onChange} onBlur={field.onBlur} isInvalid={fieldState.invalid} isRequired={Boolean(rules?.required)} validationBehavior="aria">
+    <TextField
+      className="field wide"
+      name={field.name}
+      value={field.value as string}
+      onChange={field.onChange}
+      onBlur={field.onBlur}
+      isInvalid={fieldState.invalid}
+      isRequired={Boolean(rules?.required)}
+      validationBehavior="aria"
+    >
       <Label>{label}</Label>
       <TextArea ref={field.ref} rows={rows} spellCheck={false} />
       {description && <Text slot="description">{description}</Text>}

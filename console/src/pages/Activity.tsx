@@ -18,7 +18,11 @@ export function Activity() {
       <div className="title">
         <h1>Activity</h1>
       </div>
-      <p className="muted">{orgId ? `Changes to the resources of ${org.data?.organization?.name ?? "this organization"}, and sign-ins of its users.` : "Every change in the instance, and every sign-in."}</p>
+      <p className="muted">
+        {orgId
+          ? `Changes to the resources of ${org.data?.organization?.name ?? "this organization"}, and sign-ins of its users.`
+          : "Every change in the instance, and every sign-in."}
+      </p>
       {control}
       <EventLog label="Activity" filters={filters} ctx={ctx} empty="No events match." />
     </>

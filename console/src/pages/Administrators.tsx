@@ -120,13 +120,29 @@ function Memberships({ ctx, instanceOnly, role, offset, onOffset, roles, mayWrit
     ...(instanceOnly ? [{ filter: { case: "contextType" as const, value: { type: OwnerType.INSTANCE } } }] : []),
     ...(role !== ANY ? [{ filter: { case: "role" as const, value: { role } } }] : []),
   ];
-  const found = useQuery(PlatformMemberships.method.searchMemberships, { ctx, filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: MembershipFieldName.CREATION_DATE });
+  const found = useQuery(PlatformMemberships.method.searchMemberships, {
+    ctx,
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: MembershipFieldName.CREATION_DATE,
+  });
   const rows = found.data?.result ?? [];
-  const users = useUsersById(rows.map((m) => m.userId), mayReadUsers);
+  const users = useUsersById(
+    rows.map((m) => m.userId),
+    mayReadUsers,
+  );
   return (
     <>
       <ApiError error={found.error} />
-      <ResultTable label="Administrators" columns={["User", "Name", "Roles", "Actions"]} rows={rows} rowId={(m) => m.userId} pending={found.isPending} empty="No administrator matches." dependencies={[users, roles, mayWrite, mayDelete]}>
+      <ResultTable
+        label="Administrators"
+        columns={["User", "Name", "Roles", "Actions"]}
+        rows={rows}
+        rowId={(m) => m.userId}
+        pending={found.isPending}
+        empty="No administrator matches."
+        dependencies={[users, roles, mayWrite, mayDelete]}
+      >
         {(m) => {
           const user = users.get(m.userId);
           const who = user?.loginName ?? m.userId;
@@ -160,7 +176,11 @@ function AddAdministrator({ ctx, roles, onAdded }: { ctx: Ctx; roles: Option[]; 
   const form = useForm<AddValues>({ defaultValues: { userId: "", roles: [] } });
   const text = dialog.text.trim();
   const filters = [{ filter: { case: "loginName" as const, value: { value: text, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }];
-  const found = useQuery(PlatformUsers.method.searchUsers, { filters, query: { limit: 10, asc: true }, sortingColumn: UserFieldName.USERNAME }, { enabled: dialog.open && text !== "" });
+  const found = useQuery(
+    PlatformUsers.method.searchUsers,
+    { filters, query: { limit: 10, asc: true }, sortingColumn: UserFieldName.USERNAME },
+    { enabled: dialog.open && text !== "" },
+  );
   const add = useMutation(PlatformMemberships.method.createMembership, {
     onSuccess: async () => {
       await onAdded();
@@ -175,7 +195,16 @@ function AddAdministrator({ ctx, roles, onAdded }: { ctx: Ctx; roles: Option[]; 
     if (missing === undefined) add.mutate({ ctx, membership: { userId: v.userId, roles: v.roles } });
   });
   return (
-    <FormDialog label="Add an administrator" primary open={dialog.open} onOpenChange={dialog.onOpenChange} onSubmit={submit} submit="Add" pending={add.isPending} error={dialog.tried && missing ? new Error(missing) : add.error}>
+    <FormDialog
+      label="Add an administrator"
+      primary
+      open={dialog.open}
+      onOpenChange={dialog.onOpenChange}
+      onSubmit={submit}
+      submit="Add"
+      pending={add.isPending}
+      error={dialog.tried && missing ? new Error(missing) : add.error}
+    >
       <SearchChoice
         control={form.control}
         name="userId"

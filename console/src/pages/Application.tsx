@@ -54,9 +54,20 @@ function ApplicationPage({ appId }: { appId: string }) {
       <ResourceTabs label="Application" tabs={TABS.app(a.projectId, appId)} />
       <Facts app={a} />
       <div className="actions">
-        {mayWrite && <StateToggle active={active} pending={deactivate.isPending || reactivate.isPending} onChange={(on) => (on ? reactivate : deactivate).mutate({ id: appId })} />}
+        {mayWrite && (
+          <StateToggle
+            active={active}
+            pending={deactivate.isPending || reactivate.isPending}
+            onChange={(on) => (on ? reactivate : deactivate).mutate({ id: appId })}
+          />
+        )}
         {mayWrite && a.hasSecret && (
-          <ConfirmAction trigger="New client secret…" title="Replace the client secret?" confirm="Replace the secret" onConfirm={async () => setSecret((await regenerate.mutateAsync({ id: appId })).clientSecret)}>
+          <ConfirmAction
+            trigger="New client secret…"
+            title="Replace the client secret?"
+            confirm="Replace the secret"
+            onConfirm={async () => setSecret((await regenerate.mutateAsync({ id: appId })).clientSecret)}
+          >
             <p>The current secret stops working at once: every client using it fails until it has the new one.</p>
           </ConfirmAction>
         )}
@@ -101,7 +112,12 @@ function ProjectLink({ projectId }: { projectId: string }) {
 function Facts({ app }: { app: GetApp }) {
   const config = app.app?.config;
   const label = (options: Option[], value: number) => options.find((o) => o.value === String(value))?.label ?? "";
-  const auth = config?.case === "oidc" ? label(AUTH_METHODS, config.value.authMethodType) : config?.case === "api" ? label(API_AUTH_METHODS, config.value.authMethodType) : "";
+  const auth =
+    config?.case === "oidc"
+      ? label(AUTH_METHODS, config.value.authMethodType)
+      : config?.case === "api"
+        ? label(API_AUTH_METHODS, config.value.authMethodType)
+        : "";
   return (
     <dl className="facts">
       <dt>Client ID</dt>

@@ -19,7 +19,12 @@ const STATUSES = [
   { key: "delivered", label: "Delivered" },
 ] as const;
 const STATUS_OF = { failed: DeliveryStatus.FAILED, pending: DeliveryStatus.PENDING, delivered: DeliveryStatus.DELIVERED } as const;
-const STATUS_LABEL: Record<DeliveryStatus, string> = { [DeliveryStatus.UNSPECIFIED]: "—", [DeliveryStatus.PENDING]: "Pending", [DeliveryStatus.DELIVERED]: "Delivered", [DeliveryStatus.FAILED]: "Failed" };
+const STATUS_LABEL: Record<DeliveryStatus, string> = {
+  [DeliveryStatus.UNSPECIFIED]: "—",
+  [DeliveryStatus.PENDING]: "Pending",
+  [DeliveryStatus.DELIVERED]: "Delivered",
+  [DeliveryStatus.FAILED]: "Failed",
+};
 
 /** What event executions delivered to their targets, newest first; sending a failed or delivered one again. */
 export function Deliveries() {
@@ -27,8 +32,14 @@ export function Deliveries() {
   const queries = useQueryClient();
   const { filters, offset, setOffset, control } = useStatusFilter(STATUSES, STATUS_OF);
   // While any shown is pending, the page looks again every few seconds: the log is watched as it happens.
-  const found = useQuery(PlatformActions.method.searchDeliveries, { filters, query: { offset: BigInt(offset), limit: LIMIT } }, { refetchInterval: (q) => (q.state.data?.result.some((r) => r.status === DeliveryStatus.PENDING) ? 2000 : false) });
-  const retry = useMutation(PlatformActions.method.retryDelivery, { onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformActions, cardinality: undefined }) }) });
+  const found = useQuery(
+    PlatformActions.method.searchDeliveries,
+    { filters, query: { offset: BigInt(offset), limit: LIMIT } },
+    { refetchInterval: (q) => (q.state.data?.result.some((r) => r.status === DeliveryStatus.PENDING) ? 2000 : false) },
+  );
+  const retry = useMutation(PlatformActions.method.retryDelivery, {
+    onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformActions, cardinality: undefined }) }),
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -38,7 +49,14 @@ export function Deliveries() {
       <ActionsTabs />
       {control}
       <ApiError error={found.error ?? retry.error} />
-      <ResultTable label="Deliveries" columns={["Event", "Status", "Attempts", "Last error", "Created", "Actions"]} rows={rows} rowId={(d) => d.id} pending={found.isPending} empty="No deliveries.">
+      <ResultTable
+        label="Deliveries"
+        columns={["Event", "Status", "Attempts", "Last error", "Created", "Actions"]}
+        rows={rows}
+        rowId={(d) => d.id}
+        pending={found.isPending}
+        empty="No deliveries."
+      >
         {(d) => (
           <>
             <Cell>

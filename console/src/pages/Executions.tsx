@@ -22,7 +22,10 @@ const LIMIT = 20;
 function useTargetNames() {
   const targets = useQuery(PlatformActions.method.searchTargets, { query: { limit: 1000, asc: true }, sortingColumn: TargetFieldName.NAME });
   const rows = targets.data?.result ?? [];
-  return { options: rows.map((t) => ({ value: t.details?.id ?? "", label: t.target?.name ?? "" })), name: (id: string) => rows.find((t) => t.details?.id === id)?.target?.name ?? id };
+  return {
+    options: rows.map((t) => ({ value: t.details?.id ?? "", label: t.target?.name ?? "" })),
+    name: (id: string) => rows.find((t) => t.details?.id === id)?.target?.name ?? id,
+  };
 }
 
 /** When actions run: each condition with the targets it calls; setting and removing them. */
@@ -32,7 +35,9 @@ export function Executions() {
   const [offset, setOffset] = useState(0);
   const found = useQuery(PlatformActions.method.searchExecutions, { query: { offset: BigInt(offset), limit: LIMIT } });
   const targets = useTargetNames();
-  const remove = useMutation(PlatformActions.method.deleteExecution, { onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformActions, cardinality: undefined }) }) });
+  const remove = useMutation(PlatformActions.method.deleteExecution, {
+    onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformActions, cardinality: undefined }) }),
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -42,12 +47,28 @@ export function Executions() {
       </div>
       <ActionsTabs />
       <ApiError error={found.error ?? remove.error} />
-      <ResultTable label="Executions" columns={["When", "Calls", "Actions"]} rows={rows} rowId={(e) => e.details?.id ?? ""} pending={found.isPending} empty="No executions yet." dependencies={[targets.options]}>
+      <ResultTable
+        label="Executions"
+        columns={["When", "Calls", "Actions"]}
+        rows={rows}
+        rowId={(e) => e.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No executions yet."
+        dependencies={[targets.options]}
+      >
         {(e) => (
           <>
             <Cell>{describeCondition(e.execution?.condition)}</Cell>
             <Cell>{[...(e.execution?.targets ?? []).map(targets.name), ...(e.execution?.includes ?? []).map((i) => `the execution ${i}`)].join(", ")}</Cell>
-            <Cell>{may("action.execution.delete") && <RemoveButton what={`the execution ${describeCondition(e.execution?.condition)}`} pending={remove.isPending} onPress={() => remove.mutate({ id: e.details?.id ?? "" })} />}</Cell>
+            <Cell>
+              {may("action.execution.delete") && (
+                <RemoveButton
+                  what={`the execution ${describeCondition(e.execution?.condition)}`}
+                  pending={remove.isPending}
+                  onPress={() => remove.mutate({ id: e.details?.id ?? "" })}
+                />
+              )}
+            </Cell>
           </>
         )}
       </ResultTable>
@@ -77,8 +98,17 @@ function useChoices(kind: ConditionKind) {
   const events = useQuery(PlatformActions.method.listAvailableExecutionEvents, {}, { enabled: kind === "event" });
   const all = { key: "all", label: kind === "event" ? "Every event" : "Every call" };
   if (kind === "function") return (functions.data?.functions ?? []).map((f) => ({ key: `function:${f}`, label: f }));
-  if (kind === "event") return [all, ...(events.data?.groups ?? []).map((g) => ({ key: `group:${g}`, label: `Group ${g}` })), ...(events.data?.events ?? []).map((e) => ({ key: `event:${e}`, label: e }))];
-  return [all, ...(services.data?.services ?? []).map((s) => ({ key: `service:${s}`, label: `Service ${s}` })), ...(methods.data?.methods ?? []).map((m) => ({ key: `method:${m}`, label: m }))];
+  if (kind === "event")
+    return [
+      all,
+      ...(events.data?.groups ?? []).map((g) => ({ key: `group:${g}`, label: `Group ${g}` })),
+      ...(events.data?.events ?? []).map((e) => ({ key: `event:${e}`, label: e })),
+    ];
+  return [
+    all,
+    ...(services.data?.services ?? []).map((s) => ({ key: `service:${s}`, label: `Service ${s}` })),
+    ...(methods.data?.methods ?? []).map((m) => ({ key: `method:${m}`, label: m })),
+  ];
 }
 
 function SetExecution({ targets }: { targets: { value: string; label: string }[] }) {
@@ -99,8 +129,21 @@ function SetExecution({ targets }: { targets: { value: string; label: string }[]
   return (
     <FormDialog label="New execution" primary open={open} onOpenChange={setOpen} onSubmit={submit} submit="Save" pending={put.isPending} error={put.error}>
       <RadioInput control={form.control} name="kind" label="When" options={KINDS} onChoose={(k) => form.setValue("which", k === "function" ? "" : "all")} />
-      {choices.length > 0 && <SelectField label="Which" value={choices.some((c) => c.key === which) ? which : choices[0]!.key} options={choices} onChange={(k) => form.setValue("which", k)} />}
-      <CheckboxesInput control={form.control} name="targets" label="Targets to call" options={targets} description={targets.length === 0 ? "No targets yet: create one first." : undefined} />
+      {choices.length > 0 && (
+        <SelectField
+          label="Which"
+          value={choices.some((c) => c.key === which) ? which : choices[0]!.key}
+          options={choices}
+          onChange={(k) => form.setValue("which", k)}
+        />
+      )}
+      <CheckboxesInput
+        control={form.control}
+        name="targets"
+        label="Targets to call"
+        options={targets}
+        description={targets.length === 0 ? "No targets yet: create one first." : undefined}
+      />
     </FormDialog>
   );
 }

@@ -19,7 +19,14 @@ import { displayName } from "./Users";
  * from the audit log, as its aggregate type and ID name it. Asked without a context: the
  * service answers what the person may read of it, whichever organization the console is in.
  */
-function HistoryPage(props: { title: string | undefined; tabs: ReactNode; resource: { type: string; id: string }; label?: string; columns?: readonly EventColumn[]; above?: ReactNode }) {
+function HistoryPage(props: {
+  title: string | undefined;
+  tabs: ReactNode;
+  resource: { type: string; id: string };
+  label?: string;
+  columns?: readonly EventColumn[];
+  above?: ReactNode;
+}) {
   const { title, tabs, resource, label = "History", columns, above } = props;
   return (
     <>
@@ -41,7 +48,15 @@ export function UserHistory() {
 /** Sign-in attempts are events of their own resource kind, under the user's ID. */
 export function UserSignIns() {
   const { userId } = useParams({ from: "/users/$userId/sign-ins" });
-  return <HistoryPage title={useUserName(userId)} tabs={<ResourceTabs label="User" tabs={TABS.user(userId)} />} resource={{ type: "signin", id: userId }} label="Sign-ins" columns={SIGN_IN_COLUMNS} />;
+  return (
+    <HistoryPage
+      title={useUserName(userId)}
+      tabs={<ResourceTabs label="User" tabs={TABS.user(userId)} />}
+      resource={{ type: "signin", id: userId }}
+      label="Sign-ins"
+      columns={SIGN_IN_COLUMNS}
+    />
+  );
 }
 
 function useUserName(userId: string): string | undefined {
@@ -78,5 +93,12 @@ export function IdentityProviderHistory() {
 export function TargetHistory() {
   const { targetId } = useParams({ from: "/actions/targets/$targetId/history" });
   const name = useQuery(PlatformActions.method.getTarget, { id: targetId }).data?.target?.target?.name;
-  return <HistoryPage title={name} above={<ActionsTabs />} tabs={<ResourceTabs label="Target" tabs={TABS.target(targetId)} />} resource={{ type: "target", id: targetId }} />;
+  return (
+    <HistoryPage
+      title={name}
+      above={<ActionsTabs />}
+      tabs={<ResourceTabs label="Target" tabs={TABS.target(targetId)} />}
+      resource={{ type: "target", id: targetId }}
+    />
+  );
 }

@@ -14,7 +14,6 @@ import { useScope } from "../scope";
 
 const ONE = { limit: 1 };
 
-
 /**
  * The first page: how many organizations, people and projects the context has, and what
  * needs attention there (domains not yet proven, deliveries to your endpoints that failed,
@@ -26,9 +25,21 @@ export function Home() {
   const orgs = useQuery(PlatformOrganizations.method.searchOrganizations, { query: ONE }, { enabled: may("org.read") && !orgId });
   const users = useQuery(PlatformUsers.method.searchUsers, { query: ONE, ctx }, { enabled: may("user.read") });
   const projects = useQuery(PlatformProjects.method.searchProjects, { query: ONE, ctx }, { enabled: may("project.read") });
-  const unverified = useQuery(PlatformDomains.method.searchDomains, { query: ONE, ctx, filters: [{ filter: { case: "verified", value: { isVerified: false } } }] }, { enabled: may("org.domain.read") });
-  const failedDeliveries = useQuery(PlatformActions.method.searchDeliveries, { query: ONE, filters: [{ filter: { case: "status", value: { status: DeliveryStatus.FAILED } } }] }, { enabled: may("execution.read") && !orgId });
-  const failedMessages = useQuery(PlatformNotifications.method.searchNotifications, { query: ONE, filters: [{ filter: { case: "status", value: { status: NotificationStatus.FAILED } } }] }, { enabled: may("instance.notification.read") && !orgId });
+  const unverified = useQuery(
+    PlatformDomains.method.searchDomains,
+    { query: ONE, ctx, filters: [{ filter: { case: "verified", value: { isVerified: false } } }] },
+    { enabled: may("org.domain.read") },
+  );
+  const failedDeliveries = useQuery(
+    PlatformActions.method.searchDeliveries,
+    { query: ONE, filters: [{ filter: { case: "status", value: { status: DeliveryStatus.FAILED } } }] },
+    { enabled: may("execution.read") && !orgId },
+  );
+  const failedMessages = useQuery(
+    PlatformNotifications.method.searchNotifications,
+    { query: ONE, filters: [{ filter: { case: "status", value: { status: NotificationStatus.FAILED } } }] },
+    { enabled: may("instance.notification.read") && !orgId },
+  );
   if (loading) return <p role="status">Loading…</p>;
   if (error) return <ApiError error={error} />;
   const counts = [

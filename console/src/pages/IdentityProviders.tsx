@@ -30,7 +30,12 @@ export function IdentityProviders() {
   const [name, setName] = useState("");
   const [offset, setOffset] = useState(0);
   const filters = name ? [{ filter: { case: "name" as const, value: { name, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : [];
-  const found = useQuery(PlatformIdentityProviders.method.searchIDPs, { ctx, filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: IDPFieldName.IDP_FIELD_NAME_NAME });
+  const found = useQuery(PlatformIdentityProviders.method.searchIDPs, {
+    ctx,
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: IDPFieldName.IDP_FIELD_NAME_NAME,
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -47,7 +52,14 @@ export function IdentityProviders() {
         }}
       />
       <ApiError error={found.error} />
-      <ResultTable label="Identity providers" columns={["Name", "Type", "State here", "Defined in"]} rows={rows} rowId={(g) => g.details?.id ?? ""} pending={found.isPending} empty="No identity providers yet.">
+      <ResultTable
+        label="Identity providers"
+        columns={["Name", "Type", "State here", "Defined in"]}
+        rows={rows}
+        rowId={(g) => g.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No identity providers yet."
+      >
         {(g) => (
           <>
             <Cell>

@@ -96,8 +96,19 @@ function Settings({ instance, mayWrite, onSaved }: { instance: GetInstance; mayW
   const form = useForm<{ name: string }>({ values: { name: instance.name } });
   const patch = useMutation(PlatformInstances.method.patchInstance, { onSuccess: onSaved });
   return (
-    <SettingsForm mayWrite={mayWrite} onSubmit={form.handleSubmit((v) => patch.mutate({ id, instance: { name: v.name.trim() } }))} pending={patch.isPending} error={patch.error} saved={patch.isSuccess && !form.formState.isDirty}>
-      <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the instance a name.", maxLength: { value: 200, message: "At most 200 characters." } }} />
+    <SettingsForm
+      mayWrite={mayWrite}
+      onSubmit={form.handleSubmit((v) => patch.mutate({ id, instance: { name: v.name.trim() } }))}
+      pending={patch.isPending}
+      error={patch.error}
+      saved={patch.isSuccess && !form.formState.isDirty}
+    >
+      <TextInput
+        control={form.control}
+        name="name"
+        label="Name"
+        rules={{ required: "Give the instance a name.", maxLength: { value: 200, message: "At most 200 characters." } }}
+      />
     </SettingsForm>
   );
 }
@@ -117,7 +128,10 @@ function AuditRetention({ instance, onSaved }: { instance: GetInstance; onSaved(
           name="days"
           label="Keep audit events listed for (days)"
           description="Empty: without limit."
-          rules={{ pattern: { value: /^([1-9]\d{0,3})?$/, message: "A whole number of days, or nothing." }, validate: (v) => Number(v || "0") <= 3652 || "At most 3652 days (ten years)." }}
+          rules={{
+            pattern: { value: /^([1-9]\d{0,3})?$/, message: "A whole number of days, or nothing." },
+            validate: (v) => Number(v || "0") <= 3652 || "At most 3652 days (ten years).",
+          }}
         />
         <FormFooter submit="Save limits" pending={limit.isPending} error={limit.error} saved={limit.isSuccess && !form.formState.isDirty} />
       </form>

@@ -29,7 +29,11 @@ export function Instances() {
   const [field, setField] = useState<(typeof FIELDS)[number]["key"]>("name");
   const [offset, setOffset] = useState(0);
   const filters = text ? [{ filter: { case: field, value: { value: text, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : [];
-  const found = useQuery(PlatformInstances.method.searchInstances, { filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: InstanceFieldName.NAME });
+  const found = useQuery(PlatformInstances.method.searchInstances, {
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: InstanceFieldName.NAME,
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -57,7 +61,14 @@ export function Instances() {
         />
       </div>
       <ApiError error={found.error} />
-      <ResultTable label="Instances" columns={["Name", "Primary domain", "State"]} rows={rows} rowId={(i) => i.details?.id ?? ""} pending={found.isPending} empty="No instance matches.">
+      <ResultTable
+        label="Instances"
+        columns={["Name", "Primary domain", "State"]}
+        rows={rows}
+        rowId={(i) => i.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No instance matches."
+      >
         {(i) => (
           <>
             <Cell>

@@ -19,7 +19,12 @@ const STATUSES = [
   { key: "sent", label: "Sent" },
 ] as const;
 const STATUS_OF = { failed: NotificationStatus.FAILED, pending: NotificationStatus.PENDING, sent: NotificationStatus.SENT } as const;
-const STATUS_LABEL: Record<NotificationStatus, string> = { [NotificationStatus.UNSPECIFIED]: "—", [NotificationStatus.PENDING]: "Pending", [NotificationStatus.SENT]: "Sent", [NotificationStatus.FAILED]: "Failed" };
+const STATUS_LABEL: Record<NotificationStatus, string> = {
+  [NotificationStatus.UNSPECIFIED]: "—",
+  [NotificationStatus.PENDING]: "Pending",
+  [NotificationStatus.SENT]: "Sent",
+  [NotificationStatus.FAILED]: "Failed",
+};
 const KIND_LABEL: Record<NotificationKind, string> = {
   [NotificationKind.UNSPECIFIED]: "—",
   [NotificationKind.VERIFY_EMAIL]: "Email verification",
@@ -38,8 +43,14 @@ export function Messages() {
   const queries = useQueryClient();
   const { filters, offset, setOffset, control } = useStatusFilter(STATUSES, STATUS_OF);
   // While any shown is pending, the page looks again every few seconds: the log is watched as it happens.
-  const found = useQuery(PlatformNotifications.method.searchNotifications, { filters, query: { offset: BigInt(offset), limit: LIMIT } }, { refetchInterval: (q) => (q.state.data?.result.some((r) => r.status === NotificationStatus.PENDING) ? 2000 : false) });
-  const retry = useMutation(PlatformNotifications.method.retryNotification, { onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformNotifications, cardinality: undefined }) }) });
+  const found = useQuery(
+    PlatformNotifications.method.searchNotifications,
+    { filters, query: { offset: BigInt(offset), limit: LIMIT } },
+    { refetchInterval: (q) => (q.state.data?.result.some((r) => r.status === NotificationStatus.PENDING) ? 2000 : false) },
+  );
+  const retry = useMutation(PlatformNotifications.method.retryNotification, {
+    onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformNotifications, cardinality: undefined }) }),
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -49,7 +60,14 @@ export function Messages() {
       <MessagesTabs />
       {control}
       <ApiError error={found.error ?? retry.error} />
-      <ResultTable label="Messages" columns={["Message", "To", "Status", "Attempts", "Last error", "Created", "Actions"]} rows={rows} rowId={(n) => n.id} pending={found.isPending} empty="No messages.">
+      <ResultTable
+        label="Messages"
+        columns={["Message", "To", "Status", "Attempts", "Last error", "Created", "Actions"]}
+        rows={rows}
+        rowId={(n) => n.id}
+        pending={found.isPending}
+        empty="No messages."
+      >
         {(n) => (
           <>
             <Cell>
@@ -62,7 +80,11 @@ export function Messages() {
             <Cell>{n.creationDate ? timestampDate(n.creationDate).toLocaleString() : ""}</Cell>
             <Cell>
               {may("instance.notification.write") && n.status === NotificationStatus.FAILED && (
-                <Button aria-label={`Send again: the ${KIND_LABEL[n.kind].toLowerCase()} to ${n.recipient}`} onPress={() => retry.mutate({ id: n.id })} isDisabled={retry.isPending}>
+                <Button
+                  aria-label={`Send again: the ${KIND_LABEL[n.kind].toLowerCase()} to ${n.recipient}`}
+                  onPress={() => retry.mutate({ id: n.id })}
+                  isDisabled={retry.isPending}
+                >
                   Send again
                 </Button>
               )}

@@ -54,15 +54,17 @@ export function Organization() {
             Make the default organization
           </Button>
         )}
-        {may("org.write") && !o.isDefault && (active ? (
-          <Button onPress={() => deactivate.mutate({ id: orgId })} isDisabled={deactivate.isPending}>
-            Deactivate
-          </Button>
-        ) : (
-          <Button onPress={() => reactivate.mutate({ id: orgId })} isDisabled={reactivate.isPending}>
-            Reactivate
-          </Button>
-        ))}
+        {may("org.write") &&
+          !o.isDefault &&
+          (active ? (
+            <Button onPress={() => deactivate.mutate({ id: orgId })} isDisabled={deactivate.isPending}>
+              Deactivate
+            </Button>
+          ) : (
+            <Button onPress={() => reactivate.mutate({ id: orgId })} isDisabled={reactivate.isPending}>
+              Reactivate
+            </Button>
+          ))}
       </div>
       <ApiError error={makeDefault.error ?? deactivate.error ?? reactivate.error} />
       <Domains orgId={orgId} mayWrite={may("org.domain.write")} />
@@ -125,10 +127,28 @@ function Domains({ orgId, mayWrite }: { orgId: string; mayWrite: boolean }) {
           )}
         </TableBody>
       </Table>
-      {proving && <Proof domain={proving} ctx={ctx} onDone={() => { setProving(undefined); void refresh(); }} />}
+      {proving && (
+        <Proof
+          domain={proving}
+          ctx={ctx}
+          onDone={() => {
+            setProving(undefined);
+            void refresh();
+          }}
+        />
+      )}
       {mayWrite && (
-        <form className="inline" onSubmit={form.handleSubmit((v) => add.mutate({ domain: { domain: v.domain.trim().toLowerCase() }, ctx }, { onSuccess: () => form.reset() }))}>
-          <TextInput control={form.control} name="domain" label="Add a domain" description="A domain your organization owns, e.g. acme.example.com" rules={{ required: "Give a domain name." }} />
+        <form
+          className="inline"
+          onSubmit={form.handleSubmit((v) => add.mutate({ domain: { domain: v.domain.trim().toLowerCase() }, ctx }, { onSuccess: () => form.reset() }))}
+        >
+          <TextInput
+            control={form.control}
+            name="domain"
+            label="Add a domain"
+            description="A domain your organization owns, e.g. acme.example.com"
+            rules={{ required: "Give a domain name." }}
+          />
           <Button type="submit" isDisabled={add.isPending}>
             Add
           </Button>
@@ -154,7 +174,8 @@ function Proof({ domain, ctx, onDone }: { domain: string; ctx: { type: { case: "
       {token && (
         <>
           <p>
-            {token.type === DomainValidationType.DNS ? "Publish a TXT record" : "Serve a file"} at <code>{token.location}</code> with the content <code className="secret">{token.token}</code>, then check it.
+            {token.type === DomainValidationType.DNS ? "Publish a TXT record" : "Serve a file"} at <code>{token.location}</code> with the content{" "}
+            <code className="secret">{token.token}</code>, then check it.
           </p>
           <Button className="primary" onPress={() => validate.mutate({ domain, ctx })} isDisabled={validate.isPending}>
             Check now

@@ -22,7 +22,11 @@ export function Organizations() {
   const [name, setName] = useState("");
   const [offset, setOffset] = useState(0);
   const filters = name ? [{ filter: { case: "name" as const, value: { name, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : [];
-  const found = useQuery(PlatformOrganizations.method.searchOrganizations, { filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: OrganizationFieldName.NAME });
+  const found = useQuery(PlatformOrganizations.method.searchOrganizations, {
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: OrganizationFieldName.NAME,
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -79,8 +83,23 @@ function CreateOrganization() {
     },
   });
   return (
-    <FormDialog label="New organization" primary open={open} onOpenChange={setOpen} onSubmit={form.handleSubmit((values) => create.mutate({ organization: { name: values.name.trim() } }))} submit="Create" pending={create.isPending} error={create.error}>
-      <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the organization a name.", maxLength: { value: 200, message: "At most 200 characters." } }} autoFocus />
+    <FormDialog
+      label="New organization"
+      primary
+      open={open}
+      onOpenChange={setOpen}
+      onSubmit={form.handleSubmit((values) => create.mutate({ organization: { name: values.name.trim() } }))}
+      submit="Create"
+      pending={create.isPending}
+      error={create.error}
+    >
+      <TextInput
+        control={form.control}
+        name="name"
+        label="Name"
+        rules={{ required: "Give the organization a name.", maxLength: { value: 200, message: "At most 200 characters." } }}
+        autoFocus
+      />
     </FormDialog>
   );
 }

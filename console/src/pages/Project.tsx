@@ -54,7 +54,13 @@ export function Project() {
         </dd>
       </dl>
       <div className="actions">
-        {may("project.write") && <StateToggle active={active} pending={deactivate.isPending || reactivate.isPending} onChange={(on) => (on ? reactivate : deactivate).mutate({ id: projectId })} />}
+        {may("project.write") && (
+          <StateToggle
+            active={active}
+            pending={deactivate.isPending || reactivate.isPending}
+            onChange={(on) => (on ? reactivate : deactivate).mutate({ id: projectId })}
+          />
+        )}
         {may("project.delete") && (
           <ConfirmAction
             trigger="Delete…"
@@ -99,13 +105,29 @@ interface SettingsValues {
 
 function Settings({ projectId, project, mayWrite, onSaved }: { projectId: string; project: GetProject; mayWrite: boolean; onSaved(): Promise<void> }) {
   const form = useForm<SettingsValues>({
-    values: { name: project.project?.name ?? "", roleAssertion: project.project?.projectRoleAssertion ?? false, roleCheck: project.project?.projectRoleCheck ?? false },
+    values: {
+      name: project.project?.name ?? "",
+      roleAssertion: project.project?.projectRoleAssertion ?? false,
+      roleCheck: project.project?.projectRoleCheck ?? false,
+    },
   });
   const patch = useMutation(PlatformProjects.method.patchProject, { onSuccess: onSaved });
-  const save = (v: SettingsValues) => patch.mutate({ id: projectId, project: { name: v.name.trim(), projectRoleAssertion: v.roleAssertion, projectRoleCheck: v.roleCheck } });
+  const save = (v: SettingsValues) =>
+    patch.mutate({ id: projectId, project: { name: v.name.trim(), projectRoleAssertion: v.roleAssertion, projectRoleCheck: v.roleCheck } });
   return (
-    <SettingsForm mayWrite={mayWrite} onSubmit={form.handleSubmit(save)} pending={patch.isPending} error={patch.error} saved={patch.isSuccess && !form.formState.isDirty}>
-      <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the project a name.", maxLength: { value: 200, message: "At most 200 characters." } }} />
+    <SettingsForm
+      mayWrite={mayWrite}
+      onSubmit={form.handleSubmit(save)}
+      pending={patch.isPending}
+      error={patch.error}
+      saved={patch.isSuccess && !form.formState.isDirty}
+    >
+      <TextInput
+        control={form.control}
+        name="name"
+        label="Name"
+        rules={{ required: "Give the project a name.", maxLength: { value: 200, message: "At most 200 characters." } }}
+      />
       <CheckboxInput control={form.control} name="roleAssertion" label="Tokens carry the user's roles of this project when asked for" />
       <CheckboxInput control={form.control} name="roleCheck" label="Only users with a grant on this project may sign in to its applications" />
     </SettingsForm>

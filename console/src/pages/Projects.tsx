@@ -25,7 +25,12 @@ export function Projects() {
   const [name, setName] = useState("");
   const [offset, setOffset] = useState(0);
   const filters = name ? [{ filter: { case: "name" as const, value: { name, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : [];
-  const found = useQuery(PlatformProjects.method.searchProjects, { filters, ctx, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: ProjectFieldName.NAME });
+  const found = useQuery(PlatformProjects.method.searchProjects, {
+    filters,
+    ctx,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: ProjectFieldName.NAME,
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -42,7 +47,14 @@ export function Projects() {
         }}
       />
       <ApiError error={found.error} />
-      <ResultTable label="Projects" columns={["Name", "State"]} rows={rows} rowId={(p) => p.details?.id ?? ""} pending={found.isPending} empty="No project matches.">
+      <ResultTable
+        label="Projects"
+        columns={["Name", "State"]}
+        rows={rows}
+        rowId={(p) => p.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No project matches."
+      >
         {(p) => (
           <>
             <Cell>

@@ -49,7 +49,12 @@ export function Target() {
       </dl>
       <div className="actions">
         {write && (
-          <ConfirmAction trigger="New signing key" title="Replace the signing key?" confirm="Replace" onConfirm={() => rekey.mutateAsync({ id: targetId, target: { regenerateSigningKey: true } })}>
+          <ConfirmAction
+            trigger="New signing key"
+            title="Replace the signing key?"
+            confirm="Replace"
+            onConfirm={() => rekey.mutateAsync({ id: targetId, target: { regenerateSigningKey: true } })}
+          >
             <p>Calls are signed with the new key at once; the endpoint must check them with it from now on.</p>
           </ConfirmAction>
         )}
@@ -60,7 +65,13 @@ export function Target() {
         )}
       </div>
       {rekey.data?.signingKey && <SecretOnce label="New signing key" value={rekey.data.signingKey} />}
-      <SettingsForm mayWrite={write} onSubmit={form.handleSubmit((v) => patch.mutate({ id: targetId, target: targetFields(v) }))} pending={patch.isPending} error={patch.error} saved={patch.isSuccess && !form.formState.isDirty}>
+      <SettingsForm
+        mayWrite={write}
+        onSubmit={form.handleSubmit((v) => patch.mutate({ id: targetId, target: targetFields(v) }))}
+        pending={patch.isPending}
+        error={patch.error}
+        saved={patch.isSuccess && !form.formState.isDirty}
+      >
         <TargetFields control={form.control} />
       </SettingsForm>
     </>

@@ -26,7 +26,11 @@ export function Targets() {
   const [name, setName] = useState("");
   const [offset, setOffset] = useState(0);
   const filters = name ? [{ filter: { case: "name" as const, value: { name, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }] : [];
-  const found = useQuery(PlatformActions.method.searchTargets, { filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: TargetFieldName.NAME });
+  const found = useQuery(PlatformActions.method.searchTargets, {
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: TargetFieldName.NAME,
+  });
   const rows = found.data?.result ?? [];
   return (
     <>
@@ -44,7 +48,14 @@ export function Targets() {
         }}
       />
       <ApiError error={found.error} />
-      <ResultTable label="Targets" columns={["Name", "URL", "Timeout", "When"]} rows={rows} rowId={(t) => t.details?.id ?? ""} pending={found.isPending} empty="No targets yet.">
+      <ResultTable
+        label="Targets"
+        columns={["Name", "URL", "Timeout", "When"]}
+        rows={rows}
+        rowId={(t) => t.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No targets yet."
+      >
         {(t) => {
           const v = targetValues(t);
           return (
@@ -81,7 +92,16 @@ function CreateTarget() {
   });
   return (
     <>
-      <FormDialog label="New target" primary open={open} onOpenChange={setOpen} onSubmit={form.handleSubmit((v) => create.mutate({ target: targetFields(v) }))} submit="Create" pending={create.isPending} error={create.error}>
+      <FormDialog
+        label="New target"
+        primary
+        open={open}
+        onOpenChange={setOpen}
+        onSubmit={form.handleSubmit((v) => create.mutate({ target: targetFields(v) }))}
+        submit="Create"
+        pending={create.isPending}
+        error={create.error}
+      >
         <TargetFields control={form.control} autoFocus />
       </FormDialog>
       {create.data?.signingKey && <SecretOnce label="Signing key of the new target" value={create.data.signingKey} />}

@@ -37,8 +37,14 @@ const STATES = [
 ] as const;
 const STATE_OF = { active: UserState.ACTIVE, inactive: UserState.INACTIVE, locked: UserState.LOCKED } as const;
 
-export const stateLabel = (state: UserState) => (state === UserState.ACTIVE ? "Active" : state === UserState.LOCKED ? "Locked" : state === UserState.INACTIVE ? "Deactivated" : "Unknown");
-export const displayName = (u: GetUser) => (u.type.case === "human" ? u.type.value.profile?.displayName || `${u.type.value.profile?.givenName ?? ""} ${u.type.value.profile?.familyName ?? ""}`.trim() : u.type.case === "machine" ? u.type.value.name : u.username);
+export const stateLabel = (state: UserState) =>
+  state === UserState.ACTIVE ? "Active" : state === UserState.LOCKED ? "Locked" : state === UserState.INACTIVE ? "Deactivated" : "Unknown";
+export const displayName = (u: GetUser) =>
+  u.type.case === "human"
+    ? u.type.value.profile?.displayName || `${u.type.value.profile?.givenName ?? ""} ${u.type.value.profile?.familyName ?? ""}`.trim()
+    : u.type.case === "machine"
+      ? u.type.value.name
+      : u.username;
 
 /** People and service accounts of the chosen context, found on the server a page at a time; creating one. */
 export function Users() {
@@ -54,12 +60,19 @@ export function Users() {
     ...(type !== "any" ? [{ filter: { case: "type" as const, value: { type: type === "human" ? UserType.HUMAN : UserType.MACHINE } } }] : []),
     ...(state !== "any" ? [{ filter: { case: "state" as const, value: { state: STATE_OF[state] } } }] : []),
   ];
-  const found = useQuery(PlatformUsers.method.searchUsers, { filters, ctx, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: UserFieldName.USERNAME });
+  const found = useQuery(PlatformUsers.method.searchUsers, {
+    filters,
+    ctx,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: UserFieldName.USERNAME,
+  });
   const rows = found.data?.result ?? [];
-  const again = <T,>(set: Dispatch<SetStateAction<T>>) => (v: T) => {
-    set(v);
-    setOffset(0);
-  };
+  const again =
+    <T,>(set: Dispatch<SetStateAction<T>>) =>
+    (v: T) => {
+      set(v);
+      setOffset(0);
+    };
   return (
     <>
       <div className="title">
@@ -158,9 +171,25 @@ function CreatePerson() {
       <TextInput control={form.control} name="username" label="Username" rules={required("a username")} autoFocus />
       <TextInput control={form.control} name="givenName" label="Given name" rules={required("a given name")} />
       <TextInput control={form.control} name="familyName" label="Family name" rules={required("a family name")} />
-      <TextInput control={form.control} name="email" label="Email" type="email" rules={required("an email address")} description="Without a password, the invitation goes here." />
+      <TextInput
+        control={form.control}
+        name="email"
+        label="Email"
+        type="email"
+        rules={required("an email address")}
+        description="Without a password, the invitation goes here."
+      />
       <CheckboxInput control={form.control} name="setPassword" label="Set a password now instead of inviting" />
-      {withPassword && <TextInput control={form.control} name="password" label="Password" type="password" autoComplete="new-password" rules={{ required: "Give a password." }} />}
+      {withPassword && (
+        <TextInput
+          control={form.control}
+          name="password"
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          rules={{ required: "Give a password." }}
+        />
+      )}
     </FormDialog>
   );
 }
@@ -176,7 +205,20 @@ function CreateServiceAccount() {
   });
   const create = useMutation(PlatformUsers.method.createUser, { onSuccess: (answer) => created(answer.details?.id) });
   return (
-    <FormDialog label="New service account" open={open} onOpenChange={setOpen} onSubmit={form.handleSubmit((v) => create.mutate({ ctx, user: { username: v.username.trim(), type: { case: "machine", value: { name: v.name.trim(), description: v.description.trim() } } } }))} submit="Create" pending={create.isPending} error={create.error}>
+    <FormDialog
+      label="New service account"
+      open={open}
+      onOpenChange={setOpen}
+      onSubmit={form.handleSubmit((v) =>
+        create.mutate({
+          ctx,
+          user: { username: v.username.trim(), type: { case: "machine", value: { name: v.name.trim(), description: v.description.trim() } } },
+        }),
+      )}
+      submit="Create"
+      pending={create.isPending}
+      error={create.error}
+    >
       <TextInput control={form.control} name="username" label="Username" rules={{ required: "Give a username." }} autoFocus />
       <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give a name." }} />
       <TextInput control={form.control} name="description" label="Description" rules={{ maxLength: { value: 500, message: "At most 500 characters." } }} />

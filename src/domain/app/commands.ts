@@ -74,7 +74,13 @@ export async function appRowForUpdate(tx: Tx, instanceId: string, id: string): P
   return row;
 }
 
-async function changeApp(tx: Tx, actor: Actor, current: AppRow, event: { type: string; payload: unknown }, set: Partial<Pick<AppRow, "name" | "state" | "secret_hash">> & { config?: string }): Promise<ObjectDetails> {
+async function changeApp(
+  tx: Tx,
+  actor: Actor,
+  current: AppRow,
+  event: { type: string; payload: unknown },
+  set: Partial<Pick<AppRow, "name" | "state" | "secret_hash">> & { config?: string },
+): Promise<ObjectDetails> {
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
   const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
     table: "apps",
@@ -101,7 +107,8 @@ export async function patchApp(tx: Tx, actor: Actor, id: string, patch: AppPatch
   const before = configOf(current);
   if (patch.oidc && before.type !== "oidc") throw failedPrecondition(`application ${id} is an API application: it has no OpenID Connect configuration`);
   if (patch.api && before.type !== "api") throw failedPrecondition(`application ${id} is an OpenID Connect application: it has no API configuration`);
-  const after: AppConfig = before.type === "oidc" ? { type: "oidc", oidc: { ...before.oidc, ...patch.oidc } } : { type: "api", api: { ...before.api, ...patch.api } };
+  const after: AppConfig =
+    before.type === "oidc" ? { type: "oidc", oidc: { ...before.oidc, ...patch.oidc } } : { type: "api", api: { ...before.api, ...patch.api } };
   const name = patch.name !== undefined && patch.name !== current.name ? patch.name : undefined;
   const configChanged = stored(after) !== stored(before);
   if (name === undefined && !configChanged) return { details: appDetails(current) };
@@ -113,7 +120,10 @@ export async function patchApp(tx: Tx, actor: Actor, id: string, patch: AppPatch
     tx,
     actor,
     current,
-    { type: "app.changed", payload: { ...(name !== undefined && { name }), ...(configChanged && after), ...(hash !== current.secret_hash && { secretChanged: true }) } },
+    {
+      type: "app.changed",
+      payload: { ...(name !== undefined && { name }), ...(configChanged && after), ...(hash !== current.secret_hash && { secretChanged: true }) },
+    },
     { ...(name !== undefined && { name }), ...(configChanged && { config: stored(after) }), secret_hash: hash },
   );
   return { details, clientSecret: secret };
@@ -138,7 +148,13 @@ export async function regenerateAppSecret(tx: Tx, actor: Actor, id: string): Pro
 export async function removeApp(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await appRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { appId: id });
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "app.removed", payload: { name: current.name } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id },
+    current.sequence,
+    [{ type: "app.removed", payload: { name: current.name } }],
+    actor,
+  );
   await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", id).execute();
   await tx.deleteFrom("apps").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return appDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });

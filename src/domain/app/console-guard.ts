@@ -16,6 +16,8 @@ export async function refuseConsoleChange(tx: Tx, instanceId: string, target: { 
     .executeTakeFirst();
   if (!app) return;
   if (target.appId === app.id) throw failedPrecondition(`application ${app.id} is the administration console's: the service manages it`);
-  if (target.projectId === app.project_id) throw failedPrecondition(`project ${app.project_id} holds the administration console's application: the service manages it`);
-  if (target.orgId === app.org_id) throw failedPrecondition(`organization ${app.org_id} holds the administration console's application (project ${app.project_id})`);
+  if (target.projectId === app.project_id)
+    throw failedPrecondition(`project ${app.project_id} holds the administration console's application: the service manages it`);
+  if (target.orgId === app.org_id)
+    throw failedPrecondition(`organization ${app.org_id} holds the administration console's application (project ${app.project_id})`);
 }

@@ -36,7 +36,15 @@ export async function addAppKey(tx: Tx, actor: Actor, appId: string, material: K
     [{ type: "app.key.added", payload: { appId, type: material.type, publicKey: material.publicKey, expiresAt: expiresAt.toISOString() } }],
     actor,
   );
-  const row = { instance_id: actor.instanceId, id, app_id: appId, key_type: material.type, public_key: material.publicKey, expires_at: expiresAt, ...createdBy(appended) };
+  const row = {
+    instance_id: actor.instanceId,
+    id,
+    app_id: appId,
+    key_type: material.type,
+    public_key: material.publicKey,
+    expires_at: expiresAt,
+    ...createdBy(appended),
+  };
   await tx.insertInto("app_keys").values(row).execute();
   const keyFile = material.privateKey ? JSON.stringify({ type: "application", keyId: id, key: material.privateKey, appId, clientId: app.client_id }) : "";
   return { details: keyDetails(row, app.org_id), keyFile };
@@ -44,9 +52,21 @@ export async function addAppKey(tx: Tx, actor: Actor, appId: string, material: K
 
 export async function removeAppKey(tx: Tx, actor: Actor, appId: string, id: string): Promise<ObjectDetails> {
   const app = await appRowForUpdate(tx, actor.instanceId, appId);
-  const key = await tx.deleteFrom("app_keys").where("instance_id", "=", actor.instanceId).where("app_id", "=", appId).where("id", "=", id).returning("sequence").executeTakeFirst();
+  const key = await tx
+    .deleteFrom("app_keys")
+    .where("instance_id", "=", actor.instanceId)
+    .where("app_id", "=", appId)
+    .where("id", "=", id)
+    .returning("sequence")
+    .executeTakeFirst();
   if (!key) throw notFound(`key ${id} of application ${appId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: app.org_id }, key.sequence, [{ type: "app.key.removed", payload: { appId } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: app.org_id },
+    key.sequence,
+    [{ type: "app.key.removed", payload: { appId } }],
+    actor,
+  );
   return keyDetails({ id, sequence: appended.sequence, change_date: appended.createdAt }, app.org_id);
 }
 

@@ -22,7 +22,8 @@ function checkRedirectUri(field: string, uri: string, config: Pick<OidcConfig, "
   }
   if (/\s/.test(uri)) throw invalidArgument(`${field}: "${uri}" contains whitespace`);
   if (uri.includes("#")) throw invalidArgument(`${field}: "${uri}" has a fragment, which redirect URIs must not have`);
-  if (SCRIPTING_SCHEMES.has(url.protocol)) throw invalidArgument(`${field}: "${uri}" uses the scheme ${url.protocol.slice(0, -1)}, which no client may redirect to`);
+  if (SCRIPTING_SCHEMES.has(url.protocol))
+    throw invalidArgument(`${field}: "${uri}" uses the scheme ${url.protocol.slice(0, -1)}, which no client may redirect to`);
   // The URL parser repairs "https:host/cb" and "https:///cb"; a redirect URI must be written out whole.
   if ((url.protocol === "https:" || url.protocol === "http:") && !/^https?:\/\/[^/]/i.test(uri)) {
     throw invalidArgument(`${field}: "${uri}" is not a complete ${url.protocol.slice(0, -1)} URI (scheme://host/path)`);
@@ -65,10 +66,12 @@ export function checkOidcConfig(config: OidcConfig, onIssuer = false): void {
   if (config.responseTypes.length === 0) throw invalidArgument("response_types: at least one response type is required");
   const hasResponse = (pair: (typeof PAIRS)[number]) => config.responseTypes.some((r) => pair.response.includes(r));
   for (const pair of PAIRS) {
-    if (hasResponse(pair) && !config.grantTypes.includes(pair.grant)) throw invalidArgument(`response type ${pair.names[0]} needs grant type ${pair.names[1]} in grant_types`);
+    if (hasResponse(pair) && !config.grantTypes.includes(pair.grant))
+      throw invalidArgument(`response type ${pair.names[0]} needs grant type ${pair.names[1]} in grant_types`);
   }
   for (const pair of PAIRS) {
-    if (config.grantTypes.includes(pair.grant) && !hasResponse(pair)) throw invalidArgument(`grant type ${pair.names[1]} needs response type ${pair.names[0]} in response_types`);
+    if (config.grantTypes.includes(pair.grant) && !hasResponse(pair))
+      throw invalidArgument(`grant type ${pair.names[1]} needs response type ${pair.names[0]} in response_types`);
   }
   if (config.grantTypes.includes("refresh_token") && !config.grantTypes.includes("authorization_code")) {
     throw invalidArgument("grant type REFRESH_TOKEN needs grant type AUTHORIZATION_CODE in grant_types");

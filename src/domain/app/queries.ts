@@ -41,7 +41,8 @@ export async function searchApps(db: Db, instanceId: string, search: AppSearch) 
     AGGREGATE,
     instanceId,
     query,
-    (q, direction) => (search.sort === "name" ? q.orderBy(sql`apps.name collate "C"`, direction) : q.orderBy(`apps.${search.sort}`, direction)).orderBy("apps.id", direction),
+    (q, direction) =>
+      (search.sort === "name" ? q.orderBy(sql`apps.name collate "C"`, direction) : q.orderBy(`apps.${search.sort}`, direction)).orderBy("apps.id", direction),
     search.page,
   );
   return { ...found, rows: found.rows.map(appView) };

@@ -52,7 +52,8 @@ export function decodeContinuation(token: string, search: unknown): PageKey {
   } catch {
     parts = undefined;
   }
-  if (!Array.isArray(parts) || parts.length !== 3 || parts.some((p) => typeof p !== "string")) throw invalidArgument("continuation is not one this service gave");
+  if (!Array.isArray(parts) || parts.length !== 3 || parts.some((p) => typeof p !== "string"))
+    throw invalidArgument("continuation is not one this service gave");
   const [by, after, of] = parts as [string, string, string];
   if (of !== digest(search)) throw invalidArgument("continuation belongs to another search: give the filters and order it came with");
   if (by === "p") return { by: "position", after: parsePosition(after, "continuation") };

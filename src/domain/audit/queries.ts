@@ -81,7 +81,14 @@ export async function searchEvents(
 }
 
 /** The events after `cursor` up to `top` (newestPosition) in log order, for a stream (the caller polls). */
-export async function eventsAfter(db: Db, scope: LogScope, filters: readonly EventFilter[], cursor: LogPosition, top: LogPosition, limit: number): Promise<LogEvent[]> {
+export async function eventsAfter(
+  db: Db,
+  scope: LogScope,
+  filters: readonly EventFilter[],
+  cursor: LogPosition,
+  top: LogPosition,
+  limit: number,
+): Promise<LogEvent[]> {
   if (scope.orgs?.size === 0) return [];
   const rows = await scoped(db, scope, filters)
     .where(inLogOrder(">", cursor))

@@ -67,7 +67,13 @@ const OIDC_CONFIG = [
 /** An application's configuration as its events spread it (`type` and `oidc` or `api`). */
 const APP_CONFIG = ["type", ...under("oidc", OIDC_CONFIG), "api.authMethod"];
 
-const PASSWORD_POLICY = under("passwordPolicy", ["minLength", "requireUppercase", "requireLowercase", "requireNumber", "requireSymbol"] as const satisfies readonly (keyof PasswordPolicyJson)[]);
+const PASSWORD_POLICY = under("passwordPolicy", [
+  "minLength",
+  "requireUppercase",
+  "requireLowercase",
+  "requireNumber",
+  "requireSymbol",
+] as const satisfies readonly (keyof PasswordPolicyJson)[]);
 
 const TARGET = ["name", "kind", "url", "timeoutMs", "mode"] as const satisfies readonly (keyof TargetSpec)[];
 
@@ -87,7 +93,16 @@ const PROVIDER_SETTINGS = [
 
 /** An identity provider's options and configuration as proto3 JSON (idp.proto, idp_types.proto): the client secret is taken out before. */
 const IDP_OPTIONS = under("options", ["isManualLinkingAllowed", "isManualCreationAllowed", "isAutoCreation", "isAutoUpdate", "autoLinking"]);
-const IDP_CONFIG = under("config", ["clientId", "scopes", "issuer", "isIdTokenMapping", "authorizationEndpoint", "tokenEndpoint", "userEndpoint", "idAttribute"]);
+const IDP_CONFIG = under("config", [
+  "clientId",
+  "scopes",
+  "issuer",
+  "isIdTokenMapping",
+  "authorizationEndpoint",
+  "tokenEndpoint",
+  "userEndpoint",
+  "idAttribute",
+]);
 
 const PROJECT = ["name", "roleAssertion", "roleCheck"] as const satisfies readonly (keyof ProjectSpec)[];
 const ROLE = ["key", "displayName", "group"] as const satisfies readonly (keyof RoleSpec)[];
@@ -97,7 +112,10 @@ const PROVIDER_AGGREGATES = ["smtp_provider", "sms_provider"] as const;
 const WEBAUTHN_KINDS = ["passkey", "u2f"] as const;
 
 /** Settings events carry the change itself ({ set, reset }): the kind's properties, none of them a secret. */
-const settingsEntry = (kind: SettingsKind): [string, readonly string[]] => [`settings.${kind.name}.set`, ["reset", ...under("set", Object.keys(kind.properties))]];
+const settingsEntry = (kind: SettingsKind): [string, readonly string[]] => [
+  `settings.${kind.name}.set`,
+  ["reset", ...under("set", Object.keys(kind.properties))],
+];
 
 const SETTINGS_KINDS: SettingsKind[] = [
   BRANDING_SETTINGS,

@@ -22,7 +22,8 @@ type SignInChannel = "login" | "session" | "token";
  * - `client_secret`, `jwt_bearer`: a machine user at the token endpoint, by its secret
  *   (client_credentials) or by an assertion signed with its key (RFC 7523)
  */
-export type SignInMethod = "login_name" | "password" | "totp" | "otp_email" | "otp_sms" | "recovery_code" | "webauthn" | "passkey" | "idp" | "client_secret" | "jwt_bearer";
+export type SignInMethod =
+  "login_name" | "password" | "totp" | "otp_email" | "otp_sms" | "recovery_code" | "webauthn" | "passkey" | "idp" | "client_secret" | "jwt_bearer";
 
 /**
  * Why it failed: `unknown_name` (no such account, or none usable here; the name is never

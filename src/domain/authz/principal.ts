@@ -24,9 +24,7 @@ export function scopeOf(contextType: ContextType, contextId: string, instanceId:
   return contextType === "system" ? { system: true } : { instanceId, ...(contextType === "org" && { orgId: contextId }) };
 }
 
-export function grantsFrom(
-  memberships: { context_type: ContextType; context_id: string; roles: string[] }[],
-): Grant[] {
+export function grantsFrom(memberships: { context_type: ContextType; context_id: string; roles: string[] }[]): Grant[] {
   return memberships.map((m) => ({
     contextType: m.context_type,
     contextId: m.context_id,
@@ -47,7 +45,8 @@ export const BOOTSTRAP_PRINCIPAL: Principal = {
  * belongs to its instance too), or by a membership there or in an enclosing context.
  */
 export function belongsTo(principal: Principal, context: ContextRef): boolean {
-  if (context.type !== "system" && principal.instanceId === context.instanceId && (context.type === "instance" || principal.orgId === context.orgId)) return true;
+  if (context.type !== "system" && principal.instanceId === context.instanceId && (context.type === "instance" || principal.orgId === context.orgId))
+    return true;
   return principal.grants.some((grant) => {
     if (grant.contextType === "system") return true;
     if (context.type === "system" || principal.instanceId !== context.instanceId) return false;

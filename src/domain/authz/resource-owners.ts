@@ -20,7 +20,8 @@ export interface ResourceOwner {
 
 type OwnerLookup = (db: Db, instanceId: string, key: string) => Promise<ResourceOwner | undefined>;
 
-const inOrg = (lookup: (db: Db, instanceId: string, key: string) => Promise<string | undefined>): OwnerLookup =>
+const inOrg =
+  (lookup: (db: Db, instanceId: string, key: string) => Promise<string | undefined>): OwnerLookup =>
   async (db, instanceId, key) => {
     const orgId = await lookup(db, instanceId, key);
     return orgId === undefined ? undefined : { instanceId, orgId };

@@ -34,7 +34,15 @@ export async function addUserGrant(tx: Tx, actor: Actor, projectId: string, inpu
     [{ type: "user.grant.added", payload: { projectId, userId: input.userId, roleKeys } }],
     actor,
   );
-  const row = { instance_id: actor.instanceId, id, org_id: project.org_id, project_id: projectId, user_id: input.userId, role_keys: JSON.stringify(roleKeys), ...createdBy(appended) };
+  const row = {
+    instance_id: actor.instanceId,
+    id,
+    org_id: project.org_id,
+    project_id: projectId,
+    user_id: input.userId,
+    role_keys: JSON.stringify(roleKeys),
+    ...createdBy(appended),
+  };
   await tx.insertInto("user_grants").values(row).execute();
   return grantDetails(row);
 }
@@ -52,7 +60,13 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
   // never changes, so reading it unlocked first is safe.
   const seen = await tx.selectFrom("user_grants").select("project_id").where("instance_id", "=", actor.instanceId).where("id", "=", id).executeTakeFirst();
   if (!seen) throw notFound(`user grant ${id} not found`);
-  const project = await tx.selectFrom("projects").select("id").where("instance_id", "=", actor.instanceId).where("id", "=", seen.project_id).forShare().executeTakeFirst();
+  const project = await tx
+    .selectFrom("projects")
+    .select("id")
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", seen.project_id)
+    .forShare()
+    .executeTakeFirst();
   if (!project) throw notFound(`user grant ${id} not found`);
   const current = await grantRowForUpdate(tx, actor.instanceId, id);
   const keys = normalized(roleKeys);
@@ -73,7 +87,13 @@ async function changeGrant(tx: Tx, actor: Actor, current: UserGrantRow, type: st
 
 export async function removeUserGrant(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await grantRowForUpdate(tx, actor.instanceId, id);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "user.grant.removed", payload: {} }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id },
+    current.sequence,
+    [{ type: "user.grant.removed", payload: {} }],
+    actor,
+  );
   await tx.deleteFrom("user_grants").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return grantDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
@@ -92,6 +112,12 @@ export async function cascadeRoleRemoval(tx: Tx, actor: Actor, projectId: string
     .forUpdate()
     .execute();
   for (const grant of affected) {
-    await changeGrant(tx, actor, grant, "user.grant.cascade.changed", grant.role_keys.filter((k) => k !== key));
+    await changeGrant(
+      tx,
+      actor,
+      grant,
+      "user.grant.cascade.changed",
+      grant.role_keys.filter((k) => k !== key),
+    );
   }
 }

@@ -45,7 +45,14 @@ export async function searchUserGrants(db: Db, instanceId: string, search: UserG
     else if ("projectId" in filter) query = query.where("user_grants.project_id", "=", filter.projectId);
     else query = query.where(sql<boolean>`user_grants.role_keys @> ${JSON.stringify([filter.roleKey])}::jsonb`);
   }
-  const found = await searchPage(db, AGGREGATE, instanceId, query, (q, direction) => q.orderBy(`user_grants.${search.sort}`, direction).orderBy("user_grants.id", direction), search.page);
+  const found = await searchPage(
+    db,
+    AGGREGATE,
+    instanceId,
+    query,
+    (q, direction) => q.orderBy(`user_grants.${search.sort}`, direction).orderBy("user_grants.id", direction),
+    search.page,
+  );
   if (found.rows.length === 0) return { ...found, rows: [] };
   // The page read again with each user's organization: searchPage selects the table's own columns.
   const ids = found.rows.map((r) => r.id);

@@ -23,8 +23,18 @@ import { AGGREGATE, type NewIntent, type UpstreamIdentity } from "./model.js";
 
 export async function addIdpIntent(tx: Tx, actor: Actor, id: string, intent: NewIntent, expiresAt: Date): Promise<ObjectDetails> {
   // The browser is sent there with the token: the login UI's rules (https, http on localhost).
-  for (const [field, url] of [["success_url", intent.successUrl], ["failure_url", intent.failureUrl]] as const) checkLoginUiUrl(url, field);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: intent.orgId }, 0, [{ type: "idp_intent.started", payload: { idpId: intent.idpId, orgId: intent.orgId } }], actor);
+  for (const [field, url] of [
+    ["success_url", intent.successUrl],
+    ["failure_url", intent.failureUrl],
+  ] as const)
+    checkLoginUiUrl(url, field);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: intent.orgId },
+    0,
+    [{ type: "idp_intent.started", payload: { idpId: intent.idpId, orgId: intent.orgId } }],
+    actor,
+  );
   await tx
     .insertInto("idp_intents")
     .values({
@@ -67,7 +77,10 @@ export async function failIdpIntent(tx: Tx, row: IdpIntentRow, error: string): P
   await changeIntent(tx, row, { type: "idp_intent.failed", payload: { error } }, SYSTEM_EDITOR, { state: "failed" });
 }
 
-export type Proven = { ok: true; row: IdpIntentRow & { external_user_id: string } } | { ok: false; kind: "missing" | "wrong_token" } | { ok: false; kind: "unusable"; error: Error };
+export type Proven =
+  | { ok: true; row: IdpIntentRow & { external_user_id: string } }
+  | { ok: false; kind: "missing" | "wrong_token" }
+  | { ok: false; kind: "unusable"; error: Error };
 
 /**
  * The intent a token proves (locked in a transaction): `missing` for an ID of no intent of

@@ -41,7 +41,13 @@ export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: 
   const id = newId();
   const columns = contextColumns(owner);
   const { clientSecret, ...described } = input;
-  const appended = await appendEvents(tx, { instanceId: columns.instance_id, type: AGGREGATE, id, orgId: columns.org_id }, 0, [{ type: "idp.added", payload: described }], creator);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: columns.instance_id, type: AGGREGATE, id, orgId: columns.org_id },
+    0,
+    [{ type: "idp.added", payload: described }],
+    creator,
+  );
   await tx
     .insertInto("idps")
     .values({
@@ -80,7 +86,9 @@ export async function patchIdp(tx: Tx, creator: Editor, id: string, asked: Conte
   }
   const { statePolicy, ...configuration } = patch;
   if (Object.values(configuration).some((v) => v !== undefined)) {
-    throw failedPrecondition(`identity provider ${id} is configured in ${describeContext(owner)}; in ${describeContext(asked)} only its state policy can change`);
+    throw failedPrecondition(
+      `identity provider ${id} is configured in ${describeContext(owner)}; in ${describeContext(asked)} only its state policy can change`,
+    );
   }
   if (statePolicy === undefined) return detailsOf(row, row.sequence, row.change_date);
   return setChildPolicy(tx, creator, row, asked, statePolicy);
@@ -138,7 +146,13 @@ async function setChildPolicy(tx: Tx, creator: Editor, row: IdpRow, asked: Conte
   if (asked.type === "org") await requireExisting(tx, "orgs", asked.instanceId, asked.orgId);
   const at = contextColumns(asked);
   const where = { idp_id: row.id, ...at };
-  const current = await tx.selectFrom("idp_state_policies").select("policy").where("idp_id", "=", row.id).where("instance_id", "=", at.instance_id).where("org_id", "=", at.org_id).executeTakeFirst();
+  const current = await tx
+    .selectFrom("idp_state_policies")
+    .select("policy")
+    .where("idp_id", "=", row.id)
+    .where("instance_id", "=", at.instance_id)
+    .where("org_id", "=", at.org_id)
+    .executeTakeFirst();
   // The policy is the asked context's, not the provider owner's: its events go to that organization's owners.
   const aggregate = { instanceId: at.instance_id, type: POLICY_AGGREGATE, id: row.id, orgId: at.org_id };
   const last = await lastEvent(tx, aggregate);
@@ -164,10 +178,20 @@ export async function removeIdp(tx: Tx, creator: Editor, id: string, asked: Cont
   if (!sameContext(owner, asked)) {
     throw failedPrecondition(`identity provider ${id} belongs to ${describeContext(owner)}; only there can it be deleted`);
   }
-  const appended = await appendEvents(tx, { instanceId: row.instance_id, type: AGGREGATE, id, orgId: row.org_id }, row.sequence, [{ type: "idp.removed", payload: { name: row.name } }], creator);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: row.instance_id, type: AGGREGATE, id, orgId: row.org_id },
+    row.sequence,
+    [{ type: "idp.removed", payload: { name: row.name } }],
+    creator,
+  );
   await tx.deleteFrom("idp_state_policies").where("idp_id", "=", id).execute();
   // A system provider is used by every instance: its links go everywhere.
-  await tx.deleteFrom("external_identities").where("idp_id", "=", id).$if(row.instance_id !== "", (q) => q.where("instance_id", "=", row.instance_id)).execute();
+  await tx
+    .deleteFrom("external_identities")
+    .where("idp_id", "=", id)
+    .$if(row.instance_id !== "", (q) => q.where("instance_id", "=", row.instance_id))
+    .execute();
   await tx.deleteFrom("idps").where("id", "=", id).execute();
   return detailsOf(row, appended.sequence, appended.createdAt);
 }

@@ -10,12 +10,16 @@ import { searchIdps } from "./queries.js";
  */
 export async function providersForLogin(db: Db | Tx, instanceId: string, orgId: string, id?: string): Promise<IdpView[]> {
   if (!(await loginSettingsOf(db, instanceId, orgId)).allowExternalIdp) return [];
-  const { rows } = await searchIdps(db as Db, { type: "org", instanceId, orgId }, {
-    filters: [{ state: "active" }, ...(id !== undefined ? [{ id }] : [])],
-    sort: "name",
-    page: { offset: 0, limit: 50, asc: true },
-    visibleOrgs: undefined,
-  });
+  const { rows } = await searchIdps(
+    db as Db,
+    { type: "org", instanceId, orgId },
+    {
+      filters: [{ state: "active" }, ...(id !== undefined ? [{ id }] : [])],
+      sort: "name",
+      page: { offset: 0, limit: 50, asc: true },
+      visibleOrgs: undefined,
+    },
+  );
   return rows;
 }
 

@@ -25,10 +25,18 @@ function withPolicies(db: Db, asked: ContextRef) {
   return db
     .selectFrom("idps")
     .leftJoin("idp_state_policies as p_org", (j) =>
-      j.onRef("p_org.idp_id", "=", "idps.id").on("p_org.instance_id", "=", at.instance_id).on("p_org.org_id", "=", at.org_id).on(sql.lit(asked.type === "org")),
+      j
+        .onRef("p_org.idp_id", "=", "idps.id")
+        .on("p_org.instance_id", "=", at.instance_id)
+        .on("p_org.org_id", "=", at.org_id)
+        .on(sql.lit(asked.type === "org")),
     )
     .leftJoin("idp_state_policies as p_inst", (j) =>
-      j.onRef("p_inst.idp_id", "=", "idps.id").on("p_inst.instance_id", "=", at.instance_id).on("p_inst.org_id", "=", "").on(sql.lit(asked.type !== "system")),
+      j
+        .onRef("p_inst.idp_id", "=", "idps.id")
+        .on("p_inst.instance_id", "=", at.instance_id)
+        .on("p_inst.org_id", "=", "")
+        .on(sql.lit(asked.type !== "system")),
     )
     .select(IDP_VIEW_COLUMNS.map((column) => `idps.${column}` as const))
     .select(["p_org.policy as org_policy", "p_inst.policy as instance_policy"]);
@@ -94,7 +102,10 @@ export async function searchIdps(db: Db, asked: ContextRef, search: IdpSearch) {
     .execute();
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && search.page.offset > 0) {
-    const counted = await query.clearSelect().select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const counted = await query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     total = Number(counted.n);
   }
   const state = await pageState(db, rows[0], instanceId, AGGREGATE);
@@ -103,5 +114,10 @@ export async function searchIdps(db: Db, asked: ContextRef, search: IdpSearch) {
 
 /** A provider visible in the instance (the system's or the instance's own) with its sealed client secret: for calling it, never for showing. */
 export function idpWithSecret(db: Db, instanceId: string, id: string) {
-  return db.selectFrom("idps").select(["id", "type", "name", "config", "client_secret"]).where("id", "=", id).where("instance_id", "in", ["", instanceId]).executeTakeFirst();
+  return db
+    .selectFrom("idps")
+    .select(["id", "type", "name", "config", "client_secret"])
+    .where("id", "=", id)
+    .where("instance_id", "in", ["", instanceId])
+    .executeTakeFirst();
 }

@@ -34,11 +34,7 @@ export interface BootstrapHooks {
 /** The console's first page once the invitation is accepted (login/steps/set-password-page.ts allows only console paths). */
 const INVITE_RETURN_TO = "/ui/console/";
 
-export async function bootstrapFirstInstance(
-  db: Db,
-  domain: string,
-  hooks: BootstrapHooks,
-): Promise<{ instanceId: string } | undefined> {
+export async function bootstrapFirstInstance(db: Db, domain: string, hooks: BootstrapHooks): Promise<{ instanceId: string } | undefined> {
   return db.transaction().execute(async (tx) => {
     await tx.selectNoFrom((eb) => eb.fn("pg_advisory_xact_lock", [eb.lit(1_296_000_001)]).as("locked")).execute();
     if (await hasAnyInstance(tx)) return undefined;
@@ -53,7 +49,14 @@ export async function bootstrapFirstInstance(
       username: HUMAN_ADMIN_USERNAME,
       type: {
         kind: "human",
-        profile: { givenName: "Platform", familyName: "Administrator", displayName: "Platform Administrator", nickName: "", preferredLanguage: "", gender: undefined },
+        profile: {
+          givenName: "Platform",
+          familyName: "Administrator",
+          displayName: "Platform Administrator",
+          nickName: "",
+          preferredLanguage: "",
+          gender: undefined,
+        },
         email: { address: hooks.person.email, verified: false },
         phone: undefined,
         passwordHash: undefined,
@@ -96,7 +99,13 @@ export async function issueAdminLink(db: Db, s: VerificationSettings): Promise<{
     const admin = await bootstrappedAdmin(tx, HUMAN_ADMIN_USERNAME);
     if (!admin) return undefined;
     const actor = { instanceId: admin.instance_id, userId: BOOTSTRAP };
-    const hasPassword = await tx.selectFrom("user_secrets").select("user_id").where("instance_id", "=", admin.instance_id).where("user_id", "=", admin.id).where("kind", "=", "password").executeTakeFirst();
+    const hasPassword = await tx
+      .selectFrom("user_secrets")
+      .select("user_id")
+      .where("instance_id", "=", admin.instance_id)
+      .where("user_id", "=", admin.id)
+      .where("kind", "=", "password")
+      .executeTakeFirst();
     if (hasPassword) {
       const { code } = await requestPasswordReset(tx, actor, s, admin.id, true);
       return { path: inviteLink(s, admin.id, code!, "resetPassword"), instanceId: admin.instance_id };

@@ -88,7 +88,8 @@ export async function patchInstance(tx: Tx, actor: Actor, id: string, patch: Ins
     set.password_policy = JSON.stringify(patch.passwordPolicy);
   }
   // Kept in the language settings; still a change of the instance for whoever patched it.
-  if (patch.defaultLanguage !== undefined && (await setDefaultLanguage(tx, actor, id, patch.defaultLanguage)).changed) payload.defaultLanguage = patch.defaultLanguage;
+  if (patch.defaultLanguage !== undefined && (await setDefaultLanguage(tx, actor, id, patch.defaultLanguage)).changed)
+    payload.defaultLanguage = patch.defaultLanguage;
   if (Object.keys(payload).length === 0) return instanceDetails(current);
   return changeInstance(tx, actor, current, [{ type: "instance.changed", payload }], set);
 }
@@ -99,7 +100,12 @@ function setDefaultLanguage(tx: Tx, creator: Editor, instanceId: string, languag
 }
 
 /** Limits of several instances: all are changed, or none (an unknown id fails the whole). */
-export async function limitInstances(tx: Tx, actor: Actor, ids: string[], limits: { block?: boolean; auditLogRetentionMs?: number | null }): Promise<ObjectDetails[]> {
+export async function limitInstances(
+  tx: Tx,
+  actor: Actor,
+  ids: string[],
+  limits: { block?: boolean; auditLogRetentionMs?: number | null },
+): Promise<ObjectDetails[]> {
   const results: ObjectDetails[] = [];
   // A fixed order of locks: two bulk limits over the same instances never deadlock.
   const order = [...ids].sort();
@@ -199,7 +205,13 @@ export async function removeInstance(tx: Tx, actor: Actor & { ownInstanceId: str
   // Waits for the writes holding the instance (holdInstance) and holds off new ones.
   await tx.selectNoFrom((eb) => eb.fn("hold_instance_exclusively", [eb.val(id)]).as("held")).execute();
   const current = await instanceRowForUpdate(tx, id, "removal");
-  const appended = await appendEvents(tx, { instanceId: id, type: AGGREGATE, id }, current.sequence, [{ type: "instance.removed", payload: { name: current.name } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: id, type: AGGREGATE, id },
+    current.sequence,
+    [{ type: "instance.removed", payload: { name: current.name } }],
+    actor,
+  );
   for (const table of INSTANCE_TABLES) await tx.deleteFrom(table).where("instance_id", "=", id).execute();
   forgetInstance(id);
   return instanceDetails({ id, sequence: appended.sequence, change_date: appended.createdAt });

@@ -34,9 +34,22 @@ const CONSOLE_OIDC_CONFIG: OidcConfig = {
 
 /** Creates the console's project and application in `orgId` and records the client ID on the instance. */
 export async function provisionConsoleApp(tx: Tx, actor: Actor, orgId: string): Promise<string> {
-  const project = await addProject(tx, actor, orgId, { name: uniqueProjectName(await projectNames(tx, actor.instanceId, orgId)), roleAssertion: false, roleCheck: false });
-  const { clientId } = await addApp(tx, actor, project.id, { name: CONSOLE_APP_NAME, config: { type: "oidc", oidc: CONSOLE_OIDC_CONFIG }, redirectsOnIssuer: true });
-  await tx.updateTable("instances").set({ console_client_id: clientId }).where("instance_id", "=", actor.instanceId).where("id", "=", actor.instanceId).execute();
+  const project = await addProject(tx, actor, orgId, {
+    name: uniqueProjectName(await projectNames(tx, actor.instanceId, orgId)),
+    roleAssertion: false,
+    roleCheck: false,
+  });
+  const { clientId } = await addApp(tx, actor, project.id, {
+    name: CONSOLE_APP_NAME,
+    config: { type: "oidc", oidc: CONSOLE_OIDC_CONFIG },
+    redirectsOnIssuer: true,
+  });
+  await tx
+    .updateTable("instances")
+    .set({ console_client_id: clientId })
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", actor.instanceId)
+    .execute();
   return clientId;
 }
 

@@ -76,12 +76,20 @@ async function instanceViews(db: Db, rows: InstanceRow[]): Promise<InstanceView[
     db
       .selectFrom("instance_domains")
       .selectAll()
-      .where("instance_id", "in", rows.map((r) => r.id))
+      .where(
+        "instance_id",
+        "in",
+        rows.map((r) => r.id),
+      )
       .orderBy("is_primary", "desc")
       .orderBy("created_at")
       .orderBy("domain")
       .execute(),
-    resolveSettingsIn(db, LANGUAGE_SETTINGS, rows.map((r) => ({ type: "instance", instanceId: r.id }))),
+    resolveSettingsIn(
+      db,
+      LANGUAGE_SETTINGS,
+      rows.map((r) => ({ type: "instance", instanceId: r.id })),
+    ),
   ]);
   return rows.map((row, i) => ({
     details: instanceDetails(row),
@@ -101,7 +109,8 @@ export async function getInstance(db: Db, id: string): Promise<InstanceView> {
   return (await instanceViews(db, [row]))[0]!;
 }
 
-export type InstanceFilter = { ids: string[] } | { name: { value: string; match: TextMatch } } | { domain: { value: string; match: TextMatch } } | { blocked: boolean };
+export type InstanceFilter =
+  { ids: string[] } | { name: { value: string; match: TextMatch } } | { domain: { value: string; match: TextMatch } } | { blocked: boolean };
 export type InstanceSortColumn = "id" | "created_at" | "change_date" | "name";
 
 export interface InstanceSearch {
@@ -129,7 +138,13 @@ export async function searchInstances(db: Db, search: InstanceSearch) {
     else {
       const { value, match } = filter.domain;
       query = query.where((eb) =>
-        eb.exists(eb.selectFrom("instance_domains as d").select("d.domain").whereRef("d.instance_id", "=", "instances.id").where((d) => textMatches(d, d.ref("d.domain"), match, value))),
+        eb.exists(
+          eb
+            .selectFrom("instance_domains as d")
+            .select("d.domain")
+            .whereRef("d.instance_id", "=", "instances.id")
+            .where((d) => textMatches(d, d.ref("d.domain"), match, value)),
+        ),
       );
     }
   }
@@ -150,6 +165,11 @@ function sortExpression(eb: ExpressionBuilder<Database, "instances">, sort: Inst
 
 /** The client_id the console signs in with in this instance, once provisioned. */
 export async function consoleClientOf(db: Db, instanceId: string): Promise<string | undefined> {
-  const row = await db.selectFrom("instances").select("console_client_id").where("instance_id", "=", instanceId).where("id", "=", instanceId).executeTakeFirst();
+  const row = await db
+    .selectFrom("instances")
+    .select("console_client_id")
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", instanceId)
+    .executeTakeFirst();
   return row?.console_client_id ?? undefined;
 }

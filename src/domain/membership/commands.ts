@@ -42,7 +42,9 @@ function checkGrantable(roles: readonly string[], context: MembershipContext, ac
     if (!isRoleName(role)) throw invalidArgument(`unknown role ${role}: ListAvailableRoles lists the roles of a context`);
     if (ROLES[role].context !== context.type) throw invalidArgument(`the role ${role} can only be granted in the ${ROLES[role].context} context`);
     if (!mayGrant(grantor, role, scope)) {
-      throw permissionDenied(`granting ${role} needs member.write in that ${context.type}${ROLES[role].context === "system" ? " and a system membership" : ""}`);
+      throw permissionDenied(
+        `granting ${role} needs member.write in that ${context.type}${ROLES[role].context === "system" ? " and a system membership" : ""}`,
+      );
     }
   }
 }
@@ -56,7 +58,8 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, 
   else await requireExisting(tx, "users", actor.instanceId, input.userId);
   if (context.type === "instance" && context.id !== actor.instanceId) throw notFound(`instance ${context.id} not found`);
   if (context.type === "org") await requireExisting(tx, "orgs", actor.instanceId, context.id);
-  if (await findMembership(tx, actor, context, input.userId)) throw alreadyExists(`user ${input.userId} is already a member of that ${context.type}; patch its roles instead`);
+  if (await findMembership(tx, actor, context, input.userId))
+    throw alreadyExists(`user ${input.userId} is already a member of that ${context.type}; patch its roles instead`);
 
   // A membership ended earlier leaves its events: a new one continues their sequence.
   const aggregate = aggregateOf(actor, context, input.userId);
@@ -67,24 +70,45 @@ export async function addMembership(tx: Tx, actor: Actor, input: NewMembership, 
     [{ type: `${context.type}.member.added`, payload: { userId: input.userId, contextId: context.id, roles: input.roles } }],
     actor,
   );
-  const row = { instance_id: actor.instanceId, user_id: input.userId, context_type: context.type, context_id: context.id, roles: JSON.stringify(input.roles), ...createdBy(appended) };
+  const row = {
+    instance_id: actor.instanceId,
+    user_id: input.userId,
+    context_type: context.type,
+    context_id: context.id,
+    roles: JSON.stringify(input.roles),
+    ...createdBy(appended),
+  };
   await tx.insertInto("memberships").values(row).execute();
   return membershipDetails(row);
 }
 
 /** Replaces the roles; the same roles again change nothing. Roles added and removed must both be grantable. */
-export async function changeMembershipRoles(tx: Tx, actor: Actor, context: MembershipContext, userId: string, roles: string[], grantor: Principal): Promise<ObjectDetails> {
+export async function changeMembershipRoles(
+  tx: Tx,
+  actor: Actor,
+  context: MembershipContext,
+  userId: string,
+  roles: string[],
+  grantor: Principal,
+): Promise<ObjectDetails> {
   const current = await membershipRowForUpdate(tx, actor, context, userId);
   actor = { ...actor, instanceId: current.instance_id };
   const added = roles.filter((r) => !current.roles.includes(r));
   const removed = current.roles.filter((r) => !roles.includes(r));
   checkGrantable([...added, ...removed], context, actor, grantor);
   if (added.length === 0 && removed.length === 0) return membershipDetails(current);
-  const appended = await appendAndProject(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.changed`, payload: { userId, roles } }], actor, {
-    table: "memberships",
-    key: { instance_id: actor.instanceId, user_id: userId, context_type: context.type, context_id: context.id },
-    set: { roles: JSON.stringify(roles) },
-  });
+  const appended = await appendAndProject(
+    tx,
+    aggregateOf(actor, context, userId),
+    current.sequence,
+    [{ type: `${context.type}.member.changed`, payload: { userId, roles } }],
+    actor,
+    {
+      table: "memberships",
+      key: { instance_id: actor.instanceId, user_id: userId, context_type: context.type, context_id: context.id },
+      set: { roles: JSON.stringify(roles) },
+    },
+  );
   return membershipDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
@@ -93,7 +117,13 @@ export async function removeMembership(tx: Tx, actor: Actor, context: Membership
   actor = { ...actor, instanceId: current.instance_id };
   // Only who could grant a role may take it away: no IAM_OWNER removes a SYSTEM_OWNER.
   checkGrantable(current.roles, context, actor, grantor);
-  const appended = await appendEvents(tx, aggregateOf(actor, context, userId), current.sequence, [{ type: `${context.type}.member.removed`, payload: { userId } }], actor);
+  const appended = await appendEvents(
+    tx,
+    aggregateOf(actor, context, userId),
+    current.sequence,
+    [{ type: `${context.type}.member.removed`, payload: { userId } }],
+    actor,
+  );
   await tx
     .deleteFrom("memberships")
     .where("instance_id", "=", actor.instanceId)
@@ -111,12 +141,7 @@ export async function removeMembership(tx: Tx, actor: Actor, context: Membership
 function findMembership(tx: Tx, actor: Actor, context: MembershipContext, userId: string) {
   let query = tx.selectFrom("memberships").selectAll();
   if (context.type !== "system") query = query.where("instance_id", "=", actor.instanceId);
-  return query
-    .where("user_id", "=", userId)
-    .where("context_type", "=", context.type)
-    .where("context_id", "=", context.id)
-    .forUpdate()
-    .executeTakeFirst();
+  return query.where("user_id", "=", userId).where("context_type", "=", context.type).where("context_id", "=", context.id).forUpdate().executeTakeFirst();
 }
 
 async function instanceOfUser(tx: Tx, userId: string): Promise<string> {

@@ -37,7 +37,12 @@ export async function createProvider(tx: Tx, actor: Actor, family: ProviderFamil
     tx,
     { instanceId: actor.instanceId, type: AGGREGATES[family], id },
     0,
-    [{ type: `${AGGREGATES[family]}.added`, payload: { description: spec.description, kind: spec.config.kind, config: settings, secretSet: Boolean(spec.secret) } }],
+    [
+      {
+        type: `${AGGREGATES[family]}.added`,
+        payload: { description: spec.description, kind: spec.config.kind, config: settings, secretSet: Boolean(spec.secret) },
+      },
+    ],
     actor,
   );
   const row = {
@@ -57,7 +62,14 @@ export async function createProvider(tx: Tx, actor: Actor, family: ProviderFamil
 }
 
 /** A patch that changes nothing succeeds without an event. */
-export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string, patch: ProviderPatch, box: SecretBox): Promise<{ details: ObjectDetails; signingKey?: string }> {
+export async function patchProvider(
+  tx: Tx,
+  actor: Actor,
+  family: ProviderFamily,
+  id: string,
+  patch: ProviderPatch,
+  box: SecretBox,
+): Promise<{ details: ObjectDetails; signingKey?: string }> {
   const current = await providerRowForUpdate(tx, actor.instanceId, family, id);
   const before = configOf(current);
   if (patch.config) checkKind(family, patch.config.kind);
@@ -66,7 +78,8 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
   // A secret belongs to its kind: one that changes kind keeps none it is not given.
   const secret = patch.secret !== undefined ? patch.secret || null : kindChanged ? null : undefined;
   if (kindChanged) requireSecret(config.kind, secret ?? undefined);
-  if (patch.regenerateSigningKey && config.kind !== "http") throw failedPrecondition(`only an http provider has a signing key; ${id} is of kind ${config.kind}`);
+  if (patch.regenerateSigningKey && config.kind !== "http")
+    throw failedPrecondition(`only an http provider has a signing key; ${id} is of kind ${config.kind}`);
   // A kind holds one secret at most: the password or token, or the signing key.
   const renewed = secret !== undefined || patch.regenerateSigningKey === true;
   if (!kindChanged && !renewed && (current.secret !== null || current.signing_key !== null)) requireSecretForNewAim(SECRET_AIMS[config.kind], before, config);
@@ -98,7 +111,13 @@ export async function patchProvider(tx: Tx, actor: Actor, family: ProviderFamily
 
 export async function deleteProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string): Promise<ObjectDetails> {
   const current = await providerRowForUpdate(tx, actor.instanceId, family, id);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATES[family], id }, current.sequence, [{ type: `${AGGREGATES[family]}.removed`, payload: { description: current.description } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATES[family], id },
+    current.sequence,
+    [{ type: `${AGGREGATES[family]}.removed`, payload: { description: current.description } }],
+    actor,
+  );
   await tx.deleteFrom("notification_providers").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return instanceOwnedDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
@@ -109,7 +128,14 @@ export async function deleteProvider(tx: Tx, actor: Actor, family: ProviderFamil
  * after the other, and the second sees (and deactivates) what the first activated.
  */
 export async function activateProvider(tx: Tx, actor: Actor, family: ProviderFamily, id: string): Promise<ObjectDetails> {
-  const rows = await tx.selectFrom("notification_providers").selectAll().where("instance_id", "=", actor.instanceId).where("family", "=", family).orderBy("id").forUpdate().execute();
+  const rows = await tx
+    .selectFrom("notification_providers")
+    .selectAll()
+    .where("instance_id", "=", actor.instanceId)
+    .where("family", "=", family)
+    .orderBy("id")
+    .forUpdate()
+    .execute();
   const target = rows.find((row) => row.id === id);
   if (!target) throw notFound(`${nameOf(family)} ${id} not found`);
   if (target.state === "active") return instanceOwnedDetails(target);
@@ -127,19 +153,39 @@ export async function deactivateProvider(tx: Tx, actor: Actor, family: ProviderF
   return setState(tx, actor, current, "inactive", {});
 }
 
-async function setState(tx: Tx, actor: Actor, row: NotificationProviderRow, state: "active" | "inactive", payload: Record<string, unknown>): Promise<ObjectDetails> {
+async function setState(
+  tx: Tx,
+  actor: Actor,
+  row: NotificationProviderRow,
+  state: "active" | "inactive",
+  payload: Record<string, unknown>,
+): Promise<ObjectDetails> {
   const type = `${AGGREGATES[row.family]}.${state === "active" ? "activated" : "deactivated"}`;
-  const appended = await appendAndProject(tx, { instanceId: actor.instanceId, type: AGGREGATES[row.family], id: row.id }, row.sequence, [{ type, payload }], actor, {
-    table: "notification_providers",
-    key: { instance_id: actor.instanceId, id: row.id },
-    set: { state },
-  });
+  const appended = await appendAndProject(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATES[row.family], id: row.id },
+    row.sequence,
+    [{ type, payload }],
+    actor,
+    {
+      table: "notification_providers",
+      key: { instance_id: actor.instanceId, id: row.id },
+      set: { state },
+    },
+  );
   return instanceOwnedDetails({ ...row, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
 /** A provider of the other family is not found here either: its ID names nothing at this path. */
 async function providerRowForUpdate(tx: Tx, instanceId: string, family: ProviderFamily, id: string): Promise<NotificationProviderRow> {
-  const row = await tx.selectFrom("notification_providers").selectAll().where("instance_id", "=", instanceId).where("family", "=", family).where("id", "=", id).forUpdate().executeTakeFirst();
+  const row = await tx
+    .selectFrom("notification_providers")
+    .selectAll()
+    .where("instance_id", "=", instanceId)
+    .where("family", "=", family)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
   if (!row) throw notFound(`${nameOf(family)} ${id} not found`);
   return row;
 }
@@ -150,5 +196,7 @@ function requireSecret(kind: string, secret: string | undefined): void {
 
 /** Stored JSON as compared: jsonb reorders keys. */
 function sorted(value: object): string[] {
-  return Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return Object.entries(value)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
 }

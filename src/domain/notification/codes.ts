@@ -29,7 +29,9 @@ function newCode(): string {
 const normalized = (code: string) => code.replace(/[\s-]/g, "").toUpperCase();
 
 function codeHash(box: SecretBox, instanceId: string, userId: string, code: string): string {
-  return createHmac("sha256", box.derive("user-codes")).update(`${instanceId}\n${userId}\n${normalized(code)}`).digest("base64url");
+  return createHmac("sha256", box.derive("user-codes"))
+    .update(`${instanceId}\n${userId}\n${normalized(code)}`)
+    .digest("base64url");
 }
 
 export interface IssuedCode {
@@ -38,7 +40,11 @@ export interface IssuedCode {
 }
 
 /** A fresh code for the user and purpose, replacing any earlier one; `target` is what it proves (an address, a number). */
-export async function issueCode(tx: Tx, box: SecretBox, c: { instanceId: string; userId: string; purpose: CodePurpose; target: string; ttlMs: number }): Promise<IssuedCode> {
+export async function issueCode(
+  tx: Tx,
+  box: SecretBox,
+  c: { instanceId: string; userId: string; purpose: CodePurpose; target: string; ttlMs: number },
+): Promise<IssuedCode> {
   const code = newCode();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + c.ttlMs);
@@ -90,6 +96,13 @@ export async function checkCode(tx: Tx, box: SecretBox, c: CodeAnswer): Promise<
   if (right && usable) return { use: () => voidCode(tx, c.instanceId, c.userId, c.purpose) };
   const failed = Number(row.failed_attempts) + 1;
   if (failed >= MAX_FAILED_ATTEMPTS || !usable) await voidCode(tx, c.instanceId, c.userId, c.purpose);
-  else await tx.updateTable("user_codes").set({ failed_attempts: failed }).where("instance_id", "=", c.instanceId).where("user_id", "=", c.userId).where("purpose", "=", c.purpose).execute();
+  else
+    await tx
+      .updateTable("user_codes")
+      .set({ failed_attempts: failed })
+      .where("instance_id", "=", c.instanceId)
+      .where("user_id", "=", c.userId)
+      .where("purpose", "=", c.purpose)
+      .execute();
   return undefined;
 }

@@ -19,7 +19,8 @@ export async function retryNotification(tx: Tx, instanceId: string, id: string, 
   if (!current) throw notFound(`notification ${id} not found`);
   if (current.status === "pending") throw failedPrecondition(`notification ${id} is pending: it is being tried already`);
   if (current.status === "sent") throw failedPrecondition(`notification ${id} was sent; what it said is not kept, so ask for a new code instead`);
-  if (current.sealed_data === null || new Date(current.expires_at) <= now) throw failedPrecondition(`notification ${id} has expired; ask for a new code instead`);
+  if (current.sealed_data === null || new Date(current.expires_at) <= now)
+    throw failedPrecondition(`notification ${id} has expired; ask for a new code instead`);
   const row = await tx
     .updateTable("notifications")
     .set({ status: "pending", next_attempt_at: now, attempts: 0, claim_id: null, claimed_until: null })
@@ -32,5 +33,11 @@ export async function retryNotification(tx: Tx, instanceId: string, id: string, 
 
 /** Messages waiting for a provider of the channel go out at once when one is activated. */
 export async function nudgeWaiting(tx: Tx, instanceId: string, channel: "email" | "sms"): Promise<void> {
-  await tx.updateTable("notifications").set({ next_attempt_at: new Date() }).where("instance_id", "=", instanceId).where("channel", "=", channel).where("status", "=", "pending").execute();
+  await tx
+    .updateTable("notifications")
+    .set({ next_attempt_at: new Date() })
+    .where("instance_id", "=", instanceId)
+    .where("channel", "=", channel)
+    .where("status", "=", "pending")
+    .execute();
 }

@@ -8,7 +8,16 @@ import { invalidArgument } from "../errors.js";
 export type Channel = "email" | "sms";
 
 /** The kinds of messages, each with its default texts (settings/message-texts/) and the placeholders it carries. */
-export const MESSAGE_KINDS = ["verify_email", "verify_phone", "password_reset", "password_reset_sms", "invite", "password_changed", "otp_email", "otp_sms"] as const;
+export const MESSAGE_KINDS = [
+  "verify_email",
+  "verify_phone",
+  "password_reset",
+  "password_reset_sms",
+  "invite",
+  "password_changed",
+  "otp_email",
+  "otp_sms",
+] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /**

@@ -6,14 +6,16 @@ import type { Found, Page } from "../../store/search.js";
 export type NotificationStatus = NotificationRow["status"];
 
 export type NotificationFilter =
-  | { userId: string }
-  | { kind: string }
-  | { channel: "email" | "sms" }
-  | { status: NotificationStatus }
-  | { since?: Date; until?: Date };
+  { userId: string } | { kind: string } | { channel: "email" | "sms" } | { status: NotificationStatus } | { since?: Date; until?: Date };
 
 /** The message log of an instance, by creation date, as far back as its audit log retention. */
-export async function searchNotifications(db: Db, instanceId: string, filters: NotificationFilter[], page: Page, now = new Date()): Promise<Found<NotificationRow>> {
+export async function searchNotifications(
+  db: Db,
+  instanceId: string,
+  filters: NotificationFilter[],
+  page: Page,
+  now = new Date(),
+): Promise<Found<NotificationRow>> {
   const floor = await retentionFloor(db, instanceId, now);
   let query = db.selectFrom("notifications").where("instance_id", "=", instanceId);
   if (floor) query = query.where("created_at", ">=", floor);

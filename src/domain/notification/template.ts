@@ -38,7 +38,12 @@ export function checkTemplate(kind: MessageKind, part: "subject" | "body", text:
  * the text around them mapped by `literal`. Anything else stays as written: rendering never
  * fails on a text. One pass, so a value that looks like a placeholder stays as it is.
  */
-export function fill(template: string, values: ReadonlyMap<string, string>, literal: (text: string) => string, value: (name: Placeholder, value: string) => string): string {
+export function fill(
+  template: string,
+  values: ReadonlyMap<string, string>,
+  literal: (text: string) => string,
+  value: (name: Placeholder, value: string) => string,
+): string {
   let out = "";
   let at = 0;
   for (const m of template.matchAll(PLACEHOLDER)) {

@@ -30,7 +30,17 @@ export async function claimGeneratedDomain(tx: Tx, instanceId: string, orgId: st
     const domain = `${label}${n > 1 ? `-${n}` : ""}.${primary.domain}`;
     const claimed = await tx
       .insertInto("org_domains")
-      .values({ instance_id: instanceId, domain, org_id: orgId, is_primary: true, is_verified: true, is_generated: true, created_at: now, change_date: now, sequence: 0 })
+      .values({
+        instance_id: instanceId,
+        domain,
+        org_id: orgId,
+        is_primary: true,
+        is_verified: true,
+        is_generated: true,
+        created_at: now,
+        change_date: now,
+        sequence: 0,
+      })
       .onConflict((oc) => oc.columns(["instance_id", "domain"]).doNothing())
       .returning("domain")
       .executeTakeFirst();
@@ -89,7 +99,9 @@ export async function setPrimaryDomain(tx: Tx, actor: Actor, domain: string): Pr
   const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, domain);
   if (current.is_primary) return domainDetails(current);
   if (!current.is_verified && (await validatesOrgDomains(tx, actor.instanceId))) {
-    throw failedPrecondition(`${current.domain} is not verified, and the instance's domain settings (validate_org_domains) let only verified domains become primary; verify it first (_generate_validation, _validate)`);
+    throw failedPrecondition(
+      `${current.domain} is not verified, and the instance's domain settings (validate_org_domains) let only verified domains become primary; verify it first (_generate_validation, _validate)`,
+    );
   }
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.primary.set", payload: { domain: current.domain } });
   const base = tx.updateTable("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", current.org_id);

@@ -42,18 +42,34 @@ export function challengeLocations(type: DomainValidationType, domain: string, t
  * A new token for a domain, replacing any earlier one. Generated domains are verified from
  * the start and verified ones stay so: neither needs a proof.
  */
-export async function generateValidation(tx: Tx, actor: Actor, domain: string, type: DomainValidationType, token: string): Promise<ObjectDetails & { domain: string; createdAt: Date }> {
+export async function generateValidation(
+  tx: Tx,
+  actor: Actor,
+  domain: string,
+  type: DomainValidationType,
+  token: string,
+): Promise<ObjectDetails & { domain: string; createdAt: Date }> {
   const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, domain);
   if (current.is_generated) throw failedPrecondition(`${current.domain} was generated from the organization's name and is verified already`);
   if (current.is_verified) throw failedPrecondition(`${current.domain} is verified already`);
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.validation.generated", payload: { domain: current.domain, type } });
   await tx
     .updateTable("org_domains")
-    .set({ validation_type: type, validation_token: token, validation_created_at: appended.createdAt, change_date: appended.createdAt, sequence: appended.sequence })
+    .set({
+      validation_type: type,
+      validation_token: token,
+      validation_created_at: appended.createdAt,
+      change_date: appended.createdAt,
+      sequence: appended.sequence,
+    })
     .where("instance_id", "=", actor.instanceId)
     .where("domain", "=", current.domain)
     .execute();
-  return { ...domainDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt }), domain: current.domain, createdAt: appended.createdAt };
+  return {
+    ...domainDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt }),
+    domain: current.domain,
+    createdAt: appended.createdAt,
+  };
 }
 
 /** The token ValidateDomain looks for; FailedPrecondition when there is none to look for. */
@@ -66,7 +82,8 @@ export async function pendingValidation(db: Db, instanceId: string, domain: stri
     throw failedPrecondition(`no validation of ${row.domain} is pending; generate a token first (_generate_validation)`);
   }
   const expires = new Date(new Date(row.validation_created_at).getTime() + ttlMs);
-  if (expires <= now) throw failedPrecondition(`the validation token of ${row.domain} expired at ${expires.toISOString()}; generate a new one (_generate_validation)`);
+  if (expires <= now)
+    throw failedPrecondition(`the validation token of ${row.domain} expired at ${expires.toISOString()}; generate a new one (_generate_validation)`);
   return { domain: row.domain, type: row.validation_type, token: row.validation_token };
 }
 
@@ -77,11 +94,19 @@ export async function pendingValidation(db: Db, instanceId: string, domain: stri
 export async function markVerified(tx: Tx, actor: Actor, found: PendingValidation): Promise<ObjectDetails> {
   const { current, org } = await domainRowsForUpdate(tx, actor.instanceId, found.domain);
   if (current.is_verified) return domainDetails(current);
-  if (current.validation_token !== found.token) throw failedPrecondition(`the validation token of ${current.domain} was replaced while it was checked; publish the new one and validate again`);
+  if (current.validation_token !== found.token)
+    throw failedPrecondition(`the validation token of ${current.domain} was replaced while it was checked; publish the new one and validate again`);
   const appended = await appendOrgEvent(tx, actor, org, { type: "org.domain.verified", payload: { domain: current.domain, type: found.type } });
   await tx
     .updateTable("org_domains")
-    .set({ is_verified: true, validation_type: null, validation_token: null, validation_created_at: null, change_date: appended.createdAt, sequence: appended.sequence })
+    .set({
+      is_verified: true,
+      validation_type: null,
+      validation_token: null,
+      validation_created_at: null,
+      change_date: appended.createdAt,
+      sequence: appended.sequence,
+    })
     .where("instance_id", "=", actor.instanceId)
     .where("domain", "=", current.domain)
     .execute();

@@ -97,7 +97,12 @@ async function changeOrg(
 }
 
 async function refuseForDefault(tx: Tx, instanceId: string, id: string, what: string): Promise<void> {
-  const instance = await tx.selectFrom("instances").select("default_org_id").where("instance_id", "=", instanceId).where("id", "=", instanceId).executeTakeFirst();
+  const instance = await tx
+    .selectFrom("instances")
+    .select("default_org_id")
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", instanceId)
+    .executeTakeFirst();
   if (instance?.default_org_id === id) {
     throw failedPrecondition(`organization ${id} is the instance's default organization and cannot be ${what}; make another one the default first`);
   }

@@ -39,10 +39,7 @@ export async function getOrg(db: Db, instanceId: string, id: string): Promise<Or
 }
 
 export type OrgFilter =
-  | { ids: string[] }
-  | { name: { value: string; match: TextMatch } }
-  | { domain: { value: string; match: TextMatch } }
-  | { state: OrgState };
+  { ids: string[] } | { name: { value: string; match: TextMatch } } | { domain: { value: string; match: TextMatch } } | { state: OrgState };
 
 export type OrgSortColumn = "id" | "created_at" | "change_date" | "name" | "state" | "primary_domain";
 

@@ -49,6 +49,12 @@ export async function removePersonalAccessToken(tx: Tx, actor: Actor, userId: st
     .where("id", "=", id)
     .executeTakeFirst();
   if (removed.numDeletedRows === 0n) throw notFound(`personal access token ${id} of user ${userId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId }, 1, [{ type: "user.pat.removed", payload: { userId } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId },
+    1,
+    [{ type: "user.pat.removed", payload: { userId } }],
+    actor,
+  );
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: orgId } };
 }

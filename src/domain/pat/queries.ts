@@ -3,10 +3,7 @@ import { searchPage, type Page } from "../../store/search.js";
 import { grantsFrom, type Principal } from "../authz/principal.js";
 
 /** The caller behind a personal access token (by its hash), or undefined when unknown, expired or not allowed in. */
-export async function principalByTokenHash(
-  db: Db,
-  tokenHash: string,
-): Promise<{ principal: Principal; expires: number } | undefined> {
+export async function principalByTokenHash(db: Db, tokenHash: string): Promise<{ principal: Principal; expires: number } | undefined> {
   const row = await db
     .selectFrom("personal_access_tokens as t")
     .innerJoin("users as u", (j) => j.onRef("u.instance_id", "=", "t.instance_id").onRef("u.id", "=", "t.user_id"))

@@ -43,13 +43,33 @@ export async function addProject(tx: Tx, actor: Actor, orgId: string, spec: Proj
   await requireActiveOrg(tx, actor.instanceId, orgId);
   await ensureNameFree(tx, actor.instanceId, orgId, spec.name);
   const id = newId();
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId }, 0, [{ type: "project.added", payload: { orgId, ...spec } }], actor);
-  const row = { instance_id: actor.instanceId, id, org_id: orgId, name: spec.name, role_assertion: spec.roleAssertion, role_check: spec.roleCheck, ...createdBy(appended) };
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId },
+    0,
+    [{ type: "project.added", payload: { orgId, ...spec } }],
+    actor,
+  );
+  const row = {
+    instance_id: actor.instanceId,
+    id,
+    org_id: orgId,
+    name: spec.name,
+    role_assertion: spec.roleAssertion,
+    role_check: spec.roleCheck,
+    ...createdBy(appended),
+  };
   await tx.insertInto("projects").values(row).execute();
   return projectDetails(row);
 }
 
-async function changeProject(tx: Tx, actor: Actor, current: ProjectRow, event: { type: string; payload: unknown }, set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {}): Promise<ProjectRow> {
+async function changeProject(
+  tx: Tx,
+  actor: Actor,
+  current: ProjectRow,
+  event: { type: string; payload: unknown },
+  set: Partial<Pick<ProjectRow, "name" | "role_assertion" | "role_check" | "state">> = {},
+): Promise<ProjectRow> {
   const aggregate = { instanceId: actor.instanceId, type: AGGREGATE, id: current.id, orgId: current.org_id };
   const appended = await appendAndProject(tx, aggregate, current.sequence, [event], actor, {
     table: "projects",
@@ -68,11 +88,17 @@ export async function patchProject(tx: Tx, actor: Actor, id: string, patch: Proj
   if (patch.roleCheck !== undefined && patch.roleCheck !== current.role_check) changed.roleCheck = patch.roleCheck;
   if (Object.keys(changed).length === 0) return projectDetails(current);
   if (changed.name !== undefined) await ensureNameFree(tx, actor.instanceId, current.org_id, changed.name, id);
-  const updated = await changeProject(tx, actor, current, { type: "project.changed", payload: changed }, {
-    ...(changed.name !== undefined && { name: changed.name }),
-    ...(changed.roleAssertion !== undefined && { role_assertion: changed.roleAssertion }),
-    ...(changed.roleCheck !== undefined && { role_check: changed.roleCheck }),
-  });
+  const updated = await changeProject(
+    tx,
+    actor,
+    current,
+    { type: "project.changed", payload: changed },
+    {
+      ...(changed.name !== undefined && { name: changed.name }),
+      ...(changed.roleAssertion !== undefined && { role_assertion: changed.roleAssertion }),
+      ...(changed.roleCheck !== undefined && { role_check: changed.roleCheck }),
+    },
+  );
   return projectDetails(updated);
 }
 
@@ -80,14 +106,22 @@ export async function setProjectState(tx: Tx, actor: Actor, id: string, state: P
   const current = await projectRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { projectId: id });
   if (current.state === state) throw failedPrecondition(`project ${id} is already ${state === "active" ? "active" : "deactivated"}`);
-  return projectDetails(await changeProject(tx, actor, current, { type: state === "active" ? "project.reactivated" : "project.deactivated", payload: {} }, { state }));
+  return projectDetails(
+    await changeProject(tx, actor, current, { type: state === "active" ? "project.reactivated" : "project.deactivated", payload: {} }, { state }),
+  );
 }
 
 /** Removes a project with its roles, its applications and every user grant on it; one event stands for all of it. */
 export async function removeProject(tx: Tx, actor: Actor, id: string): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, id);
   await refuseConsoleChange(tx, actor.instanceId, { projectId: id });
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id }, current.sequence, [{ type: "project.removed", payload: { name: current.name } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.org_id },
+    current.sequence,
+    [{ type: "project.removed", payload: { name: current.name } }],
+    actor,
+  );
   await removeProjectsWhere(tx, actor.instanceId, "id", id);
   return projectDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
@@ -106,19 +140,38 @@ export async function removeProjectsWhere(tx: Tx, instanceId: string, column: "i
 }
 
 async function findRole(tx: Tx, instanceId: string, projectId: string, key: string) {
-  return tx.selectFrom("project_roles").selectAll().where("instance_id", "=", instanceId).where("project_id", "=", projectId).where("key", "=", key).executeTakeFirst();
+  return tx
+    .selectFrom("project_roles")
+    .selectAll()
+    .where("instance_id", "=", instanceId)
+    .where("project_id", "=", projectId)
+    .where("key", "=", key)
+    .executeTakeFirst();
 }
 
 export async function addProjectRole(tx: Tx, actor: Actor, projectId: string, role: RoleSpec): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, projectId);
   if (await findRole(tx, actor.instanceId, projectId, role.key)) throw alreadyExists(`project ${projectId} has a role "${role.key}" already`);
   const updated = await changeProject(tx, actor, current, { type: "project.role.added", payload: role });
-  const row = { instance_id: actor.instanceId, project_id: projectId, key: role.key, display_name: role.displayName, group_name: role.group, created_at: updated.change_date };
+  const row = {
+    instance_id: actor.instanceId,
+    project_id: projectId,
+    key: role.key,
+    display_name: role.displayName,
+    group_name: role.group,
+    created_at: updated.change_date,
+  };
   await tx.insertInto("project_roles").values(row).execute();
   return roleView(row, updated).details;
 }
 
-export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, key: string, patch: { displayName?: string; group?: string }): Promise<ObjectDetails> {
+export async function patchProjectRole(
+  tx: Tx,
+  actor: Actor,
+  projectId: string,
+  key: string,
+  patch: { displayName?: string; group?: string },
+): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, projectId);
   const role = await findRole(tx, actor.instanceId, projectId, key);
   if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
@@ -127,8 +180,17 @@ export async function patchProjectRole(tx: Tx, actor: Actor, projectId: string, 
   if (patch.group !== undefined && patch.group !== role.group_name) changed.group = patch.group;
   if (Object.keys(changed).length === 0) return roleView(role, current).details;
   const updated = await changeProject(tx, actor, current, { type: "project.role.changed", payload: { key, ...changed } });
-  const set = { ...(changed.displayName !== undefined && { display_name: changed.displayName }), ...(changed.group !== undefined && { group_name: changed.group }) };
-  await tx.updateTable("project_roles").set(set).where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
+  const set = {
+    ...(changed.displayName !== undefined && { display_name: changed.displayName }),
+    ...(changed.group !== undefined && { group_name: changed.group }),
+  };
+  await tx
+    .updateTable("project_roles")
+    .set(set)
+    .where("instance_id", "=", actor.instanceId)
+    .where("project_id", "=", projectId)
+    .where("key", "=", key)
+    .execute();
   return roleView({ ...role, ...set }, updated).details;
 }
 

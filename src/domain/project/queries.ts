@@ -41,7 +41,10 @@ export async function searchProjects(db: Db, instanceId: string, search: Project
     instanceId,
     query,
     (q, direction) =>
-      (search.sort === "name" ? q.orderBy(sql`projects.name collate "C"`, direction) : q.orderBy(`projects.${search.sort}`, direction)).orderBy("projects.id", direction),
+      (search.sort === "name" ? q.orderBy(sql`projects.name collate "C"`, direction) : q.orderBy(`projects.${search.sort}`, direction)).orderBy(
+        "projects.id",
+        direction,
+      ),
     search.page,
   );
   return { ...found, rows: found.rows.map(projectView) };
@@ -52,7 +55,12 @@ export type RoleFilter = { [K in "key" | "displayName" | "group"]: { field: K; v
 const ROLE_COLUMNS = { key: "key", displayName: "display_name", group: "group_name" } as const;
 
 /** The roles of a project; byte-wise sorted by the chosen column (default the key), ties by key. */
-export async function searchProjectRoles(db: Db, instanceId: string, projectId: string, search: { filters: RoleFilter[]; sort: keyof typeof ROLE_COLUMNS; page: Page }): Promise<{ rows: RoleView[]; total: number; state: Awaited<ReturnType<typeof searchPage>>["state"] }> {
+export async function searchProjectRoles(
+  db: Db,
+  instanceId: string,
+  projectId: string,
+  search: { filters: RoleFilter[]; sort: keyof typeof ROLE_COLUMNS; page: Page },
+): Promise<{ rows: RoleView[]; total: number; state: Awaited<ReturnType<typeof searchPage>>["state"] }> {
   const project = await db.selectFrom("projects").selectAll().where("instance_id", "=", instanceId).where("id", "=", projectId).executeTakeFirst();
   if (!project) throw notFound(`project ${projectId} not found`);
   let query = db.selectFrom("project_roles").where("project_roles.instance_id", "=", instanceId).where("project_roles.project_id", "=", projectId);
@@ -64,7 +72,8 @@ export async function searchProjectRoles(db: Db, instanceId: string, projectId: 
     AGGREGATE,
     instanceId,
     query,
-    (q, direction) => q.orderBy(sql`${sql.ref(`project_roles.${ROLE_COLUMNS[search.sort]}`)} collate "C"`, direction).orderBy(sql`project_roles.key collate "C"`, direction),
+    (q, direction) =>
+      q.orderBy(sql`${sql.ref(`project_roles.${ROLE_COLUMNS[search.sort]}`)} collate "C"`, direction).orderBy(sql`project_roles.key collate "C"`, direction),
     search.page,
   );
   return { ...found, rows: found.rows.map((role) => roleView(role, project)) };
@@ -72,6 +81,12 @@ export async function searchProjectRoles(db: Db, instanceId: string, projectId: 
 
 /** Which of these projects the instance has, active: a token's audience names only those. */
 export async function activeProjectIds(db: Db, instanceId: string, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await db.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where("id", "in", ids).where("state", "=", "active").execute();
+  const rows = await db
+    .selectFrom("projects")
+    .select("id")
+    .where("instance_id", "=", instanceId)
+    .where("id", "in", ids)
+    .where("state", "=", "active")
+    .execute();
   return new Set(rows.map((r) => r.id));
 }

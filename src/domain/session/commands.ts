@@ -79,7 +79,8 @@ const STATE_COLUMNS = ["token_hash", "user_id", "factors", "metadata", "challeng
 type SessionState = Pick<SessionValues, (typeof STATE_COLUMNS)[number]>;
 
 /** The stand-ins of prepared() answer only for the keys asked for: the columns are named. */
-const columns = <K extends keyof SessionValues>(p: Pick<SessionValues, K>, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<SessionValues, K>;
+const columns = <K extends keyof SessionValues>(p: Pick<SessionValues, K>, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, p[k]])) as Pick<SessionValues, K>;
 
 /** The time of the session's event `p.sequence`, which the same write queued (queueEvents). */
 const changedAt = (p: Pick<SessionValues, "instance_id" | "id" | "sequence">) => eventTime(p.instance_id, AGGREGATE, p.id, p.sequence);
@@ -103,7 +104,15 @@ const updateSession = prepared((db, p: SessionState & Pick<SessionValues, "insta
 );
 
 /** The session's columns after a change that gave it `token` and is its event `sequence`. */
-function sessionState(token: string, user: UserRow | undefined, factors: SessionFactorsJson, metadata: Record<string, string>, pending: SessionChallengesJson, expiresAt: Date | null, sequence: number): SessionState {
+function sessionState(
+  token: string,
+  user: UserRow | undefined,
+  factors: SessionFactorsJson,
+  metadata: Record<string, string>,
+  pending: SessionChallengesJson,
+  expiresAt: Date | null,
+  sequence: number,
+): SessionState {
   return {
     token_hash: hashToken(token),
     user_id: user?.id ?? null,
@@ -123,7 +132,8 @@ export async function createSession(
   userAgent: SessionUserAgentJson,
 ): Promise<{ details: ObjectDetails; token: string; challenges: ChallengeAnswers }> {
   const id = newId();
-  if (changes.checks.webAuthN) throw invalidArgument("checks.webAuthN answers a challenge: request challenges.webAuthN first, then answer it with PatchSession");
+  if (changes.checks.webAuthN)
+    throw invalidArgument("checks.webAuthN answers a challenge: request challenges.webAuthN first, then answer it with PatchSession");
   const record = sessionSignIns(deps.signIns, actor, userAgent);
   const user = await checkedFirstFactors(store, deps, actor, record, id, undefined, changes.checks);
   const token = newOpaqueToken();
@@ -135,7 +145,10 @@ export async function createSession(
     const failure = await checkCodes(tx, deps, user, changes.checks);
     if (failure) return failure;
     const now = new Date();
-    const events: PendingEvent[] = [{ type: "session.added", payload: { ...(userAgent.fingerprintId && { fingerprintId: userAgent.fingerprintId }) } }, ...checkEvents(user, changes.checks)];
+    const events: PendingEvent[] = [
+      { type: "session.added", payload: { ...(userAgent.fingerprintId && { fingerprintId: userAgent.fingerprintId }) } },
+      ...checkEvents(user, changes.checks),
+    ];
     let factors = withChecks({}, user, changes.checks, now);
     if (intent) {
       const recorded = await recordIdpIntentCheck(tx, actor, id, intent, user?.id, factors, now);
@@ -192,7 +205,11 @@ export async function patchSession(
     let pending = current.challenges;
     if (answered) {
       sessionUser = answered.user;
-      factors = { ...factors, ...(!current.user_id && { user: { id: answered.user.id, checkedAt: now.toISOString() } }), webAuthN: { checkedAt: now.toISOString(), ...answered.factor } };
+      factors = {
+        ...factors,
+        ...(!current.user_id && { user: { id: answered.user.id, checkedAt: now.toISOString() } }),
+        webAuthN: { checkedAt: now.toISOString(), ...answered.factor },
+      };
       if (!current.user_id) events.push({ type: "session.user.checked", payload: { userId: answered.user.id } });
       events.push({ type: "session.web_auth_n.checked", payload: { userVerified: answered.factor.userVerified } });
       // A challenge is answered once, rightly or not.
@@ -213,12 +230,27 @@ export async function patchSession(
     events.push(...challengeEvents(changes.challenges));
     // Every change answers a new token, so one with no other event still leaves one.
     if (events.length === 0) events.push({ type: "session.token.renewed", payload: {} });
-    const { sequence } = await queueEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: sessionUser?.org_id }, current.sequence, events, actor);
+    const { sequence } = await queueEvents(
+      tx,
+      { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: sessionUser?.org_id },
+      current.sequence,
+      events,
+      actor,
+    );
     // The row is locked: the update cannot miss it.
-    const [row] = await updateSession.withCommit(tx, { instance_id: actor.instanceId, id, ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, sequence) });
+    const [row] = await updateSession.withCommit(tx, {
+      instance_id: actor.instanceId,
+      id,
+      ...sessionState(token, sessionUser, factors, metadata, pending, expiresAt ?? null, sequence),
+    });
     const challenges = started.answers;
     const details: ObjectDetails = { id, sequence, changeDate: row!.change_date, owner: { type: "instance", id: actor.instanceId } };
-    return { ok: true as const, details, challenges, checks: passedChecks(changes.checks, user, answered && { user: answered.user, named: !user }, intent?.user) };
+    return {
+      ok: true as const,
+      details,
+      challenges,
+      checks: passedChecks(changes.checks, user, answered && { user: answered.user, named: !user }, intent?.user),
+    };
   });
   return finish(store, record, outcome, (o) => ({ details: o.details, token, challenges: o.challenges }));
 }
@@ -228,19 +260,31 @@ export async function deleteSession(tx: Tx, actor: Actor, id: string): Promise<O
     .selectFrom("sessions as s")
     .selectAll("s")
     // The user's organization, as the session's other events carry it (the audit log's scope).
-    .select((eb) => eb.selectFrom("users as u").select("u.org_id").whereRef("u.instance_id", "=", "s.instance_id").whereRef("u.id", "=", "s.user_id").as("user_org"))
+    .select((eb) =>
+      eb.selectFrom("users as u").select("u.org_id").whereRef("u.instance_id", "=", "s.instance_id").whereRef("u.id", "=", "s.user_id").as("user_org"),
+    )
     .where("s.instance_id", "=", actor.instanceId)
     .where("s.id", "=", id)
     .forUpdate()
     .executeTakeFirst();
   if (!current) throw notFound(`session ${id} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.user_org ?? "" }, current.sequence, [{ type: "session.terminated", payload: {} }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: current.user_org ?? "" },
+    current.sequence,
+    [{ type: "session.terminated", payload: {} }],
+    actor,
+  );
   await tx.deleteFrom("sessions").where("instance_id", "=", actor.instanceId).where("id", "=", id).execute();
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "instance", id: actor.instanceId } };
 }
 
-const sessionRead = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id));
-const sessionLocked = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id).forUpdate());
+const sessionRead = prepared((db, p: { instanceId: string; id: string }) =>
+  db.selectFrom("sessions").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id),
+);
+const sessionLocked = prepared((db, p: { instanceId: string; id: string }) =>
+  db.selectFrom("sessions").selectAll().where("instance_id", "=", p.instanceId).where("id", "=", p.id).forUpdate(),
+);
 
 /** The session a token patches: it exists, the token is its current one, and it has not expired. */
 async function usableSession(db: Db | Tx, instanceId: string, id: string, token: string, lock = false): Promise<SessionRow> {
@@ -270,14 +314,16 @@ async function checkedFirstFactors(
     record({ method: methodOf(checks), outcome: "unknown_name" });
     throw checks.password !== undefined ? wrongLogin() : notFound("no user of this instance has that ID or login name");
   }
-  if (named && before?.user_id && named.id !== before.user_id) throw failedPrecondition("the session is for another user: its user cannot change (create another session)");
+  if (named && before?.user_id && named.id !== before.user_id)
+    throw failedPrecondition("the session is for another user: its user cannot change (create another session)");
   const userId = named?.id ?? before?.user_id ?? undefined;
   // A passkey and an external login name their user themselves; every other check needs one.
   const needsUser = Object.entries(checks).some(([name, value]) => name !== "user" && name !== "webAuthN" && name !== "idpIntent" && value !== undefined);
   const namesUser = checks.webAuthN !== undefined || checks.idpIntent !== undefined;
   if (!userId) {
     if (needsUser) throw invalidArgument("checks need a user: give checks.user (or patch a session that has one)");
-    if (namesUser && !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`)) throw resourceExhausted("too many checks for this session; wait a minute");
+    if (namesUser && !deps.limits.perSession.take(`${actor.instanceId} ${sessionId}`))
+      throw resourceExhausted("too many checks for this session; wait a minute");
     return undefined;
   }
   const found = named ?? (await loginUserById(store.db, actor.instanceId, userId));
@@ -326,14 +372,24 @@ async function checkCodes(tx: Tx, deps: SessionDeps, user: UserRow | undefined, 
   const outcome = await checkSecondFactors(tx, deps.codes.box, user, answers, maxPasswordAttempts);
   if (outcome.ok) return undefined;
   const name = CODE_CHECKS.find(([, check]) => check === outcome.wrong)![0];
-  return { ok: false, error: invalidArgument(`checks.${name}: the code is not valid`), locked: outcome.locked, check: { method: outcome.wrong, outcome: "wrong_code", user: rowUser(user) } };
+  return {
+    ok: false,
+    error: invalidArgument(`checks.${name}: the code is not valid`),
+    locked: outcome.locked,
+    check: { method: outcome.wrong, outcome: "wrong_code", user: rowUser(user) },
+  };
 }
 
 /**
  * The write's result, or its failure thrown once the transaction that counted it committed;
  * its attempts recorded then, once (a transaction may run again).
  */
-function finish<T extends { ok: true; checks: SignInCheck[] }, R>(store: SessionStore, record: (check: SignInCheck) => void, outcome: T | Failure, result: (o: T) => R): R {
+function finish<T extends { ok: true; checks: SignInCheck[] }, R>(
+  store: SessionStore,
+  record: (check: SignInCheck) => void,
+  outcome: T | Failure,
+  result: (o: T) => R,
+): R {
   if (outcome.ok) {
     outcome.checks.forEach(record);
     return result(outcome);
@@ -426,7 +482,12 @@ async function checkWebAuthN(
   answer: NonNullable<SessionChecks["webAuthN"]>,
 ): Promise<{ ok: true; user: UserRow; factor: WebAuthnFactor } | Failure> {
   const challenge = session.challenges.webAuthN;
-  const refuse = (why: string, locked = false, check?: SignInCheck): Failure => ({ ok: false, error: invalidArgument(`checks.webAuthN: ${why}`), locked, ...(check && { check }) });
+  const refuse = (why: string, locked = false, check?: SignInCheck): Failure => ({
+    ok: false,
+    error: invalidArgument(`checks.webAuthN: ${why}`),
+    locked,
+    ...(check && { check }),
+  });
   if (!challenge) return refuse("the session has no passkey challenge to answer: request challenges.webAuthN first");
   // A challenge is answered once, rightly or not.
   await tx.updateTable("sessions").set({ challenges: "{}" }).where("instance_id", "=", actor.instanceId).where("id", "=", session.id).execute();
@@ -437,5 +498,8 @@ async function checkWebAuthN(
 }
 
 function challengeEvents(challenges: SessionChallenges): PendingEvent[] {
-  return CHALLENGES.filter(([name]) => challenges[name]).map(([name, type]) => ({ type: `session.${type}.challenged`, payload: { returned: challenges[name]!.returnCode } }));
+  return CHALLENGES.filter(([name]) => challenges[name]).map(([name, type]) => ({
+    type: `session.${type}.challenged`,
+    payload: { returned: challenges[name]!.returnCode },
+  }));
 }

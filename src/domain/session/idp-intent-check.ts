@@ -30,10 +30,21 @@ import { rowUser, stateRefusal, type SignInCheck, type SignInReason, type SignIn
 type Refused = { ok: false; error: Error; locked: boolean; check: SignInCheck };
 export type IntentChecked = { ok: true; user: UserRow; row: IdpIntentRow & { external_user_id: string } } | Refused;
 
-export async function checkIdpIntent(tx: Tx, loginSettings: SettingsKind, actor: Actor, user: UserRow | undefined, check: NonNullable<SessionChecks["idpIntent"]>): Promise<IntentChecked> {
+export async function checkIdpIntent(
+  tx: Tx,
+  loginSettings: SettingsKind,
+  actor: Actor,
+  user: UserRow | undefined,
+  check: NonNullable<SessionChecks["idpIntent"]>,
+): Promise<IntentChecked> {
   // Whose attempt a refusal was: the session's user, else the linked user once known.
   const attempt = (outcome: SignInReason, of = user && rowUser(user)): SignInCheck => ({ method: "idp", outcome, ...(of && { user: of }) });
-  const refuse = (why: string, outcome: SignInReason, of?: SignInUser): Refused => ({ ok: false, error: failedPrecondition(`checks.idpIntent: ${why}`), locked: false, check: attempt(outcome, of) });
+  const refuse = (why: string, outcome: SignInReason, of?: SignInUser): Refused => ({
+    ok: false,
+    error: failedPrecondition(`checks.idpIntent: ${why}`),
+    locked: false,
+    check: attempt(outcome, of),
+  });
   const proven = await provenIntent(tx, actor.instanceId, check.id, check.token, true);
   if (!proven.ok) {
     if (proven.kind === "unusable") return { ok: false, error: proven.error, locked: false, check: attempt("wrong_code") };
@@ -47,11 +58,16 @@ export async function checkIdpIntent(tx: Tx, loginSettings: SettingsKind, actor:
   if (!linked) return refuse("the external account is linked to no user (register or link one first)", "unknown_name");
   if (user && linked.userId !== user.id) return refuse("the external account is linked to another user than the session's", "not_allowed");
   const linkedTo = { id: linked.userId, orgId: linked.orgId };
-  if (!linked.orgActive || linked.state !== "active") return refuse(`the user is ${linked.state === "locked" ? "locked" : "not active"}`, stateRefusal(linked.state) ?? "inactive", linkedTo);
+  if (!linked.orgActive || linked.state !== "active")
+    return refuse(`the user is ${linked.state === "locked" ? "locked" : "not active"}`, stateRefusal(linked.state) ?? "inactive", linkedTo);
   const owner = user ?? (await findUserRow(tx, actor.instanceId, linked.userId));
   if (!owner || owner.type !== "human") return refuse("the linked user cannot sign in", "not_allowed", linkedTo);
   if (!(await providerReaches(tx, actor.instanceId, owner.org_id, row.idp_id))) {
-    return refuse("the identity provider does not reach the user's organization (not active there, or its login settings do not allow external login)", "not_allowed", linkedTo);
+    return refuse(
+      "the identity provider does not reach the user's organization (not active there, or its login settings do not allow external login)",
+      "not_allowed",
+      linkedTo,
+    );
   }
   return { ok: true, user: owner, row };
 }
@@ -74,7 +90,14 @@ export async function recordIdpIntentCheck(
   const at = now.toISOString();
   const named = sessionUserId === undefined;
   return {
-    factors: { ...factors, ...(named && { user: { id: checked.user.id, checkedAt: at } }), idpIntent: { checkedAt: at, idpId: checked.row.idp_id, externalUserId: checked.row.external_user_id } },
-    events: [...(named ? [{ type: "session.user.checked", payload: { userId: checked.user.id } }] : []), { type: "session.idp_intent.checked", payload: { idpId: checked.row.idp_id, intentId: checked.row.id } }],
+    factors: {
+      ...factors,
+      ...(named && { user: { id: checked.user.id, checkedAt: at } }),
+      idpIntent: { checkedAt: at, idpId: checked.row.idp_id, externalUserId: checked.row.external_user_id },
+    },
+    events: [
+      ...(named ? [{ type: "session.user.checked", payload: { userId: checked.user.id } }] : []),
+      { type: "session.idp_intent.checked", payload: { idpId: checked.row.idp_id, intentId: checked.row.id } },
+    ],
   };
 }

@@ -15,9 +15,23 @@ function sessions(db: Db | Tx, instanceId: string) {
     .selectFrom("sessions as s")
     .leftJoin("users as u", (j) => j.onRef("u.instance_id", "=", "s.instance_id").onRef("u.id", "=", "s.user_id"))
     .select([
-      "s.instance_id", "s.id", "s.factors", "s.metadata", "s.user_agent", "s.expires_at", "s.created_at", "s.change_date", "s.sequence",
-      "u.id as user_id", "u.org_id as user_org_id", "u.name as user_name",
-      sql<string | null>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as("login_name"),
+      "s.instance_id",
+      "s.id",
+      "s.factors",
+      "s.metadata",
+      "s.user_agent",
+      "s.expires_at",
+      "s.created_at",
+      "s.change_date",
+      "s.sequence",
+      "u.id as user_id",
+      "u.org_id as user_org_id",
+      "u.name as user_name",
+      sql<
+        string | null
+      >`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as(
+        "login_name",
+      ),
     ])
     .where("s.instance_id", "=", instanceId);
 }
@@ -32,7 +46,16 @@ function view(row: Row): SessionView {
     details: { id: row.id, sequence: Number(row.sequence), changeDate: row.change_date, owner: { type: "instance", id: row.instance_id } },
     createdAt: row.created_at,
     // A user removed since is no longer named: the session checks nobody.
-    user: row.user_id && f.user ? { id: row.user_id, loginName: row.login_name ?? "", displayName: row.user_name ?? "", orgId: row.user_org_id ?? "", checkedAt: new Date(f.user.checkedAt) } : undefined,
+    user:
+      row.user_id && f.user
+        ? {
+            id: row.user_id,
+            loginName: row.login_name ?? "",
+            displayName: row.user_name ?? "",
+            orgId: row.user_org_id ?? "",
+            checkedAt: new Date(f.user.checkedAt),
+          }
+        : undefined,
     factors,
     webAuthN: f.webAuthN && { checkedAt: new Date(f.webAuthN.checkedAt), userVerified: f.webAuthN.userVerified },
     idpIntent: f.idpIntent && { checkedAt: new Date(f.idpIntent.checkedAt), idpId: f.idpIntent.idpId },
@@ -64,7 +87,15 @@ export async function searchSessions(db: Db, instanceId: string, search: { filte
     else if (f.kind === "created") q = q.where("sessions.created_at", f.op, f.date);
     else q = q.where(sql<string>`sessions.user_agent->>'fingerprintId'`, "=", f.fingerprintId);
   }
-  const found = await searchPage(db, AGGREGATE, instanceId, q, (qb, direction) => qb.orderBy("sessions.created_at", direction).orderBy("sessions.id", direction), search.page, ["id"]);
+  const found = await searchPage(
+    db,
+    AGGREGATE,
+    instanceId,
+    q,
+    (qb, direction) => qb.orderBy("sessions.created_at", direction).orderBy("sessions.id", direction),
+    search.page,
+    ["id"],
+  );
   if (found.rows.length === 0) return { ...found, rows: [] };
   // The page's sessions, read again with their users: the page's statement reads their ids.
   const ids = found.rows.map((r) => r.id);
@@ -73,8 +104,12 @@ export async function searchSessions(db: Db, instanceId: string, search: { filte
 }
 
 /* Every PatchSession and DeleteSession is authorized by one of these first: prepared (store/prepared.ts). */
-const ownerOf = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").select("user_id").where("instance_id", "=", p.instanceId).where("id", "=", p.id));
-const tokenOf = prepared((db, p: { instanceId: string; id: string }) => db.selectFrom("sessions").select("token_hash").where("instance_id", "=", p.instanceId).where("id", "=", p.id));
+const ownerOf = prepared((db, p: { instanceId: string; id: string }) =>
+  db.selectFrom("sessions").select("user_id").where("instance_id", "=", p.instanceId).where("id", "=", p.id),
+);
+const tokenOf = prepared((db, p: { instanceId: string; id: string }) =>
+  db.selectFrom("sessions").select("token_hash").where("instance_id", "=", p.instanceId).where("id", "=", p.id),
+);
 
 /** The owner of a session for authorization: its instance, and its user (who may act on it as "self"). */
 export async function sessionOwner(db: Db, instanceId: string, id: string): Promise<{ instanceId: string; userId?: string } | undefined> {

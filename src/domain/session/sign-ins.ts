@@ -29,7 +29,12 @@ export function methodOf(checks: SessionChecks): SignInMethod {
  * passkey when it named the user), its external login. The password's is recorded when it is
  * checked, before them.
  */
-export function passedChecks(checks: SessionChecks, user: UserRow | undefined, key: { user: UserRow; named: boolean } | undefined, intent: UserRow | undefined): SignInCheck[] {
+export function passedChecks(
+  checks: SessionChecks,
+  user: UserRow | undefined,
+  key: { user: UserRow; named: boolean } | undefined,
+  intent: UserRow | undefined,
+): SignInCheck[] {
   const passed: SignInCheck[] = [];
   if (user) for (const [name, method] of CODE_CHECKS) if (checks[name] !== undefined) passed.push({ method, outcome: "succeeded", user: rowUser(user) });
   if (key) passed.push({ method: key.named ? "passkey" : "webauthn", outcome: "succeeded", user: rowUser(key.user) });

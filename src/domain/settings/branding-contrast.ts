@@ -28,8 +28,22 @@ type Pair = [foreground: string, background: string];
  * stands out more, which always passes (login/view/palette.ts).
  */
 const PAIRS: readonly { mode: "light" | "dark"; pairs: readonly Pair[] }[] = [
-  { mode: "light", pairs: [["font_color", "background_color"], ["warn_color", "background_color"], ["primary_color", "background_color"]] },
-  { mode: "dark", pairs: [["font_color_dark", "background_color_dark"], ["warn_color_dark", "background_color_dark"], ["primary_color_dark", "background_color_dark"]] },
+  {
+    mode: "light",
+    pairs: [
+      ["font_color", "background_color"],
+      ["warn_color", "background_color"],
+      ["primary_color", "background_color"],
+    ],
+  },
+  {
+    mode: "dark",
+    pairs: [
+      ["font_color_dark", "background_color_dark"],
+      ["warn_color_dark", "background_color_dark"],
+      ["primary_color_dark", "background_color_dark"],
+    ],
+  },
 ];
 
 const FIELD = (property: string) => property.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) as keyof Branding;

@@ -69,7 +69,10 @@ const COLORS = {
   font_color_dark: "fontColorDark",
 } as const satisfies Record<string, keyof Branding>;
 const FLAGS = { hide_login_name_suffix: "hideLoginNameSuffix", disable_watermark: "disableWatermark" } as const satisfies Record<string, keyof Branding>;
-const IMAGE_URLS = { logo: "logoUrl", logo_dark: "logoDarkUrl", icon: "iconUrl", icon_dark: "iconDarkUrl" } as const satisfies Record<BrandingImage, keyof Branding>;
+const IMAGE_URLS = { logo: "logoUrl", logo_dark: "logoDarkUrl", icon: "iconUrl", icon_dark: "iconDarkUrl" } as const satisfies Record<
+  BrandingImage,
+  keyof Branding
+>;
 
 /** The property holding where an image is served. */
 export const imageUrlProperty = (image: BrandingImage) => `${image}_url`;

@@ -22,7 +22,13 @@ export async function putSettingsFile(tx: Tx, kind: string, at: ContextRef, name
 
 export async function removeSettingsFile(tx: Tx, kind: string, at: ContextRef, name: string): Promise<void> {
   const columns = contextColumns(at);
-  await tx.deleteFrom("settings_files").where("instance_id", "=", columns.instance_id).where("org_id", "=", columns.org_id).where("kind", "=", kind).where("name", "=", name).execute();
+  await tx
+    .deleteFrom("settings_files")
+    .where("instance_id", "=", columns.instance_id)
+    .where("org_id", "=", columns.org_id)
+    .where("kind", "=", kind)
+    .where("name", "=", name)
+    .execute();
 }
 
 /** A context's file of a name, when its content has this hash (an older URL finds nothing). */

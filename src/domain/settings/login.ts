@@ -77,7 +77,9 @@ const DEFAULT_MAX_PASSWORD_ATTEMPTS = 10;
  * registration off (an instance owner opts in, as in Keycloak), passwords and external
  * identity providers on.
  */
-export function loginSettingsKind(defaults: { maxPasswordAttempts: number; loginUiUrl?: string } = { maxPasswordAttempts: DEFAULT_MAX_PASSWORD_ATTEMPTS }): SettingsKind {
+export function loginSettingsKind(
+  defaults: { maxPasswordAttempts: number; loginUiUrl?: string } = { maxPasswordAttempts: DEFAULT_MAX_PASSWORD_ATTEMPTS },
+): SettingsKind {
   const flag = (builtIn: boolean): PropertyDefinition => ({
     levels: EVERYWHERE,
     builtIn,
@@ -103,7 +105,8 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number; login
         levels: EVERYWHERE,
         builtIn: [...SECOND_FACTORS],
         check: (v) => {
-          if (!Array.isArray(v) || v.some((t) => !SECOND_FACTORS.includes(t))) throw invalidArgument(`second_factors: each is one of ${SECOND_FACTORS.join(", ")}`);
+          if (!Array.isArray(v) || v.some((t) => !SECOND_FACTORS.includes(t)))
+            throw invalidArgument(`second_factors: each is one of ${SECOND_FACTORS.join(", ")}`);
         },
       },
       passwordless_type: {
@@ -117,7 +120,8 @@ export function loginSettingsKind(defaults: { maxPasswordAttempts: number; login
         levels: EVERYWHERE,
         builtIn: [...MULTI_FACTORS],
         check: (v) => {
-          if (!Array.isArray(v) || v.some((t) => !MULTI_FACTORS.includes(t))) throw invalidArgument(`multi_factors: each is one of ${MULTI_FACTORS.join(", ")}`);
+          if (!Array.isArray(v) || v.some((t) => !MULTI_FACTORS.includes(t)))
+            throw invalidArgument(`multi_factors: each is one of ${MULTI_FACTORS.join(", ")}`);
         },
       },
       // Where every person of the instance is sent to type a password: the instance's to choose,

@@ -122,7 +122,9 @@ function checkChange(kind: SettingsKind, at: ContextRef, change: SettingsChange)
     const property = kind.properties[name];
     if (!property) throw invalidArgument(`${kind.name} settings have no property ${name}`);
     if (!property.levels.has(at.type)) {
-      throw invalidArgument(`${name} cannot be set in ${describeContext(at)}; it may be set in: ${[...property.levels].join(", ") || "nowhere (fixed by the system)"}`);
+      throw invalidArgument(
+        `${name} cannot be set in ${describeContext(at)}; it may be set in: ${[...property.levels].join(", ") || "nowhere (fixed by the system)"}`,
+      );
     }
   }
   for (const [name, value] of Object.entries(change.set)) kind.properties[name]!.check?.(value);
@@ -141,7 +143,13 @@ export function ownerFor(value: { from: ContextRef; fixed?: boolean }, at: Conte
  * without an event. The kind's rules see the effective values after the change, in the
  * same transaction: a refused change leaves nothing behind.
  */
-export async function writeSettings(tx: Tx, creator: Editor, kind: SettingsKind, at: ContextRef, change: SettingsChange): Promise<SettingsDetails & { changed: boolean }> {
+export async function writeSettings(
+  tx: Tx,
+  creator: Editor,
+  kind: SettingsKind,
+  at: ContextRef,
+  change: SettingsChange,
+): Promise<SettingsDetails & { changed: boolean }> {
   checkChange(kind, at, change);
   const columns = contextColumns(at);
   // The row is the lock: concurrent writers of one context's settings take turns.

@@ -30,7 +30,13 @@ export function signingKeyRows(db: Db | Tx, instanceId: string): Promise<Signing
 export async function maintainSigningKeys(tx: Tx, instanceId: string, now: Date, policy: KeyPolicy, box: SecretBox, force = false): Promise<SigningKeyRow[]> {
   let rows = await signingKeyRows(tx, instanceId);
   if (isSettled(planRotation(rows, now, policy, force))) return rows;
-  const instance = await tx.selectFrom("instances").select("id").where("instance_id", "=", instanceId).where("id", "=", instanceId).forUpdate().executeTakeFirst();
+  const instance = await tx
+    .selectFrom("instances")
+    .select("id")
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", instanceId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!instance) throw notFound(`no instance with the id "${instanceId}"`);
   rows = await signingKeyRows(tx, instanceId);
   const plan = planRotation(rows, now, policy, force);
@@ -71,7 +77,10 @@ async function apply(tx: Tx, instanceId: string, plan: RotationPlan, policy: Key
       })
       .execute();
     // The public key only: an event log must never hold key material that signs.
-    events.push({ type: "signing_key.added", payload: { kid, algorithm: policy.algorithm, publicJwk: published, activatesAt: plan.create.activatesAt.toISOString() } });
+    events.push({
+      type: "signing_key.added",
+      payload: { kid, algorithm: policy.algorithm, publicJwk: published, activatesAt: plan.create.activatesAt.toISOString() },
+    });
   }
   await appendEvents(tx, aggregate, await lastSequence(tx, aggregate), events, SYSTEM_EDITOR);
 }

@@ -39,7 +39,13 @@ export async function checkSecondFactor(tx: Tx, box: SecretBox, user: UserRow, c
  * beside a wrong email code keeps its time step for the next try); only when every answer is
  * right are they all used up.
  */
-export async function checkSecondFactors(tx: Tx, box: SecretBox, user: UserRow, answers: [CodeCheck, string][], maxAttempts: number): Promise<{ ok: true } | ({ ok: false; wrong: CodeCheck } & CheckOutcome)> {
+export async function checkSecondFactors(
+  tx: Tx,
+  box: SecretBox,
+  user: UserRow,
+  answers: [CodeCheck, string][],
+  maxAttempts: number,
+): Promise<{ ok: true } | ({ ok: false; wrong: CodeCheck } & CheckOutcome)> {
   const rights: RightAnswer[] = [];
   for (const [check, code] of answers) {
     const right = await rightAnswer(tx, box, user, check, code.slice(0, 64));
@@ -58,7 +64,14 @@ interface RightAnswer {
 
 /* A TOTP sign-in is a PatchSession's hot path: its statements are prepared (store/prepared.ts). */
 const totpLocked = prepared((db, p: { instanceId: string; userId: string }) =>
-  db.selectFrom("user_factors").select(["sealed_secret", "last_step"]).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("type", "=", "totp").where("state", "=", "ready").forUpdate(),
+  db
+    .selectFrom("user_factors")
+    .select(["sealed_secret", "last_step"])
+    .where("instance_id", "=", p.instanceId)
+    .where("user_id", "=", p.userId)
+    .where("type", "=", "totp")
+    .where("state", "=", "ready")
+    .forUpdate(),
 );
 const totpStepTaken = prepared((db, p: { instanceId: string; userId: string; step: number }) =>
   db.updateTable("user_factors").set({ last_step: p.step }).where("instance_id", "=", p.instanceId).where("user_id", "=", p.userId).where("type", "=", "totp"),
@@ -95,8 +108,20 @@ async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: CodeChe
       if (!unused) return undefined;
       return {
         async use() {
-          await tx.updateTable("user_recovery_codes").set({ used_at: new Date() }).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("code_hash", "=", codeHash).execute();
-          const current = await tx.selectFrom("users").selectAll().where("instance_id", "=", instanceId).where("id", "=", userId).forUpdate().executeTakeFirstOrThrow();
+          await tx
+            .updateTable("user_recovery_codes")
+            .set({ used_at: new Date() })
+            .where("instance_id", "=", instanceId)
+            .where("user_id", "=", userId)
+            .where("code_hash", "=", codeHash)
+            .execute();
+          const current = await tx
+            .selectFrom("users")
+            .selectAll()
+            .where("instance_id", "=", instanceId)
+            .where("id", "=", userId)
+            .forUpdate()
+            .executeTakeFirstOrThrow();
           await changeUser(tx, { instanceId, userId }, current, [{ type: "user.recovery_code.used", payload: {} }], {});
         },
       };
@@ -110,9 +135,22 @@ async function rightAnswer(tx: Tx, box: SecretBox, user: UserRow, check: CodeChe
  * for a login UI that delivers it). FailedPrecondition when the address or number is not
  * verified or the factor is not set up.
  */
-export async function sendSignInCode(tx: Tx, s: VerificationSettings, actor: Actor, user: UserRow, type: "otp_email" | "otp_sms", returnCode = false): Promise<string | undefined> {
+export async function sendSignInCode(
+  tx: Tx,
+  s: VerificationSettings,
+  actor: Actor,
+  user: UserRow,
+  type: "otp_email" | "otp_sms",
+  returnCode = false,
+): Promise<string | undefined> {
   const address = type === "otp_email" ? (user.email_verified ? user.email : null) : user.phone_verified ? user.phone : null;
-  const factor = await tx.selectFrom("user_factors").select("type").where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).where("type", "=", type).executeTakeFirst();
+  const factor = await tx
+    .selectFrom("user_factors")
+    .select("type")
+    .where("instance_id", "=", user.instance_id)
+    .where("user_id", "=", user.id)
+    .where("type", "=", type)
+    .executeTakeFirst();
   if (!address || !factor) throw failedPrecondition(`user ${user.id} cannot receive ${type === "otp_email" ? "email" : "SMS"} codes`);
   return issueCodeMessage(tx, s, { actor, user, purpose: type, kind: type, address, ttlMs: s.codeTtlMs.otp, returnCode });
 }

@@ -30,7 +30,13 @@ const factorRow = (tx: Tx, instanceId: string, userId: string, type: FactorType)
  * still pending is replaced (a person who lost the first QR code starts again); an active one
  * must be removed first.
  */
-export async function addTotp(tx: Tx, actor: Actor, box: SecretBox, userId: string, issuer: string): Promise<{ details: ObjectDetails; secret: string; uri: string }> {
+export async function addTotp(
+  tx: Tx,
+  actor: Actor,
+  box: SecretBox,
+  userId: string,
+  issuer: string,
+): Promise<{ details: ObjectDetails; secret: string; uri: string }> {
   const user = await person(tx, actor, userId);
   const existing = await factorRow(tx, actor.instanceId, userId, "totp").executeTakeFirst();
   if (existing?.state === "ready") throw failedPrecondition(`user ${userId} has a TOTP authenticator already: remove it first`);
@@ -58,7 +64,13 @@ export async function verifyTotp(tx: Tx, actor: Actor, box: SecretBox, userId: s
   const step = totpStep(box.decrypt(row.sealed_secret!), code);
   if (step === undefined) return undefined;
   const details = await changeUser(tx, actor, user, [{ type: "user.totp.verified", payload: {} }], {});
-  await tx.updateTable("user_factors").set({ state: "ready", last_step: step }).where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("type", "=", "totp").execute();
+  await tx
+    .updateTable("user_factors")
+    .set({ state: "ready", last_step: step })
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("type", "=", "totp")
+    .execute();
   return details;
 }
 
@@ -70,9 +82,13 @@ export async function addOtp(tx: Tx, actor: Actor, userId: string, type: "otp_em
   const user = await person(tx, actor, userId);
   const verified = type === "otp_email" ? user.email !== null && user.email_verified === true : user.phone !== null && user.phone_verified === true;
   if (!verified) throw failedPrecondition(`user ${userId} has no verified ${type === "otp_email" ? "email address" : "phone number"}: verify it first`);
-  if (await factorRow(tx, actor.instanceId, userId, type).executeTakeFirst()) throw alreadyExists(`user ${userId} has ${type === "otp_email" ? "email" : "SMS"} codes as a second factor already`);
+  if (await factorRow(tx, actor.instanceId, userId, type).executeTakeFirst())
+    throw alreadyExists(`user ${userId} has ${type === "otp_email" ? "email" : "SMS"} codes as a second factor already`);
   const details = await changeUser(tx, actor, user, [{ type: `${FACTOR_EVENT[type]}.added`, payload: {} }], {});
-  await tx.insertInto("user_factors").values({ instance_id: actor.instanceId, user_id: userId, type, state: "ready", sealed_secret: null, last_step: null, created_at: details.changeDate }).execute();
+  await tx
+    .insertInto("user_factors")
+    .values({ instance_id: actor.instanceId, user_id: userId, type, state: "ready", sealed_secret: null, last_step: null, created_at: details.changeDate })
+    .execute();
   return details;
 }
 
@@ -87,7 +103,11 @@ export async function removeFactor(tx: Tx, actor: Actor, userId: string, type: F
   return changeUser(tx, actor, user, [{ type: `${FACTOR_EVENT[type]}.removed`, payload: {} }], {});
 }
 
-const DESCRIBED: Record<FactorType, string> = { totp: "TOTP authenticator", otp_email: "email codes as a second factor", otp_sms: "SMS codes as a second factor" };
+const DESCRIBED: Record<FactorType, string> = {
+  totp: "TOTP authenticator",
+  otp_email: "email codes as a second factor",
+  otp_sms: "SMS codes as a second factor",
+};
 
 /** Ten new recovery codes, answered once; the earlier set, used or not, stops working. */
 export async function generateRecoveryCodes(tx: Tx, actor: Actor, box: SecretBox, userId: string): Promise<{ details: ObjectDetails; codes: string[] }> {
@@ -97,7 +117,15 @@ export async function generateRecoveryCodes(tx: Tx, actor: Actor, box: SecretBox
   await tx.deleteFrom("user_recovery_codes").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).execute();
   await tx
     .insertInto("user_recovery_codes")
-    .values(codes.map((code) => ({ instance_id: actor.instanceId, user_id: userId, code_hash: recoveryCodeHash(box, actor.instanceId, userId, code), created_at: details.changeDate, used_at: null })))
+    .values(
+      codes.map((code) => ({
+        instance_id: actor.instanceId,
+        user_id: userId,
+        code_hash: recoveryCodeHash(box, actor.instanceId, userId, code),
+        created_at: details.changeDate,
+        used_at: null,
+      })),
+    )
     .execute();
   return { details, codes };
 }

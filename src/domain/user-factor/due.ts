@@ -27,7 +27,12 @@ const some = (a: AllowedFactors) => a.factors.length > 0 || a.passkey;
  * provider alone vouched for the person) only waives the set-up where `force_mfa_local_only`
  * says so. One rule for the login pages and the session API's finalization.
  */
-export async function secondFactorDue(db: Db | Tx, user: UserRow, settings: LoginSettings, external: boolean): Promise<{ ask: boolean; setUp: boolean } & AllowedFactors> {
+export async function secondFactorDue(
+  db: Db | Tx,
+  user: UserRow,
+  settings: LoginSettings,
+  external: boolean,
+): Promise<{ ask: boolean; setUp: boolean } & AllowedFactors> {
   const allowed = allowedFactors(await usableFactors(db, user), settings);
   if (some(allowed)) return { ask: true, setUp: false, ...allowed };
   const required = mfaRequired(settings, external);

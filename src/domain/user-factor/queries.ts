@@ -18,14 +18,24 @@ export interface Factors {
  */
 export async function usableFactors(db: Db | Tx, user: Pick<UserRow, "instance_id" | "id" | "email_verified" | "phone_verified">): Promise<Factors> {
   const { factors, ...rest } = await readyFactors(db, user);
-  return { factors: factors.filter((type) => (type === "otp_email" ? user.email_verified === true : type === "otp_sms" ? user.phone_verified === true : true)), ...rest };
+  return {
+    factors: factors.filter((type) => (type === "otp_email" ? user.email_verified === true : type === "otp_sms" ? user.phone_verified === true : true)),
+    ...rest,
+  };
 }
 
 /** The factors set up (a TOTP verified, a key registered), used or not, strongest first. */
 async function readyFactors(db: Db | Tx, user: Pick<UserRow, "instance_id" | "id">): Promise<Factors> {
   const [rows, keys, codes] = await Promise.all([
     db.selectFrom("user_factors").select(["type", "state"]).where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).execute(),
-    db.selectFrom("user_webauthn_keys").select("kind").distinct().where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).where("state", "=", "ready").execute(),
+    db
+      .selectFrom("user_webauthn_keys")
+      .select("kind")
+      .distinct()
+      .where("instance_id", "=", user.instance_id)
+      .where("user_id", "=", user.id)
+      .where("state", "=", "ready")
+      .execute(),
     db
       .selectFrom("user_recovery_codes")
       .select((eb) => eb.fn.countAll<string>().as("n"))
@@ -44,8 +54,20 @@ const ORDER: SecondFactorType[] = ["u2f", "totp", "otp_sms", "otp_email"];
 /** What a user has set up to sign in with: types only, in the order of AUTH_METHODS. */
 export async function authMethodsOf(db: Db, user: UserRow): Promise<AuthMethod[]> {
   const [password, idp, ready] = await Promise.all([
-    db.selectFrom("user_secrets").select("kind").where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).where("kind", "=", "password").executeTakeFirst(),
-    db.selectFrom("external_identities").select("idp_id").where("instance_id", "=", user.instance_id).where("user_id", "=", user.id).limit(1).executeTakeFirst(),
+    db
+      .selectFrom("user_secrets")
+      .select("kind")
+      .where("instance_id", "=", user.instance_id)
+      .where("user_id", "=", user.id)
+      .where("kind", "=", "password")
+      .executeTakeFirst(),
+    db
+      .selectFrom("external_identities")
+      .select("idp_id")
+      .where("instance_id", "=", user.instance_id)
+      .where("user_id", "=", user.id)
+      .limit(1)
+      .executeTakeFirst(),
     readyFactors(db, user),
   ]);
   const has: Record<AuthMethod, boolean> = {
@@ -63,6 +85,12 @@ export async function authMethodsOf(db: Db, user: UserRow): Promise<AuthMethod[]
 
 /** The secret of a TOTP added and not verified yet (to show again beside a wrong first code); undefined when none is pending. */
 export async function pendingTotpSecret(db: Db, box: SecretBox, instanceId: string, userId: string): Promise<string | undefined> {
-  const row = await db.selectFrom("user_factors").select(["sealed_secret", "state"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("type", "=", "totp").executeTakeFirst();
+  const row = await db
+    .selectFrom("user_factors")
+    .select(["sealed_secret", "state"])
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("type", "=", "totp")
+    .executeTakeFirst();
   return row?.state === "pending" && row.sealed_secret ? box.decrypt(row.sealed_secret) : undefined;
 }

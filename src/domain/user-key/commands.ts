@@ -24,7 +24,15 @@ export async function addUserKey(tx: Tx, actor: Actor, userId: string, material:
   );
   await tx
     .insertInto("user_keys")
-    .values({ instance_id: actor.instanceId, id, user_id: userId, key_type: material.type, public_key: material.publicKey, expires_at: expiresAt, ...createdBy(appended) })
+    .values({
+      instance_id: actor.instanceId,
+      id,
+      user_id: userId,
+      key_type: material.type,
+      public_key: material.publicKey,
+      expires_at: expiresAt,
+      ...createdBy(appended),
+    })
     .execute();
   const details: ObjectDetails = { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: user.org_id } };
   const keyFile = material.privateKey ? JSON.stringify({ type: "serviceaccount", keyId: id, key: material.privateKey, userId }) : "";
@@ -41,6 +49,12 @@ export async function removeUserKey(tx: Tx, actor: Actor, userId: string, id: st
     .returning("sequence")
     .executeTakeFirst();
   if (!key) throw notFound(`key ${id} of user ${userId} not found`);
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: user.org_id }, key.sequence, [{ type: "user.key.removed", payload: { userId } }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: user.org_id },
+    key.sequence,
+    [{ type: "user.key.removed", payload: { userId } }],
+    actor,
+  );
   return { id, sequence: appended.sequence, changeDate: appended.createdAt, owner: { type: "org", id: user.org_id } };
 }

@@ -9,7 +9,13 @@ export interface MetadataView {
 }
 
 export async function getUserMetadata(db: Db, instanceId: string, userId: string, key: string): Promise<MetadataView> {
-  const row = await db.selectFrom("user_metadata").select(["key", "value", "change_date"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).where("key", "=", key).executeTakeFirst();
+  const row = await db
+    .selectFrom("user_metadata")
+    .select(["key", "value", "change_date"])
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("key", "=", key)
+    .executeTakeFirst();
   if (!row) throw notFound(`user ${userId} has no metadata "${key}"`);
   return { key: row.key, value: row.value, changeDate: row.change_date };
 }
@@ -23,6 +29,12 @@ export async function searchUserMetadata(db: Db, instanceId: string, userId: str
 
 /** Every key of a user, for action functions (bounded by what SetMetadata allows to accumulate). */
 export async function allUserMetadata(db: Db, instanceId: string, userId: string): Promise<MetadataView[]> {
-  const rows = await db.selectFrom("user_metadata").select(["key", "value", "change_date"]).where("instance_id", "=", instanceId).where("user_id", "=", userId).orderBy("key").execute();
+  const rows = await db
+    .selectFrom("user_metadata")
+    .select(["key", "value", "change_date"])
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .orderBy("key")
+    .execute();
   return rows.map((r) => ({ key: r.key, value: r.value, changeDate: r.change_date }));
 }

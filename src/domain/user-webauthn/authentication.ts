@@ -1,4 +1,9 @@
-import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
+import {
+  generateAuthenticationOptions,
+  verifyAuthenticationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+} from "@simplewebauthn/server";
 import type { Db, Tx } from "../../store/db.js";
 import type { WebAuthnKind } from "./factor.js";
 import { answerOrigin } from "./relying-party.js";
@@ -13,7 +18,11 @@ import { answerOrigin } from "./relying-party.js";
 
 export type UserVerification = "required" | "preferred" | "discouraged";
 
-export async function assertionOptions(db: Db | Tx, instanceId: string, input: { rpId: string; userVerification: UserVerification; userId?: string }): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function assertionOptions(
+  db: Db | Tx,
+  instanceId: string,
+  input: { rpId: string; userVerification: UserVerification; userId?: string },
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allow = input.userId
     ? await db
         .selectFrom("user_webauthn_keys")
@@ -24,7 +33,11 @@ export async function assertionOptions(db: Db | Tx, instanceId: string, input: {
         .where("state", "=", "ready")
         .execute()
     : [];
-  return generateAuthenticationOptions({ rpID: input.rpId, userVerification: input.userVerification, allowCredentials: allow.map((c) => ({ id: c.credential_id!, transports: c.transports })) });
+  return generateAuthenticationOptions({
+    rpID: input.rpId,
+    userVerification: input.userVerification,
+    allowCredentials: allow.map((c) => ({ id: c.credential_id!, transports: c.transports })),
+  });
 }
 
 export type AssertionOutcome =
@@ -39,7 +52,17 @@ export async function checkAssertion(
   response: AuthenticationResponseJSON,
   expected: { challenge: string; rpId: string; userVerification: UserVerification; userId?: string },
 ): Promise<AssertionOutcome> {
-  const key = typeof response?.id === "string" ? await tx.selectFrom("user_webauthn_keys").selectAll().where("instance_id", "=", instanceId).where("credential_id", "=", response.id).where("state", "=", "ready").forUpdate().executeTakeFirst() : undefined;
+  const key =
+    typeof response?.id === "string"
+      ? await tx
+          .selectFrom("user_webauthn_keys")
+          .selectAll()
+          .where("instance_id", "=", instanceId)
+          .where("credential_id", "=", response.id)
+          .where("state", "=", "ready")
+          .forUpdate()
+          .executeTakeFirst()
+      : undefined;
   if (!key) return { ok: false, reason: "the credential is not registered" };
   const named = { userId: key.user_id, keyId: key.id, kind: key.kind };
   // Another user's credential proves nothing here, and its counter is not this sign-in's to move.
@@ -61,7 +84,12 @@ export async function checkAssertion(
       expectedRPID: expected.rpId,
       // The counter is compared below, once the signature holds: the library compares it
       // first, and an unsigned answer naming someone's credential must not raise the alarm.
-      credential: { id: key.credential_id!, publicKey: new Uint8Array(Buffer.from(key.public_key!, "base64url")), counter: 0, transports: key.transports as never },
+      credential: {
+        id: key.credential_id!,
+        publicKey: new Uint8Array(Buffer.from(key.public_key!, "base64url")),
+        counter: 0,
+        transports: key.transports as never,
+      },
       requireUserVerification: expected.userVerification === "required",
     });
   } catch (error) {
@@ -73,5 +101,12 @@ export async function checkAssertion(
     return { ok: false, reason: "the authenticator's signature counter went back: it may be a copy", key: named, clone: true };
   }
   await tx.updateTable("user_webauthn_keys").set({ sign_count: info.newCounter }).where("instance_id", "=", instanceId).where("id", "=", key.id).execute();
-  return { ok: true, userId: key.user_id, keyId: key.id, kind: key.kind, userVerified: info.userVerified, deviceType: key.device_type ?? info.credentialDeviceType };
+  return {
+    ok: true,
+    userId: key.user_id,
+    keyId: key.id,
+    kind: key.kind,
+    userVerified: info.userVerified,
+    deviceType: key.device_type ?? info.credentialDeviceType,
+  };
 }

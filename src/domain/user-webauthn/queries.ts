@@ -25,6 +25,11 @@ export async function webAuthnKeysOf(db: Db, instanceId: string, userId: string,
 
 /** Whether a registered credential is bound to one device or synced (what its sign-in's `amr` says of it). */
 export async function webAuthnDeviceType(db: Db, instanceId: string, id: string): Promise<string | undefined> {
-  const row = await db.selectFrom("user_webauthn_keys").select("device_type").where("instance_id", "=", instanceId).where("id", "=", id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("user_webauthn_keys")
+    .select("device_type")
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
   return row.device_type ?? undefined;
 }

@@ -1,4 +1,9 @@
-import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from "@simplewebauthn/server";
+import {
+  generateRegistrationOptions,
+  verifyRegistrationResponse,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type RegistrationResponseJSON,
+} from "@simplewebauthn/server";
 import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { WebAuthnKind } from "./factor.js";
@@ -45,7 +50,13 @@ export async function startRegistration(
 ): Promise<{ id: string; details: ObjectDetails; options: PublicKeyCredentialCreationOptionsJSON }> {
   const user = await person(tx, actor, userId);
   const rpId = await checkedRpId(tx, actor.instanceId, input.domain);
-  const existing = await tx.selectFrom("user_webauthn_keys").select(["credential_id", "transports"]).where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("state", "=", "ready").execute();
+  const existing = await tx
+    .selectFrom("user_webauthn_keys")
+    .select(["credential_id", "transports"])
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("state", "=", "ready")
+    .execute();
   const userVerification = kind === "passkey" ? "required" : "preferred";
   const options = await generateRegistrationOptions({
     rpName: input.rpName,
@@ -56,35 +67,83 @@ export async function startRegistration(
     attestationType: "none",
     // The same authenticator twice would only be a second name for one key.
     excludeCredentials: existing.map((c) => ({ id: c.credential_id!, transports: c.transports })),
-    authenticatorSelection: { residentKey: kind === "passkey" ? "required" : "discouraged", userVerification, ...(input.attachment && { authenticatorAttachment: input.attachment }) },
+    authenticatorSelection: {
+      residentKey: kind === "passkey" ? "required" : "discouraged",
+      userVerification,
+      ...(input.attachment && { authenticatorAttachment: input.attachment }),
+    },
   });
   const id = newId();
   const details = await changeUser(tx, actor, user, [{ type: `user.${kind}.added`, payload: { id, rpId } }], {});
   // A registration started again replaces the one left unfinished.
-  await tx.deleteFrom("user_webauthn_keys").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("kind", "=", kind).where("state", "=", "pending").execute();
+  await tx
+    .deleteFrom("user_webauthn_keys")
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .where("state", "=", "pending")
+    .execute();
   await tx
     .insertInto("user_webauthn_keys")
-    .values({ instance_id: actor.instanceId, id, user_id: userId, kind, state: "pending", name: "", rp_id: rpId, challenge: options.challenge, user_verification: userVerification, created_at: details.changeDate })
+    .values({
+      instance_id: actor.instanceId,
+      id,
+      user_id: userId,
+      kind,
+      state: "pending",
+      name: "",
+      rp_id: rpId,
+      challenge: options.challenge,
+      user_verification: userVerification,
+      created_at: details.changeDate,
+    })
     .execute();
   return { id, details, options };
 }
 
-export async function finishRegistration(tx: Tx, actor: Actor, userId: string, kind: WebAuthnKind, id: string, response: RegistrationResponseJSON, name: string): Promise<ObjectDetails> {
+export async function finishRegistration(
+  tx: Tx,
+  actor: Actor,
+  userId: string,
+  kind: WebAuthnKind,
+  id: string,
+  response: RegistrationResponseJSON,
+  name: string,
+): Promise<ObjectDetails> {
   const user = await person(tx, actor, userId);
-  const row = await tx.selectFrom("user_webauthn_keys").selectAll().where("instance_id", "=", actor.instanceId).where("id", "=", id).where("user_id", "=", userId).where("kind", "=", kind).executeTakeFirst();
+  const row = await tx
+    .selectFrom("user_webauthn_keys")
+    .selectAll()
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .executeTakeFirst();
   if (!row) throw notFound(`user ${userId} has no ${KIND_NAME[kind]} ${id}`);
   if (row.state !== "pending" || !row.challenge) throw failedPrecondition(`${KIND_NAME[kind]} ${id} is registered already`);
-  if (Date.now() - new Date(row.created_at).getTime() > REGISTRATION_TTL_MS) throw failedPrecondition(`the registration of ${KIND_NAME[kind]} ${id} has expired: start again`);
+  if (Date.now() - new Date(row.created_at).getTime() > REGISTRATION_TTL_MS)
+    throw failedPrecondition(`the registration of ${KIND_NAME[kind]} ${id} has expired: start again`);
   const origin = answerOrigin(response?.response?.clientDataJSON, row.rp_id);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: row.challenge, expectedOrigin: origin, expectedRPID: row.rp_id, requireUserVerification: kind === "passkey" });
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: row.challenge,
+      expectedOrigin: origin,
+      expectedRPID: row.rp_id,
+      requireUserVerification: kind === "passkey",
+    });
   } catch (error) {
     throw invalidArgument(`publicKeyCredential: ${(error as Error).message}`);
   }
   if (!verified.verified) throw invalidArgument("publicKeyCredential: the attestation does not verify");
   const { credential, credentialDeviceType } = verified.registrationInfo;
-  const taken = await tx.selectFrom("user_webauthn_keys").select("id").where("instance_id", "=", actor.instanceId).where("credential_id", "=", credential.id).executeTakeFirst();
+  const taken = await tx
+    .selectFrom("user_webauthn_keys")
+    .select("id")
+    .where("instance_id", "=", actor.instanceId)
+    .where("credential_id", "=", credential.id)
+    .executeTakeFirst();
   if (taken) throw alreadyExists("this authenticator's credential is registered already");
   const details = await changeUser(tx, actor, user, [{ type: `user.${kind}.verified`, payload: { id, name } }], {});
   await tx
@@ -107,10 +166,23 @@ export async function finishRegistration(tx: Tx, actor: Actor, userId: string, k
 }
 
 /** Removes a credential; `keepOne` as removeKeepingOne's (a passkey or security key may be a person's last factor). */
-export async function removeWebAuthnKey(tx: Tx, actor: Actor, userId: string, kind: WebAuthnKind, id: string, keepOne: LoginSettings | undefined): Promise<ObjectDetails> {
+export async function removeWebAuthnKey(
+  tx: Tx,
+  actor: Actor,
+  userId: string,
+  kind: WebAuthnKind,
+  id: string,
+  keepOne: LoginSettings | undefined,
+): Promise<ObjectDetails> {
   const user = await person(tx, actor, userId);
   await removeKeepingOne(tx, user, keepOne, async () => {
-    const removed = await tx.deleteFrom("user_webauthn_keys").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("kind", "=", kind).where("id", "=", id).executeTakeFirst();
+    const removed = await tx
+      .deleteFrom("user_webauthn_keys")
+      .where("instance_id", "=", actor.instanceId)
+      .where("user_id", "=", userId)
+      .where("kind", "=", kind)
+      .where("id", "=", id)
+      .executeTakeFirst();
     if (Number(removed.numDeletedRows) === 0) throw notFound(`user ${userId} has no ${KIND_NAME[kind]} ${id}`);
   });
   return changeUser(tx, actor, user, [{ type: `user.${kind}.removed`, payload: { id } }], {});

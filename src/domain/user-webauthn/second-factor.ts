@@ -45,6 +45,7 @@ export async function verifySecondFactorCheck(
   answer: AuthenticationResponseJSON,
 ): Promise<WebAuthnCheck> {
   const checked = await verifyWebAuthnCheck(tx, { instanceId: user.instance_id, userId: user.id }, loginSettings, pending, answer, user);
-  if (checked.ok && !provesSecondFactor(checked.factor, settings)) return { ok: false, reason: "the login settings do not allow this key as a second factor", locked: false, refusal: "not_allowed", user };
+  if (checked.ok && !provesSecondFactor(checked.factor, settings))
+    return { ok: false, reason: "the login settings do not allow this key as a second factor", locked: false, refusal: "not_allowed", user };
   return checked;
 }

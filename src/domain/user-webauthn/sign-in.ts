@@ -40,7 +40,11 @@ export async function startWebAuthnCheck(
   input: { domain: string; userVerification: UserVerification; userId?: string },
 ): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; pending: PendingWebAuthn }> {
   const rpId = await checkedRpId(db, instanceId, input.domain);
-  const options = await assertionOptions(db, instanceId, { rpId, userVerification: input.userVerification, ...(input.userId !== undefined && { userId: input.userId }) });
+  const options = await assertionOptions(db, instanceId, {
+    rpId,
+    userVerification: input.userVerification,
+    ...(input.userId !== undefined && { userId: input.userId }),
+  });
   return { options, pending: { challenge: options.challenge, rpId, userVerification: input.userVerification, issuedAt: new Date().toISOString() } };
 }
 
@@ -65,12 +69,20 @@ export async function verifyWebAuthnCheck(
   answer: AuthenticationResponseJSON,
   user?: UserRow,
 ): Promise<WebAuthnCheck> {
-  if (Date.now() - new Date(pending.issuedAt).getTime() > CHALLENGE_TTL_MS) return { ok: false, reason: "the challenge has expired", locked: false, expired: true, refusal: "invalid_key", ...(user && { user }) };
+  if (Date.now() - new Date(pending.issuedAt).getTime() > CHALLENGE_TTL_MS)
+    return { ok: false, reason: "the challenge has expired", locked: false, expired: true, refusal: "invalid_key", ...(user && { user }) };
   const outcome = await checkAssertion(tx, actor.instanceId, answer, { ...pending, ...(user && { userId: user.id }) });
   const named = outcome.ok ? outcome.userId : outcome.key?.userId;
   const owner = named ? await findUserRow(tx, actor.instanceId, named) : undefined;
   if (!outcome.ok) {
-    if (outcome.clone && outcome.key && owner) await changeUser(tx, actor, await userRowForUpdate(tx, actor.instanceId, owner.id), [{ type: `user.${outcome.key.kind}.clone_suspected`, payload: { id: outcome.key.keyId } }], {});
+    if (outcome.clone && outcome.key && owner)
+      await changeUser(
+        tx,
+        actor,
+        await userRowForUpdate(tx, actor.instanceId, owner.id),
+        [{ type: `user.${outcome.key.kind}.clone_suspected`, payload: { id: outcome.key.keyId } }],
+        {},
+      );
     // Without a user, an unsigned answer only names a credential: anyone could name anyone's,
     // so it counts against nobody (the caller's own limit bounds the tries).
     const counted = user ?? (outcome.clone ? owner : undefined);

@@ -35,7 +35,12 @@ export async function activeAccount(db: Db, instanceId: string, userId: string):
  * role claims are made of, oidc/helpers/roles.ts): userinfo and introspection need both, and a round
  * trip to the database costs more than either lookup.
  */
-export async function activeAccountWithGrants(db: Db, instanceId: string, userId: string, projectIds: readonly string[]): Promise<{ account: Account; grants: RoleGrant[] } | undefined> {
+export async function activeAccountWithGrants(
+  db: Db,
+  instanceId: string,
+  userId: string,
+  projectIds: readonly string[],
+): Promise<{ account: Account; grants: RoleGrant[] } | undefined> {
   const grants =
     projectIds.length === 0
       ? sql<RoleGrant[]>`'[]'::json`
@@ -51,9 +56,25 @@ export async function activeAccountWithGrants(db: Db, instanceId: string, userId
     .selectFrom("users as u")
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
     .select([
-      "u.id", "u.org_id", "u.username", "u.type", "u.name", "u.given_name", "u.family_name", "u.nick_name", "u.preferred_language",
-      "u.gender", "u.email", "u.email_verified", "u.phone", "u.phone_verified", "u.change_date", "o.name as org_name",
-      sql<string>`coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as("primary_domain"),
+      "u.id",
+      "u.org_id",
+      "u.username",
+      "u.type",
+      "u.name",
+      "u.given_name",
+      "u.family_name",
+      "u.nick_name",
+      "u.preferred_language",
+      "u.gender",
+      "u.email",
+      "u.email_verified",
+      "u.phone",
+      "u.phone_verified",
+      "u.change_date",
+      "o.name as org_name",
+      sql<string>`coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as(
+        "primary_domain",
+      ),
       grants.as("grants"),
     ])
     .where("u.instance_id", "=", instanceId)

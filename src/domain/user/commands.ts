@@ -23,7 +23,13 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
     type.kind === "human"
       ? { orgId, username: spec.username, profile: type.profile, email: type.email, phone: type.phone, hasPassword: type.passwordHash !== undefined }
       : { orgId, username: spec.username, name: type.name, description: type.description, accessTokenType: type.accessTokenType };
-  const appended = await appendEvents(tx, { instanceId: actor.instanceId, type: AGGREGATE, id, orgId }, 0, [{ type: `user.${type.kind}.added`, payload }], actor);
+  const appended = await appendEvents(
+    tx,
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId },
+    0,
+    [{ type: `user.${type.kind}.added`, payload }],
+    actor,
+  );
   const row = {
     instance_id: actor.instanceId,
     id,
@@ -52,9 +58,14 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
   if (type.kind === "human" && type.passwordHash !== undefined) {
     await deferStatement(
       tx,
-      tx
-        .insertInto("user_secrets")
-        .values({ instance_id: actor.instanceId, user_id: id, kind: "password", hash: type.passwordHash, change_required: type.passwordChangeRequired, changed_at: appended.createdAt }),
+      tx.insertInto("user_secrets").values({
+        instance_id: actor.instanceId,
+        user_id: id,
+        kind: "password",
+        hash: type.passwordHash,
+        change_required: type.passwordChangeRequired,
+        changed_at: appended.createdAt,
+      }),
     );
   }
   return { id, details: userDetails(row) };
@@ -116,7 +127,8 @@ const TRANSITIONS: Record<"lock" | "unlock" | "deactivate" | "reactivate", { fro
 export async function changeUserState(tx: Tx, actor: Actor, id: string, action: keyof typeof TRANSITIONS): Promise<ObjectDetails> {
   const current = await userRowForUpdate(tx, actor.instanceId, id);
   const transition = TRANSITIONS[action];
-  if (!transition.from.includes(current.state)) throw failedPrecondition(`user ${id} is ${current.state}: it cannot be ${action === "lock" ? "locked" : `${action}d`}`);
+  if (!transition.from.includes(current.state))
+    throw failedPrecondition(`user ${id} is ${current.state}: it cannot be ${action === "lock" ? "locked" : `${action}d`}`);
   return changeUser(tx, actor, current, [{ type: transition.event, payload: {} }], { state: transition.to });
 }
 
@@ -244,7 +256,20 @@ async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "
   // Locked first: whoever is adding a membership or credential to one of them (holding a
   // share lock) finishes before, and is removed with it; whoever comes later finds no user.
   await users.forUpdate().execute();
-  for (const table of ["personal_access_tokens", "user_keys", "user_secrets", "user_metadata", "memberships", "user_grants", "external_identities", "user_codes", "user_factors", "user_recovery_codes", "sessions", "user_webauthn_keys"] as const) {
+  for (const table of [
+    "personal_access_tokens",
+    "user_keys",
+    "user_secrets",
+    "user_metadata",
+    "memberships",
+    "user_grants",
+    "external_identities",
+    "user_codes",
+    "user_factors",
+    "user_recovery_codes",
+    "sessions",
+    "user_webauthn_keys",
+  ] as const) {
     await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
   }
   // Their messages stay in the log, but what waits is not sent to nobody.
@@ -264,7 +289,13 @@ async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "
  * removed with its organization, as of one removed alone.
  */
 export async function removeOrgUsers(tx: Tx, actor: Actor, orgId: string): Promise<void> {
-  const users = await tx.selectFrom("users").select(["id", "sequence", "username"]).where("instance_id", "=", actor.instanceId).where("org_id", "=", orgId).forUpdate().execute();
+  const users = await tx
+    .selectFrom("users")
+    .select(["id", "sequence", "username"])
+    .where("instance_id", "=", actor.instanceId)
+    .where("org_id", "=", orgId)
+    .forUpdate()
+    .execute();
   const events = users.map((u) => ({ id: u.id, orgId, previousSequence: u.sequence, event: { type: "user.removed", payload: { username: u.username } } }));
   await appendToEach(tx, actor.instanceId, AGGREGATE, events, actor);
   await removeUsersWhere(tx, actor.instanceId, "org_id", orgId);

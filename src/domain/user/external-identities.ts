@@ -108,7 +108,8 @@ export async function searchExternalAccounts(db: Db, instanceId: string, user: {
   const found = await searchPage(db, "user", instanceId, query, (q, direction) => q.orderBy("created_at", direction).orderBy("idp_id", direction), page);
   const ids = found.rows.map((r) => r.idp_id);
   // Links go with their provider (domain/idp/commands.ts): each has its row here, a system provider's under instance "".
-  const idps = ids.length === 0 ? [] : await db.selectFrom("idps").select(["id", "name"]).where("instance_id", "in", ["", instanceId]).where("id", "in", ids).execute();
+  const idps =
+    ids.length === 0 ? [] : await db.selectFrom("idps").select(["id", "name"]).where("instance_id", "in", ["", instanceId]).where("id", "in", ids).execute();
   const names = new Map(idps.map((i) => [i.id, i.name]));
   const rows: LinkView[] = found.rows.map((r) => ({
     idpId: r.idp_id,
@@ -155,6 +156,12 @@ export async function usersWithVerifiedEmail(db: Db, instanceId: string, email: 
 
 /** Whether the user is linked to an account of the provider already. */
 export async function hasLinkTo(db: Db, instanceId: string, userId: string, idpId: string): Promise<boolean> {
-  const row = await db.selectFrom("external_identities").select("user_id").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("idp_id", "=", idpId).executeTakeFirst();
+  const row = await db
+    .selectFrom("external_identities")
+    .select("user_id")
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("idp_id", "=", idpId)
+    .executeTakeFirst();
   return row !== undefined;
 }

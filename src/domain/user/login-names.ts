@@ -28,7 +28,9 @@ function signInCandidates(db: Db, instanceId: string, orgId: string | undefined)
     .selectAll("u")
     .select([
       "s.hash as password_hash",
-      sql<string>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as("login_name"),
+      sql<string>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as(
+        "login_name",
+      ),
     ])
     .where("u.instance_id", "=", instanceId)
     .where("u.type", "=", "human")
@@ -116,6 +118,11 @@ export async function loginUserById(db: Db, instanceId: string, id: string): Pro
 }
 
 export async function defaultOrgOf(db: Db, instanceId: string): Promise<string> {
-  const row = await db.selectFrom("instances").select("default_org_id").where("instance_id", "=", instanceId).where("id", "=", instanceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("instances")
+    .select("default_org_id")
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", instanceId)
+    .executeTakeFirstOrThrow();
   return row.default_org_id;
 }

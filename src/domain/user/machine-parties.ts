@@ -32,7 +32,11 @@ function machineUsers(db: Db, instanceId: string, by: MachineName) {
  * A machine user that is no party (machineParty): why a token request naming it was refused
  * (oidc/helpers/token-sign-ins.ts). Undefined: no machine user has that name.
  */
-export async function refusedMachine(db: Db, instanceId: string, by: MachineName): Promise<{ id: string; orgId: string; state: string; orgActive: boolean } | undefined> {
+export async function refusedMachine(
+  db: Db,
+  instanceId: string,
+  by: MachineName,
+): Promise<{ id: string; orgId: string; state: string; orgActive: boolean } | undefined> {
   const row = await machineUsers(db, instanceId, by).select(["u.id", "u.org_id", "u.state", "o.state as org_state"]).executeTakeFirst();
   return row && { id: row.id, orgId: row.org_id, state: row.state, orgActive: row.org_state === "active" };
 }
@@ -51,7 +55,13 @@ export async function machineParty(db: Db, instanceId: string, by: MachineName):
   if (!row) return undefined;
   const keys =
     "userId" in by
-      ? await db.selectFrom("user_keys").select(["id", "public_key", "expires_at"]).where("instance_id", "=", instanceId).where("user_id", "=", row.id).where("expires_at", ">", new Date()).execute()
+      ? await db
+          .selectFrom("user_keys")
+          .select(["id", "public_key", "expires_at"])
+          .where("instance_id", "=", instanceId)
+          .where("user_id", "=", row.id)
+          .where("expires_at", ">", new Date())
+          .execute()
       : [];
   return {
     kind: "machine",

@@ -88,7 +88,10 @@ export function userView(row: UserViewRow): UserView {
     state: row.state,
   };
   if (row.type === "machine") {
-    return { ...base, machine: { name: row.name, description: row.description ?? "", accessTokenType: row.access_token_type ?? "bearer", hasSecret: row.has_secret } };
+    return {
+      ...base,
+      machine: { name: row.name, description: row.description ?? "", accessTokenType: row.access_token_type ?? "bearer", hasSecret: row.has_secret },
+    };
   }
   return {
     ...base,

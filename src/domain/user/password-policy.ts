@@ -36,7 +36,10 @@ function rulesOf(policy: PasswordPolicy): [PasswordRule, (password: string) => b
 export const passwordRules = (policy: PasswordPolicy): PasswordRule[] => rulesOf(policy).map(([rule]) => rule);
 
 /** The rules a password breaks, all of them, not only the first. */
-export const unmetRules = (password: string, policy: PasswordPolicy): PasswordRule[] => rulesOf(policy).filter(([, met]) => !met(password)).map(([rule]) => rule);
+export const unmetRules = (password: string, policy: PasswordPolicy): PasswordRule[] =>
+  rulesOf(policy)
+    .filter(([, met]) => !met(password))
+    .map(([rule]) => rule);
 
 const ENGLISH: Record<PasswordRule["rule"], (rule: PasswordRule) => string> = {
   min_length: (r) => `at least ${(r as { length: number }).length} characters`,

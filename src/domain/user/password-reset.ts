@@ -20,7 +20,13 @@ import { AGGREGATE } from "./model.js";
  * ResourceExhausted when the last one is younger than the reset interval: a mailbox is not
  * to be flooded, whoever asks.
  */
-export async function requestPasswordReset(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, returnCode: boolean): Promise<{ details: ObjectDetails; code?: string }> {
+export async function requestPasswordReset(
+  tx: Tx,
+  actor: Actor,
+  s: VerificationSettings,
+  userId: string,
+  returnCode: boolean,
+): Promise<{ details: ObjectDetails; code?: string }> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: it has no password`);
   // By SMS only to a verified number whose owner's email is not verified; else by email.
@@ -54,15 +60,36 @@ export async function requestPasswordReset(tx: Tx, actor: Actor, s: Verification
 /** An invitation for a person without a password, to its email address (or the caller); no event (the change that asks for it has its own). */
 export async function issueInvite(tx: Tx, actor: Actor, s: VerificationSettings, user: UserRow, returnCode: boolean): Promise<string | undefined> {
   if (!user.email) return undefined;
-  return issueCodeMessage(tx, s, { actor, user, purpose: "invite", kind: "invite", address: user.email, ttlMs: s.codeTtlMs.invite, returnCode, path: s.paths.acceptInvite });
+  return issueCodeMessage(tx, s, {
+    actor,
+    user,
+    purpose: "invite",
+    kind: "invite",
+    address: user.email,
+    ttlMs: s.codeTtlMs.invite,
+    returnCode,
+    path: s.paths.acceptInvite,
+  });
 }
 
 /** A new invitation, voiding the older one; FailedPrecondition once the person has a password. */
-export async function resendInvite(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, returnCode: boolean): Promise<{ details: ObjectDetails; code?: string }> {
+export async function resendInvite(
+  tx: Tx,
+  actor: Actor,
+  s: VerificationSettings,
+  userId: string,
+  returnCode: boolean,
+): Promise<{ details: ObjectDetails; code?: string }> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: invitations are for people`);
   if (!user.email) throw failedPrecondition(`user ${userId} has no email address to invite`);
-  const password = await tx.selectFrom("user_secrets").select("user_id").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
+  const password = await tx
+    .selectFrom("user_secrets")
+    .select("user_id")
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", "password")
+    .executeTakeFirst();
   if (password) throw failedPrecondition(`user ${userId} has a password already: invitations are for people without one`);
   const code = await issueInvite(tx, actor, s, user, returnCode);
   const details = await changeUser(tx, actor, user, [{ type: "user.invite.code.added", payload: { sentTo: returnCode ? "caller" : user.email } }], {});
@@ -74,12 +101,25 @@ export async function resendInvite(tx: Tx, actor: Actor, s: VerificationSettings
  * valid, whatever the reason: undefined, the failed try counted; the caller commits that and
  * then answers "the code is not valid". An invitation also verifies the email address.
  */
-export async function setPasswordWithCode(tx: Tx, actor: Actor, s: Pick<VerificationSettings, "box">, userId: string, code: string, hash: string): Promise<ObjectDetails | undefined> {
+export async function setPasswordWithCode(
+  tx: Tx,
+  actor: Actor,
+  s: Pick<VerificationSettings, "box">,
+  userId: string,
+  code: string,
+  hash: string,
+): Promise<ObjectDetails | undefined> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   if (user.type !== "human" || !user.email) return undefined;
   const check = { instanceId: actor.instanceId, userId, code };
   // A reset code went to the email address or to the phone number: good while it is still the user's.
-  const reset = await tx.selectFrom("user_codes").select("target").where("instance_id", "=", actor.instanceId).where("user_id", "=", userId).where("purpose", "=", "password_reset").executeTakeFirst();
+  const reset = await tx
+    .selectFrom("user_codes")
+    .select("target")
+    .where("instance_id", "=", actor.instanceId)
+    .where("user_id", "=", userId)
+    .where("purpose", "=", "password_reset")
+    .executeTakeFirst();
   const resetTarget = reset && (reset.target === user.phone || reset.target === user.email) ? reset.target : user.email;
   if (await consumeCode(tx, s.box, { ...check, target: resetTarget, purpose: "password_reset" })) {
     return storePassword(tx, actor, userId, { hash, changeRequired: false });
@@ -88,5 +128,7 @@ export async function setPasswordWithCode(tx: Tx, actor: Actor, s: Pick<Verifica
   const stored = await storePassword(tx, actor, userId, { hash, changeRequired: false });
   if (user.email_verified) return stored;
   await voidCode(tx, actor.instanceId, userId, "verify_email");
-  return changeUser(tx, actor, await userRowForUpdate(tx, actor.instanceId, userId), [{ type: "user.email.verified", payload: { by: "invite" } }], { email_verified: true });
+  return changeUser(tx, actor, await userRowForUpdate(tx, actor.instanceId, userId), [{ type: "user.email.verified", payload: { by: "invite" } }], {
+    email_verified: true,
+  });
 }

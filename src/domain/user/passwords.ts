@@ -29,7 +29,13 @@ export function importedHash(encoded: string): string {
 
 /** Checks a user's password without touching it: for changing it, when it is replaced anyway. */
 export async function checkCurrentPassword(db: Db, hasher: PasswordHasher, instanceId: string, userId: string, password: string): Promise<PasswordCheck> {
-  const row = await db.selectFrom("user_secrets").select("hash").where("instance_id", "=", instanceId).where("user_id", "=", userId).where("kind", "=", "password").executeTakeFirst();
+  const row = await db
+    .selectFrom("user_secrets")
+    .select("hash")
+    .where("instance_id", "=", instanceId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", "password")
+    .executeTakeFirst();
   return checkStoredPassword(hasher, row, password);
 }
 

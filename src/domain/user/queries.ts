@@ -120,7 +120,9 @@ export async function searchUsers(db: Db, instanceId: string, search: UserSearch
   if (found.rows.length === 0) return { ...found, rows: [] };
   // The page's users, read again with their view columns (joined from other tables): the page's statement reads their ids.
   const ids = found.rows.map((r) => r.id);
-  const full = new Map((await withViewColumns(db.selectFrom("users").where("users.instance_id", "=", instanceId).where("users.id", "in", ids)).execute()).map((r) => [r.id, r]));
+  const full = new Map(
+    (await withViewColumns(db.selectFrom("users").where("users.instance_id", "=", instanceId).where("users.id", "in", ids)).execute()).map((r) => [r.id, r]),
+  );
   return { ...found, rows: ids.flatMap((id) => (full.has(id) ? [userView(full.get(id)!)] : [])) };
 }
 

@@ -16,16 +16,38 @@ import { changeUser, userRowForUpdate } from "./commands.js";
  */
 
 const CONTACT = {
-  email: { purpose: "verify_email", event: "user.email", address: (u: UserRow) => u.email, verified: (u: UserRow) => u.email_verified === true, column: "email_verified" },
-  sms: { purpose: "verify_phone", event: "user.phone", address: (u: UserRow) => u.phone, verified: (u: UserRow) => u.phone_verified === true, column: "phone_verified" },
-} as const satisfies Record<Channel, { purpose: CodePurpose; event: string; address(u: UserRow): string | null; verified(u: UserRow): boolean; column: string }>;
+  email: {
+    purpose: "verify_email",
+    event: "user.email",
+    address: (u: UserRow) => u.email,
+    verified: (u: UserRow) => u.email_verified === true,
+    column: "email_verified",
+  },
+  sms: {
+    purpose: "verify_phone",
+    event: "user.phone",
+    address: (u: UserRow) => u.phone,
+    verified: (u: UserRow) => u.phone_verified === true,
+    column: "phone_verified",
+  },
+} as const satisfies Record<
+  Channel,
+  { purpose: CodePurpose; event: string; address(u: UserRow): string | null; verified(u: UserRow): boolean; column: string }
+>;
 
 /**
  * A new code for the user's unverified contact of the channel, replacing any earlier one,
  * asked for again (the event `user.email.code.added` / `user.phone.code.added` says so, not
  * the code): sent, or answered when `returnCode`. FailedPrecondition when there is nothing to verify.
  */
-export async function requestVerification(tx: Tx, actor: Actor, s: VerificationSettings, userId: string, channel: Channel, returnCode: boolean): Promise<{ details: ObjectDetails; code?: string }> {
+export async function requestVerification(
+  tx: Tx,
+  actor: Actor,
+  s: VerificationSettings,
+  userId: string,
+  channel: Channel,
+  returnCode: boolean,
+): Promise<{ details: ObjectDetails; code?: string }> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   const contact = CONTACT[channel];
   const address = contact.address(user);
@@ -37,9 +59,26 @@ export async function requestVerification(tx: Tx, actor: Actor, s: VerificationS
 }
 
 /** The code and, unless returned, its message in the outbox; no event (the change that asks for it has its own). */
-async function issueVerification(tx: Tx, actor: Actor, s: VerificationSettings, user: UserRow, channel: Channel, address: string, returnCode: boolean): Promise<string | undefined> {
+async function issueVerification(
+  tx: Tx,
+  actor: Actor,
+  s: VerificationSettings,
+  user: UserRow,
+  channel: Channel,
+  address: string,
+  returnCode: boolean,
+): Promise<string | undefined> {
   const kind = CONTACT[channel].purpose;
-  return issueCodeMessage(tx, s, { actor, user, purpose: kind, kind, address, ttlMs: s.codeTtlMs[channel], returnCode, ...(channel === "email" && { path: s.paths.verifyEmail }) });
+  return issueCodeMessage(tx, s, {
+    actor,
+    user,
+    purpose: kind,
+    kind,
+    address,
+    ttlMs: s.codeTtlMs[channel],
+    returnCode,
+    ...(channel === "email" && { path: s.paths.verifyEmail }),
+  });
 }
 
 /**
@@ -47,7 +86,14 @@ async function issueVerification(tx: Tx, actor: Actor, s: VerificationSettings, 
  * (`user.email.verified` / `user.phone.verified`). Not valid, whatever the reason: undefined,
  * and the failed try is counted; the caller commits that and then answers InvalidArgument.
  */
-export async function verifyContact(tx: Tx, actor: Actor, s: Pick<VerificationSettings, "box">, userId: string, channel: Channel, code: string): Promise<ObjectDetails | undefined> {
+export async function verifyContact(
+  tx: Tx,
+  actor: Actor,
+  s: Pick<VerificationSettings, "box">,
+  userId: string,
+  channel: Channel,
+  code: string,
+): Promise<ObjectDetails | undefined> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
   const contact = CONTACT[channel];
   const address = contact.address(user);

@@ -38,11 +38,11 @@ export async function claimDue(db: Db, claimId: string, limit: number): Promise<
 }
 
 export type Result =
-  | { kind: "delivered"; status: number }
-  | { kind: "retry"; at: Date; error: string; status?: number }
-  | { kind: "failed"; error: string; status?: number };
+  { kind: "delivered"; status: number } | { kind: "retry"; at: Date; error: string; status?: number } | { kind: "failed"; error: string; status?: number };
 
 /** Writes a call's result, with the target's last HTTP status, while the claim is still this worker's. */
 export function complete(db: Db, row: Claimed, claimId: string, result: Result): Promise<boolean> {
-  return deliveries.finish(db, row, claimId, result.kind === "delivered" ? { kind: "done" } : result, { last_status: "status" in result ? (result.status ?? null) : null });
+  return deliveries.finish(db, row, claimId, result.kind === "delivered" ? { kind: "done" } : result, {
+    last_status: "status" in result ? (result.status ?? null) : null,
+  });
 }

@@ -5,7 +5,11 @@ import { startSweeper } from "../../store/sweeper.js";
 import { deliveries } from "./delivery-queue.js";
 
 /** Removes finished deliveries past their retention every `sweepIntervalMs` (queue/outbox-table.ts, store/sweeper.ts). */
-export function startDeliveryRetention(store: Pick<Store, "db">, logger: Logger, settings: Pick<QueueSettings, "retentionMs" | "sweepIntervalMs">): { stop(): Promise<void> } {
+export function startDeliveryRetention(
+  store: Pick<Store, "db">,
+  logger: Logger,
+  settings: Pick<QueueSettings, "retentionMs" | "sweepIntervalMs">,
+): { stop(): Promise<void> } {
   return startSweeper({
     intervalMs: settings.sweepIntervalMs,
     logger,

@@ -46,7 +46,11 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): { stop(): Promise
 }
 
 async function deliver(deps: DeliveryWorkerDeps, log: Logger, row: Claimed, claimId: string): Promise<void> {
-  const result = await attempt(deps, row, claimId).catch((error: unknown): Result => ({ kind: "retry", at: new Date(Date.now()), error: `internal: ${error instanceof Error ? error.message : String(error)}` }));
+  const result = await attempt(deps, row, claimId).catch((error: unknown): Result => ({
+    kind: "retry",
+    at: new Date(Date.now()),
+    error: `internal: ${error instanceof Error ? error.message : String(error)}`,
+  }));
   if (!result) return;
   const final: Result = result.kind === "retry" ? retryOrGiveUp(result, row.attempts, row.window_start, deps.settings.maxAgeMs) : result;
   const written = await complete(deps.store.db, row, claimId, final);
@@ -54,7 +58,11 @@ async function deliver(deps: DeliveryWorkerDeps, log: Logger, row: Claimed, clai
     log.warn({ delivery: row.id, instance: row.instance_id }, "a delivery's lease ran out before its result was written; another worker owns it now");
     return;
   }
-  if (final.kind !== "delivered") log.warn({ delivery: row.id, instance: row.instance_id, target: row.target_id, attempts: row.attempts, error: final.error, final: final.kind === "failed" }, "event delivery failed");
+  if (final.kind !== "delivered")
+    log.warn(
+      { delivery: row.id, instance: row.instance_id, target: row.target_id, attempts: row.attempts, error: final.error, final: final.kind === "failed" },
+      "event delivery failed",
+    );
   deps.metrics?.record(final.kind);
 }
 

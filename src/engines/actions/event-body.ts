@@ -7,7 +7,21 @@ import type { EventTable } from "../../store/schema.js";
  * line, so that a future payload carrying one by mistake still never leaves the service.
  * Compared without case, `_` and `-`: `client_secret` and `clientSecret` alike.
  */
-const SECRET_FIELDS = new Set(["password", "passwordhash", "hash", "secret", "secrethash", "clientsecret", "privatekey", "signingkey", "previoussigningkey", "token", "accesstoken", "refreshtoken", "keyfile"]);
+const SECRET_FIELDS = new Set([
+  "password",
+  "passwordhash",
+  "hash",
+  "secret",
+  "secrethash",
+  "clientsecret",
+  "privatekey",
+  "signingkey",
+  "previoussigningkey",
+  "token",
+  "accesstoken",
+  "refreshtoken",
+  "keyfile",
+]);
 
 const normalized = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 
@@ -27,7 +41,10 @@ export function withoutSecrets(value: unknown): unknown {
  * snake_case is ZITADEL's). `resourceOwner` is the organization the aggregate belongs to
  * where the event log tells it (see resourceOwnerOf), else the instance.
  */
-export function eventBody(event: Pick<Selectable<EventTable>, "instance_id" | "aggregate_type" | "aggregate_id" | "sequence" | "event_type" | "created_at" | "creator" | "payload">, resourceOwner: string): string {
+export function eventBody(
+  event: Pick<Selectable<EventTable>, "instance_id" | "aggregate_type" | "aggregate_id" | "sequence" | "event_type" | "created_at" | "creator" | "payload">,
+  resourceOwner: string,
+): string {
   return JSON.stringify({
     aggregateID: event.aggregate_id,
     aggregateType: event.aggregate_type,

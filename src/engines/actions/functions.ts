@@ -16,7 +16,10 @@ const functionLogClaim = (name: FunctionName) => `urn:platform:iam:action:functi
 
 /** A function target refused the token or userinfo: `message` is safe to show the client. */
 export class FunctionError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = "FunctionError";
   }
@@ -52,7 +55,13 @@ export class ActionFunctions {
    * The claims with what the function's targets add; `claims` itself is not changed. `user`
    * may be a loader, called only when the function has targets.
    */
-  async run(db: Db, instanceId: string, name: FunctionName, user: Account | (() => Promise<Account | undefined>), claims: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async run(
+    db: Db,
+    instanceId: string,
+    name: FunctionName,
+    user: Account | (() => Promise<Account | undefined>),
+    claims: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     if (!(await this.deps.flags.forInstance(instanceId)).actions) return claims;
     const targets = await this.deps.plans.targets(db, instanceId, [`function/${name}`]);
     if (targets.length === 0) return claims;
@@ -62,7 +71,12 @@ export class ActionFunctions {
     const result = { ...claims };
     const log: string[] = [];
     const metadata = await allUserMetadata(db, instanceId, account.userId);
-    const grants = await db.selectFrom("user_grants").select(["id", "project_id", "org_id", "role_keys"]).where("instance_id", "=", instanceId).where("user_id", "=", account.userId).execute();
+    const grants = await db
+      .selectFrom("user_grants")
+      .select(["id", "project_id", "org_id", "role_keys"])
+      .where("instance_id", "=", instanceId)
+      .where("user_id", "=", account.userId)
+      .execute();
     for (const target of targets) {
       const body = JSON.stringify({
         function: name,
@@ -75,9 +89,13 @@ export class ActionFunctions {
       const answer = await this.#call(instanceId, name, target, body);
       if (!answer) continue;
       appendClaims(answer, result, log);
-      const set = (answer.set_user_metadata ?? []).filter((m): m is { key: string; value: string } => typeof m?.key === "string" && m.key !== "" && m.key.length <= 200 && typeof m.value === "string");
+      const set = (answer.set_user_metadata ?? []).filter(
+        (m): m is { key: string; value: string } => typeof m?.key === "string" && m.key !== "" && m.key.length <= 200 && typeof m.value === "string",
+      );
       if (set.length > 0) {
-        const entries = [...new Map(set.map((m) => [m.key, { key: m.key, value: Buffer.from(m.value, "base64") }])).values()].filter((m) => m.value.length > 0 && m.value.length <= 65_536);
+        const entries = [...new Map(set.map((m) => [m.key, { key: m.key, value: Buffer.from(m.value, "base64") }])).values()].filter(
+          (m) => m.value.length > 0 && m.value.length <= 65_536,
+        );
         if (entries.length > 0) await this.deps.transact((tx) => setUserMetadata(tx, { instanceId, userId: `action/${target.id}` }, account.userId, entries));
       }
     }

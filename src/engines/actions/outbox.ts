@@ -27,7 +27,9 @@ const ROWS_PER_INSERT = 1000;
  */
 const outbox: AppendHook<EventExecution[] | null> = {
   read: (db, instanceId) =>
-    sql<EventExecution[] | null>`(select jsonb_agg(e) from (${db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", instanceId).where("condition_type", "=", "event")}) e)`,
+    sql<
+      EventExecution[] | null
+    >`(select jsonb_agg(e) from (${db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", instanceId).where("condition_type", "=", "event")}) e)`,
   run: recordDeliveries,
 };
 
@@ -61,7 +63,11 @@ async function recordDeliveries(tx: Tx, instanceId: string, events: readonly App
     }));
   });
   // In statements of ROWS_PER_INSERT: an organization's removal records many events at once.
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await tx.insertInto("action_deliveries").values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    await tx
+      .insertInto("action_deliveries")
+      .values(rows.slice(i, i + ROWS_PER_INSERT))
+      .execute();
 }
 
 /**

@@ -33,7 +33,12 @@ export class ExecutionPlans {
   }
 
   async #load(db: Db, instanceId: string, candidates: readonly string[]): Promise<CallableTarget[]> {
-    const found = await db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", instanceId).where("id", "in", [...candidates]).execute();
+    const found = await db
+      .selectFrom("executions")
+      .select(["id", "targets", "includes"])
+      .where("instance_id", "=", instanceId)
+      .where("id", "in", [...candidates])
+      .execute();
     const chosen = candidates.map((id) => found.find((row) => row.id === id)).find((row) => row !== undefined);
     if (!chosen) return [];
     const executions = new Map([[chosen.id, chosen]]);
@@ -42,7 +47,12 @@ export class ExecutionPlans {
     for (let depth = 0; depth <= MAX_INCLUDE_DEPTH && level.length > 0; depth++) {
       const missing = level.flatMap((id) => executions.get(id)?.includes ?? []).filter((id) => !executions.has(id));
       if (missing.length === 0) break;
-      const rows = await db.selectFrom("executions").select(["id", "targets", "includes"]).where("instance_id", "=", instanceId).where("id", "in", missing).execute();
+      const rows = await db
+        .selectFrom("executions")
+        .select(["id", "targets", "includes"])
+        .where("instance_id", "=", instanceId)
+        .where("id", "in", missing)
+        .execute();
       for (const row of rows) executions.set(row.id, row);
       level = rows.map((row) => row.id);
     }

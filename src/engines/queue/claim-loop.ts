@@ -45,7 +45,9 @@ export function startClaimLoop<Row>(o: ClaimLoopOptions<Row>): { stop(): Promise
         for (const row of claimed) {
           const work: Promise<void> = o
             .handle(row, claimId)
-            .catch((error: unknown) => o.logger.warn({ err: error, id: o.idOf(row) }, `writing the result of one of the ${o.what} failed; its lease brings it back`))
+            .catch((error: unknown) =>
+              o.logger.warn({ err: error, id: o.idOf(row) }, `writing the result of one of the ${o.what} failed; its lease brings it back`),
+            )
             .finally(() => inFlight.delete(work));
           inFlight.add(work);
         }

@@ -26,7 +26,9 @@ export class OutboxMetrics<Result extends string> {
 
   constructor(registry: Registry, o: OutboxMetricsOptions<Result>) {
     const label = (this.#label = o.by?.label);
-    const series: { key: string; labels: LabelValues<string> }[] = label ? o.by!.values.map((key) => ({ key, labels: { [label]: key } })) : [{ key: "", labels: {} }];
+    const series: { key: string; labels: LabelValues<string> }[] = label
+      ? o.by!.values.map((key) => ({ key, labels: { [label]: key } }))
+      : [{ key: "", labels: {} }];
     this.#results = new Counter({ name: `${o.name}_total`, help: o.resultsHelp, labelNames: [...(label ? [label] : []), "result"], registers: [registry] });
     for (const { labels } of series) for (const result of o.results) this.#results.inc({ ...labels, result }, 0);
     new Gauge({

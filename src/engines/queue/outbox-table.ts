@@ -63,8 +63,12 @@ export function outboxTable<T extends OutboxTableName, C extends keyof Row<T> & 
           select c.instance_id, c.id from ${table} c
           where c.status = 'pending'
             and c.next_attempt_at <= now()
-            and (c.claimed_until is null or c.claimed_until < now())${o.due ? sql`
-            and ${o.due}` : sql``}
+            and (c.claimed_until is null or c.claimed_until < now())${
+              o.due
+                ? sql`
+            and ${o.due}`
+                : sql``
+            }
           order by c.next_attempt_at${o.thenBy ? sql`, ${sql.ref(`c.${o.thenBy}`)}` : sql``}
           limit ${limit}
           for update of c skip locked)

@@ -18,7 +18,12 @@ export type PayloadDeletion = DeleteQueryBuilder<Database, "oidc_payloads", Dele
  * may go without `access`: adapters that read tokens, or keep records of our own. The sweep
  * of expired rows is no such end: an expired token is refused, cached or not.
  */
-export async function deletePayloads(db: Db, instanceId: string, access: AccessEpoch | undefined, which: (rows: PayloadDeletion) => PayloadDeletion): Promise<void> {
+export async function deletePayloads(
+  db: Db,
+  instanceId: string,
+  access: AccessEpoch | undefined,
+  which: (rows: PayloadDeletion) => PayloadDeletion,
+): Promise<void> {
   const notified = await db
     .with("deleted", (q) => which(q.deleteFrom("oidc_payloads").where("instance_id", "=", instanceId)).returning("model"))
     .selectFrom("deleted")

@@ -7,7 +7,14 @@ import type { Db } from "../../store/db.js";
  */
 
 export async function putRecord(db: Db, instanceId: string, model: string, id: string, payload: object, ttlS: number): Promise<void> {
-  const values = { payload: JSON.stringify(payload), grant_id: null, uid: null, user_code: null, expires_at: new Date(Date.now() + ttlS * 1000), consumed_at: null };
+  const values = {
+    payload: JSON.stringify(payload),
+    grant_id: null,
+    uid: null,
+    user_code: null,
+    expires_at: new Date(Date.now() + ttlS * 1000),
+    consumed_at: null,
+  };
   await db
     .insertInto("oidc_payloads")
     .values({ instance_id: instanceId, model, id, ...values })

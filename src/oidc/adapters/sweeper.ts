@@ -18,7 +18,11 @@ export function startPayloadSweeper(store: Pick<Store, "db">, logger: Logger, in
     sweepBatch: async (limit) => {
       const now = new Date();
       // A full batch of any asks for another run at once.
-      const swept = [await sweepExpiredPayloads(store.db, now, limit), await sweepExpiredSessions(store.db, now, limit), await deleteExpired(store.db, "idp_intents", now, limit)];
+      const swept = [
+        await sweepExpiredPayloads(store.db, now, limit),
+        await sweepExpiredSessions(store.db, now, limit),
+        await deleteExpired(store.db, "idp_intents", now, limit),
+      ];
       return Math.max(...swept);
     },
   });

@@ -72,7 +72,8 @@ export async function authenticateClient(
   const registered = party.kind === "app" ? (party.config.type === "oidc" ? party.config.oidc.authMethod : party.config.api.authMethod) : "basic";
   const uses = method === "client_secret_basic" || method === "client_secret_post" ? "secret" : method === "private_key_jwt" ? "jwt" : "none";
   const expected = registered === "basic" || registered === "post" ? "secret" : registered === "private_key_jwt" ? "jwt" : "none";
-  if (uses !== expected) throw invalidClient("the provided authentication mechanism does not match the registered client authentication method", header !== undefined);
+  if (uses !== expected)
+    throw invalidClient("the provided authentication mechanism does not match the registered client authentication method", header !== undefined);
   if (uses === "secret" && !secretMatches(party.secretHash, secret)) throw invalidClient("invalid secret provided", header !== undefined);
   if (uses === "jwt") await verifyClientAssertion(body.client_assertion!, party, context);
   return { party, method };
@@ -127,7 +128,8 @@ async function verifyClientAssertion(assertion: string, party: Party, context: C
       continue;
     }
     // Outside the try: a failing database is a server error, not a bad assertion.
-    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + ASSERTION_CLOCK_TOLERANCE_S) throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
+    if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + ASSERTION_CLOCK_TOLERANCE_S)
+      throw invalidClient(`the client_assertion must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
     if (!(await context.unique(party.clientId, String(payload.jti), payload.exp!))) throw invalidClient("the client_assertion was used before");
     return;
   }

@@ -37,7 +37,10 @@ export function sendOAuthError(res: NodeResponse, error: OAuthError): void {
  * (RFC 8693 repeats `audience` and `resource`, whose values are URIs or names without spaces).
  */
 export async function readForm(req: NodeRequest, limit: number, repeatable: ReadonlySet<string> = new Set()): Promise<Record<string, string>> {
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
   if (req.method !== "POST") throw new OAuthError(405, "invalid_request", "use POST");
   if (type !== "application/x-www-form-urlencoded") throw new OAuthError(400, "invalid_request", "only application/x-www-form-urlencoded bodies are supported");
   const chunks: Buffer[] = [];

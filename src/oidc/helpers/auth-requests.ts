@@ -47,7 +47,11 @@ function interactions(db: Db, instanceId: string) {
   return new (payloadAdapters(() => db, instanceId))(MODEL);
 }
 
-async function waiting(db: Db, instanceId: string, id: string): Promise<OidcPayload & { params: Record<string, unknown>; iat: number; exp: number; returnTo: string }> {
+async function waiting(
+  db: Db,
+  instanceId: string,
+  id: string,
+): Promise<OidcPayload & { params: Record<string, unknown>; iat: number; exp: number; returnTo: string }> {
   const payload = await interactions(db, instanceId).find(id);
   if (!payload || typeof payload.returnTo !== "string") throw notFound(`auth request ${id} not found (or expired)`);
   return payload as never;
@@ -74,7 +78,11 @@ export async function authRequestOf(db: Db, instanceId: string, id: string): Pro
 
 const SECOND_FACTORS = ["totp", "otpEmail", "otpSms", "recoveryCode"] as const;
 /** The login settings' name of each code check. */
-const FACTOR_TYPES: Record<Exclude<(typeof SECOND_FACTORS)[number], "recoveryCode">, SecondFactorType> = { totp: "totp", otpEmail: "otp_email", otpSms: "otp_sms" };
+const FACTOR_TYPES: Record<Exclude<(typeof SECOND_FACTORS)[number], "recoveryCode">, SecondFactorType> = {
+  totp: "totp",
+  otpEmail: "otp_email",
+  otpSms: "otp_sms",
+};
 
 /**
  * How the session signed the person in (RFC 8176): `pwd` for a password, `fed` for an external
@@ -90,7 +98,8 @@ function amrOf(f: SessionFactorsJson): string[] {
   if (SECOND_FACTORS.some((name) => f[name])) amr.push("otp");
   if (f.webAuthN) amr.push(...webAuthnAmr(f.webAuthN));
   // A password and an external login are both first factors: together they are one kind.
-  const kinds = Number(Boolean(f.password || f.idpIntent)) + Number(SECOND_FACTORS.some((name) => f[name])) + (f.webAuthN ? (provesPerson(f.webAuthN) ? 2 : 1) : 0);
+  const kinds =
+    Number(Boolean(f.password || f.idpIntent)) + Number(SECOND_FACTORS.some((name) => f[name])) + (f.webAuthN ? (provesPerson(f.webAuthN) ? 2 : 1) : 0);
   if (kinds >= 2) amr.push("mfa");
   return amr;
 }
@@ -101,11 +110,19 @@ function amrOf(f: SessionFactorsJson): string[] {
  * answers where the browser goes next. The ID token's `amr` and `auth_time` are the session's
  * (amrOf; the oldest check the sign-in needs), its `acr` follows from `amr` (acr.ts).
  */
-export async function finalizeAuthRequest(db: Db, instanceId: string, loginSettings: SettingsKind, id: string, sessionId: string, sessionToken: string): Promise<string> {
+export async function finalizeAuthRequest(
+  db: Db,
+  instanceId: string,
+  loginSettings: SettingsKind,
+  id: string,
+  sessionId: string,
+  sessionToken: string,
+): Promise<string> {
   const payload = await waiting(db, instanceId, id);
   if (payload.result) throw failedPrecondition(`auth request ${id} is finished already`);
   // Consent is the built-in pages' (they grant it at once); a login UI finishes sign-ins only.
-  if ((payload.prompt as { name?: string } | undefined)?.name === "consent") throw failedPrecondition(`auth request ${id} waits for consent, not for a sign-in`);
+  if ((payload.prompt as { name?: string } | undefined)?.name === "consent")
+    throw failedPrecondition(`auth request ${id} waits for consent, not for a sign-in`);
   const session = await findSessionRow(db, instanceId, sessionId);
   if (!session) throw notFound(`session ${sessionId} not found`);
   if (!constantTimeEqual(session.token_hash, hashToken(sessionToken))) throw permissionDenied("session_token is not the session's current token");
@@ -143,10 +160,12 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   if (byPassword) {
     // The password checked must still be the user's, and one it may keep.
     const secret = await passwordState(db, instanceId, user.id);
-    if (!secret || new Date(f.password!.checkedAt).getTime() < secret.changedAt.getTime()) throw failedPrecondition(`the password of session ${sessionId} has changed since it was checked: check it again`);
+    if (!secret || new Date(f.password!.checkedAt).getTime() < secret.changedAt.getTime())
+      throw failedPrecondition(`the password of session ${sessionId} has changed since it was checked: check it again`);
     if (secret.changeRequired) throw failedPrecondition("the user must choose a new password first (SetPassword with the current one)");
   }
-  if (settings.requireVerifiedEmail && user.email && user.email_verified !== true) throw failedPrecondition("the login settings ask for a verified email address: verify the user's first (VerifyEmail)");
+  if (settings.requireVerifiedEmail && user.email && user.email_verified !== true)
+    throw failedPrecondition("the login settings ask for a verified email address: verify the user's first (VerifyEmail)");
   const now = Math.floor(Date.now() / 1000);
   const first = seconds((byPasskey ? passkey! : byIdp ? f.idpIntent! : f.password!).checkedAt)!;
   // Second factors the login settings allow (a recovery code always stands in): codes, a
@@ -158,7 +177,10 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   // A person with a second factor gives it after an identity provider too; force_mfa_local_only waives only the forced set-up.
   const amr = amrOf(f);
   const firstLifetimeS = (byPasskey ? settings.multiFactorCheckLifetimeMs : firstFactorLifetimeMs(settings, amr)) / 1000;
-  if (now - first > firstLifetimeS) throw failedPrecondition(`session ${sessionId} checked its first factor more than ${firstLifetimeS} s ago (the login settings' check lifetime): check it again`);
+  if (now - first > firstLifetimeS)
+    throw failedPrecondition(
+      `session ${sessionId} checked its first factor more than ${firstLifetimeS} s ago (the login settings' check lifetime): check it again`,
+    );
   const due = await secondFactorDue(db, user, settings, byIdp);
   const needsSecond = due.ask || due.setUp;
   const secondLifetimeS = secondFactorLifetimeMs(settings, amr) / 1000;
@@ -169,8 +191,10 @@ export async function finalizeAuthRequest(db: Db, instanceId: string, loginSetti
   const authTime = needsSecond && second !== undefined ? Math.min(first, second) : first;
   const params = payload.params;
   const prompts = String(params.prompt ?? "").split(" ");
-  if (prompts.includes("login") && authTime < payload.iat) throw failedPrecondition("the request asks for a new sign-in (prompt=login): check the factors again");
-  if (params.max_age !== undefined && now - authTime > Number(params.max_age)) throw failedPrecondition(`the request asks for a sign-in at most ${Number(params.max_age)} s old (max_age): check the factors again`);
+  if (prompts.includes("login") && authTime < payload.iat)
+    throw failedPrecondition("the request asks for a new sign-in (prompt=login): check the factors again");
+  if (params.max_age !== undefined && now - authTime > Number(params.max_age))
+    throw failedPrecondition(`the request asks for a sign-in at most ${Number(params.max_age)} s old (max_age): check the factors again`);
 
   // What the provider's interactionResult stores: the login, and the prompts of our policy that it resolves.
   const result = { login: { accountId: user.id, amr, acr: acrOf(amr), ts: authTime, remember: true }, select_account: {}, create: {} };

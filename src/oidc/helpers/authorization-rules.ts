@@ -21,7 +21,13 @@ export async function beforeAuthorization(ctx: Ctx, provider: Provider): Promise
   if (params.getAll("response_mode").length === 1 && !RESPONSE_MODES.has(params.get("response_mode")!)) params.delete("response_mode");
   const scopes = (params.get("scope") ?? "").split(" ");
   const prompts = (params.get("prompt") ?? "").split(" ").filter(Boolean);
-  if (params.getAll("scope").length === 1 && params.getAll("prompt").length <= 1 && scopes.includes("offline_access") && !prompts.includes("none") && !prompts.includes("consent")) {
+  if (
+    params.getAll("scope").length === 1 &&
+    params.getAll("prompt").length <= 1 &&
+    scopes.includes("offline_access") &&
+    !prompts.includes("none") &&
+    !prompts.includes("consent")
+  ) {
     params.set("prompt", [...prompts, "consent"].join(" "));
   }
   ctx.url = `${url.pathname}${url.search}`;
@@ -38,7 +44,8 @@ async function refuseWithoutOpenid(ctx: Ctx, provider: Provider, params: URLSear
   const scope = single("scope");
   const clientId = single("client_id");
   const redirectUri = single("redirect_uri");
-  if (params.getAll("scope").length > 1 || (scope ?? "").split(" ").includes("openid") || single("response_type") !== "code" || !clientId || !redirectUri) return false;
+  if (params.getAll("scope").length > 1 || (scope ?? "").split(" ").includes("openid") || single("response_type") !== "code" || !clientId || !redirectUri)
+    return false;
   const client = await provider.Client.find(clientId).catch(() => undefined);
   if (!client || !client.redirectUriAllowed(redirectUri)) return false;
   const target = new URL(redirectUri);

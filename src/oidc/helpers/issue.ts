@@ -32,7 +32,11 @@ export async function issueAccessToken(ctx: KoaContextWithOIDC, request: AccessT
     ...(request.act && { extra: { act: request.act } }),
   } as ConstructorParameters<typeof provider.AccessToken>[0]);
   if (request.format === "jwt") {
-    token.resourceServer = new provider.ResourceServer(PLATFORM_RESOURCE, { accessTokenFormat: "jwt", audience: client!.clientId, scope: request.scopes.join(" ") });
+    token.resourceServer = new provider.ResourceServer(PLATFORM_RESOURCE, {
+      accessTokenFormat: "jwt",
+      audience: client!.clientId,
+      scope: request.scopes.join(" "),
+    });
   }
   // The provider holds one audience per token; ours lists the client and the projects asked for.
   token.aud = request.aud;

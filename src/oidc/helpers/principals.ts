@@ -28,6 +28,9 @@ export class AccessTokenPrincipals {
     if (!record || !record.aud.includes(PLATFORM_AUDIENCE)) return undefined;
     const account = await activeAccount(db, instanceId, record.accountId);
     if (!account) return undefined;
-    return { principal: { ...(await principalOf(db, instanceId, account.userId, account.orgId)), client: `app:${record.clientId}` }, expires: record.exp * 1000 };
+    return {
+      principal: { ...(await principalOf(db, instanceId, account.userId, account.orgId)), client: `app:${record.clientId}` },
+      expires: record.exp * 1000,
+    };
   }
 }

@@ -11,7 +11,13 @@ export const ROLES_CLAIM = "urn:platform:iam:org:project:roles";
  * when it asks for it (`project_role_assertion`) or when the scopes ask for roles
  * (`urn:platform:iam:org:project:role:<key>`, which also limit the keys).
  */
-export async function roleClaims(db: Db, instanceId: string, userId: string, projectIds: readonly string[], scopes: readonly string[]): Promise<Record<string, unknown>> {
+export async function roleClaims(
+  db: Db,
+  instanceId: string,
+  userId: string,
+  projectIds: readonly string[],
+  scopes: readonly string[],
+): Promise<Record<string, unknown>> {
   if (projectIds.length === 0) return {};
   return roleClaimsOf(await roleGrantsOf(db, instanceId, userId, projectIds), scopes);
 }

@@ -50,7 +50,8 @@ export async function audienceAndScope(
   lookups?: { activeProjects(db: Db, instanceId: string, ids: readonly string[]): Promise<Set<string>> },
 ): Promise<{ aud: string[]; scopes: string[] }> {
   const asked = requestedProjects(scopes).filter((id) => id !== PLATFORM_AUDIENCE);
-  const existing = asked.length === 0 ? new Set<string>() : await (lookups ? lookups.activeProjects(db, instanceId, asked) : activeProjectIds(db, instanceId, asked));
+  const existing =
+    asked.length === 0 ? new Set<string>() : await (lookups ? lookups.activeProjects(db, instanceId, asked) : activeProjectIds(db, instanceId, asked));
   const kept = scopes.filter((s) => {
     const project = PROJECT_AUDIENCE.exec(s)?.[1];
     return project === undefined || project === PLATFORM_AUDIENCE || existing.has(project);

@@ -14,7 +14,17 @@ import { audienceAndScope, isKnownScope, requestedProjects, splitScope } from ".
 import { AUDIENCE_EXTRA, CHAIN_EXTRA, jwtRecord } from "./tokens.js";
 
 type ClientLike = { clientId: string; [key: string]: unknown };
-type TokenLike = { clientId?: string; client?: ClientLike; scope?: string; aud?: string | string[]; accountId?: string; kind?: string; gty?: string; grantId?: string; extra?: Record<string, unknown> };
+type TokenLike = {
+  clientId?: string;
+  client?: ClientLike;
+  scope?: string;
+  aud?: string | string[];
+  accountId?: string;
+  kind?: string;
+  gty?: string;
+  grantId?: string;
+  extra?: Record<string, unknown>;
+};
 
 /**
  * Claims every access token carries beside the provider's: the audience list (the client,
@@ -68,7 +78,11 @@ export function jwtCustomizer(jwtRecords: OidcAdapter, db: () => Db, instanceId:
  * that the request, its grant, code or refresh token asked for.
  */
 export function resourceScope(ctx: KoaContextWithOIDC): string {
-  const entities = ctx.oidc.entities as { Grant?: { resources?: Record<string, string> }; RefreshToken?: { scope?: string }; AuthorizationCode?: { scope?: string } };
+  const entities = ctx.oidc.entities as {
+    Grant?: { resources?: Record<string, string> };
+    RefreshToken?: { scope?: string };
+    AuthorizationCode?: { scope?: string };
+  };
   const asked = [
     ctx.oidc.params?.scope as string | undefined,
     entities.Grant?.resources?.[PLATFORM_RESOURCE],
@@ -97,7 +111,12 @@ export function findAccount(db: () => Db, instanceId: string) {
       async claims(use: string, scope: string) {
         const scopes = splitScope(scope);
         const client = ctx.oidc.client as ClientLike | undefined;
-        const withAccessToken = ctx.oidc.route !== "authorization" && ctx.oidc.route !== "resume" ? true : String(ctx.oidc.params?.response_type ?? "").split(" ").includes("token");
+        const withAccessToken =
+          ctx.oidc.route !== "authorization" && ctx.oidc.route !== "resume"
+            ? true
+            : String(ctx.oidc.params?.response_type ?? "")
+                .split(" ")
+                .includes("token");
         const userinfoInIdToken = use !== "id_token" || !withAccessToken || Boolean(client?.["platform_id_token_userinfo_assertion"]);
         const claims = userinfoInIdToken ? claimsOf(account, new Set(scopes)) : { sub };
         if (use === "id_token" && client?.["platform_id_token_role_assertion"]) {

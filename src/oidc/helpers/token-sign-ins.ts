@@ -43,13 +43,16 @@ export function recordTokenSignIns(provider: Provider, deps: TokenSignInDeps): v
  * machine user that can sign it (`sub`), or nobody at all.
  */
 export function recordRefusedAssertion(deps: TokenSignInDeps, req: IncomingMessage, sub: string | undefined): Promise<void> {
-  return record(deps, req, async () => (sub === undefined ? { check: { method: "jwt_bearer", outcome: "invalid_key" } } : refusal(deps, "jwt_bearer", { userId: sub }, sub)));
+  return record(deps, req, async () =>
+    sub === undefined ? { check: { method: "jwt_bearer", outcome: "invalid_key" } } : refusal(deps, "jwt_bearer", { userId: sub }, sub),
+  );
 }
 
 /** An attempt, and the client it authenticated as when that names an account. */
 type Outcome = { check: SignInCheck; clientId?: string };
 
-const methodOf = (grantType: unknown): SignInMethod | undefined => (grantType === "client_credentials" ? "client_secret" : grantType === JWT_BEARER ? "jwt_bearer" : undefined);
+const methodOf = (grantType: unknown): SignInMethod | undefined =>
+  grantType === "client_credentials" ? "client_secret" : grantType === JWT_BEARER ? "jwt_bearer" : undefined;
 
 async function record(deps: TokenSignInDeps, req: IncomingMessage, outcome: () => Promise<Outcome | undefined>): Promise<void> {
   let found: Outcome | undefined;
@@ -70,7 +73,15 @@ async function outcomeOf(deps: TokenSignInDeps, ctx: KoaContextWithOIDC, method:
   if (client && userId) {
     const user = { id: userId, orgId: client["platform_org_id"] as string };
     // A server error is no outcome; other errors came after the client checked out (a scope, a grant type it may not use).
-    const outcome = !error ? (ctx.status === 200 ? "succeeded" : undefined) : error === "invalid_client" ? "wrong_secret" : error === "invalid_grant" ? "invalid_key" : undefined;
+    const outcome = !error
+      ? ctx.status === 200
+        ? "succeeded"
+        : undefined
+      : error === "invalid_client"
+        ? "wrong_secret"
+        : error === "invalid_grant"
+          ? "invalid_key"
+          : undefined;
     return outcome && { check: { method, outcome, user }, clientId: client.clientId };
   }
   // An application, or a request refused before any client was named.

@@ -32,7 +32,10 @@ export const AUDIENCE_EXTRA = "urn:platform:aud";
 export const CHAIN_EXTRA = "urn:platform:chain";
 
 /** The record of a JWT access token, written when it is signed (configuration.ts), with its refresh-token chain. */
-export function jwtRecord(payload: Record<string, unknown>, token: { grantId?: string; sessionUid?: string; gty?: string; accountId?: string; extra?: Record<string, unknown> }): OidcPayload {
+export function jwtRecord(
+  payload: Record<string, unknown>,
+  token: { grantId?: string; sessionUid?: string; gty?: string; accountId?: string; extra?: Record<string, unknown> },
+): OidcPayload {
   const chain = token.extra?.[CHAIN_EXTRA];
   return {
     jti: payload.jti,

@@ -47,7 +47,9 @@ export function clientAdapter(db: Db, instanceId: string, issuer: string, partie
       if (!party) return undefined;
       if (party.kind === "app") return party.config.type === "oidc" ? appMetadata(party, issuer) : undefined;
       if (jwtBearer) return party.keys.length > 0 ? metadata(party, { grant_types: [JWT_BEARER], token_endpoint_auth_method: "none" }) : undefined;
-      return party.secretHash ? metadata(party, { grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", client_secret: party.secretHash }) : undefined;
+      return party.secretHash
+        ? metadata(party, { grant_types: ["client_credentials"], token_endpoint_auth_method: "client_secret_basic", client_secret: party.secretHash })
+        : undefined;
     },
     findByUid: async () => undefined,
     findByUserCode: async () => undefined,

@@ -53,8 +53,6 @@ export interface ProviderDeps {
   signIns: SignInRecorder;
 }
 
-
-
 /** Rules of the provider's client validation that development mode lifts (http, localhost). */
 const DEV_MODE_WAIVERS = new Set(["implicit-force-https", "implicit-forbid-localhost"]);
 
@@ -90,7 +88,10 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     clientDefaults: { id_token_signed_response_alg: keys.signingAlg, grant_types: [], response_types: [], require_auth_time: true },
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"], clientAuthSigningAlgValues: ASSERTION_ALGORITHMS as never },
     extraClientMetadata: { properties: [...PARTY_METADATA] },
-    interactions: { policy: loginPolicy(known, { db, instanceId, loginSettings: deps.loginSettings }), url: interactionUrl(db, instanceId, deps.loginSettings) },
+    interactions: {
+      policy: loginPolicy(known, { db, instanceId, loginSettings: deps.loginSettings }),
+      url: interactionUrl(db, instanceId, deps.loginSettings),
+    },
     pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
     // The spec requires redirect_uri at the authorization and token endpoints; the provider's
     // OAuth 2.0 default takes a client's only registered URI when it is missing.
@@ -163,14 +164,22 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
   };
   provider.registerGrantType("client_credentials", clientCredentialsGrant(db, instanceId, deps.lookups), ["scope"]);
   provider.registerGrantType(JWT_BEARER, jwtBearerGrant(db, instanceId), ["assertion", "scope"]);
-  provider.registerGrantType(TOKEN_EXCHANGE, tokenExchangeGrant({ db, instanceId, keys, settings, flags: deps.flags }), TOKEN_EXCHANGE_PARAMS, TOKEN_EXCHANGE_REPEATABLE);
+  provider.registerGrantType(
+    TOKEN_EXCHANGE,
+    tokenExchangeGrant({ db, instanceId, keys, settings, flags: deps.flags }),
+    TOKEN_EXCHANGE_PARAMS,
+    TOKEN_EXCHANGE_REPEATABLE,
+  );
   provider.use(async (ctx, next) => {
     if (await beforeAuthorization(ctx as unknown as KoaContextWithOIDC, provider)) return;
     await next();
     if (ctx.oidc?.route === "authorization" || ctx.oidc?.route === "resume") afterAuthorization(ctx as unknown as KoaContextWithOIDC);
     await forgetSignedOut(ctx as unknown as KoaContextWithOIDC, known);
     if (ctx.oidc?.route === "discovery" && ctx.body) {
-      const [flags, languages] = await Promise.all([deps.flags.forInstance(instanceId), deps.lookups ? deps.lookups.languages(db(), instanceId) : instanceLanguages(db(), instanceId)]);
+      const [flags, languages] = await Promise.all([
+        deps.flags.forInstance(instanceId),
+        deps.lookups ? deps.lookups.languages(db(), instanceId) : instanceLanguages(db(), instanceId),
+      ]);
       Object.assign(ctx.body as object, discoveryAdditions(ctx as unknown as KoaContextWithOIDC, { tokenExchange: flags.token_exchange, languages }));
     }
     if (ctx.oidc?.route === "jwks" && ctx.status === 200) ctx.set("cache-control", `public, max-age=${settings.jwksMaxAgeS}`);

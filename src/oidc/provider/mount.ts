@@ -129,7 +129,20 @@ export function oidcMount(deps: OidcMountDeps) {
       if (served === "login") {
         const { provider } = await providers.get(issuer, instance.id);
         const csrfKey = deps.box.derive(`login-forms:${instance.id}`);
-        const login = { db, transact, guards, accessChanged: () => deps.access.advance(), instanceId: instance.id, provider, hasher: deps.hasher, csrfKey, maxBodyBytes: config.maxBodyBytes, codes: deps.codes, resetAnswerMs: config.notifications.resetAnswerMs, signIns: deps.signIns };
+        const login = {
+          db,
+          transact,
+          guards,
+          accessChanged: () => deps.access.advance(),
+          instanceId: instance.id,
+          provider,
+          hasher: deps.hasher,
+          csrfKey,
+          maxBodyBytes: config.maxBodyBytes,
+          codes: deps.codes,
+          resetAnswerMs: config.notifications.resetAnswerMs,
+          signIns: deps.signIns,
+        };
         await inRequestScope({ db, jwtBearer: false }, async () => {
           if (await externalLogin(req, res, { ...login, issuer, box: deps.box, calls, logger, intentTtlMs: config.externalLogin.intentTtlMs })) return;
           if (!(await codePages(req, res, login))) await loginPages(req, res, login);
@@ -140,7 +153,12 @@ export function oidcMount(deps: OidcMountDeps) {
         const signIns = { db: () => db, instanceId: instance.id, signIns: deps.signIns };
         const jwtBearer =
           served === "token" &&
-          (await prepareTokenRequest(req, config.maxBodyBytes, (sub) => deps.lookups.machine(db, instance.id, { userId: sub }), (sub) => recordRefusedAssertion(signIns, req as IncomingMessage, sub)));
+          (await prepareTokenRequest(
+            req,
+            config.maxBodyBytes,
+            (sub) => deps.lookups.machine(db, instance.id, { userId: sub }),
+            (sub) => recordRefusedAssertion(signIns, req as IncomingMessage, sub),
+          ));
         const { handle } = await providers.get(issuer, instance.id);
         await inRequestScope({ db, jwtBearer }, () => handle(req as IncomingMessage, res as ServerResponse));
         return true;
@@ -182,7 +200,13 @@ async function prepareTokenRequest(
   partyOf: (userId: string) => Promise<{ keys: unknown[] } | undefined>,
   refused: (sub: string | undefined) => Promise<void>,
 ): Promise<boolean> {
-  if (req.method !== "POST" || !String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) return false;
+  if (
+    req.method !== "POST" ||
+    !String(req.headers["content-type"] ?? "")
+      .toLowerCase()
+      .startsWith("application/x-www-form-urlencoded")
+  )
+    return false;
   const form = await readForm(req, limit, TOKEN_PARAMS_REPEATABLE);
   (req as NodeRequest & { body?: unknown }).body = form;
   if (form.grant_type !== JWT_BEARER) return false;
@@ -208,4 +232,3 @@ async function prepareTokenRequest(
   }
   return true;
 }
-

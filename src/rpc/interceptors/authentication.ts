@@ -44,7 +44,11 @@ export function authenticationInterceptor(
     };
     // Per instance: an OpenID Connect access token is looked up in the Host's instance only.
     const key = `${tenant?.id ?? ""} ${hash}`;
-    const entry = await principals.get(key, () => unknown.lookups.load(req.contextValues.get(clientAddressKey), lookUp), (found) => found.expires > Date.now());
+    const entry = await principals.get(
+      key,
+      () => unknown.lookups.load(req.contextValues.get(clientAddressKey), lookUp),
+      (found) => found.expires > Date.now(),
+    );
     if (!entry) throw challenge("the token is unknown or expired", true);
     // A token works on its own instance's hosts; system members reach other instances
     // through the request's ctx (request-context.ts), never through another instance's Host.

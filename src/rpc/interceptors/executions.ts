@@ -21,7 +21,16 @@ export interface ExecutionDeps {
  * Caller headers a target may see: what describes the client and the route, never its
  * credentials (no Authorization, no cookies), as canonical names with lists of values.
  */
-const FORWARDED_HEADERS = ["Accept-Language", "User-Agent", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Forwarded", "X-Request-Id", "Traceparent"];
+const FORWARDED_HEADERS = [
+  "Accept-Language",
+  "User-Agent",
+  "X-Forwarded-For",
+  "X-Forwarded-Host",
+  "X-Forwarded-Proto",
+  "Forwarded",
+  "X-Request-Id",
+  "Traceparent",
+];
 
 /**
  * Request and response executions (spec: Execution, "Webhook call to a target"): the targets
@@ -39,7 +48,10 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
     const fullMethod = `/${req.service.typeName}/${req.method.name}`;
     const { db } = deps.store.forRequest(req.signal);
     const candidates = (type: "request" | "response") => [`${type}${fullMethod}`, `${type}/${req.service.typeName}`, type];
-    const [before, after] = await Promise.all([deps.plans.targets(db, tenant.id, candidates("request")), deps.plans.targets(db, tenant.id, candidates("response"))]);
+    const [before, after] = await Promise.all([
+      deps.plans.targets(db, tenant.id, candidates("request")),
+      deps.plans.targets(db, tenant.id, candidates("response")),
+    ]);
     if (before.length === 0 && after.length === 0) return next(req);
 
     const principal = req.contextValues.get(principalKey);
@@ -67,7 +79,11 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
 
     let response = res.message;
     for (const target of after) {
-      const replaced = await run(deps, log, guarded, target, req.method.output, response, () => ({ ...context, request: jsonOf(req.method.input, request), response: jsonOf(req.method.output, response) }));
+      const replaced = await run(deps, log, guarded, target, req.method.output, response, () => ({
+        ...context,
+        request: jsonOf(req.method.input, request),
+        response: jsonOf(req.method.output, response),
+      }));
       if (replaced) response = replaced;
     }
     if (response !== res.message) (res as { message: Message }).message = response;
@@ -83,7 +99,15 @@ export function executionInterceptor(deps: ExecutionDeps): Interceptor {
  * When `guarded`, every target is called as usual, and only logged: it neither stops the
  * call, whatever its mode, nor replaces the message.
  */
-async function run(deps: ExecutionDeps, log: Logger, guarded: boolean, target: CallableTarget, schema: DescMessage, message: Message, payload: () => object): Promise<Message | undefined> {
+async function run(
+  deps: ExecutionDeps,
+  log: Logger,
+  guarded: boolean,
+  target: CallableTarget,
+  schema: DescMessage,
+  message: Message,
+  payload: () => object,
+): Promise<Message | undefined> {
   const body = JSON.stringify(payload());
   if (target.mode === "async") {
     void callTarget(deps.outbound, target, body).then((outcome) => {
@@ -98,7 +122,11 @@ async function run(deps: ExecutionDeps, log: Logger, guarded: boolean, target: C
     try {
       replaced = mergedWith(schema, message, outcome.body);
     } catch (error) {
-      failure = failedCall(target, `answered with something that is not a ${schema.typeName} in JSON`, `the answer is not a ${schema.typeName} in JSON: ${(error as Error).message}`);
+      failure = failedCall(
+        target,
+        `answered with something that is not a ${schema.typeName} in JSON`,
+        `the answer is not a ${schema.typeName} in JSON: ${(error as Error).message}`,
+      );
     }
   }
   const interrupting = target.mode === "interrupt_on_error" && !guarded;
@@ -131,7 +159,11 @@ function headersOf(req: UnaryRequest): Record<string, string[]> | undefined {
   const out: Record<string, string[]> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = req.header.get(name);
-    if (value !== null) out[name] = value.split(",").map((v) => v.trim()).filter((v) => v !== "");
+    if (value !== null)
+      out[name] = value
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== "");
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -62,7 +62,8 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">, acce
         // As for resources: only who may act in some organization learns which ones exist.
         const principal = req.contextValues.get(principalKey);
         const open = rules.permission === PUBLIC || rules.permission === AUTHENTICATED;
-        if (!open && !(principal && host && holdsAnywhere(principal, rules.permission, host.id))) throw permissionDenied(`missing permission ${rules.permission}`);
+        if (!open && !(principal && host && holdsAnywhere(principal, rules.permission, host.id)))
+          throw permissionDenied(`missing permission ${rules.permission}`);
         throw notFound(`no organization ${selected.case === "orgId" ? "with the id" : "has the domain"} "${selected.value}"`);
       }
       req.contextValues.set(orgKey, { id: org.id });

@@ -40,7 +40,8 @@ export function requestLogInterceptor(logger: Logger): Interceptor {
     const fail = (thrown: unknown): ConnectError => {
       const { error, unexpected } = toConnectError(thrown);
       const aborted = abortedCode(req.signal);
-      const shown = aborted === undefined || error.code === aborted ? error : new ConnectError(ABORTED_MESSAGES[aborted], aborted, undefined, undefined, thrown);
+      const shown =
+        aborted === undefined || error.code === aborted ? error : new ConnectError(ABORTED_MESSAGES[aborted], aborted, undefined, undefined, thrown);
       shown.metadata.set(REQUEST_ID, requestId);
       // The cause of an unexpected error stays in the log only; the client reads "internal error".
       // Once the caller has gone, it is kept at info: what broke was most likely the abort itself.

@@ -33,7 +33,9 @@ export async function authorizeReusable(
     (owner.type === "system" || owner.instanceId === hostInstanceId || isSystemMember(principal)) &&
     (encloses(owner, asked) || encloses(asked, owner));
   if (!visible) {
-    const mayKnow = hasCtx ? hasPermission(principal, permission, scopeOfContext(askedContext(req.contextValues))) : holdsAnywhere(principal, permission, hostInstanceId);
+    const mayKnow = hasCtx
+      ? hasPermission(principal, permission, scopeOfContext(askedContext(req.contextValues)))
+      : holdsAnywhere(principal, permission, hostInstanceId);
     if (!mayKnow) throw permissionDenied(`missing permission ${permission}`);
     // As for standard resources: who may know gets the precise answer to a malformed id.
     const checked = req.stream ? undefined : validateRequest(req);

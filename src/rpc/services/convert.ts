@@ -27,11 +27,7 @@ export function detailsToProto(d: ObjectDetails): Details {
   });
 }
 
-function listDetailsToProto(
-  found: { total: number; rows: unknown[] },
-  page: { offset: number; limit: number },
-  state: ProjectionState,
-): ListDetails {
+function listDetailsToProto(found: { total: number; rows: unknown[] }, page: { offset: number; limit: number }, state: ProjectionState): ListDetails {
   return create(ListDetailsSchema, {
     appliedLimit: page.limit,
     totalResult: BigInt(found.total),
@@ -65,6 +61,10 @@ export function msToDuration(ms: number): { seconds: bigint; nanos: number } {
 }
 
 /** The answer of every search: the list details and the page's results. */
-export function searchResult<V, P>(found: { total: number; rows: V[]; state: ProjectionState }, page: { offset: number; limit: number }, toProto: (view: V) => P) {
+export function searchResult<V, P>(
+  found: { total: number; rows: V[]; state: ProjectionState },
+  page: { offset: number; limit: number },
+  toProto: (view: V) => P,
+) {
   return { details: listDetailsToProto(found, page, found.state), result: found.rows.map(toProto) };
 }

@@ -31,8 +31,7 @@ export function healthService(
   // "" asks about the server as a whole.
   const known = new Set(["", Health.typeName, ...services.map((s) => s.typeName)]);
   // A probe that fails means we cannot serve; it must not turn into a broken health check.
-  const current = async () =>
-    !shutdown.aborted && (await isServing().catch(() => false)) ? Status.SERVING : Status.NOT_SERVING;
+  const current = async () => (!shutdown.aborted && (await isServing().catch(() => false)) ? Status.SERVING : Status.NOT_SERVING);
 
   return {
     async check({ service }) {

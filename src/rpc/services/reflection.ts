@@ -72,9 +72,7 @@ export function reflectionServices(services: readonly DescService[]): {
         }
         case "allExtensionNumbersOfType": {
           if (!registry.getMessage(req.value)) return notFound(`type ${req.value}`);
-          const numbers = [...registry].flatMap((d) =>
-            d.kind === "extension" && d.extendee.typeName === req.value ? [d.number] : [],
-          );
+          const numbers = [...registry].flatMap((d) => (d.kind === "extension" && d.extendee.typeName === req.value ? [d.number] : []));
           return { case: "allExtensionNumbersResponse", value: { baseTypeName: req.value, extensionNumber: numbers } };
         }
         default:
@@ -82,8 +80,7 @@ export function reflectionServices(services: readonly DescService[]): {
       }
     };
 
-    return (req) =>
-      create(ResponseV1, { validHost: req.host, originalRequest: req, messageResponse: answer(req.messageRequest) });
+    return (req) => create(ResponseV1, { validHost: req.host, originalRequest: req, messageResponse: answer(req.messageRequest) });
   }
 
   return {
@@ -130,10 +127,6 @@ function notFound(what: string): Answer {
 }
 
 /** v1alpha and v1 messages are the same on the wire. */
-function convert<From extends DescMessage, To extends DescMessage>(
-  from: From,
-  message: MessageShape<From>,
-  to: To,
-): MessageShape<To> {
+function convert<From extends DescMessage, To extends DescMessage>(from: From, message: MessageShape<From>, to: To): MessageShape<To> {
   return fromBinary(to, toBinary(from, message));
 }

@@ -20,7 +20,8 @@ export function callSignal(res: NodeResponse, timeoutMs: number | undefined): { 
   res.once("close", () => {
     if (!ended) controller.abort(new ConnectError("the caller went away", Code.Canceled));
   });
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
+  const timer =
+    timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
   return {
     signal: controller.signal,
     end: () => {

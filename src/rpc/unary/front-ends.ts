@@ -6,7 +6,12 @@ import {
   type MethodSerializationLookup,
   type UniversalHandlerOptions,
 } from "@connectrpc/connect/protocol";
-import { codeToHttpStatus, errorToJsonBytes, parseContentType as connectContentType, parseTimeout as connectTimeout } from "@connectrpc/connect/protocol-connect";
+import {
+  codeToHttpStatus,
+  errorToJsonBytes,
+  parseContentType as connectContentType,
+  parseTimeout as connectTimeout,
+} from "@connectrpc/connect/protocol-connect";
 import { parseTimeout as grpcTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { NodeRequest, NodeResponse } from "../../http/respond.js";
 import { parseBinaryRequest } from "../binary-input.js";
@@ -36,7 +41,14 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
   const grpcCompression = (accepted: string | null) => compressionNegotiate(options.acceptCompression, null, accepted, "grpc-accept-encoding").response;
   const connectCompression = (accepted: string | null) => compressionNegotiate(options.acceptCompression, null, accepted, "accept-encoding").response;
 
-  async function grpc(req: NodeRequest, res: NodeResponse, invoke: UnaryInvoke, method: DescMethodUnary, contextValues: ContextValues, toConnect: ToConnect): Promise<void> {
+  async function grpc(
+    req: NodeRequest,
+    res: NodeResponse,
+    invoke: UnaryInvoke,
+    method: DescMethodUnary,
+    contextValues: ContextValues,
+    toConnect: ToConnect,
+  ): Promise<void> {
     const header = CallHeaders.fromIncoming(req.headers);
     const timeout = grpcTimeout(header.get("grpc-timeout"), options.maxTimeoutMs);
     const { signal, end } = callSignal(res, timeout.timeoutMs);
@@ -60,7 +72,9 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
       const answer = await invoke({ method, message, requestMethod: "POST", url: urlOf(req), header, signal, contextValues, ...deadline(timeout.timeoutMs) });
       answer.header.forEach((value, key) => responseHeader.set(key, value));
       answer.trailer.forEach((value, key) => trailer.set(key, value));
-      let data = serializationOf(method).getO(true).serialize(answer.message as never);
+      let data = serializationOf(method)
+        .getO(true)
+        .serialize(answer.message as never);
       let flags = 0;
       if (compression && data.byteLength >= options.compressMinBytes) {
         data = await compression.compress(data);
@@ -75,7 +89,14 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
     writeAnswer(res, 200, nodeHeaders(responseHeader), body, nodeHeaders(trailer));
   }
 
-  async function connect(req: NodeRequest, res: NodeResponse, invoke: UnaryInvoke, method: DescMethodUnary, binary: boolean, contextValues: ContextValues): Promise<void> {
+  async function connect(
+    req: NodeRequest,
+    res: NodeResponse,
+    invoke: UnaryInvoke,
+    method: DescMethodUnary,
+    binary: boolean,
+    contextValues: ContextValues,
+  ): Promise<void> {
     const header = CallHeaders.fromIncoming(req.headers);
     const timeout = connectTimeout(header.get("connect-timeout-ms"), options.maxTimeoutMs);
     const { signal, end } = callSignal(res, timeout.timeoutMs);
@@ -91,7 +112,9 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
       const answer = await invoke({ method, message, requestMethod: "POST", url: urlOf(req), header, signal, contextValues, ...deadline(timeout.timeoutMs) });
       answer.header.forEach((value, key) => responseHeader.set(key, value));
       answer.trailer.forEach((value, key) => responseHeader.set(`trailer-${key}`, value));
-      body = serializationOf(method).getO(binary).serialize(answer.message as never);
+      body = serializationOf(method)
+        .getO(binary)
+        .serialize(answer.message as never);
     } catch (thrown) {
       const error = asConnectError(thrown);
       status = codeToHttpStatus(error.code);
@@ -109,7 +132,14 @@ export function unaryFrontEnds(options: UniversalHandlerOptions) {
     writeAnswer(res, status, nodeHeaders(responseHeader), body);
   }
 
-  return function serveUnary(req: NodeRequest, res: NodeResponse, invoke: UnaryInvoke, method: DescMethodUnary, contextValues: ContextValues, toConnect: ToConnect): Promise<void> | undefined {
+  return function serveUnary(
+    req: NodeRequest,
+    res: NodeResponse,
+    invoke: UnaryInvoke,
+    method: DescMethodUnary,
+    contextValues: ContextValues,
+    toConnect: ToConnect,
+  ): Promise<void> | undefined {
     if (req.method !== "POST") return undefined;
     const type = req.headers["content-type"];
     if (type === "application/grpc" || type === "application/grpc+proto") {

@@ -57,7 +57,8 @@ export class UnaryMethods {
       const spec = createServiceImplSpec(desc, impl);
       for (const method of desc.methods) {
         const m = spec.methods[method.localName];
-        if (m?.kind === "server_streaming") this.#streams.set(`/${desc.typeName}/${method.name}`, this.#streamChain(desc, m.method as DescMethodServerStreaming, m.impl as StreamHandler));
+        if (m?.kind === "server_streaming")
+          this.#streams.set(`/${desc.typeName}/${method.name}`, this.#streamChain(desc, m.method as DescMethodServerStreaming, m.impl as StreamHandler));
         if (m?.kind !== "unary") continue;
         this.#byPath.set(`/${desc.typeName}/${method.name}`, this.#chain(desc, m.method as DescMethodUnary, m.impl as UnaryHandler));
       }

@@ -17,18 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The time of the insert, not of the transaction's start: a writer that waited for a
     // lock must not record a change date earlier than the event it waited for.
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
-    .addUniqueConstraint("events_aggregate_sequence", [
-      "instance_id",
-      "aggregate_type",
-      "aggregate_id",
-      "sequence",
-    ])
+    .addUniqueConstraint("events_aggregate_sequence", ["instance_id", "aggregate_type", "aggregate_id", "sequence"])
     .execute();
-  await db.schema
-    .createIndex("events_instance_type_position")
-    .on("events")
-    .columns(["instance_id", "aggregate_type", "position"])
-    .execute();
+  await db.schema.createIndex("events_instance_type_position").on("events").columns(["instance_id", "aggregate_type", "position"]).execute();
 
   const projection = (name: string) =>
     db.schema
@@ -53,7 +44,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
     .execute();
 
-  await projection("orgs").addColumn("name", "text", (c) => c.notNull()).execute();
+  await projection("orgs")
+    .addColumn("name", "text", (c) => c.notNull())
+    .execute();
 
   await projection("users")
     .addColumn("org_id", "text", (c) => c.notNull())
@@ -84,12 +77,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull())
     .addColumn("change_date", "timestamptz", (c) => c.notNull())
     .addColumn("sequence", "bigint", (c) => c.notNull())
-    .addPrimaryKeyConstraint("memberships_pkey", [
-      "instance_id",
-      "user_id",
-      "context_type",
-      "context_id",
-    ])
+    .addPrimaryKeyConstraint("memberships_pkey", ["instance_id", "user_id", "context_type", "context_id"])
     .execute();
 
   await db.schema
@@ -109,17 +97,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("execution_mode", "text", (c) => c.notNull())
     .addColumn("signing_key", "text", (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex("targets_instance_name")
-    .on("targets")
-    .columns(["instance_id", "name"])
-    .unique()
-    .execute();
-  await db.schema
-    .createIndex("targets_instance_created")
-    .on("targets")
-    .columns(["instance_id", "created_at", "id"])
-    .execute();
+  await db.schema.createIndex("targets_instance_name").on("targets").columns(["instance_id", "name"]).unique().execute();
+  await db.schema.createIndex("targets_instance_created").on("targets").columns(["instance_id", "created_at", "id"]).execute();
 
   await projection("executions")
     .addColumn("condition_type", "text", (c) => c.notNull())

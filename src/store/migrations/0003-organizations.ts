@@ -31,5 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     from (select o.*, d.domain, l.label, row_number() over (partition by o.instance_id, l.label order by o.created_at, o.id) as n
           from orgs o
           join instance_domains d on d.instance_id = o.instance_id and d.is_primary
-          cross join lateral (select coalesce(nullif(rtrim(left(trim(both '-' from regexp_replace(lower(o.name), '[^a-z0-9]+', '-', 'g')), 57), '-'), ''), 'org') as label) l) labelled`.execute(db);
+          cross join lateral (select coalesce(nullif(rtrim(left(trim(both '-' from regexp_replace(lower(o.name), '[^a-z0-9]+', '-', 'g')), 57), '-'), ''), 'org') as label) l) labelled`.execute(
+    db,
+  );
 }

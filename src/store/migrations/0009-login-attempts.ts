@@ -5,6 +5,8 @@ import type { Kysely } from "kysely";
  * pages lock a user after too many (PLATFORM_LOGIN_MAX_PASSWORD_ATTEMPTS).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable("user_secrets").addColumn("failed_attempts", "integer", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("user_secrets")
+    .addColumn("failed_attempts", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
 }
-

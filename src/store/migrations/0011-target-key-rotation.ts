@@ -6,9 +6,5 @@ import type { Kysely } from "kysely";
  * refusing calls in between (PLATFORM_ACTIONS_SIGNING_KEY_GRACE).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .alterTable("targets")
-    .addColumn("previous_signing_key", "text")
-    .addColumn("signing_key_changed_at", "timestamptz")
-    .execute();
+  await db.schema.alterTable("targets").addColumn("previous_signing_key", "text").addColumn("signing_key_changed_at", "timestamptz").execute();
 }

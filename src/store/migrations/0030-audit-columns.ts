@@ -38,7 +38,12 @@ const BACKFILLS: { events: RawBuilder<unknown>; table: string; org: string; row:
   // An organization's settings of a kind are the aggregate of its id; an instance's, of the instance's id.
   { events: sql`e.aggregate_type like 'settings.%'`, table: "orgs", org: "id", row: byId },
   // A membership's aggregate is `<context type>/<context id>/<user id>`; organization ids are generated, without '/'.
-  { events: sql`e.aggregate_type = 'membership' and e.aggregate_id like 'org/%'`, table: "orgs", org: "id", row: sql`r.id = split_part(e.aggregate_id, '/', 2)` },
+  {
+    events: sql`e.aggregate_type = 'membership' and e.aggregate_id like 'org/%'`,
+    table: "orgs",
+    org: "id",
+    row: sql`r.id = split_part(e.aggregate_id, '/', 2)`,
+  },
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {

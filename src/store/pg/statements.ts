@@ -7,7 +7,12 @@ import { StatementQuery } from "./query.js";
  * `client.query(config)`, which copies every config object through its property descriptors
  * first (pg 8.23), about 4 µs a statement.
  */
-export function submit<R extends object>(client: pg.ClientBase, text: string, values: unknown[] | undefined, name: string | undefined): Promise<pg.QueryResult<R>> {
+export function submit<R extends object>(
+  client: pg.ClientBase,
+  text: string,
+  values: unknown[] | undefined,
+  name: string | undefined,
+): Promise<pg.QueryResult<R>> {
   return new Promise((resolve, reject) => {
     client.query(new StatementQuery<R>(text, values, name || undefined, (error, result) => (error ? reject(error) : resolve(result))));
   });

@@ -14,7 +14,14 @@ const parsePostgresDate = pg.types.getTypeParser(TIMESTAMPTZ, "text") as (text: 
  */
 export function parseTimestamptz(text: string): Date | number | null {
   const n = text.length;
-  if (n < 22 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) {
+  if (
+    n < 22 ||
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 32 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58
+  ) {
     return parsePostgresDate(text);
   }
   const year = digits(text, 0, 4);

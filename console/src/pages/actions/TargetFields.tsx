@@ -7,7 +7,13 @@ import { KINDS, MODES, TIMEOUT_RULES, URL_RULES, type TargetValues } from "./tar
 export function TargetFields({ control, autoFocus }: { control: Control<TargetValues>; autoFocus?: boolean }) {
   return (
     <>
-      <TextInput control={control} name="name" label="Name" rules={{ required: "Give the target a name.", maxLength: { value: 1000, message: "At most 1000 characters." } }} autoFocus={autoFocus} />
+      <TextInput
+        control={control}
+        name="name"
+        label="Name"
+        rules={{ required: "Give the target a name.", maxLength: { value: 1000, message: "At most 1000 characters." } }}
+        autoFocus={autoFocus}
+      />
       <RadioInput control={control} name="kind" label="Kind" options={KINDS} />
       <TextInput control={control} name="url" label="URL" type="url" rules={URL_RULES} />
       <TextInput control={control} name="timeoutSeconds" label="Timeout (seconds)" rules={TIMEOUT_RULES} />

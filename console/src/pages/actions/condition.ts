@@ -21,6 +21,11 @@ export function conditionOf(kind: ConditionKind, which: string) {
   const [part, ...rest] = which.split(":");
   const value = rest.join(":");
   if (kind === "function") return { conditionType: { case: "function" as const, value } };
-  const condition = part === "all" ? { case: "all" as const, value: true } : kind === "event" ? { case: part as "event" | "group", value } : { case: part as "method" | "service", value };
+  const condition =
+    part === "all"
+      ? { case: "all" as const, value: true }
+      : kind === "event"
+        ? { case: part as "event" | "group", value }
+        : { case: part as "method" | "service", value };
   return { conditionType: { case: kind, value: { condition } } } as { conditionType: { case: ConditionKind; value: never } };
 }

@@ -29,7 +29,12 @@ export const EMPTY_TARGET: TargetValues = { name: "", kind: "restWebhook", url: 
 export function targetValues(t: GetTarget | undefined): TargetValues {
   const target = t?.target;
   const type = target?.targetType;
-  const mode = target?.executionType.case === "isAsync" && target.executionType.value ? "async" : target?.executionType.case === "interruptOnError" && target.executionType.value ? "interrupt" : "sync";
+  const mode =
+    target?.executionType.case === "isAsync" && target.executionType.value
+      ? "async"
+      : target?.executionType.case === "interruptOnError" && target.executionType.value
+        ? "interrupt"
+        : "sync";
   return {
     name: target?.name ?? "",
     kind: type?.case === "restRequestResponse" ? "restRequestResponse" : "restWebhook",

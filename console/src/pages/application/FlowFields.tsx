@@ -9,10 +9,26 @@ export function FlowFields<T extends FlowValues>({ control }: { control: Control
   const flow = control as unknown as Control<FlowValues>;
   return (
     <>
-      <TextLinesInput control={flow} name="redirectUris" label="Redirect URIs" description="One a line: where the service may send people back after signing in. https, unless in development mode or a native app's loopback or custom scheme." />
-      <TextLinesInput control={flow} name="postLogoutRedirectUris" label="Post-logout redirect URIs" description="One a line: where the service may send people after signing out." />
+      <TextLinesInput
+        control={flow}
+        name="redirectUris"
+        label="Redirect URIs"
+        description="One a line: where the service may send people back after signing in. https, unless in development mode or a native app's loopback or custom scheme."
+      />
+      <TextLinesInput
+        control={flow}
+        name="postLogoutRedirectUris"
+        label="Post-logout redirect URIs"
+        description="One a line: where the service may send people after signing out."
+      />
       <CheckboxesInput control={flow} name="responseTypes" label="Response types" options={RESPONSE_TYPES} />
-      <CheckboxesInput control={flow} name="grantTypes" label="Grant types" description="Code needs Authorization code, the ID token types need Implicit, Refresh token needs Authorization code." options={GRANT_TYPES} />
+      <CheckboxesInput
+        control={flow}
+        name="grantTypes"
+        label="Grant types"
+        description="Code needs Authorization code, the ID token types need Implicit, Refresh token needs Authorization code."
+        options={GRANT_TYPES}
+      />
       <CheckboxInput control={flow} name="devMode" label="Development mode: allow http redirect URIs" />
     </>
   );

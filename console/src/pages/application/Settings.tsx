@@ -24,8 +24,19 @@ export function Settings({ app, mayWrite, onSaved }: { app: GetApp; mayWrite: bo
   const patch = useMutation(PlatformApps.method.patchApp, { onSuccess: onSaved });
   const save = (v: SettingsValues) => patch.mutate({ id: app.details?.id ?? "", app: { name: v.name.trim(), ...(config && { oidc: oidcPatch(v) }) } });
   return (
-    <SettingsForm mayWrite={mayWrite} onSubmit={form.handleSubmit(save)} pending={patch.isPending} error={patch.error} saved={patch.isSuccess && !form.formState.isDirty}>
-      <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the application a name.", maxLength: { value: 200, message: "At most 200 characters." } }} />
+    <SettingsForm
+      mayWrite={mayWrite}
+      onSubmit={form.handleSubmit(save)}
+      pending={patch.isPending}
+      error={patch.error}
+      saved={patch.isSuccess && !form.formState.isDirty}
+    >
+      <TextInput
+        control={form.control}
+        name="name"
+        label="Name"
+        rules={{ required: "Give the application a name.", maxLength: { value: 200, message: "At most 200 characters." } }}
+      />
       {config && (
         <>
           <FlowFields control={form.control} />
@@ -38,7 +49,10 @@ export function Settings({ app, mayWrite, onSaved }: { app: GetApp; mayWrite: bo
             name="clockSkew"
             label="Clock skew (seconds)"
             description="0 to 5: added to token lifetimes for clients whose clock runs behind."
-            rules={{ required: "Give a number of seconds, 0 for none.", validate: (s) => (/^\d+(\.\d{1,3})?$/.test(String(s).trim()) && Number(s) <= 5) || "A number from 0 to 5, at most three decimals." }}
+            rules={{
+              required: "Give a number of seconds, 0 for none.",
+              validate: (s) => (/^\d+(\.\d{1,3})?$/.test(String(s).trim()) && Number(s) <= 5) || "A number from 0 to 5, at most three decimals.",
+            }}
           />
         </>
       )}

@@ -1,4 +1,11 @@
-import { APIAuthMethodType, OIDCAppType, OIDCAuthMethodType, OIDCGrantType, OIDCResponseType, OIDCTokenType } from "../../../../gen/platform/resources/app/v3alpha/app_pb";
+import {
+  APIAuthMethodType,
+  OIDCAppType,
+  OIDCAuthMethodType,
+  OIDCGrantType,
+  OIDCResponseType,
+  OIDCTokenType,
+} from "../../../../gen/platform/resources/app/v3alpha/app_pb";
 import type { Option } from "../../components/ChoiceInputs";
 import { lines } from "../../components/TextLinesInput";
 
@@ -39,7 +46,10 @@ export const GRANT_TYPES = [
   option(OIDCGrantType.OIDC_GRANT_TYPE_TOKEN_EXCHANGE, "Token exchange"),
 ];
 
-export const TOKEN_TYPES = [option(OIDCTokenType.OIDC_TOKEN_TYPE_BEARER, "Opaque (bearer), checked by introspection"), option(OIDCTokenType.OIDC_TOKEN_TYPE_JWT, "JWT, verifiable with the instance's keys")];
+export const TOKEN_TYPES = [
+  option(OIDCTokenType.OIDC_TOKEN_TYPE_BEARER, "Opaque (bearer), checked by introspection"),
+  option(OIDCTokenType.OIDC_TOKEN_TYPE_JWT, "JWT, verifiable with the instance's keys"),
+];
 
 /** Redirect URIs and flows, as a form holds them. */
 export interface FlowValues {
@@ -61,7 +71,11 @@ export function defaultsFor(appType: string): { authMethod: string; responseType
     case OIDCAppType.OIDC_APP_TYPE_USER_AGENT:
       return { authMethod: String(OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE), responseTypes: code, grantTypes: [authorizationCode] };
     case OIDCAppType.OIDC_APP_TYPE_NATIVE:
-      return { authMethod: String(OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE), responseTypes: code, grantTypes: [authorizationCode, String(OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN)] };
+      return {
+        authMethod: String(OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE),
+        responseTypes: code,
+        grantTypes: [authorizationCode, String(OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN)],
+      };
     default:
       return { authMethod: String(OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC), responseTypes: code, grantTypes: [authorizationCode] };
   }
@@ -77,4 +91,3 @@ export function flowConfig(v: FlowValues) {
     devMode: v.devMode,
   };
 }
-

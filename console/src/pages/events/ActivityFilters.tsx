@@ -58,7 +58,13 @@ function searchFilters(c: Chosen): EventFilters {
     ...(kind === "type" && name ? [{ filter: { case: "types" as const, value: { types: [name] } } }] : []),
     ...(kind === "group" && name ? [{ filter: { case: "types" as const, value: { groups: [name] } } }] : []),
     // An ID means something only with its kind: the log's resources are (kind, ID) pairs.
-    ...(c.resourceType !== "any" ? [resourceId ? { filter: { case: "resource" as const, value: { type: c.resourceType, id: resourceId } } } : { filter: { case: "resourceTypes" as const, value: { types: [c.resourceType] } } }] : []),
+    ...(c.resourceType !== "any"
+      ? [
+          resourceId
+            ? { filter: { case: "resource" as const, value: { type: c.resourceType, id: resourceId } } }
+            : { filter: { case: "resourceTypes" as const, value: { types: [c.resourceType] } } },
+        ]
+      : []),
     ...(editor ? [{ filter: { case: "editor" as const, value: { userId: editor } } }] : []),
     ...(since || until ? [{ filter: { case: "timeRange" as const, value: { since, until } } }] : []),
   ];
@@ -85,7 +91,11 @@ const ANY_EVENT = { id: "", name: "Any event" };
 function EventTypeChoice({ ctx, value, onChange }: { ctx: Scope["ctx"]; value: string; onChange(value: string): void }) {
   const listed = useQuery(PlatformEvents.method.listEventTypes, { ctx }, { staleTime: Infinity });
   const items = useMemo(
-    () => [ANY_EVENT, ...(listed.data?.groups ?? []).map((g) => ({ id: `group:${g}`, name: `${g}.*` })), ...(listed.data?.types ?? []).map((t) => ({ id: `type:${t}`, name: t }))],
+    () => [
+      ANY_EVENT,
+      ...(listed.data?.groups ?? []).map((g) => ({ id: `group:${g}`, name: `${g}.*` })),
+      ...(listed.data?.types ?? []).map((t) => ({ id: `type:${t}`, name: t })),
+    ],
     [listed.data],
   );
   return (

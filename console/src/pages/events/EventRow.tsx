@@ -27,7 +27,12 @@ export function EventRow({ event, columns }: { event: Event; columns: readonly E
           </td>
         ))}
         <td>
-          <Button aria-expanded={open} aria-controls={open ? details : undefined} aria-label={`${open ? "Hide details" : "Details"}: ${event.type}, ${when(event)}`} onPress={() => setOpen(!open)}>
+          <Button
+            aria-expanded={open}
+            aria-controls={open ? details : undefined}
+            aria-label={`${open ? "Hide details" : "Details"}: ${event.type}, ${when(event)}`}
+            onPress={() => setOpen(!open)}
+          >
             {open ? "Hide details" : "Details"}
           </Button>
         </td>

@@ -16,7 +16,14 @@ export function ResourceLink({ resource }: { resource: Resource | undefined }) {
   const id = resource?.id ?? "";
   return (
     <>
-      <span className="muted">{kindLabel(type)}</span> {id ? <PageLink type={type} id={id}><code>{id}</code></PageLink> : <span className="muted">no account</span>}
+      <span className="muted">{kindLabel(type)}</span>{" "}
+      {id ? (
+        <PageLink type={type} id={id}>
+          <code>{id}</code>
+        </PageLink>
+      ) : (
+        <span className="muted">no account</span>
+      )}
     </>
   );
 }
@@ -24,7 +31,13 @@ export function ResourceLink({ resource }: { resource: Resource | undefined }) {
 /** Who made the change: the user's name while the user exists (linked to them), else the ID the log has ("system" for the service itself). */
 export function EditorName({ editor }: { editor: Editor | undefined }) {
   const name = editor?.displayName || editor?.userId || "";
-  return editor?.displayName ? <PageLink type="user" id={editor.userId}>{name}</PageLink> : <>{name}</>;
+  return editor?.displayName ? (
+    <PageLink type="user" id={editor.userId}>
+      {name}
+    </PageLink>
+  ) : (
+    <>{name}</>
+  );
 }
 
 const keep = <T,>(prev: T) => prev;
@@ -34,17 +47,47 @@ function PageLink({ type, id, children }: { type: string; id: string; children: 
   switch (type) {
     case "user":
     case "signin":
-      return may("user.read") ? <Link to="/users/$userId" params={{ userId: id }} search={keep}>{children}</Link> : children;
+      return may("user.read") ? (
+        <Link to="/users/$userId" params={{ userId: id }} search={keep}>
+          {children}
+        </Link>
+      ) : (
+        children
+      );
     case "org":
-      return may("org.read") ? <Link to="/organizations/$orgId" params={{ orgId: id }} search={keep}>{children}</Link> : children;
+      return may("org.read") ? (
+        <Link to="/organizations/$orgId" params={{ orgId: id }} search={keep}>
+          {children}
+        </Link>
+      ) : (
+        children
+      );
     case "project":
-      return may("project.read") ? <Link to="/projects/$projectId" params={{ projectId: id }} search={keep}>{children}</Link> : children;
+      return may("project.read") ? (
+        <Link to="/projects/$projectId" params={{ projectId: id }} search={keep}>
+          {children}
+        </Link>
+      ) : (
+        children
+      );
     case "app":
       return may("project.app.read") ? <AppLink appId={id}>{children}</AppLink> : children;
     case "idp":
-      return may("idp.read") ? <Link to="/identity-providers/$idpId" params={{ idpId: id }} search={keep}>{children}</Link> : children;
+      return may("idp.read") ? (
+        <Link to="/identity-providers/$idpId" params={{ idpId: id }} search={keep}>
+          {children}
+        </Link>
+      ) : (
+        children
+      );
     case "target":
-      return may("action.target.read") ? <Link to="/actions/targets/$targetId" params={{ targetId: id }} search={keep}>{children}</Link> : children;
+      return may("action.target.read") ? (
+        <Link to="/actions/targets/$targetId" params={{ targetId: id }} search={keep}>
+          {children}
+        </Link>
+      ) : (
+        children
+      );
     default:
       return children;
   }

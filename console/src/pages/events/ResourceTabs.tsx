@@ -7,7 +7,10 @@ import { usePermissions } from "../../api/permissions";
  * opened): the overview, the history, a user's sign-ins. Shown to those who may read the
  * log; to others the overview is all there is, and no tabs are needed.
  */
-export function ResourceTabs<TOptions extends readonly unknown[]>(props: { label: string; tabs: ValidateLinkOptionsArray<RegisteredRouter, TOptions> }): ReactNode;
+export function ResourceTabs<TOptions extends readonly unknown[]>(props: {
+  label: string;
+  tabs: ValidateLinkOptionsArray<RegisteredRouter, TOptions>;
+}): ReactNode;
 export function ResourceTabs({ label, tabs }: { label: string; tabs: readonly LinkComponentProps[] }): ReactNode {
   const { may } = usePermissions();
   if (!may("events.read")) return null;

@@ -82,7 +82,8 @@ function Outcome({ type }: { type: string }) {
 function reason(e: Event): string {
   if (e.type !== "signin.suppressed") return inWords(REASONS, text(e, "reason"));
   const reasons = e.payload?.reasons;
-  const counts = reasons && typeof reasons === "object" && !Array.isArray(reasons) ? Object.entries(reasons).map(([r, n]) => `${inWords(REASONS, r)} ×${String(n)}`) : [];
+  const counts =
+    reasons && typeof reasons === "object" && !Array.isArray(reasons) ? Object.entries(reasons).map(([r, n]) => `${inWords(REASONS, r)} ×${String(n)}`) : [];
   return [`${String(e.payload?.count ?? 0)} attempts`, ...counts].join(", ");
 }
 

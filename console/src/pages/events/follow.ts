@@ -32,7 +32,13 @@ export function retryDelay(failures: number, random = Math.random): number {
  * each time (retryDelay); an answer resets that. A stream that ends without a word counts as
  * a failure, so a service that keeps closing at once is not asked in a tight loop.
  */
-export async function followLog(open: OpenStream, from: string, signal: AbortSignal, on: { event(e: Event): void; state(s: LiveState): void }, sleep = abortableSleep): Promise<void> {
+export async function followLog(
+  open: OpenStream,
+  from: string,
+  signal: AbortSignal,
+  on: { event(e: Event): void; state(s: LiveState): void },
+  sleep = abortableSleep,
+): Promise<void> {
   let after = from;
   let failures = 0;
   while (!signal.aborted) {

@@ -72,10 +72,15 @@ function useLiveEvents(filters: EventFilters, ctx: Context, shown: { position: s
     const client = createClient(PlatformEvents, transport);
     const asked = request.current;
     setStream({ key, events: [], state: { state: "connecting" } });
-    void followLog((after, signal) => client.watchEvents({ ...asked, after }, { signal }), followFrom(searched.current?.position, searched.current?.events ?? []), abort.signal, {
-      event: (e) => setStream((s) => (s.key !== key || s.events.some((had) => had.position === e.position) ? s : { ...s, events: [e, ...s.events] })),
-      state: (state) => setStream((s) => (s.key === key ? { ...s, state } : s)),
-    });
+    void followLog(
+      (after, signal) => client.watchEvents({ ...asked, after }, { signal }),
+      followFrom(searched.current?.position, searched.current?.events ?? []),
+      abort.signal,
+      {
+        event: (e) => setStream((s) => (s.key !== key || s.events.some((had) => had.position === e.position) ? s : { ...s, events: [e, ...s.events] })),
+        state: (state) => setStream((s) => (s.key === key ? { ...s, state } : s)),
+      },
+    );
     return () => abort.abort();
   }, [key, ready, transport]);
   return stream.key === key ? stream : { key, events: [], state: { state: "connecting" } };

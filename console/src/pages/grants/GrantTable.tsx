@@ -34,7 +34,15 @@ export type UserGrantPage = ReturnType<typeof useUserGrantPage>;
  * A page of user grants as a table: whom or what each is of (the first column), its roles,
  * changing them and removing the grant, for whoever may.
  */
-export function GrantTable(props: { grants: UserGrantPage; label: string; column: string; empty: string; /** The grant in words, such as “the grant of ada@example.com”. */ describe(g: GetUserGrant): string; cell(g: GetUserGrant): ReactNode; dependencies: unknown[] }) {
+export function GrantTable(props: {
+  grants: UserGrantPage;
+  label: string;
+  column: string;
+  empty: string;
+  /** The grant in words, such as “the grant of ada@example.com”. */ describe(g: GetUserGrant): string;
+  cell(g: GetUserGrant): ReactNode;
+  dependencies: unknown[];
+}) {
   const { grants, label, column, empty, describe, cell, dependencies } = props;
   const { ctx } = useScope();
   const { may } = usePermissions();
@@ -46,7 +54,15 @@ export function GrantTable(props: { grants: UserGrantPage; label: string; column
   return (
     <>
       <ApiError error={found.error ?? remove.error} />
-      <ResultTable label={label} columns={[column, "Roles", "Actions"]} rows={rows} rowId={(g) => g.details?.id ?? ""} pending={found.isPending} empty={empty} dependencies={[...dependencies, mayChange, mayRemove, remove.isPending]}>
+      <ResultTable
+        label={label}
+        columns={[column, "Roles", "Actions"]}
+        rows={rows}
+        rowId={(g) => g.details?.id ?? ""}
+        pending={found.isPending}
+        empty={empty}
+        dependencies={[...dependencies, mayChange, mayRemove, remove.isPending]}
+      >
         {(g) => (
           <>
             <Cell>{cell(g)}</Cell>

@@ -6,7 +6,12 @@ import { KINDS, type KindName } from "./kinds";
 import { CLIENT_ID_RULES, ID_ATTRIBUTE_RULES, NAME_RULES, NEW_SCOPES_RULES, NEW_SECRET_RULES, settingsRules, urlRules } from "./rules";
 
 const ENDPOINTS = [
-  { field: "authorizationEndpoint", label: "Authorization endpoint", what: "authorization endpoint", description: "Where people are sent to sign in at the provider." },
+  {
+    field: "authorizationEndpoint",
+    label: "Authorization endpoint",
+    what: "authorization endpoint",
+    description: "Where people are sent to sign in at the provider.",
+  },
   { field: "tokenEndpoint", label: "Token endpoint", what: "token endpoint", description: "Where the service redeems the code with the client ID and secret." },
   { field: "userEndpoint", label: "User endpoint", what: "user endpoint", description: "Where the service reads the person's details with the access token." },
 ] as const;
@@ -28,18 +33,38 @@ export function IdpFields({ control, kind, saved }: { control: Control<IdpValues
         label="Client secret"
         type="password"
         autoComplete="off"
-        description={saved ? "Write-only: empty keeps the stored one. Needed again when the client ID or where it goes changes." : "Write-only: stored encrypted and never shown again."}
+        description={
+          saved
+            ? "Write-only: empty keeps the stored one. Needed again when the client ID or where it goes changes."
+            : "Write-only: stored encrypted and never shown again."
+        }
         rules={rules ? rules.clientSecret : NEW_SECRET_RULES}
       />
       <TextInput control={control} name="scopes" label="Scopes" description={k.scopesHelp} rules={rules ? rules.scopes : NEW_SCOPES_RULES} />
       {k.extra.includes("issuer") && <TextInput control={control} name="issuer" label="Issuer" description={k.issuerHelp} rules={urlRules("issuer URL")} />}
-      {k.extra.includes("isIdTokenMapping") && <CheckboxInput control={control} name="isIdTokenMapping" label="Take the person's details from the ID token, not the userinfo endpoint" />}
+      {k.extra.includes("isIdTokenMapping") && (
+        <CheckboxInput control={control} name="isIdTokenMapping" label="Take the person's details from the ID token, not the userinfo endpoint" />
+      )}
       {ENDPOINTS.filter((e) => k.extra.includes(e.field)).map((e) => (
         <TextInput key={e.field} control={control} name={e.field} label={e.label} description={e.description} rules={urlRules(e.what)} />
       ))}
-      {k.extra.includes("idAttribute") && <TextInput control={control} name="idAttribute" label="ID attribute" description="The attribute of the user endpoint's answer that holds the person's unique ID, such as id or sub." rules={ID_ATTRIBUTE_RULES} />}
+      {k.extra.includes("idAttribute") && (
+        <TextInput
+          control={control}
+          name="idAttribute"
+          label="ID attribute"
+          description="The attribute of the user endpoint's answer that holds the person's unique ID, such as id or sub."
+          rules={ID_ATTRIBUTE_RULES}
+        />
+      )}
       <CheckboxesInput control={control} name="accounts" label="Accounts" options={[...ACCOUNT_OPTIONS]} />
-      <RadioInput control={control} name="autoLinking" label="Propose an existing account to link" description="The person confirms with that account's password." options={AUTO_LINKING} />
+      <RadioInput
+        control={control}
+        name="autoLinking"
+        label="Propose an existing account to link"
+        description="The person confirms with that account's password."
+        options={AUTO_LINKING}
+      />
     </>
   );
 }

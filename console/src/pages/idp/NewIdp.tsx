@@ -34,12 +34,25 @@ export function NewIdp() {
     },
   });
   return (
-    <FormDialog label="New identity provider" primary open={open} onOpenChange={setOpen} onSubmit={form.handleSubmit((v) => create.mutate({ idp: createRequest(v), ctx }))} submit="Create" pending={create.isPending} error={create.error}>
+    <FormDialog
+      label="New identity provider"
+      primary
+      open={open}
+      onOpenChange={setOpen}
+      onSubmit={form.handleSubmit((v) => create.mutate({ idp: createRequest(v), ctx }))}
+      submit="Create"
+      pending={create.isPending}
+      error={create.error}
+    >
       <RadioInput
         control={form.control}
         name="kind"
         label="Type"
-        description={orgId ? "Defined in the organization chosen above: only its people can use it." : "Defined in the instance: every organization inherits it and may switch it off for itself."}
+        description={
+          orgId
+            ? "Defined in the organization chosen above: only its people can use it."
+            : "Defined in the instance: every organization inherits it and may switch it off for itself."
+        }
         options={TYPES}
       />
       <dl className="facts">

@@ -26,7 +26,13 @@ export function IdpSettings({ idpId, kind, mayWrite, onSaved }: { idpId: string;
   // The secret typed goes once saved: the field shows nothing stored.
   const submit = (v: IdpValues) => patch.mutate({ id: idpId, ctx, idp: patchRequest(v) }, { onSuccess: () => form.reset({ ...v, clientSecret: "" }) });
   return (
-    <SettingsForm mayWrite={mayWrite} onSubmit={form.handleSubmit(submit)} pending={patch.isPending} error={patch.error} saved={patch.isSuccess && !form.formState.isDirty}>
+    <SettingsForm
+      mayWrite={mayWrite}
+      onSubmit={form.handleSubmit(submit)}
+      pending={patch.isPending}
+      error={patch.error}
+      saved={patch.isSuccess && !form.formState.isDirty}
+    >
       <IdpFields control={form.control} kind={kind} saved={saved} />
     </SettingsForm>
   );

@@ -21,7 +21,19 @@ const POLICIES = [
  * policy (its type's Patch with only the policy, which a context reusing it may send). Where
  * it is defined, Inherit counts as active; below, it follows the parent context.
  */
-export function StatePolicySection({ idpId, got, patch, mayWrite, onSaved }: { idpId: string; got: GetIDP; patch: DescMethodUnary<DescMessage, DescMessage>; mayWrite: boolean; onSaved(): Promise<void> }) {
+export function StatePolicySection({
+  idpId,
+  got,
+  patch,
+  mayWrite,
+  onSaved,
+}: {
+  idpId: string;
+  got: GetIDP;
+  patch: DescMethodUnary<DescMessage, DescMessage>;
+  mayWrite: boolean;
+  onSaved(): Promise<void>;
+}) {
   const { ctx } = useScope();
   const policy = got.idp?.statePolicy ?? StatePolicy.INHERIT;
   const form = useForm<{ policy: string }>({ values: { policy: String(policy) } });
@@ -35,7 +47,15 @@ export function StatePolicySection({ idpId, got, patch, mayWrite, onSaved }: { i
       <p>
         {parent ? "In the context the console acts in:" : "Where it is defined:"} <StateBadge state={got.state} />
       </p>
-      {parent && <Inherited setting="state policy" owner={policy === StatePolicy.INHERIT ? parent.parent : undefined} mayReset={mayWrite} pending={save.isPending} onReset={() => set(StatePolicy.INHERIT)} />}
+      {parent && (
+        <Inherited
+          setting="state policy"
+          owner={policy === StatePolicy.INHERIT ? parent.parent : undefined}
+          mayReset={mayWrite}
+          pending={save.isPending}
+          onReset={() => set(StatePolicy.INHERIT)}
+        />
+      )}
       <form onSubmit={form.handleSubmit((v) => set(Number(v.policy) as StatePolicy))}>
         <fieldset className="plain" disabled={!mayWrite}>
           <RadioInput
@@ -50,7 +70,9 @@ export function StatePolicySection({ idpId, got, patch, mayWrite, onSaved }: { i
             options={POLICIES}
           />
         </fieldset>
-        {mayWrite && <FormFooter submit="Save the state policy" pending={save.isPending} error={save.error} saved={save.isSuccess && !form.formState.isDirty} />}
+        {mayWrite && (
+          <FormFooter submit="Save the state policy" pending={save.isPending} error={save.error} saved={save.isSuccess && !form.formState.isDirty} />
+        )}
       </form>
     </section>
   );

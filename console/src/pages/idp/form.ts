@@ -1,5 +1,12 @@
 import { AutoLinkingOption, type IDP } from "../../../../gen/platform/resources/idp/v3alpha/idp_pb";
-import type { GitHubConfig, GitLabConfig, GitLabSelfHostedConfig, GoogleConfig, OAuthConfig, OIDCConfig } from "../../../../gen/platform/resources/idp/v3alpha/idp_types_pb";
+import type {
+  GitHubConfig,
+  GitLabConfig,
+  GitLabSelfHostedConfig,
+  GoogleConfig,
+  OAuthConfig,
+  OIDCConfig,
+} from "../../../../gen/platform/resources/idp/v3alpha/idp_types_pb";
 import { KINDS, type KindName } from "./kinds";
 
 /** Any type's configuration as its Get answers it (without the client secret). */
@@ -63,7 +70,12 @@ export function scopeList(text: string): string[] {
 
 export function idpValues(kind: KindName, idp: IDP | undefined, config: Config | undefined): IdpValues {
   // Each type's configuration has some of these fields.
-  const c = config as Partial<Pick<OIDCConfig, "clientId" | "scopes" | "issuer" | "isIdTokenMapping"> & Pick<OAuthConfig, "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute">> | undefined;
+  const c = config as
+    | Partial<
+        Pick<OIDCConfig, "clientId" | "scopes" | "issuer" | "isIdTokenMapping"> &
+          Pick<OAuthConfig, "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute">
+      >
+    | undefined;
   return {
     kind,
     name: idp?.name ?? "",

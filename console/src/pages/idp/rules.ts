@@ -23,7 +23,11 @@ function isHttpUrl(text: string): boolean {
 
 /** The issuer and the OAuth endpoints: absolute URIs of at most 1000 characters; only http(s) ones can be called. */
 export function urlRules(what: string) {
-  return { required: `Give the ${what}.`, ...atMost(1000), validate: (value: unknown) => isHttpUrl(String(value)) || "An absolute http or https URL, such as https://login.example.com." };
+  return {
+    required: `Give the ${what}.`,
+    ...atMost(1000),
+    validate: (value: unknown) => isHttpUrl(String(value)) || "An absolute http or https URL, such as https://login.example.com.",
+  };
 }
 
 function scopesProblem(text: string): string | true {
@@ -54,12 +58,18 @@ export function settingsRules(before: IdpValues) {
       ...atMost(200),
       validate: (_: unknown, v: IdpValues) => {
         const moved = AIMED.find(([field]) => v[field].trim() !== before[field]);
-        return v.clientSecret !== "" || moved === undefined || `Changing the ${moved[1]} needs the client secret again: the stored one is kept only for the ${moved[1]} it was given for.`;
+        return (
+          v.clientSecret !== "" ||
+          moved === undefined ||
+          `Changing the ${moved[1]} needs the client secret again: the stored one is kept only for the ${moved[1]} it was given for.`
+        );
       },
     },
     scopes: {
       validate: (value: unknown) =>
-        before.scopes === "" || scopeList(String(value)).length > 0 ? scopesProblem(String(value)) : "Scopes once set cannot be emptied (the API keeps them when none are sent): list the ones to ask for.",
+        before.scopes === "" || scopeList(String(value)).length > 0
+          ? scopesProblem(String(value))
+          : "Scopes once set cannot be emptied (the API keeps them when none are sent): list the ones to ask for.",
     },
   };
 }

@@ -24,7 +24,15 @@ export function Domains({ instance, mayWrite, onChanged }: { instance: GetInstan
     <section aria-labelledby="domains">
       <h2 id="domains">Domains</h2>
       <ApiError error={primary.error ?? remove.error} />
-      <ResultTable label="Domains" columns={["Domain", "Added", "Actions"]} rows={instance.domains} rowId={(d) => d.domain} pending={false} empty="No domains." dependencies={[mayWrite]}>
+      <ResultTable
+        label="Domains"
+        columns={["Domain", "Added", "Actions"]}
+        rows={instance.domains}
+        rowId={(d) => d.domain}
+        pending={false}
+        empty="No domains."
+        dependencies={[mayWrite]}
+      >
         {(d) => (
           <>
             <Cell>
@@ -47,7 +55,13 @@ export function Domains({ instance, mayWrite, onChanged }: { instance: GetInstan
       </ResultTable>
       {mayWrite && (
         <form className="inline" aria-label="Add a domain" onSubmit={form.handleSubmit(submit)}>
-          <TextInput control={form.control} name="domain" label="Domain" description="A host name no other instance has, e.g. login.example.com." rules={{ required: "Give a host name.", pattern: { value: /^\S+$/, message: "No spaces." } }} />
+          <TextInput
+            control={form.control}
+            name="domain"
+            label="Domain"
+            description="A host name no other instance has, e.g. login.example.com."
+            rules={{ required: "Give a host name.", pattern: { value: /^\S+$/, message: "No spaces." } }}
+          />
           <Button type="submit" isDisabled={add.isPending}>
             Add domain
           </Button>

@@ -27,7 +27,18 @@ interface NewInstanceValues {
   days: string;
 }
 
-const EMPTY: NewInstanceValues = { name: "", domains: "", firstOrgName: "", username: "", givenName: "", familyName: "", email: "", password: "", withToken: false, days: "30" };
+const EMPTY: NewInstanceValues = {
+  name: "",
+  domains: "",
+  firstOrgName: "",
+  username: "",
+  givenName: "",
+  familyName: "",
+  email: "",
+  password: "",
+  withToken: false,
+  days: "30",
+};
 
 /** A new instance with its domains, first organization and first administrator; the administrator's token, if asked for, shown this once. */
 export function NewInstance() {
@@ -69,7 +80,14 @@ function NewInstanceForm({ onCreated }: { onCreated(answer: CreateInstanceRespon
         admin: {
           user: {
             username: v.username.trim(),
-            type: { case: "human", value: { profile: { givenName: v.givenName.trim(), familyName: v.familyName.trim() }, email: { address: v.email.trim() }, passwordType: { case: "password", value: v.password } } },
+            type: {
+              case: "human",
+              value: {
+                profile: { givenName: v.givenName.trim(), familyName: v.familyName.trim() },
+                email: { address: v.email.trim() },
+                passwordType: { case: "password", value: v.password },
+              },
+            },
           },
           ...(v.withToken && { patExpirationDate: timestampFromDate(new Date(Date.now() + Number(v.days) * DAY_MS)) }),
         },
@@ -81,8 +99,19 @@ function NewInstanceForm({ onCreated }: { onCreated(answer: CreateInstanceRespon
       <Heading slot="title">New instance</Heading>
       <form onSubmit={form.handleSubmit(submit)}>
         <TextInput control={form.control} name="name" label="Name" rules={required("the instance a name")} autoFocus />
-        <TextLinesInput control={form.control} name="domains" label="Domains" description="Host names it is served on, one a line; the first is its primary domain." />
-        <TextInput control={form.control} name="firstOrgName" label="First organization" description="Its default organization, which holds the administrator." rules={required("the first organization a name")} />
+        <TextLinesInput
+          control={form.control}
+          name="domains"
+          label="Domains"
+          description="Host names it is served on, one a line; the first is its primary domain."
+        />
+        <TextInput
+          control={form.control}
+          name="firstOrgName"
+          label="First organization"
+          description="Its default organization, which holds the administrator."
+          rules={required("the first organization a name")}
+        />
         <fieldset className="plain">
           <legend>First administrator (IAM_OWNER)</legend>
           <TextInput control={form.control} name="username" label="Username" rules={required("a username")} />
@@ -91,9 +120,24 @@ function NewInstanceForm({ onCreated }: { onCreated(answer: CreateInstanceRespon
             <TextInput control={form.control} name="familyName" label="Family name" rules={required("a family name")} />
           </div>
           <TextInput control={form.control} name="email" label="Email" type="email" rules={required("an email address")} />
-          <TextInput control={form.control} name="password" label="Password" type="password" autoComplete="new-password" description="Checked against the new instance's password policy." rules={{ required: "Give a password." }} />
+          <TextInput
+            control={form.control}
+            name="password"
+            label="Password"
+            type="password"
+            autoComplete="new-password"
+            description="Checked against the new instance's password policy."
+            rules={{ required: "Give a password." }}
+          />
           <CheckboxInput control={form.control} name="withToken" label="Also a personal access token for the API" />
-          {withToken && <TextInput control={form.control} name="days" label="Token valid for (days)" rules={{ required: "Give a number of days.", pattern: { value: /^[1-9]\d{0,4}$/, message: "A whole number of days, 1 or more." } }} />}
+          {withToken && (
+            <TextInput
+              control={form.control}
+              name="days"
+              label="Token valid for (days)"
+              rules={{ required: "Give a number of days.", pattern: { value: /^[1-9]\d{0,4}$/, message: "A whole number of days, 1 or more." } }}
+            />
+          )}
         </fieldset>
         <FormFooter submit="Create" pending={create.isPending} error={create.error} cancel />
       </form>

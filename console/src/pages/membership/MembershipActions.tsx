@@ -10,7 +10,18 @@ import type { Ctx } from "./context";
  * What may be done to one membership in its context (`ctx`): its roles replaced, or it
  * removed after saying what `who` loses. `where` names the context (a page of one context leaves it out).
  */
-export function MembershipActions(props: { ctx: Ctx; membership: GetMembership; who: string; where?: string; roles: Option[]; rolesError?: unknown; mayWrite: boolean; mayDelete: boolean; onOpen?(open: boolean): void; onChanged(): Promise<void> }) {
+export function MembershipActions(props: {
+  ctx: Ctx;
+  membership: GetMembership;
+  who: string;
+  where?: string;
+  roles: Option[];
+  rolesError?: unknown;
+  mayWrite: boolean;
+  mayDelete: boolean;
+  onOpen?(open: boolean): void;
+  onChanged(): Promise<void>;
+}) {
   const { ctx, membership: m, who, where, roles, rolesError, mayWrite, mayDelete, onOpen, onChanged } = props;
   const at = where ? ` ${where}` : "";
   const patch = useMutation(PlatformMemberships.method.patchMembership);

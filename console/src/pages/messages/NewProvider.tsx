@@ -6,7 +6,12 @@ import type { ProviderFamily } from "./families";
 import { useFamilyCall } from "./use-family";
 
 /** A new provider of a family (inactive until activated); an endpoint's signing key shown once. */
-export function NewProvider<V extends FieldValues, Create>(props: { family: ProviderFamily<Create, unknown>; empty: V; provider(values: V): Create; fields(control: Control<V>): ReactNode }) {
+export function NewProvider<V extends FieldValues, Create>(props: {
+  family: ProviderFamily<Create, unknown>;
+  empty: V;
+  provider(values: V): Create;
+  fields(control: Control<V>): ReactNode;
+}) {
   const { family } = props;
   const [open, setOpen] = useState(false);
   const form = useForm<V>({ defaultValues: props.empty as DefaultValues<V> });

@@ -32,7 +32,13 @@ interface Found<R> {
 }
 
 /** A family's providers: found by description, which one is active, and (for who may) a new one. */
-export function ProviderList<R>(props: { family: ProviderFamily<unknown, unknown>; search: ReturnType<typeof useDescriptionSearch>; found: Found<R>; row(read: R): ProviderRow; create: ReactNode }) {
+export function ProviderList<R>(props: {
+  family: ProviderFamily<unknown, unknown>;
+  search: ReturnType<typeof useDescriptionSearch>;
+  found: Found<R>;
+  row(read: R): ProviderRow;
+  create: ReactNode;
+}) {
   const { family, search, found } = props;
   const rows = (found.data?.result ?? []).map(props.row);
   const noun = `${family.noun}s`;
@@ -46,7 +52,14 @@ export function ProviderList<R>(props: { family: ProviderFamily<unknown, unknown
       <p>{family.fallback}</p>
       <SearchBox label={`Find ${noun} by description`} value={search.text} onChange={search.search} />
       <ApiError error={found.error} />
-      <ResultTable label={noun[0]!.toUpperCase() + noun.slice(1)} columns={["Description", "Sends through", "State"]} rows={rows} rowId={(p) => p.id} pending={found.isPending} empty={search.text ? `No ${noun} match.` : `No ${noun} yet.`}>
+      <ResultTable
+        label={noun[0]!.toUpperCase() + noun.slice(1)}
+        columns={["Description", "Sends through", "State"]}
+        rows={rows}
+        rowId={(p) => p.id}
+        pending={found.isPending}
+        empty={search.text ? `No ${noun} match.` : `No ${noun} yet.`}
+      >
         {(p) => (
           <>
             <Cell>

@@ -15,7 +15,12 @@ import { useFamilyCall, useRefresh } from "./use-family";
  * One provider of a family: what it is and whether it is the active one, making it so or not,
  * a test message, deleting it, and `children`, its settings.
  */
-export function ProviderPage<P>(props: { family: ProviderFamily<unknown, unknown>; found: { data?: { provider?: P }; error: unknown }; row(read: P): ProviderRow; children(read: P): ReactNode }) {
+export function ProviderPage<P>(props: {
+  family: ProviderFamily<unknown, unknown>;
+  found: { data?: { provider?: P }; error: unknown };
+  row(read: P): ProviderRow;
+  children(read: P): ReactNode;
+}) {
   const { family, found } = props;
   const { may } = usePermissions();
   const navigate = useNavigate();
@@ -49,7 +54,11 @@ export function ProviderPage<P>(props: { family: ProviderFamily<unknown, unknown
       </dl>
       {write && (
         <>
-          <p>{active ? `This is the instance's active ${family.noun}.` : `Activating it makes it the instance's ${family.noun} in place of the one active now, if any.`}</p>
+          <p>
+            {active
+              ? `This is the instance's active ${family.noun}.`
+              : `Activating it makes it the instance's ${family.noun} in place of the one active now, if any.`}
+          </p>
           <div className="actions">
             {active ? (
               <Button onPress={() => deactivate.mutate(id)} isDisabled={deactivate.isPending}>

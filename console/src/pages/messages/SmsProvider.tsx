@@ -15,7 +15,9 @@ export function SmsProvider() {
     <ProviderPage family={SMS} found={found} row={smsRow}>
       {(p) => {
         const saved = smsValues(p);
-        return <ProviderSettings family={SMS} id={providerId} saved={saved} patch={smsPatch} fields={(control) => <SmsFields control={control} saved={saved} />} />;
+        return (
+          <ProviderSettings family={SMS} id={providerId} saved={saved} patch={smsPatch} fields={(control) => <SmsFields control={control} saved={saved} />} />
+        );
       }}
     </ProviderPage>
   );

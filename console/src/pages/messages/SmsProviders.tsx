@@ -12,7 +12,11 @@ import { EMPTY_SMS, smsProvider, smsRow } from "./sms-form";
 export function SmsProviders() {
   const { may } = usePermissions();
   const search = useDescriptionSearch();
-  const found = useQuery(PlatformSMSProviders.method.searchSMSProviders, { filters: search.filters, query: search.query, sortingColumn: SMSProviderFieldName.SMS_PROVIDER_FIELD_NAME_DESCRIPTION });
+  const found = useQuery(PlatformSMSProviders.method.searchSMSProviders, {
+    filters: search.filters,
+    query: search.query,
+    sortingColumn: SMSProviderFieldName.SMS_PROVIDER_FIELD_NAME_DESCRIPTION,
+  });
   const create = <NewProvider family={SMS} empty={EMPTY_SMS} provider={smsProvider} fields={(control) => <SmsFields control={control} autoFocus />} />;
   return <ProviderList family={SMS} search={search} found={found} row={smsRow} create={may(WRITE) && create} />;
 }

@@ -15,7 +15,15 @@ export function SmtpProvider() {
     <ProviderPage family={SMTP} found={found} row={smtpRow}>
       {(p) => {
         const saved = { values: smtpValues(p), passwordSet: p.kind.case === "smtp" && p.kind.value.passwordSet };
-        return <ProviderSettings family={SMTP} id={providerId} saved={saved.values} patch={smtpPatch} fields={(control) => <SmtpFields control={control} saved={saved} />} />;
+        return (
+          <ProviderSettings
+            family={SMTP}
+            id={providerId}
+            saved={saved.values}
+            patch={smtpPatch}
+            fields={(control) => <SmtpFields control={control} saved={saved} />}
+          />
+        );
       }}
     </ProviderPage>
   );

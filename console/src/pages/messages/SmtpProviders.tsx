@@ -12,7 +12,11 @@ import { EMPTY_SMTP, smtpProvider, smtpRow } from "./smtp-form";
 export function SmtpProviders() {
   const { may } = usePermissions();
   const search = useDescriptionSearch();
-  const found = useQuery(PlatformSMTPProviders.method.searchSMTPProviders, { filters: search.filters, query: search.query, sortingColumn: SMTPProviderFieldName.SMTP_PROVIDER_FIELD_NAME_DESCRIPTION });
+  const found = useQuery(PlatformSMTPProviders.method.searchSMTPProviders, {
+    filters: search.filters,
+    query: search.query,
+    sortingColumn: SMTPProviderFieldName.SMTP_PROVIDER_FIELD_NAME_DESCRIPTION,
+  });
   const create = <NewProvider family={SMTP} empty={EMPTY_SMTP} provider={smtpProvider} fields={(control) => <SmtpFields control={control} autoFocus />} />;
   return <ProviderList family={SMTP} search={search} found={found} row={smtpRow} create={may(WRITE) && create} />;
 }

@@ -59,7 +59,12 @@ export const SMS: ProviderFamily<MessageInitShape<typeof SMSProviderSchema>, Mes
   noun: "SMS provider",
   list: "/messages/sms",
   fallback: "The active provider sends the instance's text messages; while none is, they wait.",
-  receiver: { label: "Phone number", type: "text", description: "Where the test message goes, in E.164 format: + and the country code, such as +41791234567.", rules: TEST_NUMBER_RULES },
+  receiver: {
+    label: "Phone number",
+    type: "text",
+    description: "Where the test message goes, in E.164 format: + and the country code, such as +41791234567.",
+    rules: TEST_NUMBER_RULES,
+  },
   create: (t, provider) => callUnaryMethod(t, sms.createSMSProvider, { provider }),
   patch: (t, change) => callUnaryMethod(t, sms.patchSMSProvider, change),
   rekey: (t, id) => callUnaryMethod(t, sms.patchSMSProvider, { id, provider: { regenerateSigningKey: true } }),

@@ -48,7 +48,10 @@ export interface ProviderRow {
 }
 
 /** A read provider as a row; `own` says how its family's own kind sends. */
-export function rowOf(p: { details?: { id: string }; description: string; state: State; kind: { case: string | undefined; value?: unknown } }, own: () => { kind: string; where: string }): ProviderRow {
+export function rowOf(
+  p: { details?: { id: string }; description: string; state: State; kind: { case: string | undefined; value?: unknown } },
+  own: () => { kind: string; where: string },
+): ProviderRow {
   const common = { id: p.details?.id ?? "", description: p.description, active: p.state === State.EFFECTIVE_STATE_ACTIVE };
   if (p.kind.case === "http") return { ...common, kind: "Endpoint", where: (p.kind.value as { url: string }).url, endpoint: true };
   return { ...common, ...own(), endpoint: false };

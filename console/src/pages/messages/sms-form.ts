@@ -1,5 +1,10 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { GetSMSProvider, PatchSMSProviderSchema, PatchTwilioConfigSchema, SMSProviderSchema } from "../../../../gen/platform/resources/sms_provider/v3alpha/sms_provider_pb";
+import type {
+  GetSMSProvider,
+  PatchSMSProviderSchema,
+  PatchTwilioConfigSchema,
+  SMSProviderSchema,
+} from "../../../../gen/platform/resources/sms_provider/v3alpha/sms_provider_pb";
 import { changed, patchOf, providerOf, rowOf, type ProviderRow } from "./provider-form";
 
 /**
@@ -27,7 +32,16 @@ export const SENDERS = [
   { value: "messagingServiceSid", label: "A messaging service of the account, which picks the number" },
 ];
 
-export const EMPTY_SMS: SmsValues = { description: "", kind: "twilio", accountSid: "", token: "", sender: "senderNumber", senderNumber: "", messagingServiceSid: "", url: "" };
+export const EMPTY_SMS: SmsValues = {
+  description: "",
+  kind: "twilio",
+  accountSid: "",
+  token: "",
+  sender: "senderNumber",
+  senderNumber: "",
+  messagingServiceSid: "",
+  url: "",
+};
 
 export function smsValues(p: GetSMSProvider): SmsValues {
   const values = { ...EMPTY_SMS, description: p.description };
@@ -38,7 +52,11 @@ export function smsValues(p: GetSMSProvider): SmsValues {
 }
 
 function twilioConfig(v: SmsValues) {
-  return { accountSid: v.accountSid.trim(), token: v.token, sender: { case: v.sender, value: v.sender === "senderNumber" ? v.senderNumber.trim() : v.messagingServiceSid.trim() } };
+  return {
+    accountSid: v.accountSid.trim(),
+    token: v.token,
+    sender: { case: v.sender, value: v.sender === "senderNumber" ? v.senderNumber.trim() : v.messagingServiceSid.trim() },
+  };
 }
 
 export function smsProvider(v: SmsValues): MessageInitShape<typeof SMSProviderSchema> {
@@ -59,4 +77,5 @@ export function smsPatch(saved: SmsValues, v: SmsValues): MessageInitShape<typeo
   });
 }
 
-export const smsRow = (p: GetSMSProvider): ProviderRow => rowOf(p, () => (p.kind.case === "twilio" ? { kind: "Twilio", where: p.kind.value.sender.value ?? p.kind.value.accountSid } : { kind: "", where: "" }));
+export const smsRow = (p: GetSMSProvider): ProviderRow =>
+  rowOf(p, () => (p.kind.case === "twilio" ? { kind: "Twilio", where: p.kind.value.sender.value ?? p.kind.value.accountSid } : { kind: "", where: "" }));

@@ -1,5 +1,11 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { SMTPTls, type GetSMTPProvider, type PatchSMTPConfigSchema, type PatchSMTPProviderSchema, type SMTPProviderSchema } from "../../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_pb";
+import {
+  SMTPTls,
+  type GetSMTPProvider,
+  type PatchSMTPConfigSchema,
+  type PatchSMTPProviderSchema,
+  type SMTPProviderSchema,
+} from "../../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_pb";
 import { changed, patchOf, providerOf, rowOf, type ProviderRow } from "./provider-form";
 
 /**
@@ -34,18 +40,48 @@ export const TLS_MODES = [
 ];
 const TLS: Record<Tls, SMTPTls> = { starttls: SMTPTls.SMTP_TLS_STARTTLS, implicit: SMTPTls.SMTP_TLS_IMPLICIT, none: SMTPTls.SMTP_TLS_NONE };
 
-export const EMPTY_SMTP: SmtpValues = { description: "", kind: "smtp", host: "", port: "", tls: "starttls", user: "", password: "", senderAddress: "", senderName: "", replyToAddress: "", url: "" };
+export const EMPTY_SMTP: SmtpValues = {
+  description: "",
+  kind: "smtp",
+  host: "",
+  port: "",
+  tls: "starttls",
+  user: "",
+  password: "",
+  senderAddress: "",
+  senderName: "",
+  replyToAddress: "",
+  url: "",
+};
 
 export function smtpValues(p: GetSMTPProvider): SmtpValues {
   const values = { ...EMPTY_SMTP, description: p.description };
   if (p.kind.case === "http") return { ...values, kind: "http", url: p.kind.value.url };
   if (p.kind.case !== "smtp") return values;
   const { host, port, tls, user, senderAddress, senderName, replyToAddress } = p.kind.value;
-  return { ...values, host, port: String(port), tls: (Object.keys(TLS) as Tls[]).find((mode) => TLS[mode] === tls) ?? "starttls", user, senderAddress, senderName, replyToAddress };
+  return {
+    ...values,
+    host,
+    port: String(port),
+    tls: (Object.keys(TLS) as Tls[]).find((mode) => TLS[mode] === tls) ?? "starttls",
+    user,
+    senderAddress,
+    senderName,
+    replyToAddress,
+  };
 }
 
 function smtpConfig(v: SmtpValues) {
-  return { host: v.host.trim(), port: Number(v.port || 0), tls: TLS[v.tls], user: v.user.trim(), password: v.password, senderAddress: v.senderAddress.trim(), senderName: v.senderName.trim(), replyToAddress: v.replyToAddress.trim() };
+  return {
+    host: v.host.trim(),
+    port: Number(v.port || 0),
+    tls: TLS[v.tls],
+    user: v.user.trim(),
+    password: v.password,
+    senderAddress: v.senderAddress.trim(),
+    senderName: v.senderName.trim(),
+    replyToAddress: v.replyToAddress.trim(),
+  };
 }
 
 export function smtpProvider(v: SmtpValues): MessageInitShape<typeof SMTPProviderSchema> {
@@ -59,7 +95,14 @@ const AIMING = ["host", "port", "tls", "user"] as const;
 export function needsPassword(saved: SmtpValues, passwordSet: boolean, v: SmtpValues): boolean {
   const next = smtpConfig(v);
   const before = smtpConfig(saved);
-  return passwordSet && saved.kind === "smtp" && v.kind === "smtp" && next.user !== "" && v.password === "" && AIMING.some((setting) => next[setting] !== before[setting]);
+  return (
+    passwordSet &&
+    saved.kind === "smtp" &&
+    v.kind === "smtp" &&
+    next.user !== "" &&
+    v.password === "" &&
+    AIMING.some((setting) => next[setting] !== before[setting])
+  );
 }
 
 /**
@@ -71,9 +114,13 @@ export function smtpPatch(saved: SmtpValues, v: SmtpValues): MessageInitShape<ty
   return patchOf(saved, v, () => {
     if (saved.kind !== "smtp") return { case: "smtp" as const, value: smtpConfig(v) };
     const next = smtpConfig(v);
-    const settings: MessageInitShape<typeof PatchSMTPConfigSchema> = { ...changed(smtpConfig(saved), next), ...(next.user === "" && saved.user !== "" && { password: "" }) };
+    const settings: MessageInitShape<typeof PatchSMTPConfigSchema> = {
+      ...changed(smtpConfig(saved), next),
+      ...(next.user === "" && saved.user !== "" && { password: "" }),
+    };
     return Object.keys(settings).length > 0 ? { case: "smtp" as const, value: settings } : undefined;
   });
 }
 
-export const smtpRow = (p: GetSMTPProvider): ProviderRow => rowOf(p, () => (p.kind.case === "smtp" ? { kind: "SMTP", where: `${p.kind.value.host}:${p.kind.value.port}` } : { kind: "", where: "" }));
+export const smtpRow = (p: GetSMTPProvider): ProviderRow =>
+  rowOf(p, () => (p.kind.case === "smtp" ? { kind: "SMTP", where: `${p.kind.value.host}:${p.kind.value.port}` } : { kind: "", where: "" }));

@@ -15,7 +15,11 @@ const LIMIT = 20;
 export function Apps({ projectId, mayWrite }: { projectId: string; mayWrite: boolean }) {
   const [offset, setOffset] = useState(0);
   const filters = [{ filter: { case: "projectId" as const, value: { projectId } } }];
-  const found = useQuery(PlatformApps.method.searchApps, { filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: AppFieldName.NAME });
+  const found = useQuery(PlatformApps.method.searchApps, {
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: AppFieldName.NAME,
+  });
   const rows = found.data?.result ?? [];
   return (
     <section aria-labelledby="apps">
@@ -24,7 +28,14 @@ export function Apps({ projectId, mayWrite }: { projectId: string; mayWrite: boo
         {mayWrite && <NewApp projectId={projectId} />}
       </div>
       <ApiError error={found.error} />
-      <ResultTable label="Applications" columns={["Name", "Kind", "Client ID", "State"]} rows={rows} rowId={(a) => a.details?.id ?? ""} pending={found.isPending} empty="No applications yet.">
+      <ResultTable
+        label="Applications"
+        columns={["Name", "Kind", "Client ID", "State"]}
+        rows={rows}
+        rowId={(a) => a.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No applications yet."
+      >
         {(a) => (
           <>
             <Cell>

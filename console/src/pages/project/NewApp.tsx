@@ -30,7 +30,18 @@ const KINDS = [
 const initial = (): NewAppValues => {
   const web = APP_TYPES[0]!.value;
   const { authMethod, responseTypes, grantTypes } = defaultsFor(web);
-  return { kind: "oidc", name: "", appType: web, authMethod, apiAuthMethod: API_AUTH_METHODS[0]!.value, redirectUris: "", postLogoutRedirectUris: "", responseTypes, grantTypes, devMode: false };
+  return {
+    kind: "oidc",
+    name: "",
+    appType: web,
+    authMethod,
+    apiAuthMethod: API_AUTH_METHODS[0]!.value,
+    redirectUris: "",
+    postLogoutRedirectUris: "",
+    responseTypes,
+    grantTypes,
+    devMode: false,
+  };
 };
 
 /** A new application of a project; its client ID, and its secret shown this once. */
@@ -48,9 +59,7 @@ export function NewApp({ projectId }: { projectId: string }) {
     >
       <Button className="primary">New application</Button>
       <Modal className="react-aria-Modal large">
-        <Dialog>
-          {created ? <Created projectId={projectId} answer={created} /> : <NewAppForm projectId={projectId} onCreated={setCreated} />}
-        </Dialog>
+        <Dialog>{created ? <Created projectId={projectId} answer={created} /> : <NewAppForm projectId={projectId} onCreated={setCreated} />}</Dialog>
       </Modal>
     </DialogTrigger>
   );
@@ -74,7 +83,10 @@ function NewAppForm({ projectId, onCreated }: { projectId: string; onCreated(ans
         config:
           v.kind === "api"
             ? { case: "api", value: { authMethodType: Number(v.apiAuthMethod) as APIAuthMethodType } }
-            : { case: "oidc", value: { ...flowConfig(v), appType: Number(v.appType) as OIDCAppType, authMethodType: Number(v.authMethod) as OIDCAuthMethodType } },
+            : {
+                case: "oidc",
+                value: { ...flowConfig(v), appType: Number(v.appType) as OIDCAppType, authMethodType: Number(v.authMethod) as OIDCAuthMethodType },
+              },
       },
     });
   const chooseAppType = (appType: string) => {
@@ -87,11 +99,24 @@ function NewAppForm({ projectId, onCreated }: { projectId: string; onCreated(ans
     <>
       <Heading slot="title">New application</Heading>
       <form onSubmit={form.handleSubmit(submit)}>
-        <TextInput control={form.control} name="name" label="Name" rules={{ required: "Give the application a name.", maxLength: { value: 200, message: "At most 200 characters." } }} autoFocus />
+        <TextInput
+          control={form.control}
+          name="name"
+          label="Name"
+          rules={{ required: "Give the application a name.", maxLength: { value: 200, message: "At most 200 characters." } }}
+          autoFocus
+        />
         <RadioInput control={form.control} name="kind" label="Kind" options={KINDS} />
         {kind === "oidc" ? (
           <>
-            <RadioInput control={form.control} name="appType" label="Where it runs" description="Choosing one fills in the usual authentication and flows for it." options={APP_TYPES} onChoose={chooseAppType} />
+            <RadioInput
+              control={form.control}
+              name="appType"
+              label="Where it runs"
+              description="Choosing one fills in the usual authentication and flows for it."
+              options={APP_TYPES}
+              onChoose={chooseAppType}
+            />
             <RadioInput control={form.control} name="authMethod" label="Authentication at the token endpoint" options={AUTH_METHODS} />
             <FlowFields control={form.control} />
           </>
@@ -114,7 +139,11 @@ function Created({ projectId, answer }: { projectId: string; answer: CreateAppRe
           <code>{answer.clientId}</code> <CopyButton value={answer.clientId} label="Copy the client ID" />
         </dd>
       </dl>
-      {answer.clientSecret ? <SecretOnce label="Client secret" value={answer.clientSecret} /> : <p>This application has no secret: it is public, or it signs in with a key you add on its page.</p>}
+      {answer.clientSecret ? (
+        <SecretOnce label="Client secret" value={answer.clientSecret} />
+      ) : (
+        <p>This application has no secret: it is public, or it signs in with a key you add on its page.</p>
+      )}
       <div className="actions">
         <Link className="button primary" to="/projects/$projectId/apps/$appId" params={{ projectId, appId: answer.details?.id ?? "" }} search={(prev) => prev}>
           Open the application

@@ -23,18 +23,30 @@ interface RoleValues {
 export function Roles({ projectId, mayWrite }: { projectId: string; mayWrite: boolean }) {
   const queries = useQueryClient();
   const [offset, setOffset] = useState(0);
-  const found = useQuery(PlatformProjects.method.searchProjectRoles, { projectId, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: ProjectRoleFieldName.KEY });
+  const found = useQuery(PlatformProjects.method.searchProjectRoles, {
+    projectId,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: ProjectRoleFieldName.KEY,
+  });
   const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformProjects, cardinality: undefined }) });
   const add = useMutation(PlatformProjects.method.addProjectRole, { onSuccess: refresh });
   const remove = useMutation(PlatformProjects.method.removeProjectRole, { onSuccess: refresh });
   const form = useForm<RoleValues>({ defaultValues: { key: "", displayName: "", group: "" } });
   const rows = found.data?.result ?? [];
-  const submit = (v: RoleValues) => add.mutate({ projectId, role: { key: v.key.trim(), displayName: v.displayName.trim(), group: v.group.trim() } }, { onSuccess: () => form.reset() });
+  const submit = (v: RoleValues) =>
+    add.mutate({ projectId, role: { key: v.key.trim(), displayName: v.displayName.trim(), group: v.group.trim() } }, { onSuccess: () => form.reset() });
   return (
     <section aria-labelledby="roles">
       <h2 id="roles">Roles</h2>
       <ApiError error={found.error ?? remove.error} />
-      <ResultTable label="Roles" columns={["Key", "Display name", "Group", "Actions"]} rows={rows} rowId={(r) => r.role?.key ?? ""} pending={found.isPending} empty="No roles yet.">
+      <ResultTable
+        label="Roles"
+        columns={["Key", "Display name", "Group", "Actions"]}
+        rows={rows}
+        rowId={(r) => r.role?.key ?? ""}
+        pending={found.isPending}
+        empty="No roles yet."
+      >
         {(r) => (
           <>
             <Cell>
@@ -42,7 +54,15 @@ export function Roles({ projectId, mayWrite }: { projectId: string; mayWrite: bo
             </Cell>
             <Cell>{r.role?.displayName}</Cell>
             <Cell>{r.role?.group}</Cell>
-            <Cell>{mayWrite && <RemoveButton what={`the role ${r.role?.key ?? ""}`} pending={remove.isPending} onPress={() => remove.mutate({ projectId, key: r.role?.key ?? "" })} />}</Cell>
+            <Cell>
+              {mayWrite && (
+                <RemoveButton
+                  what={`the role ${r.role?.key ?? ""}`}
+                  pending={remove.isPending}
+                  onPress={() => remove.mutate({ projectId, key: r.role?.key ?? "" })}
+                />
+              )}
+            </Cell>
           </>
         )}
       </ResultTable>
@@ -51,7 +71,13 @@ export function Roles({ projectId, mayWrite }: { projectId: string; mayWrite: bo
         <form className="inline" aria-label="Add a role" onSubmit={form.handleSubmit(submit)}>
           <h3>Add a role</h3>
           <div className="field-row">
-            <TextInput control={form.control} name="key" label="Key" description="What tokens carry, e.g. reader; no spaces." rules={{ required: "Give the role a key.", pattern: { value: /^\S+$/, message: "No spaces." } }} />
+            <TextInput
+              control={form.control}
+              name="key"
+              label="Key"
+              description="What tokens carry, e.g. reader; no spaces."
+              rules={{ required: "Give the role a key.", pattern: { value: /^\S+$/, message: "No spaces." } }}
+            />
             <TextInput control={form.control} name="displayName" label="Display name" rules={{ required: "Give the role a name people read." }} />
             <TextInput control={form.control} name="group" label="Group" description="Optional: a label to group roles by." />
           </div>

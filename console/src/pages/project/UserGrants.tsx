@@ -20,12 +20,23 @@ import { useProjectRoleOptions } from "../grants/roles";
 export function UserGrants({ projectId }: { projectId: string }) {
   const { may } = usePermissions();
   const grants = useUserGrantPage({ case: "projectId", value: { projectId } });
-  const users = useUsersById(grants.rows.map((g) => g.grant?.userId ?? ""), may("user.read"));
+  const users = useUsersById(
+    grants.rows.map((g) => g.grant?.userId ?? ""),
+    may("user.read"),
+  );
   const userOf = (g: GetUserGrant) => users.get(g.grant?.userId ?? "")?.loginName ?? g.grant?.userId ?? "";
   return (
     <section aria-labelledby="grants">
       <h2 id="grants">User grants</h2>
-      <GrantTable grants={grants} label="User grants" column="User" empty="Nobody holds roles of this project yet." describe={(g) => `the grant of ${userOf(g)}`} cell={userOf} dependencies={[users]} />
+      <GrantTable
+        grants={grants}
+        label="User grants"
+        column="User"
+        empty="Nobody holds roles of this project yet."
+        describe={(g) => `the grant of ${userOf(g)}`}
+        cell={userOf}
+        dependencies={[users]}
+      />
       {may("user.grant.write") && <AddGrant projectId={projectId} searchUsers={may("user.read")} onAdded={grants.refresh} />}
     </section>
   );
@@ -54,7 +65,13 @@ function AddGrant({ projectId, searchUsers, onAdded }: { projectId: string; sear
   return (
     <form className="inline" aria-label="Grant roles" onSubmit={form.handleSubmit((v) => add.mutate(v))}>
       <h3>Grant roles</h3>
-      <TextInput control={form.control} name="user" label="User" description="Login name (name@domain) or ID; any organization's user of this instance." rules={{ required: "Name the user." }} />
+      <TextInput
+        control={form.control}
+        name="user"
+        label="User"
+        description="Login name (name@domain) or ID; any organization's user of this instance."
+        rules={{ required: "Name the user." }}
+      />
       {roles.options.length > 0 && <CheckboxesInput control={form.control} name="roles" label="Roles" options={roles.options} />}
       <ApiError error={roles.error ?? add.error} />
       <Button type="submit" isDisabled={add.isPending}>

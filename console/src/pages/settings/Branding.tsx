@@ -27,7 +27,12 @@ export function Branding() {
  */
 function BrandingSettings() {
   const { ctx, orgId } = useScope();
-  const s = useSettings({ resolve: PlatformBrandingSettings.method.resolveBrandingSettings, set: PlatformBrandingSettings.method.setBrandingSettings, settings: BRANDING, permission: "settings.write" });
+  const s = useSettings({
+    resolve: PlatformBrandingSettings.method.resolveBrandingSettings,
+    set: PlatformBrandingSettings.method.setBrandingSettings,
+    settings: BRANDING,
+    permission: "settings.write",
+  });
   const settings = s.answer.data?.settings;
   const { control } = s.form;
   const values = s.form.watch();
@@ -38,7 +43,9 @@ function BrandingSettings() {
   );
   return (
     <SettingsPage title="Branding" loading={s.loading} error={s.answer.error}>
-      <p className="muted">How the sign-in pages look {orgId ? "for this organization's users" : "in the instance, for every organization that sets nothing of its own"}.</p>
+      <p className="muted">
+        How the sign-in pages look {orgId ? "for this organization's users" : "in the instance, for every organization that sets nothing of its own"}.
+      </p>
       {settings && (
         <div className="branding">
           <div>
@@ -46,14 +53,38 @@ function BrandingSettings() {
               {MODES.map(({ mode, colors }) => (
                 <fieldset className="plain" key={mode}>
                   <legend>{mode}</legend>
-                  {colors.map((c) => setting(c.name, <ColorInput control={control} name={c.name} label={c.label} description={c.description} picker={`Pick the ${c.label.toLowerCase()} color (${mode.toLowerCase()})`} />))}
+                  {colors.map((c) =>
+                    setting(
+                      c.name,
+                      <ColorInput
+                        control={control}
+                        name={c.name}
+                        label={c.label}
+                        description={c.description}
+                        picker={`Pick the ${c.label.toLowerCase()} color (${mode.toLowerCase()})`}
+                      />,
+                    ),
+                  )}
                 </fieldset>
               ))}
               <fieldset className="plain">
                 <legend>Options</legend>
-                {setting("hideLoginNameSuffix", <CheckboxInput control={control} name="hideLoginNameSuffix" label="Show login names without “@” and the organization's domain" />)}
-                {setting("disableWatermark", <CheckboxInput control={control} name="disableWatermark" label="Leave out the “Secured by” line under the form" />)}
-                {setting("font", <Controller control={control} name="font" render={({ field }) => <SelectField label="Font" value={field.value} options={FONTS} onChange={field.onChange} />} />)}
+                {setting(
+                  "hideLoginNameSuffix",
+                  <CheckboxInput control={control} name="hideLoginNameSuffix" label="Show login names without “@” and the organization's domain" />,
+                )}
+                {setting(
+                  "disableWatermark",
+                  <CheckboxInput control={control} name="disableWatermark" label="Leave out the “Secured by” line under the form" />,
+                )}
+                {setting(
+                  "font",
+                  <Controller
+                    control={control}
+                    name="font"
+                    render={({ field }) => <SelectField label="Font" value={field.value} options={FONTS} onChange={field.onChange} />}
+                  />,
+                )}
               </fieldset>
             </SettingsForm>
             <ContrastWarnings warnings={s.saved?.warnings ?? []} />

@@ -23,7 +23,17 @@ type Spec = (typeof IMAGES)[number];
  * uploaded (checked here first as the API checks it), this context's own one removed
  * (Reset: the parent's applies again).
  */
-export function BrandingImages({ resolved, mayWrite, ctx, onChange }: { resolved: ResolvedBrandingSettings; mayWrite: boolean; ctx: MessageInitShape<typeof RequestContextSchema> | undefined; onChange(): Promise<unknown> }) {
+export function BrandingImages({
+  resolved,
+  mayWrite,
+  ctx,
+  onChange,
+}: {
+  resolved: ResolvedBrandingSettings;
+  mayWrite: boolean;
+  ctx: MessageInitShape<typeof RequestContextSchema> | undefined;
+  onChange(): Promise<unknown>;
+}) {
   return (
     <section aria-labelledby="images">
       <h2 id="images">Logo and icon</h2>
@@ -37,7 +47,19 @@ export function BrandingImages({ resolved, mayWrite, ctx, onChange }: { resolved
   );
 }
 
-function BrandingImage({ spec, resolved, mayWrite, ctx, onChange }: { spec: Spec; resolved: ResolvedBrandingSettings[Spec["url"]]; mayWrite: boolean; ctx: MessageInitShape<typeof RequestContextSchema> | undefined; onChange(): Promise<unknown> }) {
+function BrandingImage({
+  spec,
+  resolved,
+  mayWrite,
+  ctx,
+  onChange,
+}: {
+  spec: Spec;
+  resolved: ResolvedBrandingSettings[Spec["url"]];
+  mayWrite: boolean;
+  ctx: MessageInitShape<typeof RequestContextSchema> | undefined;
+  onChange(): Promise<unknown>;
+}) {
   const [problem, setProblem] = useState<string>();
   const upload = useMutation(PlatformBrandingSettings.method.setBrandingImage, { onSuccess: onChange });
   const remove = useMutation(PlatformBrandingSettings.method.removeBrandingImage, { onSuccess: onChange });
@@ -60,7 +82,13 @@ function BrandingImage({ spec, resolved, mayWrite, ctx, onChange }: { spec: Spec
           <a href={url}>
             <code>{url}</code>
           </a>
-          <Inherited setting={spec.label.toLowerCase()} owner={resolved?.owner} mayReset={mayWrite} pending={remove.isPending} onReset={() => remove.mutate({ image: spec.image, ctx })} />
+          <Inherited
+            setting={spec.label.toLowerCase()}
+            owner={resolved?.owner}
+            mayReset={mayWrite}
+            pending={remove.isPending}
+            onReset={() => remove.mutate({ image: spec.image, ctx })}
+          />
         </>
       ) : (
         <p className="muted">None</p>

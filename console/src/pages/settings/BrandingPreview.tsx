@@ -26,7 +26,13 @@ type Mode = "light" | "dark";
  * document would inherit the same CSP and need `style-src` opened for its inline style).
  * Its relative URLs (the logo) resolve against the console's address, the service's origin.
  */
-export function BrandingPreview({ settings, ctx }: { settings: MessageInitShape<typeof SetBrandingSettingsSchema>; ctx: MessageInitShape<typeof RequestContextSchema> | undefined }) {
+export function BrandingPreview({
+  settings,
+  ctx,
+}: {
+  settings: MessageInitShape<typeof SetBrandingSettingsSchema>;
+  ctx: MessageInitShape<typeof RequestContextSchema> | undefined;
+}) {
   const asked = useDebounced(settings, 300);
   const preview = useQuery(PlatformBrandingSettings.method.previewBrandingSettings, { settings: asked, ctx }, { placeholderData: keepPreviousData });
   const [mode, setMode] = useState<Mode>(() => (window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));

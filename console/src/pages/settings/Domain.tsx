@@ -14,7 +14,13 @@ const SETTINGS = { validateOrgDomains: flagSetting("domain verification", { inOr
 /** How organizations may use their domains; the service has these for the system and instances only. */
 export function Domain() {
   const { orgId } = useScope();
-  const s = useSettings({ resolve: PlatformDomainSettings.method.resolveDomainSettings, set: PlatformDomainSettings.method.setDomainSettings, settings: SETTINGS, permission: "settings.write", enabled: !orgId });
+  const s = useSettings({
+    resolve: PlatformDomainSettings.method.resolveDomainSettings,
+    set: PlatformDomainSettings.method.setDomainSettings,
+    settings: SETTINGS,
+    permission: "settings.write",
+    enabled: !orgId,
+  });
   return (
     <SettingsPage title="Domain" loading={!orgId && s.loading} error={s.answer.error}>
       {orgId ? (
@@ -22,7 +28,11 @@ export function Domain() {
       ) : (
         <SettingsForm title="Domain settings" mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>
           <SettingField line={s.setting("validateOrgDomains")}>
-            <CheckboxInput control={s.form.control} name="validateOrgDomains" label="Organizations must verify a domain (DNS or HTTP) before it becomes primary or signs users in" />
+            <CheckboxInput
+              control={s.form.control}
+              name="validateOrgDomains"
+              label="Organizations must verify a domain (DNS or HTTP) before it becomes primary or signs users in"
+            />
           </SettingField>
         </SettingsForm>
       )}

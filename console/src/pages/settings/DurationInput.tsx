@@ -4,11 +4,32 @@ import { SelectField } from "../../components/SelectField";
 import { checkDuration, DURATION_UNITS, type DurationValue } from "./duration";
 
 /** A duration of a settings form: a whole number and its unit, within the API's bounds. */
-export function DurationInput<T extends FieldValues>({ control, name, label, description, maxHours }: { control: Control<T>; name: Path<T>; label: string; description?: string; maxHours: number }) {
+export function DurationInput<T extends FieldValues>({
+  control,
+  name,
+  label,
+  description,
+  maxHours,
+}: {
+  control: Control<T>;
+  name: Path<T>;
+  label: string;
+  description?: string;
+  maxHours: number;
+}) {
   const { field, fieldState } = useController({ control, name, rules: { validate: (v) => checkDuration(v as DurationValue, maxHours) } });
   const value = field.value as DurationValue;
   return (
-    <TextField className="field" name={field.name} value={value.amount} onChange={(amount) => field.onChange({ ...value, amount })} onBlur={field.onBlur} isInvalid={fieldState.invalid} validationBehavior="aria" inputMode="numeric">
+    <TextField
+      className="field"
+      name={field.name}
+      value={value.amount}
+      onChange={(amount) => field.onChange({ ...value, amount })}
+      onBlur={field.onBlur}
+      isInvalid={fieldState.invalid}
+      validationBehavior="aria"
+      inputMode="numeric"
+    >
       <Label>{label}</Label>
       <div className="duration">
         <Input ref={field.ref} />

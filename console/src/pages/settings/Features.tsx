@@ -27,7 +27,12 @@ const FLAGS: { name: Flag; label: string }[] = [
 
 /** The service's feature flags in the context, each with where it comes from. */
 export function Features() {
-  const s = useSettings({ resolve: PlatformFeatureSettings.method.resolveFeatures, set: PlatformFeatureSettings.method.setFeatures, settings: SETTINGS, permission: "feature.write" });
+  const s = useSettings({
+    resolve: PlatformFeatureSettings.method.resolveFeatures,
+    set: PlatformFeatureSettings.method.setFeatures,
+    settings: SETTINGS,
+    permission: "feature.write",
+  });
   return (
     <SettingsPage title="Features" loading={s.loading} error={s.answer.error}>
       <SettingsForm title="Feature flags" mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>

@@ -20,7 +20,13 @@ const languageName = (key: string) => `${NAMES.of(key) ?? key} (${key})`;
  * resets. No restriction means every supported language, so that is what the page ticks.
  */
 function languageSettings(supported: string[]) {
-  const defaultLanguage: Setting<string, string | undefined> = { label: "default language", inOrgs: true, read: (key) => key ?? "", write: (key) => ({ key }), reset: { key: "" } };
+  const defaultLanguage: Setting<string, string | undefined> = {
+    label: "default language",
+    inOrgs: true,
+    read: (key) => key ?? "",
+    write: (key) => ({ key }),
+    reset: { key: "" },
+  };
   const restrictedLanguages: Setting<string[], Language[] | undefined> = {
     label: "offered languages",
     inOrgs: true,
@@ -38,13 +44,24 @@ export function Languages() {
   const supported = useQuery(PlatformLanguageSettings.method.resolveLanguages, { ctx }).data?.settings?.supportedLanguages?.value.map((l) => l.key) ?? [];
   const key = supported.join();
   const settings = useMemo(() => languageSettings(key ? key.split(",") : []), [key]);
-  const s = useSettings({ resolve: PlatformLanguageSettings.method.resolveLanguages, set: PlatformLanguageSettings.method.setLanguages, settings, permission: "settings.write" });
+  const s = useSettings({
+    resolve: PlatformLanguageSettings.method.resolveLanguages,
+    set: PlatformLanguageSettings.method.setLanguages,
+    settings,
+    permission: "settings.write",
+  });
   const { control } = s.form;
   return (
     <SettingsPage title="Languages" loading={s.loading} error={s.answer.error}>
       <SettingsForm title="Language settings" mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>
         <SettingField line={s.setting("restrictedLanguages")}>
-          <CheckboxesInput control={control} name="restrictedLanguages" label="Offered languages" description="Texts and the login pages are offered in these only." options={supported.map((l) => ({ value: l, label: languageName(l) }))} />
+          <CheckboxesInput
+            control={control}
+            name="restrictedLanguages"
+            label="Offered languages"
+            description="Texts and the login pages are offered in these only."
+            options={supported.map((l) => ({ value: l, label: languageName(l) }))}
+          />
         </SettingField>
         <SettingField line={s.setting("defaultLanguage")}>
           <Controller
@@ -53,8 +70,17 @@ export function Languages() {
             rules={{ validate: (language, all) => all.restrictedLanguages.includes(language) || "The default language must be one of the offered languages." }}
             render={({ field, fieldState }) => (
               <>
-                <SelectField label="Default language" value={field.value} options={supported.map((l) => ({ key: l, label: languageName(l) }))} onChange={field.onChange} />
-                {fieldState.error && <p className="error" role="alert">{fieldState.error.message}</p>}
+                <SelectField
+                  label="Default language"
+                  value={field.value}
+                  options={supported.map((l) => ({ key: l, label: languageName(l) }))}
+                  onChange={field.onChange}
+                />
+                {fieldState.error && (
+                  <p className="error" role="alert">
+                    {fieldState.error.message}
+                  </p>
+                )}
               </>
             )}
           />

@@ -83,7 +83,12 @@ function checkLoginUiUrl(typed: string): true | string {
 
 /** What the login pages offer and ask for, and how long each check counts for single sign-on. */
 export function Login() {
-  const s = useSettings({ resolve: PlatformLoginSettings.method.resolveLoginSettings, set: PlatformLoginSettings.method.setLoginSettings, settings: SETTINGS, permission: "settings.write" });
+  const s = useSettings({
+    resolve: PlatformLoginSettings.method.resolveLoginSettings,
+    set: PlatformLoginSettings.method.setLoginSettings,
+    settings: SETTINGS,
+    permission: "settings.write",
+  });
   const { control } = s.form;
   const flag = (name: Flag, label: string) => (
     <SettingField line={s.setting(name)}>
@@ -121,7 +126,14 @@ export function Login() {
         {duration("multiFactorCheckLifetime", "A checked passkey counts for", "Alone or after a password.")}
         <h3>Login UI</h3>
         <SettingField line={s.setting("loginUiUrl")}>
-          <TextInput control={control} name="loginUiUrl" type="url" label="Login UI URL" description="Authorization requests go there instead of the built-in pages. Empty: the built-in pages." rules={{ validate: (v) => checkLoginUiUrl(String(v)) }} />
+          <TextInput
+            control={control}
+            name="loginUiUrl"
+            type="url"
+            label="Login UI URL"
+            description="Authorization requests go there instead of the built-in pages. Empty: the built-in pages."
+            rules={{ validate: (v) => checkLoginUiUrl(String(v)) }}
+          />
         </SettingField>
       </SettingsForm>
     </SettingsPage>

@@ -41,10 +41,20 @@ export function MessageTexts() {
         <h1>Message texts</h1>
       </div>
       <SettingsTabs />
-      <p className="muted">What the messages the service sends say {orgId ? "to this organization's users" : "in the instance, for every organization that sets nothing of its own"}.</p>
+      <p className="muted">
+        What the messages the service sends say{" "}
+        {orgId ? "to this organization's users" : "in the instance, for every organization that sets nothing of its own"}.
+      </p>
       <div className="filters">
         <SelectField<MessageKind> label="Message" value={kind} options={MESSAGE_KINDS} onChange={setKind} />
-        {language && <SelectField label="Language" value={language} options={allowed.map((key) => ({ key, label: `${LANGUAGE_NAMES.of(key) ?? key} (${key})` }))} onChange={setLanguage} />}
+        {language && (
+          <SelectField
+            label="Language"
+            value={language}
+            options={allowed.map((key) => ({ key, label: `${LANGUAGE_NAMES.of(key) ?? key} (${key})` }))}
+            onChange={setLanguage}
+          />
+        )}
       </div>
       <ApiError error={languages.error} />
       {language && <MessageText key={`${orgId ?? ""}/${kind}/${language}`} kind={kind} language={language} />}
@@ -53,7 +63,10 @@ export function MessageTexts() {
 }
 
 // Sent as typed: a message's spaces and line breaks are its own.
-const textAsTyped = setOrReset<string, string | undefined, string>((text) => text ?? "", (typed) => typed);
+const textAsTyped = setOrReset<string, string | undefined, string>(
+  (text) => text ?? "",
+  (typed) => typed,
+);
 
 /** A message's texts. An SMS has no subject: its form's stays empty like the one in effect, so none is sent. */
 const textSettings = (message: string) => ({ subject: textAsTyped(`the subject of the ${message}`), body: textAsTyped(`the body of the ${message}`) });
@@ -63,7 +76,13 @@ type TextName = keyof ReturnType<typeof textSettings>;
 function MessageText({ kind, language }: { kind: MessageKind; language: string }) {
   const label = MESSAGE_KINDS.find((k) => k.key === kind)!.label.toLowerCase();
   const settings = useMemo(() => textSettings(label), [label]);
-  const s = useSettings({ resolve: PlatformMessageTextSettings.method.resolveMessageText, set: PlatformMessageTextSettings.method.setMessageText, settings, permission: "settings.write", selects: { kind, language } });
+  const s = useSettings({
+    resolve: PlatformMessageTextSettings.method.resolveMessageText,
+    set: PlatformMessageTextSettings.method.setMessageText,
+    settings,
+    permission: "settings.write",
+    selects: { kind, language },
+  });
   const answer = s.answer.data;
   if (s.answer.error) return <ApiError error={s.answer.error} />;
   if (!answer?.settings || s.loading) return <p role="status">Loading…</p>;
@@ -74,8 +93,31 @@ function MessageText({ kind, language }: { kind: MessageKind; language: string }
   return (
     <>
       <SettingsForm mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>
-        {texts.subject && text("subject", <TextInput control={control} name="subject" label="Subject" rules={{ required: "Give a subject.", maxLength: { value: 200, message: "At most 200 characters." }, pattern: { value: /^[^\r\n]*$/, message: "One line." } }} />)}
-        {text("body", <TextLinesInput control={control} name="body" label="Body" description="Paragraphs separated by an empty line." rows={12} rules={{ required: "Give the text.", maxLength: { value: bodyMax, message: `At most ${bodyMax.toLocaleString("en")} characters.` } }} />)}
+        {texts.subject &&
+          text(
+            "subject",
+            <TextInput
+              control={control}
+              name="subject"
+              label="Subject"
+              rules={{
+                required: "Give a subject.",
+                maxLength: { value: 200, message: "At most 200 characters." },
+                pattern: { value: /^[^\r\n]*$/, message: "One line." },
+              }}
+            />,
+          )}
+        {text(
+          "body",
+          <TextLinesInput
+            control={control}
+            name="body"
+            label="Body"
+            description="Paragraphs separated by an empty line."
+            rows={12}
+            rules={{ required: "Give the text.", maxLength: { value: bodyMax, message: `At most ${bodyMax.toLocaleString("en")} characters.` } }}
+          />,
+        )}
       </SettingsForm>
       <section aria-labelledby="placeholders">
         <h2 id="placeholders">Placeholders</h2>

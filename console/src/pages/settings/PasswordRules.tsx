@@ -46,7 +46,10 @@ export function PasswordRules() {
  * whose domain the console is served on, which is the instance the console acts in.
  */
 function OwnInstanceRules() {
-  const found = useQuery(PlatformInstances.method.searchInstances, { query: { limit: 1 }, filters: [{ filter: { case: "domain", value: { value: window.location.hostname, method: TextFilterMethod.EQUALS_IGNORE_CASE } } }] });
+  const found = useQuery(PlatformInstances.method.searchInstances, {
+    query: { limit: 1 },
+    filters: [{ filter: { case: "domain", value: { value: window.location.hostname, method: TextFilterMethod.EQUALS_IGNORE_CASE } } }],
+  });
   const instance = found.data?.result[0];
   if (found.error) return <ApiError error={found.error} />;
   if (!found.data) return <p role="status">Loading…</p>;
@@ -58,18 +61,31 @@ function RulesForm({ instance }: { instance: GetInstance }) {
   const { may } = usePermissions();
   const queries = useQueryClient();
   const form = useForm<RulesValues>({ values: rulesValues(instance.passwordPolicy) });
-  const patch = useMutation(PlatformInstances.method.patchInstance, { onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformInstances, cardinality: undefined }) }) });
+  const patch = useMutation(PlatformInstances.method.patchInstance, {
+    onSuccess: () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformInstances, cardinality: undefined }) }),
+  });
   // The policy is replaced as a whole (PatchInstance), so all of it is sent.
-  const save = (v: RulesValues) => patch.mutate({ id: instance.details?.id ?? "", instance: { passwordPolicy: { ...v, minLength: Number(v.minLength.trim()) } } });
+  const save = (v: RulesValues) =>
+    patch.mutate({ id: instance.details?.id ?? "", instance: { passwordPolicy: { ...v, minLength: Number(v.minLength.trim()) } } });
   const { control } = form;
   return (
-    <SettingsForm title="Password rules" mayWrite={may("instance.write")} onSubmit={form.handleSubmit(save)} pending={patch.isPending} error={patch.error} saved={patch.isSuccess && !form.formState.isDirty}>
+    <SettingsForm
+      title="Password rules"
+      mayWrite={may("instance.write")}
+      onSubmit={form.handleSubmit(save)}
+      pending={patch.isPending}
+      error={patch.error}
+      saved={patch.isSuccess && !form.formState.isDirty}
+    >
       <p className="hint">Every new password in the instance must meet them; passwords set earlier stay valid.</p>
       <TextInput
         control={control}
         name="minLength"
         label="Minimum length (characters)"
-        rules={{ pattern: { value: /^\s*\d{1,3}\s*$/, message: "A whole number from 1 to 256." }, validate: (v) => (Number(v) >= 1 && Number(v) <= 256) || "A whole number from 1 to 256." }}
+        rules={{
+          pattern: { value: /^\s*\d{1,3}\s*$/, message: "A whole number from 1 to 256." },
+          validate: (v) => (Number(v) >= 1 && Number(v) <= 256) || "A whole number from 1 to 256.",
+        }}
       />
       <CheckboxInput control={control} name="requireUppercase" label="An uppercase letter" />
       <CheckboxInput control={control} name="requireLowercase" label="A lowercase letter" />

@@ -14,7 +14,12 @@ const SETTINGS = { maxPasswordAttempts: countSetting("lockout") };
 
 /** When a user is locked (a login setting), and what a new password must be (the instance's). */
 export function Security() {
-  const s = useSettings({ resolve: PlatformLoginSettings.method.resolveLoginSettings, set: PlatformLoginSettings.method.setLoginSettings, settings: SETTINGS, permission: "settings.write" });
+  const s = useSettings({
+    resolve: PlatformLoginSettings.method.resolveLoginSettings,
+    set: PlatformLoginSettings.method.setLoginSettings,
+    settings: SETTINGS,
+    permission: "settings.write",
+  });
   return (
     <SettingsPage title="Lockout and passwords" loading={s.loading} error={s.answer.error}>
       <SettingsForm title="Lockout" mayWrite={s.mayWrite} onSubmit={s.onSubmit} {...s.save}>
@@ -24,7 +29,10 @@ export function Security() {
             name="maxPasswordAttempts"
             label="Lock a user after this many wrong passwords in a row"
             description={`0: never. At most ${MAX_ATTEMPTS}.`}
-            rules={{ pattern: { value: /^\s*\d{1,4}\s*$/, message: "A whole number, 0 or more." }, validate: (v) => Number(v) <= MAX_ATTEMPTS || `At most ${MAX_ATTEMPTS}.` }}
+            rules={{
+              pattern: { value: /^\s*\d{1,4}\s*$/, message: "A whole number, 0 or more." },
+              validate: (v) => Number(v) <= MAX_ATTEMPTS || `At most ${MAX_ATTEMPTS}.`,
+            }}
           />
         </SettingField>
       </SettingsForm>

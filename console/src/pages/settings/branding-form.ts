@@ -3,7 +3,8 @@ import { BrandingFont, type ResolvedBrandingSettings, type SetBrandingSettingsSc
 import { isColor } from "../../components/ColorInput";
 import { changedSettings, flagSetting, formValues, setOrReset, type Settings } from "./settings-form";
 
-type ColorName = "primaryColor" | "backgroundColor" | "warnColor" | "fontColor" | "primaryColorDark" | "backgroundColorDark" | "warnColorDark" | "fontColorDark";
+type ColorName =
+  "primaryColor" | "backgroundColor" | "warnColor" | "fontColor" | "primaryColorDark" | "backgroundColorDark" | "warnColorDark" | "fontColorDark";
 
 /**
  * The branding form's values and the API's messages, both ways: the colors of each mode
@@ -38,10 +39,15 @@ export const FONTS = [
 ];
 
 // The API keeps colors in lower case: #ABCDEF where #abcdef is in effect changes nothing.
-const colorSetting = setOrReset<string, string | undefined, string>((color) => color ?? "", (typed) => typed.toLowerCase());
+const colorSetting = setOrReset<string, string | undefined, string>(
+  (color) => color ?? "",
+  (typed) => typed.toLowerCase(),
+);
 const fontSetting = setOrReset<string, BrandingFont | undefined, BrandingFont>((font) => String(font ?? BrandingFont.SYSTEM_UI), Number);
 
-const COLORS = MODES.flatMap(({ mode, colors }) => colors.map((c) => [c.name, colorSetting(`${c.label.toLowerCase()} color (${mode.toLowerCase()})`)] as const));
+const COLORS = MODES.flatMap(({ mode, colors }) =>
+  colors.map((c) => [c.name, colorSetting(`${c.label.toLowerCase()} color (${mode.toLowerCase()})`)] as const),
+);
 
 export const BRANDING: Settings<BrandingValues> = {
   ...(Object.fromEntries(COLORS) as Settings<Record<ColorName, string>>),

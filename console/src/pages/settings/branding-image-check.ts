@@ -11,8 +11,10 @@ export const MAX_IMAGE_BYTES = 512 * 1024;
 
 /** What is wrong with a chosen file, in words; undefined when the API should take it. */
 export function imageProblem(file: { name: string; type: string; size: number }): string | undefined {
-  if (!IMAGE_TYPES.includes(file.type)) return `${file.name} is ${file.type ? `of type ${file.type}` : "of no known type"}: choose a PNG, JPEG, WebP or SVG image.`;
+  if (!IMAGE_TYPES.includes(file.type))
+    return `${file.name} is ${file.type ? `of type ${file.type}` : "of no known type"}: choose a PNG, JPEG, WebP or SVG image.`;
   if (file.size === 0) return `${file.name} is empty.`;
-  if (file.size > MAX_IMAGE_BYTES) return `${file.name} has ${file.size.toLocaleString("en")} bytes: at most ${MAX_IMAGE_BYTES.toLocaleString("en")} (512 KiB) are taken.`;
+  if (file.size > MAX_IMAGE_BYTES)
+    return `${file.name} has ${file.size.toLocaleString("en")} bytes: at most ${MAX_IMAGE_BYTES.toLocaleString("en")} (512 KiB) are taken.`;
   return undefined;
 }

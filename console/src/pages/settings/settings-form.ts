@@ -48,12 +48,24 @@ const RESET = { change: { case: "reset", value: true } };
 
 /** A setting whose Set message is the usual `set` or `reset` (settings/object/v3alpha). */
 export function setOrReset<F, V, S>(read: (value: V) => F, set: (value: F) => S) {
-  return (label: string, { inOrgs = true } = {}): Setting<F, V> => ({ label, inOrgs, read, write: (value) => ({ change: { case: "set", value: set(value) } }), reset: RESET });
+  return (label: string, { inOrgs = true } = {}): Setting<F, V> => ({
+    label,
+    inOrgs,
+    read,
+    write: (value) => ({ change: { case: "set", value: set(value) } }),
+    reset: RESET,
+  });
 }
 
 export const flagSetting = setOrReset<boolean, boolean | undefined, boolean>(Boolean, (on) => on);
-export const countSetting = setOrReset<string, number | undefined, number>((n) => String(n ?? 0), (typed) => Number(typed.trim()));
-export const textSetting = setOrReset<string, string | undefined, string>((s) => s ?? "", (typed) => typed.trim());
+export const countSetting = setOrReset<string, number | undefined, number>(
+  (n) => String(n ?? 0),
+  (typed) => Number(typed.trim()),
+);
+export const textSetting = setOrReset<string, string | undefined, string>(
+  (s) => s ?? "",
+  (typed) => typed.trim(),
+);
 export const durationSetting = setOrReset<DurationValue, Duration | undefined, MessageInitShape<typeof DurationSchema>>(durationToForm, durationFromForm);
 
 /** A set of enum values, ticked as strings (ChoiceInputs), sent as `{set: {types}}`. */

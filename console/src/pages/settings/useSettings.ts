@@ -27,7 +27,13 @@ export interface SettingLine {
  * no such settings. `selects`: what else both calls name besides the context (a message
  * text's kind and language).
  */
-export function useSettings<Values extends FieldValues, ResolveIn extends DescMessage, ResolveOut extends DescMessage, SetIn extends DescMessage, SetOut extends DescMessage>(opts: {
+export function useSettings<
+  Values extends FieldValues,
+  ResolveIn extends DescMessage,
+  ResolveOut extends DescMessage,
+  SetIn extends DescMessage,
+  SetOut extends DescMessage,
+>(opts: {
   resolve: DescMethodUnary<ResolveIn, ResolveOut>;
   set: DescMethodUnary<SetIn, SetOut>;
   settings: Settings<Values>;
@@ -88,4 +94,3 @@ export function useSettings<Values extends FieldValues, ResolveIn extends DescMe
     },
   };
 }
-

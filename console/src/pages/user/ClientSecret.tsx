@@ -15,7 +15,9 @@ export function ClientSecret({ userId, hasSecret }: { userId: string; hasSecret:
   return (
     <section aria-labelledby="secret">
       <h2 id="secret">Client secret</h2>
-      <p>{hasSecret ? "This account has a client secret for the client credentials grant." : "No client secret: the account signs in with tokens or keys only."}</p>
+      <p>
+        {hasSecret ? "This account has a client secret for the client credentials grant." : "No client secret: the account signs in with tokens or keys only."}
+      </p>
       <div className="actions">
         <Button onPress={() => generate.mutate({ id: userId, ctx })} isDisabled={generate.isPending}>
           {hasSecret ? "Replace the secret" : "Generate a secret"}

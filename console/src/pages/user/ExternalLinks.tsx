@@ -24,7 +24,15 @@ export function ExternalLinks({ userId, mayWrite }: { userId: string; mayWrite: 
     <section aria-labelledby="links">
       <h2 id="links">External accounts</h2>
       <ApiError error={found.error ?? remove.error} />
-      <ResultTable label="External accounts" columns={["Identity provider", "Account", "Account ID", "Linked", "Actions"]} rows={rows} rowId={(l) => `${l.idpId} ${l.externalUserId}`} pending={found.isPending} empty="No linked accounts." dependencies={[mayWrite, remove.isPending]}>
+      <ResultTable
+        label="External accounts"
+        columns={["Identity provider", "Account", "Account ID", "Linked", "Actions"]}
+        rows={rows}
+        rowId={(l) => `${l.idpId} ${l.externalUserId}`}
+        pending={found.isPending}
+        empty="No linked accounts."
+        dependencies={[mayWrite, remove.isPending]}
+      >
         {(l) => (
           <>
             <Cell>{l.idpName}</Cell>
@@ -33,7 +41,15 @@ export function ExternalLinks({ userId, mayWrite }: { userId: string; mayWrite: 
               <code>{l.externalUserId}</code>
             </Cell>
             <Cell>{l.details?.changeDate ? timestampDate(l.details.changeDate).toLocaleDateString() : ""}</Cell>
-            <Cell>{mayWrite && <RemoveButton what={`the link to ${l.externalUserName} at ${l.idpName}`} pending={remove.isPending} onPress={() => remove.mutate({ id: userId, ctx, idpId: l.idpId, externalUserId: l.externalUserId })} />}</Cell>
+            <Cell>
+              {mayWrite && (
+                <RemoveButton
+                  what={`the link to ${l.externalUserName} at ${l.idpName}`}
+                  pending={remove.isPending}
+                  onPress={() => remove.mutate({ id: userId, ctx, idpId: l.idpId, externalUserId: l.externalUserId })}
+                />
+              )}
+            </Cell>
           </>
         )}
       </ResultTable>

@@ -20,7 +20,10 @@ export function Grants({ userId }: { userId: string }) {
   const { may } = usePermissions();
   const grants = useUserGrantPage({ case: "userId", value: { userId } });
   const readProjects = may("project.read");
-  const names = useProjectNames(grants.rows.map((g) => g.projectId), readProjects);
+  const names = useProjectNames(
+    grants.rows.map((g) => g.projectId),
+    readProjects,
+  );
   const projectOf = (g: GetUserGrant) => names.get(g.projectId) ?? g.projectId;
   const cell = (g: GetUserGrant) =>
     readProjects ? (
@@ -36,7 +39,15 @@ export function Grants({ userId }: { userId: string }) {
         <h2 id="grants">Grants</h2>
         {may("user.grant.write") && readProjects && <AddGrant userId={userId} onAdded={grants.refresh} />}
       </div>
-      <GrantTable grants={grants} label="Grants" column="Project" empty="No roles of any project." describe={(g) => `the grant on ${projectOf(g)}`} cell={cell} dependencies={[names, readProjects]} />
+      <GrantTable
+        grants={grants}
+        label="Grants"
+        column="Project"
+        empty="No roles of any project."
+        describe={(g) => `the grant on ${projectOf(g)}`}
+        cell={cell}
+        dependencies={[names, readProjects]}
+      />
     </section>
   );
 }
@@ -61,7 +72,11 @@ function AddGrant({ userId, onAdded }: { userId: string; onAdded(): Promise<void
   const form = useForm<AddValues>({ defaultValues: { projectId: "", roles: [] } });
   const text = dialog.text.trim();
   const filters = [{ filter: { case: "name" as const, value: { name: text, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }];
-  const found = useQuery(PlatformProjects.method.searchProjects, { ctx, filters, query: { limit: 10, asc: true }, sortingColumn: ProjectFieldName.NAME }, { enabled: dialog.open && text !== "" });
+  const found = useQuery(
+    PlatformProjects.method.searchProjects,
+    { ctx, filters, query: { limit: 10, asc: true }, sortingColumn: ProjectFieldName.NAME },
+    { enabled: dialog.open && text !== "" },
+  );
   const projectId = form.watch("projectId");
   const roles = useProjectRoleOptions(projectId || undefined);
   const add = useMutation(PlatformGrants.method.createUserGrant, {
@@ -77,7 +92,15 @@ function AddGrant({ userId, onAdded }: { userId: string; onAdded(): Promise<void
     if (missing === undefined) add.mutate({ projectId: v.projectId, ctx, grant: { userId, roleKeys: v.roles } });
   });
   return (
-    <FormDialog label="Add a grant" open={dialog.open} onOpenChange={dialog.onOpenChange} onSubmit={submit} submit="Grant" pending={add.isPending} error={dialog.tried && missing ? new Error(missing) : (roles.error ?? add.error)}>
+    <FormDialog
+      label="Add a grant"
+      open={dialog.open}
+      onOpenChange={dialog.onOpenChange}
+      onSubmit={submit}
+      submit="Grant"
+      pending={add.isPending}
+      error={dialog.tried && missing ? new Error(missing) : (roles.error ?? add.error)}
+    >
       <SearchChoice
         control={form.control}
         name="projectId"
@@ -92,7 +115,12 @@ function AddGrant({ userId, onAdded }: { userId: string; onAdded(): Promise<void
         // The roles ticked were another project's.
         onChoose={() => form.setValue("roles", [])}
       />
-      {projectId && (roles.options.length > 0 ? <CheckboxesInput control={form.control} name="roles" label="Roles" options={roles.options} /> : <p>The project has no roles yet: the grant gives it without any.</p>)}
+      {projectId &&
+        (roles.options.length > 0 ? (
+          <CheckboxesInput control={form.control} name="roles" label="Roles" options={roles.options} />
+        ) : (
+          <p>The project has no roles yet: the grant gives it without any.</p>
+        ))}
     </FormDialog>
   );
 }

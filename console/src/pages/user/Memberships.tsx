@@ -29,12 +29,20 @@ export function Memberships({ userId, who }: { userId: string; who: string }) {
   const queries = useQueryClient();
   const [offset, setOffset] = useState(0);
   const filters = [{ filter: { case: "user" as const, value: { userId } } }];
-  const found = useQuery(PlatformMemberships.method.searchMemberships, { ctx, filters, query: { offset: BigInt(offset), limit: LIMIT, asc: true }, sortingColumn: MembershipFieldName.CREATION_DATE });
+  const found = useQuery(PlatformMemberships.method.searchMemberships, {
+    ctx,
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT, asc: true },
+    sortingColumn: MembershipFieldName.CREATION_DATE,
+  });
   const system = useQuery(PlatformMemberships.method.searchMemberships, { ctx: SYSTEM_CTX, filters }, { enabled: systemMember && !orgId });
   // Every membership answer, the person's own permissions among them: a change may be to their own roles.
   const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformMemberships, cardinality: undefined }) });
   const rows = [...(offset === 0 && system.data ? system.data.result : []), ...(found.data?.result ?? [])];
-  const orgs = useOrgNames(rows.flatMap((m) => (m.context?.type === OwnerType.ORG ? [m.context.id] : [])), may("org.read"));
+  const orgs = useOrgNames(
+    rows.flatMap((m) => (m.context?.type === OwnerType.ORG ? [m.context.id] : [])),
+    may("org.read"),
+  );
   const placeOf = (m: GetMembership) => {
     if (m.context?.type === OwnerType.SYSTEM) return { name: "System", phrase: "in the system" };
     if (m.context?.type !== OwnerType.ORG) return { name: "Instance", phrase: "in the instance" };
@@ -47,7 +55,15 @@ export function Memberships({ userId, who }: { userId: string; who: string }) {
     <section aria-labelledby="memberships">
       <h2 id="memberships">Memberships</h2>
       <ApiError error={found.error ?? system.error} />
-      <ResultTable label="Memberships" columns={["Where", "Roles", "Actions"]} rows={rows} rowId={(m) => `${m.context?.type ?? 0} ${m.context?.id ?? ""}`} pending={found.isPending} empty={orgId ? "No administrator roles in this organization." : "No administrator roles anywhere."} dependencies={[orgs, systemMember, mayRead, mayWrite, mayDelete]}>
+      <ResultTable
+        label="Memberships"
+        columns={["Where", "Roles", "Actions"]}
+        rows={rows}
+        rowId={(m) => `${m.context?.type ?? 0} ${m.context?.id ?? ""}`}
+        pending={found.isPending}
+        empty={orgId ? "No administrator roles in this organization." : "No administrator roles anywhere."}
+        dependencies={[orgs, systemMember, mayRead, mayWrite, mayDelete]}
+      >
         {(m) => (
           <>
             <Cell>
@@ -85,7 +101,20 @@ function ContextActions(props: { membership: GetMembership; who: string; where: 
   const ctx = ctxOf(membership.context);
   const available = useQuery(PlatformMemberships.method.listAvailableRoles, { ctx }, { enabled: open });
   const roles = (available.data?.roles ?? []).map((r) => ({ value: r.name, label: r.name }));
-  return <MembershipActions ctx={ctx} membership={membership} who={who} where={where} roles={roles} rolesError={available.error} mayWrite={mayWrite} mayDelete={mayDelete} onOpen={setOpen} onChanged={onChanged} />;
+  return (
+    <MembershipActions
+      ctx={ctx}
+      membership={membership}
+      who={who}
+      where={where}
+      roles={roles}
+      rolesError={available.error}
+      mayWrite={mayWrite}
+      mayDelete={mayDelete}
+      onOpen={setOpen}
+      onChanged={onChanged}
+    />
+  );
 }
 
 /** The names of the organizations on a page, where the person may read organizations. */

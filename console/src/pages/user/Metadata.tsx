@@ -26,7 +26,12 @@ const KEY_RULES: RegisterOptions<Values, "key"> = {
   validate: (key) => (key.trim() === "" ? "Give a key." : key.trim().length > 200 ? "A key has at most 200 characters." : true),
 };
 const VALUE_RULES: RegisterOptions<Values, "value"> = {
-  validate: (value) => (value === "" ? "Give a value." : encode(value).length > MAX_VALUE_BYTES ? `A value has at most ${MAX_VALUE_BYTES.toLocaleString()} bytes (as UTF-8).` : true),
+  validate: (value) =>
+    value === ""
+      ? "Give a value."
+      : encode(value).length > MAX_VALUE_BYTES
+        ? `A value has at most ${MAX_VALUE_BYTES.toLocaleString()} bytes (as UTF-8).`
+        : true,
 };
 
 /** Keys and values kept with the user (for actions and applications): listed by key, set, changed and removed. */
@@ -44,7 +49,15 @@ export function Metadata({ userId, mayWrite }: { userId: string; mayWrite: boole
     <section aria-labelledby="metadata">
       <h2 id="metadata">Metadata</h2>
       <ApiError error={found.error ?? remove.error} />
-      <ResultTable label="Metadata" columns={["Key", "Value", "Actions"]} rows={rows} rowId={(m) => m.key} pending={found.isPending} empty="No metadata." dependencies={[mayWrite, remove.isPending]}>
+      <ResultTable
+        label="Metadata"
+        columns={["Key", "Value", "Actions"]}
+        rows={rows}
+        rowId={(m) => m.key}
+        pending={found.isPending}
+        empty="No metadata."
+        dependencies={[mayWrite, remove.isPending]}
+      >
         {(m) => (
           <>
             <Cell>{m.key}</Cell>
@@ -102,7 +115,14 @@ function ChangeValue({ userId, entry }: { userId: string; entry: Entry }) {
       pending={set.isPending}
       error={set.error}
     >
-      <TextInput control={form.control} name="value" label="Value" description={text === undefined ? `Now binary (${entry.value.length.toLocaleString()} bytes): text replaces it.` : "Text, kept as UTF-8."} rules={VALUE_RULES} autoFocus />
+      <TextInput
+        control={form.control}
+        name="value"
+        label="Value"
+        description={text === undefined ? `Now binary (${entry.value.length.toLocaleString()} bytes): text replaces it.` : "Text, kept as UTF-8."}
+        rules={VALUE_RULES}
+        autoFocus
+      />
     </FormDialog>
   );
 }

@@ -32,7 +32,11 @@ export function Sessions({ userId, mayDelete }: { userId: string; mayDelete: boo
   const queries = useQueryClient();
   const [offset, setOffset] = useState(0);
   const filters = [{ filter: { case: "userId" as const, value: userId } }];
-  const found = useQuery(PlatformSessions.method.searchSessions, { filters, query: { offset: BigInt(offset), limit: LIMIT }, sortingColumn: SessionFieldName.CREATION_DATE });
+  const found = useQuery(PlatformSessions.method.searchSessions, {
+    filters,
+    query: { offset: BigInt(offset), limit: LIMIT },
+    sortingColumn: SessionFieldName.CREATION_DATE,
+  });
   const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformSessions, cardinality: undefined }) });
   const end = useMutation(PlatformSessions.method.deleteSession, { onSuccess: refresh });
   const rows = found.data?.result ?? [];
@@ -40,7 +44,15 @@ export function Sessions({ userId, mayDelete }: { userId: string; mayDelete: boo
     <section aria-labelledby="sessions">
       <h2 id="sessions">Sessions</h2>
       <ApiError error={found.error ?? end.error} />
-      <ResultTable label="Sessions" columns={["Started", "Last change", "Browser", "Checked", "Expires", "Actions"]} rows={rows} rowId={(s) => s.details?.id ?? ""} pending={found.isPending} empty="No sessions." dependencies={[mayDelete, end.isPending]}>
+      <ResultTable
+        label="Sessions"
+        columns={["Started", "Last change", "Browser", "Checked", "Expires", "Actions"]}
+        rows={rows}
+        rowId={(s) => s.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No sessions."
+        dependencies={[mayDelete, end.isPending]}
+      >
         {(s) => {
           const factors = s.factors;
           const checked = FACTORS.filter(([field]) => factors?.[field]?.verifiedAt).map(([, label]) => label);
@@ -56,7 +68,11 @@ export function Sessions({ userId, mayDelete }: { userId: string; mayDelete: boo
               <Cell>{s.expirationDate ? when(s.expirationDate) : "When ended"}</Cell>
               <Cell>
                 {mayDelete && (
-                  <Button aria-label={`End the session ${s.details?.id ?? ""}`} onPress={() => end.mutate({ id: s.details?.id ?? "" })} isDisabled={end.isPending}>
+                  <Button
+                    aria-label={`End the session ${s.details?.id ?? ""}`}
+                    onPress={() => end.mutate({ id: s.details?.id ?? "" })}
+                    isDisabled={end.isPending}
+                  >
                     End
                   </Button>
                 )}

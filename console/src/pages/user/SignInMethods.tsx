@@ -69,7 +69,15 @@ export function SignInMethods({ userId, mayRemove }: { userId: string; mayRemove
     <section aria-labelledby="factors">
       <h2 id="factors">Sign-in methods</h2>
       <ApiError error={error} />
-      <ResultTable label="Sign-in methods" columns={["Method", "Details", "Actions"]} rows={rows} rowId={(m) => m.id} pending={methods.isPending} empty="None." dependencies={[mayRemove, pending]}>
+      <ResultTable
+        label="Sign-in methods"
+        columns={["Method", "Details", "Actions"]}
+        rows={rows}
+        rowId={(m) => m.id}
+        pending={methods.isPending}
+        empty="None."
+        dependencies={[mayRemove, pending]}
+      >
         {(m) => (
           <>
             <Cell>{m.label}</Cell>

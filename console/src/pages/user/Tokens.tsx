@@ -24,7 +24,15 @@ export function Tokens({ userId, mayWrite }: { userId: string; mayWrite: boolean
     <section aria-labelledby="tokens">
       <h2 id="tokens">Personal access tokens</h2>
       <ApiError error={found.error ?? remove.error} />
-      <ResultTable label="Personal access tokens" columns={["Token", "Expires", "Actions"]} rows={found.data?.result ?? []} rowId={(t) => t.details?.id ?? ""} pending={found.isPending} empty="No tokens." dependencies={[mayWrite]}>
+      <ResultTable
+        label="Personal access tokens"
+        columns={["Token", "Expires", "Actions"]}
+        rows={found.data?.result ?? []}
+        rowId={(t) => t.details?.id ?? ""}
+        pending={found.isPending}
+        empty="No tokens."
+        dependencies={[mayWrite]}
+      >
         {(t) => (
           <>
             <Cell>
@@ -42,8 +50,18 @@ export function Tokens({ userId, mayWrite }: { userId: string; mayWrite: boolean
         )}
       </ResultTable>
       {mayWrite && (
-        <form className="inline" onSubmit={form.handleSubmit((v) => add.mutate({ id: userId, ctx, pat: { expirationDate: timestampFromDate(new Date(Date.now() + Number(v.days) * DAY_MS)) } }))}>
-          <TextInput control={form.control} name="days" label="Valid for (days)" rules={{ required: "Give a number of days.", pattern: { value: /^[1-9]\d{0,4}$/, message: "A whole number of days, 1 or more." } }} />
+        <form
+          className="inline"
+          onSubmit={form.handleSubmit((v) =>
+            add.mutate({ id: userId, ctx, pat: { expirationDate: timestampFromDate(new Date(Date.now() + Number(v.days) * DAY_MS)) } }),
+          )}
+        >
+          <TextInput
+            control={form.control}
+            name="days"
+            label="Valid for (days)"
+            rules={{ required: "Give a number of days.", pattern: { value: /^[1-9]\d{0,4}$/, message: "A whole number of days, 1 or more." } }}
+          />
           <Button type="submit" isDisabled={add.isPending}>
             New token
           </Button>

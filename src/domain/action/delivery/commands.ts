@@ -11,7 +11,13 @@ import { failedPrecondition, notFound } from "../../errors.js";
  * worker whose lease ran out cannot overwrite it: its claim is cleared.
  */
 export async function retryDelivery(tx: Tx, instanceId: string, id: string): Promise<ActionDeliveryRow> {
-  const current = await tx.selectFrom("action_deliveries").select("status").where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
+  const current = await tx
+    .selectFrom("action_deliveries")
+    .select("status")
+    .where("instance_id", "=", instanceId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
   if (!current) throw notFound(`delivery ${id} not found`);
   if (current.status === "pending") throw failedPrecondition(`delivery ${id} is pending: it is being tried already`);
   const now = new Date();

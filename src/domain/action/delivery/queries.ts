@@ -5,12 +5,7 @@ import type { Found, Page } from "../../../store/search.js";
 
 export type DeliveryStatus = ActionDeliveryRow["status"];
 
-export type DeliveryFilter =
-  | { target: string }
-  | { execution: string }
-  | { eventType: string }
-  | { status: DeliveryStatus }
-  | { since?: Date; until?: Date };
+export type DeliveryFilter = { target: string } | { execution: string } | { eventType: string } | { status: DeliveryStatus } | { since?: Date; until?: Date };
 
 /**
  * The delivery log of an instance, by creation date, reaching back as far as the instance's

@@ -126,11 +126,18 @@ async function removeReferences(tx: Tx, actor: Actor, column: "targets" | "inclu
     .execute();
   for (const holder of holders) {
     const remaining = { targets: holder.targets, includes: holder.includes, [column]: holder[column].filter((r) => r !== ref) };
-    await appendAndProject(tx, { instanceId: actor.instanceId, type: AGGREGATE, id: holder.id }, holder.sequence, [{ type: "execution.set", payload: remaining }], actor, {
-      table: "executions",
-      key: { instance_id: actor.instanceId, id: holder.id },
-      set: { [column]: JSON.stringify(remaining[column]) },
-    });
+    await appendAndProject(
+      tx,
+      { instanceId: actor.instanceId, type: AGGREGATE, id: holder.id },
+      holder.sequence,
+      [{ type: "execution.set", payload: remaining }],
+      actor,
+      {
+        table: "executions",
+        key: { instance_id: actor.instanceId, id: holder.id },
+        set: { [column]: JSON.stringify(remaining[column]) },
+      },
+    );
   }
 }
 
@@ -159,15 +166,8 @@ function checkServed(condition: Condition, catalog: ExecutionCatalog): void {
 /** Locks the targets against a concurrent delete until this transaction ends. */
 async function requireTargets(tx: Tx, instanceId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const found = await tx
-    .selectFrom("targets")
-    .select("id")
-    .where("instance_id", "=", instanceId)
-    .where("id", "in", ids)
-    .forShare()
-    .execute();
+  const found = await tx.selectFrom("targets").select("id").where("instance_id", "=", instanceId).where("id", "in", ids).forShare().execute();
   const present = new Set(found.map((t) => t.id));
   const missing = ids.filter((t) => !present.has(t));
   if (missing.length > 0) throw notFound(`targets not found: ${missing.join(", ")}`);
 }
-

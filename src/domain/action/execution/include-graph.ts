@@ -14,9 +14,7 @@ export function checkIncludeGraph(graph: Graph, changed: string): void {
   if (cycle) throw failedPrecondition(`includes form a cycle: ${[changed, ...cycle].join(" -> ")}`);
   const levels = longest(graph, changed) + longest(reverse(graph), changed);
   if (levels > MAX_INCLUDE_DEPTH) {
-    throw failedPrecondition(
-      `includes through ${changed} would nest ${levels} levels, deeper than ${MAX_INCLUDE_DEPTH}`,
-    );
+    throw failedPrecondition(`includes through ${changed} would nest ${levels} levels, deeper than ${MAX_INCLUDE_DEPTH}`);
   }
 }
 

@@ -3,11 +3,7 @@ import { type Condition, conditionId, type ConditionType } from "./condition.js"
 import { searchPage, type Page } from "../../../store/search.js";
 import { AGGREGATE, executionView } from "./model.js";
 
-export type ExecutionFilter =
-  | { conditions: Condition[] }
-  | { type: ConditionType }
-  | { target: string }
-  | { include: string };
+export type ExecutionFilter = { conditions: Condition[] } | { type: ConditionType } | { target: string } | { include: string };
 
 /** Filters are combined with AND; sorted by creation date, ties by id. */
 export async function searchExecutions(db: Db, instanceId: string, filters: ExecutionFilter[], page: Page) {
@@ -19,13 +15,6 @@ export async function searchExecutions(db: Db, instanceId: string, filters: Exec
     else if ("target" in f) query = query.where("targets", "@>", JSON.stringify([f.target]) as never);
     else query = query.where("includes", "@>", JSON.stringify([f.include]) as never);
   }
-  const found = await searchPage(
-    db,
-    AGGREGATE,
-    instanceId,
-    query,
-    (q, direction) => q.orderBy("created_at", direction).orderBy("id", direction),
-    page,
-  );
+  const found = await searchPage(db, AGGREGATE, instanceId, query, (q, direction) => q.orderBy("created_at", direction).orderBy("id", direction), page);
   return { ...found, rows: found.rows.map(executionView) };
 }

@@ -40,25 +40,27 @@ export async function createTarget(tx: Tx, actor: Actor, spec: TargetSpec, box: 
 }
 
 /** CreateTarget is a hot write (bench/): its statements are prepared (store/prepared.ts). */
-const insertTarget = prepared((db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { sequence: number }) => {
-  const added = eventTime(p.instance_id, AGGREGATE, p.id, p.sequence);
-  return db
-    .insertInto("targets")
-    .values({
-      instance_id: p.instance_id,
-      id: p.id,
-      name: p.name,
-      target_type: p.target_type,
-      url: p.url,
-      timeout_ms: p.timeout_ms,
-      execution_mode: p.execution_mode,
-      signing_key: p.signing_key,
-      created_at: added,
-      change_date: added,
-      sequence: p.sequence,
-    })
-    .returning("change_date");
-});
+const insertTarget = prepared(
+  (db, p: Omit<Insertable<TargetTable>, "previous_signing_key" | "signing_key_changed_at" | "created_at" | "change_date"> & { sequence: number }) => {
+    const added = eventTime(p.instance_id, AGGREGATE, p.id, p.sequence);
+    return db
+      .insertInto("targets")
+      .values({
+        instance_id: p.instance_id,
+        id: p.id,
+        name: p.name,
+        target_type: p.target_type,
+        url: p.url,
+        timeout_ms: p.timeout_ms,
+        execution_mode: p.execution_mode,
+        signing_key: p.signing_key,
+        created_at: added,
+        change_date: added,
+        sequence: p.sequence,
+      })
+      .returning("change_date");
+  },
+);
 
 const targetNamed = prepared((db, p: { instanceId: string; name: string }) =>
   db.selectFrom("targets").select("id").where("instance_id", "=", p.instanceId).where("name", "=", p.name),
@@ -124,13 +126,7 @@ export async function deleteTarget(tx: Tx, actor: Actor, id: string): Promise<Ob
 }
 
 async function targetRowForUpdate(tx: Tx, instanceId: string, id: string) {
-  const row = await tx
-    .selectFrom("targets")
-    .selectAll()
-    .where("instance_id", "=", instanceId)
-    .where("id", "=", id)
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await tx.selectFrom("targets").selectAll().where("instance_id", "=", instanceId).where("id", "=", id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`target ${id} not found`);
   return row;
 }

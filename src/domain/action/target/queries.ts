@@ -18,16 +18,7 @@ export async function getTarget(db: Db, instanceId: string, id: string): Promise
 
 export type TargetFilter = { name: { value: string; match: TextMatch } } | { ids: string[] };
 
-export type TargetSortColumn =
-  | "id"
-  | "created_at"
-  | "change_date"
-  | "name"
-  | "target_type"
-  | "url"
-  | "timeout_ms"
-  | "async"
-  | "interrupt_on_error";
+export type TargetSortColumn = "id" | "created_at" | "change_date" | "name" | "target_type" | "url" | "timeout_ms" | "async" | "interrupt_on_error";
 
 export interface TargetSearch {
   filters: TargetFilter[];

@@ -15,7 +15,12 @@ export class InstanceLinks {
   }
 
   async baseUrl(db: Db, instanceId: string): Promise<string> {
-    const row = await db.selectFrom("instance_domains").select("domain").where("instance_id", "=", instanceId).where("is_primary", "=", true).executeTakeFirst();
+    const row = await db
+      .selectFrom("instance_domains")
+      .select("domain")
+      .where("instance_id", "=", instanceId)
+      .where("is_primary", "=", true)
+      .executeTakeFirst();
     const host = row?.domain ?? "localhost";
     return `${this.#scheme}//${host}${this.#port ? `:${this.#port}` : ""}`;
   }

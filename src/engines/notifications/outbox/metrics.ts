@@ -13,7 +13,8 @@ export class NotificationMetrics extends OutboxMetrics<SendResult> {
   constructor(registry: Registry, db: Db, readTimeoutMs: number) {
     super(registry, {
       name: "platform_notifications",
-      resultsHelp: "Attempts to send messages by this process, by channel and result: sent, retry (failed, tried again later), failed (gave up), waiting (no provider active)",
+      resultsHelp:
+        "Attempts to send messages by this process, by channel and result: sent, retry (failed, tried again later), failed (gave up), waiting (no provider active)",
       pendingHelp: "Messages waiting to be sent, in every instance, by channel",
       results: ["sent", "retry", "failed", "waiting"],
       by: { label: "channel", values: ["email", "sms"] },

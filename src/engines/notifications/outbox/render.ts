@@ -15,7 +15,13 @@ export type Rendered = { language: string } & ({ channel: "email"; email: EmailM
  * user's current display name and organization name, and the sealed code and link.
  * Undefined when the user is gone.
  */
-export async function renderFor(db: Db, links: InstanceLinks, row: ClaimedNotification, kind: MessageKind, content: SealedContent): Promise<Rendered | undefined> {
+export async function renderFor(
+  db: Db,
+  links: InstanceLinks,
+  row: ClaimedNotification,
+  kind: MessageKind,
+  content: SealedContent,
+): Promise<Rendered | undefined> {
   const user = await db
     .selectFrom("users as u")
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))

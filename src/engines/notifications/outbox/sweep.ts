@@ -25,7 +25,11 @@ async function wipeExpiredContent(db: Db, limit: number): Promise<number> {
  * Every `sweepIntervalMs`: the content of expired failed messages goes, and finished
  * messages past the instance's audit log retention (or `retentionMs`) leave the log.
  */
-export function startNotificationSweep(store: Pick<Store, "db">, logger: Logger, settings: Pick<QueueSettings, "retentionMs" | "sweepIntervalMs">): { stop(): Promise<void> } {
+export function startNotificationSweep(
+  store: Pick<Store, "db">,
+  logger: Logger,
+  settings: Pick<QueueSettings, "retentionMs" | "sweepIntervalMs">,
+): { stop(): Promise<void> } {
   return startSweeper({
     intervalMs: settings.sweepIntervalMs,
     logger,

@@ -51,21 +51,42 @@ export function startNotificationWorker(deps: NotificationWorkerDeps): { stop():
 }
 
 async function send(deps: NotificationWorkerDeps, log: Logger, row: ClaimedNotification, claimId: string): Promise<void> {
-  const result = await attempt(deps, row).catch((error: unknown): NotificationResult => ({ kind: "retry", at: new Date(), error: `internal: ${error instanceof Error ? error.message : String(error)}`, counts: true }));
+  const result = await attempt(deps, row).catch((error: unknown): NotificationResult => ({
+    kind: "retry",
+    at: new Date(),
+    error: `internal: ${error instanceof Error ? error.message : String(error)}`,
+    counts: true,
+  }));
   // A message is given up at its maximum age, and at the latest when its code expires.
-  const final = result.kind === "retry" && result.counts ? retryOrGiveUp(result, row.attempts, new Date(row.created_at), deps.settings.maxAgeMs, new Date(row.expires_at)) : result;
+  const final =
+    result.kind === "retry" && result.counts
+      ? retryOrGiveUp(result, row.attempts, new Date(row.created_at), deps.settings.maxAgeMs, new Date(row.expires_at))
+      : result;
   if (!(await completeNotification(deps.store.db, row, claimId, final))) {
     log.warn({ notification: row.id, instance: row.instance_id }, "a message's lease ran out before its result was written; another worker owns it now");
     return;
   }
   // Never the content: it holds codes.
-  if (final.kind !== "sent") log.warn({ notification: row.id, instance: row.instance_id, kind: row.kind, channel: row.channel, attempts: row.attempts, error: final.error, final: final.kind === "failed" }, "message not sent");
+  if (final.kind !== "sent")
+    log.warn(
+      {
+        notification: row.id,
+        instance: row.instance_id,
+        kind: row.kind,
+        channel: row.channel,
+        attempts: row.attempts,
+        error: final.error,
+        final: final.kind === "failed",
+      },
+      "message not sent",
+    );
   deps.metrics?.record(final.kind === "retry" && !final.counts ? "waiting" : final.kind, row.channel);
 }
 
 async function attempt(deps: NotificationWorkerDeps, row: ClaimedNotification): Promise<NotificationResult> {
   const now = Date.now();
-  if (now >= new Date(row.expires_at).getTime() || now >= new Date(row.created_at).getTime() + deps.settings.maxAgeMs) return { kind: "failed", error: "expired before it could be sent" };
+  if (now >= new Date(row.expires_at).getTime() || now >= new Date(row.created_at).getTime() + deps.settings.maxAgeMs)
+    return { kind: "failed", error: "expired before it could be sent" };
   if (row.sealed_data === null) return { kind: "failed", error: "its content is gone" };
   const content = JSON.parse(deps.box.decrypt(row.sealed_data)) as SealedContent;
   const rendered = await renderFor(deps.store.db, deps.links, row, row.kind as MessageKind, content);
@@ -75,8 +96,12 @@ async function attempt(deps: NotificationWorkerDeps, row: ClaimedNotification): 
     else await deps.sender.sendSms(row.instance_id, rendered.sms);
     return { kind: "sent", language: rendered.language };
   } catch (error) {
-    if (error instanceof NoActiveProvider) return { kind: "retry", at: new Date(now + deps.settings.noProviderWaitMs), error: error.message, counts: false, language: rendered.language };
-    if (error instanceof SendFailed) return error.retryable ? { kind: "retry", at: new Date(), error: error.message, counts: true, language: rendered.language } : { kind: "failed", error: error.message, language: rendered.language };
+    if (error instanceof NoActiveProvider)
+      return { kind: "retry", at: new Date(now + deps.settings.noProviderWaitMs), error: error.message, counts: false, language: rendered.language };
+    if (error instanceof SendFailed)
+      return error.retryable
+        ? { kind: "retry", at: new Date(), error: error.message, counts: true, language: rendered.language }
+        : { kind: "failed", error: error.message, language: rendered.language };
     throw error;
   }
 }

@@ -30,6 +30,7 @@ export function httpFailure(who: string, status: number, words: string): SendFai
 
 /** The outbound client could not get an answer: refused destinations stay refused, the rest may pass. */
 export function outboundFailure(who: string, error: unknown): SendFailed {
-  if (error instanceof OutboundError) return new SendFailed(`${who} could not be called (${error.failure}): ${error.message}`, error.failure !== "refused" && error.failure !== "invalid_url");
+  if (error instanceof OutboundError)
+    return new SendFailed(`${who} could not be called (${error.failure}): ${error.message}`, error.failure !== "refused" && error.failure !== "invalid_url");
   return new SendFailed(`${who} could not be called: ${(error as Error).message ?? String(error)}`, true);
 }

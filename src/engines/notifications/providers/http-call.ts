@@ -6,7 +6,13 @@ import { httpFailure, outboundFailure } from "./failures.js";
  * size limit): anything but a 2xx answer is a SendFailed in the provider's words, which
  * `words` picks out of the answer's body.
  */
-export async function callProvider(outbound: OutboundClient, who: string, url: string, request: OutboundRequest, words: (body: Buffer) => string = (body) => body.toString("utf8")): Promise<void> {
+export async function callProvider(
+  outbound: OutboundClient,
+  who: string,
+  url: string,
+  request: OutboundRequest,
+  words: (body: Buffer) => string = (body) => body.toString("utf8"),
+): Promise<void> {
   let answer;
   try {
     answer = await outbound.request(url, { method: "POST", ...request });

@@ -94,7 +94,12 @@ export class ProviderSender implements NotificationSender {
 
   #email(provider: SendableProvider, instanceId: string, message: EmailMessage, signal: AbortSignal | undefined, pooled: boolean): Promise<void> {
     if (provider.config.kind === "http") {
-      return withinDeadline(() => sendSigned(this.deps.outbound, provider, { instanceId, channel: "email", ...message }, this.deps.outboundTimeoutMs), this.deps.outboundTimeoutMs, signal, "sending the email");
+      return withinDeadline(
+        () => sendSigned(this.deps.outbound, provider, { instanceId, channel: "email", ...message }, this.deps.outboundTimeoutMs),
+        this.deps.outboundTimeoutMs,
+        signal,
+        "sending the email",
+      );
     }
     const work = pooled
       ? (stop: AbortSignal) => this.#pool.transport(provider).then((transport) => sendMail(transport, provider, message, stop))

@@ -58,6 +58,9 @@ export class SmtpPool {
   #drop(key: string): void {
     const entry = this.#entries.get(key);
     this.#entries.delete(key);
-    entry?.transport.then((t) => t.close(), () => {});
+    entry?.transport.then(
+      (t) => t.close(),
+      () => {},
+    );
   }
 }

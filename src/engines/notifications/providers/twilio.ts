@@ -7,7 +7,14 @@ import { callProvider } from "./http-call.js";
  * Twilio's Messages API: `POST <base>/2010-04-01/Accounts/{sid}/Messages.json`, form-encoded,
  * with the account SID and token as Basic credentials. The base is PLATFORM_TWILIO_API_URL.
  */
-export async function sendTwilio(outbound: OutboundClient, baseUrl: string, settings: TwilioSettings, token: string, sms: SmsMessage, timeoutMs: number): Promise<void> {
+export async function sendTwilio(
+  outbound: OutboundClient,
+  baseUrl: string,
+  settings: TwilioSettings,
+  token: string,
+  sms: SmsMessage,
+  timeoutMs: number,
+): Promise<void> {
   const form = new URLSearchParams({ To: sms.to, Body: sms.text });
   if (settings.senderNumber) form.set("From", settings.senderNumber);
   else form.set("MessagingServiceSid", settings.messagingServiceSid ?? "");

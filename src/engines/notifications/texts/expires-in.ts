@@ -11,6 +11,9 @@ const UNITS = [
  * (rounded down, at least one): a reader does not get less time than the message says.
  */
 export function expiresIn(language: SupportedLanguage, seconds: number): string {
-  const [unit, count] = UNITS.map(([u, size]) => [u, seconds / size] as const).find(([, n]) => n >= 1 && Number.isInteger(n)) ?? ["minute", Math.max(1, Math.floor(seconds / 60))];
+  const [unit, count] = UNITS.map(([u, size]) => [u, seconds / size] as const).find(([, n]) => n >= 1 && Number.isInteger(n)) ?? [
+    "minute",
+    Math.max(1, Math.floor(seconds / 60)),
+  ];
   return new Intl.NumberFormat(language, { style: "unit", unit, unitDisplay: "long" }).format(count);
 }

@@ -9,7 +9,8 @@ import { fill } from "../../../domain/notification/template.js";
  * loads when the message is opened, so nothing tracks its reader.
  */
 
-const PAGE = "margin:0;padding:0;background:#ffffff;color:#1f1f1f;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5";
+const PAGE =
+  "margin:0;padding:0;background:#ffffff;color:#1f1f1f;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.5";
 const ARTICLE = "max-width:36em;margin:0 auto;padding:24px 16px";
 const PARAGRAPH = "margin:0 0 16px";
 const LINK = "color:#0b57d0;text-decoration:underline;word-break:break-all";

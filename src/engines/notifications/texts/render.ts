@@ -49,6 +49,8 @@ export function renderMessage(kind: MessageKind, language: SupportedLanguage, te
   const text = fill(body, values, asIs, (_, v) => v).trim();
   if (rules.channel === "sms") return { channel: "sms", sms: text };
   // One line, whatever a value holds: a header cannot be split by a display name.
-  const subject = fill(template.subject ?? "", values, asIs, (_, v) => v).replace(/\s+/g, " ").trim();
+  const subject = fill(template.subject ?? "", values, asIs, (_, v) => v)
+    .replace(/\s+/g, " ")
+    .trim();
   return { channel: "email", subject, text: `${text}\n`, html: emailHtml(language, subject, body, values) };
 }

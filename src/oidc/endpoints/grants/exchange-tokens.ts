@@ -151,7 +151,8 @@ async function clientJwt(v: ExchangeVerifier, role: string, value: string): Prom
     }
   }
   if (!payload) throw invalid(role, "not signed by a key of the client, or its iss, aud or exp are wrong");
-  if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + ASSERTION_CLOCK_TOLERANCE_S) throw invalid(role, `it must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
+  if (payload.exp! > Date.now() / 1000 + MAX_ASSERTION_LIFETIME_S + ASSERTION_CLOCK_TOLERANCE_S)
+    throw invalid(role, `it must expire within ${MAX_ASSERTION_LIFETIME_S} seconds`);
   // Without a jti, the signature (the JWT's last part) stands for it.
   const jti = typeof payload.jti === "string" ? payload.jti : `sig:${value.slice(value.lastIndexOf(".") + 1)}`;
   if (!(await claimAssertion(v.db, v.instanceId, v.client.clientId, jti, payload.exp!))) throw invalid(role, "it was used before");

@@ -9,7 +9,6 @@ import { machineParty } from "../../../domain/user/machine-parties.js";
 import { claimAssertion } from "../../adapters/payload-adapter.js";
 import { audienceAndScope, isKnownScope, splitScope } from "../../helpers/scopes.js";
 
-
 /**
  * RFC 7523 section 2.1: a machine user proves itself with a JWT signed by one of its keys
  * (PlatformUsers AddKey), `iss` and `sub` its user id, `aud` this issuer or its token
@@ -26,7 +25,13 @@ export function jwtBearerGrant(db: () => Db, instanceId: string) {
     if (!party) throw new errors.InvalidGrant("the assertion's subject is not an active machine user");
     const claims = await verifyAssertion(params.assertion, party.userId, party.keys, [provider.issuer, ctx.oidc.urlFor("token")]);
     // Without a jti, the signature (the assertion's last part) stands for it.
-    const unique = await claimAssertion(db(), instanceId, party.userId, claims.jti ?? `sig:${params.assertion.slice(params.assertion.lastIndexOf(".") + 1)}`, claims.exp!);
+    const unique = await claimAssertion(
+      db(),
+      instanceId,
+      party.userId,
+      claims.jti ?? `sig:${params.assertion.slice(params.assertion.lastIndexOf(".") + 1)}`,
+      claims.exp!,
+    );
     if (!unique) throw new errors.InvalidGrant("the assertion was used before");
 
     const asked = splitScope(params.scope).filter((s) => isKnownScope(s) && s !== "offline_access");

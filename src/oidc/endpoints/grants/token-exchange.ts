@@ -15,7 +15,16 @@ import { exchangeAudience, exchangeScopes } from "./exchange-rules.js";
 import { TOKEN_TYPE, verifyExchangeToken } from "./exchange-tokens.js";
 
 /** RFC 8693 section 2.1; `audience` and `resource` may be repeated. */
-export const TOKEN_EXCHANGE_PARAMS = ["subject_token", "subject_token_type", "actor_token", "actor_token_type", "requested_token_type", "scope", "audience", "resource"];
+export const TOKEN_EXCHANGE_PARAMS = [
+  "subject_token",
+  "subject_token_type",
+  "actor_token",
+  "actor_token_type",
+  "requested_token_type",
+  "scope",
+  "audience",
+  "resource",
+];
 export const TOKEN_EXCHANGE_REPEATABLE = ["audience", "resource"];
 
 /** The spec's matrix: what may be asked for, and the token type each answer carries. */
@@ -162,7 +171,13 @@ function readParams(params: Record<string, unknown>): ExchangeParams {
  * The provider's grant behind a refresh token, so that its refresh grant serves exchanged
  * tokens like any others; the actor and audience are kept beside it (exchange-grants.ts).
  */
-async function saveGrant(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, user: Account, scopes: string[], kept: { act?: Actor; aud: string[] }): Promise<string> {
+async function saveGrant(
+  ctx: KoaContextWithOIDC,
+  deps: TokenExchangeDeps,
+  user: Account,
+  scopes: string[],
+  kept: { act?: Actor; aud: string[] },
+): Promise<string> {
   const grant = new ctx.oidc.provider.Grant({ accountId: user.userId, clientId: ctx.oidc.client!.clientId });
   grant.addOIDCScope(scopes.filter((s) => (STANDARD_SCOPES as readonly string[]).includes(s)).join(" "));
   grant.addResourceScope(PLATFORM_RESOURCE, scopes.join(" "));

@@ -203,7 +203,11 @@ class Step {
     if (linked) {
       const account = { id: linked.userId, orgId: linked.orgId };
       const inactive = !linked.orgActive || linked.state === "inactive";
-      if (inactive || (record.restricted && linked.orgId !== record.orgId) || !(await providerReaches(this.c.db, this.c.instanceId, linked.orgId, record.idpId))) {
+      if (
+        inactive ||
+        (record.restricted && linked.orgId !== record.orgId) ||
+        !(await providerReaches(this.c.db, this.c.instanceId, linked.orgId, record.idpId))
+      ) {
         recordSignIn(this, { method: "idp", outcome: inactive ? "inactive" : "not_allowed", user: account });
         return this.fail(403, this.t.unknownUser);
       }
@@ -250,7 +254,9 @@ class Step {
   askLink(status: number, record: LoginRecord, options: IdpOptions, candidate: { loginName: string; username?: string } | undefined, error?: FormError): void {
     const fixed = candidate !== undefined && !options.isManualLinkingAllowed;
     const intro = candidate ? this.t.externalLinkProposal : this.t.externalLinkManual;
-    const create = options.isManualCreationAllowed ? `<p><a href="${escapeHtml(`${this.base}/idp/create`)}">${escapeHtml(this.t.externalCreateNew)}</a></p>` : "";
+    const create = options.isManualCreationAllowed
+      ? `<p><a href="${escapeHtml(`${this.base}/idp/create`)}">${escapeHtml(this.t.externalCreateNew)}</a></p>`
+      : "";
     this.show(
       status,
       this.t.externalLinkTitle,
@@ -307,7 +313,11 @@ class Step {
 
   askCreate(status: number, values: NewAccountFields, message?: string): void {
     const error = message === this.t.externalUsernameTaken ? fieldError("username", message) : message;
-    this.show(status, this.t.externalCreateTitle, createForm(this.t, { action: `${this.base}/idp/create`, csrf: this.csrf, values, ...(error && { error }) }) + backLink(this.t, this.base));
+    this.show(
+      status,
+      this.t.externalCreateTitle,
+      createForm(this.t, { action: `${this.base}/idp/create`, csrf: this.csrf, values, ...(error && { error }) }) + backLink(this.t, this.base),
+    );
   }
 
   /** A new account from the confirmed (or corrected) claims of the provider. */
@@ -326,7 +336,8 @@ class Step {
       familyName: (form.familyName ?? "").trim().slice(0, 200),
       email: (form.email ?? "").trim().slice(0, 200),
     };
-    if (!values.username || !values.givenName || !values.familyName || !/^[^@\s]+@[^@\s]+$/.test(values.email)) return this.askCreate(400, values, this.t.externalFieldsRequired);
+    if (!values.username || !values.givenName || !values.familyName || !/^[^@\s]+@[^@\s]+$/.test(values.email))
+      return this.askCreate(400, values, this.t.externalFieldsRequired);
     const created = await this.createUser(record, values);
     if (!created.ok) return this.askCreate(409, values, created.message);
     return this.finish({ id: created.userId, orgId: record.orgId });
@@ -340,7 +351,10 @@ class Step {
     const { user } = record;
     if (!values.username || !values.email) return { ok: false, message: this.t.externalFieldsRequired };
     const verified = user.emailVerified && values.email.toLowerCase() === user.email.toLowerCase();
-    const displayName = user.displayName && values.givenName === user.givenName && values.familyName === user.familyName ? user.displayName : `${values.givenName} ${values.familyName}`.trim();
+    const displayName =
+      user.displayName && values.givenName === user.givenName && values.familyName === user.familyName
+        ? user.displayName
+        : `${values.givenName} ${values.familyName}`.trim();
     try {
       const userId = await this.c.transact(async (tx) => {
         const actor = pageActor(this, "system");
@@ -348,7 +362,14 @@ class Step {
           username: values.username,
           type: {
             kind: "human",
-            profile: { givenName: values.givenName, familyName: values.familyName, displayName, nickName: "", preferredLanguage: user.preferredLanguage, gender: undefined },
+            profile: {
+              givenName: values.givenName,
+              familyName: values.familyName,
+              displayName,
+              nickName: "",
+              preferredLanguage: user.preferredLanguage,
+              gender: undefined,
+            },
             email: { address: values.email, verified },
             phone: undefined,
             passwordHash: undefined,
@@ -360,7 +381,8 @@ class Step {
       });
       return { ok: true, userId };
     } catch (error) {
-      if (error instanceof DomainError && error.kind === "already_exists") return { ok: false, message: /username/.test(error.message) ? this.t.externalUsernameTaken : this.t.externalAlreadyLinked };
+      if (error instanceof DomainError && error.kind === "already_exists")
+        return { ok: false, message: /username/.test(error.message) ? this.t.externalUsernameTaken : this.t.externalAlreadyLinked };
       // A concurrent sign-up took the username after addUser's check (the user row goes with the commit).
       if (violatedUniqueConstraint(error) === USERNAME_CONSTRAINT) return { ok: false, message: this.t.externalUsernameTaken };
       if (error instanceof DomainError && error.kind === "failed_precondition") return { ok: false, message: this.t.externalUsernameTaken };
@@ -374,7 +396,10 @@ class Step {
     const current = await findUserRow(this.c.db, this.c.instanceId, userId);
     if (!current) return;
     const sameEmail = (current.email ?? "").toLowerCase() === external.email.toLowerCase();
-    const email = external.email && (!sameEmail || (external.emailVerified && !current.email_verified)) ? { address: external.email, verified: external.emailVerified } : undefined;
+    const email =
+      external.email && (!sameEmail || (external.emailVerified && !current.email_verified))
+        ? { address: external.email, verified: external.emailVerified }
+        : undefined;
     const human = {
       ...(external.givenName && { givenName: external.givenName }),
       ...(external.familyName && { familyName: external.familyName }),

@@ -114,7 +114,10 @@ export async function finishIntent(c: IntentCallback, record: IntentState, query
     redeemed = await redeem(await upstreamOf(idp, c.box, c.calls), c.calls, code, record, record.redirectUri);
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
-    c.logger.warn({ kind: error.kind, reason: error.message, idpId: record.idpId, intentId: record.intentId }, "idp intent: the identity provider could not be used");
+    c.logger.warn(
+      { kind: error.kind, reason: error.message, idpId: record.idpId, intentId: record.intentId },
+      "idp intent: the identity provider could not be used",
+    );
     return failed(error.kind === "invalid" ? "idp_invalid_answer" : "idp_unreachable", "the identity provider could not be used");
   }
   const { user, raw } = redeemed;

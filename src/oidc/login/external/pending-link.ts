@@ -53,7 +53,12 @@ export async function writePendingLink(s: SignInStep, p: SignInProgress & { link
       await linkExternalAccount(tx, actor, p.userId, accountOf(record));
     });
   } catch (error) {
-    const refused = error instanceof LinkRefused ? ([403, t.externalNoAccount] as const) : error instanceof DomainError && error.kind === "already_exists" ? ([409, t.externalAlreadyLinked] as const) : undefined;
+    const refused =
+      error instanceof LinkRefused
+        ? ([403, t.externalNoAccount] as const)
+        : error instanceof DomainError && error.kind === "already_exists"
+          ? ([409, t.externalAlreadyLinked] as const)
+          : undefined;
     if (!refused) throw error;
     s.show(refused[0], t.errorTitle, errorBody(refused[1]));
     return false;

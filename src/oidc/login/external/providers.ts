@@ -57,5 +57,10 @@ export async function activeProvider(db: Db, instanceId: string, orgId: string, 
 export async function externalLoginButtons(db: Db, instanceId: string, params: LoginParams, t: Texts, csrf: string, uid: string): Promise<string> {
   const { orgId } = await loginOrgOf(db, instanceId, params);
   const providers = await activeProviders(db, instanceId, orgId);
-  return providerButtons(t, `${LOGIN_PATH}/${uid}/idp/start`, csrf, providers.map((p) => ({ id: p.details.id, name: p.name })));
+  return providerButtons(
+    t,
+    `${LOGIN_PATH}/${uid}/idp/start`,
+    csrf,
+    providers.map((p) => ({ id: p.details.id, name: p.name })),
+  );
 }

@@ -9,7 +9,9 @@ import type { Texts } from "../view/texts/index.js";
 
 /** One form per provider, posting its id: a button that starts the upstream login. */
 export function providerButtons(t: Texts, action: string, csrf: string, providers: { id: string; name: string }[]): string {
-  return providers.map((p) => buttonForm(action, hiddenField("csrf", csrf) + hiddenField("idpId", p.id), t.externalSignInWith.replace("{name}", p.name))).join("");
+  return providers
+    .map((p) => buttonForm(action, hiddenField("csrf", csrf) + hiddenField("idpId", p.id), t.externalSignInWith.replace("{name}", p.name)))
+    .join("");
 }
 
 export function backLink(t: Texts, href: string): string {
@@ -20,7 +22,10 @@ export function backLink(t: Texts, href: string): string {
  * Linking with a password. `fixed`: the proposed account, which is the only one that may be
  * linked (its name is shown, as `shownName`, not asked); otherwise the person names the account.
  */
-export function linkForm(t: Texts, f: { action: string; csrf: string; loginName: string; shownName: string; fixed: boolean; intro: string; error?: FormError }): string {
+export function linkForm(
+  t: Texts,
+  f: { action: string; csrf: string; loginName: string; shownName: string; fixed: boolean; intro: string; error?: FormError },
+): string {
   const fields: Field[] = [
     ...(f.fixed ? [] : [{ name: "loginName", label: t.loginName, autocomplete: "username", value: f.loginName }]),
     { name: "password", label: t.password, type: "password", autocomplete: "current-password", autofocus: true },

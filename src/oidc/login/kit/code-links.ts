@@ -23,5 +23,7 @@ export const CODE_PAGE_PATHS = {
  * nothing else, so that a link cannot send a person anywhere after they chose a password.
  */
 export function onwardPath(value: string | null | undefined): string | undefined {
-  return value && value.length <= 500 && /^\/ui\/console\/(?![/\\])[\w\-.~/?=&%]*$/.test(value) && !value.includes("//") && !value.includes("..") ? value : undefined;
+  return value && value.length <= 500 && /^\/ui\/console\/(?![/\\])[\w\-.~/?=&%]*$/.test(value) && !value.includes("//") && !value.includes("..")
+    ? value
+    : undefined;
 }

@@ -21,13 +21,18 @@ export interface CodePage {
 }
 
 /** Where a code page's form posts: the page again, with the user in the query, so that the answer speaks the user's language too. */
-export const codePageAction = (path: string, userId: string, returnTo?: string) => `${path}?${new URLSearchParams({ user: userId.slice(0, 200), ...(returnTo && { returnTo }) })}`;
+export const codePageAction = (path: string, userId: string, returnTo?: string) =>
+  `${path}?${new URLSearchParams({ user: userId.slice(0, 200), ...(returnTo && { returnTo }) })}`;
 
 /**
  * The posted form of a code page, once the address's budget allows another try (codes are
  * guessed by trying); undefined when an answer (an error page) was sent instead.
  */
-export async function postedCodeForm(p: CodePage, title: string, again: (form: Record<string, string>) => string): Promise<{ form: Record<string, string>; userId: string; code: string } | undefined> {
+export async function postedCodeForm(
+  p: CodePage,
+  title: string,
+  again: (form: Record<string, string>) => string,
+): Promise<{ form: Record<string, string>; userId: string; code: string } | undefined> {
   const { req, res, c, t } = p;
   if (req.method !== "POST") {
     p.show(405, title, errorBody(t.formExpired));

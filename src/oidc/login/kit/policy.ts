@@ -33,8 +33,16 @@ export function loginPolicy(known: KnownAccounts, c: { db: () => Db; instanceId:
   login.add(mfaStepUp);
   login.add(passwordChanged(c));
   const standing = standingOf(known, c);
-  login.add(new Check("first_factor_outlived", "the sign-in is older than its lifetime", "login_required", async (ctx: KoaContextWithOIDC) => ((await standing(ctx))?.first ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT)));
-  login.add(new Check(SECOND_FACTOR_OUTLIVED, "the second factor is older than its lifetime", "interaction_required", async (ctx: KoaContextWithOIDC) => ((await standing(ctx))?.second ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT)));
+  login.add(
+    new Check("first_factor_outlived", "the sign-in is older than its lifetime", "login_required", async (ctx: KoaContextWithOIDC) =>
+      (await standing(ctx))?.first ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+  login.add(
+    new Check(SECOND_FACTOR_OUTLIVED, "the second factor is older than its lifetime", "interaction_required", async (ctx: KoaContextWithOIDC) =>
+      (await standing(ctx))?.second ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
+    ),
+  );
   return policy;
 }
 

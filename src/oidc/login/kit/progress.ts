@@ -23,7 +23,9 @@ const MAX_AMR = 4;
 const MAX_LINK = 1300;
 
 function proofOf(s: SignInStep, p: SignInProgress, step: ProgressStep): string {
-  return createHmac("sha256", s.c.csrfKey).update(`${s.details.uid}\nsign-in\n${step}\n${p.userId}\n${p.amr.join(" ")}\n${p.link ?? ""}\n${p.first ?? ""}`).digest("base64url");
+  return createHmac("sha256", s.c.csrfKey)
+    .update(`${s.details.uid}\nsign-in\n${step}\n${p.userId}\n${p.amr.join(" ")}\n${p.link ?? ""}\n${p.first ?? ""}`)
+    .digest("base64url");
 }
 
 /** The hidden fields of a step's form: the form token, the progress and its proof. */
@@ -49,7 +51,11 @@ export function progressOf(s: SignInStep, form: Record<string, string>, step: Pr
  * A step's posted form: its progress and the user, when the proof holds and the user may
  * still sign in. Otherwise the page that says why is sent (403) and this is undefined.
  */
-export async function progressedUser(s: PromptStep, form: Record<string, string>, step: ProgressStep): Promise<{ p: SignInProgress; user: UserRow } | undefined> {
+export async function progressedUser(
+  s: PromptStep,
+  form: Record<string, string>,
+  step: ProgressStep,
+): Promise<{ p: SignInProgress; user: UserRow } | undefined> {
   const p = progressOf(s, form, step);
   const user = p && (await findUserRow(s.c.db, s.c.instanceId, p.userId));
   if (!p || !user) {

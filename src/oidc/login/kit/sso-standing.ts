@@ -26,10 +26,18 @@ export interface StandingContext {
   loginSettings: SettingsKind;
 }
 
-export async function ssoStanding(c: StandingContext, accountId: string, signIn: { amr: readonly string[]; authTime: number }, entry: KnownAccount | undefined, now = Math.floor(Date.now() / 1000)): Promise<Standing | undefined> {
+export async function ssoStanding(
+  c: StandingContext,
+  accountId: string,
+  signIn: { amr: readonly string[]; authTime: number },
+  entry: KnownAccount | undefined,
+  now = Math.floor(Date.now() / 1000),
+): Promise<Standing | undefined> {
   const user = await findUserRow(c.db, c.instanceId, accountId);
   if (!user) return undefined;
-  const checks: SignInChecks = entry ? { amr: entry.amr ?? signIn.amr, firstAt: entry.authTime, secondAt: entry.secondAt } : { amr: signIn.amr, firstAt: signIn.authTime, secondAt: signIn.authTime };
+  const checks: SignInChecks = entry
+    ? { amr: entry.amr ?? signIn.amr, firstAt: entry.authTime, secondAt: entry.secondAt }
+    : { amr: signIn.amr, firstAt: signIn.authTime, secondAt: signIn.authTime };
   const settings = await loginSettingsOf(c.db, c.instanceId, user.org_id, c.loginSettings);
   const outlived = outlivedChecks(settings, checks, now);
   if (outlived.first || !outlived.second) return { first: outlived.first, second: false, checks };

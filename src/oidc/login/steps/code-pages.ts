@@ -27,11 +27,27 @@ export async function codePages(req: NodeRequest, res: NodeResponse, c: LoginCon
   const page = PAGES[url.pathname];
   if (!page) return false;
   const returnTo = onwardPath(url.searchParams.get("returnTo"));
-  const asked = { user: (url.searchParams.get("user") ?? "").slice(0, 200), code: (url.searchParams.get("code") ?? "").slice(0, 64), ...(returnTo && { returnTo }) };
+  const asked = {
+    user: (url.searchParams.get("user") ?? "").slice(0, 200),
+    code: (url.searchParams.get("code") ?? "").slice(0, 64),
+    ...(returnTo && { returnTo }),
+  };
   const user = asked.user ? await findUserRow(c.db, c.instanceId, asked.user) : undefined;
   const orgId = user?.org_id ?? (await defaultOrgOf(c.db, c.instanceId));
   // The person's own language first, as in the message that brought them here.
-  const [lang, look] = await Promise.all([loginLanguage(c.db, { instanceId: c.instanceId, orgId }, user?.preferred_language ?? undefined, req.headers["accept-language"]), lookOf(c, { orgId })]);
-  await page({ req, res, c, path: url.pathname, lang, t: TEXTS[lang], asked, show: (status, title, body) => sendPage(res, status, { lang, look }, () => [title, body]) });
+  const [lang, look] = await Promise.all([
+    loginLanguage(c.db, { instanceId: c.instanceId, orgId }, user?.preferred_language ?? undefined, req.headers["accept-language"]),
+    lookOf(c, { orgId }),
+  ]);
+  await page({
+    req,
+    res,
+    c,
+    path: url.pathname,
+    lang,
+    t: TEXTS[lang],
+    asked,
+    show: (status, title, body) => sendPage(res, status, { lang, look }, () => [title, body]),
+  });
   return true;
 }

@@ -21,11 +21,22 @@ export function knownAccountsOf(c: LoginContext): KnownAccounts {
  * again on resume for every requested prompt the result does not name. For every way of
  * signing in (password, registration, selection, external identity providers).
  */
-export async function finishLogin(req: NodeRequest, res: NodeResponse, c: LoginContext, accountId: string, { authTime, amr = ["pwd"], secondAt }: { authTime?: number; amr?: string[]; secondAt?: number } = {}): Promise<void> {
+export async function finishLogin(
+  req: NodeRequest,
+  res: NodeResponse,
+  c: LoginContext,
+  accountId: string,
+  { authTime, amr = ["pwd"], secondAt }: { authTime?: number; amr?: string[]; secondAt?: number } = {},
+): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   const ts = authTime ?? now;
   const entry = { accountId, authTime: ts, amr, ...(hasSecondFactor(amr) && { secondAt: secondAt ?? now }) };
   const cookie = await knownAccountsOf(c).remember(req.headers.cookie, entry, c.provider.issuer.startsWith("https:"));
   if (cookie) appendSetCookie(res, cookie);
-  await c.provider.interactionFinished(req as never, res as never, { login: { accountId, amr, acr: acrOf(amr), remember: true, ts }, select_account: {}, create: {} }, { mergeWithLastSubmission: false });
+  await c.provider.interactionFinished(
+    req as never,
+    res as never,
+    { login: { accountId, amr, acr: acrOf(amr), remember: true, ts }, select_account: {}, create: {} },
+    { mergeWithLastSubmission: false },
+  );
 }

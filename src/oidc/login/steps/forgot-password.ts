@@ -18,7 +18,12 @@ import { pageActor } from "../kit/page-origin.js";
  */
 export function forgotPasswordPage(s: PromptStep): void {
   const loginName = (new URL(s.req.url ?? "/", "http://x").searchParams.get("loginName") ?? "").slice(0, 400);
-  s.show(200, s.t.resetPasswordTitle, loginNameForm(s.t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: s.t.sendCode, intro: `<p>${escapeHtml(s.t.forgotPasswordIntro)}</p>` }) + links([[s.base, s.t.externalBack]]));
+  s.show(
+    200,
+    s.t.resetPasswordTitle,
+    loginNameForm(s.t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: s.t.sendCode, intro: `<p>${escapeHtml(s.t.forgotPasswordIntro)}</p>` }) +
+      links([[s.base, s.t.externalBack]]),
+  );
 }
 
 export async function requestReset(s: PromptStep, form: Record<string, string>): Promise<void> {
@@ -26,7 +31,11 @@ export async function requestReset(s: PromptStep, form: Record<string, string>):
   const { c, t } = s;
   const loginName = (form.loginName ?? "").slice(0, 400);
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "reset")) {
-    return s.show(429, t.resetPasswordTitle, loginNameForm(t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: t.sendCode, error: t.tooManyAttempts }));
+    return s.show(
+      429,
+      t.resetPasswordTitle,
+      loginNameForm(t, { action: `${s.base}/reset`, csrf: s.csrf, loginName, submit: t.sendCode, error: t.tooManyAttempts }),
+    );
   }
   const user = loginName ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
   if (user?.state === "active") {
@@ -45,12 +54,14 @@ export async function completeReset(s: PromptStep, form: Record<string, string>)
   const { c, t } = s;
   const loginName = (form.loginName ?? "").slice(0, 400);
   const code = (form.code ?? "").slice(0, 64);
-  const again = (status: number, error: FormError, keepCode = true) => s.show(status, t.resetPasswordTitle, codeForm(s, loginName, keepCode ? code : "", error));
+  const again = (status: number, error: FormError, keepCode = true) =>
+    s.show(status, t.resetPasswordTitle, codeForm(s, loginName, keepCode ? code : "", error));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return again(429, t.tooManyAttempts);
   const chosen = await chosenPassword(c, s, form.password ?? "", form.passwordConfirmation);
   if ("error" in chosen) return again(400, chosen.error);
   const user = loginName && code ? await userByLoginName(c.db, c.instanceId, loginName, s.requestedOrg) : undefined;
-  const set = user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, pageActor(s, user.id), c.codes, user.id, code, chosen.hash)) : undefined;
+  const set =
+    user?.state === "active" ? await c.transact((tx) => setPasswordWithCode(tx, pageActor(s, user.id), c.codes, user.id, code, chosen.hash)) : undefined;
   if (!user || !set) return again(400, fieldError("code", t.codeInvalid), false);
   await s.proceed({ userId: user.id, amr: ["pwd"] });
 }

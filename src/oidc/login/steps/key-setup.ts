@@ -43,11 +43,18 @@ import { pageActor } from "../kit/page-origin.js";
  * authenticator of its own, unless put off) or may still be answered (`asking` false: the
  * person answers the offer it got).
  */
-export async function passkeyOfferDue(s: Pick<SignInStep, "c" | "req">, user: UserRow, settings: LoginSettings, p: SignInProgress, asking = true): Promise<boolean> {
+export async function passkeyOfferDue(
+  s: Pick<SignInStep, "c" | "req">,
+  user: UserRow,
+  settings: LoginSettings,
+  p: SignInProgress,
+  asking = true,
+): Promise<boolean> {
   const { c } = s;
   if (!p.amr.includes("pwd") || !settings.passwordlessAllowed || p.passkeyOffered) return false;
   if (asking && webauthnCapability(s.req) !== "platform") return false;
-  if (asking && user.passkey_prompt_skipped_at && Date.now() - new Date(user.passkey_prompt_skipped_at).getTime() < settings.mfaInitSkipLifetimeMs) return false;
+  if (asking && user.passkey_prompt_skipped_at && Date.now() - new Date(user.passkey_prompt_skipped_at).getTime() < settings.mfaInitSkipLifetimeMs)
+    return false;
   // Past every factor the sign-in needs: the password alone must not add a way in.
   const due = await secondFactorDue(c.db, user, settings, false);
   if ((due.ask || due.setUp) && !secondFactorChecked(p.amr)) return false;
@@ -67,9 +74,11 @@ export async function passkeyOfferSubmit(s: PromptStep, form: Record<string, str
   // The offer started a registration: "Not now" leaves no pending passkey behind.
   const kept = await takeChallenge(s, "register");
   if (kept && kept.userId === user.id && kept.kind === "passkey") {
-    await c.transact((tx) => removeWebAuthnKey(tx, pageActor(s, user.id), user.id, "passkey", kept.keyId, undefined)).catch((e: unknown) => {
-      if (!(e instanceof DomainError)) throw e;
-    });
+    await c
+      .transact((tx) => removeWebAuthnKey(tx, pageActor(s, user.id), user.id, "passkey", kept.keyId, undefined))
+      .catch((e: unknown) => {
+        if (!(e instanceof DomainError)) throw e;
+      });
   }
   return s.proceed({ ...p, passkeyOffered: true });
 }
@@ -84,7 +93,15 @@ const KEY_NAME: Record<WebAuthnKind, (t: Texts) => string> = { passkey: (t) => t
  * password sign-in is this page itself, one screen: why (`passkeyOfferIntro`), the button that
  * makes the passkey, and "Not now".
  */
-export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user: UserRow, kind: WebAuthnKind, forced: boolean, status = 200, error?: string): Promise<void> {
+export async function askKeyRegistration(
+  s: SignInStep,
+  p: SignInProgress,
+  user: UserRow,
+  kind: WebAuthnKind,
+  forced: boolean,
+  status = 200,
+  error?: string,
+): Promise<void> {
   const { c, t } = s;
   const title = forced ? t.mfaSetupTitle : t.passkeyOfferTitle;
   let started;
@@ -107,7 +124,15 @@ export async function askKeyRegistration(s: SignInStep, p: SignInProgress, user:
     (error ? errorBody(error) : "") +
       (forced ? "" : `<p>${escapeHtml(t.passkeyOfferIntro)}</p>`) +
       `<p>${escapeHtml(SETUP_INTRO[kind](t))}</p>` +
-      webauthnForm(t, { ceremony: "create", id: "key-setup", action: `${s.base}/keysetup`, hidden: progressFields(s, p, "keysetup"), options: started.options, button: SETUP_BUTTON[kind](t), explain: true }) +
+      webauthnForm(t, {
+        ceremony: "create",
+        id: "key-setup",
+        action: `${s.base}/keysetup`,
+        hidden: progressFields(s, p, "keysetup"),
+        options: started.options,
+        button: SETUP_BUTTON[kind](t),
+        explain: true,
+      }) +
       back,
   );
 }
@@ -130,19 +155,22 @@ export async function keySetupSubmit(s: PromptStep, form: Record<string, string>
   const kept = await takeChallenge(s, "register");
   // Nothing (left) to finish, or set up meanwhile: the sign-in's next step says what holds now.
   if (!kept || kept.userId !== user.id || !(await stillDue(s, user, p, kept))) return s.proceed(p);
-  if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "keysetup")) return askKeyRegistration(s, p, user, kept.kind, kept.forced, 429, t.tooManyAttempts);
+  if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "keysetup"))
+    return askKeyRegistration(s, p, user, kept.kind, kept.forced, 429, t.tooManyAttempts);
   const answer = answerOf<RegistrationResponseJSON>(form);
   const name = `${KEY_NAME[kept.kind](t)} ${new Date().toISOString().slice(0, 10)}`;
   const registered =
     answer !== undefined &&
-    (await c.transact((tx) => finishRegistration(tx, pageActor(s, user.id), user.id, kept.kind, kept.keyId, answer, name)).then(
-      () => true,
-      (e: unknown) => {
-        // An answer that does not verify (another challenge, origin or relying party), or a credential registered already.
-        if (e instanceof DomainError) return false;
-        throw e;
-      },
-    ));
+    (await c
+      .transact((tx) => finishRegistration(tx, pageActor(s, user.id), user.id, kept.kind, kept.keyId, answer, name))
+      .then(
+        () => true,
+        (e: unknown) => {
+          // An answer that does not verify (another challenge, origin or relying party), or a credential registered already.
+          if (e instanceof DomainError) return false;
+          throw e;
+        },
+      ));
   if (!registered) return askKeyRegistration(s, p, user, kept.kind, kept.forced, 400, t.webauthnRegistrationFailed);
   const deviceType = (await webAuthnDeviceType(c.db, c.instanceId, kept.keyId)) ?? "singleDevice";
   // A passkey is registered only with user verification (registration.ts).

@@ -36,7 +36,9 @@ import { pageActor } from "../kit/page-origin.js";
  */
 function offered(s: Pick<SignInStep, "req">, user: UserRow, settings: LoginSettings): (SecondFactorType | "passkey")[] {
   const webauthn = webauthnCapability(s.req) !== undefined;
-  const factors = settings.secondFactors.filter((f) => (f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : f === "u2f" ? webauthn : true));
+  const factors = settings.secondFactors.filter((f) =>
+    f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : f === "u2f" ? webauthn : true,
+  );
   return webauthn && settings.multiFactors.includes("passkey") ? [...factors, "passkey"] : factors;
 }
 
@@ -46,7 +48,12 @@ export async function askMfaSetup(s: SignInStep, p: SignInProgress, user: UserRo
   const choices = offered(s, user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
   const skip =
     settings.mfaInitSkipLifetimeMs > 0
-      ? quietForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", "skip"), t.skipForNow, t.skipNote.replace("{when}", inDuration(s.lang, settings.mfaInitSkipLifetimeMs)))
+      ? quietForm(
+          `${s.base}/mfasetup`,
+          progressFields(s, p, "mfasetup") + hiddenField("setup", "skip"),
+          t.skipForNow,
+          t.skipNote.replace("{when}", inDuration(s.lang, settings.mfaInitSkipLifetimeMs)),
+        )
       : "";
   const none = choices.length === 0 ? errorBody(t.mfaSetupImpossible) : "";
   s.show(status, t.mfaSetupTitle, (error ? errorBody(error) : "") + `<p>${escapeHtml(t.mfaSetupIntro)}</p>${none}${choices.join("")}${skip}`);

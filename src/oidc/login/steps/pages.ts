@@ -22,7 +22,6 @@ import { sendPage } from "../view/send-page.js";
 import { recordSignIn } from "../kit/page-origin.js";
 import { stateRefusal } from "../../../domain/audit/sign-ins.js";
 
-
 /**
  * The login pages of an interaction the provider started (`interactions.url`): login name,
  * then password; consent is given by the service itself (its applications are first-party,
@@ -57,11 +56,30 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
       status,
       t.signInTitle,
       loginNameForm(t, { action: `${base}/loginname`, csrf, loginName, ...(error && { error }) }) +
-        otherWaysIn(t, await passkeySignInForm({ c, details, base, csrf, t }, loginOrg), await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid)) +
+        otherWaysIn(
+          t,
+          await passkeySignInForm({ c, details, base, csrf, t }, loginOrg),
+          await externalLoginButtons(c.db, c.instanceId, details.params, t, csrf, uid),
+        ) +
         (await registerLink(c, orgId, base, t)),
     );
 
-  const steps: PromptStep = { req, res, c, details, step, base, csrf, lang, t, look, requestedOrg: orgId, show, askLoginName, proceed: (progress) => continueSignIn(steps, progress) };
+  const steps: PromptStep = {
+    req,
+    res,
+    c,
+    details,
+    step,
+    base,
+    csrf,
+    lang,
+    t,
+    look,
+    requestedOrg: orgId,
+    show,
+    askLoginName,
+    proceed: (progress) => continueSignIn(steps, progress),
+  };
   if (await promptSteps(steps)) return;
 
   if (req.method === "GET" && step === undefined) {
@@ -95,7 +113,19 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   }
   const shownName = shownLoginName(look, loginName, user.row.username);
   const askPassword = (status: number, error?: FormError) =>
-    show(status, t.signInTitle, passwordForm(t, { action: `${base}/password`, csrf, loginName, shownName, otherAccount: base, forgotPassword: forgotPasswordLink(base, loginName), ...(error && { error }) }));
+    show(
+      status,
+      t.signInTitle,
+      passwordForm(t, {
+        action: `${base}/password`,
+        csrf,
+        loginName,
+        shownName,
+        otherAccount: base,
+        forgotPassword: forgotPasswordLink(base, loginName),
+        ...(error && { error }),
+      }),
+    );
   if (step === "loginname") return askPassword(200);
 
   const address = req.socket?.remoteAddress ?? "";
@@ -112,11 +142,12 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
 /** The service's applications are its own: what they ask for is granted without a question. */
 async function consent(req: NodeRequest, res: NodeResponse, provider: Provider, details: Interaction): Promise<void> {
   const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-  const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+  const grant =
+    (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+    new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
   if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(" "));
   if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
   for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(" "));
   const grantId = await grant.save();
   await provider.interactionFinished(req as never, res as never, { consent: { grantId } }, { mergeWithLastSubmission: true });
 }
-

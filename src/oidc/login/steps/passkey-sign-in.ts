@@ -37,7 +37,15 @@ export async function passkeySignInForm(s: Pick<SignInStep, "c" | "details" | "b
     throw error;
   }
   await keepChallenge(s, "signin", { pending: started.pending });
-  return webauthnForm(s.t, { ceremony: "get", id: "passkey-sign-in", action: `${s.base}/passkey`, hidden: hiddenField("csrf", s.csrf), options: started.options, button: s.t.signInWithPasskey, secondary: true });
+  return webauthnForm(s.t, {
+    ceremony: "get",
+    id: "passkey-sign-in",
+    action: `${s.base}/passkey`,
+    hidden: hiddenField("csrf", s.csrf),
+    options: started.options,
+    button: s.t.signInWithPasskey,
+    secondary: true,
+  });
 }
 
 /**

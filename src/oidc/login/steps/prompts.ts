@@ -28,7 +28,7 @@ export async function promptSteps(s: PromptStep): Promise<boolean> {
     if (step === undefined && details.prompt.name === "select_account") return accountChooser(s).then(() => true);
     if ((step === undefined && details.prompt.name === "create") || step === "register") return registerPage(s).then(() => true);
     if (step === "other") return s.askLoginName(200, String(details.params.login_hint ?? "")).then(() => true);
-    if (step === "reset") return forgotPasswordPage(s), true;
+    if (step === "reset") return (forgotPasswordPage(s), true);
     return false;
   }
   const submits: Record<string, (s: PromptStep, form: Record<string, string>) => Promise<void>> = {

@@ -46,7 +46,12 @@ export function providerPages(db: () => Db, instanceId: string) {
     async logoutSource(ctx: KoaContextWithOIDC, form: string) {
       const frame = await frameOf(ctx);
       const t = TEXTS[frame.lang];
-      render(ctx, frame, t.signOutTitle, `<p>${escapeHtml(t.signOutQuestion)}</p>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">${escapeHtml(t.signOut)}</button>`);
+      render(
+        ctx,
+        frame,
+        t.signOutTitle,
+        `<p>${escapeHtml(t.signOutQuestion)}</p>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">${escapeHtml(t.signOut)}</button>`,
+      );
     },
     async postLogoutSuccessSource(ctx: KoaContextWithOIDC) {
       const frame = await frameOf(ctx);
@@ -63,7 +68,12 @@ export function providerPages(db: () => Db, instanceId: string) {
       const t = TEXTS[frame.lang];
       const said = PEOPLE_WORDS[out.error] ?? ((t: Texts) => t.errorBadRequest);
       const technical = `<code>${escapeHtml(out.error)}</code>${out.error_description ? `: ${escapeHtml(out.error_description)}` : ""}`;
-      render(ctx, frame, t.errorTitle, `${errorBody(said(t))}<p>${escapeHtml(t.errorWhatNow)}</p><details class="muted"><summary>${escapeHtml(t.errorForDevelopers)}</summary><p>${technical}</p></details>`);
+      render(
+        ctx,
+        frame,
+        t.errorTitle,
+        `${errorBody(said(t))}<p>${escapeHtml(t.errorWhatNow)}</p><details class="muted"><summary>${escapeHtml(t.errorForDevelopers)}</summary><p>${technical}</p></details>`,
+      );
     },
   };
 }

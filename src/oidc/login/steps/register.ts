@@ -35,20 +35,29 @@ async function registerForm(t: Texts, s: PromptStep, entered: Entered, error?: F
   const aboutPassword = typeof error === "object" && (error.field === "password" || error.field === "passwordConfirmation");
   const kept = (value: string | undefined) => (aboutPassword || !value ? {} : { value });
   const hint = passwordHint(s, await passwordPolicyOf(s.c.db, s.c.instanceId));
-  return form({
-    action: `${s.base}/register`,
-    hidden: hiddenField("csrf", s.csrf),
-    fields: [
-      { name: "givenName", label: t.givenName, type: "text", autocomplete: "given-name", value: entered.givenName, autofocus: true },
-      { name: "familyName", label: t.familyName, type: "text", autocomplete: "family-name", value: entered.familyName },
-      { name: "email", label: t.email, type: "email", autocomplete: "email", value: entered.email },
-      { name: "loginName", label: t.username, type: "text", autocomplete: "username", value: entered.loginName, attrs: ' autocapitalize="none" spellcheck="false"' },
-      { name: "password", label: t.password, type: "password", autocomplete: "new-password", hint, ...kept(entered.password) },
-      { name: "passwordConfirmation", label: t.repeatPassword, type: "password", autocomplete: "new-password", ...kept(entered.passwordConfirmation) },
-    ],
-    submit: t.registerButton,
-    ...(error && { error }),
-  }) + links([[`${s.base}/other`, t.signIn]]);
+  return (
+    form({
+      action: `${s.base}/register`,
+      hidden: hiddenField("csrf", s.csrf),
+      fields: [
+        { name: "givenName", label: t.givenName, type: "text", autocomplete: "given-name", value: entered.givenName, autofocus: true },
+        { name: "familyName", label: t.familyName, type: "text", autocomplete: "family-name", value: entered.familyName },
+        { name: "email", label: t.email, type: "email", autocomplete: "email", value: entered.email },
+        {
+          name: "loginName",
+          label: t.username,
+          type: "text",
+          autocomplete: "username",
+          value: entered.loginName,
+          attrs: ' autocapitalize="none" spellcheck="false"',
+        },
+        { name: "password", label: t.password, type: "password", autocomplete: "new-password", hint, ...kept(entered.password) },
+        { name: "passwordConfirmation", label: t.repeatPassword, type: "password", autocomplete: "new-password", ...kept(entered.passwordConfirmation) },
+      ],
+      submit: t.registerButton,
+      ...(error && { error }),
+    }) + links([[`${s.base}/other`, t.signIn]])
+  );
 }
 
 /**
@@ -64,7 +73,11 @@ async function allowed(s: PromptStep): Promise<string | undefined> {
 
 export async function registerPage(s: PromptStep): Promise<void> {
   if (!(await allowed(s))) return s.askLoginName(200, String(s.details.params.login_hint ?? ""), s.t.registerNotAllowed);
-  s.show(200, s.t.registerTitle, await registerForm(s.t, s, { givenName: "", familyName: "", email: "", loginName: String(s.details.params.login_hint ?? "") }));
+  s.show(
+    200,
+    s.t.registerTitle,
+    await registerForm(s.t, s, { givenName: "", familyName: "", email: "", loginName: String(s.details.params.login_hint ?? "") }),
+  );
 }
 
 /**
@@ -87,7 +100,8 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
   const again = async (status: number, error: FormError) => s.show(status, t.registerTitle, await registerForm(t, s, entered, error));
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "register")) return again(429, t.tooManyAttempts);
   const nameOk = (name: string) => name !== "" && name.length <= 200;
-  if (!nameOk(entered.givenName) || !nameOk(entered.familyName)) return again(400, fieldError(nameOk(entered.givenName) ? "familyName" : "givenName", t.registerInvalidName));
+  if (!nameOk(entered.givenName) || !nameOk(entered.familyName))
+    return again(400, fieldError(nameOk(entered.givenName) ? "familyName" : "givenName", t.registerInvalidName));
   if (entered.email.length > 254 || !EMAIL.test(entered.email)) return again(400, fieldError("email", t.registerInvalidEmail));
   if (!USERNAME.test(entered.loginName)) return again(400, fieldError("loginName", t.registerInvalidUsername));
   const chosen = await chosenPassword(c, s, form.password ?? "", form.passwordConfirmation);
@@ -100,7 +114,14 @@ export async function registerSubmit(s: PromptStep, form: Record<string, string>
         username: entered.loginName,
         type: {
           kind: "human",
-          profile: { givenName: entered.givenName, familyName: entered.familyName, displayName: `${entered.givenName} ${entered.familyName}`, nickName: "", preferredLanguage: s.lang, gender: undefined },
+          profile: {
+            givenName: entered.givenName,
+            familyName: entered.familyName,
+            displayName: `${entered.givenName} ${entered.familyName}`,
+            nickName: "",
+            preferredLanguage: s.lang,
+            gender: undefined,
+          },
           email: { address: entered.email, verified: false },
           phone: undefined,
           passwordHash: hash,

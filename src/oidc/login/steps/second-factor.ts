@@ -70,7 +70,15 @@ export const FACTOR_NAME: Record<Choice, (t: Texts) => string> = {
 const sends = (factor: Choice): factor is "otp_email" | "otp_sms" => factor === "otp_email" || factor === "otp_sms";
 
 /** Shows the step for one factor; `send`: a code goes out first (email and SMS). */
-export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: UserRow, factor: Choice, send: boolean, status = 200, error?: FormError): Promise<void> {
+export async function askSecondFactor(
+  s: SignInStep,
+  p: SignInProgress,
+  user: UserRow,
+  factor: Choice,
+  send: boolean,
+  status = 200,
+  error?: FormError,
+): Promise<void> {
   const { t } = s;
   const choices = await choicesOf(s, user);
   let problem = error;
@@ -103,11 +111,22 @@ export async function askSecondFactor(s: SignInStep, p: SignInProgress, user: Us
       });
   // A key the only way, in a browser that cannot use it here: say what can be done rather than leave a dead end.
   const onlyKeys = choices.every(isKey) && !webauthnCapability(s.req) ? `<p class="muted">${escapeHtml(t.mfaOnlyKey)}</p>` : "";
-  s.show(status, t.mfaTitle, (await accountChip(s, user.id)) + main + resend + (others ? `<h2>${escapeHtml(t.mfaOtherWays)}</h2>${others}` : "") + onlyKeys + otherAccountLink(s));
+  s.show(
+    status,
+    t.mfaTitle,
+    (await accountChip(s, user.id)) + main + resend + (others ? `<h2>${escapeHtml(t.mfaOtherWays)}</h2>${others}` : "") + onlyKeys + otherAccountLink(s),
+  );
 }
 
 /** A security key's or passkey's step: a new challenge for the person's keys, kept for this interaction, and the form that answers it. */
-async function keyForm(s: SignInStep, p: SignInProgress, user: UserRow, factor: "u2f" | "passkey", hidden: string, problem: FormError | undefined): Promise<string> {
+async function keyForm(
+  s: SignInStep,
+  p: SignInProgress,
+  user: UserRow,
+  factor: "u2f" | "passkey",
+  hidden: string,
+  problem: FormError | undefined,
+): Promise<string> {
   const { t } = s;
   const message = typeof problem === "object" ? problem.message : problem;
   const settings = await settingsOf(s.c, user.org_id);

@@ -23,7 +23,9 @@ interface Choice {
 async function choices(s: PromptStep): Promise<Choice[]> {
   const entries = await knownAccountsOf(s.c).list(s.req.headers.cookie);
   const found = await Promise.all(entries.map(async (entry) => ({ entry, account: await activeAccount(s.c.db, s.c.instanceId, entry.accountId) })));
-  return found.filter((f): f is Choice => f.account !== undefined && f.account.row.type === "human" && (s.requestedOrg === undefined || f.account.orgId === s.requestedOrg));
+  return found.filter(
+    (f): f is Choice => f.account !== undefined && f.account.row.type === "human" && (s.requestedOrg === undefined || f.account.orgId === s.requestedOrg),
+  );
 }
 
 /** What the password form names the account by: its login name when its organization has a domain. */
@@ -36,7 +38,13 @@ export async function accountChooser(s: PromptStep): Promise<void> {
   const { t, base, csrf } = s;
   const list = await choices(s);
   const buttons = list
-    .map(({ account }) => buttonForm(`${base}/select`, hiddenField("csrf", csrf) + hiddenField("accountId", account.userId), shownLoginName(s.look, account.loginName, account.username)))
+    .map(({ account }) =>
+      buttonForm(
+        `${base}/select`,
+        hiddenField("csrf", csrf) + hiddenField("accountId", account.userId),
+        shownLoginName(s.look, account.loginName, account.username),
+      ),
+    )
     .join("");
   const empty = list.length === 0 ? `<p class="muted">${escapeHtml(t.selectAccountEmpty)}</p>` : "";
   s.show(200, t.selectAccountTitle, `${empty}${buttons}${links([[`${base}/other`, t.otherAccount]])}`);
@@ -59,7 +67,13 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
   const amr = entry.amr ?? ["pwd"];
   // A sign-in the password proved counts for nothing once the password changed after it.
   const changed = amr.includes("pwd") && outlivedByPassword(amr, entry.authTime, await passwordChangedAt(s.c.db, s.c.instanceId, chosen.account.userId));
-  const standing = await ssoStanding({ db: s.c.db, instanceId: s.c.instanceId, loginSettings: s.c.guards.loginSettings }, chosen.account.userId, { amr, authTime: entry.authTime }, entry, now);
+  const standing = await ssoStanding(
+    { db: s.c.db, instanceId: s.c.instanceId, loginSettings: s.c.guards.loginSettings },
+    chosen.account.userId,
+    { amr, authTime: entry.authTime },
+    entry,
+    now,
+  );
   const fresh = !prompts.includes("login") && !changed && standing !== undefined && !standing.first && (maxAge === undefined || now - entry.authTime <= maxAge);
   if (fresh) {
     // The second factor is asked again once its check is older than the settings allow (or a request's acr_values ask for one).
@@ -67,7 +81,11 @@ export async function chooseAccount(s: PromptStep, form: Record<string, string>)
     if (!user) return s.askLoginName(200, "");
     const due = await secondFactorDue(s.c.db, user, await signInSettingsOf(s, chosen.account.orgId), vouchedForElsewhere(amr));
     if (standing.second || ((due.ask || due.setUp) && !hasSecondFactor(amr))) return secondFactorAgain(s, chosen.account.userId, entry);
-    return finishLogin(s.req, s.res, s.c, chosen.account.userId, { authTime: entry.authTime, amr, ...(entry.secondAt !== undefined && { secondAt: entry.secondAt }) });
+    return finishLogin(s.req, s.res, s.c, chosen.account.userId, {
+      authTime: entry.authTime,
+      amr,
+      ...(entry.secondAt !== undefined && { secondAt: entry.secondAt }),
+    });
   }
   if (!(await settingsOf(s.c, chosen.account.orgId)).allowUsernamePassword) return s.show(403, s.t.errorTitle, errorBody(s.t.passwordLoginDisabled));
   const loginName = signInName(chosen.account);

@@ -17,7 +17,13 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
   const invite = p.path === ACCEPT_INVITE_PATH;
   const title = invite ? t.acceptInviteTitle : t.resetPasswordTitle;
   const form = (userId: string, code: string, error?: FormError) =>
-    setPasswordForm(t, { action: codePageAction(p.path, userId, p.asked.returnTo), intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro, userId, code, ...(error && { error }) });
+    setPasswordForm(t, {
+      action: codePageAction(p.path, userId, p.asked.returnTo),
+      intro: invite ? t.acceptInviteIntro : t.resetPasswordIntro,
+      userId,
+      code,
+      ...(error && { error }),
+    });
   if (p.req.method === "GET") return p.show(200, title, form(p.asked.user, p.asked.code));
   const posted = await postedCodeForm(p, title, (f) => form(f.user ?? "", f.code ?? ""));
   if (!posted) return;
@@ -32,15 +38,27 @@ export async function setPasswordPage(p: CodePage): Promise<void> {
 }
 
 /** The code and a new password twice, under the names custom themes rely on: `code`, `password`, `passwordConfirmation`. */
-export function setPasswordForm(t: Texts, f: { action: string; intro?: string; userId?: string; code: string; hidden?: Record<string, string>; error?: FormError }): string {
+export function setPasswordForm(
+  t: Texts,
+  f: { action: string; intro?: string; userId?: string; code: string; hidden?: Record<string, string>; error?: FormError },
+): string {
   const hidden = { ...(f.userId !== undefined && { user: f.userId.slice(0, 200) }), ...f.hidden };
   return formHtml({
     action: f.action,
-    hidden: Object.entries(hidden).map(([name, value]) => hiddenField(name, value)).join(""),
+    hidden: Object.entries(hidden)
+      .map(([name, value]) => hiddenField(name, value))
+      .join(""),
     ...(f.intro && { intro: `<p>${escapeHtml(f.intro)}</p>` }),
     fields: [
       // The first empty field has the focus: the code, unless a message's link filled it in.
-      { name: "code", label: t.code, autocomplete: "one-time-code", value: f.code.slice(0, 64), attrs: ' autocapitalize="none" spellcheck="false"', autofocus: f.code === "" },
+      {
+        name: "code",
+        label: t.code,
+        autocomplete: "one-time-code",
+        value: f.code.slice(0, 64),
+        attrs: ' autocapitalize="none" spellcheck="false"',
+        autofocus: f.code === "",
+      },
       { name: "password", label: t.newPassword, type: "password", autocomplete: "new-password", autofocus: f.code !== "" },
       { name: "passwordConfirmation", label: t.confirmPassword, type: "password", autocomplete: "new-password" },
     ],

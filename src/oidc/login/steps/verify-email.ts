@@ -26,7 +26,16 @@ function verifyForm(t: Texts, userId: string, code: string, error?: FormError): 
     action: codePageAction(VERIFY_EMAIL_PATH, userId),
     hidden: hiddenField("user", userId.slice(0, 200)),
     intro: `<p>${escapeHtml(t.verifyEmailIntro)}</p>`,
-    fields: [{ name: "code", label: t.code, autocomplete: "one-time-code", value: code.slice(0, 64), attrs: ' autocapitalize="none" spellcheck="false"', autofocus: true }],
+    fields: [
+      {
+        name: "code",
+        label: t.code,
+        autocomplete: "one-time-code",
+        value: code.slice(0, 64),
+        attrs: ' autocapitalize="none" spellcheck="false"',
+        autofocus: true,
+      },
+    ],
     submit: t.verify,
     ...(error && { error }),
   });

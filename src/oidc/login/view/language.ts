@@ -8,7 +8,12 @@ function acceptLanguages(header: string | undefined): string[] {
     .split(",")
     .map((part, index) => {
       const [range, ...params] = part.trim().split(";");
-      const q = Number(params.find((p) => p.trim().startsWith("q="))?.trim().slice(2) ?? 1);
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith("q="))
+          ?.trim()
+          .slice(2) ?? 1,
+      );
       return { tag: (range ?? "").trim().toLowerCase().split("-")[0]!, q: Number.isFinite(q) ? q : 0, index };
     })
     .filter((l) => l.tag && l.tag !== "*" && l.q > 0)
@@ -21,6 +26,11 @@ function acceptLanguages(header: string | undefined): string[] {
  * effective restricted languages, or every supported one), else the browser's
  * Accept-Language, else the organization's default language.
  */
-export function loginLanguage(db: Db, at: { instanceId: string; orgId: string }, uiLocales: string | undefined, acceptLanguage: string | undefined): Promise<Language> {
+export function loginLanguage(
+  db: Db,
+  at: { instanceId: string; orgId: string },
+  uiLocales: string | undefined,
+  acceptLanguage: string | undefined,
+): Promise<Language> {
   return chooseLanguage(db, at, [...(uiLocales ?? "").split(" "), ...acceptLanguages(acceptLanguage)]);
 }

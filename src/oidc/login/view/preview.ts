@@ -19,6 +19,11 @@ export function previewLanguage(asked: string): Language {
 export function previewPage(branding: Branding, instanceName: string, lang: Language): string {
   const t = TEXTS[lang];
   const look: Look = { branding, name: instanceName, instanceName, appName: "Example App" };
-  const body = loginNameForm(t, { action: "#", csrf: "", loginName: "" }) + links([["#", t.forgotPassword], ["#", t.registerLink]]);
+  const body =
+    loginNameForm(t, { action: "#", csrf: "", loginName: "" }) +
+    links([
+      ["#", t.forgotPassword],
+      ["#", t.registerLink],
+    ]);
   return page({ lang, look }, t.signInTitle, body);
 }

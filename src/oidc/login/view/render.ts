@@ -29,7 +29,10 @@ function icons(look: Look): string {
   const light = look.branding.iconUrl ?? look.branding.iconDarkUrl;
   const dark = look.branding.iconDarkUrl;
   if (!light) return '<link rel="icon" href="data:,">';
-  return `<link rel="icon" href="${escapeHtml(light)}">` + (dark && dark !== light ? `<link rel="icon" href="${escapeHtml(dark)}" media="(prefers-color-scheme: dark)">` : "");
+  return (
+    `<link rel="icon" href="${escapeHtml(light)}">` +
+    (dark && dark !== light ? `<link rel="icon" href="${escapeHtml(dark)}" media="(prefers-color-scheme: dark)">` : "")
+  );
 }
 
 /**
@@ -42,9 +45,11 @@ export function page(frame: Frame, title: string, body: string): string {
   const t = TEXTS[frame.lang];
   const app = look.appName ? `<p class="app">${withApp(t.appContext, look.appName)}</p>` : "";
   const footer = look.branding.disableWatermark ? "" : `<footer><p>${escapeHtml(t.securedBy.replace("{name}", PRODUCT_NAME))}</p></footer>`;
-  return `<!doctype html><html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
+  return (
+    `<!doctype html><html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
     `<title>${escapeHtml(title)}</title>${icons(look)}<style>${stylesheet(look.branding)}</style></head>` +
-    `<body><main>${brand(look)}<h1>${escapeHtml(title)}</h1>${app}<div class="content">${body}</div></main>${footer}</body></html>`;
+    `<body><main>${brand(look)}<h1>${escapeHtml(title)}</h1>${app}<div class="content">${body}</div></main>${footer}</body></html>`
+  );
 }
 
 /** An error about the page or the whole form, announced (role=alert). */
@@ -175,7 +180,16 @@ export function loginNameForm(t: Texts, f: FormParts & { loginName: string; subm
   return form({
     action: f.action,
     hidden: hiddenField("csrf", f.csrf),
-    fields: [{ name: "loginName", label: t.loginName, autocomplete: "username", value: f.loginName, attrs: ' autocapitalize="none" spellcheck="false"', autofocus: true }],
+    fields: [
+      {
+        name: "loginName",
+        label: t.loginName,
+        autocomplete: "username",
+        value: f.loginName,
+        attrs: ' autocapitalize="none" spellcheck="false"',
+        autofocus: true,
+      },
+    ],
     submit: f.submit ?? t.next,
     ...(f.intro && { intro: f.intro }),
     ...(f.error && { error: f.error }),
@@ -190,7 +204,8 @@ export const forgotPasswordLink = (base: string, loginName: string) => `${base}/
  * the ways out. The login name travels in a hidden field for the password manager too.
  */
 export function passwordForm(t: Texts, f: FormParts & { loginName: string; shownName: string; otherAccount: string; forgotPassword: string }): string {
-  return `<p class="account">${escapeHtml(f.shownName)}</p>` +
+  return (
+    `<p class="account">${escapeHtml(f.shownName)}</p>` +
     form({
       action: f.action,
       hidden: hiddenField("csrf", f.csrf) + `<input type="hidden" name="loginName" value="${escapeHtml(f.loginName)}" autocomplete="username">`,
@@ -198,5 +213,9 @@ export function passwordForm(t: Texts, f: FormParts & { loginName: string; shown
       submit: t.signIn,
       ...(f.error && { error: f.error }),
     }) +
-    links([[f.forgotPassword, t.forgotPassword], [f.otherAccount, t.otherAccount]]);
+    links([
+      [f.forgotPassword, t.forgotPassword],
+      [f.otherAccount, t.otherAccount],
+    ])
+  );
 }

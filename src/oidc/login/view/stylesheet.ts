@@ -64,7 +64,7 @@ const RULES =
   ".alt button{margin-top:.75rem;font-weight:500;color:var(--text);background:transparent;border-color:var(--border)}.alt button:hover{background:var(--hover);border-color:var(--border)}" +
   // A way out that is no choice among the others (skip, not now): it reads as a link, with a link's contrast and a button's target size.
   ".quiet{margin-top:1rem;text-align:center}.quiet button{display:inline-block;width:auto;margin:0;padding:.5rem .75rem;font-weight:400;color:var(--link);background:transparent;border:0;text-decoration:underline;text-underline-offset:.2em}.quiet button:hover{background:transparent;text-decoration-thickness:2px}.quiet .muted{margin:0;font-size:.875rem}" +
-  ".or{display:flex;align-items:center;gap:.75rem;margin:1.5rem 0 0;color:var(--muted);font-size:.875rem}.or::before,.or::after{content:\"\";flex:1;border-top:1px solid var(--edge)}" +
+  '.or{display:flex;align-items:center;gap:.75rem;margin:1.5rem 0 0;color:var(--muted);font-size:.875rem}.or::before,.or::after{content:"";flex:1;border-top:1px solid var(--edge)}' +
   "a{color:var(--link);text-underline-offset:.2em}a:hover{text-decoration-thickness:2px}" +
   ":focus-visible{outline:3px solid var(--focus);outline-offset:2px}" +
   ".links{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;margin-top:1.25rem}.links>:only-child{margin:0 auto}" +
@@ -84,13 +84,28 @@ const MAX_BUILT = 500;
 
 /** The stylesheet of a branding, built once per distinct branding in this process. */
 export function stylesheet(b: Branding): string {
-  const key = [b.primaryColor, b.backgroundColor, b.warnColor, b.fontColor, b.primaryColorDark, b.backgroundColorDark, b.warnColorDark, b.fontColorDark, b.font].join(" ");
+  const key = [
+    b.primaryColor,
+    b.backgroundColor,
+    b.warnColor,
+    b.fontColor,
+    b.primaryColorDark,
+    b.backgroundColorDark,
+    b.warnColorDark,
+    b.fontColorDark,
+    b.font,
+  ].join(" ");
   let css = built.get(key);
   if (css === undefined) {
     // The settings API takes only #rrggbb; a value it did not check falls back, and never reaches the CSS as text.
     const color = (key: keyof Branding) => (isColor(b[key]) ? (b[key] as string) : (BUILT_IN_BRANDING[key] as string));
     const light = paletteOf({ primary: color("primaryColor"), background: color("backgroundColor"), warn: color("warnColor"), font: color("fontColor") });
-    const dark = paletteOf({ primary: color("primaryColorDark"), background: color("backgroundColorDark"), warn: color("warnColorDark"), font: color("fontColorDark") });
+    const dark = paletteOf({
+      primary: color("primaryColorDark"),
+      background: color("backgroundColorDark"),
+      warn: color("warnColorDark"),
+      font: color("fontColorDark"),
+    });
     css = `:root{color-scheme:light dark;--font:${FONTS[b.font] ?? FONTS["system-ui"]};${variables(light)}}@media (prefers-color-scheme:dark){:root{${variables(dark)}}}${RULES}`;
     if (built.size >= MAX_BUILT) built.delete(built.keys().next().value!);
     built.set(key, css);

@@ -64,17 +64,10 @@ export function targetToProto(v: TargetView): MessageInitShape<typeof TargetSche
   const endpoint = { url: v.url };
   return {
     name: v.name,
-    targetType:
-      v.kind === "rest_webhook"
-        ? { case: "restWebhook", value: endpoint }
-        : { case: "restRequestResponse", value: endpoint },
+    targetType: v.kind === "rest_webhook" ? { case: "restWebhook", value: endpoint } : { case: "restRequestResponse", value: endpoint },
     timeout: msToDuration(v.timeoutMs),
     executionType:
-      v.mode === "async"
-        ? { case: "isAsync", value: true }
-        : v.mode === "interrupt_on_error"
-          ? { case: "interruptOnError", value: true }
-          : { case: undefined },
+      v.mode === "async" ? { case: "isAsync", value: true } : v.mode === "interrupt_on_error" ? { case: "interruptOnError", value: true } : { case: undefined },
   };
 }
 

@@ -17,13 +17,7 @@ import { actorOf, tenantOf } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { detailsToProto, searchResult } from "../convert.js";
 import { conditionFromProto, conditionToProto, executionFilterFromProto } from "./convert-execution.js";
-import {
-  targetFilterFromProto,
-  targetPatchFromProto,
-  targetSortFromProto,
-  targetSpecFromProto,
-  targetToProto,
-} from "./convert-target.js";
+import { targetFilterFromProto, targetPatchFromProto, targetSortFromProto, targetSpecFromProto, targetToProto } from "./convert-target.js";
 
 export interface ActionsDeps {
   /** The database as each call sees it: bounded by the call's deadline. */
@@ -40,7 +34,9 @@ export function actionsService({ store, box, catalog, access }: ActionsDeps): Se
   return {
     async createTarget(req, ctx) {
       const spec = targetSpecFromProto(req.target!);
-      const { details, signingKey } = await write(ctx, (tx) => createTarget(tx, actorOf(ctx), spec, box)).catch((error: unknown) => Promise.reject(targetNameTaken(error, spec.name)));
+      const { details, signingKey } = await write(ctx, (tx) => createTarget(tx, actorOf(ctx), spec, box)).catch((error: unknown) =>
+        Promise.reject(targetNameTaken(error, spec.name)),
+      );
       return { details: detailsToProto(details), signingKey };
     },
     async patchTarget(req, ctx) {

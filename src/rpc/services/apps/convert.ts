@@ -24,14 +24,22 @@ function table<N extends string>(entries: Record<N, number>) {
   return { toProto: (name: N) => entries[name], fromProto: (value: number, fallback: N) => byValue.get(value) ?? fallback };
 }
 
-const RESPONSE = table<ResponseType>({ code: OIDCResponseType.OIDC_RESPONSE_TYPE_CODE, id_token: OIDCResponseType.OIDC_RESPONSE_TYPE_ID_TOKEN, "id_token token": OIDCResponseType.OIDC_RESPONSE_TYPE_ID_TOKEN_TOKEN });
+const RESPONSE = table<ResponseType>({
+  code: OIDCResponseType.OIDC_RESPONSE_TYPE_CODE,
+  id_token: OIDCResponseType.OIDC_RESPONSE_TYPE_ID_TOKEN,
+  "id_token token": OIDCResponseType.OIDC_RESPONSE_TYPE_ID_TOKEN_TOKEN,
+});
 const GRANT = table<GrantType>({
   authorization_code: OIDCGrantType.OIDC_GRANT_TYPE_AUTHORIZATION_CODE,
   implicit: OIDCGrantType.OIDC_GRANT_TYPE_IMPLICIT,
   refresh_token: OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN,
   token_exchange: OIDCGrantType.OIDC_GRANT_TYPE_TOKEN_EXCHANGE,
 });
-const APP_TYPE = table<OidcAppType>({ web: OIDCAppType.OIDC_APP_TYPE_WEB, user_agent: OIDCAppType.OIDC_APP_TYPE_USER_AGENT, native: OIDCAppType.OIDC_APP_TYPE_NATIVE });
+const APP_TYPE = table<OidcAppType>({
+  web: OIDCAppType.OIDC_APP_TYPE_WEB,
+  user_agent: OIDCAppType.OIDC_APP_TYPE_USER_AGENT,
+  native: OIDCAppType.OIDC_APP_TYPE_NATIVE,
+});
 const OIDC_AUTH = table<OidcAuthMethod>({
   basic: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC,
   post: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_POST,
@@ -39,7 +47,10 @@ const OIDC_AUTH = table<OidcAuthMethod>({
   private_key_jwt: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT,
 });
 const TOKEN_TYPE = table<OidcConfig["accessTokenType"]>({ bearer: OIDCTokenType.OIDC_TOKEN_TYPE_BEARER, jwt: OIDCTokenType.OIDC_TOKEN_TYPE_JWT });
-const API_AUTH = table<ApiAuthMethod>({ basic: APIAuthMethodType.API_AUTH_METHOD_TYPE_BASIC, private_key_jwt: APIAuthMethodType.API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT });
+const API_AUTH = table<ApiAuthMethod>({
+  basic: APIAuthMethodType.API_AUTH_METHOD_TYPE_BASIC,
+  private_key_jwt: APIAuthMethodType.API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT,
+});
 
 /** Without grant types, those the response types need: CODE the code grant, the ID_TOKEN types the implicit one. */
 function grantsFor(responses: ResponseType[]): GrantType[] {
@@ -59,7 +70,10 @@ export function appConfigFromProto(app: App): AppConfig {
     oidc: {
       redirectUris: c.redirectUris,
       responseTypes: c.responseTypes.map((r) => RESPONSE.fromProto(r, "code")),
-      grantTypes: c.grantTypes.length > 0 ? c.grantTypes.map((g) => GRANT.fromProto(g, "authorization_code")) : grantsFor(c.responseTypes.map((r) => RESPONSE.fromProto(r, "code"))),
+      grantTypes:
+        c.grantTypes.length > 0
+          ? c.grantTypes.map((g) => GRANT.fromProto(g, "authorization_code"))
+          : grantsFor(c.responseTypes.map((r) => RESPONSE.fromProto(r, "code"))),
       appType: APP_TYPE.fromProto(c.appType, "web"),
       authMethod: OIDC_AUTH.fromProto(c.authMethodType, "basic"),
       postLogoutRedirectUris: c.postLogoutRedirectUris,
@@ -100,7 +114,8 @@ export function appPatchFromProto(patch: PatchApp): AppPatch {
 }
 
 function configToProto(config: AppConfig): App["config"] {
-  if (config.type === "api") return { case: "api", value: { $typeName: "platform.resources.app.v3alpha.APIConfig", authMethodType: API_AUTH.toProto(config.api.authMethod) } };
+  if (config.type === "api")
+    return { case: "api", value: { $typeName: "platform.resources.app.v3alpha.APIConfig", authMethodType: API_AUTH.toProto(config.api.authMethod) } };
   const c = config.oidc;
   return {
     case: "oidc",

@@ -7,7 +7,13 @@ import type { Store } from "../../../store/database.js";
 import { tenantOf } from "../../context.js";
 
 /** Translates between the API and oidc/helpers/auth-requests.ts, where the rules live. */
-export function authRequestsService({ store, loginSettings }: { store: Pick<Store, "forRequest">; loginSettings: SettingsKind }): ServiceImpl<typeof PlatformAuthRequests> {
+export function authRequestsService({
+  store,
+  loginSettings,
+}: {
+  store: Pick<Store, "forRequest">;
+  loginSettings: SettingsKind;
+}): ServiceImpl<typeof PlatformAuthRequests> {
   return {
     async getAuthRequest(req, ctx) {
       const r = await authRequestOf(store.forRequest(ctx.signal).db, tenantOf(ctx).id, req.id);

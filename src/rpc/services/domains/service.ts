@@ -32,7 +32,13 @@ const TYPE_FROM_PROTO: Partial<Record<DomainValidationType, StoredType>> = {
 const TOKEN_LENGTH = 32;
 
 /** Translates between the API and the domain; the rules live in domain/org-domain. */
-export function domainsService({ store, domainValidation }: { store: Pick<Store, "forRequest">; domainValidation: DomainValidationDeps }): ServiceImpl<typeof PlatformDomains> {
+export function domainsService({
+  store,
+  domainValidation,
+}: {
+  store: Pick<Store, "forRequest">;
+  domainValidation: DomainValidationDeps;
+}): ServiceImpl<typeof PlatformDomains> {
   const { database, write } = handlerStore(store);
   return {
     async addDomain(req, ctx) {

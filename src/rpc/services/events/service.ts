@@ -19,7 +19,11 @@ function logScope(ctx: HandlerContext): LogScope {
 }
 
 /** The audit log: searching it, following it, and what its filters may name (domain/audit). */
-export function eventsService(deps: { store: Parameters<typeof handlerStore>[0]; eventWatch: WatchSettings & { slots: WatchSlots }; shutdown: AbortSignal }): ServiceImpl<typeof PlatformEvents> {
+export function eventsService(deps: {
+  store: Parameters<typeof handlerStore>[0];
+  eventWatch: WatchSettings & { slots: WatchSlots };
+  shutdown: AbortSignal;
+}): ServiceImpl<typeof PlatformEvents> {
   const { database } = handlerStore(deps.store);
   return {
     async searchEvents(req, ctx) {

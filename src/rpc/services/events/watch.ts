@@ -29,7 +29,11 @@ export class WatchSlots {
   /** Takes a slot, or refuses with ResourceExhausted; call the answer to give it back. */
   take(instanceId: string): () => void {
     const open = this.#open.get(instanceId) ?? 0;
-    if (open >= this.perInstance) throw new ConnectError(`${this.perInstance} event streams are open for this instance, the most allowed; close one or search instead`, Code.ResourceExhausted);
+    if (open >= this.perInstance)
+      throw new ConnectError(
+        `${this.perInstance} event streams are open for this instance, the most allowed; close one or search instead`,
+        Code.ResourceExhausted,
+      );
     this.#open.set(instanceId, open + 1);
     let given = false;
     return () => {

@@ -20,7 +20,15 @@ export interface IdpIntentSettings {
 }
 
 /** Translates between the API and oidc/login/external/intents.ts and domain/idp-intent, where the rules live. */
-export function idpIntentsService({ store, box, idpIntents }: { store: Pick<Store, "forRequest">; box: SecretBox; idpIntents: IdpIntentSettings }): ServiceImpl<typeof PlatformIDPIntents> {
+export function idpIntentsService({
+  store,
+  box,
+  idpIntents,
+}: {
+  store: Pick<Store, "forRequest">;
+  box: SecretBox;
+  idpIntents: IdpIntentSettings;
+}): ServiceImpl<typeof PlatformIDPIntents> {
   const { database, write } = handlerStore(store);
   // The provider returns to the host this call came to: the one the login UI uses for the instance.
   const issuerOf = (ctx: HandlerContext) => `${idpIntents.scheme}://${new URL(ctx.url).host.toLowerCase()}`;

@@ -95,4 +95,3 @@ export function idpFilterFromProto(filter: IDPSearchFilter): IdpFilter {
 export function idpSortFromProto(column: IDPFieldName): "name" | "created_at" {
   return column === IDPFieldName.IDP_FIELD_NAME_NAME ? "name" : "created_at";
 }
-

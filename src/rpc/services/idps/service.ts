@@ -44,7 +44,7 @@ function messageOf(desc: DescMessage, field: string): DescMessage {
 
 export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof PlatformIdentityProviders> {
   const { database, write } = handlerStore(store);
-  
+
   // By RPC name; the typed ones are made from PROVIDER_TYPES below.
   const typeAgnostic: Record<string, Handler> = {
     async GetIDP(req: { id: string }, ctx) {
@@ -82,7 +82,14 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
       return async (req: { idp: { idp: { name: string; statePolicy: number; options?: never }; config: Message } }, ctx) => {
         const { idp, config } = req.idp;
         const { config: described, clientSecret } = configToJson(configDesc, config);
-        const input = { type, name: idp.name, statePolicy: policyFromProto(idp.statePolicy) ?? "inherit", options: optionsToJson(idp.options), config: described, clientSecret: clientSecret! };
+        const input = {
+          type,
+          name: idp.name,
+          statePolicy: policyFromProto(idp.statePolicy) ?? "inherit",
+          options: optionsToJson(idp.options),
+          config: described,
+          clientSecret: clientSecret!,
+        };
         const details = await write(ctx, (tx) => addIdp(tx, editorOf(ctx), askedContext(ctx.values), input, box));
         return { details: detailsToProto(details) };
       };
@@ -114,4 +121,3 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
 
   return handlers as unknown as ServiceImpl<typeof PlatformIdentityProviders>;
 }
-

@@ -37,7 +37,13 @@ import { userSpecFromProto } from "../users/convert.js";
 import { handlerStore } from "../writes.js";
 
 function policyFromProto(p: PasswordPolicyProto): PasswordPolicy {
-  return { minLength: p.minLength, requireUppercase: p.requireUppercase, requireLowercase: p.requireLowercase, requireNumber: p.requireNumber, requireSymbol: p.requireSymbol };
+  return {
+    minLength: p.minLength,
+    requireUppercase: p.requireUppercase,
+    requireLowercase: p.requireLowercase,
+    requireNumber: p.requireNumber,
+    requireSymbol: p.requireSymbol,
+  };
 }
 
 function instanceToProto(view: InstanceView) {
@@ -86,7 +92,17 @@ function limitsFromProto(l: { block?: boolean; auditLogRetention?: Parameters<ty
 }
 
 /** Translates between the API and the domain; the rules live in domain/instance. */
-export function instancesService({ store, access, hasher, signingKeys }: { store: Pick<Store, "forRequest">; access: AccessEpoch; hasher: PasswordHasher; signingKeys: SigningKeys }): ServiceImpl<typeof PlatformInstances> {
+export function instancesService({
+  store,
+  access,
+  hasher,
+  signingKeys,
+}: {
+  store: Pick<Store, "forRequest">;
+  access: AccessEpoch;
+  hasher: PasswordHasher;
+  signingKeys: SigningKeys;
+}): ServiceImpl<typeof PlatformInstances> {
   const { changingAccess, database, write } = handlerStore(store, access);
   /** Commands on the instance a request names, as the calling user. */
   const on = (ctx: HandlerContext, instanceId: string): Actor => ({ instanceId, ...editorOf(ctx) });

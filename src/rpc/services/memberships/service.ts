@@ -57,11 +57,15 @@ export function membershipsService({ store, access }: { store: Pick<Store, "forR
     async createMembership(req, ctx) {
       const { userId, roles } = req.membership!;
       const context = contextOf(ctx);
-      const details = await changingAccess(ctx, (tx) => addMembership(tx, actorOf(ctx), { userId, contextType: context.type, contextId: context.id, roles }, principalOf(ctx)));
+      const details = await changingAccess(ctx, (tx) =>
+        addMembership(tx, actorOf(ctx), { userId, contextType: context.type, contextId: context.id, roles }, principalOf(ctx)),
+      );
       return { details: detailsToProto(details) };
     },
     async patchMembership(req, ctx) {
-      const details = await changingAccess(ctx, (tx) => changeMembershipRoles(tx, actorOf(ctx), contextOf(ctx), req.userId, req.membership!.roles, principalOf(ctx)));
+      const details = await changingAccess(ctx, (tx) =>
+        changeMembershipRoles(tx, actorOf(ctx), contextOf(ctx), req.userId, req.membership!.roles, principalOf(ctx)),
+      );
       return { details: detailsToProto(details) };
     },
     async deleteMembership(req, ctx) {
@@ -72,8 +76,7 @@ export function membershipsService({ store, access }: { store: Pick<Store, "forR
       const p = page(req.query);
       const context = contextOf(ctx);
       const visible = visibleOrgs(ctx);
-      const scope: MembershipSearch["scope"] =
-        context.type === "system" ? { system: true } : visible ? { orgs: visible } : { instanceAndOrgs: true };
+      const scope: MembershipSearch["scope"] = context.type === "system" ? { system: true } : visible ? { orgs: visible } : { instanceAndOrgs: true };
       const found = await searchMemberships(database(ctx).db, tenantOf(ctx).id, {
         filters: req.filters.map(filterFromProto),
         sort: SORT[req.sortingColumn],

@@ -66,7 +66,11 @@ function providerHandlers<Spec, Patch, Read>(codec: FamilyCodec<Spec, Patch, Rea
     },
     async search(req: SearchRequest, ctx: HandlerContext) {
       const p = page(req.query);
-      const found = await searchProviders(database(ctx).db, tenantOf(ctx).id, family, { filters: req.filters.map(filterFromProto), sort: sortFromProto(req.sortingColumn), page: p });
+      const found = await searchProviders(database(ctx).db, tenantOf(ctx).id, family, {
+        filters: req.filters.map(filterFromProto),
+        sort: sortFromProto(req.sortingColumn),
+        page: p,
+      });
       return { ...searchResult(found, p, codec.read), sortingColumn: req.sortingColumn };
     },
     async patch(req: { id: string; provider?: Patch }, ctx: HandlerContext) {
@@ -101,7 +105,11 @@ function providerHandlers<Spec, Patch, Read>(codec: FamilyCodec<Spec, Patch, Rea
  * A family's service: each RPC is the handler its verb names (`CreateSMTPProvider` → create,
  * `SearchSMSProviders` → search); a verb without one fails at start-up.
  */
-export function providersService<S extends DescService, Spec, Patch, Read>(service: S, codec: FamilyCodec<Spec, Patch, Read>, deps: NotificationProvidersDeps): ServiceImpl<S> {
+export function providersService<S extends DescService, Spec, Patch, Read>(
+  service: S,
+  codec: FamilyCodec<Spec, Patch, Read>,
+  deps: NotificationProvidersDeps,
+): ServiceImpl<S> {
   const handlers: Record<string, unknown> = providerHandlers(codec, deps);
   const entries = service.methods.map((method) => {
     const handler = handlers[/^[A-Z][a-z]+/.exec(method.name)![0].toLowerCase()];

@@ -29,7 +29,9 @@ function read(view: ProviderView): MessageInitShape<typeof GetSMSProviderSchema>
   const config = view.config;
   if (config.kind === "http") return { ...readCommon(view), kind: httpRead(config) };
   if (config.kind !== "twilio") throw new Error(`an SMS provider of kind ${config.kind}`);
-  const sender: Sender = config.senderNumber ? { case: "senderNumber", value: config.senderNumber } : { case: "messagingServiceSid", value: config.messagingServiceSid ?? "" };
+  const sender: Sender = config.senderNumber
+    ? { case: "senderNumber", value: config.senderNumber }
+    : { case: "messagingServiceSid", value: config.messagingServiceSid ?? "" };
   return { ...readCommon(view), kind: { case: "twilio", value: { accountSid: config.accountSid, tokenSet: view.secretSet, sender } } };
 }
 
@@ -40,4 +42,5 @@ const codec: FamilyCodec<SMSProvider, PatchSMSProvider, MessageInitShape<typeof 
   read,
 };
 
-export const smsProvidersService = (deps: NotificationProvidersDeps): ServiceImpl<typeof PlatformSMSProviders> => providersService(PlatformSMSProviders, codec, deps);
+export const smsProvidersService = (deps: NotificationProvidersDeps): ServiceImpl<typeof PlatformSMSProviders> =>
+  providersService(PlatformSMSProviders, codec, deps);

@@ -1,6 +1,11 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { SMTPTls, type GetSMTPProviderSchema, type PatchSMTPProvider, type SMTPProvider } from "../../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_pb.js";
+import {
+  SMTPTls,
+  type GetSMTPProviderSchema,
+  type PatchSMTPProvider,
+  type SMTPProvider,
+} from "../../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_pb.js";
 import { PlatformSMTPProviders } from "../../../../gen/platform/resources/smtp_provider/v3alpha/smtp_provider_service_pb.js";
 import { smtpPort, type ProviderPatch, type ProviderSpec, type ProviderView, type SmtpTls } from "../../../domain/notification-provider/model.js";
 import { given, httpRead, readCommon } from "./convert.js";
@@ -18,7 +23,11 @@ const TLS_TO: Record<SmtpTls, SMTPTls> = { none: SMTPTls.SMTP_TLS_NONE, starttls
 function spec(p: SMTPProvider): ProviderSpec {
   if (p.kind.case === "http") return { description: p.description, config: { kind: "http", url: p.kind.value.url } };
   const { host, port, tls, user, password, senderAddress, senderName, replyToAddress } = p.kind.value!;
-  return { description: p.description, config: { kind: "smtp", host, port, tls: TLS_FROM[tls], user, senderAddress, senderName, replyToAddress }, secret: password };
+  return {
+    description: p.description,
+    config: { kind: "smtp", host, port, tls: TLS_FROM[tls], user, senderAddress, senderName, replyToAddress },
+    secret: password,
+  };
 }
 
 function patch(p: PatchSMTPProvider): ProviderPatch {
@@ -45,4 +54,5 @@ const codec: FamilyCodec<SMTPProvider, PatchSMTPProvider, MessageInitShape<typeo
   read,
 };
 
-export const smtpProvidersService = (deps: NotificationProvidersDeps): ServiceImpl<typeof PlatformSMTPProviders> => providersService(PlatformSMTPProviders, codec, deps);
+export const smtpProvidersService = (deps: NotificationProvidersDeps): ServiceImpl<typeof PlatformSMTPProviders> =>
+  providersService(PlatformSMTPProviders, codec, deps);

@@ -1,6 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { NotificationChannel, NotificationKind, NotificationStatus, type NotificationSchema, type NotificationSearchFilter } from "../../../../gen/platform/resources/notification/v3alpha/notification_pb.js";
+import {
+  NotificationChannel,
+  NotificationKind,
+  NotificationStatus,
+  type NotificationSchema,
+  type NotificationSearchFilter,
+} from "../../../../gen/platform/resources/notification/v3alpha/notification_pb.js";
 import type { NotificationFilter, NotificationStatus as Status } from "../../../domain/notification/queries.js";
 import type { MessageKind } from "../../../domain/notification/kinds.js";
 import type { NotificationRow } from "../../../store/schema.js";

@@ -19,7 +19,12 @@ const STATES: Record<StoredState, ProjectState> = {
 export function projectToProto(view: ProjectView): Omit<GetProject, "$typeName"> {
   return {
     details: detailsToProto(view.details),
-    project: { $typeName: "platform.resources.project.v3alpha.Project", name: view.name, projectRoleAssertion: view.roleAssertion, projectRoleCheck: view.roleCheck },
+    project: {
+      $typeName: "platform.resources.project.v3alpha.Project",
+      name: view.name,
+      projectRoleAssertion: view.roleAssertion,
+      projectRoleCheck: view.roleCheck,
+    },
     state: STATES[view.state],
   };
 }

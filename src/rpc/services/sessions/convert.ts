@@ -3,7 +3,15 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { UserVerification } from "../../../domain/user-webauthn/authentication.js";
 import { durationMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { TimestampFilterMethod } from "../../../../gen/platform/resources/object/v3alpha/object_pb.js";
-import { UserVerificationRequirement, type Checks, type ChallengesSchema, type RequestChallenges, type SessionSchema, type SessionSearchFilter, type UserAgent } from "../../../../gen/platform/resources/session/v3alpha/session_pb.js";
+import {
+  UserVerificationRequirement,
+  type Checks,
+  type ChallengesSchema,
+  type RequestChallenges,
+  type SessionSchema,
+  type SessionSearchFilter,
+  type UserAgent,
+} from "../../../../gen/platform/resources/session/v3alpha/session_pb.js";
 import type { ChallengeAnswers, SessionChallenges, SessionChanges, SessionChecks, SessionUserAgentJson, SessionView } from "../../../domain/session/model.js";
 import type { SessionFilter } from "../../../domain/session/queries.js";
 import type { Duration } from "@bufbuild/protobuf/wkt";
@@ -50,8 +58,18 @@ function challengesFromProto(c: RequestChallenges | undefined): SessionChallenge
   };
 }
 
-export function changesFromProto(r: { checks?: Checks; challenges?: RequestChallenges; metadata: Record<string, Uint8Array>; lifetime?: Duration }): SessionChanges {
-  return { checks: checksFromProto(r.checks), challenges: challengesFromProto(r.challenges), metadata: r.metadata, lifetimeMs: r.lifetime && durationMs(r.lifetime) };
+export function changesFromProto(r: {
+  checks?: Checks;
+  challenges?: RequestChallenges;
+  metadata: Record<string, Uint8Array>;
+  lifetime?: Duration;
+}): SessionChanges {
+  return {
+    checks: checksFromProto(r.checks),
+    challenges: challengesFromProto(r.challenges),
+    metadata: r.metadata,
+    lifetimeMs: r.lifetime && durationMs(r.lifetime),
+  };
 }
 
 /** What the request says of its user agent, completed from the call itself. */
@@ -67,7 +85,15 @@ export function sessionToProto(s: SessionView): MessageInitShape<typeof SessionS
     details: detailsToProto(s.details),
     creationDate: timestampFromDate(s.createdAt),
     factors: {
-      ...(s.user && { user: { verifiedAt: timestampFromDate(s.user.checkedAt), id: s.user.id, loginName: s.user.loginName, displayName: s.user.displayName, organizationId: s.user.orgId } }),
+      ...(s.user && {
+        user: {
+          verifiedAt: timestampFromDate(s.user.checkedAt),
+          id: s.user.id,
+          loginName: s.user.loginName,
+          displayName: s.user.displayName,
+          organizationId: s.user.orgId,
+        },
+      }),
       password: at(s.factors.password),
       totp: at(s.factors.totp),
       otpEmail: at(s.factors.otpEmail),

@@ -24,7 +24,12 @@ export function sessionsService({ store, access, sessions }: SessionsDeps): Serv
     async createSession(req, ctx) {
       const userAgent = userAgentFromProto(req.userAgent, { ip: ctx.values.get(clientAddressKey), userAgent: ctx.requestHeader.get("user-agent") });
       const created = await createSession(storeOf(ctx), sessions, actorOf(ctx), changesFromProto(req), userAgent);
-      return { details: detailsToProto(created.details), sessionId: created.details.id, sessionToken: created.token, challenges: challengeAnswersToProto(created.challenges) };
+      return {
+        details: detailsToProto(created.details),
+        sessionId: created.details.id,
+        sessionToken: created.token,
+        challenges: challengeAnswersToProto(created.challenges),
+      };
     },
     async getSession(req, ctx) {
       return { session: sessionToProto(await getSession(database(ctx).db, tenantOf(ctx).id, req.id)) };

@@ -16,7 +16,13 @@ import { PRODUCT_NAME } from "../../../oidc/login/view/render.js";
 import { kindService } from "./kind-service.js";
 
 /** `maxImageBytes`: PLATFORM_BRANDING_MAX_IMAGE_BYTES. */
-export function brandingSettingsService({ store, branding }: { store: Pick<Store, "forRequest">; branding: { maxImageBytes: number } }): ServiceImpl<typeof PlatformBrandingSettings> {
+export function brandingSettingsService({
+  store,
+  branding,
+}: {
+  store: Pick<Store, "forRequest">;
+  branding: { maxImageBytes: number };
+}): ServiceImpl<typeof PlatformBrandingSettings> {
   const { database, write } = handlerStore(store);
   const settings = kindService({ database, write }, BRANDING_SETTINGS, SetBrandingSettingsSchema, ResolvedBrandingSettingsSchema);
   return {
@@ -30,7 +36,10 @@ export function brandingSettingsService({ store, branding }: { store: Pick<Store
       const at = askedContext(ctx.values);
       const change = req.settings ? changeFromProto(SetBrandingSettingsSchema, req.settings, BRANDING_SETTINGS) : { set: {}, reset: [] };
       const { db } = database(ctx);
-      const [resolved, name] = await Promise.all([previewSettings(db, BRANDING_SETTINGS, at, change), at.type === "system" ? PRODUCT_NAME : instanceName(db, at.instanceId)]);
+      const [resolved, name] = await Promise.all([
+        previewSettings(db, BRANDING_SETTINGS, at, change),
+        at.type === "system" ? PRODUCT_NAME : instanceName(db, at.instanceId),
+      ]);
       const html = previewPage(brandingFromResolved(resolved), name, lang);
       return { page: { contentType: "text/html; charset=utf-8", data: Buffer.from(html) } };
     },

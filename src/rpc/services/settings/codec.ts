@@ -13,9 +13,22 @@ import {
   type SetMultiFactors,
   type SetSecondFactors,
 } from "../../../../gen/platform/settings/login/v3alpha/login_pb.js";
-import { LanguageSchema, ResolvedLanguagesSchema, SetLanguagesSchema, type Language, type SetLanguages } from "../../../../gen/platform/settings/language/v3alpha/language_pb.js";
+import {
+  LanguageSchema,
+  ResolvedLanguagesSchema,
+  SetLanguagesSchema,
+  type Language,
+  type SetLanguages,
+} from "../../../../gen/platform/settings/language/v3alpha/language_pb.js";
 import { SetMessageBodySchema, SetMessageSubjectSchema } from "../../../../gen/platform/settings/message_text/v3alpha/message_text_pb.js";
-import { BrandingFont, ResolvedBrandingFontSchema, SetBrandingFontSchema, SetColorSchema, type SetBrandingFont, type SetColor } from "../../../../gen/platform/settings/branding/v3alpha/branding_pb.js";
+import {
+  BrandingFont,
+  ResolvedBrandingFontSchema,
+  SetBrandingFontSchema,
+  SetColorSchema,
+  type SetBrandingFont,
+  type SetColor,
+} from "../../../../gen/platform/settings/branding/v3alpha/branding_pb.js";
 import {
   DetailsSchema,
   ResolvedBoolSchema,
@@ -61,8 +74,10 @@ const WRITERS: Record<string, (field: never) => Written> = {
   // Colors are kept in lower case, however they were written.
   [SetColorSchema.typeName]: (f: SetColor) => (f.change.case === "set" ? { value: f.change.value.toLowerCase() } : RESET),
   [SetBrandingFontSchema.typeName]: (f: SetBrandingFont) => (f.change.case === "set" ? { value: FONT_NAMES[f.change.value] } : RESET),
-  [SetSecondFactorsSchema.typeName]: (f: SetSecondFactors) => (f.change.case === "set" ? { value: f.change.value.types.map((t) => SECOND_FACTOR_NAMES[t]) } : RESET),
-  [SetMultiFactorsSchema.typeName]: (f: SetMultiFactors) => (f.change.case === "set" ? { value: f.change.value.types.map((t) => MULTI_FACTOR_NAMES[t]) } : RESET),
+  [SetSecondFactorsSchema.typeName]: (f: SetSecondFactors) =>
+    f.change.case === "set" ? { value: f.change.value.types.map((t) => SECOND_FACTOR_NAMES[t]) } : RESET,
+  [SetMultiFactorsSchema.typeName]: (f: SetMultiFactors) =>
+    f.change.case === "set" ? { value: f.change.value.types.map((t) => MULTI_FACTOR_NAMES[t]) } : RESET,
   // An empty key or list: no value of the context's own.
   [LanguageSchema.typeName]: (f: Language) => (f.key === "" ? RESET : { value: f.key }),
   [SetLanguagesSchema.typeName]: (f: SetLanguages) => (f.languages.length === 0 ? RESET : { value: f.languages.map((l) => l.key) }),
@@ -107,9 +122,18 @@ const READERS: Record<string, (value: unknown, owner: Owner | undefined) => unkn
   [ResolvedStringSchema.typeName]: (value, owner) => ({ value: String(value), owner: ownerToProto(owner) }),
   [ResolvedUint32Schema.typeName]: (value, owner) => ({ value: Number(value), owner: ownerToProto(owner) }),
   [ResolvedDurationSchema.typeName]: (value, owner) => ({ value: durationFromMs(Number(value)), owner: ownerToProto(owner) }),
-  [ResolvedPasswordlessTypeSchema.typeName]: (value, owner) => ({ value: value === "not_allowed" ? PasswordlessType.NOT_ALLOWED : PasswordlessType.ALLOWED, owner: ownerToProto(owner) }),
-  [ResolvedSecondFactorsSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((name) => SECOND_FACTOR_TYPES.get(name)!), owner: ownerToProto(owner) }),
-  [ResolvedMultiFactorsSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((name) => MULTI_FACTOR_TYPES.get(name)!), owner: ownerToProto(owner) }),
+  [ResolvedPasswordlessTypeSchema.typeName]: (value, owner) => ({
+    value: value === "not_allowed" ? PasswordlessType.NOT_ALLOWED : PasswordlessType.ALLOWED,
+    owner: ownerToProto(owner),
+  }),
+  [ResolvedSecondFactorsSchema.typeName]: (value, owner) => ({
+    value: (value as string[]).map((name) => SECOND_FACTOR_TYPES.get(name)!),
+    owner: ownerToProto(owner),
+  }),
+  [ResolvedMultiFactorsSchema.typeName]: (value, owner) => ({
+    value: (value as string[]).map((name) => MULTI_FACTOR_TYPES.get(name)!),
+    owner: ownerToProto(owner),
+  }),
   [ResolvedBrandingFontSchema.typeName]: (value, owner) => ({ value: FONTS.get(String(value)) ?? BrandingFont.UNSPECIFIED, owner: ownerToProto(owner) }),
   [ResolvedLanguagesSchema.typeName]: (value, owner) => ({ value: (value as string[]).map((key) => ({ key })), owner: ownerToProto(owner) }),
 };

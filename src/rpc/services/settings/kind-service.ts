@@ -19,11 +19,19 @@ export interface SettingsStore {
  * for: set (and reset) the properties a Set message names, and resolve them all with where
  * each comes from. Services differ in their kind, their messages and how they write.
  */
-export function kindService<SetDesc extends DescMessage, ResolvedDesc extends DescMessage>(store: SettingsStore, kind: SettingsKind, set: SetDesc, resolved: ResolvedDesc) {
+export function kindService<SetDesc extends DescMessage, ResolvedDesc extends DescMessage>(
+  store: SettingsStore,
+  kind: SettingsKind,
+  set: SetDesc,
+  resolved: ResolvedDesc,
+) {
   const write = <T>(settings: Message, ctx: HandlerContext, then: (tx: Tx, at: ContextRef) => Promise<T>) => {
     const change = changeFromProto(set, settings, kind);
     const at = askedContext(ctx.values);
-    return store.write(ctx, async (tx) => ({ details: settingsDetailsToProto(await writeSettings(tx, editorOf(ctx), kind, at, change)), then: await then(tx, at) }));
+    return store.write(ctx, async (tx) => ({
+      details: settingsDetailsToProto(await writeSettings(tx, editorOf(ctx), kind, at, change)),
+      then: await then(tx, at),
+    }));
   };
   return {
     async set(settings: Message, ctx: HandlerContext) {

@@ -7,7 +7,13 @@ import type { Store } from "../../../store/database.js";
 import { handlerStore } from "../writes.js";
 import { kindService } from "./kind-service.js";
 
-export function languageSettingsService({ store, access }: { store: Pick<Store, "forRequest">; access: AccessEpoch }): ServiceImpl<typeof PlatformLanguageSettings> {
+export function languageSettingsService({
+  store,
+  access,
+}: {
+  store: Pick<Store, "forRequest">;
+  access: AccessEpoch;
+}): ServiceImpl<typeof PlatformLanguageSettings> {
   // Discovery's ui_locales_supported is cached per access epoch (oidc/helpers/lookups.ts): a change
   // reaches every process's cache like a change of access.
   const { database, changingAccess } = handlerStore(store, access);

@@ -7,7 +7,13 @@ import { handlerStore } from "../writes.js";
 import { kindService } from "./kind-service.js";
 
 /** `loginSettings`: the kind with this process's configured lockout default (domain/settings/login.ts). */
-export function loginSettingsService({ store, loginSettings }: { store: Pick<Store, "forRequest">; loginSettings: SettingsKind }): ServiceImpl<typeof PlatformLoginSettings> {
+export function loginSettingsService({
+  store,
+  loginSettings,
+}: {
+  store: Pick<Store, "forRequest">;
+  loginSettings: SettingsKind;
+}): ServiceImpl<typeof PlatformLoginSettings> {
   const settings = kindService(handlerStore(store), loginSettings, SetLoginSettingsSchema, ResolvedLoginSettingsSchema);
   return {
     setLoginSettings: (req, ctx) => settings.set(req.settings!, ctx),

@@ -64,7 +64,8 @@ export async function userSpecFromProto({ username, type }: User, hashPassword: 
         profile: profileFromProto(h.profile!),
         email: { address: h.email!.address, verified: h.email!.isVerified },
         phone: h.phone && { number: h.phone.number, verified: h.phone.isVerified },
-        passwordHash: password.case === "password" ? await hashPassword(password.value) : password.case === "hashedPassword" ? importedHash(password.value) : undefined,
+        passwordHash:
+          password.case === "password" ? await hashPassword(password.value) : password.case === "hashedPassword" ? importedHash(password.value) : undefined,
         passwordChangeRequired: h.passwordChangeRequired,
       },
     };
@@ -108,7 +109,15 @@ export function userToProto(view: UserView): Omit<GetUser, "$typeName"> {
     const m = view.machine;
     return {
       ...base,
-      type: { case: "machine", value: create(GetMachineUserSchema, { name: m.name, description: m.description, accessTokenType: TOKEN_TYPES[m.accessTokenType], hasSecret: m.hasSecret }) },
+      type: {
+        case: "machine",
+        value: create(GetMachineUserSchema, {
+          name: m.name,
+          description: m.description,
+          accessTokenType: TOKEN_TYPES[m.accessTokenType],
+          hasSecret: m.hasSecret,
+        }),
+      },
     };
   }
   const h = view.human!;

@@ -15,7 +15,16 @@ import { detailsToProto } from "../convert.js";
 
 type FactorMethods = Pick<
   ServiceImpl<typeof PlatformUsers>,
-  "addTOTP" | "verifyTOTP" | "removeTOTP" | "addOTPEmail" | "removeOTPEmail" | "addOTPSMS" | "removeOTPSMS" | "generateRecoveryCodes" | "removeRecoveryCodes" | "listAuthMethods"
+  | "addTOTP"
+  | "verifyTOTP"
+  | "removeTOTP"
+  | "addOTPEmail"
+  | "removeOTPEmail"
+  | "addOTPSMS"
+  | "removeOTPSMS"
+  | "generateRecoveryCodes"
+  | "removeRecoveryCodes"
+  | "listAuthMethods"
 >;
 
 const METHOD_TYPES: Record<AuthMethod, AuthMethodType> = {

@@ -138,7 +138,8 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
     async setPassword(req, ctx) {
       const { newPassword, currentPassword, changeRequired, verificationCode } = req.password!;
       const selfOnly = ctx.values.get(selfOnlyKey);
-      if (selfOnly && !currentPassword && !verificationCode) throw invalidArgument("current_password (or a verification_code) is required to change your own password");
+      if (selfOnly && !currentPassword && !verificationCode)
+        throw invalidArgument("current_password (or a verification_code) is required to change your own password");
       if (selfOnly && changeRequired) throw invalidArgument("change_required is for administrators: users cannot require it of themselves");
       const actor = actorOf(ctx);
       // The policy first: a refused new password leaves everything as it was.
@@ -207,7 +208,16 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
       return details(onUser(ctx, req.id, (tx) => removeUserKey(tx, actorOf(ctx), req.id, req.keyId), true));
     },
     setMetadata(req, ctx) {
-      return details(onUser(ctx, req.id, (tx) => setUserMetadata(tx, actorOf(ctx), req.id, req.metadata.map(({ key, value }) => ({ key, value })))));
+      return details(
+        onUser(ctx, req.id, (tx) =>
+          setUserMetadata(
+            tx,
+            actorOf(ctx),
+            req.id,
+            req.metadata.map(({ key, value }) => ({ key, value })),
+          ),
+        ),
+      );
     },
     async getMetadata(req, ctx) {
       const user = await userRef(ctx, req.id);

@@ -15,7 +15,17 @@ import { detailsToProto } from "../convert.js";
 import { keepOneFor } from "./factors.js";
 
 type Users = ServiceImpl<typeof PlatformUsers>;
-type KeyMethods = Pick<Users, "startPasskeyRegistration" | "finishPasskeyRegistration" | "listPasskeys" | "removePasskey" | "startU2FRegistration" | "finishU2FRegistration" | "listU2F" | "removeU2F">;
+type KeyMethods = Pick<
+  Users,
+  | "startPasskeyRegistration"
+  | "finishPasskeyRegistration"
+  | "listPasskeys"
+  | "removePasskey"
+  | "startU2FRegistration"
+  | "finishU2FRegistration"
+  | "listU2F"
+  | "removeU2F"
+>;
 type Deps = { onUser: <T>(ctx: HandlerContext, userId: string, fn: (tx: Tx) => Promise<T>) => Promise<T>; read: (ctx: HandlerContext) => Db };
 
 const ATTACHMENT: Record<PasskeyAuthenticator, Attachment> = {
@@ -46,10 +56,20 @@ function keyCalls(kind: WebAuthnKind, { onUser, read }: Deps) {
     async list(ctx: HandlerContext, userId: string) {
       const db = read(ctx);
       const user = await getUserRow(db, tenantOf(ctx).id, userId);
-      return (await webAuthnKeysOf(db, user.instance_id, user.id, kind)).map((k) => ({ id: k.id, name: k.name, ready: k.state === "ready", domain: k.rpId, creationDate: timestampFromDate(k.createdAt) }));
+      return (await webAuthnKeysOf(db, user.instance_id, user.id, kind)).map((k) => ({
+        id: k.id,
+        name: k.name,
+        ready: k.state === "ready",
+        domain: k.rpId,
+        creationDate: timestampFromDate(k.createdAt),
+      }));
     },
     async remove(ctx: HandlerContext, userId: string, id: string) {
-      return { details: detailsToProto(await onUser(ctx, userId, async (tx) => removeWebAuthnKey(tx, actorOf(ctx), userId, kind, id, await keepOneFor(ctx, tx, userId)))) };
+      return {
+        details: detailsToProto(
+          await onUser(ctx, userId, async (tx) => removeWebAuthnKey(tx, actorOf(ctx), userId, kind, id, await keepOneFor(ctx, tx, userId))),
+        ),
+      };
     },
   };
 }

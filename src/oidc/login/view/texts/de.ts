@@ -42,7 +42,8 @@ export const de: Texts = {
   externalSignInWith: "Mit {name} anmelden",
   externalAccountTitle: "Ihr externes Konto",
   externalNotLinked: "Mit Ihrem externen Konto ist noch kein Konto verknüpft.",
-  externalNoAccount: "Mit Ihrem externen Konto ist kein Konto verknüpft, und hier kann keines erstellt oder verknüpft werden. Wenden Sie sich an einen Administrator.",
+  externalNoAccount:
+    "Mit Ihrem externen Konto ist kein Konto verknüpft, und hier kann keines erstellt oder verknüpft werden. Wenden Sie sich an einen Administrator.",
   externalLinkTitle: "Konto verknüpfen",
   externalLinkProposal: "Ein bestehendes Konto passt zu Ihrem externen Konto. Geben Sie dessen Passwort ein, um beide zu verknüpfen.",
   externalLinkManual: "Melden Sie sich mit einem bestehenden Konto an, um es mit Ihrem externen Konto zu verknüpfen.",
@@ -61,7 +62,8 @@ export const de: Texts = {
   externalFailed: "Die Anmeldung beim Identitätsanbieter ist fehlgeschlagen. Bitte versuchen Sie es erneut oder melden Sie sich auf andere Weise an.",
   externalUnreachable: "Der Identitätsanbieter ist nicht erreichbar. Bitte versuchen Sie es später erneut oder melden Sie sich auf andere Weise an.",
   externalCancelled: "Die Anmeldung beim Identitätsanbieter wurde abgebrochen.",
-  externalOtherBrowser: "Diese Anmeldung wurde in einem anderen Browser begonnen, oder ihre Cookies wurden blockiert. Starten Sie die Anmeldung in diesem Browser erneut aus der Anwendung.",
+  externalOtherBrowser:
+    "Diese Anmeldung wurde in einem anderen Browser begonnen, oder ihre Cookies wurden blockiert. Starten Sie die Anmeldung in diesem Browser erneut aus der Anwendung.",
   externalBack: "Zurück zur Anmeldung",
   verifyEmailTitle: "E-Mail-Adresse bestätigen",
   verifyEmailIntro: "Geben Sie den Code aus der Nachricht ein, die wir an Ihre E-Mail-Adresse gesendet haben.",
@@ -121,7 +123,8 @@ export const de: Texts = {
   securedBy: "Geschützt durch {name}",
   or: "oder",
   skipNote: "Wir fragen Sie {when} erneut.",
-  mfaOnlyKey: "Ihr Passkey oder Sicherheitsschlüssel ist der einzige eingerichtete Weg, Ihre Identität zu bestätigen, und dieser Browser kann ihn hier nicht verwenden. Verwenden Sie ein Gerät, auf dem er vorhanden ist, oder wenden Sie sich an Ihren Administrator.",
+  mfaOnlyKey:
+    "Ihr Passkey oder Sicherheitsschlüssel ist der einzige eingerichtete Weg, Ihre Identität zu bestätigen, und dieser Browser kann ihn hier nicht verwenden. Verwenden Sie ein Gerät, auf dem er vorhanden ist, oder wenden Sie sich an Ihren Administrator.",
   passwordHint: "Ihr Passwort braucht {rules}.",
   passwordNeeds: "Es braucht {rules}.",
   ruleMinLength: "mindestens {n} Zeichen",
@@ -131,7 +134,8 @@ export const de: Texts = {
   ruleSymbol: "ein Sonderzeichen",
   repeatPassword: "Passwort bestätigen",
   errorUnknownApp: "Die Anwendung, die Sie hierher geschickt hat, ist diesem Dienst nicht bekannt oder darf auf diese Weise nicht anmelden.",
-  errorReturnAddress: "Die Anwendung, die Sie hierher geschickt hat, hat eine Rücksprungadresse angegeben, die sie nicht registriert hat. Deshalb können Sie nicht zu ihr zurückgeleitet werden.",
+  errorReturnAddress:
+    "Die Anwendung, die Sie hierher geschickt hat, hat eine Rücksprungadresse angegeben, die sie nicht registriert hat. Deshalb können Sie nicht zu ihr zurückgeleitet werden.",
   errorBadRequest: "Die Anwendung, die Sie hierher geschickt hat, hat etwas angefragt, das dieser Dienst nicht kann.",
   errorWhatNow: "Schließen Sie diese Seite und beginnen Sie erneut in der Anwendung. Wenn es wieder geschieht, informieren Sie den Support der Anwendung.",
   errorForDevelopers: "Für die Entwickler der Anwendung",

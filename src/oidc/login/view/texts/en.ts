@@ -121,7 +121,8 @@ export const en: Texts = {
   securedBy: "Secured by {name}",
   or: "or",
   skipNote: "We will ask you again {when}.",
-  mfaOnlyKey: "Your passkey or security key is the only way set up to confirm it is you, and this browser cannot use it here. Use a device that has it, or ask your administrator for help.",
+  mfaOnlyKey:
+    "Your passkey or security key is the only way set up to confirm it is you, and this browser cannot use it here. Use a device that has it, or ask your administrator for help.",
   passwordHint: "Your password needs {rules}.",
   passwordNeeds: "it needs {rules}.",
   ruleMinLength: "at least {n} characters",

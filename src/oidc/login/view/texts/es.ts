@@ -42,7 +42,8 @@ export const es: Texts = {
   externalSignInWith: "Iniciar sesión con {name}",
   externalAccountTitle: "Su cuenta externa",
   externalNotLinked: "Todavía no hay ninguna cuenta vinculada a su cuenta externa.",
-  externalNoAccount: "No hay ninguna cuenta vinculada a su cuenta externa y aquí no se puede crear ni vincular ninguna. Póngase en contacto con un administrador.",
+  externalNoAccount:
+    "No hay ninguna cuenta vinculada a su cuenta externa y aquí no se puede crear ni vincular ninguna. Póngase en contacto con un administrador.",
   externalLinkTitle: "Vincular su cuenta",
   externalLinkProposal: "Una cuenta coincide con su cuenta externa. Introduzca la contraseña de esa cuenta para vincularlas.",
   externalLinkManual: "Inicie sesión con una cuenta existente para vincularla a su cuenta externa.",
@@ -61,7 +62,8 @@ export const es: Texts = {
   externalFailed: "El inicio de sesión con el proveedor de identidad ha fallado. Inténtelo de nuevo o inicie sesión de otra forma.",
   externalUnreachable: "No se ha podido contactar con el proveedor de identidad. Inténtelo más tarde o inicie sesión de otra forma.",
   externalCancelled: "Se canceló el inicio de sesión en el proveedor de identidad.",
-  externalOtherBrowser: "Este inicio de sesión se empezó en otro navegador, o se bloquearon sus cookies. Vuelva a empezar desde la aplicación en este navegador.",
+  externalOtherBrowser:
+    "Este inicio de sesión se empezó en otro navegador, o se bloquearon sus cookies. Vuelva a empezar desde la aplicación en este navegador.",
   externalBack: "Volver al inicio de sesión",
   verifyEmailTitle: "Verificar su dirección de correo",
   verifyEmailIntro: "Introduzca el código del mensaje que enviamos a su dirección de correo.",
@@ -121,7 +123,8 @@ export const es: Texts = {
   securedBy: "Protegido por {name}",
   or: "o",
   skipNote: "Se lo volveremos a pedir {when}.",
-  mfaOnlyKey: "Su llave de acceso o llave de seguridad es la única forma configurada de confirmar su identidad, y este navegador no puede usarla aquí. Use un dispositivo que la tenga o pida ayuda a su administrador.",
+  mfaOnlyKey:
+    "Su llave de acceso o llave de seguridad es la única forma configurada de confirmar su identidad, y este navegador no puede usarla aquí. Use un dispositivo que la tenga o pida ayuda a su administrador.",
   passwordHint: "Su contraseña necesita {rules}.",
   passwordNeeds: "necesita {rules}.",
   ruleMinLength: "al menos {n} caracteres",

@@ -61,7 +61,8 @@ export const fr: Texts = {
   externalFailed: "La connexion auprès du fournisseur d'identité a échoué. Réessayez ou connectez-vous autrement.",
   externalUnreachable: "Le fournisseur d'identité est injoignable. Réessayez plus tard ou connectez-vous autrement.",
   externalCancelled: "La connexion auprès du fournisseur d'identité a été annulée.",
-  externalOtherBrowser: "Cette connexion a été commencée dans un autre navigateur, ou ses cookies ont été bloqués. Recommencez depuis l'application dans ce navigateur.",
+  externalOtherBrowser:
+    "Cette connexion a été commencée dans un autre navigateur, ou ses cookies ont été bloqués. Recommencez depuis l'application dans ce navigateur.",
   externalBack: "Retour à la connexion",
   verifyEmailTitle: "Vérifiez votre adresse e-mail",
   verifyEmailIntro: "Saisissez le code du message que nous avons envoyé à votre adresse e-mail.",
@@ -121,7 +122,8 @@ export const fr: Texts = {
   securedBy: "Sécurisé par {name}",
   or: "ou",
   skipNote: "Nous vous le redemanderons {when}.",
-  mfaOnlyKey: "Votre clé d'accès ou clé de sécurité est le seul moyen configuré pour confirmer votre identité, et ce navigateur ne peut pas l'utiliser ici. Utilisez un appareil qui la possède ou contactez votre administrateur.",
+  mfaOnlyKey:
+    "Votre clé d'accès ou clé de sécurité est le seul moyen configuré pour confirmer votre identité, et ce navigateur ne peut pas l'utiliser ici. Utilisez un appareil qui la possède ou contactez votre administrateur.",
   passwordHint: "Votre mot de passe doit contenir {rules}.",
   passwordNeeds: "il doit contenir {rules}.",
   ruleMinLength: "au moins {n} caractères",
@@ -131,7 +133,8 @@ export const fr: Texts = {
   ruleSymbol: "un symbole",
   repeatPassword: "Confirmer le mot de passe",
   errorUnknownApp: "L'application qui vous a envoyé ici n'est pas connue de ce service, ou n'est pas autorisée à connecter les personnes de cette façon.",
-  errorReturnAddress: "L'application qui vous a envoyé ici a indiqué une adresse de retour qu'elle n'a pas enregistrée : vous ne pouvez donc pas y être renvoyé.",
+  errorReturnAddress:
+    "L'application qui vous a envoyé ici a indiqué une adresse de retour qu'elle n'a pas enregistrée : vous ne pouvez donc pas y être renvoyé.",
   errorBadRequest: "L'application qui vous a envoyé ici a demandé quelque chose que ce service ne peut pas faire.",
   errorWhatNow: "Fermez cette page et recommencez dans l'application. Si le problème persiste, prévenez le support de l'application.",
   errorForDevelopers: "Pour le développeur de l'application",

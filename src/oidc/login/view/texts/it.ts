@@ -61,7 +61,8 @@ export const it: Texts = {
   externalFailed: "L'accesso tramite il provider di identità non è riuscito. Riprovi o acceda in un altro modo.",
   externalUnreachable: "Il provider di identità non è raggiungibile. Riprovi più tardi o acceda in un altro modo.",
   externalCancelled: "L'accesso presso il provider di identità è stato annullato.",
-  externalOtherBrowser: "Questo accesso è stato avviato in un altro browser, oppure i cookie sono stati bloccati. Ricominci dall'applicazione in questo browser.",
+  externalOtherBrowser:
+    "Questo accesso è stato avviato in un altro browser, oppure i cookie sono stati bloccati. Ricominci dall'applicazione in questo browser.",
   externalBack: "Torna all'accesso",
   verifyEmailTitle: "Verifica dell'indirizzo email",
   verifyEmailIntro: "Inserisca il codice del messaggio che abbiamo inviato al suo indirizzo email.",
@@ -121,7 +122,8 @@ export const it: Texts = {
   securedBy: "Protetto da {name}",
   or: "oppure",
   skipNote: "Glielo chiederemo di nuovo {when}.",
-  mfaOnlyKey: "La Sua passkey o chiave di sicurezza è l'unico modo configurato per confermare la Sua identità, e questo browser non può usarla qui. Usi un dispositivo che la possiede o si rivolga al Suo amministratore.",
+  mfaOnlyKey:
+    "La Sua passkey o chiave di sicurezza è l'unico modo configurato per confermare la Sua identità, e questo browser non può usarla qui. Usi un dispositivo che la possiede o si rivolga al Suo amministratore.",
   passwordHint: "La password deve contenere {rules}.",
   passwordNeeds: "deve contenere {rules}.",
   ruleMinLength: "almeno {n} caratteri",
@@ -131,7 +133,8 @@ export const it: Texts = {
   ruleSymbol: "un simbolo",
   repeatPassword: "Conferma della password",
   errorUnknownApp: "L'applicazione che L'ha mandata qui non è nota a questo servizio, oppure non può far accedere le persone in questo modo.",
-  errorReturnAddress: "L'applicazione che L'ha mandata qui ha indicato un indirizzo di ritorno che non ha registrato, quindi non è possibile rimandarLa all'applicazione.",
+  errorReturnAddress:
+    "L'applicazione che L'ha mandata qui ha indicato un indirizzo di ritorno che non ha registrato, quindi non è possibile rimandarLa all'applicazione.",
   errorBadRequest: "L'applicazione che L'ha mandata qui ha chiesto qualcosa che questo servizio non può fare.",
   errorWhatNow: "Chiuda questa pagina e ricominci dall'applicazione. Se succede di nuovo, lo segnali all'assistenza dell'applicazione.",
   errorForDevelopers: "Per lo sviluppatore dell'applicazione",

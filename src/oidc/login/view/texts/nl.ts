@@ -42,7 +42,8 @@ export const nl: Texts = {
   externalSignInWith: "Inloggen met {name}",
   externalAccountTitle: "Uw externe account",
   externalNotLinked: "Er is nog geen account aan uw externe account gekoppeld.",
-  externalNoAccount: "Er is geen account aan uw externe account gekoppeld en hier kan er geen worden aangemaakt of gekoppeld. Neem contact op met een beheerder.",
+  externalNoAccount:
+    "Er is geen account aan uw externe account gekoppeld en hier kan er geen worden aangemaakt of gekoppeld. Neem contact op met een beheerder.",
   externalLinkTitle: "Uw account koppelen",
   externalLinkProposal: "Een account past bij uw externe account. Voer het wachtwoord van dat account in om ze te koppelen.",
   externalLinkManual: "Log in met een bestaand account om het aan uw externe account te koppelen.",
@@ -61,7 +62,8 @@ export const nl: Texts = {
   externalFailed: "Inloggen via de identiteitsprovider is mislukt. Probeer het opnieuw of log op een andere manier in.",
   externalUnreachable: "De identiteitsprovider is niet bereikbaar. Probeer het later opnieuw of log op een andere manier in.",
   externalCancelled: "Het inloggen bij de identiteitsprovider is geannuleerd.",
-  externalOtherBrowser: "Deze aanmelding is in een andere browser begonnen, of de cookies ervan zijn geblokkeerd. Begin opnieuw vanuit de applicatie in deze browser.",
+  externalOtherBrowser:
+    "Deze aanmelding is in een andere browser begonnen, of de cookies ervan zijn geblokkeerd. Begin opnieuw vanuit de applicatie in deze browser.",
   externalBack: "Terug naar inloggen",
   verifyEmailTitle: "Bevestig uw e-mailadres",
   verifyEmailIntro: "Voer de code in uit het bericht dat we naar uw e-mailadres hebben gestuurd.",
@@ -121,7 +123,8 @@ export const nl: Texts = {
   securedBy: "Beveiligd door {name}",
   or: "of",
   skipNote: "We vragen het u {when} opnieuw.",
-  mfaOnlyKey: "Uw passkey of beveiligingssleutel is de enige ingestelde manier om te bevestigen dat u het bent, en deze browser kan hem hier niet gebruiken. Gebruik een apparaat waarop hij staat, of vraag uw beheerder om hulp.",
+  mfaOnlyKey:
+    "Uw passkey of beveiligingssleutel is de enige ingestelde manier om te bevestigen dat u het bent, en deze browser kan hem hier niet gebruiken. Gebruik een apparaat waarop hij staat, of vraag uw beheerder om hulp.",
   passwordHint: "Uw wachtwoord moet {rules} bevatten.",
   passwordNeeds: "het moet {rules} bevatten.",
   ruleMinLength: "minstens {n} tekens",
@@ -131,7 +134,8 @@ export const nl: Texts = {
   ruleSymbol: "een symbool",
   repeatPassword: "Wachtwoord bevestigen",
   errorUnknownApp: "De toepassing die u hierheen stuurde, is niet bekend bij deze dienst of mag op deze manier niemand aanmelden.",
-  errorReturnAddress: "De toepassing die u hierheen stuurde, gaf een terugkeeradres op dat ze niet heeft geregistreerd, dus u kunt er niet naar teruggestuurd worden.",
+  errorReturnAddress:
+    "De toepassing die u hierheen stuurde, gaf een terugkeeradres op dat ze niet heeft geregistreerd, dus u kunt er niet naar teruggestuurd worden.",
   errorBadRequest: "De toepassing die u hierheen stuurde, vroeg iets wat deze dienst niet kan.",
   errorWhatNow: "Sluit deze pagina en begin opnieuw in de toepassing. Blijft het gebeuren, laat het dan de support van de toepassing weten.",
   errorForDevelopers: "Voor de ontwikkelaar van de toepassing",

@@ -61,7 +61,8 @@ export const pl: Texts = {
   externalFailed: "Logowanie przez dostawcę tożsamości nie powiodło się. Spróbuj ponownie lub zaloguj się inaczej.",
   externalUnreachable: "Dostawca tożsamości jest nieosiągalny. Spróbuj później lub zaloguj się inaczej.",
   externalCancelled: "Logowanie u dostawcy tożsamości zostało anulowane.",
-  externalOtherBrowser: "To logowanie rozpoczęto w innej przeglądarce lub jej pliki cookie zostały zablokowane. Zacznij od nowa w aplikacji w tej przeglądarce.",
+  externalOtherBrowser:
+    "To logowanie rozpoczęto w innej przeglądarce lub jej pliki cookie zostały zablokowane. Zacznij od nowa w aplikacji w tej przeglądarce.",
   externalBack: "Powrót do logowania",
   verifyEmailTitle: "Potwierdź adres e-mail",
   verifyEmailIntro: "Wpisz kod z wiadomości, którą wysłaliśmy na Twój adres e-mail.",
@@ -121,7 +122,8 @@ export const pl: Texts = {
   securedBy: "Zabezpieczone przez {name}",
   or: "lub",
   skipNote: "Zapytamy ponownie {when}.",
-  mfaOnlyKey: "Klucz dostępu lub klucz bezpieczeństwa to jedyny skonfigurowany sposób potwierdzenia Twojej tożsamości, a ta przeglądarka nie może go tu użyć. Użyj urządzenia, na którym go masz, lub poproś o pomoc administratora.",
+  mfaOnlyKey:
+    "Klucz dostępu lub klucz bezpieczeństwa to jedyny skonfigurowany sposób potwierdzenia Twojej tożsamości, a ta przeglądarka nie może go tu użyć. Użyj urządzenia, na którym go masz, lub poproś o pomoc administratora.",
   passwordHint: "Hasło musi zawierać {rules}.",
   passwordNeeds: "musi zawierać {rules}.",
   ruleMinLength: "co najmniej {n} znaków",

@@ -121,7 +121,8 @@ export const pt: Texts = {
   securedBy: "Protegido por {name}",
   or: "ou",
   skipNote: "Vamos pedir de novo {when}.",
-  mfaOnlyKey: "Sua chave de acesso ou chave de segurança é a única forma configurada de confirmar sua identidade, e este navegador não pode usá-la aqui. Use um dispositivo que a tenha ou peça ajuda ao seu administrador.",
+  mfaOnlyKey:
+    "Sua chave de acesso ou chave de segurança é a única forma configurada de confirmar sua identidade, e este navegador não pode usá-la aqui. Use um dispositivo que a tenha ou peça ajuda ao seu administrador.",
   passwordHint: "Sua senha precisa de {rules}.",
   passwordNeeds: "ela precisa de {rules}.",
   ruleMinLength: "pelo menos {n} caracteres",
@@ -131,7 +132,8 @@ export const pt: Texts = {
   ruleSymbol: "um símbolo",
   repeatPassword: "Confirmar senha",
   errorUnknownApp: "O aplicativo que enviou você até aqui não é conhecido por este serviço ou não pode fazer login de pessoas desta forma.",
-  errorReturnAddress: "O aplicativo que enviou você até aqui informou um endereço de retorno que não registrou, por isso não é possível enviar você de volta a ele.",
+  errorReturnAddress:
+    "O aplicativo que enviou você até aqui informou um endereço de retorno que não registrou, por isso não é possível enviar você de volta a ele.",
   errorBadRequest: "O aplicativo que enviou você até aqui pediu algo que este serviço não pode fazer.",
   errorWhatNow: "Feche esta página e comece de novo no aplicativo. Se continuar acontecendo, avise o suporte do aplicativo.",
   errorForDevelopers: "Para o desenvolvedor do aplicativo",
