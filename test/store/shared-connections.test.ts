@@ -128,7 +128,8 @@ postgresOnly("shared connections (PostgreSQL)", () => {
     const started = performance.now();
     controller.abort();
     await expect(stuck).rejects.toThrow();
-    expect(performance.now() - started).toBeLessThan(50);
+    // At once: not when the lock goes or the statement timeout (30 s) ends; the bound leaves room for a loaded machine's scheduling.
+    expect(performance.now() - started).toBeLessThan(1_000);
     // Cancelled after the grace, not left waiting for the statement timeout (30 s here).
     await until("the statement cancelled", async () => (await waiting()).length === 0, 2_000);
     await locker!.query("rollback");
