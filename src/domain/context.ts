@@ -5,13 +5,22 @@ import type { Owner } from "./details.js";
 export type ContextType = ContextRef["type"];
 
 /**
+ * Where a membership holds: a context, or one project grant (inside the granted
+ * organization), where PROJECT_GRANT_OWNER manages the user grants made under it.
+ */
+export type MembershipContextType = ContextType | "project_grant";
+
+/**
  * A context of the hierarchy system > instance > organization: where reusable resources
  * and settings are defined and where requests act.
  */
 export type ContextRef = { type: "system" } | { type: "instance"; instanceId: string } | { type: "org"; instanceId: string; orgId: string };
 
-/** Where a request acts; permissions of enclosing contexts apply inside it. */
-export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string };
+/**
+ * Where a request acts; permissions of enclosing contexts apply inside it. A project grant
+ * lies inside the organization it was given to.
+ */
+export type Scope = { system: true } | { system?: false; instanceId: string; orgId?: string; projectGrantId?: string };
 
 export const SYSTEM_CONTEXT: ContextRef = { type: "system" };
 

@@ -1,6 +1,7 @@
 import type { Editor } from "../store/editor.js";
 
-export type OwnerKind = "system" | "instance" | "org";
+/** A project grant owns the memberships held in it. */
+export type OwnerKind = "system" | "instance" | "org" | "project_grant";
 
 export interface Owner {
   type: OwnerKind;

@@ -9,6 +9,16 @@ import { originOf, type Editor } from "../store/editor.js";
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: "client address" });
 /** The instance the request acts in, set by the tenant interceptor. */
 export const tenantKey = createContextKey<InstanceRef | undefined>(undefined, { description: "tenant" });
+/**
+ * The project grant a `ctx.projectGrantId` selected (memberships only), with the organization
+ * it was given to, set by the request-context interceptor beside that organization (orgKey).
+ */
+export const projectGrantKey = createContextKey<{ id: string; orgId: string } | undefined>(undefined, { description: "project grant" });
+/**
+ * The project grants a per-result search may show beside visibleOrgsKey's organizations:
+ * those where the caller is PROJECT_GRANT_OWNER. Set by the authorization interceptor.
+ */
+export const visibleProjectGrantsKey = createContextKey<ReadonlySet<string> | undefined>(undefined, { description: "visible project grants" });
 /** The organization an org `ctx` selected, set by the request-context interceptor. */
 export const orgKey = createContextKey<{ id: string } | undefined>(undefined, { description: "organization" });
 /**

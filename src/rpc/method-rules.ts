@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { DescField, DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { isPermission } from "../domain/authz/roles.js";
-import { isResourceKind, isReusableKind, RESOURCE_TOKENS } from "../domain/authz/resource-owners.js";
+import { isResourceKind, isReusableKind, RESOURCE_GRANTEES, RESOURCE_TOKENS } from "../domain/authz/resource-owners.js";
 import { isFeatureName } from "../domain/feature/catalog.js";
 import { ContextKind, field as fieldExt, method as methodExt, service as serviceExt } from "../../gen/platform/options/v1/options_pb.js";
 
@@ -36,14 +36,17 @@ export interface MethodRules {
   contextMember: boolean;
   /** The request field that may carry the resource's own secret instead of the permission. */
   tokenField: DescField | undefined;
+  /** Organizations the resource's project is granted to may call it too (options.proto `for_grantees`). */
+  forGrantees: boolean;
 }
 
-export type ContextKindName = "system" | "instance" | "org";
+export type ContextKindName = "system" | "instance" | "org" | "project_grant";
 
 const CONTEXT_KINDS: Record<number, ContextKindName> = {
   [ContextKind.SYSTEM]: "system",
   [ContextKind.INSTANCE]: "instance",
   [ContextKind.ORG]: "org",
+  [ContextKind.PROJECT_GRANT]: "project_grant",
 };
 
 /** The request field that selects the context, by the name the whole API uses. */
@@ -77,6 +80,7 @@ const INFRASTRUCTURE_RULES: MethodRules = {
   inOrg: false,
   contextMember: false,
   tokenField: undefined,
+  forGrantees: false,
 };
 
 /** Kinds of resource that are some user's: `self` lets that user act on them. */
@@ -117,6 +121,7 @@ function readRules(method: DescMethod): MethodRules | null {
     inOrg: own.inOrg,
     contextMember: own.contextMember,
     tokenField: own.tokenField ? stringField(method, own.tokenField, "token_field") : undefined,
+    forGrantees: own.forGrantees,
   };
 }
 
@@ -155,6 +160,8 @@ export function assertDeclared(services: readonly DescService[]): void {
       if (rules.inOrg && (rules.resource || rules.perResult || !rules.contexts.has("org"))) {
         throw new Error(`${name}: in_org is for creating in an organization context, not with resource or per_result`);
       }
+      if (rules.forGrantees && !(rules.resource && Object.hasOwn(RESOURCE_GRANTEES, rules.resource.kind)))
+        throw new Error(`${name}: for_grantees needs a resource of a project (${Object.keys(RESOURCE_GRANTEES).join(", ")})`);
       const unknown = rules.features.find((f) => !isFeatureName(f));
       if (unknown) throw new Error(`${name} names the unknown feature flag ${unknown}`);
       if (!rules.tenantless && !hasOption(method, http)) throw new Error(`${name} declares no google.api.http rule`);

@@ -28,6 +28,7 @@ import * as queuedAppends from "./migrations/0027-queued-appends.js";
 import * as failedChecksOnUsers from "./migrations/0028-failed-checks-on-users.js";
 import * as consoleClient from "./migrations/0029-console-client.js";
 import * as auditColumns from "./migrations/0030-audit-columns.js";
+import * as projectGrants from "./migrations/0031-project-grants.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   "0028-failed-checks-on-users": failedChecksOnUsers,
   "0029-console-client": consoleClient,
   "0030-audit-columns": auditColumns,
+  "0031-project-grants": projectGrants,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

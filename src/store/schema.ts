@@ -31,6 +31,7 @@ export interface Database {
   projects: ProjectTable;
   project_roles: ProjectRoleTable;
   user_grants: UserGrantTable;
+  project_grants: ProjectGrantTable;
   apps: AppTable;
   app_keys: AppKeyTable;
   signing_keys: SigningKeyTable;
@@ -209,11 +210,13 @@ interface PersonalAccessTokenTable {
 }
 
 type ContextType = "system" | "instance" | "org";
+/** Memberships hold in a context, or in one project grant (PROJECT_GRANT_OWNER). */
+type MembershipContextType = ContextType | "project_grant";
 
 export interface MembershipTable extends ProjectionColumns {
   user_id: string;
-  context_type: ContextType;
-  /** Instance or organization id; empty for the system context. */
+  context_type: MembershipContextType;
+  /** Instance, organization or project grant id; empty for the system context. */
   context_id: string;
   roles: Json<string[]>;
 }
@@ -308,13 +311,28 @@ export interface ProjectRoleTable {
   created_at: Timestamp;
 }
 
-/** Roles of a project given to a user; owned by the project's organization. */
+/**
+ * Roles of a project given to a user; owned by the project's organization, or by the granted
+ * organization when made under its project grant.
+ */
 export interface UserGrantTable extends ProjectionColumns {
   id: string;
   org_id: string;
   project_id: string;
   user_id: string;
   role_keys: Json<string[]>;
+  /** The project grant it was made under; '' for the project organization's own (migration 0031). */
+  project_grant_id: ColumnType<string, string | undefined, string>;
+}
+
+/** Roles of a project its organization (org_id) gives another organization of the instance. */
+export interface ProjectGrantTable extends ProjectionColumns {
+  id: string;
+  org_id: string;
+  project_id: string;
+  granted_org_id: string;
+  role_keys: Json<string[]>;
+  state: ColumnType<ProjectState, ProjectState | undefined, ProjectState>;
 }
 
 /** An application of a project; owned by the project's organization. */

@@ -32,6 +32,9 @@ const ORG_OWNER = [
   "project.app.read",
   "project.app.write",
   "project.app.delete",
+  "project.grant.read",
+  "project.grant.write",
+  "project.grant.delete",
   "user.grant.read",
   "user.grant.write",
   "user.grant.delete",
@@ -46,6 +49,7 @@ const ORG_OWNER_VIEWER = [
   "idp.read",
   "project.read",
   "project.app.read",
+  "project.grant.read",
   "user.grant.read",
   "events.read",
 ];

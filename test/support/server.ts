@@ -26,8 +26,10 @@ export interface TestServer {
   /** A machine user with the given memberships and a fresh token, in the given instance. */
   createUser(opts: {
     instanceId?: string;
-    roles?: { context: "system" | "instance" | "org"; contextId?: string; roles: string[] }[];
+    roles?: { context: "system" | "instance" | "org" | "project_grant"; contextId?: string; roles: string[] }[];
     expiresAt?: Date;
+    /** The user's organization; the instance's default organization when absent. */
+    orgId?: string;
   }): Promise<{ userId: string; token: string }>;
   /** Another instance, reachable at http://<domain>:<port>. */
   createInstance(domain: string): Promise<{ instanceId: string; orgId: string; adminToken: string; baseUrl: string }>;
@@ -94,11 +96,15 @@ export async function startTestServer(
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
-    async createUser({ instanceId = instance.id, roles = [], expiresAt = new Date(Date.now() + 3600_000) }) {
+    async createUser({ instanceId = instance.id, roles = [], expiresAt = new Date(Date.now() + 3600_000), orgId }) {
       return write(async (tx) => {
         const actor: Actor = { instanceId, userId: "test" };
         const org = await tx.selectFrom("instances").select("default_org_id").where("id", "=", instanceId).executeTakeFirstOrThrow();
-        const user = await addMachineUser(tx, actor, { orgId: org.default_org_id, username: `user-${Math.random().toString(36).slice(2)}`, name: "test" });
+        const user = await addMachineUser(tx, actor, {
+          orgId: orgId ?? org.default_org_id,
+          username: `user-${Math.random().toString(36).slice(2)}`,
+          name: "test",
+        });
         for (const r of roles) {
           await addMembership(
             tx,

@@ -25,7 +25,7 @@ const WRITTEN = [
     "instance.default.org.set",
   ],
   ...["instance.domain.added", "instance.domain.primary.set", "instance.domain.removed"],
-  ...["system", "instance", "org"].flatMap((c) => [`${c}.member.added`, `${c}.member.changed`, `${c}.member.removed`]),
+  ...["system", "instance", "org", "project_grant"].flatMap((c) => [`${c}.member.added`, `${c}.member.changed`, `${c}.member.removed`]),
   ...["org.added", "org.changed", "org.deactivated", "org.reactivated", "org.removed"],
   ...["org.domain.added", "org.domain.primary.set", "org.domain.removed", "org.domain.validation.generated", "org.domain.verified"],
   ...[
@@ -37,6 +37,12 @@ const WRITTEN = [
     "project.role.added",
     "project.role.changed",
     "project.role.removed",
+    "project.grant.added",
+    "project.grant.changed",
+    "project.grant.cascade.changed",
+    "project.grant.deactivated",
+    "project.grant.reactivated",
+    "project.grant.removed",
   ],
   ...["smtp_provider", "sms_provider"].flatMap((p) =>
     ["added", "changed", "removed", "activated", "deactivated", "signing_key.regenerated"].map((e) => `${p}.${e}`),

@@ -24,6 +24,8 @@ export interface AppParty {
   clientId: string;
   appId: string;
   projectId: string;
+  /** The project's project_role_check: only users with a grant on it sign in to its applications. */
+  roleCheck: boolean;
   orgId: string;
   config: AppConfig;
   secretHash: string | null;
@@ -36,7 +38,7 @@ export async function appParty(db: Db, instanceId: string, clientId: string): Pr
     .selectFrom("apps as a")
     .innerJoin("projects as p", (j) => j.onRef("p.instance_id", "=", "a.instance_id").onRef("p.id", "=", "a.project_id"))
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "a.instance_id").onRef("o.id", "=", "a.org_id"))
-    .select(["a.id", "a.client_id", "a.project_id", "a.org_id", "a.type", "a.config", "a.secret_hash"])
+    .select(["a.id", "a.client_id", "a.project_id", "a.org_id", "a.type", "a.config", "a.secret_hash", "p.role_check"])
     .where("a.instance_id", "=", instanceId)
     .where("a.client_id", "=", clientId)
     .where("a.state", "=", "active")
@@ -62,6 +64,7 @@ export async function appParty(db: Db, instanceId: string, clientId: string): Pr
     clientId: row.client_id,
     appId: row.id,
     projectId: row.project_id,
+    roleCheck: row.role_check,
     orgId: row.org_id,
     config,
     secretHash: row.secret_hash,

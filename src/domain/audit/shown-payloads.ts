@@ -3,7 +3,7 @@ import type { HttpSettings, SmtpSettings, TwilioSettings } from "../notification
 import type { ProjectSpec, RoleSpec } from "../project/commands.js";
 import type { TargetSpec } from "../action/target/model.js";
 import type { Profile } from "../user/model.js";
-import type { ContextType } from "../context.js";
+import type { MembershipContextType } from "../context.js";
 import type { PasswordPolicyJson } from "../user/password-policy.js";
 import type { UserUpdate } from "../../store/schema.js";
 import { FEATURE_DEFAULTS } from "../feature/catalog.js";
@@ -107,7 +107,7 @@ const IDP_CONFIG = under("config", [
 const PROJECT = ["name", "roleAssertion", "roleCheck"] as const satisfies readonly (keyof ProjectSpec)[];
 const ROLE = ["key", "displayName", "group"] as const satisfies readonly (keyof RoleSpec)[];
 
-const MEMBERSHIP_CONTEXTS = ["system", "instance", "org"] as const satisfies readonly ContextType[];
+const MEMBERSHIP_CONTEXTS = ["system", "instance", "org", "project_grant"] as const satisfies readonly MembershipContextType[];
 const PROVIDER_AGGREGATES = ["smtp_provider", "sms_provider"] as const;
 const WEBAUTHN_KINDS = ["passkey", "u2f"] as const;
 
@@ -187,6 +187,12 @@ const SHOWN_BY_TYPE: Record<string, readonly string[]> = {
   "project.role.added": ROLE,
   "project.role.changed": ROLE,
   "project.role.removed": ["key"],
+  "project.grant.added": ["projectId", "grantedOrgId", "roleKeys"],
+  "project.grant.changed": ["roleKeys"],
+  "project.grant.cascade.changed": ["roleKeys"],
+  "project.grant.deactivated": [],
+  "project.grant.reactivated": [],
+  "project.grant.removed": ["projectId", "grantedOrgId"],
 
   ...Object.fromEntries(
     PROVIDER_AGGREGATES.flatMap((aggregate) => [
@@ -257,7 +263,7 @@ const SHOWN_BY_TYPE: Record<string, readonly string[]> = {
   "user.metadata.removed": ["key"],
   "user.idp.link.added": ["idpId", "externalUserId", "externalUsername"],
   "user.idp.link.removed": ["idpId", "externalUserId"],
-  "user.grant.added": ["projectId", "userId", "roleKeys"],
+  "user.grant.added": ["projectId", "userId", "roleKeys", "projectGrantId"],
   "user.grant.changed": ["roleKeys"],
   "user.grant.cascade.changed": ["roleKeys"],
   "user.grant.removed": [],

@@ -1,8 +1,8 @@
-import type { ContextRef, ContextType, Scope } from "../context.js";
+import type { ContextRef, MembershipContextType, Scope } from "../context.js";
 import { ROLES, permissionsOf, type RoleName } from "./roles.js";
 
 export interface Grant {
-  contextType: ContextType;
+  contextType: MembershipContextType;
   contextId: string;
   permissions: Set<string>;
 }
@@ -19,12 +19,17 @@ export interface Principal {
   client?: string;
 }
 
-/** The scope a membership's roles hold in: the system, its instance, or one organization of it. */
-export function scopeOf(contextType: ContextType, contextId: string, instanceId: string): Scope {
-  return contextType === "system" ? { system: true } : { instanceId, ...(contextType === "org" && { orgId: contextId }) };
+/**
+ * The scope a membership's roles hold in: the system, its instance, one organization of it,
+ * or one project grant (inside `grantedOrgId`, the organization it was given to).
+ */
+export function scopeOf(contextType: MembershipContextType, contextId: string, instanceId: string, grantedOrgId?: string): Scope {
+  if (contextType === "system") return { system: true };
+  if (contextType === "project_grant") return { instanceId, orgId: grantedOrgId ?? "", projectGrantId: contextId };
+  return { instanceId, ...(contextType === "org" && { orgId: contextId }) };
 }
 
-export function grantsFrom(memberships: { context_type: ContextType; context_id: string; roles: string[] }[]): Grant[] {
+export function grantsFrom(memberships: { context_type: MembershipContextType; context_id: string; roles: string[] }[]): Grant[] {
   return memberships.map((m) => ({
     contextType: m.context_type,
     contextId: m.context_id,
@@ -63,8 +68,19 @@ export function hasPermission(principal: Principal, permission: string, scope: S
     if (!grant.permissions.has(permission)) return false;
     if (grant.contextType === "system") return true;
     if (scope.system || principal.instanceId !== scope.instanceId) return false;
+    if (grant.contextType === "project_grant") return grant.contextId === scope.projectGrantId;
     return grant.contextType === "instance" ? grant.contextId === scope.instanceId : grant.contextId === scope.orgId;
   });
+}
+
+/** The project grants of an instance where the caller holds a permission by a PROJECT_GRANT_OWNER membership. */
+export function projectGrantsWith(principal: Principal, permission: string, instanceId: string): Set<string> {
+  const grants = new Set<string>();
+  if (principal.instanceId !== instanceId) return grants;
+  for (const grant of principal.grants) {
+    if (grant.contextType === "project_grant" && grant.permissions.has(permission)) grants.add(grant.contextId);
+  }
+  return grants;
 }
 
 /**
@@ -84,7 +100,7 @@ export function organizationsWith(principal: Principal, permission: string, inst
 /** Whether the caller holds a permission anywhere in an instance: who may learn what exists there. */
 export function holdsAnywhere(principal: Principal, permission: string, instanceId: string): boolean {
   const where = organizationsWith(principal, permission, instanceId);
-  return where === "all" || where.size > 0;
+  return where === "all" || where.size > 0 || projectGrantsWith(principal, permission, instanceId).size > 0;
 }
 
 /**

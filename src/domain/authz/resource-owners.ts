@@ -6,7 +6,8 @@ import { orgOfUser } from "../user/queries.js";
 import type { ContextRef } from "../context.js";
 import { idpOwner } from "../idp/queries.js";
 import { orgOfProject } from "../project/queries.js";
-import { orgOfUserGrant } from "../grant/queries.js";
+import { ownerOfUserGrant } from "../grant/queries.js";
+import { granteeOfProjectGrant, granteesOfProject, orgOfProjectGrant, type Grantee } from "../project-grant/queries.js";
 import { orgOfApp } from "../app/queries.js";
 import { holdsSessionToken, sessionOwner } from "../session/queries.js";
 
@@ -16,6 +17,8 @@ export interface ResourceOwner {
   orgId?: string;
   /** The user the resource is of (a user itself, a session's user): who may act on it as "self". */
   userId?: string;
+  /** The project grant it was made under (a user grant): where PROJECT_GRANT_OWNER acts. */
+  projectGrantId?: string;
 }
 
 type OwnerLookup = (db: Db, instanceId: string, key: string) => Promise<ResourceOwner | undefined>;
@@ -43,7 +46,11 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
   },
   session: sessionOwner,
   project: inOrg(orgOfProject),
-  user_grant: inOrg(orgOfUserGrant),
+  user_grant: async (db, instanceId, id) => {
+    const owner = await ownerOfUserGrant(db, instanceId, id);
+    return owner && { instanceId, orgId: owner.orgId, ...(owner.projectGrantId && { projectGrantId: owner.projectGrantId }) };
+  },
+  project_grant: inOrg(orgOfProjectGrant),
   app: inOrg(orgOfApp),
   instance: async (db, _instanceId, id) => ((await instanceById(db, id)) ? { instanceId: id } : undefined),
 };
@@ -54,7 +61,17 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
  * lookup may be cached. Not domains, which move between organizations, nor sessions, which
  * gain their user with a check.
  */
-export const FIXED_OWNER_KINDS: ReadonlySet<string> = new Set(["organization", "user", "project", "user_grant", "app", "instance"]);
+export const FIXED_OWNER_KINDS: ReadonlySet<string> = new Set(["organization", "user", "project", "user_grant", "project_grant", "app", "instance"]);
+
+/**
+ * The organizations a resource of a project is granted to, for methods declared
+ * `for_grantees` (options.proto): those may act on it from their own organization. Every
+ * change of a project grant advances the access epoch, so a lookup may be cached like an owner.
+ */
+export const RESOURCE_GRANTEES: Record<string, (db: Db, instanceId: string, key: string) => Promise<Grantee[]>> = {
+  project: granteesOfProject,
+  project_grant: granteeOfProjectGrant,
+};
 
 /**
  * Reusable resources (spec §1): defined in the system, an instance or an organization, and

@@ -1,4 +1,4 @@
-import type { ContextType } from "../context.js";
+import type { MembershipContextType } from "../context.js";
 
 /** Every permission a method may declare; method-rules.ts refuses any other. */
 export const PERMISSIONS = [
@@ -37,6 +37,9 @@ export const PERMISSIONS = [
   "project.app.read",
   "project.app.write",
   "project.app.delete",
+  "project.grant.read",
+  "project.grant.write",
+  "project.grant.delete",
   "user.grant.read",
   "user.grant.write",
   "user.grant.delete",
@@ -52,7 +55,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 interface RoleDefinition {
   /** The only context a membership may grant this role in. */
-  context: ContextType;
+  context: MembershipContextType;
   permissions: readonly Permission[];
 }
 
@@ -79,6 +82,9 @@ const orgOwner: readonly Permission[] = [
   "project.app.read",
   "project.app.write",
   "project.app.delete",
+  "project.grant.read",
+  "project.grant.write",
+  "project.grant.delete",
   "user.grant.read",
   "user.grant.write",
   "user.grant.delete",
@@ -101,6 +107,9 @@ export const ROLES = {
   // The machine user behind a login UI of its own: it signs people in through sessions, and
   // reads the users it shows.
   LOGIN_CLIENT: { context: "instance", permissions: ["session.read", "session.write", "session.delete", "session.link", "user.read"] },
+  // A user of an organization a project was granted to, who gives the grant's roles to that
+  // organization's users: the user grants made under that one project grant, nothing else.
+  PROJECT_GRANT_OWNER: { context: "project_grant", permissions: ["user.grant.read", "user.grant.write", "user.grant.delete"] },
 } as const satisfies Record<string, RoleDefinition>;
 
 export type RoleName = keyof typeof ROLES;

@@ -6,6 +6,8 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
 import { projectRowForUpdate, unknownRoleKeys } from "../project/rows.js";
+import type { ProjectGrantRow } from "../project-grant/model.js";
+import { projectGrantForShare } from "../project-grant/rows.js";
 import { AGGREGATE, grantDetails, type UserGrantRow } from "./model.js";
 
 /** Role keys are kept sorted and once each: equal sets compare equal. */
@@ -16,31 +18,61 @@ async function requireRoles(tx: Tx, instanceId: string, projectId: string, keys:
   if (unknown.length > 0) throw failedPrecondition(`project ${projectId} has no role ${unknown.map((k) => `"${k}"`).join(", ")}; add it to the project first`);
 }
 
+/** Keys a project grant does not give among `keys`: FailedPrecondition naming them. */
+function requireGranted(grant: ProjectGrantRow, keys: readonly string[]): void {
+  const given = new Set(grant.role_keys);
+  const missing = keys.filter((k) => !given.has(k));
+  if (missing.length > 0) {
+    throw failedPrecondition(
+      `project grant ${grant.id} gives organization ${grant.granted_org_id} no role ${missing.map((k) => `"${k}"`).join(", ")}; only ${
+        grant.role_keys.length > 0 ? grant.role_keys.map((k) => `"${k}"`).join(", ") : "none"
+      }`,
+    );
+  }
+}
+
 /**
  * Gives a user of the instance roles of a project; the grant belongs to the project's
- * organization. The project and the user are share-locked: a concurrent removal of either,
- * or of one of the roles, waits and then takes this grant into account.
+ * organization. Made by an organization the project is granted to (`byOrg`, which the
+ * request acts for), it gives one of that organization's own users roles of its active
+ * project grant, and belongs to that organization. The project, the project grant and the
+ * user are share-locked: a concurrent removal of any of them, or of one of the roles, waits
+ * and then takes this grant into account.
  */
-export async function addUserGrant(tx: Tx, actor: Actor, projectId: string, input: { userId: string; roleKeys: string[] }): Promise<ObjectDetails> {
+export async function addUserGrant(
+  tx: Tx,
+  actor: Actor,
+  projectId: string,
+  input: { userId: string; roleKeys: string[] },
+  byOrg?: string,
+): Promise<ObjectDetails> {
   const project = await projectRowForUpdate(tx, actor.instanceId, projectId, "share");
-  await requireExisting(tx, "users", actor.instanceId, input.userId);
+  const projectGrant =
+    byOrg !== undefined && byOrg !== project.org_id ? await projectGrantForShare(tx, actor.instanceId, { projectId, grantedOrgId: byOrg }) : undefined;
+  if (projectGrant && projectGrant.state !== "active") throw failedPrecondition(`project grant ${projectGrant.id} is deactivated; reactivate it first`);
+  const userOrg = await requireExisting(tx, "users", actor.instanceId, input.userId);
+  // Another organization's users are not the granted organization's to see: as if absent.
+  if (projectGrant && userOrg !== projectGrant.granted_org_id) throw notFound(`user ${input.userId} not found in organization ${projectGrant.granted_org_id}`);
   const roleKeys = normalized(input.roleKeys);
   await requireRoles(tx, actor.instanceId, projectId, roleKeys);
+  if (projectGrant) requireGranted(projectGrant, roleKeys);
+  const orgId = projectGrant ? projectGrant.granted_org_id : project.org_id;
   const id = newId();
   const appended = await appendEvents(
     tx,
-    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: project.org_id },
+    { instanceId: actor.instanceId, type: AGGREGATE, id, orgId },
     0,
-    [{ type: "user.grant.added", payload: { projectId, userId: input.userId, roleKeys } }],
+    [{ type: "user.grant.added", payload: { projectId, userId: input.userId, roleKeys, ...(projectGrant && { projectGrantId: projectGrant.id }) } }],
     actor,
   );
   const row = {
     instance_id: actor.instanceId,
     id,
-    org_id: project.org_id,
+    org_id: orgId,
     project_id: projectId,
     user_id: input.userId,
     role_keys: JSON.stringify(roleKeys),
+    project_grant_id: projectGrant?.id ?? "",
     ...createdBy(appended),
   };
   await tx.insertInto("user_grants").values(row).execute();
@@ -58,7 +90,12 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
   // The project before the grant, in the order removals of roles and projects lock them
   // (project, then its grants): the opposite order deadlocks with them. A grant's project
   // never changes, so reading it unlocked first is safe.
-  const seen = await tx.selectFrom("user_grants").select("project_id").where("instance_id", "=", actor.instanceId).where("id", "=", id).executeTakeFirst();
+  const seen = await tx
+    .selectFrom("user_grants")
+    .select(["project_id", "project_grant_id"])
+    .where("instance_id", "=", actor.instanceId)
+    .where("id", "=", id)
+    .executeTakeFirst();
   if (!seen) throw notFound(`user grant ${id} not found`);
   const project = await tx
     .selectFrom("projects")
@@ -68,10 +105,13 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
     .forShare()
     .executeTakeFirst();
   if (!project) throw notFound(`user grant ${id} not found`);
+  // Then its project grant, in the order a change of the project grant locks them.
+  const projectGrant = seen.project_grant_id ? await projectGrantForShare(tx, actor.instanceId, { id: seen.project_grant_id }) : undefined;
   const current = await grantRowForUpdate(tx, actor.instanceId, id);
   const keys = normalized(roleKeys);
   if (JSON.stringify(keys) === JSON.stringify(normalized(current.role_keys))) return grantDetails(current);
   await requireRoles(tx, actor.instanceId, current.project_id, keys);
+  if (projectGrant) requireGranted(projectGrant, keys);
   return changeGrant(tx, actor, current, "user.grant.changed", keys);
 }
 
@@ -99,16 +139,22 @@ export async function removeUserGrant(tx: Tx, actor: Actor, id: string): Promise
 }
 
 /**
- * Part of removing a role (the project is locked for update): every grant that gives it
- * loses it, each with an event of its own, so that a grant's sequence counts every change.
+ * Part of removing roles from a project (the project is locked for update) or from a project
+ * grant (the grant is): every user grant there that gives one loses it, each with an event of
+ * its own, so that a grant's sequence counts every change.
  */
-export async function cascadeRoleRemoval(tx: Tx, actor: Actor, projectId: string, key: string): Promise<void> {
-  const affected = await tx
-    .selectFrom("user_grants")
-    .selectAll()
-    .where("instance_id", "=", actor.instanceId)
-    .where("project_id", "=", projectId)
-    .where(sql<boolean>`role_keys @> ${JSON.stringify([key])}::jsonb`)
+export async function cascadeRolesRemoval(
+  tx: Tx,
+  actor: Actor,
+  under: { projectId: string } | { projectGrantId: string },
+  keys: readonly string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  const gone = new Set(keys);
+  let query = tx.selectFrom("user_grants").selectAll().where("instance_id", "=", actor.instanceId);
+  query = "projectId" in under ? query.where("project_id", "=", under.projectId) : query.where("project_grant_id", "=", under.projectGrantId);
+  const affected = await query
+    .where((eb) => eb.or(keys.map((key) => sql<boolean>`role_keys @> ${JSON.stringify([key])}::jsonb`)))
     .forUpdate()
     .execute();
   for (const grant of affected) {
@@ -117,7 +163,7 @@ export async function cascadeRoleRemoval(tx: Tx, actor: Actor, projectId: string
       actor,
       grant,
       "user.grant.cascade.changed",
-      grant.role_keys.filter((k) => k !== key),
+      grant.role_keys.filter((k) => !gone.has(k)),
     );
   }
 }

@@ -12,6 +12,8 @@ export interface UserGrantView {
   userId: string;
   roleKeys: string[];
   userOrgId: string;
+  /** The project grant it was made under; '' when the project's organization made it. */
+  projectGrantId: string;
 }
 
 export function grantDetails(row: Pick<UserGrantRow, "id" | "org_id" | "sequence" | "change_date">): ObjectDetails {
@@ -19,5 +21,12 @@ export function grantDetails(row: Pick<UserGrantRow, "id" | "org_id" | "sequence
 }
 
 export function grantView(row: UserGrantRow & { user_org_id: string }): UserGrantView {
-  return { details: grantDetails(row), projectId: row.project_id, userId: row.user_id, roleKeys: [...row.role_keys].sort(), userOrgId: row.user_org_id };
+  return {
+    details: grantDetails(row),
+    projectId: row.project_id,
+    userId: row.user_id,
+    roleKeys: [...row.role_keys].sort(),
+    userOrgId: row.user_org_id,
+    projectGrantId: row.project_grant_id,
+  };
 }

@@ -172,6 +172,7 @@ const INSTANCE_TABLES = [
   "executions",
   "targets",
   "user_grants",
+  "project_grants",
   "signing_keys",
   "oidc_payloads",
   "app_keys",

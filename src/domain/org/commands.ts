@@ -9,6 +9,7 @@ import { claimGeneratedDomain, recordGeneratedDomain } from "../org-domain/comma
 import { removeOrgUsers } from "../user/commands.js";
 import { removeOrgIdps } from "../idp/commands.js";
 import { removeProjectsWhere } from "../project/commands.js";
+import { removeProjectGrantsWhere } from "../project-grant/commands.js";
 import { removeContextSettings } from "../settings/rows.js";
 import { AGGREGATE } from "./model.js";
 import { orgRowForUpdate } from "./row-lock.js";
@@ -54,7 +55,7 @@ export async function setOrgState(tx: Tx, actor: Actor, id: string, state: "acti
 
 /**
  * Removes the organization and, in the same transaction, its projects with their roles and
- * grants, its domains, its users with their memberships, credentials and grants, every
+ * grants, the project grants given to it, its domains, its users with their memberships, credentials and grants, every
  * membership in it, its identity providers and policies, and its settings. One org.removed
  * event stands for all of it, as a replay of the removal would remove them too, except the
  * users: each gets its user.removed event (event executions on it hear of every user gone).
@@ -71,6 +72,8 @@ export async function removeOrg(tx: Tx, actor: Actor, id: string): Promise<Objec
   );
   // Projects before users: grant creations lock the project, then the user, and so does this.
   await removeProjectsWhere(tx, actor.instanceId, "org_id", id);
+  // Then the grants of other organizations' projects to it, with what was made under them.
+  await removeProjectGrantsWhere(tx, actor.instanceId, "granted_org_id", id);
   await removeOrgUsers(tx, actor, id);
   await tx.deleteFrom("memberships").where("instance_id", "=", actor.instanceId).where("context_type", "=", "org").where("context_id", "=", id).execute();
   await tx.deleteFrom("org_domains").where("instance_id", "=", actor.instanceId).where("org_id", "=", id).execute();

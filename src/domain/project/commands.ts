@@ -6,7 +6,8 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { refuseConsoleChange } from "../app/console-guard.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { requireActiveOrg } from "../existence.js";
-import { cascadeRoleRemoval } from "../grant/commands.js";
+import { cascadeRolesRemoval } from "../grant/commands.js";
+import { cascadeRoleRemovalToProjectGrants, removeProjectGrantsWhere } from "../project-grant/commands.js";
 import { projectRowForUpdate } from "./rows.js";
 
 export interface ProjectSpec {
@@ -126,11 +127,13 @@ export async function removeProject(tx: Tx, actor: Actor, id: string): Promise<O
   return projectDetails({ ...current, sequence: appended.sequence, change_date: appended.createdAt });
 }
 
-/** Part of removing projects (one, or an organization's): their grants, applications, roles and rows. */
+/** Part of removing projects (one, or an organization's): their project grants, user grants, applications, roles and rows. */
 export async function removeProjectsWhere(tx: Tx, instanceId: string, column: "id" | "org_id", value: string): Promise<void> {
   const projects = tx.selectFrom("projects").select("id").where("instance_id", "=", instanceId).where(column, "=", value);
   // Locked first: a grant being created (holding a share lock on its project) is removed too.
   await projects.forUpdate().execute();
+  // A project grant's org_id is its project's: an organization's projects' grants are its own.
+  await removeProjectGrantsWhere(tx, instanceId, column === "id" ? "project_id" : "org_id", value);
   await tx.deleteFrom("user_grants").where("instance_id", "=", instanceId).where("project_id", "in", projects).execute();
   const apps = tx.selectFrom("apps").select("id").where("instance_id", "=", instanceId).where("project_id", "in", projects);
   await tx.deleteFrom("app_keys").where("instance_id", "=", instanceId).where("app_id", "in", apps).execute();
@@ -194,13 +197,14 @@ export async function patchProjectRole(
   return roleView({ ...role, ...set }, updated).details;
 }
 
-/** Removes a role and takes it out of every user grant that gives it, each with its own event. */
+/** Removes a role and takes it out of every project grant and user grant that gives it, each with its own event. */
 export async function removeProjectRole(tx: Tx, actor: Actor, projectId: string, key: string): Promise<ObjectDetails> {
   const current = await projectRowForUpdate(tx, actor.instanceId, projectId);
   const role = await findRole(tx, actor.instanceId, projectId, key);
   if (!role) throw notFound(`project ${projectId} has no role "${key}"`);
   const updated = await changeProject(tx, actor, current, { type: "project.role.removed", payload: { key } });
   await tx.deleteFrom("project_roles").where("instance_id", "=", actor.instanceId).where("project_id", "=", projectId).where("key", "=", key).execute();
-  await cascadeRoleRemoval(tx, actor, projectId, key);
+  await cascadeRoleRemovalToProjectGrants(tx, actor, projectId, key);
+  await cascadeRolesRemoval(tx, actor, { projectId }, [key]);
   return roleView(role, updated).details;
 }

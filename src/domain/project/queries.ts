@@ -22,14 +22,29 @@ export interface ProjectSearch {
   filters: ProjectFilter[];
   sort: "id" | "created_at" | "change_date" | "name";
   page: Page;
-  /** Only these organizations' projects (an organization ctx, or what the caller may read). */
+  /** Only these organizations' projects and those granted to them (an organization ctx, or what the caller may read). */
   within?: ReadonlySet<string>;
 }
 
 /** Filters are combined with AND; ties of the sort column are broken by id. */
 export async function searchProjects(db: Db, instanceId: string, search: ProjectSearch) {
   let query = db.selectFrom("projects").where("projects.instance_id", "=", instanceId);
-  if (search.within) query = query.where("projects.org_id", "in", [...search.within, ""]);
+  const within = search.within && [...search.within, ""];
+  if (within) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("projects.org_id", "in", within),
+        eb.exists(
+          eb
+            .selectFrom("project_grants as pg")
+            .select("pg.id")
+            .whereRef("pg.instance_id", "=", "projects.instance_id")
+            .whereRef("pg.project_id", "=", "projects.id")
+            .where("pg.granted_org_id", "in", within),
+        ),
+      ]),
+    );
+  }
   for (const filter of search.filters) {
     if ("ids" in filter) query = query.where((eb) => eb("projects.id", "=", eb.fn.any(eb.val(filter.ids))));
     else if ("name" in filter) query = query.where((eb) => textMatches(eb, eb.ref("projects.name"), filter.name.match, filter.name.value));

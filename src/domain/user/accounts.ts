@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../store/db.js";
-import type { RoleGrant } from "../grant/queries.js";
+import { UNDER_ACTIVE_PROJECT_GRANT, type RoleGrant } from "../grant/queries.js";
 
 /** The user behind a token, when the user and its organization are active. */
 export interface Account {
@@ -51,6 +51,7 @@ export async function activeAccountWithGrants(
           from user_grants g
           join projects p on p.instance_id = g.instance_id and p.id = g.project_id
           where g.instance_id = u.instance_id and g.user_id = u.id and g.project_id in (${sql.join(projectIds)}) and p.state = 'active'
+            and ${sql.raw(UNDER_ACTIVE_PROJECT_GRANT)}
         ), '[]'::json)`;
   const row = await db
     .selectFrom("users as u")

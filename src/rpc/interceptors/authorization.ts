@@ -2,12 +2,13 @@ import { isFieldSet, type Message } from "@bufbuild/protobuf";
 import type { Interceptor, StreamRequest, UnaryRequest } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { AccessCache } from "../../cache/access-cache.js";
-import { belongsTo, hasPermission, holdsAnywhere, organizationsWith } from "../../domain/authz/principal.js";
-import { FIXED_OWNER_KINDS, RESOURCE_OWNERS, RESOURCE_TOKENS, type ResourceOwner } from "../../domain/authz/resource-owners.js";
+import { belongsTo, hasPermission, holdsAnywhere, organizationsWith, projectGrantsWith, type Principal } from "../../domain/authz/principal.js";
+import { FIXED_OWNER_KINDS, RESOURCE_GRANTEES, RESOURCE_OWNERS, RESOURCE_TOKENS, type ResourceOwner } from "../../domain/authz/resource-owners.js";
+import type { Grantee } from "../../domain/project-grant/queries.js";
 import { notFound, permissionDenied } from "../../domain/errors.js";
 import { defaultOrgId } from "../../domain/instance/queries.js";
 import type { Store } from "../../store/database.js";
-import { askedContext, orgKey, principalKey, selfOnlyKey, systemKey, tenantKey, visibleOrgsKey } from "../context.js";
+import { askedContext, orgKey, principalKey, projectGrantKey, selfOnlyKey, systemKey, tenantKey, visibleOrgsKey, visibleProjectGrantsKey } from "../context.js";
 import { AUTHENTICATED, PUBLIC, requireRules, type MethodRules } from "../method-rules.js";
 import { authorizeReusable } from "./reusable-resources.js";
 
@@ -27,6 +28,29 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
   const ownerOf = (req: UnaryRequest | StreamRequest, kind: string, instanceId: string, key: string) => {
     const load = () => RESOURCE_OWNERS[kind]!(store.forRequest(req.signal).db, instanceId, key);
     return FIXED_OWNER_KINDS.has(kind) ? owners.get(`${kind} ${instanceId} ${key}`, load) : load();
+  };
+  const grantees = new AccessCache<string, Grantee[]>(access, 30_000);
+  const granteesOf = (req: UnaryRequest | StreamRequest, kind: string, instanceId: string, key: string) =>
+    grantees.get(`${kind} ${instanceId} ${key}`, () => RESOURCE_GRANTEES[kind]!(store.forRequest(req.signal).db, instanceId, key));
+  /**
+   * For `for_grantees` methods: the organization the project is granted to that the request
+   * acts for, when it does not act for the owner: the one its ctx selected, else one where
+   * the caller holds the permission (there or in the grant). Undefined: the owner's rules apply.
+   */
+  const actingGrantee = async (
+    req: UnaryRequest | StreamRequest,
+    principal: Principal,
+    permission: string,
+    found: ResourceOwner,
+    key: string,
+    selected?: string,
+  ) => {
+    const rules = requireRules(req.method);
+    if (!rules.forGrantees || !rules.resource) return undefined;
+    const ownerScope = { instanceId: found.instanceId, ...(found.orgId !== undefined && { orgId: found.orgId }) };
+    if (selected === undefined ? hasPermission(principal, permission, ownerScope) : selected === found.orgId) return undefined;
+    const all = await granteesOf(req, rules.resource.kind, found.instanceId, key);
+    return (all ?? []).find((g) => (selected === undefined ? hasPermission(principal, permission, granteeScope(found.instanceId, g)) : g.orgId === selected));
   };
   return (next) => async (req) => {
     const rules = requireRules(req.method);
@@ -53,6 +77,7 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
     let instanceId = tenant.id;
     let orgId = selected;
     let owner: ResourceOwner | undefined;
+    let projectGrantId = req.contextValues.get(projectGrantKey)?.id;
 
     if (rules.resource) {
       const key = (req.message as unknown as Record<string, string>)[rules.resource.field.localName]!;
@@ -61,9 +86,10 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
         // Allowed on whatever it is: validation and the handler give the precise answer.
         return next(req);
       }
+      const grantee = found && found.instanceId === tenant.id ? await actingGrantee(req, principal, rules.permission, found, key, selected) : undefined;
       const visible =
         found !== undefined &&
-        (selected === undefined || found.orgId === selected) &&
+        (selected === undefined || found.orgId === selected || grantee !== undefined) &&
         // Another instance exists only for who may act in it: system members.
         (found.instanceId === tenant.id || hasPermission(principal, rules.permission, found));
       if (!visible) {
@@ -71,11 +97,19 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
         if (!holdsAnywhere(principal, rules.permission, tenant.id)) throw denied();
         throw notFound(`${rules.resource.kind} ${key} not found`);
       }
+      if (grantee) {
+        // Acting for the granted organization: its permission, there or in the grant, and the
+        // handler acts for it (actingOrg).
+        if (!hasPermission(principal, rules.permission, granteeScope(tenant.id, grantee))) throw denied();
+        req.contextValues.set(orgKey, { id: grantee.orgId });
+        return next(req);
+      }
       const token = rules.tokenField && (req.message as unknown as Record<string, string>)[rules.tokenField.localName];
       if (token && (await RESOURCE_TOKENS[rules.resource.kind]!(store.forRequest(req.signal).db, found.instanceId, key, token))) return next(req);
       owner = found;
       instanceId = found.instanceId;
       orgId = found.orgId;
+      projectGrantId = found.projectGrantId;
     }
 
     if (rules.inOrg && orgId === undefined) {
@@ -93,16 +127,23 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
 
     if (rules.perResult && orgId === undefined) {
       const visible = organizationsWith(principal, rules.permission, tenant.id);
-      if (visible !== "all" && visible.size === 0) throw denied();
+      const grants = visible === "all" ? new Set<string>() : projectGrantsWith(principal, rules.permission, tenant.id);
+      if (visible !== "all" && visible.size === 0 && grants.size === 0) throw denied();
       if (visible !== "all") req.contextValues.set(visibleOrgsKey, visible);
+      if (grants.size > 0) req.contextValues.set(visibleProjectGrantsKey, grants);
       return next(req);
     }
-    if (!hasPermission(principal, rules.permission, { instanceId, ...(orgId !== undefined && { orgId }) })) {
+    if (!hasPermission(principal, rules.permission, { instanceId, ...(orgId !== undefined && { orgId }), ...(projectGrantId && { projectGrantId }) })) {
       if (!(rules.self && principal.instanceId === tenant.id && owner?.userId === principal.userId)) throw denied();
       actOnSelf(req, rules);
     }
     return next(req);
   };
+}
+
+/** Where a granted organization acts on a project: in the organization, and in its grant. */
+function granteeScope(instanceId: string, grantee: Grantee) {
+  return { instanceId, orgId: grantee.orgId, projectGrantId: grantee.projectGrantId };
 }
 
 /** The caller acts on what is its own without the permission: fields that need it are refused, saying why. */

@@ -8,7 +8,8 @@ import { instanceByDomain, instanceById } from "../../domain/instance/queries.js
 import type { Db } from "../../store/db.js";
 import type { Store } from "../../store/database.js";
 import { orgByIdOrDomain } from "../../domain/org/queries.js";
-import { orgKey, principalKey, systemKey, tenantKey } from "../context.js";
+import { orgKey, principalKey, projectGrantKey, systemKey, tenantKey } from "../context.js";
+import { projectGrantInContext } from "../../domain/project-grant/queries.js";
 import { AUTHENTICATED, PUBLIC, requireRules, type ContextKindName } from "../method-rules.js";
 import { invalidRequest, validateRequest } from "./validation.js";
 
@@ -18,6 +19,7 @@ const KIND_OF_CASE: Record<string, ContextKindName> = {
   instanceDomain: "instance",
   orgId: "org",
   orgDomain: "org",
+  projectGrantId: "project_grant",
 };
 
 /**
@@ -55,18 +57,28 @@ export function requestContextInterceptor(store: Pick<Store, "forRequest">, acce
     }
     const host = req.contextValues.get(tenantKey);
     const { db } = store.forRequest(req.signal);
+    // As for resources: only who may act in some organization learns which ones exist.
+    const refuseUnknown = (what: string) => {
+      const principal = req.contextValues.get(principalKey);
+      const open = rules.permission === PUBLIC || rules.permission === AUTHENTICATED;
+      if (!open && !(principal && host && holdsAnywhere(principal, rules.permission, host.id)))
+        return permissionDenied(`missing permission ${rules.permission}`);
+      return notFound(what);
+    };
     if (selected.case === "orgId" || selected.case === "orgDomain") {
       // An organization of the Host's instance: there is no way to name another's.
       const org = host && (await orgOf(db, host.id, selected));
-      if (!org) {
-        // As for resources: only who may act in some organization learns which ones exist.
-        const principal = req.contextValues.get(principalKey);
-        const open = rules.permission === PUBLIC || rules.permission === AUTHENTICATED;
-        if (!open && !(principal && host && holdsAnywhere(principal, rules.permission, host.id)))
-          throw permissionDenied(`missing permission ${rules.permission}`);
-        throw notFound(`no organization ${selected.case === "orgId" ? "with the id" : "has the domain"} "${selected.value}"`);
-      }
+      if (!org) throw refuseUnknown(`no organization ${selected.case === "orgId" ? "with the id" : "has the domain"} "${selected.value}"`);
       req.contextValues.set(orgKey, { id: org.id });
+      return next(req);
+    }
+    if (selected.case === "projectGrantId") {
+      // A project grant lies inside the organization it was given to: permissions held
+      // there hold in it, so the request acts in that organization too.
+      const grant = host && (await projectGrantInContext(db, host.id, selected.value));
+      if (!grant) throw refuseUnknown(`no project grant with the id "${selected.value}"`);
+      req.contextValues.set(projectGrantKey, grant);
+      req.contextValues.set(orgKey, { id: grant.orgId });
       return next(req);
     }
     const principal = req.contextValues.get(principalKey);

@@ -16,6 +16,7 @@ export const OWNER_TYPES: Record<OwnerKind, OwnerType> = {
   system: OwnerType.SYSTEM,
   instance: OwnerType.INSTANCE,
   org: OwnerType.ORG,
+  project_grant: OwnerType.PROJECT_GRANT,
 };
 
 export function detailsToProto(d: ObjectDetails): Details {

@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/object/v3alpha/object.proto.
  */
 export const file_platform_object_v3alpha_object: GenFile = /*@__PURE__*/
-  fileDesc("CiRwbGF0Zm9ybS9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SF3BsYXRmb3JtLm9iamVjdC52M2FscGhhIkUKBU93bmVyEjAKBHR5cGUYASABKA4yIi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lclR5cGUSCgoCaWQYAiABKAkixAEKDlJlcXVlc3RDb250ZXh0EhkKBnN5c3RlbRgBIAEoCEIHukgEagIIAUgAEiEKC2luc3RhbmNlX2lkGAIgASgJQgq6SAdyBRABGMgBSAASJQoPaW5zdGFuY2VfZG9tYWluGAMgASgJQgq6SAdyBRABGP0BSAASHAoGb3JnX2lkGAQgASgJQgq6SAdyBRABGMgBSAASIAoKb3JnX2RvbWFpbhgFIAEoCUIKukgHcgUQARj9AUgAQg0KBHR5cGUSBbpIAggBKmsKCU93bmVyVHlwZRIaChZPV05FUl9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRT1dORVJfVFlQRV9TWVNURU0QARIXChNPV05FUl9UWVBFX0lOU1RBTkNFEAISEgoOT1dORVJfVFlQRV9PUkcQA2IGcHJvdG8z", [file_buf_validate_validate]);
+  fileDesc("CiRwbGF0Zm9ybS9vYmplY3QvdjNhbHBoYS9vYmplY3QucHJvdG8SF3BsYXRmb3JtLm9iamVjdC52M2FscGhhIkUKBU93bmVyEjAKBHR5cGUYASABKA4yIi5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5Pd25lclR5cGUSCgoCaWQYAiABKAki7AEKDlJlcXVlc3RDb250ZXh0EhkKBnN5c3RlbRgBIAEoCEIHukgEagIIAUgAEiEKC2luc3RhbmNlX2lkGAIgASgJQgq6SAdyBRABGMgBSAASJQoPaW5zdGFuY2VfZG9tYWluGAMgASgJQgq6SAdyBRABGP0BSAASHAoGb3JnX2lkGAQgASgJQgq6SAdyBRABGMgBSAASIAoKb3JnX2RvbWFpbhgFIAEoCUIKukgHcgUQARj9AUgAEiYKEHByb2plY3RfZ3JhbnRfaWQYBiABKAlCCrpIB3IFEAEYyAFIAEINCgR0eXBlEgW6SAIIASqJAQoJT3duZXJUeXBlEhoKFk9XTkVSX1RZUEVfVU5TUEVDSUZJRUQQABIVChFPV05FUl9UWVBFX1NZU1RFTRABEhcKE09XTkVSX1RZUEVfSU5TVEFOQ0UQAhISCg5PV05FUl9UWVBFX09SRxADEhwKGE9XTkVSX1RZUEVfUFJPSkVDVF9HUkFOVBAEYgZwcm90bzM", [file_buf_validate_validate]);
 
 /**
  * The context a resource belongs to.
@@ -90,6 +90,14 @@ export type RequestContext = Message<"platform.object.v3alpha.RequestContext"> &
      */
     value: string;
     case: "orgDomain";
+  } | {
+    /**
+     * The project grant with this ID (memberships only): what a PROJECT_GRANT_OWNER manages.
+     *
+     * @generated from field: string project_grant_id = 6;
+     */
+    value: string;
+    case: "projectGrantId";
   } | { case: undefined; value?: undefined };
 };
 
@@ -125,6 +133,13 @@ export enum OwnerType {
    * @generated from enum value: OWNER_TYPE_ORG = 3;
    */
   ORG = 3,
+
+  /**
+   * A project grant: where PROJECT_GRANT_OWNER memberships hold.
+   *
+   * @generated from enum value: OWNER_TYPE_PROJECT_GRANT = 4;
+   */
+  PROJECT_GRANT = 4,
 }
 
 /**

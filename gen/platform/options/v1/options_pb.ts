@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/options/v1/options.proto.
  */
 export const file_platform_options_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCLrAQoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgSEwoLdG9rZW5fZmllbGQYCyABKAkiIgoKRmllbGRSdWxlcxIUCgxub3RfZm9yX3NlbGYYASABKAkqdQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTQ09OVEVYVF9LSU5EX1NZU1RFTRABEhkKFUNPTlRFWFRfS0lORF9JTlNUQU5DRRACEhQKEENPTlRFWFRfS0lORF9PUkcQAzpeCgdzZXJ2aWNlEh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGLSHAyABKAsyIS5wbGF0Zm9ybS5vcHRpb25zLnYxLlNlcnZpY2VSdWxlc1IHc2VydmljZTpaCgZtZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiAucGxhdGZvcm0ub3B0aW9ucy52MS5NZXRob2RSdWxlc1IGbWV0aG9kOlYKBWZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi0hwMgASgLMh8ucGxhdGZvcm0ub3B0aW9ucy52MS5GaWVsZFJ1bGVzUgVmaWVsZGIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwbGF0Zm9ybS9vcHRpb25zL3YxL29wdGlvbnMucHJvdG8SE3BsYXRmb3JtLm9wdGlvbnMudjEiVAoMU2VydmljZVJ1bGVzEhAKCGZlYXR1cmVzGAEgAygJEjIKCGNvbnRleHRzGAIgAygOMiAucGxhdGZvcm0ub3B0aW9ucy52MS5Db250ZXh0S2luZCKBAgoLTWV0aG9kUnVsZXMSEgoKcGVybWlzc2lvbhgBIAEoCRIQCghmZWF0dXJlcxgCIAMoCRIWCg5zdWNjZXNzX3N0YXR1cxgDIAEoDRIVCg1jcmVhdGVkX2ZpZWxkGAQgASgJEhAKCHJlc291cmNlGAUgASgJEhYKDnJlc291cmNlX2ZpZWxkGAYgASgJEhIKCnBlcl9yZXN1bHQYByABKAgSDAoEc2VsZhgIIAEoCBIOCgZpbl9vcmcYCSABKAgSFgoOY29udGV4dF9tZW1iZXIYCiABKAgSEwoLdG9rZW5fZmllbGQYCyABKAkSFAoMZm9yX2dyYW50ZWVzGAwgASgIIiIKCkZpZWxkUnVsZXMSFAoMbm90X2Zvcl9zZWxmGAEgASgJKpUBCgtDb250ZXh0S2luZBIcChhDT05URVhUX0tJTkRfVU5TUEVDSUZJRUQQABIXChNDT05URVhUX0tJTkRfU1lTVEVNEAESGQoVQ09OVEVYVF9LSU5EX0lOU1RBTkNFEAISFAoQQ09OVEVYVF9LSU5EX09SRxADEh4KGkNPTlRFWFRfS0lORF9QUk9KRUNUX0dSQU5UEAQ6XgoHc2VydmljZRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi0hwMgASgLMiEucGxhdGZvcm0ub3B0aW9ucy52MS5TZXJ2aWNlUnVsZXNSB3NlcnZpY2U6WgoGbWV0aG9kEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIgLnBsYXRmb3JtLm9wdGlvbnMudjEuTWV0aG9kUnVsZXNSBm1ldGhvZDpWCgVmaWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYtIcDIAEoCzIfLnBsYXRmb3JtLm9wdGlvbnMudjEuRmllbGRSdWxlc1IFZmllbGRiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * Rules of a whole service.
@@ -141,6 +141,17 @@ export type MethodRules = Message<"platform.options.v1.MethodRules"> & {
    * @generated from field: string token_field = 11;
    */
   tokenField: string;
+
+  /**
+   * With a resource of a project ("project", "project_grant"): the organizations the project
+   * is granted to (project grants) may call this too, acting in their own organization (the
+   * one the request's `ctx` selects, else the one where the caller holds the permission):
+   * the permission is checked there and in the grant, and the handler acts for that
+   * organization. Everything else about the project stays with the organization owning it.
+   *
+   * @generated from field: bool for_grantees = 12;
+   */
+  forGrantees: boolean;
 };
 
 /**
@@ -198,6 +209,13 @@ export enum ContextKind {
    * @generated from enum value: CONTEXT_KIND_ORG = 3;
    */
   ORG = 3,
+
+  /**
+   * One project grant: the roles of a project one organization gave another.
+   *
+   * @generated from enum value: CONTEXT_KIND_PROJECT_GRANT = 4;
+   */
+  PROJECT_GRANT = 4,
 }
 
 /**

@@ -5,26 +5,29 @@ import { PlatformMemberships } from "../../../../gen/platform/resources/membersh
 import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import { PERMISSIONS, ROLES } from "../../../domain/authz/roles.js";
 import { hasPermission, isSystemMember } from "../../../domain/authz/principal.js";
-import type { ContextType, Scope } from "../../../domain/context.js";
+import type { MembershipContextType, Scope } from "../../../domain/context.js";
 import { addMembership, changeMembershipRoles, removeMembership, type MembershipContext } from "../../../domain/membership/commands.js";
 import { searchMemberships, type MembershipFilter, type MembershipSearch, type MembershipSortColumn } from "../../../domain/membership/queries.js";
 import type { Store } from "../../../store/database.js";
 import { page } from "../../../store/search.js";
-import { actorOf, orgKey, principalOf, systemKey, tenantOf, visibleOrgs } from "../../context.js";
+import { actorOf, orgKey, principalOf, projectGrantKey, systemKey, tenantOf, visibleOrgs } from "../../context.js";
 import { handlerStore } from "../writes.js";
 import { detailsToProto, OWNER_TYPES, searchResult } from "../convert.js";
 
-/** The context the request's ctx selected: the system, an organization, else the instance. */
+/** The context the request's ctx selected: the system, a project grant, an organization, else the instance. */
 function contextOf(ctx: HandlerContext): MembershipContext {
   if (ctx.values.get(systemKey)) return { type: "system", id: "" };
+  const projectGrant = ctx.values.get(projectGrantKey);
+  if (projectGrant) return { type: "project_grant", id: projectGrant.id };
   const org = ctx.values.get(orgKey);
   return org ? { type: "org", id: org.id } : { type: "instance", id: tenantOf(ctx).id };
 }
 
-const CONTEXT_TYPES: Partial<Record<OwnerType, ContextType>> = {
+const CONTEXT_TYPES: Partial<Record<OwnerType, MembershipContextType>> = {
   [OwnerType.SYSTEM]: "system",
   [OwnerType.INSTANCE]: "instance",
   [OwnerType.ORG]: "org",
+  [OwnerType.PROJECT_GRANT]: "project_grant",
 };
 
 function filterFromProto({ filter }: MembershipSearchFilter): MembershipFilter {
@@ -76,7 +79,14 @@ export function membershipsService({ store, access }: { store: Pick<Store, "forR
       const p = page(req.query);
       const context = contextOf(ctx);
       const visible = visibleOrgs(ctx);
-      const scope: MembershipSearch["scope"] = context.type === "system" ? { system: true } : visible ? { orgs: visible } : { instanceAndOrgs: true };
+      const scope: MembershipSearch["scope"] =
+        context.type === "system"
+          ? { system: true }
+          : context.type === "project_grant"
+            ? { projectGrant: context.id }
+            : visible
+              ? { orgs: visible }
+              : { instanceAndOrgs: true };
       const found = await searchMemberships(database(ctx).db, tenantOf(ctx).id, {
         filters: req.filters.map(filterFromProto),
         sort: SORT[req.sortingColumn],
@@ -97,7 +107,13 @@ export function membershipsService({ store, access }: { store: Pick<Store, "forR
       const principal = principalOf(ctx);
       const where = contextOf(ctx);
       const instanceId = tenantOf(ctx).id;
-      const scope: Scope = where.type === "system" ? { system: true } : { instanceId, ...(where.type === "org" && { orgId: where.id }) };
+      const projectGrant = ctx.values.get(projectGrantKey);
+      const scope: Scope =
+        where.type === "system"
+          ? { system: true }
+          : projectGrant
+            ? { instanceId, orgId: projectGrant.orgId, projectGrantId: projectGrant.id }
+            : { instanceId, ...(where.type === "org" && { orgId: where.id }) };
       return {
         permissions: [...PERMISSIONS].filter((p) => hasPermission(principal, p, scope)).sort(),
         orgIds: [...new Set(principal.grants.filter((g) => g.contextType === "org" && principal.instanceId === instanceId).map((g) => g.contextId))].sort(),

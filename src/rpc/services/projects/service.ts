@@ -25,7 +25,8 @@ export function projectsService({ store, access }: { store: Pick<Store, "forRequ
   const { changingAccess, database, write } = handlerStore(store, access);
   const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await write(ctx, fn)) });
   // A project's state decides whether its applications are clients and whether it may be an
-  // audience, both cached until the next change of access (oidc/helpers/lookups.ts).
+  // audience, and its role check who signs in to them, all cached until the next change of
+  // access (oidc/helpers/lookups.ts).
   const stateChange = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await changingAccess(ctx, fn)) });
 
   return {
@@ -48,7 +49,7 @@ export function projectsService({ store, access }: { store: Pick<Store, "forRequ
     },
     patchProject(req, ctx) {
       const { name, projectRoleAssertion, projectRoleCheck } = req.project!;
-      return details(ctx, (tx) => patchProject(tx, actorOf(ctx), req.id, { name, roleAssertion: projectRoleAssertion, roleCheck: projectRoleCheck }));
+      return stateChange(ctx, (tx) => patchProject(tx, actorOf(ctx), req.id, { name, roleAssertion: projectRoleAssertion, roleCheck: projectRoleCheck }));
     },
     deleteProject(req, ctx) {
       return stateChange(ctx, (tx) => removeProject(tx, actorOf(ctx), req.id));

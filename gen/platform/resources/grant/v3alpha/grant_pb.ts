@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/grant/v3alpha/grant.proto.
  */
 export const file_platform_resources_grant_v3alpha_grant: GenFile = /*@__PURE__*/
-  fileDesc("CixwbGF0Zm9ybS9yZXNvdXJjZXMvZ3JhbnQvdjNhbHBoYS9ncmFudC5wcm90bxIgcGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEiUQoJVXNlckdyYW50EhsKB3VzZXJfaWQYASABKAlCCrpIB3IFEAEYyAESJwoJcm9sZV9rZXlzGAIgAygJQhS6SBGSAQ4QyAEYASIHcgUQARjIASI5Cg5QYXRjaFVzZXJHcmFudBInCglyb2xlX2tleXMYASADKAlCFLpIEZIBDhDIARgBIgdyBRABGMgBIrABCgxHZXRVc2VyR3JhbnQSOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhIKCnByb2plY3RfaWQYAiABKAkSOgoFZ3JhbnQYAyABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5Vc2VyR3JhbnQSEwoLdXNlcl9vcmdfaWQYBCABKAkilAIKFVVzZXJHcmFudFNlYXJjaEZpbHRlchJKCgd1c2VyX2lkGAEgASgLMjcucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50VXNlcklERmlsdGVySAASUAoKcHJvamVjdF9pZBgCIAEoCzI6LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlVzZXJHcmFudFByb2plY3RJREZpbHRlckgAEkwKCHJvbGVfa2V5GAMgASgLMjgucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50Um9sZUtleUZpbHRlckgAQg8KBmZpbHRlchIFukgCCAEiNAoVVXNlckdyYW50VXNlcklERmlsdGVyEhsKB3VzZXJfaWQYASABKAlCCrpIB3IFEAEYyAEiOgoYVXNlckdyYW50UHJvamVjdElERmlsdGVyEh4KCnByb2plY3RfaWQYASABKAlCCrpIB3IFEAEYyAEiNgoWVXNlckdyYW50Um9sZUtleUZpbHRlchIcCghyb2xlX2tleRgBIAEoCUIKukgHcgUQARjIASqLAQoSVXNlckdyYW50RmllbGROYW1lEiUKIVVTRVJfR1JBTlRfRklFTERfTkFNRV9VTlNQRUNJRklFRBAAEicKI1VTRVJfR1JBTlRfRklFTERfTkFNRV9DUkVBVElPTl9EQVRFEAESJQohVVNFUl9HUkFOVF9GSUVMRF9OQU1FX0NIQU5HRV9EQVRFEAJiBnByb3RvMw", [file_buf_validate_validate, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CixwbGF0Zm9ybS9yZXNvdXJjZXMvZ3JhbnQvdjNhbHBoYS9ncmFudC5wcm90bxIgcGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEiUQoJVXNlckdyYW50EhsKB3VzZXJfaWQYASABKAlCCrpIB3IFEAEYyAESJwoJcm9sZV9rZXlzGAIgAygJQhS6SBGSAQ4QyAEYASIHcgUQARjIASI5Cg5QYXRjaFVzZXJHcmFudBInCglyb2xlX2tleXMYASADKAlCFLpIEZIBDhDIARgBIgdyBRABGMgBIsoBCgxHZXRVc2VyR3JhbnQSOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhIKCnByb2plY3RfaWQYAiABKAkSOgoFZ3JhbnQYAyABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5Vc2VyR3JhbnQSEwoLdXNlcl9vcmdfaWQYBCABKAkSGAoQcHJvamVjdF9ncmFudF9pZBgFIAEoCSKUAgoVVXNlckdyYW50U2VhcmNoRmlsdGVyEkoKB3VzZXJfaWQYASABKAsyNy5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5Vc2VyR3JhbnRVc2VySURGaWx0ZXJIABJQCgpwcm9qZWN0X2lkGAIgASgLMjoucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50UHJvamVjdElERmlsdGVySAASTAoIcm9sZV9rZXkYAyABKAsyOC5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5Vc2VyR3JhbnRSb2xlS2V5RmlsdGVySABCDwoGZmlsdGVyEgW6SAIIASI0ChVVc2VyR3JhbnRVc2VySURGaWx0ZXISGwoHdXNlcl9pZBgBIAEoCUIKukgHcgUQARjIASI6ChhVc2VyR3JhbnRQcm9qZWN0SURGaWx0ZXISHgoKcHJvamVjdF9pZBgBIAEoCUIKukgHcgUQARjIASI2ChZVc2VyR3JhbnRSb2xlS2V5RmlsdGVyEhwKCHJvbGVfa2V5GAEgASgJQgq6SAdyBRABGMgBIlsKDFByb2plY3RHcmFudBIiCg5ncmFudGVkX29yZ19pZBgBIAEoCUIKukgHcgUQARjIARInCglyb2xlX2tleXMYAiADKAlCFLpIEZIBDhDIARgBIgdyBRABGMgBIjwKEVBhdGNoUHJvamVjdEdyYW50EicKCXJvbGVfa2V5cxgBIAMoCUIUukgRkgEOEMgBGAEiB3IFEAEYyAEi0QEKD0dldFByb2plY3RHcmFudBI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSEgoKcHJvamVjdF9pZBgCIAEoCRIWCg5ncmFudGVkX29yZ19pZBgDIAEoCRIRCglyb2xlX2tleXMYBCADKAkSQgoFc3RhdGUYBSABKA4yMy5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5Qcm9qZWN0R3JhbnRTdGF0ZSKtAgoYUHJvamVjdEdyYW50U2VhcmNoRmlsdGVyElMKCnByb2plY3RfaWQYASABKAsyPS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5Qcm9qZWN0R3JhbnRQcm9qZWN0SURGaWx0ZXJIABJaCg5ncmFudGVkX29yZ19pZBgCIAEoCzJALnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlByb2plY3RHcmFudEdyYW50ZWRPcmdJREZpbHRlckgAEk8KCHJvbGVfa2V5GAMgASgLMjsucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuUHJvamVjdEdyYW50Um9sZUtleUZpbHRlckgAQg8KBmZpbHRlchIFukgCCAEiPQobUHJvamVjdEdyYW50UHJvamVjdElERmlsdGVyEh4KCnByb2plY3RfaWQYASABKAlCCrpIB3IFEAEYyAEiRAoeUHJvamVjdEdyYW50R3JhbnRlZE9yZ0lERmlsdGVyEiIKDmdyYW50ZWRfb3JnX2lkGAEgASgJQgq6SAdyBRABGMgBIjkKGVByb2plY3RHcmFudFJvbGVLZXlGaWx0ZXISHAoIcm9sZV9rZXkYASABKAlCCrpIB3IFEAEYyAEqiwEKElVzZXJHcmFudEZpZWxkTmFtZRIlCiFVU0VSX0dSQU5UX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABInCiNVU0VSX0dSQU5UX0ZJRUxEX05BTUVfQ1JFQVRJT05fREFURRABEiUKIVVTRVJfR1JBTlRfRklFTERfTkFNRV9DSEFOR0VfREFURRACKnoKEVByb2plY3RHcmFudFN0YXRlEiMKH1BST0pFQ1RfR1JBTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIeChpQUk9KRUNUX0dSQU5UX1NUQVRFX0FDVElWRRABEiAKHFBST0pFQ1RfR1JBTlRfU1RBVEVfSU5BQ1RJVkUQAiqXAQoVUHJvamVjdEdyYW50RmllbGROYW1lEigKJFBST0pFQ1RfR1JBTlRfRklFTERfTkFNRV9VTlNQRUNJRklFRBAAEioKJlBST0pFQ1RfR1JBTlRfRklFTERfTkFNRV9DUkVBVElPTl9EQVRFEAESKAokUFJPSkVDVF9HUkFOVF9GSUVMRF9OQU1FX0NIQU5HRV9EQVRFEAJiBnByb3RvMw", [file_buf_validate_validate, file_platform_resources_object_v3alpha_object]);
 
 /**
  * A user grant: roles of one project given to one user of the instance.
@@ -97,6 +97,14 @@ export type GetUserGrant = Message<"platform.resources.grant.v3alpha.GetUserGran
    * @generated from field: string user_org_id = 4;
    */
   userOrgId: string;
+
+  /**
+   * ID of the project grant it was made under (by the granted organization, which then
+   * owns it); empty when the project's own organization made it.
+   *
+   * @generated from field: string project_grant_id = 5;
+   */
+  projectGrantId: string;
 };
 
 /**
@@ -213,6 +221,212 @@ export const UserGrantRoleKeyFilterSchema: GenMessage<UserGrantRoleKeyFilter> = 
   messageDesc(file_platform_resources_grant_v3alpha_grant, 6);
 
 /**
+ * A project grant: roles of a project its organization gives another organization of the
+ * instance, whose owners then grant them to their own users.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ProjectGrant
+ */
+export type ProjectGrant = Message<"platform.resources.grant.v3alpha.ProjectGrant"> & {
+  /**
+   * ID of the organization the roles are given to; not the project's own.
+   *
+   * @generated from field: string granted_org_id = 1;
+   */
+  grantedOrgId: string;
+
+  /**
+   * Keys of roles of the project; each must exist there.
+   *
+   * @generated from field: repeated string role_keys = 2;
+   */
+  roleKeys: string[];
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ProjectGrant.
+ * Use `create(ProjectGrantSchema)` to create a new message.
+ */
+export const ProjectGrantSchema: GenMessage<ProjectGrant> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 7);
+
+/**
+ * The changes to a project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.PatchProjectGrant
+ */
+export type PatchProjectGrant = Message<"platform.resources.grant.v3alpha.PatchProjectGrant"> & {
+  /**
+   * The role keys the grant gives from now on, replacing the current ones; empty: none. A
+   * key taken away leaves the user grants made under the grant too.
+   *
+   * @generated from field: repeated string role_keys = 1;
+   */
+  roleKeys: string[];
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.PatchProjectGrant.
+ * Use `create(PatchProjectGrantSchema)` to create a new message.
+ */
+export const PatchProjectGrantSchema: GenMessage<PatchProjectGrant> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 8);
+
+/**
+ * A project grant as reads return it.
+ *
+ * @generated from message platform.resources.grant.v3alpha.GetProjectGrant
+ */
+export type GetProjectGrant = Message<"platform.resources.grant.v3alpha.GetProjectGrant"> & {
+  /**
+   * ID, sequence, change date and owner (the project's organization) of the grant.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+
+  /**
+   * ID of the project whose roles it gives.
+   *
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * ID of the organization the roles are given to.
+   *
+   * @generated from field: string granted_org_id = 3;
+   */
+  grantedOrgId: string;
+
+  /**
+   * The role keys, sorted.
+   *
+   * @generated from field: repeated string role_keys = 4;
+   */
+  roleKeys: string[];
+
+  /**
+   * Whether it is active.
+   *
+   * @generated from field: platform.resources.grant.v3alpha.ProjectGrantState state = 5;
+   */
+  state: ProjectGrantState;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.GetProjectGrant.
+ * Use `create(GetProjectGrantSchema)` to create a new message.
+ */
+export const GetProjectGrantSchema: GenMessage<GetProjectGrant> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 9);
+
+/**
+ * One condition of a project grant search; a search matches grants that meet all of them.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ProjectGrantSearchFilter
+ */
+export type ProjectGrantSearchFilter = Message<"platform.resources.grant.v3alpha.ProjectGrantSearchFilter"> & {
+  /**
+   * @generated from oneof platform.resources.grant.v3alpha.ProjectGrantSearchFilter.filter
+   */
+  filter: {
+    /**
+     * Match the grants of one project.
+     *
+     * @generated from field: platform.resources.grant.v3alpha.ProjectGrantProjectIDFilter project_id = 1;
+     */
+    value: ProjectGrantProjectIDFilter;
+    case: "projectId";
+  } | {
+    /**
+     * Match the grants to one organization.
+     *
+     * @generated from field: platform.resources.grant.v3alpha.ProjectGrantGrantedOrgIDFilter granted_org_id = 2;
+     */
+    value: ProjectGrantGrantedOrgIDFilter;
+    case: "grantedOrgId";
+  } | {
+    /**
+     * Match the grants that give one role.
+     *
+     * @generated from field: platform.resources.grant.v3alpha.ProjectGrantRoleKeyFilter role_key = 3;
+     */
+    value: ProjectGrantRoleKeyFilter;
+    case: "roleKey";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ProjectGrantSearchFilter.
+ * Use `create(ProjectGrantSearchFilterSchema)` to create a new message.
+ */
+export const ProjectGrantSearchFilterSchema: GenMessage<ProjectGrantSearchFilter> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 10);
+
+/**
+ * Matches the grants of one project.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ProjectGrantProjectIDFilter
+ */
+export type ProjectGrantProjectIDFilter = Message<"platform.resources.grant.v3alpha.ProjectGrantProjectIDFilter"> & {
+  /**
+   * ID of the project.
+   *
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ProjectGrantProjectIDFilter.
+ * Use `create(ProjectGrantProjectIDFilterSchema)` to create a new message.
+ */
+export const ProjectGrantProjectIDFilterSchema: GenMessage<ProjectGrantProjectIDFilter> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 11);
+
+/**
+ * Matches the grants to one organization.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ProjectGrantGrantedOrgIDFilter
+ */
+export type ProjectGrantGrantedOrgIDFilter = Message<"platform.resources.grant.v3alpha.ProjectGrantGrantedOrgIDFilter"> & {
+  /**
+   * ID of the granted organization.
+   *
+   * @generated from field: string granted_org_id = 1;
+   */
+  grantedOrgId: string;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ProjectGrantGrantedOrgIDFilter.
+ * Use `create(ProjectGrantGrantedOrgIDFilterSchema)` to create a new message.
+ */
+export const ProjectGrantGrantedOrgIDFilterSchema: GenMessage<ProjectGrantGrantedOrgIDFilter> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 12);
+
+/**
+ * Matches the grants that give one role key.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ProjectGrantRoleKeyFilter
+ */
+export type ProjectGrantRoleKeyFilter = Message<"platform.resources.grant.v3alpha.ProjectGrantRoleKeyFilter"> & {
+  /**
+   * The role key, compared exactly.
+   *
+   * @generated from field: string role_key = 1;
+   */
+  roleKey: string;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ProjectGrantRoleKeyFilter.
+ * Use `create(ProjectGrantRoleKeyFilterSchema)` to create a new message.
+ */
+export const ProjectGrantRoleKeyFilterSchema: GenMessage<ProjectGrantRoleKeyFilter> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant, 13);
+
+/**
  * Columns a user grant search can sort by.
  *
  * @generated from enum platform.resources.grant.v3alpha.UserGrantFieldName
@@ -239,4 +453,65 @@ export enum UserGrantFieldName {
  */
 export const UserGrantFieldNameSchema: GenEnum<UserGrantFieldName> = /*@__PURE__*/
   enumDesc(file_platform_resources_grant_v3alpha_grant, 0);
+
+/**
+ * States of a project grant.
+ *
+ * @generated from enum platform.resources.grant.v3alpha.ProjectGrantState
+ */
+export enum ProjectGrantState {
+  /**
+   * @generated from enum value: PROJECT_GRANT_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The granted organization gives its roles, and tokens carry them.
+   *
+   * @generated from enum value: PROJECT_GRANT_STATE_ACTIVE = 1;
+   */
+  ACTIVE = 1,
+
+  /**
+   * Its user grants stay but count for nothing (no role claims, no role check) until it is
+   * reactivated; no new ones are made under it.
+   *
+   * @generated from enum value: PROJECT_GRANT_STATE_INACTIVE = 2;
+   */
+  INACTIVE = 2,
+}
+
+/**
+ * Describes the enum platform.resources.grant.v3alpha.ProjectGrantState.
+ */
+export const ProjectGrantStateSchema: GenEnum<ProjectGrantState> = /*@__PURE__*/
+  enumDesc(file_platform_resources_grant_v3alpha_grant, 1);
+
+/**
+ * Columns a project grant search can sort by.
+ *
+ * @generated from enum platform.resources.grant.v3alpha.ProjectGrantFieldName
+ */
+export enum ProjectGrantFieldName {
+  /**
+   * @generated from enum value: PROJECT_GRANT_FIELD_NAME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: PROJECT_GRANT_FIELD_NAME_CREATION_DATE = 1;
+   */
+  CREATION_DATE = 1,
+
+  /**
+   * @generated from enum value: PROJECT_GRANT_FIELD_NAME_CHANGE_DATE = 2;
+   */
+  CHANGE_DATE = 2,
+}
+
+/**
+ * Describes the enum platform.resources.grant.v3alpha.ProjectGrantFieldName.
+ */
+export const ProjectGrantFieldNameSchema: GenEnum<ProjectGrantFieldName> = /*@__PURE__*/
+  enumDesc(file_platform_resources_grant_v3alpha_grant, 2);
 

@@ -9,7 +9,7 @@ import { file_google_api_annotations } from "../../../../google/api/annotations_
 import type { RequestContext } from "../../../object/v3alpha/object_pb.js";
 import { file_platform_object_v3alpha_object } from "../../../object/v3alpha/object_pb.js";
 import { file_platform_options_v1_options } from "../../../options/v1/options_pb.js";
-import type { GetUserGrant, PatchUserGrant, UserGrant, UserGrantFieldName, UserGrantSearchFilter } from "./grant_pb.js";
+import type { GetProjectGrant, GetUserGrant, PatchProjectGrant, PatchUserGrant, ProjectGrant, ProjectGrantFieldName, ProjectGrantSearchFilter, UserGrant, UserGrantFieldName, UserGrantSearchFilter } from "./grant_pb.js";
 import { file_platform_resources_grant_v3alpha_grant } from "./grant_pb.js";
 import type { Details, ListDetails, SearchQuery } from "../../object/v3alpha/object_pb.js";
 import { file_platform_resources_object_v3alpha_object } from "../../object/v3alpha/object_pb.js";
@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/grant/v3alpha/grant_service.proto.
  */
 export const file_platform_resources_grant_v3alpha_grant_service: GenFile = /*@__PURE__*/
-  fileDesc("CjRwbGF0Zm9ybS9yZXNvdXJjZXMvZ3JhbnQvdjNhbHBoYS9ncmFudF9zZXJ2aWNlLnByb3RvEiBwbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYSKyAQoWQ3JlYXRlVXNlckdyYW50UmVxdWVzdBIeCgpwcm9qZWN0X2lkGAEgASgJQgq6SAdyBRABGMgBEkIKBWdyYW50GAIgASgLMisucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVgoXQ3JlYXRlVXNlckdyYW50UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzImMKE0dldFVzZXJHcmFudFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVQoUR2V0VXNlckdyYW50UmVzcG9uc2USPQoFZ3JhbnQYASABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRVc2VyR3JhbnQirgEKFVBhdGNoVXNlckdyYW50UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARJHCgVncmFudBgCIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlBhdGNoVXNlckdyYW50Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVQoWUGF0Y2hVc2VyR3JhbnRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiZgoWRGVsZXRlVXNlckdyYW50UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJWChdEZWxldGVVc2VyR3JhbnRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiuwIKF1NlYXJjaFVzZXJHcmFudHNSZXF1ZXN0Ej0KBXF1ZXJ5GAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlNlYXJjaFF1ZXJ5ElYKDnNvcnRpbmdfY29sdW1uGAIgASgOMjQucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50RmllbGROYW1lQgi6SAWCAQIQARJTCgdmaWx0ZXJzGAMgAygLMjcucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50U2VhcmNoRmlsdGVyQgm6SAaSAQMQyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi6QEKGFNlYXJjaFVzZXJHcmFudHNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkwKDnNvcnRpbmdfY29sdW1uGAIgASgOMjQucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50RmllbGROYW1lEj4KBnJlc3VsdBgDIAMoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkdldFVzZXJHcmFudDKRCQoOUGxhdGZvcm1HcmFudHMS+QEKD0NyZWF0ZVVzZXJHcmFudBI4LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkNyZWF0ZVVzZXJHcmFudFJlcXVlc3QaOS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5DcmVhdGVVc2VyR3JhbnRSZXNwb25zZSJxorsYKgoQdXNlci5ncmFudC53cml0ZRjJASoHcHJvamVjdDIKcHJvamVjdF9pZILT5JMCPToFZ3JhbnQiNC9yZXNvdXJjZXMvdjNhbHBoYS9wcm9qZWN0cy97cHJvamVjdF9pZH0vdXNlcl9ncmFudHMSywEKDEdldFVzZXJHcmFudBI1LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkdldFVzZXJHcmFudFJlcXVlc3QaNi5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRVc2VyR3JhbnRSZXNwb25zZSJMorsYHQoPdXNlci5ncmFudC5yZWFkKgp1c2VyX2dyYW50gtPkkwIlEiMvcmVzb3VyY2VzL3YzYWxwaGEvdXNlcl9ncmFudHMve2lkfRLZAQoOUGF0Y2hVc2VyR3JhbnQSNy5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5QYXRjaFVzZXJHcmFudFJlcXVlc3QaOC5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5QYXRjaFVzZXJHcmFudFJlc3BvbnNlIlSiuxgeChB1c2VyLmdyYW50LndyaXRlKgp1c2VyX2dyYW50gtPkkwIsOgVncmFudDIjL3Jlc291cmNlcy92M2FscGhhL3VzZXJfZ3JhbnRzL3tpZH0S1gEKD0RlbGV0ZVVzZXJHcmFudBI4LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkRlbGV0ZVVzZXJHcmFudFJlcXVlc3QaOS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5EZWxldGVVc2VyR3JhbnRSZXNwb25zZSJOorsYHwoRdXNlci5ncmFudC5kZWxldGUqCnVzZXJfZ3JhbnSC0+STAiUqIy9yZXNvdXJjZXMvdjNhbHBoYS91c2VyX2dyYW50cy97aWR9EtkBChBTZWFyY2hVc2VyR3JhbnRzEjkucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuU2VhcmNoVXNlckdyYW50c1JlcXVlc3QaOi5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5TZWFyY2hVc2VyR3JhbnRzUmVzcG9uc2UiTqK7GBMKD3VzZXIuZ3JhbnQucmVhZDgBgtPkkwIxOgdmaWx0ZXJzIiYvcmVzb3VyY2VzL3YzYWxwaGEvdXNlcl9ncmFudHMvX3NlYXJjaBokorsYIAoabXVsdGl0ZW5hbmN5X3Jlc291cmNlc19hcGkSAgIDYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_grant_v3alpha_grant, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CjRwbGF0Zm9ybS9yZXNvdXJjZXMvZ3JhbnQvdjNhbHBoYS9ncmFudF9zZXJ2aWNlLnByb3RvEiBwbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYSKyAQoWQ3JlYXRlVXNlckdyYW50UmVxdWVzdBIeCgpwcm9qZWN0X2lkGAEgASgJQgq6SAdyBRABGMgBEkIKBWdyYW50GAIgASgLMisucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVgoXQ3JlYXRlVXNlckdyYW50UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzImMKE0dldFVzZXJHcmFudFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVQoUR2V0VXNlckdyYW50UmVzcG9uc2USPQoFZ3JhbnQYASABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRVc2VyR3JhbnQirgEKFVBhdGNoVXNlckdyYW50UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARJHCgVncmFudBgCIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlBhdGNoVXNlckdyYW50Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiVQoWUGF0Y2hVc2VyR3JhbnRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiZgoWRGVsZXRlVXNlckdyYW50UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJWChdEZWxldGVVc2VyR3JhbnRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMiuwIKF1NlYXJjaFVzZXJHcmFudHNSZXF1ZXN0Ej0KBXF1ZXJ5GAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlNlYXJjaFF1ZXJ5ElYKDnNvcnRpbmdfY29sdW1uGAIgASgOMjQucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50RmllbGROYW1lQgi6SAWCAQIQARJTCgdmaWx0ZXJzGAMgAygLMjcucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50U2VhcmNoRmlsdGVyQgm6SAaSAQMQyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQi6QEKGFNlYXJjaFVzZXJHcmFudHNSZXNwb25zZRI/CgdkZXRhaWxzGAEgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkxpc3REZXRhaWxzEkwKDnNvcnRpbmdfY29sdW1uGAIgASgOMjQucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuVXNlckdyYW50RmllbGROYW1lEj4KBnJlc3VsdBgDIAMoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkdldFVzZXJHcmFudCK4AQoZQ3JlYXRlUHJvamVjdEdyYW50UmVxdWVzdBIeCgpwcm9qZWN0X2lkGAEgASgJQgq6SAdyBRABGMgBEkUKBWdyYW50GAIgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuUHJvamVjdEdyYW50Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiWQoaQ3JlYXRlUHJvamVjdEdyYW50UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzImYKFkdldFByb2plY3RHcmFudFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiWwoXR2V0UHJvamVjdEdyYW50UmVzcG9uc2USQAoFZ3JhbnQYASABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRQcm9qZWN0R3JhbnQitAEKGFBhdGNoUHJvamVjdEdyYW50UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARJKCgVncmFudBgCIAEoCzIzLnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlBhdGNoUHJvamVjdEdyYW50Qga6SAPIAQESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiWAoZUGF0Y2hQcm9qZWN0R3JhbnRSZXNwb25zZRI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMibQodRGVhY3RpdmF0ZVByb2plY3RHcmFudFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiXQoeRGVhY3RpdmF0ZVByb2plY3RHcmFudFJlc3BvbnNlEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscyJtCh1SZWFjdGl2YXRlUHJvamVjdEdyYW50UmVxdWVzdBIWCgJpZBgBIAEoCUIKukgHcgUQARjIARI0CgNjdHgYDyABKAsyJy5wbGF0Zm9ybS5vYmplY3QudjNhbHBoYS5SZXF1ZXN0Q29udGV4dCJdCh5SZWFjdGl2YXRlUHJvamVjdEdyYW50UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzImkKGURlbGV0ZVByb2plY3RHcmFudFJlcXVlc3QSFgoCaWQYASABKAlCCrpIB3IFEAEYyAESNAoDY3R4GA8gASgLMicucGxhdGZvcm0ub2JqZWN0LnYzYWxwaGEuUmVxdWVzdENvbnRleHQiWQoaRGVsZXRlUHJvamVjdEdyYW50UmVzcG9uc2USOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzIsQCChpTZWFyY2hQcm9qZWN0R3JhbnRzUmVxdWVzdBI9CgVxdWVyeRgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TZWFyY2hRdWVyeRJZCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjI3LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlByb2plY3RHcmFudEZpZWxkTmFtZUIIukgFggECEAESVgoHZmlsdGVycxgDIAMoCzI6LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlByb2plY3RHcmFudFNlYXJjaEZpbHRlckIJukgGkgEDEMgBEjQKA2N0eBgPIAEoCzInLnBsYXRmb3JtLm9iamVjdC52M2FscGhhLlJlcXVlc3RDb250ZXh0IvIBChtTZWFyY2hQcm9qZWN0R3JhbnRzUmVzcG9uc2USPwoHZGV0YWlscxgBIAEoCzIuLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5MaXN0RGV0YWlscxJPCg5zb3J0aW5nX2NvbHVtbhgCIAEoDjI3LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlByb2plY3RHcmFudEZpZWxkTmFtZRJBCgZyZXN1bHQYAyADKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRQcm9qZWN0R3JhbnQywBYKDlBsYXRmb3JtR3JhbnRzEvsBCg9DcmVhdGVVc2VyR3JhbnQSOC5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5DcmVhdGVVc2VyR3JhbnRSZXF1ZXN0GjkucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuQ3JlYXRlVXNlckdyYW50UmVzcG9uc2Uic6K7GCwKEHVzZXIuZ3JhbnQud3JpdGUYyQEqB3Byb2plY3QyCnByb2plY3RfaWRgAYLT5JMCPToFZ3JhbnQiNC9yZXNvdXJjZXMvdjNhbHBoYS9wcm9qZWN0cy97cHJvamVjdF9pZH0vdXNlcl9ncmFudHMSywEKDEdldFVzZXJHcmFudBI1LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkdldFVzZXJHcmFudFJlcXVlc3QaNi5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRVc2VyR3JhbnRSZXNwb25zZSJMorsYHQoPdXNlci5ncmFudC5yZWFkKgp1c2VyX2dyYW50gtPkkwIlEiMvcmVzb3VyY2VzL3YzYWxwaGEvdXNlcl9ncmFudHMve2lkfRLZAQoOUGF0Y2hVc2VyR3JhbnQSNy5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5QYXRjaFVzZXJHcmFudFJlcXVlc3QaOC5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5QYXRjaFVzZXJHcmFudFJlc3BvbnNlIlSiuxgeChB1c2VyLmdyYW50LndyaXRlKgp1c2VyX2dyYW50gtPkkwIsOgVncmFudDIjL3Jlc291cmNlcy92M2FscGhhL3VzZXJfZ3JhbnRzL3tpZH0S1gEKD0RlbGV0ZVVzZXJHcmFudBI4LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkRlbGV0ZVVzZXJHcmFudFJlcXVlc3QaOS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5EZWxldGVVc2VyR3JhbnRSZXNwb25zZSJOorsYHwoRdXNlci5ncmFudC5kZWxldGUqCnVzZXJfZ3JhbnSC0+STAiUqIy9yZXNvdXJjZXMvdjNhbHBoYS91c2VyX2dyYW50cy97aWR9EtkBChBTZWFyY2hVc2VyR3JhbnRzEjkucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuU2VhcmNoVXNlckdyYW50c1JlcXVlc3QaOi5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5TZWFyY2hVc2VyR3JhbnRzUmVzcG9uc2UiTqK7GBMKD3VzZXIuZ3JhbnQucmVhZDgBgtPkkwIxOgdmaWx0ZXJzIiYvcmVzb3VyY2VzL3YzYWxwaGEvdXNlcl9ncmFudHMvX3NlYXJjaBKAAgoSQ3JlYXRlUHJvamVjdEdyYW50EjsucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuQ3JlYXRlUHJvamVjdEdyYW50UmVxdWVzdBo8LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkNyZWF0ZVByb2plY3RHcmFudFJlc3BvbnNlIm+iuxgtChNwcm9qZWN0LmdyYW50LndyaXRlGMkBKgdwcm9qZWN0Mgpwcm9qZWN0X2lkgtPkkwI4OgVncmFudCIvL3Jlc291cmNlcy92M2FscGhhL3Byb2plY3RzL3twcm9qZWN0X2lkfS9ncmFudHMS3wEKD0dldFByb2plY3RHcmFudBI4LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkdldFByb2plY3RHcmFudFJlcXVlc3QaOS5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5HZXRQcm9qZWN0R3JhbnRSZXNwb25zZSJXorsYJQoScHJvamVjdC5ncmFudC5yZWFkKg1wcm9qZWN0X2dyYW50YAGC0+STAigSJi9yZXNvdXJjZXMvdjNhbHBoYS9wcm9qZWN0X2dyYW50cy97aWR9EusBChFQYXRjaFByb2plY3RHcmFudBI6LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlBhdGNoUHJvamVjdEdyYW50UmVxdWVzdBo7LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlBhdGNoUHJvamVjdEdyYW50UmVzcG9uc2UiXaK7GCQKE3Byb2plY3QuZ3JhbnQud3JpdGUqDXByb2plY3RfZ3JhbnSC0+STAi86BWdyYW50MiYvcmVzb3VyY2VzL3YzYWxwaGEvcHJvamVjdF9ncmFudHMve2lkfRL/AQoWRGVhY3RpdmF0ZVByb2plY3RHcmFudBI/LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkRlYWN0aXZhdGVQcm9qZWN0R3JhbnRSZXF1ZXN0GkAucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuRGVhY3RpdmF0ZVByb2plY3RHcmFudFJlc3BvbnNlImKiuxgkChNwcm9qZWN0LmdyYW50LndyaXRlKg1wcm9qZWN0X2dyYW50gtPkkwI0IjIvcmVzb3VyY2VzL3YzYWxwaGEvcHJvamVjdF9ncmFudHMve2lkfS9fZGVhY3RpdmF0ZRL/AQoWUmVhY3RpdmF0ZVByb2plY3RHcmFudBI/LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlJlYWN0aXZhdGVQcm9qZWN0R3JhbnRSZXF1ZXN0GkAucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuUmVhY3RpdmF0ZVByb2plY3RHcmFudFJlc3BvbnNlImKiuxgkChNwcm9qZWN0LmdyYW50LndyaXRlKg1wcm9qZWN0X2dyYW50gtPkkwI0IjIvcmVzb3VyY2VzL3YzYWxwaGEvcHJvamVjdF9ncmFudHMve2lkfS9fcmVhY3RpdmF0ZRLoAQoSRGVsZXRlUHJvamVjdEdyYW50EjsucGxhdGZvcm0ucmVzb3VyY2VzLmdyYW50LnYzYWxwaGEuRGVsZXRlUHJvamVjdEdyYW50UmVxdWVzdBo8LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLkRlbGV0ZVByb2plY3RHcmFudFJlc3BvbnNlIleiuxglChRwcm9qZWN0LmdyYW50LmRlbGV0ZSoNcHJvamVjdF9ncmFudILT5JMCKComL3Jlc291cmNlcy92M2FscGhhL3Byb2plY3RfZ3JhbnRzL3tpZH0S6AEKE1NlYXJjaFByb2plY3RHcmFudHMSPC5wbGF0Zm9ybS5yZXNvdXJjZXMuZ3JhbnQudjNhbHBoYS5TZWFyY2hQcm9qZWN0R3JhbnRzUmVxdWVzdBo9LnBsYXRmb3JtLnJlc291cmNlcy5ncmFudC52M2FscGhhLlNlYXJjaFByb2plY3RHcmFudHNSZXNwb25zZSJUorsYFgoScHJvamVjdC5ncmFudC5yZWFkOAGC0+STAjQ6B2ZpbHRlcnMiKS9yZXNvdXJjZXMvdjNhbHBoYS9wcm9qZWN0X2dyYW50cy9fc2VhcmNoGiSiuxggChptdWx0aXRlbmFuY3lfcmVzb3VyY2VzX2FwaRICAgNiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_platform_object_v3alpha_object, file_platform_options_v1_options, file_platform_resources_grant_v3alpha_grant, file_platform_resources_object_v3alpha_object]);
 
 /**
  * The user grant to create.
@@ -309,14 +309,404 @@ export const SearchUserGrantsResponseSchema: GenMessage<SearchUserGrantsResponse
   messageDesc(file_platform_resources_grant_v3alpha_grant_service, 9);
 
 /**
- * User grants: which roles of a project a user holds. They belong to the project's
- * organization; tokens carry them as role claims.
+ * The project grant to create.
+ *
+ * @generated from message platform.resources.grant.v3alpha.CreateProjectGrantRequest
+ */
+export type CreateProjectGrantRequest = Message<"platform.resources.grant.v3alpha.CreateProjectGrantRequest"> & {
+  /**
+   * ID of the project whose roles to give.
+   *
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * The organization and the role keys.
+   *
+   * @generated from field: platform.resources.grant.v3alpha.ProjectGrant grant = 2;
+   */
+  grant?: ProjectGrant | undefined;
+
+  /**
+   * An organization the project must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.CreateProjectGrantRequest.
+ * Use `create(CreateProjectGrantRequestSchema)` to create a new message.
+ */
+export const CreateProjectGrantRequestSchema: GenMessage<CreateProjectGrantRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 10);
+
+/**
+ * The created project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.CreateProjectGrantResponse
+ */
+export type CreateProjectGrantResponse = Message<"platform.resources.grant.v3alpha.CreateProjectGrantResponse"> & {
+  /**
+   * ID, sequence, date and owner of the grant.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.CreateProjectGrantResponse.
+ * Use `create(CreateProjectGrantResponseSchema)` to create a new message.
+ */
+export const CreateProjectGrantResponseSchema: GenMessage<CreateProjectGrantResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 11);
+
+/**
+ * Which project grant to return.
+ *
+ * @generated from message platform.resources.grant.v3alpha.GetProjectGrantRequest
+ */
+export type GetProjectGrantRequest = Message<"platform.resources.grant.v3alpha.GetProjectGrantRequest"> & {
+  /**
+   * ID of the grant.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The project's organization, or the granted one; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.GetProjectGrantRequest.
+ * Use `create(GetProjectGrantRequestSchema)` to create a new message.
+ */
+export const GetProjectGrantRequestSchema: GenMessage<GetProjectGrantRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 12);
+
+/**
+ * The project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.GetProjectGrantResponse
+ */
+export type GetProjectGrantResponse = Message<"platform.resources.grant.v3alpha.GetProjectGrantResponse"> & {
+  /**
+   * The grant as it is now.
+   *
+   * @generated from field: platform.resources.grant.v3alpha.GetProjectGrant grant = 1;
+   */
+  grant?: GetProjectGrant | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.GetProjectGrantResponse.
+ * Use `create(GetProjectGrantResponseSchema)` to create a new message.
+ */
+export const GetProjectGrantResponseSchema: GenMessage<GetProjectGrantResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 13);
+
+/**
+ * Which project grant to change, and how.
+ *
+ * @generated from message platform.resources.grant.v3alpha.PatchProjectGrantRequest
+ */
+export type PatchProjectGrantRequest = Message<"platform.resources.grant.v3alpha.PatchProjectGrantRequest"> & {
+  /**
+   * ID of the grant.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The new role keys.
+   *
+   * @generated from field: platform.resources.grant.v3alpha.PatchProjectGrant grant = 2;
+   */
+  grant?: PatchProjectGrant | undefined;
+
+  /**
+   * An organization the grant must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.PatchProjectGrantRequest.
+ * Use `create(PatchProjectGrantRequestSchema)` to create a new message.
+ */
+export const PatchProjectGrantRequestSchema: GenMessage<PatchProjectGrantRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 14);
+
+/**
+ * The changed project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.PatchProjectGrantResponse
+ */
+export type PatchProjectGrantResponse = Message<"platform.resources.grant.v3alpha.PatchProjectGrantResponse"> & {
+  /**
+   * Sequence and date of the change.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.PatchProjectGrantResponse.
+ * Use `create(PatchProjectGrantResponseSchema)` to create a new message.
+ */
+export const PatchProjectGrantResponseSchema: GenMessage<PatchProjectGrantResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 15);
+
+/**
+ * Which project grant to deactivate.
+ *
+ * @generated from message platform.resources.grant.v3alpha.DeactivateProjectGrantRequest
+ */
+export type DeactivateProjectGrantRequest = Message<"platform.resources.grant.v3alpha.DeactivateProjectGrantRequest"> & {
+  /**
+   * ID of the grant.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * An organization the grant must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.DeactivateProjectGrantRequest.
+ * Use `create(DeactivateProjectGrantRequestSchema)` to create a new message.
+ */
+export const DeactivateProjectGrantRequestSchema: GenMessage<DeactivateProjectGrantRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 16);
+
+/**
+ * The deactivated project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.DeactivateProjectGrantResponse
+ */
+export type DeactivateProjectGrantResponse = Message<"platform.resources.grant.v3alpha.DeactivateProjectGrantResponse"> & {
+  /**
+   * Sequence and date of the change.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.DeactivateProjectGrantResponse.
+ * Use `create(DeactivateProjectGrantResponseSchema)` to create a new message.
+ */
+export const DeactivateProjectGrantResponseSchema: GenMessage<DeactivateProjectGrantResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 17);
+
+/**
+ * Which project grant to reactivate.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ReactivateProjectGrantRequest
+ */
+export type ReactivateProjectGrantRequest = Message<"platform.resources.grant.v3alpha.ReactivateProjectGrantRequest"> & {
+  /**
+   * ID of the grant.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * An organization the grant must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ReactivateProjectGrantRequest.
+ * Use `create(ReactivateProjectGrantRequestSchema)` to create a new message.
+ */
+export const ReactivateProjectGrantRequestSchema: GenMessage<ReactivateProjectGrantRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 18);
+
+/**
+ * The reactivated project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.ReactivateProjectGrantResponse
+ */
+export type ReactivateProjectGrantResponse = Message<"platform.resources.grant.v3alpha.ReactivateProjectGrantResponse"> & {
+  /**
+   * Sequence and date of the change.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.ReactivateProjectGrantResponse.
+ * Use `create(ReactivateProjectGrantResponseSchema)` to create a new message.
+ */
+export const ReactivateProjectGrantResponseSchema: GenMessage<ReactivateProjectGrantResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 19);
+
+/**
+ * Which project grant to delete.
+ *
+ * @generated from message platform.resources.grant.v3alpha.DeleteProjectGrantRequest
+ */
+export type DeleteProjectGrantRequest = Message<"platform.resources.grant.v3alpha.DeleteProjectGrantRequest"> & {
+  /**
+   * ID of the grant.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * An organization the grant must belong to; absent: wherever it is.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.DeleteProjectGrantRequest.
+ * Use `create(DeleteProjectGrantRequestSchema)` to create a new message.
+ */
+export const DeleteProjectGrantRequestSchema: GenMessage<DeleteProjectGrantRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 20);
+
+/**
+ * The deleted project grant.
+ *
+ * @generated from message platform.resources.grant.v3alpha.DeleteProjectGrantResponse
+ */
+export type DeleteProjectGrantResponse = Message<"platform.resources.grant.v3alpha.DeleteProjectGrantResponse"> & {
+  /**
+   * Sequence and date of the deletion.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.DeleteProjectGrantResponse.
+ * Use `create(DeleteProjectGrantResponseSchema)` to create a new message.
+ */
+export const DeleteProjectGrantResponseSchema: GenMessage<DeleteProjectGrantResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 21);
+
+/**
+ * A search for project grants.
+ *
+ * @generated from message platform.resources.grant.v3alpha.SearchProjectGrantsRequest
+ */
+export type SearchProjectGrantsRequest = Message<"platform.resources.grant.v3alpha.SearchProjectGrantsRequest"> & {
+  /**
+   * Paging and order.
+   *
+   * @generated from field: platform.resources.object.v3alpha.SearchQuery query = 1;
+   */
+  query?: SearchQuery | undefined;
+
+  /**
+   * The column to sort by; the creation date when unspecified.
+   *
+   * @generated from field: platform.resources.grant.v3alpha.ProjectGrantFieldName sorting_column = 2;
+   */
+  sortingColumn: ProjectGrantFieldName;
+
+  /**
+   * Conditions every returned grant meets.
+   *
+   * @generated from field: repeated platform.resources.grant.v3alpha.ProjectGrantSearchFilter filters = 3;
+   */
+  filters: ProjectGrantSearchFilter[];
+
+  /**
+   * An organization to search in (the grants of its projects and those given to it);
+   * absent or an instance: every organization.
+   *
+   * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
+   */
+  ctx?: RequestContext | undefined;
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.SearchProjectGrantsRequest.
+ * Use `create(SearchProjectGrantsRequestSchema)` to create a new message.
+ */
+export const SearchProjectGrantsRequestSchema: GenMessage<SearchProjectGrantsRequest> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 22);
+
+/**
+ * One page of project grants.
+ *
+ * @generated from message platform.resources.grant.v3alpha.SearchProjectGrantsResponse
+ */
+export type SearchProjectGrantsResponse = Message<"platform.resources.grant.v3alpha.SearchProjectGrantsResponse"> & {
+  /**
+   * Size of the page and of the whole result.
+   *
+   * @generated from field: platform.resources.object.v3alpha.ListDetails details = 1;
+   */
+  details?: ListDetails | undefined;
+
+  /**
+   * The column the page is sorted by.
+   *
+   * @generated from field: platform.resources.grant.v3alpha.ProjectGrantFieldName sorting_column = 2;
+   */
+  sortingColumn: ProjectGrantFieldName;
+
+  /**
+   * The project grants of this page.
+   *
+   * @generated from field: repeated platform.resources.grant.v3alpha.GetProjectGrant result = 3;
+   */
+  result: GetProjectGrant[];
+};
+
+/**
+ * Describes the message platform.resources.grant.v3alpha.SearchProjectGrantsResponse.
+ * Use `create(SearchProjectGrantsResponseSchema)` to create a new message.
+ */
+export const SearchProjectGrantsResponseSchema: GenMessage<SearchProjectGrantsResponse> = /*@__PURE__*/
+  messageDesc(file_platform_resources_grant_v3alpha_grant_service, 23);
+
+/**
+ * Project grants and user grants. A project grant gives roles of a project to another
+ * organization of the instance; a user grant gives roles of a project to one user. User
+ * grants belong to the project's organization, or to the granted organization when it made
+ * them under its project grant; tokens carry them as role claims.
  *
  * @generated from service platform.resources.grant.v3alpha.PlatformGrants
  */
 export const PlatformGrants: GenService<{
   /**
-   * Gives a user roles of a project; one grant per user and project.
+   * Gives a user roles of a project; one grant per user and project. In the context of an
+   * organization the project is granted to, that organization gives its own users roles of
+   * its project grant.
    *
    * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.CreateUserGrant
    */
@@ -365,6 +755,80 @@ export const PlatformGrants: GenService<{
     methodKind: "unary";
     input: typeof SearchUserGrantsRequestSchema;
     output: typeof SearchUserGrantsResponseSchema;
+  },
+  /**
+   * Gives another organization of the instance roles of a project; one grant per project
+   * and organization.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.CreateProjectGrant
+   */
+  createProjectGrant: {
+    methodKind: "unary";
+    input: typeof CreateProjectGrantRequestSchema;
+    output: typeof CreateProjectGrantResponseSchema;
+  },
+  /**
+   * Returns one project grant by ID, to the project's organization and to the granted one.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.GetProjectGrant
+   */
+  getProjectGrant: {
+    methodKind: "unary";
+    input: typeof GetProjectGrantRequestSchema;
+    output: typeof GetProjectGrantResponseSchema;
+  },
+  /**
+   * Replaces the role keys of a project grant; a key taken away leaves the user grants made
+   * under it in the same transaction.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.PatchProjectGrant
+   */
+  patchProjectGrant: {
+    methodKind: "unary";
+    input: typeof PatchProjectGrantRequestSchema;
+    output: typeof PatchProjectGrantResponseSchema;
+  },
+  /**
+   * Makes an active project grant inactive: its user grants count for nothing meanwhile.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.DeactivateProjectGrant
+   */
+  deactivateProjectGrant: {
+    methodKind: "unary";
+    input: typeof DeactivateProjectGrantRequestSchema;
+    output: typeof DeactivateProjectGrantResponseSchema;
+  },
+  /**
+   * Makes an inactive project grant active again.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.ReactivateProjectGrant
+   */
+  reactivateProjectGrant: {
+    methodKind: "unary";
+    input: typeof ReactivateProjectGrantRequestSchema;
+    output: typeof ReactivateProjectGrantResponseSchema;
+  },
+  /**
+   * Deletes a project grant with the user grants and memberships made under it.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.DeleteProjectGrant
+   */
+  deleteProjectGrant: {
+    methodKind: "unary";
+    input: typeof DeleteProjectGrantRequestSchema;
+    output: typeof DeleteProjectGrantResponseSchema;
+  },
+  /**
+   * Lists the project grants that match every filter and that the caller may read: those
+   * of the projects of the organizations where it holds the permission, and those given to
+   * them.
+   *
+   * @generated from rpc platform.resources.grant.v3alpha.PlatformGrants.SearchProjectGrants
+   */
+  searchProjectGrants: {
+    methodKind: "unary";
+    input: typeof SearchProjectGrantsRequestSchema;
+    output: typeof SearchProjectGrantsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_resources_grant_v3alpha_grant_service, 0);
