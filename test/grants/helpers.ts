@@ -1,6 +1,7 @@
 import { serviceClient, type Client } from "../support/service-client.js";
 import type { Msg } from "../support/results.js";
 import { PlatformGrants } from "../../gen/platform/resources/grant/v3alpha/grant_service_pb.js";
+import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { PlatformOrganizations } from "../../gen/platform/resources/org/v3alpha/org_service_pb.js";
 import { PlatformProjects } from "../../gen/platform/resources/project/v3alpha/project_service_pb.js";
 import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
@@ -17,6 +18,7 @@ export function clients(baseUrl: string, token: string, protocol: Protocol = "gr
     projects: client(PlatformProjects, baseUrl, token, protocol),
     users: client(PlatformUsers, baseUrl, token, protocol),
     orgs: client(PlatformOrganizations, baseUrl, token, protocol),
+    memberships: client(PlatformMemberships, baseUrl, token, protocol),
   };
 }
 export type Clients = ReturnType<typeof clients>;
@@ -45,6 +47,10 @@ export async function createMachineUser(c: Clients, orgId: string, username = un
 
 export async function createGrant(c: Clients, projectId: string, userId: string, roleKeys: string[] = []): Promise<string> {
   return (await c.grants.ok("CreateUserGrant", { projectId, grant: { userId, roleKeys } })).details.id;
+}
+
+export async function createProjectGrant(c: Clients, projectId: string, grantedOrgId: string, roleKeys: string[] = []): Promise<string> {
+  return (await c.grants.ok("CreateProjectGrant", { projectId, grant: { grantedOrgId, roleKeys } })).details.id;
 }
 
 /** GetUserGrant's grant, or the failed call. */

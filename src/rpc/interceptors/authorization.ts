@@ -48,9 +48,13 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
     const rules = requireRules(req.method);
     if (!rules.forGrantees || !rules.resource) return undefined;
     const ownerScope = { instanceId: found.instanceId, ...(found.orgId !== undefined && { orgId: found.orgId }) };
-    if (selected === undefined ? hasPermission(principal, permission, ownerScope) : selected === found.orgId) return undefined;
+    const inOwner = hasPermission(principal, permission, ownerScope);
+    if (selected === undefined ? inOwner : selected === found.orgId) return undefined;
     const all = await granteesOf(req, rules.resource.kind, found.instanceId, key);
-    return (all ?? []).find((g) => (selected === undefined ? hasPermission(principal, permission, granteeScope(found.instanceId, g)) : g.orgId === selected));
+    // With a ctx, only who may act in the grantee or see the project learns that it is granted
+    // there: anyone else gets what a project granted elsewhere gets (NotFound).
+    const mayAct = (g: Grantee) => hasPermission(principal, permission, granteeScope(found.instanceId, g));
+    return (all ?? []).find((g) => (selected === undefined ? mayAct(g) : g.orgId === selected && (inOwner || mayAct(g))));
   };
   return (next) => async (req) => {
     const rules = requireRules(req.method);
