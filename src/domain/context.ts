@@ -1,14 +1,11 @@
 import { SYSTEM_STREAM } from "../store/instance-sequence.js";
 import type { Owner } from "./details.js";
 
-/** The kind of a context, as memberships and owners store it. */
-export type ContextType = ContextRef["type"];
-
 /**
- * Where a membership holds: a context, or one project grant (inside the granted
- * organization), where PROJECT_GRANT_OWNER manages the user grants made under it.
+ * Where a membership holds: a context (as owners store it too), or one project grant (inside
+ * the granted organization), where PROJECT_GRANT_OWNER manages the user grants made under it.
  */
-export type MembershipContextType = ContextType | "project_grant";
+export type MembershipContextType = ContextRef["type"] | "project_grant";
 
 /**
  * A context of the hierarchy system > instance > organization: where reusable resources

@@ -42,7 +42,9 @@ export type CreateUserGrantRequest = Message<"platform.resources.grant.v3alpha.C
   grant?: UserGrant | undefined;
 
   /**
-   * An organization the project must belong to; absent: wherever it is.
+   * The organization the grant is made for: the project's own, or one the project is granted
+   * to (for its own users, with roles of its project grant); absent: the project's own, or the
+   * granted one where the caller holds user.grant.write only there.
    *
    * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
    */

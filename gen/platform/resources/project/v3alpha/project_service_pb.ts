@@ -85,7 +85,7 @@ export type GetProjectRequest = Message<"platform.resources.project.v3alpha.GetP
   id: string;
 
   /**
-   * An organization the project must belong to; absent: wherever it is.
+   * An organization the project must belong to, or be granted to; absent: wherever it is.
    *
    * @generated from field: platform.object.v3alpha.RequestContext ctx = 15;
    */
