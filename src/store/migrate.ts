@@ -29,6 +29,7 @@ import * as failedChecksOnUsers from "./migrations/0028-failed-checks-on-users.j
 import * as consoleClient from "./migrations/0029-console-client.js";
 import * as auditColumns from "./migrations/0030-audit-columns.js";
 import * as projectGrants from "./migrations/0031-project-grants.js";
+import * as userSchemas from "./migrations/0032-user-schemas.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   "0029-console-client": consoleClient,
   "0030-audit-columns": auditColumns,
   "0031-project-grants": projectGrants,
+  "0032-user-schemas": userSchemas,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

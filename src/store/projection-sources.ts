@@ -17,6 +17,7 @@ const CHANGED_BY: Readonly<Record<string, readonly string[]>> = {
   user_grant: ["user_grant", "user", "project", "project_grant", "org"],
   project: ["project", "project_grant", "org"],
   project_grant: ["project_grant", "project", "org"],
+  user_schema: ["user_schema"],
   app: ["app", "project", "org"],
   app_key: ["app_key", "app", "project", "org"],
   idp: ["idp", "org"],

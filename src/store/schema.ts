@@ -32,6 +32,7 @@ export interface Database {
   project_roles: ProjectRoleTable;
   user_grants: UserGrantTable;
   project_grants: ProjectGrantTable;
+  user_schemas: UserSchemaTable;
   apps: AppTable;
   app_keys: AppKeyTable;
   signing_keys: SigningKeyTable;
@@ -140,7 +141,7 @@ type DomainValidationType = "dns" | "http";
 export type OrgDomainRow = Selectable<OrgDomainTable>;
 
 type UserState = "active" | "inactive" | "locked";
-type UserKind = "machine" | "human";
+type UserKind = "machine" | "human" | "schema";
 type Gender = "female" | "male" | "diverse";
 type AccessTokenKind = "bearer" | "jwt";
 
@@ -169,6 +170,10 @@ interface UserTable extends ProjectionColumns {
   passkey_prompt_skipped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Failed checks of a password or a second factor since the last success (domain/user/lockout.ts, migration 0028). */
   failed_checks: ColumnType<number, number | undefined, number>;
+  /** A schema user's schema, the revision its data last met, and the data (migration 0032); null for the others. */
+  schema_id: ColumnType<string | null, string | null | undefined, string | null>;
+  schema_revision: ColumnType<number | null, number | null | undefined, number | null>;
+  data: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 export type UserRow = Selectable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
@@ -323,6 +328,16 @@ export interface UserGrantTable extends ProjectionColumns {
   role_keys: Json<string[]>;
   /** The project grant it was made under; '' for the project organization's own (migration 0031). */
   project_grant_id: ColumnType<string, string | undefined, string>;
+}
+
+/** A kind of user with a JSON Schema for its users' data; an instance's resource (migration 0032). */
+export interface UserSchemaTable extends ProjectionColumns {
+  id: string;
+  type: string;
+  state: ColumnType<"active" | "inactive", "active" | "inactive" | undefined, "active" | "inactive">;
+  revision: number;
+  schema: Json<Record<string, unknown>>;
+  possible_authenticators: Json<string[]>;
 }
 
 /** Roles of a project its organization (org_id) gives another organization of the instance. */

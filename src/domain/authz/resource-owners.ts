@@ -9,6 +9,7 @@ import { orgOfProject } from "../project/queries.js";
 import { ownerOfUserGrant } from "../grant/queries.js";
 import { granteeOfProjectGrant, granteesOfProject, orgOfProjectGrant, type Grantee } from "../project-grant/queries.js";
 import { orgOfApp } from "../app/queries.js";
+import { hasUserSchema } from "../user-schema/queries.js";
 import { holdsSessionToken, sessionOwner } from "../session/queries.js";
 
 /** The context that owns a resource: an instance, or an organization of it. */
@@ -53,6 +54,7 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
   project_grant: inOrg(orgOfProjectGrant),
   app: inOrg(orgOfApp),
   instance: async (db, _instanceId, id) => ((await instanceById(db, id)) ? { instanceId: id } : undefined),
+  user_schema: async (db, instanceId, id) => ((await hasUserSchema(db, instanceId, id)) ? { instanceId } : undefined),
 };
 
 /**
@@ -61,7 +63,16 @@ export const RESOURCE_OWNERS: Record<string, OwnerLookup> = {
  * lookup may be cached. Not domains, which move between organizations, nor sessions, which
  * gain their user with a check.
  */
-export const FIXED_OWNER_KINDS: ReadonlySet<string> = new Set(["organization", "user", "project", "user_grant", "project_grant", "app", "instance"]);
+export const FIXED_OWNER_KINDS: ReadonlySet<string> = new Set([
+  "organization",
+  "user",
+  "project",
+  "user_grant",
+  "project_grant",
+  "app",
+  "instance",
+  "user_schema",
+]);
 
 /**
  * The organizations a resource of a project is granted to, for methods declared

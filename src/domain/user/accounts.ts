@@ -11,7 +11,7 @@ export interface Account {
   username: string;
   loginName: string;
   row: {
-    type: "human" | "machine";
+    type: "human" | "machine" | "schema";
     name: string;
     given_name: string | null;
     family_name: string | null;

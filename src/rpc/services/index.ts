@@ -60,6 +60,8 @@ import { PlatformIDPIntents } from "../../../gen/platform/resources/idp_intent/v
 import { idpIntentsService, type IdpIntentSettings } from "./idp-intents/service.js";
 import { reflectionServices } from "./reflection.js";
 import { eventsService } from "./events/service.js";
+import { userSchemasService } from "./user-schemas/service.js";
+import { PlatformUserSchemas } from "../../../gen/platform/resources/user_schema/v3alpha/user_schema_service_pb.js";
 import type { WatchSettings, WatchSlots } from "./events/watch.js";
 
 /** Our API: each service has a permission per method and REST bindings. */
@@ -87,6 +89,7 @@ export const PLATFORM_SERVICES: readonly DescService[] = [
   PlatformSessions,
   PlatformAuthRequests,
   PlatformIDPIntents,
+  PlatformUserSchemas,
 ];
 /** Infrastructure every gRPC tool expects; public, no tenant. */
 const INFRA_SERVICES: readonly DescService[] = [Health, ReflectionV1, ReflectionV1alpha];
@@ -156,6 +159,7 @@ export function registerServices(router: ConnectRouter, deps: ServiceDeps): void
   router.service(PlatformSessions, sessionsService(deps));
   router.service(PlatformAuthRequests, authRequestsService(deps));
   router.service(PlatformIDPIntents, idpIntentsService(deps));
+  router.service(PlatformUserSchemas, userSchemasService(deps));
   router.service(Health, healthService(SERVED_SERVICES, deps.isServing, deps.shutdown, deps.watchStreams));
   const reflection = reflectionServices(SERVED_SERVICES);
   router.service(ReflectionV1, reflection.v1);

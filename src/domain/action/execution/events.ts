@@ -117,6 +117,11 @@ export const EVENT_TYPES: readonly string[] = [
   "user.secret.removed",
   "user.secret.set",
   "user.unlocked",
+  "user_schema.activated",
+  "user_schema.added",
+  "user_schema.changed",
+  "user_schema.deactivated",
+  "user_schema.removed",
 ];
 
 /** Every dotted prefix of a listed type (`user`, `user.grant`, …): what `event/<group>.*` may name. */

@@ -1,0 +1,111 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import * as addFormatsModule from "ajv-formats";
+import { invalidArgument } from "../errors.js";
+
+/*
+ * User schemas are JSON Schemas of draft 2020-12, checked and applied by Ajv: the most used
+ * validator for JavaScript, maintained, and compiling each schema once to a function (what
+ * CreateUser pays per call is that function, not an interpretation of the schema). ajv-formats
+ * (same maintainers) gives `format` its meaning: without it a strict Ajv refuses every format.
+ */
+
+/** What a user schema may weigh as JSON: kept in a row, read on every write of its users. */
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+
+export const PERMISSION_KEYWORD = "urn:platform:permission";
+export const SEARCHABLE_KEYWORD = "urn:platform:searchable";
+
+const ACCESS = { enum: ["", "r", "w", "rw"] };
+
+// ajv-formats is CommonJS with `exports.default`: Node's ESM loader nests it one level deeper.
+type AddFormats = (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default: { default?: AddFormats } & AddFormats }).default.default ??
+  (addFormatsModule as unknown as { default: AddFormats }).default) as AddFormats;
+
+function newAjv(): Ajv2020 {
+  // Strict: an unknown keyword or a misspelled type is an error, not silently no rule.
+  // addUsedSchema off: a user schema's `$id` never enters Ajv's registry, where two
+  // instances' schemas of the same `$id` would collide.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, addUsedSchema: false });
+  addFormats(ajv);
+  ajv.addKeyword({
+    keyword: PERMISSION_KEYWORD,
+    metaSchema: { type: "object", properties: { owner: ACCESS, self: ACCESS }, additionalProperties: false },
+  });
+  ajv.addKeyword({ keyword: SEARCHABLE_KEYWORD, metaSchema: { type: "boolean" } });
+  return ajv;
+}
+
+const ajv = newAjv();
+
+/** Every `$ref` and `$dynamicRef` that does not point into the schema itself. */
+function remoteRefs(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) remoteRefs(item, found);
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === "$ref" || key === "$dynamicRef") && typeof value === "string" && !value.startsWith("#")) found.push(value);
+      else remoteRefs(value, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * Checks a schema as a draft 2020-12 JSON Schema that the service can apply: at most
+ * MAX_SCHEMA_BYTES as JSON, no reference outside itself (nothing is ever fetched), and
+ * compiling in Ajv's strict mode. InvalidArgument naming what is wrong otherwise.
+ */
+export function checkSchema(schema: Record<string, unknown>): void {
+  const bytes = Buffer.byteLength(JSON.stringify(schema));
+  if (bytes > MAX_SCHEMA_BYTES) throw invalidArgument(`the schema is ${bytes} bytes as JSON; at most ${MAX_SCHEMA_BYTES} are allowed`);
+  const remote = remoteRefs(schema);
+  if (remote.length > 0) {
+    throw invalidArgument(`the schema refers to ${remote.map((r) => `"${r}"`).join(", ")}: only references inside the schema ("#/$defs/…") are allowed`);
+  }
+  try {
+    ajv.removeSchema(ajv.compile(schema).schema as object);
+  } catch (error) {
+    throw invalidArgument(`the schema is not a valid JSON Schema (draft 2020-12): ${(error as Error).message}`);
+  }
+}
+
+/** One way data fails its schema: where (a JSON pointer into the data) and why. */
+export interface Violation {
+  pointer: string;
+  message: string;
+}
+
+/**
+ * Validators of the schemas in use, by schema id and revision: compiling costs far more than
+ * validating. The oldest are dropped beyond the bound (and from Ajv's own cache with them).
+ */
+const MAX_COMPILED = 500;
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorOf(key: string, schema: Record<string, unknown>): ValidateFunction {
+  let validate = compiled.get(key);
+  if (validate) {
+    compiled.delete(key);
+    compiled.set(key, validate);
+    return validate;
+  }
+  validate = ajv.compile(schema);
+  compiled.set(key, validate);
+  if (compiled.size > MAX_COMPILED) {
+    const [oldest, old] = compiled.entries().next().value as [string, ValidateFunction];
+    compiled.delete(oldest);
+    ajv.removeSchema(old.schema as object);
+  }
+  return validate;
+}
+
+/** How data fails a schema revision; empty when it meets it. */
+export function violationsOf(schema: { key: string; schema: Record<string, unknown> }, data: unknown): Violation[] {
+  const validate = validatorOf(schema.key, schema.schema);
+  if (validate(data)) return [];
+  return (validate.errors ?? []).map((e) => ({
+    pointer: e.instancePath || "/",
+    message:
+      e.keyword === "additionalProperties" ? `${e.message}: "${(e.params as { additionalProperty: string }).additionalProperty}"` : (e.message ?? "is invalid"),
+  }));
+}
