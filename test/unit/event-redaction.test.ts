@@ -43,6 +43,11 @@ const WRITTEN = [
     "project.grant.deactivated",
     "project.grant.reactivated",
     "project.grant.removed",
+    "user_schema.added",
+    "user_schema.changed",
+    "user_schema.activated",
+    "user_schema.deactivated",
+    "user_schema.removed",
   ],
   ...["smtp_provider", "sms_provider"].flatMap((p) =>
     ["added", "changed", "removed", "activated", "deactivated", "signing_key.regenerated"].map((e) => `${p}.${e}`),

@@ -1,4 +1,4 @@
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import * as addFormatsModule from "ajv-formats";
 import { invalidArgument } from "../errors.js";
 
@@ -10,10 +10,10 @@ import { invalidArgument } from "../errors.js";
  */
 
 /** What a user schema may weigh as JSON: kept in a row, read on every write of its users. */
-export const MAX_SCHEMA_BYTES = 64 * 1024;
+const MAX_SCHEMA_BYTES = 64 * 1024;
 
-export const PERMISSION_KEYWORD = "urn:platform:permission";
-export const SEARCHABLE_KEYWORD = "urn:platform:searchable";
+const PERMISSION_KEYWORD = "urn:platform:permission";
+const SEARCHABLE_KEYWORD = "urn:platform:searchable";
 
 const ACCESS = { enum: ["", "r", "w", "rw"] };
 
@@ -67,45 +67,4 @@ export function checkSchema(schema: Record<string, unknown>): void {
   } catch (error) {
     throw invalidArgument(`the schema is not a valid JSON Schema (draft 2020-12): ${(error as Error).message}`);
   }
-}
-
-/** One way data fails its schema: where (a JSON pointer into the data) and why. */
-export interface Violation {
-  pointer: string;
-  message: string;
-}
-
-/**
- * Validators of the schemas in use, by schema id and revision: compiling costs far more than
- * validating. The oldest are dropped beyond the bound (and from Ajv's own cache with them).
- */
-const MAX_COMPILED = 500;
-const compiled = new Map<string, ValidateFunction>();
-
-function validatorOf(key: string, schema: Record<string, unknown>): ValidateFunction {
-  let validate = compiled.get(key);
-  if (validate) {
-    compiled.delete(key);
-    compiled.set(key, validate);
-    return validate;
-  }
-  validate = ajv.compile(schema);
-  compiled.set(key, validate);
-  if (compiled.size > MAX_COMPILED) {
-    const [oldest, old] = compiled.entries().next().value as [string, ValidateFunction];
-    compiled.delete(oldest);
-    ajv.removeSchema(old.schema as object);
-  }
-  return validate;
-}
-
-/** How data fails a schema revision; empty when it meets it. */
-export function violationsOf(schema: { key: string; schema: Record<string, unknown> }, data: unknown): Violation[] {
-  const validate = validatorOf(schema.key, schema.schema);
-  if (validate(data)) return [];
-  return (validate.errors ?? []).map((e) => ({
-    pointer: e.instancePath || "/",
-    message:
-      e.keyword === "additionalProperties" ? `${e.message}: "${(e.params as { additionalProperty: string }).additionalProperty}"` : (e.message ?? "is invalid"),
-  }));
 }

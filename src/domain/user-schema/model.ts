@@ -8,8 +8,7 @@ export type UserSchemaRow = Selectable<UserSchemaTable>;
 export type UserSchemaState = UserSchemaRow["state"];
 
 /** How a user of a schema may authenticate (the API's AuthenticatorType without its prefix, lower-cased). */
-export const AUTHENTICATORS = ["username", "password", "webauthn", "totp", "otp_email", "otp_sms", "pat", "key"] as const;
-export type Authenticator = (typeof AUTHENTICATORS)[number];
+export type Authenticator = "username" | "password" | "webauthn" | "totp" | "otp_email" | "otp_sms" | "pat" | "key";
 
 export interface UserSchemaView {
   details: ObjectDetails;
