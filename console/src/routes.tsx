@@ -89,6 +89,16 @@ const identityProvider = createRoute({
   path: "/identity-providers/$idpId",
   component: lazyRouteComponent(() => import("./pages/IdentityProvider"), "IdentityProvider"),
 });
+const userSchemas = createRoute({
+  getParentRoute: () => root,
+  path: "/user-schemas",
+  component: lazyRouteComponent(() => import("./pages/UserSchemas"), "UserSchemas"),
+});
+const userSchema = createRoute({
+  getParentRoute: () => root,
+  path: "/user-schemas/$schemaId",
+  component: lazyRouteComponent(() => import("./pages/UserSchema"), "UserSchema"),
+});
 const loginSettings = createRoute({
   getParentRoute: () => root,
   path: "/settings/login",
@@ -208,6 +218,8 @@ export function createConsoleRouter(context: RouterContext) {
       identityProviders,
       identityProvider,
       identityProviderHistory,
+      userSchemas,
+      userSchema,
       messages,
       smtpProviders,
       smtpProvider,

@@ -1,5 +1,5 @@
-import { Checkbox, CheckboxGroup, Label, Radio, RadioGroup, Text } from "react-aria-components";
-import { useController, type Control, type FieldValues, type Path } from "react-hook-form";
+import { Checkbox, CheckboxGroup, FieldError, Label, Radio, RadioGroup, Text } from "react-aria-components";
+import { useController, type Control, type FieldValues, type Path, type RegisterOptions } from "react-hook-form";
 
 /**
  * Choices of a react-hook-form form as React Aria's radio and check boxes (labelled, arrow
@@ -49,11 +49,25 @@ export function RadioInput<T extends FieldValues>({
   );
 }
 
-/** Any of a few options. */
-export function CheckboxesInput<T extends FieldValues>({ control, name, label, description, options }: ChoiceProps<T> & { options: Option[] }) {
-  const { field } = useController({ control, name });
+/** Any of a few options; `rules`' refusal shows under them. */
+export function CheckboxesInput<T extends FieldValues>({
+  control,
+  name,
+  label,
+  description,
+  options,
+  rules,
+}: ChoiceProps<T> & { options: Option[]; rules?: RegisterOptions<T, Path<T>> }) {
+  const { field, fieldState } = useController({ control, name, rules });
   return (
-    <CheckboxGroup className="choices" name={field.name} value={field.value as string[]} onChange={field.onChange}>
+    <CheckboxGroup
+      className="choices"
+      name={field.name}
+      value={field.value as string[]}
+      onChange={field.onChange}
+      isInvalid={fieldState.invalid}
+      validationBehavior="aria"
+    >
       <Label>{label}</Label>
       {options.map((o) => (
         <Checkbox key={o.value} value={o.value}>
@@ -62,6 +76,7 @@ export function CheckboxesInput<T extends FieldValues>({ control, name, label, d
         </Checkbox>
       ))}
       {description && <Text slot="description">{description}</Text>}
+      <FieldError>{fieldState.error?.message}</FieldError>
     </CheckboxGroup>
   );
 }

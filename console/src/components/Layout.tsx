@@ -63,6 +63,11 @@ export function Layout({ session, user }: { session: Session; user: User }) {
               Identity providers
             </Link>
           )}
+          {may("user.schema.read") && (
+            <Link to="/user-schemas" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
+              User schemas
+            </Link>
+          )}
           {may("instance.notification.read") && (
             <Link to="/messages" search={(prev) => prev} activeOptions={{ includeSearch: false }}>
               Messages
