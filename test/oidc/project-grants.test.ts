@@ -88,7 +88,7 @@ describe.each(DATABASE_KINDS)("project grants and the project's role check at si
     };
   }
 
-  async function start(p: Granted) {
+  async function start(p: Granted, extra: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const url = new URL("/oauth/v2/authorize", base());
@@ -100,6 +100,7 @@ describe.each(DATABASE_KINDS)("project grants and the project's role check at si
       state,
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
+      ...extra,
     }))
       url.searchParams.set(k, v);
     return { url: url.href, state, verifier };
@@ -259,6 +260,31 @@ describe.each(DATABASE_KINDS)("project grants and the project's role check at si
     s = await start(shared);
     page = await browser.open(s.url);
     expect(redirected(page).code).toBeTruthy();
+  });
+
+  it("asks for a sign-in with prompt=login even when the browser's user has no grant: Bob, who has one, then gets in", async () => {
+    await setRoleCheck(shared, false);
+    let browser: Browser;
+    try {
+      ({ browser } = await codeFlow(shared, carol.name));
+    } finally {
+      await setRoleCheck(shared, true);
+    }
+    // Carol's single sign-on is refused…
+    let s = await start(shared);
+    expect(redirected(await browser.open(s.url))).toMatchObject({ error: "access_denied", state: s.state });
+    // …but a request for a new sign-in shows the login pages, where another person may sign in.
+    s = await start(shared, { prompt: "login" });
+    let page = await browser.open(s.url);
+    expect(page.left, page.url).toBe(false);
+    page = await browser.submit(formWith(page.html, "loginName"), { loginName: bob.name }, page.url);
+    page = await browser.submit(formWith(page.html, "password"), { password: PASSWORD }, page.url);
+    // The provider ends Carol's session before Bob's sign-in resumes the request (a form the page posts itself).
+    if (!page.left) page = await browser.submit(formWith(page.html, "logout"), {}, page.url);
+    expect(redirected(page).code).toBeTruthy();
+    const tokens = await client.authorizationCodeGrant(shared.app.config, new URL(page.url), { pkceCodeVerifier: s.verifier, expectedState: s.state });
+    expect(tokens.claims()!.sub).toBe(bob.id);
+    await expectRoles(shared, tokens, editorOfB());
   });
 
   it("takes a role the project grant no longer gives out of Bob's grant; a grant without roles still passes the role check (no roles claim)", async () => {
