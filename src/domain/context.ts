@@ -2,7 +2,7 @@ import { SYSTEM_STREAM } from "../store/instance-sequence.js";
 import type { Owner } from "./details.js";
 
 /** The kind of a context, as memberships and owners store it. */
-export type ContextType = ContextRef["type"];
+type ContextType = ContextRef["type"];
 
 /**
  * Where a membership holds: a context, or one project grant (inside the granted
