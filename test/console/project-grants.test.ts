@@ -16,8 +16,8 @@ import { CONSOLE_PASSWORD, consoleInspector, instanceOwner } from "./helpers.js"
  * uses them, each step checked through the API: the project granted to an organization found
  * by name (its own not offered), with one of its roles; a deactivated organization refused in
  * the API's words under the form; the grant's roles changed (the user grant its organization
- * made under it loses the role taken away), deactivated and reactivated, then removed with
- * what was made under it.
+ * made under it, marked so among the user grants, loses the role taken away), deactivated
+ * and reactivated, then removed with what was made under it.
  */
 
 const en = TEXTS.en;
@@ -130,7 +130,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a project's grants 
       expect((await api.grants.ok("GetUserGrant", { id: userGrantId })).grant.projectGrantId).toBe(made!.id);
       await page.reload();
       const userGrant = region(page, "User grants").getByRole("row", { name: loginName });
-      await expect.poll(() => userGrant.innerText()).toMatch(/reader/);
+      await expect.poll(() => userGrant.innerText()).toMatch(/Project grant\s+reader/);
       await inspect("project-grants", tab);
 
       // Its roles changed: reader taken away (the user grant made under it loses it too), writer given.
