@@ -17,7 +17,8 @@ import { CONSOLE_PASSWORD, consoleInspector, instanceOwner } from "./helpers.js"
  * by name (its own not offered), with one of its roles; a deactivated organization refused in
  * the API's words under the form; the grant's roles changed (the user grant its organization
  * made under it, marked so among the user grants, loses the role taken away), deactivated
- * and reactivated, then removed with what was made under it.
+ * and reactivated; a role removed from the project gone from its row at once; the grant
+ * removed with what was made under it.
  */
 
 const en = TEXTS.en;
@@ -151,6 +152,11 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`a project's grants 
       await row.getByRole("button", { name: "Reactivate" }).click();
       await expect.poll(() => row.innerText()).toMatch(/writer\s+Active/);
       expect((await grantsOfProject())[0]).toMatchObject({ state: ACTIVE });
+
+      // The role removed from the project: the grant's row shows it gone at once.
+      await region(page, "Roles").getByRole("button", { name: "Remove the role writer" }).click();
+      await expect.poll(() => row.innerText()).not.toContain("writer");
+      expect((await grantsOfProject())[0]).toMatchObject({ roleKeys: [], state: ACTIVE });
 
       // Removed after confirming, with the user grant made under it.
       await row.getByRole("button", { name: "Remove…" }).click();
