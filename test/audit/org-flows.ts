@@ -58,8 +58,23 @@ export async function projectFlows(f: Flow): Promise<void> {
   const userId = (await f.ok(PlatformUsers, "CreateUser", { user: humanUser(uniqueName("granted")) })).details.id as string;
   const grantId = (await grants("CreateUserGrant", { projectId, grant: { userId, roleKeys: ["reader"] } })).details.id as string;
   await grants("PatchUserGrant", { id: grantId, grant: { roleKeys: ["reader", "writer"] } });
+
+  // The project granted to another organization, with a PROJECT_GRANT_OWNER there.
+  const grantee = (await f.ok(PlatformOrganizations, "CreateOrganization", { organization: { name: uniqueName("Audit Grantee") } })).details.id as string;
+  const projectGrant = (await grants("CreateProjectGrant", { projectId, grant: { grantedOrgId: grantee, roleKeys: ["reader"] } })).details.id as string;
+  await grants("PatchProjectGrant", { id: projectGrant, grant: { roleKeys: ["reader", "writer"] } });
+  await grants("DeactivateProjectGrant", { id: projectGrant });
+  await grants("ReactivateProjectGrant", { id: projectGrant });
+  const manager = (
+    await f.ok(PlatformUsers, "CreateUser", { user: { username: uniqueName("grant-manager"), machine: { name: "Grant manager" } }, ctx: { orgId: grantee } })
+  ).details.id as string;
+  const members = calls(f, PlatformMemberships);
+  await members("CreateMembership", { membership: { userId: manager, roles: ["PROJECT_GRANT_OWNER"] }, ctx: { projectGrantId: projectGrant } });
+  await members("DeleteMembership", { userId: manager, ctx: { projectGrantId: projectGrant } });
+
   await projects("RemoveProjectRole", { projectId, key: "writer" });
   await grants("DeleteUserGrant", { id: grantId });
+  await grants("DeleteProjectGrant", { id: projectGrant });
 
   const web = (
     await apps("CreateApp", {

@@ -27,6 +27,7 @@ const UNREACHED: Record<string, string> = {
   "signin.failed": "announced by issue 40; nothing writes it yet",
   "signin.suppressed": "announced by issue 40; nothing writes it yet",
   "system.member.changed": "the system context has one role: a membership there cannot change",
+  "project_grant.member.changed": "a project grant has one role: a membership there cannot change",
   "signing_key.removed": "a retired key is removed a minute after the longest token lifetime at the earliest",
   "user.mfa_init.skipped": 'written by the login pages\' "Skip for now" only (test/oidc/second-factor-login.test.ts); its payload is empty',
   "user.passkey_prompt.skipped": 'written by the login pages\' "Not now" only (test/oidc/passkey-login.test.ts); its payload is empty',

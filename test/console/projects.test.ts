@@ -312,7 +312,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the console's proje
       await page.getByRole("link", { name }).click();
       await page.getByRole("heading", { name, level: 1 }).waitFor();
       await page.getByRole("rowheader", { name: "Viewed app" }).waitFor();
-      await expect(page.getByRole("button", { name: /^(Save|Deactivate|Delete…|New application|Add role|Grant)$/ }).count()).resolves.toBe(0);
+      await page.getByRole("region", { name: "Project grants" }).getByText("The project is granted to no other organization.").waitFor();
+      await expect(
+        page.getByRole("button", { name: /^(Save|Deactivate|Delete…|New application|Add role|Grant|Grant to an organization)$/ }).count(),
+      ).resolves.toBe(0);
     } finally {
       await page.context().close();
     }

@@ -14,12 +14,13 @@ import { StateToggle } from "../components/StateToggle";
 import { TextInput } from "../components/TextInput";
 import { ResourceTabs, TABS } from "./events/ResourceTabs";
 import { Apps } from "./project/Apps";
+import { ProjectGrants } from "./project/ProjectGrants";
 import { Roles } from "./project/Roles";
 import { UserGrants } from "./project/UserGrants";
 
 /**
  * One project: its name and role settings, its state, deleting it; its roles, its
- * applications and the user grants that give its roles.
+ * applications, the organizations it is granted to and the user grants that give its roles.
  */
 export function Project() {
   const { projectId } = useParams({ from: "/projects/$projectId" });
@@ -73,7 +74,10 @@ export function Project() {
               await refresh();
             }}
           >
-            <p>Its roles, its applications and every user grant on it go with it. Applications of the project stop working at once.</p>
+            <p>
+              Its roles, its applications, its grants to other organizations and every user grant on it go with it. Applications of the project stop working at
+              once.
+            </p>
           </ConfirmAction>
         )}
       </div>
@@ -81,6 +85,7 @@ export function Project() {
       <Settings projectId={projectId} project={p} mayWrite={may("project.write")} onSaved={refresh} />
       <Roles projectId={projectId} mayWrite={may("project.write")} />
       {may("project.app.read") && <Apps projectId={projectId} mayWrite={may("project.app.write")} />}
+      {may("project.grant.read") && <ProjectGrants projectId={projectId} projectOrgId={p.details?.resourceOwner?.id ?? ""} />}
       {may("user.grant.read") && <UserGrants projectId={projectId} />}
     </>
   );

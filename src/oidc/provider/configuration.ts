@@ -9,7 +9,7 @@ import type { Db } from "../../store/db.js";
 import { ASSERTION_ALGORITHMS, CLAIMS, CLIENT_AUTH_METHODS } from "./capabilities.js";
 import { ACR_VALUES } from "../helpers/acr.js";
 import { afterAuthorization, beforeAuthorization } from "../helpers/authorization-rules.js";
-import { roleCheckedGrant } from "../helpers/role-check.js";
+import { withRoleCheck } from "../helpers/role-check.js";
 import type { FeatureFlags } from "../../domain/feature/flags.js";
 import { instanceLanguages } from "../../domain/settings/language.js";
 import { clientAdapter, JWT_BEARER, PARTY_METADATA, secretMatches, TOKEN_EXCHANGE } from "../models/clients.js";
@@ -90,7 +90,7 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"], clientAuthSigningAlgValues: ASSERTION_ALGORITHMS as never },
     extraClientMetadata: { properties: [...PARTY_METADATA] },
     interactions: {
-      policy: loginPolicy(known, { db, instanceId, loginSettings: deps.loginSettings }),
+      policy: withRoleCheck(loginPolicy(known, { db, instanceId, loginSettings: deps.loginSettings }), db, instanceId),
       url: interactionUrl(db, instanceId, deps.loginSettings),
     },
     pkce: { required: (_ctx, client) => client.tokenEndpointAuthMethod === "none" },
@@ -145,7 +145,6 @@ export function createProvider(issuer: string, deps: ProviderDeps): Provider {
     },
     renderError: pages.renderError as Configuration["renderError"],
     findAccount: findAccount(db, instanceId),
-    loadExistingGrant: roleCheckedGrant(db, instanceId),
     extraTokenClaims: extraTokenClaims(db, instanceId, deps.lookups) as Configuration["extraTokenClaims"],
     formats: { customizers: { jwt: jwtCustomizer(new Payloads(JWT_RECORD_MODEL), db, instanceId, deps.functions) as never } },
   };

@@ -12,6 +12,7 @@ export const RESOURCE_KINDS = [
   { key: "target", label: "Targets", one: "Target" },
   { key: "execution", label: "Executions", one: "Execution" },
   { key: "user_grant", label: "User grants", one: "User grant" },
+  { key: "project_grant", label: "Project grants", one: "Project grant" },
   { key: "membership", label: "Memberships", one: "Membership" },
   { key: "session", label: "Sessions", one: "Session" },
   { key: "signin", label: "Sign-ins", one: "Sign-in of user" },

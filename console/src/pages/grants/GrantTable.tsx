@@ -31,8 +31,9 @@ export function useUserGrantPage(filter: Filter) {
 export type UserGrantPage = ReturnType<typeof useUserGrantPage>;
 
 /**
- * A page of user grants as a table: whom or what each is of (the first column), its roles,
- * changing them and removing the grant, for whoever may.
+ * A page of user grants as a table: whom or what each is of (the first column, marked when a
+ * granted organization made it under its project grant), its roles, changing them and
+ * removing the grant, for whoever may.
  */
 export function GrantTable(props: {
   grants: UserGrantPage;
@@ -65,7 +66,10 @@ export function GrantTable(props: {
       >
         {(g) => (
           <>
-            <Cell>{cell(g)}</Cell>
+            <Cell>
+              {cell(g)}
+              {g.projectGrantId && <span className="badge">Project grant</span>}
+            </Cell>
             <Cell>{g.grant?.roleKeys.join(", ")}</Cell>
             <Cell>
               <div className="row-actions">

@@ -3,6 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button, Cell } from "react-aria-components";
 import { useForm } from "react-hook-form";
+import { PlatformGrants } from "../../../../gen/platform/resources/grant/v3alpha/grant_service_pb";
 import { ProjectRoleFieldName } from "../../../../gen/platform/resources/project/v3alpha/project_pb";
 import { PlatformProjects } from "../../../../gen/platform/resources/project/v3alpha/project_service_pb";
 import { ApiError } from "../../components/ApiError";
@@ -30,7 +31,11 @@ export function Roles({ projectId, mayWrite }: { projectId: string; mayWrite: bo
   });
   const refresh = () => queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformProjects, cardinality: undefined }) });
   const add = useMutation(PlatformProjects.method.addProjectRole, { onSuccess: refresh });
-  const remove = useMutation(PlatformProjects.method.removeProjectRole, { onSuccess: refresh });
+  // A role removed leaves the project grants and user grants that gave it: their answers too.
+  const remove = useMutation(PlatformProjects.method.removeProjectRole, {
+    onSuccess: () =>
+      Promise.all([refresh(), queries.invalidateQueries({ queryKey: createConnectQueryKey({ schema: PlatformGrants, cardinality: undefined }) })]),
+  });
   const form = useForm<RoleValues>({ defaultValues: { key: "", displayName: "", group: "" } });
   const rows = found.data?.result ?? [];
   const submit = (v: RoleValues) =>
