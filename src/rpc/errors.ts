@@ -37,6 +37,8 @@ const UNIQUE_CONSTRAINTS: Record<string, string> = {
   project_roles_pkey: "the project has a role with this key already",
   user_grants_user_project: "the user has a grant on this project already",
   apps_name: "an application with this name already exists in the project",
+  project_grants_project_org: "the project is granted to this organization already",
+  user_schemas_type: "a user schema of this type exists already",
 };
 
 /** PostgreSQL error codes (SQLSTATE) that callers should learn about, with what they mean for them. */

@@ -1,4 +1,5 @@
 import { PlatformInstances } from "../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
+import { PlatformUserSchemas } from "../../gen/platform/resources/user_schema/v3alpha/user_schema_service_pb.js";
 import { PlatformBrandingSettings } from "../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { PlatformDomainSettings } from "../../gen/platform/settings/domain/v3alpha/domain_service_pb.js";
 import { PlatformFeatureSettings } from "../../gen/platform/settings/feature/v3alpha/feature_service_pb.js";
@@ -17,6 +18,19 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
  * patched, its domains changed, blocked and unblocked, its audit log retention set, its
  * signing keys rotated; then deleted. And the keys of the test's own instance rotated.
  */
+/** A user schema through its life: its events carry the JSON Schema, which names no secret. */
+export async function userSchemaFlows(f: Flow): Promise<void> {
+  const schemas = calls(f, PlatformUserSchemas);
+  const schema = { type: "object", properties: { name: { type: "string" } } };
+  const id = (
+    await schemas("CreateUserSchema", { userSchema: { type: uniqueName("audit-schema"), schema, possibleAuthenticators: ["AUTHENTICATOR_TYPE_USERNAME"] } })
+  ).details.id as string;
+  await schemas("PatchUserSchema", { id, userSchema: { schema: { ...schema, required: ["name"] } } });
+  await schemas("DeactivateUserSchema", { id });
+  await schemas("ActivateUserSchema", { id });
+  await schemas("DeleteUserSchema", { id });
+}
+
 export async function instanceFlows(f: Flow): Promise<void> {
   const instances = calls(f, PlatformInstances);
   const [domain, added] = [`${uniqueName("inst")}.audit.example`, `${uniqueName("more")}.audit.example`];

@@ -5,7 +5,7 @@ import { DATABASE_KINDS } from "../support/database.js";
 import { TestDnsServer } from "../support/dns-server.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { newFlow, type Flow } from "./flow.js";
-import { instanceFlows, settingsFlows } from "./instance-flows.js";
+import { instanceFlows, settingsFlows, userSchemaFlows } from "./instance-flows.js";
 import { actionFlows, idpFlows, providerFlows } from "./integration-flows.js";
 import { intentFlows } from "./intent-flows.js";
 import { membershipFlows, orgFlows, projectFlows } from "./org-flows.js";
@@ -74,6 +74,7 @@ describe.each(DATABASE_KINDS)("the audit log's redaction of the events written (
       providerFlows,
       idpFlows,
       settingsFlows,
+      userSchemaFlows,
       instanceFlows,
     ])
       await run(flow);
