@@ -79,6 +79,7 @@ describe("the OpenAPI document, documented from the proto comments", () => {
       { name: "PlatformSMSProviders", description: PROTO_COMMENTS["platform.resources.sms_provider.v3alpha.PlatformSMSProviders"] },
       { name: "PlatformSMTPProviders", description: PROTO_COMMENTS["platform.resources.smtp_provider.v3alpha.PlatformSMTPProviders"] },
       { name: "PlatformSessions", description: PROTO_COMMENTS["platform.resources.session.v3alpha.PlatformSessions"] },
+      { name: "PlatformUserSchemas", description: PROTO_COMMENTS["platform.resources.user_schema.v3alpha.PlatformUserSchemas"] },
       { name: "PlatformUsers", description: PROTO_COMMENTS["platform.resources.user.v3alpha.PlatformUsers"] },
     ]);
   });
