@@ -5,18 +5,10 @@ import { newId } from "../../store/ids.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { failedPrecondition, notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
-import { projectRowForUpdate, unknownRoleKeys } from "../project/rows.js";
+import { normalizedRoleKeys, projectRowForUpdate, requireProjectRoles } from "../project/rows.js";
 import type { ProjectGrantRow } from "../project-grant/model.js";
 import { projectGrantForShare } from "../project-grant/rows.js";
 import { AGGREGATE, grantDetails, type UserGrantRow } from "./model.js";
-
-/** Role keys are kept sorted and once each: equal sets compare equal. */
-const normalized = (keys: readonly string[]) => [...new Set(keys)].sort();
-
-async function requireRoles(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<void> {
-  const unknown = await unknownRoleKeys(tx, instanceId, projectId, keys);
-  if (unknown.length > 0) throw failedPrecondition(`project ${projectId} has no role ${unknown.map((k) => `"${k}"`).join(", ")}; add it to the project first`);
-}
 
 /** Keys a project grant does not give among `keys`: FailedPrecondition naming them. */
 function requireGranted(grant: ProjectGrantRow, keys: readonly string[]): void {
@@ -53,8 +45,8 @@ export async function addUserGrant(
   const userOrg = await requireExisting(tx, "users", actor.instanceId, input.userId);
   // Another organization's users are not the granted organization's to see: as if absent.
   if (projectGrant && userOrg !== projectGrant.granted_org_id) throw notFound(`user ${input.userId} not found in organization ${projectGrant.granted_org_id}`);
-  const roleKeys = normalized(input.roleKeys);
-  await requireRoles(tx, actor.instanceId, projectId, roleKeys);
+  const roleKeys = normalizedRoleKeys(input.roleKeys);
+  await requireProjectRoles(tx, actor.instanceId, projectId, roleKeys);
   if (projectGrant) requireGranted(projectGrant, roleKeys);
   const orgId = projectGrant ? projectGrant.granted_org_id : project.org_id;
   const id = newId();
@@ -108,9 +100,9 @@ export async function patchUserGrant(tx: Tx, actor: Actor, id: string, roleKeys:
   // Then its project grant, in the order a change of the project grant locks them.
   const projectGrant = seen.project_grant_id ? await projectGrantForShare(tx, actor.instanceId, { id: seen.project_grant_id }) : undefined;
   const current = await grantRowForUpdate(tx, actor.instanceId, id);
-  const keys = normalized(roleKeys);
-  if (JSON.stringify(keys) === JSON.stringify(normalized(current.role_keys))) return grantDetails(current);
-  await requireRoles(tx, actor.instanceId, current.project_id, keys);
+  const keys = normalizedRoleKeys(roleKeys);
+  if (JSON.stringify(keys) === JSON.stringify(normalizedRoleKeys(current.role_keys))) return grantDetails(current);
+  await requireProjectRoles(tx, actor.instanceId, current.project_id, keys);
   if (projectGrant) requireGranted(projectGrant, keys);
   return changeGrant(tx, actor, current, "user.grant.changed", keys);
 }

@@ -6,16 +6,8 @@ import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors.js";
 import { requireActiveOrg } from "../existence.js";
 import { cascadeRolesRemoval } from "../grant/commands.js";
-import { projectRowForUpdate, unknownRoleKeys } from "../project/rows.js";
+import { normalizedRoleKeys, projectRowForUpdate, requireProjectRoles } from "../project/rows.js";
 import { AGGREGATE, projectGrantDetails, type ProjectGrantRow, type ProjectGrantState } from "./model.js";
-
-/** Role keys are kept sorted and once each: equal sets compare equal. */
-const normalized = (keys: readonly string[]) => [...new Set(keys)].sort();
-
-async function requireRoles(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<void> {
-  const unknown = await unknownRoleKeys(tx, instanceId, projectId, keys);
-  if (unknown.length > 0) throw failedPrecondition(`project ${projectId} has no role ${unknown.map((k) => `"${k}"`).join(", ")}; add it to the project first`);
-}
 
 /**
  * The project's organization gives another organization of the instance roles of the
@@ -28,8 +20,8 @@ export async function addProjectGrant(tx: Tx, actor: Actor, projectId: string, i
     throw invalidArgument(`organization ${input.grantedOrgId} owns project ${projectId}: a project is granted to other organizations only`);
   }
   await requireActiveOrg(tx, actor.instanceId, input.grantedOrgId);
-  const roleKeys = normalized(input.roleKeys);
-  await requireRoles(tx, actor.instanceId, projectId, roleKeys);
+  const roleKeys = normalizedRoleKeys(input.roleKeys);
+  await requireProjectRoles(tx, actor.instanceId, projectId, roleKeys);
   const existing = await tx
     .selectFrom("project_grants")
     .select("id")
@@ -96,9 +88,9 @@ async function changeProjectGrant(
  */
 export async function patchProjectGrant(tx: Tx, actor: Actor, id: string, roleKeys: string[]): Promise<ObjectDetails> {
   const current = await projectGrantRowForUpdate(tx, actor.instanceId, id);
-  const keys = normalized(roleKeys);
-  if (JSON.stringify(keys) === JSON.stringify(normalized(current.role_keys))) return projectGrantDetails(current);
-  await requireRoles(tx, actor.instanceId, current.project_id, keys);
+  const keys = normalizedRoleKeys(roleKeys);
+  if (JSON.stringify(keys) === JSON.stringify(normalizedRoleKeys(current.role_keys))) return projectGrantDetails(current);
+  await requireProjectRoles(tx, actor.instanceId, current.project_id, keys);
   const details = await changeProjectGrant(
     tx,
     actor,

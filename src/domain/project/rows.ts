@@ -1,5 +1,5 @@
 import type { Tx } from "../../store/db.js";
-import { notFound } from "../errors.js";
+import { failedPrecondition, notFound } from "../errors.js";
 import type { ProjectRow } from "./model.js";
 
 /*
@@ -15,8 +15,17 @@ export async function projectRowForUpdate(tx: Tx, instanceId: string, id: string
   return row;
 }
 
+/** Role keys as user grants and project grants keep them: sorted and once each, so equal sets compare equal. */
+export const normalizedRoleKeys = (keys: readonly string[]) => [...new Set(keys)].sort();
+
+/** FailedPrecondition naming the keys the project has no role for. */
+export async function requireProjectRoles(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<void> {
+  const unknown = await unknownRoleKeys(tx, instanceId, projectId, keys);
+  if (unknown.length > 0) throw failedPrecondition(`project ${projectId} has no role ${unknown.map((k) => `"${k}"`).join(", ")}; add it to the project first`);
+}
+
 /** The keys among `keys` that the project has no role for, in the order given. */
-export async function unknownRoleKeys(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<string[]> {
+async function unknownRoleKeys(tx: Tx, instanceId: string, projectId: string, keys: readonly string[]): Promise<string[]> {
   if (keys.length === 0) return [];
   const known = await tx
     .selectFrom("project_roles")

@@ -39,14 +39,14 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
    */
   const actingGrantee = async (
     req: UnaryRequest | StreamRequest,
+    rules: MethodRules,
     principal: Principal,
-    permission: string,
     found: ResourceOwner,
     key: string,
     selected?: string,
   ) => {
-    const rules = requireRules(req.method);
     if (!rules.forGrantees || !rules.resource) return undefined;
+    const { permission } = rules;
     const ownerScope = { instanceId: found.instanceId, ...(found.orgId !== undefined && { orgId: found.orgId }) };
     const inOwner = hasPermission(principal, permission, ownerScope);
     if (selected === undefined ? inOwner : selected === found.orgId) return undefined;
@@ -90,7 +90,7 @@ export function authorizationInterceptor(store: Pick<Store, "forRequest">, acces
         // Allowed on whatever it is: validation and the handler give the precise answer.
         return next(req);
       }
-      const grantee = found && found.instanceId === tenant.id ? await actingGrantee(req, principal, rules.permission, found, key, selected) : undefined;
+      const grantee = found && found.instanceId === tenant.id ? await actingGrantee(req, rules, principal, found, key, selected) : undefined;
       const visible =
         found !== undefined &&
         (selected === undefined || found.orgId === selected || grantee !== undefined) &&
