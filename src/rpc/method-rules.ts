@@ -28,8 +28,12 @@ export interface MethodRules {
   perResult: boolean;
   /** Users may call it on themselves without the permission. */
   self: boolean;
-  /** Request fields that still need the permission when `self` lets the caller act, with why (options.proto `not_for_self`). */
-  notForSelf: readonly { field: DescField; reason: string }[];
+  /**
+   * Request fields that still need the permission when `self` lets the caller act, with why
+   * (options.proto `not_for_self`): each as its path from the request, through singular
+   * message fields (PatchUser's `user.username`).
+   */
+  notForSelf: readonly { path: readonly DescField[]; reason: string }[];
   /** Creates in an organization: the ctx's, else the instance's default. */
   inOrg: boolean;
   /** With "authenticated": the caller must belong to the request's context. */
@@ -114,15 +118,22 @@ function readRules(method: DescMethod): MethodRules | null {
     resource: own.resource ? resourceOf(method, own.resource, own.resourceField || "id") : undefined,
     perResult: own.perResult,
     self: own.self,
-    notForSelf: method.input.fields.flatMap((field) => {
-      const reason = hasOption(field, fieldExt) ? getOption(field, fieldExt).notForSelf : "";
-      return reason ? [{ field, reason }] : [];
-    }),
+    notForSelf: notForSelfFields(method.input.fields),
     inOrg: own.inOrg,
     contextMember: own.contextMember,
     tokenField: own.tokenField ? stringField(method, own.tokenField, "token_field") : undefined,
     forGrantees: own.forGrantees,
   };
+}
+
+function notForSelfFields(fields: readonly DescField[], above: readonly DescField[] = []): MethodRules["notForSelf"] {
+  return fields.flatMap((field) => {
+    const reason = hasOption(field, fieldExt) ? getOption(field, fieldExt).notForSelf : "";
+    if (reason) return [{ path: [...above, field], reason }];
+    // Request messages are trees of a few levels; a message type met again above is not walked twice.
+    if (field.fieldKind !== "message" || above.some((f) => f.message === field.message)) return [];
+    return notForSelfFields(field.message.fields, [...above, field]);
+  });
 }
 
 function resourceOf(method: DescMethod, kind: string, fieldName: string): MethodRules["resource"] {

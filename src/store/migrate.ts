@@ -30,6 +30,7 @@ import * as consoleClient from "./migrations/0029-console-client.js";
 import * as auditColumns from "./migrations/0030-audit-columns.js";
 import * as projectGrants from "./migrations/0031-project-grants.js";
 import * as userSchemas from "./migrations/0032-user-schemas.js";
+import * as userSearchValues from "./migrations/0033-user-search-values.js";
 
 /** Listed here rather than read from disk, so that the compiled and the test build agree. */
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   "0030-audit-columns": auditColumns,
   "0031-project-grants": projectGrants,
   "0032-user-schemas": userSchemas,
+  "0033-user-search-values": userSearchValues,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

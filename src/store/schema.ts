@@ -33,6 +33,7 @@ export interface Database {
   user_grants: UserGrantTable;
   project_grants: ProjectGrantTable;
   user_schemas: UserSchemaTable;
+  user_search_values: UserSearchValueTable;
   apps: AppTable;
   app_keys: AppKeyTable;
   signing_keys: SigningKeyTable;
@@ -338,6 +339,15 @@ export interface UserSchemaTable extends ProjectionColumns {
   revision: number;
   schema: Json<Record<string, unknown>>;
   possible_authenticators: Json<string[]>;
+}
+
+/** A schema user's searchable field's value as text, for SearchUsers' `data` filter (migration 0033). */
+interface UserSearchValueTable {
+  instance_id: string;
+  user_id: string;
+  /** The field's JSON pointer. */
+  field: string;
+  value: string;
 }
 
 /** Roles of a project its organization (org_id) gives another organization of the instance. */

@@ -245,6 +245,9 @@ const SHOWN_BY_TYPE: Record<string, readonly string[]> = {
 
   "user.human.added": ["orgId", "username", ...under("profile", PROFILE), "email.address", "email.verified", "phone.number", "phone.verified", "hasPassword"],
   "user.machine.added": ["orgId", "username", "name", "description", "accessTokenType"],
+  // A schema user's data is whatever its schema holds, private fields too: the log names the change, not the values.
+  "user.schema.added": ["orgId", "username", "schemaId", "revision"],
+  "user.data.changed": ["schemaId", "revision"],
   "user.changed": USER_COLUMNS,
   "user.locked": [],
   "user.unlocked": [],

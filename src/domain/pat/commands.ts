@@ -7,6 +7,7 @@ import { notFound } from "../errors.js";
 import { requireExisting } from "../existence.js";
 import { checkExpiration } from "../expiration.js";
 import { userRowForUpdate } from "../user/commands.js";
+import { requireSchemaAllows } from "../user-schema/users.js";
 
 const AGGREGATE = "pat";
 
@@ -14,7 +15,9 @@ const AGGREGATE = "pat";
 export async function addPersonalAccessToken(tx: Tx, actor: Actor, input: { userId: string; expiresAt: Date }) {
   checkExpiration(input.expiresAt);
   // Locked as every change of a user's credentials: a concurrent DeleteUser cannot leave this token behind.
-  const orgId = (await userRowForUpdate(tx, actor.instanceId, input.userId)).org_id;
+  const user = await userRowForUpdate(tx, actor.instanceId, input.userId);
+  if (user.type === "schema") await requireSchemaAllows(tx, user, "pat");
+  const orgId = user.org_id;
   const id = newId();
   const token = newOpaqueToken();
   const appended = await appendEvents(

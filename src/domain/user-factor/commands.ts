@@ -7,6 +7,8 @@ import type { LoginSettings } from "../settings/login.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
 import { changeUser, userRowForUpdate } from "../user/commands.js";
 import { removeKeepingOne } from "./due.js";
+import type { Authenticator } from "../user-schema/model.js";
+import { requireSchemaAllows } from "../user-schema/users.js";
 import { newRecoveryCodes, recoveryCodeHash } from "./recovery-codes.js";
 import { newTotpSecret, totpStep, totpUri } from "./totp.js";
 
@@ -16,9 +18,11 @@ import { newTotpSecret, totpStep, totpUri } from "./totp.js";
  * secret or the codes, which are answered once and stored sealed or keyed-hashed.
  */
 
-async function person(tx: Tx, actor: Actor, userId: string): Promise<UserRow> {
+/** People, and schema users whose schema allows the factor (`authenticator`; recovery codes go with any other). */
+async function person(tx: Tx, actor: Actor, userId: string, authenticator?: Authenticator): Promise<UserRow> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
-  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: second factors belong to people`);
+  if (user.type === "machine") throw failedPrecondition(`user ${userId} is a machine user: second factors belong to people`);
+  if (user.type === "schema" && authenticator) await requireSchemaAllows(tx, user, authenticator);
   return user;
 }
 
@@ -37,7 +41,7 @@ export async function addTotp(
   userId: string,
   issuer: string,
 ): Promise<{ details: ObjectDetails; secret: string; uri: string }> {
-  const user = await person(tx, actor, userId);
+  const user = await person(tx, actor, userId, "totp");
   const existing = await factorRow(tx, actor.instanceId, userId, "totp").executeTakeFirst();
   if (existing?.state === "ready") throw failedPrecondition(`user ${userId} has a TOTP authenticator already: remove it first`);
   const secret = newTotpSecret();
@@ -79,7 +83,7 @@ export async function verifyTotp(tx: Tx, actor: Actor, box: SecretBox, userId: s
  * verified, since a code must reach the person and nobody else.
  */
 export async function addOtp(tx: Tx, actor: Actor, userId: string, type: "otp_email" | "otp_sms"): Promise<ObjectDetails> {
-  const user = await person(tx, actor, userId);
+  const user = await person(tx, actor, userId, type);
   const verified = type === "otp_email" ? user.email !== null && user.email_verified === true : user.phone !== null && user.phone_verified === true;
   if (!verified) throw failedPrecondition(`user ${userId} has no verified ${type === "otp_email" ? "email address" : "phone number"}: verify it first`);
   if (await factorRow(tx, actor.instanceId, userId, type).executeTakeFirst())

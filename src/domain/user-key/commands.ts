@@ -6,6 +6,7 @@ import { failedPrecondition, notFound } from "../errors.js";
 import type { KeyMaterial } from "../key-material.js";
 import { checkExpiration } from "../expiration.js";
 import { userRowForUpdate } from "../user/commands.js";
+import { requireSchemaAllows } from "../user-schema/users.js";
 
 const AGGREGATE = "user_key";
 
@@ -13,7 +14,8 @@ const AGGREGATE = "user_key";
 export async function addUserKey(tx: Tx, actor: Actor, userId: string, material: KeyMaterial, expiresAt: Date) {
   checkExpiration(expiresAt);
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
-  if (user.type !== "machine") throw failedPrecondition(`user ${userId} is a human user: keys belong to machine users`);
+  if (user.type === "human") throw failedPrecondition(`user ${userId} is a human user: keys belong to machine users`);
+  if (user.type === "schema") await requireSchemaAllows(tx, user, "key");
   const id = newId();
   const appended = await appendEvents(
     tx,

@@ -48,7 +48,8 @@ export async function addUserSchema(tx: Tx, actor: Actor, spec: UserSchemaSpec):
   return instanceOwnedDetails(row);
 }
 
-async function userSchemaRowForUpdate(tx: Tx, instanceId: string, id: string, mode: "update" | "share" = "update"): Promise<UserSchemaRow> {
+/** The schema row, locked: for update to change it, for share to write one of its users (its removal then waits). */
+export async function userSchemaRowForUpdate(tx: Tx, instanceId: string, id: string, mode: "update" | "share" = "update"): Promise<UserSchemaRow> {
   const query = tx.selectFrom("user_schemas").selectAll().where("instance_id", "=", instanceId).where("id", "=", id);
   const row = await (mode === "update" ? query.forUpdate() : query.forShare()).executeTakeFirst();
   if (!row) throw notFound(`user schema ${id} not found`);

@@ -4,6 +4,7 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
+import { requireSchemaAllows } from "../user-schema/users.js";
 import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import type { WebAuthnKind } from "./factor.js";
@@ -37,7 +38,8 @@ const KIND_NAME: Record<WebAuthnKind, string> = { passkey: "passkey", u2f: "secu
 
 async function person(tx: Tx, actor: Actor, userId: string): Promise<UserRow> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
-  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: passkeys and security keys belong to people`);
+  if (user.type === "machine") throw failedPrecondition(`user ${userId} is a machine user: passkeys and security keys belong to people`);
+  if (user.type === "schema") await requireSchemaAllows(tx, user, "webauthn");
   return user;
 }
 

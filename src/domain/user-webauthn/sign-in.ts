@@ -1,4 +1,5 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
+import { schemaAllows } from "../user-schema/users.js";
 import type { Db, Tx } from "../../store/db.js";
 import type { SessionChallengesJson } from "../session/model.js";
 import type { UserRow } from "../../store/schema.js";
@@ -91,7 +92,7 @@ export async function verifyWebAuthnCheck(
     const { locked } = await recordFailedCheck(tx, actor.instanceId, counted.id, maxPasswordAttempts);
     return { ok: false, reason: outcome.reason, locked, refusal: "invalid_key", user: counted };
   }
-  if (!owner || owner.type !== "human" || owner.state !== "active") {
+  if (!owner || owner.type === "machine" || owner.state !== "active" || (owner.type === "schema" && !(await schemaAllows(tx, owner, "webauthn")))) {
     // Rightly signed: the credential's owner tried, whatever keeps it out.
     const refusal = !owner ? "invalid_key" : (stateRefusal(owner.state) ?? "not_allowed");
     return { ok: false, reason: "the passkey's user cannot sign in", locked: false, refusal, ...(owner && { user: owner }) };

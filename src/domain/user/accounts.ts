@@ -22,6 +22,8 @@ export interface Account {
     email_verified: boolean | null;
     phone: string | null;
     phone_verified: boolean | null;
+    schema_id: string | null;
+    schema_revision: number | null;
     change_date: Date;
   };
 }
@@ -71,6 +73,8 @@ export async function activeAccountWithGrants(
       "u.email_verified",
       "u.phone",
       "u.phone_verified",
+      "u.schema_id",
+      "u.schema_revision",
       "u.change_date",
       "o.name as org_name",
       sql<string>`coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as(

@@ -6,7 +6,9 @@ import { newId } from "../../store/ids.js";
 import { AGGREGATE, userDetails, type UserPatch, type UserSpec, type UserState } from "./model.js";
 import type { UserRow, UserUpdate } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
-import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { alreadyExists, failedPrecondition, notFound, permissionDenied } from "../errors.js";
+import type { Party } from "../user-schema/fields.js";
+import { newSchemaUserData, patchedSchemaUserData, requireSchemaAllows, storeSearchValues } from "../user-schema/users.js";
 import { requireExisting } from "../existence.js";
 
 /**
@@ -19,10 +21,13 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
   await ensureUsernameFree(tx, actor.instanceId, orgId, spec.username);
   const id = newId();
   const { type } = spec;
+  const schemaData = type.kind === "schema" ? await newSchemaUserData(tx, actor.instanceId, type.schemaId, type.data) : undefined;
   const payload =
     type.kind === "human"
       ? { orgId, username: spec.username, profile: type.profile, email: type.email, phone: type.phone, hasPassword: type.passwordHash !== undefined }
-      : { orgId, username: spec.username, name: type.name, description: type.description, accessTokenType: type.accessTokenType };
+      : type.kind === "machine"
+        ? { orgId, username: spec.username, name: type.name, description: type.description, accessTokenType: type.accessTokenType }
+        : { orgId, username: spec.username, schemaId: schemaData!.schemaId, revision: schemaData!.revision, data: schemaData!.data };
   const appended = await appendEvents(
     tx,
     { instanceId: actor.instanceId, type: AGGREGATE, id, orgId },
@@ -50,11 +55,15 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
           phone: type.phone?.number ?? null,
           phone_verified: type.phone?.verified ?? null,
         }
-      : { name: type.name, description: type.description, access_token_type: type.accessTokenType }),
+      : type.kind === "machine"
+        ? { name: type.name, description: type.description, access_token_type: type.accessTokenType }
+        : // A schema user has no name of its own: lists show its username.
+          { name: spec.username, schema_id: schemaData!.schemaId, schema_revision: schemaData!.revision, data: JSON.stringify(schemaData!.data) }),
   };
   // Nothing reads these inserts' answers: they go to the server with the transaction's next
   // statement or its commit (store/deferred.ts), a username taken meanwhile failing that one.
   await deferStatement(tx, tx.insertInto("users").values(row));
+  if (schemaData) await storeSearchValues(tx, actor.instanceId, id, schemaData.searchValues);
   if (type.kind === "human" && type.passwordHash !== undefined) {
     await deferStatement(
       tx,
@@ -76,11 +85,16 @@ export function addMachineUser(tx: Tx, actor: Actor, input: { orgId: string; use
   return addUser(tx, actor, input.orgId, { username: input.username, type: { kind: "machine", name: input.name, description: "", accessTokenType: "bearer" } });
 }
 
-/** A patch that changes nothing succeeds without an event. */
-export async function patchUser(tx: Tx, actor: Actor, id: string, patch: UserPatch): Promise<ObjectDetails> {
+/**
+ * A patch that changes nothing succeeds without an event. `party` "self": a user changing
+ * itself, which only a schema user may, and only in its data's fields its schema lets it write.
+ */
+export async function patchUser(tx: Tx, actor: Actor, id: string, patch: UserPatch, party: Party = "owner"): Promise<ObjectDetails> {
   const current = await userRowForUpdate(tx, actor.instanceId, id);
-  if (patch.human && current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no human properties`);
-  if (patch.machine && current.type !== "machine") throw failedPrecondition(`user ${id} is a human user: it has no machine properties`);
+  if (party === "self" && (patch.username !== undefined || patch.human || patch.machine)) throw permissionDenied("you may change only your schema data");
+  if (patch.human && current.type !== "human") throw failedPrecondition(`user ${id} is a ${current.type} user: it has no human properties`);
+  if (patch.machine && current.type !== "machine") throw failedPrecondition(`user ${id} is a ${current.type} user: it has no machine properties`);
+  const schemaData = patch.schema ? await patchedSchemaUserData(tx, current, patch.schema.data, party) : undefined;
   const set: UserUpdate = {};
   const changed = <K extends keyof UserUpdate>(column: K, value: UserUpdate[K] | undefined) => {
     if (value !== undefined && value !== current[column as keyof UserRow]) set[column] = value;
@@ -110,11 +124,20 @@ export async function patchUser(tx: Tx, actor: Actor, id: string, patch: UserPat
     changed("description", m.description);
     changed("access_token_type", m.accessTokenType);
   }
-  if (Object.keys(set).length === 0) return userDetails(current);
+  if (set.username !== undefined && current.type === "schema") set.name = set.username;
+  const events: PendingEvent[] = [];
+  if (Object.keys(set).length > 0) events.push({ type: "user.changed", payload: { ...set } });
+  if (schemaData) {
+    events.push({ type: "user.data.changed", payload: { schemaId: schemaData.schemaId, revision: schemaData.revision, data: schemaData.data } });
+    set.schema_revision = schemaData.revision;
+    set.data = JSON.stringify(schemaData.data);
+    await storeSearchValues(tx, actor.instanceId, id, schemaData.searchValues);
+  }
+  if (events.length === 0) return userDetails(current);
   if (set.username !== undefined && set.username.toLowerCase() !== current.username.toLowerCase()) {
     await ensureUsernameFree(tx, actor.instanceId, current.org_id, set.username);
   }
-  return changeUser(tx, actor, current, [{ type: "user.changed", payload: set }], set);
+  return changeUser(tx, actor, current, events, set);
 }
 
 const TRANSITIONS: Record<"lock" | "unlock" | "deactivate" | "reactivate", { from: UserState[]; to: UserState; event: string }> = {
@@ -157,7 +180,8 @@ export async function storePassword(
   input: { hash: string; changeRequired: boolean; expected?: string | undefined },
 ): Promise<ObjectDetails> {
   const current = await userRowForUpdate(tx, actor.instanceId, id);
-  if (current.type !== "human") throw failedPrecondition(`user ${id} is a machine user: it has no password`);
+  if (current.type === "machine") throw failedPrecondition(`user ${id} is a machine user: it has no password`);
+  if (current.type === "schema") await requireSchemaAllows(tx, current, "password");
   if (input.expected !== undefined && (await passwordHash(tx, actor.instanceId, id)) !== input.expected) {
     throw failedPrecondition("the password was changed meanwhile; try again");
   }
@@ -269,6 +293,7 @@ async function removeUsersWhere(tx: Tx, instanceId: string, column: "org_id" | "
     "user_recovery_codes",
     "sessions",
     "user_webauthn_keys",
+    "user_search_values",
   ] as const) {
     await tx.deleteFrom(table).where("instance_id", "=", instanceId).where("user_id", "in", users).execute();
   }

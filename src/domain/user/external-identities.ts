@@ -43,7 +43,7 @@ export async function linkedUser(db: Db, instanceId: string, idpId: string, exte
  */
 export async function linkExternalAccount(tx: Tx, actor: Actor, userId: string, account: ExternalAccount): Promise<ObjectDetails> {
   const user = await userRowForUpdate(tx, actor.instanceId, userId);
-  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a machine user: it cannot sign in with an identity provider`);
+  if (user.type !== "human") throw failedPrecondition(`user ${userId} is a ${user.type} user: only people sign in with an identity provider`);
   const taken = await tx
     .selectFrom("external_identities")
     .select(["user_id", "external_user_id"])

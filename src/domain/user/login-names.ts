@@ -19,26 +19,33 @@ export interface StoredPassword {
   hash: string;
 }
 
-/** Humans of active organizations with their login name and password, as the sign-in path reads them. */
+/**
+ * People, and schema users whose schema lets them sign in with their username, of active
+ * organizations, with their login name and password, as the sign-in path reads them.
+ */
 function signInCandidates(db: Db, instanceId: string, orgId: string | undefined) {
   return db
     .selectFrom("users as u")
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
     .leftJoin("user_secrets as s", (j) => j.onRef("s.instance_id", "=", "u.instance_id").onRef("s.user_id", "=", "u.id").on("s.kind", "=", "password"))
+    .leftJoin("user_schemas as us", (j) => j.onRef("us.instance_id", "=", "u.instance_id").onRef("us.id", "=", "u.schema_id"))
     .selectAll("u")
     .select([
       "s.hash as password_hash",
+      "us.possible_authenticators as schema_authenticators",
       sql<string>`u.username || '@' || coalesce((select d.domain from org_domains d where d.instance_id = u.instance_id and d.org_id = u.org_id and d.is_primary), '')`.as(
         "login_name",
       ),
     ])
     .where("u.instance_id", "=", instanceId)
-    .where("u.type", "=", "human")
+    .where((eb) =>
+      eb.or([eb("u.type", "=", "human"), eb.and([eb("u.type", "=", "schema"), sql<boolean>`us.possible_authenticators @> '["username"]'::jsonb`])]),
+    )
     .where("o.state", "=", "active")
     .$if(orgId !== undefined, (q) => q.where("u.org_id", "=", orgId!));
 }
 
-type CandidateRow = UserRow & { password_hash: string | null; login_name: string };
+type CandidateRow = UserRow & { password_hash: string | null; login_name: string; schema_authenticators: string[] | null };
 
 /*
  * Every sign-in reads its user by one of these, prepared (store/prepared.ts): built as an
@@ -77,14 +84,16 @@ const BY_ID = prepared((db, p: { instanceId: string; id: string }) => signInCand
 
 function loginUser(found: CandidateRow | undefined): LoginUser | undefined {
   if (!found) return undefined;
-  const { password_hash, login_name, ...row } = found;
+  const { password_hash, login_name, schema_authenticators, ...row } = found;
+  // A schema whose users no longer sign in with a password leaves theirs unused.
+  const passwordAllowed = row.type !== "schema" || (schema_authenticators ?? []).includes("password");
   return {
     id: row.id,
     orgId: row.org_id,
     state: row.state as LoginUser["state"],
     loginName: login_name,
     row,
-    ...(password_hash !== null && { password: { hash: password_hash } }),
+    ...(password_hash !== null && passwordAllowed && { password: { hash: password_hash } }),
   };
 }
 

@@ -18,14 +18,32 @@ export interface MachineParty {
 /** How a machine user is named as a client: by username (client_credentials) or by id (jwt-bearer). */
 export type MachineName = { username: string } | { userId: string };
 
-/** The machine user named so, with its organization, in any state. */
+/**
+ * The machine user named so, with its organization, in any state. By id (jwt-bearer, keys)
+ * also a schema user whose schema allows keys.
+ */
 function machineUsers(db: Db, instanceId: string, by: MachineName) {
   const query = db
     .selectFrom("users as u")
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
-    .where("u.instance_id", "=", instanceId)
-    .where("u.type", "=", "machine");
-  return "userId" in by ? query.where("u.id", "=", by.userId) : query.where(sql<string>`lower(u.username)`, "=", by.username.toLowerCase());
+    .where("u.instance_id", "=", instanceId);
+  if (!("userId" in by)) return query.where("u.type", "=", "machine").where(sql<string>`lower(u.username)`, "=", by.username.toLowerCase());
+  return query.where("u.id", "=", by.userId).where((eb) =>
+    eb.or([
+      eb("u.type", "=", "machine"),
+      eb.and([
+        eb("u.type", "=", "schema"),
+        eb.exists(
+          eb
+            .selectFrom("user_schemas as us")
+            .select("us.id")
+            .whereRef("us.instance_id", "=", "u.instance_id")
+            .whereRef("us.id", "=", "u.schema_id")
+            .where(sql<boolean>`us.possible_authenticators @> '["key"]'::jsonb`),
+        ),
+      ]),
+    ]),
+  );
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { UserRow } from "../../store/schema.js";
 import type { ObjectDetails } from "../details.js";
+import type { JsonObject, Party } from "../user-schema/fields.js";
+import { shownSchemaUserData } from "../user-schema/users.js";
 
 export type UserState = UserRow["state"];
 /** A person (human) or a service account (machine). */
@@ -36,9 +38,16 @@ interface MachineSpec {
   accessTokenType: AccessTokenKind;
 }
 
+/** A user of a user schema: its data is checked against the schema in the transaction. */
+interface SchemaSpec {
+  kind: "schema";
+  schemaId: string;
+  data: JsonObject;
+}
+
 export interface UserSpec {
   username: string;
-  type: HumanSpec | MachineSpec;
+  type: HumanSpec | MachineSpec | SchemaSpec;
 }
 
 export interface UserPatch {
@@ -50,6 +59,8 @@ export interface UserPatch {
     removePhone?: boolean;
   };
   machine?: Partial<Omit<MachineSpec, "kind">>;
+  /** A JSON merge patch of a schema user's data. */
+  schema?: { data: JsonObject };
 }
 
 export interface UserView {
@@ -66,6 +77,8 @@ export interface UserView {
     passwordChanged: Date | undefined;
   };
   machine?: { name: string; description: string; accessTokenType: AccessTokenKind; hasSecret: boolean };
+  /** The data as the reader may see it (the schema's field permissions). */
+  schema?: { schemaId: string; revision: number; data: JsonObject };
 }
 
 /** A user is owned by its organization. */
@@ -78,15 +91,24 @@ export interface UserViewRow extends UserRow {
   password_changed_at: Date | null;
   password_change_required: boolean | null;
   has_secret: boolean;
+  /** A schema user's schema (its JSON Schema, for the field permissions). */
+  user_schema: Record<string, unknown> | null;
 }
 
-export function userView(row: UserViewRow): UserView {
+/** `reader`: whether the user is read by one who manages it or by itself (the schema's field permissions differ). */
+export function userView(row: UserViewRow, reader: Party = "owner"): UserView {
   const base = {
     details: userDetails(row),
     username: row.username,
     loginName: `${row.username}@${row.primary_domain ?? ""}`,
     state: row.state,
   };
+  if (row.type === "schema") {
+    return {
+      ...base,
+      schema: { schemaId: row.schema_id ?? "", revision: row.schema_revision ?? 0, data: shownSchemaUserData(row.user_schema, row.data, reader) },
+    };
+  }
   if (row.type === "machine") {
     return {
       ...base,

@@ -5,6 +5,8 @@ import type { Database, UserRow } from "../../store/schema.js";
 import { prepared } from "../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
+import type { Party } from "../user-schema/fields.js";
+import { requireSearchableField } from "../user-schema/users.js";
 
 type UserQuery = SelectQueryBuilder<Database, "users", object>;
 
@@ -43,6 +45,12 @@ function withViewColumns(query: UserQuery) {
       )
       .$castTo<boolean>()
       .as("has_secret"),
+    eb
+      .selectFrom("user_schemas as us")
+      .select("us.schema")
+      .whereRef("us.instance_id", "=", "users.instance_id")
+      .whereRef("us.id", "=", "users.schema_id")
+      .as("user_schema"),
   ]);
 }
 
@@ -50,10 +58,11 @@ const userById = prepared((db, p: { instanceId: string; id: string }) =>
   withViewColumns(db.selectFrom("users").where("users.instance_id", "=", p.instanceId).where("users.id", "=", p.id)),
 );
 
-export async function getUser(db: Db, instanceId: string, id: string): Promise<UserView> {
+/** `reader`: "self" when the user reads itself without the permission (a schema user then sees only what its schema lets it read). */
+export async function getUser(db: Db, instanceId: string, id: string, reader: Party = "owner"): Promise<UserView> {
   const [row] = await userById(db, { instanceId, id });
   if (!row) throw notFound(`user ${id} not found`);
-  return userView(row);
+  return userView(row, reader);
 }
 
 /** The user's row as stored, if there is one. */
@@ -77,7 +86,9 @@ export type UserFilter =
   | { displayName: Text }
   | { orgId: string }
   | { type: UserKind }
-  | { state: UserState };
+  | { state: UserState }
+  | { schemaId: string }
+  | { data: { field: string } & Text };
 
 export type UserSortColumn = "id" | "created_at" | "change_date" | "username" | "name" | "email" | "state" | "type";
 
@@ -100,11 +111,26 @@ function matches(eb: ExpressionBuilder<Database, "users">, filter: UserFilter) {
   if ("displayName" in filter) return textMatches(eb, eb.ref("users.name"), filter.displayName.match, filter.displayName.value);
   if ("orgId" in filter) return eb("users.org_id", "=", filter.orgId);
   if ("type" in filter) return eb("users.type", "=", filter.type);
+  if ("schemaId" in filter) return eb("users.schema_id", "=", filter.schemaId);
+  if ("data" in filter) {
+    const { field, value, match } = filter.data;
+    return eb.exists(
+      eb
+        .selectFrom("user_search_values as v")
+        .select("v.user_id")
+        .whereRef("v.instance_id", "=", "users.instance_id")
+        .whereRef("v.user_id", "=", "users.id")
+        .where("v.field", "=", field)
+        .where((v) => textMatches(v, v.ref("v.value"), match, value)),
+    );
+  }
   return eb("users.state", "=", filter.state);
 }
 
 /** Filters are combined with AND; ties of the sort column are broken by id. */
 export async function searchUsers(db: Db, instanceId: string, search: UserSearch) {
+  const schemaIds = search.filters.flatMap((f) => ("schemaId" in f ? [f.schemaId] : []));
+  for (const f of search.filters) if ("data" in f) await requireSearchableField(db, instanceId, f.data.field, schemaIds);
   let query = db.selectFrom("users").where("users.instance_id", "=", instanceId);
   if (search.within) query = query.where("users.org_id", "in", [...search.within, ""]);
   for (const filter of search.filters) query = query.where((eb) => matches(eb, filter));

@@ -178,6 +178,8 @@ function userOf(account: Account) {
             phone_verified: u.phone_verified ?? false,
           },
         }
-      : { machine: { name: u.name } }),
+      : u.type === "schema"
+        ? { schema: { schema_id: u.schema_id ?? "", revision: u.schema_revision ?? 0 } }
+        : { machine: { name: u.name } }),
   };
 }

@@ -1,4 +1,4 @@
-import { isFieldSet, type Message } from "@bufbuild/protobuf";
+import { isFieldSet, type DescField, type Message } from "@bufbuild/protobuf";
 import type { Interceptor, StreamRequest, UnaryRequest } from "@connectrpc/connect";
 import type { AccessEpoch } from "../../cache/access-epoch.js";
 import { AccessCache } from "../../cache/access-cache.js";
@@ -150,12 +150,22 @@ function granteeScope(instanceId: string, grantee: Grantee) {
   return { instanceId, orgId: grantee.orgId, projectGrantId: grantee.projectGrantId };
 }
 
+function isSetAlong(message: Message, path: readonly DescField[]): boolean {
+  const [field, ...rest] = path;
+  if (!isFieldSet(message, field!)) return false;
+  if (rest.length === 0) return true;
+  const own = message as unknown as Record<string, unknown>;
+  const value = field!.oneof ? (own[field!.oneof.localName] as { value: Message }).value : own[field!.localName];
+  return isSetAlong(value as Message, rest);
+}
+
 /** The caller acts on what is its own without the permission: fields that need it are refused, saying why. */
 function actOnSelf(req: UnaryRequest | StreamRequest, rules: MethodRules): void {
-  const refused = rules.notForSelf.find(({ field }) => isFieldSet(req.message as Message, field));
+  const refused = rules.notForSelf.find(({ path }) => isSetAlong(req.message as Message, path));
   if (refused) {
     const on = rules.resource ? ` on the ${rules.resource.kind}` : "";
-    throw permissionDenied(`${refused.field.name} needs ${rules.permission}${on}, not only acting on yourself: ${refused.reason}`);
+    const name = refused.path.map((f) => f.name).join(".");
+    throw permissionDenied(`${name} needs ${rules.permission}${on}, not only acting on yourself: ${refused.reason}`);
   }
   req.contextValues.set(selfOnlyKey, true);
 }

@@ -1,4 +1,5 @@
 import { webAuthnDeviceType } from "../../../domain/user-webauthn/queries.js";
+import { schemaAllows } from "../../../domain/user-schema/users.js";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { DomainError } from "../../../domain/errors.js";
 import type { LoginSettings } from "../../../domain/settings/login.js";
@@ -52,6 +53,7 @@ export async function passkeyOfferDue(
 ): Promise<boolean> {
   const { c } = s;
   if (!p.amr.includes("pwd") || !settings.passwordlessAllowed || p.passkeyOffered) return false;
+  if (user.type === "schema" && !(await schemaAllows(c.db, user, "webauthn"))) return false;
   if (asking && webauthnCapability(s.req) !== "platform") return false;
   if (asking && user.passkey_prompt_skipped_at && Date.now() - new Date(user.passkey_prompt_skipped_at).getTime() < settings.mfaInitSkipLifetimeMs)
     return false;

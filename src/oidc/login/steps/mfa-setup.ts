@@ -1,4 +1,5 @@
 import { pendingTotpSecret } from "../../../domain/user-factor/queries.js";
+import { allowedAuthenticators } from "../../../domain/user-schema/users.js";
 import { findUserRow } from "../../../domain/user/queries.js";
 import { putOffSetUp } from "../../../domain/user/put-off-set-ups.js";
 import QRCode from "qrcode";
@@ -34,18 +35,21 @@ import { pageActor } from "../kit/page-origin.js";
  * verified address or number), and a passkey where `multi_factors` allows one; keys only in a
  * browser that showed WebAuthn (webauthn-capability.ts).
  */
-function offered(s: Pick<SignInStep, "req">, user: UserRow, settings: LoginSettings): (SecondFactorType | "passkey")[] {
+async function offered(s: Pick<SignInStep, "req" | "c">, user: UserRow, settings: LoginSettings): Promise<(SecondFactorType | "passkey")[]> {
+  // A schema user is offered only what its schema allows.
+  const allowed = user.type === "schema" ? await allowedAuthenticators(s.c.db, user) : undefined;
+  const allows = (f: SecondFactorType | "passkey") => !allowed || allowed.has(f === "u2f" || f === "passkey" ? "webauthn" : f);
   const webauthn = webauthnCapability(s.req) !== undefined;
-  const factors = settings.secondFactors.filter((f) =>
-    f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : f === "u2f" ? webauthn : true,
+  const factors = settings.secondFactors.filter(
+    (f) => allows(f) && (f === "otp_email" ? user.email_verified === true : f === "otp_sms" ? user.phone_verified === true : f === "u2f" ? webauthn : true),
   );
-  return webauthn && settings.multiFactors.includes("passkey") ? [...factors, "passkey"] : factors;
+  return webauthn && settings.multiFactors.includes("passkey") && allows("passkey") ? [...factors, "passkey"] : factors;
 }
 
 export async function askMfaSetup(s: SignInStep, p: SignInProgress, user: UserRow, settings: LoginSettings, status = 200, error?: string): Promise<void> {
   const { t } = s;
   const button = (value: string, label: string) => buttonForm(`${s.base}/mfasetup`, progressFields(s, p, "mfasetup") + hiddenField("setup", value), label);
-  const choices = offered(s, user, settings).map((f) => button(f, FACTOR_NAME[f](t)));
+  const choices = (await offered(s, user, settings)).map((f) => button(f, FACTOR_NAME[f](t)));
   const skip =
     settings.mfaInitSkipLifetimeMs > 0
       ? quietForm(
@@ -105,7 +109,7 @@ export async function mfaSetupSubmit(s: PromptStep, form: Record<string, string>
     if (!verified) return askTotpCode(s, p, totpUri(secret, s.look.instanceName, user.username), secret, 400, fieldError("code", t.codeInvalid));
     return s.proceed({ ...p, amr: [...p.amr, "otp"] });
   }
-  const factor = offered(s, user, settings).find((f) => f === setup);
+  const factor = (await offered(s, user, settings)).find((f) => f === setup);
   if (!factor) return askMfaSetup(s, p, user, settings, 400, t.formExpired);
   if (factor === "totp") {
     const issuer = s.look.instanceName;

@@ -24,7 +24,7 @@ async function choices(s: PromptStep): Promise<Choice[]> {
   const entries = await knownAccountsOf(s.c).list(s.req.headers.cookie);
   const found = await Promise.all(entries.map(async (entry) => ({ entry, account: await activeAccount(s.c.db, s.c.instanceId, entry.accountId) })));
   return found.filter(
-    (f): f is Choice => f.account !== undefined && f.account.row.type === "human" && (s.requestedOrg === undefined || f.account.orgId === s.requestedOrg),
+    (f): f is Choice => f.account !== undefined && f.account.row.type !== "machine" && (s.requestedOrg === undefined || f.account.orgId === s.requestedOrg),
   );
 }
 

@@ -1,4 +1,5 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { AccessEpoch } from "../../../cache/access-epoch.js";
 import {
   AuthenticatorType,
   UserSchemaFieldName,
@@ -65,9 +66,11 @@ const SORT: Record<UserSchemaFieldName, UserSchemaSearch["sort"]> = {
 };
 
 /** Translates between the API and the domain; the rules live in domain/user-schema. */
-export function userSchemasService({ store }: { store: Pick<Store, "forRequest"> }): ServiceImpl<typeof PlatformUserSchemas> {
-  const { database, write } = handlerStore(store);
+export function userSchemasService({ store, access }: { store: Pick<Store, "forRequest">; access: AccessEpoch }): ServiceImpl<typeof PlatformUserSchemas> {
+  const { database, write, changingAccess } = handlerStore(store, access);
   const details = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await write(ctx, fn)) });
+  // How a schema's users authenticate is cached with them as OAuth clients (keys: oidc/helpers/lookups.ts).
+  const changing = async (ctx: HandlerContext, fn: (tx: Tx) => Promise<ObjectDetails>) => ({ details: detailsToProto(await changingAccess(ctx, fn)) });
   return {
     createUserSchema(req, ctx) {
       const { type, schema, possibleAuthenticators } = req.userSchema!;
@@ -84,7 +87,7 @@ export function userSchemasService({ store }: { store: Pick<Store, "forRequest">
     },
     patchUserSchema(req, ctx) {
       const { type, schema, possibleAuthenticators } = req.userSchema!;
-      return details(ctx, (tx) =>
+      return changing(ctx, (tx) =>
         patchUserSchema(tx, actorOf(ctx), req.id, {
           ...(type !== undefined && { type }),
           ...(schema !== undefined && { schema: schema as Record<string, unknown> }),

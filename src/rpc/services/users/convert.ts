@@ -5,6 +5,7 @@ import {
   Gender,
   GetHumanUserSchema,
   GetMachineUserSchema,
+  GetSchemaUserSchema,
   UserFieldName,
   UserState,
   UserType,
@@ -14,13 +15,24 @@ import {
   type User,
   type UserSearchFilter,
 } from "../../../../gen/platform/resources/user/v3alpha/user_pb.js";
-import type { AccessTokenKind, Gender as GenderName, Profile, UserPatch, UserSpec, UserState as UserStateName, UserView } from "../../../domain/user/model.js";
+import type {
+  AccessTokenKind,
+  Gender as GenderName,
+  Profile,
+  UserKind,
+  UserPatch,
+  UserSpec,
+  UserState as UserStateName,
+  UserView,
+} from "../../../domain/user/model.js";
 import { importedHash } from "../../../domain/user/passwords.js";
 import type { UserFilter, UserSortColumn } from "../../../domain/user/queries.js";
 import { detailsToProto, textMatchFromProto } from "../convert.js";
 
 const GENDERS: Record<GenderName, Gender> = { female: Gender.FEMALE, male: Gender.MALE, diverse: Gender.DIVERSE };
 const TOKEN_TYPES: Record<AccessTokenKind, AccessTokenType> = { bearer: AccessTokenType.BEARER, jwt: AccessTokenType.JWT };
+/** Validation requires a defined kind other than UNSPECIFIED. */
+const USER_KINDS: Partial<Record<UserType, UserKind>> = { [UserType.HUMAN]: "human", [UserType.MACHINE]: "machine", [UserType.SCHEMA]: "schema" };
 const STATES: Record<UserStateName, UserState> = { active: UserState.ACTIVE, inactive: UserState.INACTIVE, locked: UserState.LOCKED };
 
 function reverse<K extends string, V extends number>(record: Record<K, V>): Map<V, K> {
@@ -70,7 +82,8 @@ export async function userSpecFromProto({ username, type }: User, hashPassword: 
       },
     };
   }
-  // Validation requires one of the two kinds.
+  if (type.case === "schema") return { username, type: { kind: "schema", schemaId: type.value.schemaId, data: type.value.data ?? {} } };
+  // Validation requires one of the three kinds.
   const m = type.value!;
   return { username, type: { kind: "machine", name: m.name, description: m.description, accessTokenType: accessTokenTypeFromProto(m.accessTokenType) } };
 }
@@ -100,11 +113,15 @@ export function userPatchFromProto(p: PatchUser): UserPatch {
       ...(m.accessTokenType !== undefined && { accessTokenType: accessTokenTypeFromProto(m.accessTokenType) }),
     };
   }
+  if (p.schema) patch.schema = { data: p.schema.data ?? {} };
   return patch;
 }
 
 export function userToProto(view: UserView): Omit<GetUser, "$typeName"> {
   const base = { details: detailsToProto(view.details), username: view.username, loginName: view.loginName, state: STATES[view.state] };
+  if (view.schema) {
+    return { ...base, type: { case: "schema", value: create(GetSchemaUserSchema, view.schema) } };
+  }
   if (view.machine) {
     const m = view.machine;
     return {
@@ -149,7 +166,11 @@ export function userFilterFromProto({ filter }: UserSearchFilter): UserFilter {
     case "organization":
       return { orgId: filter.value.orgId };
     case "type":
-      return { type: filter.value.type === UserType.HUMAN ? "human" : "machine" };
+      return { type: USER_KINDS[filter.value.type]! };
+    case "schema":
+      return { schemaId: filter.value.schemaId };
+    case "data":
+      return { data: { field: filter.value.field, value: filter.value.value, match: textMatchFromProto(filter.value.method) } };
     case "state":
       return { state: STATE_NAMES.get(filter.value.state)! };
     default:

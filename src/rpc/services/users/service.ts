@@ -95,7 +95,8 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
       return { details: detailsToProto(created.details), ...codes };
     },
     async getUser(req, ctx) {
-      return { user: userToProto(await getUser(database(ctx).db, tenantOf(ctx).id, req.id)) };
+      const reader = ctx.values.get(selfOnlyKey) ? "self" : "owner";
+      return { user: userToProto(await getUser(database(ctx).db, tenantOf(ctx).id, req.id, reader)) };
     },
     async searchUsers(req, ctx) {
       const p = page(req.query);
@@ -115,7 +116,7 @@ export function usersService({ store, access, hasher, verification }: UsersDeps)
         req.id,
         async (tx) => {
           const before = await userRowForUpdate(tx, tenantOf(ctx).id, req.id);
-          const changed = await patchUser(tx, actorOf(ctx), req.id, patch);
+          const changed = await patchUser(tx, actorOf(ctx), req.id, patch, ctx.values.get(selfOnlyKey) ? "self" : "owner");
           // A code only for an address or number the patch changed (or made unverified).
           const { email, phone } = patch.human ?? {};
           const contacts = {

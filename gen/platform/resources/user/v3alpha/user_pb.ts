@@ -6,19 +6,20 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_platform_options_v1_options } from "../../../options/v1/options_pb.js";
 import type { Details, TextFilterMethod } from "../../object/v3alpha/object_pb.js";
 import { file_platform_resources_object_v3alpha_object } from "../../object/v3alpha/object_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file platform/resources/user/v3alpha/user.proto.
  */
 export const file_platform_resources_user_v3alpha_user: GenFile = /*@__PURE__*/
-  fileDesc("CipwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL3VzZXIucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEi1AEKBFVzZXISPwoIdXNlcm5hbWUYASABKAlCLbpIKnIoEAEYyAEyIV5bXlxwe1p9XHB7Q2N9XHh7MjAwQn1ceHtGRUZGfV0rJBI7CgVodW1hbhgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuSHVtYW5Vc2VySAASPwoHbWFjaGluZRgDIAEoCzIsLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuTWFjaGluZVVzZXJIAEINCgR0eXBlEgW6SAIIASK+AgoJSHVtYW5Vc2VyEkEKB3Byb2ZpbGUYASABKAsyKC5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlByb2ZpbGVCBrpIA8gBARI9CgVlbWFpbBgCIAEoCzImLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuRW1haWxCBrpIA8gBARI1CgVwaG9uZRgDIAEoCzImLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUGhvbmUSHgoIcGFzc3dvcmQYBCABKAlCCrpIB3IFEAEYgAJIABIlCg9oYXNoZWRfcGFzc3dvcmQYBSABKAlCCrpIB3IFEAEYgARIABIgChhwYXNzd29yZF9jaGFuZ2VfcmVxdWlyZWQYBiABKAhCDwoNcGFzc3dvcmRfdHlwZSKXAgoHUHJvZmlsZRIeCgpnaXZlbl9uYW1lGAEgASgJQgq6SAdyBRABGMgBEh8KC2ZhbWlseV9uYW1lGAIgASgJQgq6SAdyBRABGMgBEh4KDGRpc3BsYXlfbmFtZRgDIAEoCUIIukgFcgMYyAESGwoJbmlja19uYW1lGAQgASgJQgi6SAVyAxjIARJLChJwcmVmZXJyZWRfbGFuZ3VhZ2UYBSABKAlCL7pILHIqGCMyJl4kfF5bQS1aYS16XXsyLDh9KC1bQS1aYS16MC05XXsxLDh9KSokEkEKBmdlbmRlchgGIAEoDjInLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2VuZGVyQgi6SAWCAQIQASI5CgVFbWFpbBIbCgdhZGRyZXNzGAEgASgJQgq6SAdyBRj+AWABEhMKC2lzX3ZlcmlmaWVkGAIgASgIIkkKBVBob25lEisKBm51bWJlchgBIAEoCUIbukgYchYyFF5cK1sxLTldWzAtOV17MSwxNH0kEhMKC2lzX3ZlcmlmaWVkGAIgASgIIp0BCgtNYWNoaW5lVXNlchIYCgRuYW1lGAEgASgJQgq6SAdyBRABGMgBEh0KC2Rlc2NyaXB0aW9uGAIgASgJQgi6SAVyAxj0AxJVChFhY2Nlc3NfdG9rZW5fdHlwZRgDIAEoDjIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuQWNjZXNzVG9rZW5UeXBlQgi6SAWCAQIQASLiAQoJUGF0Y2hVc2VyEkQKCHVzZXJuYW1lGAEgASgJQi26SCpyKBABGMgBMiFeW15ccHtafVxwe0NjfVx4ezIwMEJ9XHh7RkVGRn1dKyRIAIgBARI+CgVodW1hbhgCIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUGF0Y2hIdW1hblVzZXISQgoHbWFjaGluZRgDIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUGF0Y2hNYWNoaW5lVXNlckILCglfdXNlcm5hbWUioAQKDlBhdGNoSHVtYW5Vc2VyEiMKCmdpdmVuX25hbWUYASABKAlCCrpIB3IFEAEYyAFIAIgBARIkCgtmYW1pbHlfbmFtZRgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiMKDGRpc3BsYXlfbmFtZRgDIAEoCUIIukgFcgMYyAFIAogBARIgCgluaWNrX25hbWUYBCABKAlCCLpIBXIDGMgBSAOIAQESUAoScHJlZmVycmVkX2xhbmd1YWdlGAUgASgJQi+6SCxyKhgjMiZeJHxeW0EtWmEtel17Miw4fSgtW0EtWmEtejAtOV17MSw4fSkqJEgEiAEBEkYKBmdlbmRlchgGIAEoDjInLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2VuZGVyQgi6SAWCAQIQAUgFiAEBEjUKBWVtYWlsGAcgASgLMiYucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5FbWFpbBI1CgVwaG9uZRgIIAEoCzImLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUGhvbmUSFAoMcmVtb3ZlX3Bob25lGAkgASgIQg0KC19naXZlbl9uYW1lQg4KDF9mYW1pbHlfbmFtZUIPCg1fZGlzcGxheV9uYW1lQgwKCl9uaWNrX25hbWVCFQoTX3ByZWZlcnJlZF9sYW5ndWFnZUIJCgdfZ2VuZGVyIuABChBQYXRjaE1hY2hpbmVVc2VyEh0KBG5hbWUYASABKAlCCrpIB3IFEAEYyAFIAIgBARIiCgtkZXNjcmlwdGlvbhgCIAEoCUIIukgFcgMY9ANIAYgBARJaChFhY2Nlc3NfdG9rZW5fdHlwZRgDIAEoDjIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuQWNjZXNzVG9rZW5UeXBlQgi6SAWCAQIQAUgCiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIUChJfYWNjZXNzX3Rva2VuX3R5cGUiswIKB0dldFVzZXISOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhAKCHVzZXJuYW1lGAIgASgJEhIKCmxvZ2luX25hbWUYAyABKAkSOQoFc3RhdGUYBCABKA4yKi5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlVzZXJTdGF0ZRI+CgVodW1hbhgFIAEoCzItLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2V0SHVtYW5Vc2VySAASQgoHbWFjaGluZRgGIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2V0TWFjaGluZVVzZXJIAEIGCgR0eXBlIqUCCgxHZXRIdW1hblVzZXISOQoHcHJvZmlsZRgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUHJvZmlsZRI1CgVlbWFpbBgCIAEoCzImLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuRW1haWwSNQoFcGhvbmUYAyABKAsyJi5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBob25lEhQKDGhhc19wYXNzd29yZBgEIAEoCBIgChhwYXNzd29yZF9jaGFuZ2VfcmVxdWlyZWQYBSABKAgSNAoQcGFzc3dvcmRfY2hhbmdlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAilAEKDkdldE1hY2hpbmVVc2VyEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSSwoRYWNjZXNzX3Rva2VuX3R5cGUYAyABKA4yMC5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLkFjY2Vzc1Rva2VuVHlwZRISCgpoYXNfc2VjcmV0GAQgASgIItMEChBVc2VyU2VhcmNoRmlsdGVyEkIKBmluX2lkcxgBIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuSW5Vc2VySURzRmlsdGVySAASQwoIdXNlcm5hbWUYAiABKAsyLy5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlVzZXJUZXh0RmlsdGVySAASRQoKbG9naW5fbmFtZRgDIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclRleHRGaWx0ZXJIABJACgVlbWFpbBgEIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclRleHRGaWx0ZXJIABJHCgxkaXNwbGF5X25hbWUYBSABKAsyLy5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlVzZXJUZXh0RmlsdGVySAASTwoMb3JnYW5pemF0aW9uGAYgASgLMjcucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyT3JnYW5pemF0aW9uRmlsdGVySAASPwoEdHlwZRgHIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclR5cGVGaWx0ZXJIABJBCgVzdGF0ZRgIIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclN0YXRlRmlsdGVySABCDwoGZmlsdGVyEgW6SAIIASIyCg9JblVzZXJJRHNGaWx0ZXISHwoDaWRzGAEgAygJQhK6SA+SAQwQ6AciB3IFEAEYyAEieAoOVXNlclRleHRGaWx0ZXISFwoFdmFsdWUYASABKAlCCLpIBXIDGMgBEk0KBm1ldGhvZBgCIAEoDjIzLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5UZXh0RmlsdGVyTWV0aG9kQgi6SAWCAQIQASI0ChZVc2VyT3JnYW5pemF0aW9uRmlsdGVyEhoKBm9yZ19pZBgBIAEoCUIKukgHcgUQARjIASJWCg5Vc2VyVHlwZUZpbHRlchJECgR0eXBlGAEgASgOMikucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyVHlwZUILukgIyAEBggECEAEiWQoPVXNlclN0YXRlRmlsdGVyEkYKBXN0YXRlGAEgASgOMioucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyU3RhdGVCC7pICMgBAYIBAhABKlgKBkdlbmRlchIWChJHRU5ERVJfVU5TUEVDSUZJRUQQABIRCg1HRU5ERVJfRkVNQUxFEAESDwoLR0VOREVSX01BTEUQAhISCg5HRU5ERVJfRElWRVJTRRADKm0KD0FjY2Vzc1Rva2VuVHlwZRIhCh1BQ0NFU1NfVE9LRU5fVFlQRV9VTlNQRUNJRklFRBAAEhwKGEFDQ0VTU19UT0tFTl9UWVBFX0JFQVJFUhABEhkKFUFDQ0VTU19UT0tFTl9UWVBFX0pXVBACKm4KCVVzZXJTdGF0ZRIaChZVU0VSX1NUQVRFX1VOU1BFQ0lGSUVEEAASFQoRVVNFUl9TVEFURV9BQ1RJVkUQARIXChNVU0VSX1NUQVRFX0lOQUNUSVZFEAISFQoRVVNFUl9TVEFURV9MT0NLRUQQAyqcAgoNVXNlckZpZWxkTmFtZRIfChtVU0VSX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABIWChJVU0VSX0ZJRUxEX05BTUVfSUQQARIhCh1VU0VSX0ZJRUxEX05BTUVfQ1JFQVRJT05fREFURRACEh8KG1VTRVJfRklFTERfTkFNRV9DSEFOR0VfREFURRADEhwKGFVTRVJfRklFTERfTkFNRV9VU0VSTkFNRRAEEiAKHFVTRVJfRklFTERfTkFNRV9ESVNQTEFZX05BTUUQBRIZChVVU0VSX0ZJRUxEX05BTUVfRU1BSUwQBhIZChVVU0VSX0ZJRUxEX05BTUVfU1RBVEUQBxIYChRVU0VSX0ZJRUxEX05BTUVfVFlQRRAIKlEKCFVzZXJUeXBlEhkKFVVTRVJfVFlQRV9VTlNQRUNJRklFRBAAEhMKD1VTRVJfVFlQRV9IVU1BThABEhUKEVVTRVJfVFlQRV9NQUNISU5FEAJiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("CipwbGF0Zm9ybS9yZXNvdXJjZXMvdXNlci92M2FscGhhL3VzZXIucHJvdG8SH3BsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEikwIKBFVzZXISPwoIdXNlcm5hbWUYASABKAlCLbpIKnIoEAEYyAEyIV5bXlxwe1p9XHB7Q2N9XHh7MjAwQn1ceHtGRUZGfV0rJBI7CgVodW1hbhgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuSHVtYW5Vc2VySAASPwoHbWFjaGluZRgDIAEoCzIsLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuTWFjaGluZVVzZXJIABI9CgZzY2hlbWEYBCABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlNjaGVtYVVzZXJIAEINCgR0eXBlEgW6SAIIASJaCgpTY2hlbWFVc2VyEh0KCXNjaGVtYV9pZBgBIAEoCUIKukgHcgUQARjIARItCgRkYXRhGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBIr4CCglIdW1hblVzZXISQQoHcHJvZmlsZRgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUHJvZmlsZUIGukgDyAEBEj0KBWVtYWlsGAIgASgLMiYucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5FbWFpbEIGukgDyAEBEjUKBXBob25lGAMgASgLMiYucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5QaG9uZRIeCghwYXNzd29yZBgEIAEoCUIKukgHcgUQARiAAkgAEiUKD2hhc2hlZF9wYXNzd29yZBgFIAEoCUIKukgHcgUQARiABEgAEiAKGHBhc3N3b3JkX2NoYW5nZV9yZXF1aXJlZBgGIAEoCEIPCg1wYXNzd29yZF90eXBlIpcCCgdQcm9maWxlEh4KCmdpdmVuX25hbWUYASABKAlCCrpIB3IFEAEYyAESHwoLZmFtaWx5X25hbWUYAiABKAlCCrpIB3IFEAEYyAESHgoMZGlzcGxheV9uYW1lGAMgASgJQgi6SAVyAxjIARIbCgluaWNrX25hbWUYBCABKAlCCLpIBXIDGMgBEksKEnByZWZlcnJlZF9sYW5ndWFnZRgFIAEoCUIvukgscioYIzImXiR8XltBLVphLXpdezIsOH0oLVtBLVphLXowLTldezEsOH0pKiQSQQoGZ2VuZGVyGAYgASgOMicucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5HZW5kZXJCCLpIBYIBAhABIjkKBUVtYWlsEhsKB2FkZHJlc3MYASABKAlCCrpIB3IFGP4BYAESEwoLaXNfdmVyaWZpZWQYAiABKAgiSQoFUGhvbmUSKwoGbnVtYmVyGAEgASgJQhu6SBhyFjIUXlwrWzEtOV1bMC05XXsxLDE0fSQSEwoLaXNfdmVyaWZpZWQYAiABKAginQEKC01hY2hpbmVVc2VyEhgKBG5hbWUYASABKAlCCrpIB3IFEAEYyAESHQoLZGVzY3JpcHRpb24YAiABKAlCCLpIBXIDGPQDElUKEWFjY2Vzc190b2tlbl90eXBlGAMgASgOMjAucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5BY2Nlc3NUb2tlblR5cGVCCLpIBYIBAhABIr4DCglQYXRjaFVzZXISdAoIdXNlcm5hbWUYASABKAlCXbpIKnIoEAEYyAEyIV5bXlxwe1p9XHB7Q2N9XHh7MjAwQn1ceHtGRUZGfV0rJKK7GCwKKnRoZSB1c2VybmFtZSBpcyB0aGUgb3JnYW5pemF0aW9uJ3MgdG8gZ2l2ZUgAiAEBEnkKBWh1bWFuGAIgASgLMi8ucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5QYXRjaEh1bWFuVXNlckI5orsYNQozcGVvcGxlIGNoYW5nZSB0aGVpciBwcm9maWxlIHRocm91Z2ggdGhlIGxvZ2luIHBhZ2VzEnEKB21hY2hpbmUYAyABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBhdGNoTWFjaGluZVVzZXJCLaK7GCkKJ2Egc2VydmljZSBhY2NvdW50IGlzIGl0cyBvcmdhbml6YXRpb24ncxJACgZzY2hlbWEYBCABKAsyMC5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBhdGNoU2NoZW1hVXNlckILCglfdXNlcm5hbWUiQAoPUGF0Y2hTY2hlbWFVc2VyEi0KBGRhdGEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQEioAQKDlBhdGNoSHVtYW5Vc2VyEiMKCmdpdmVuX25hbWUYASABKAlCCrpIB3IFEAEYyAFIAIgBARIkCgtmYW1pbHlfbmFtZRgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiMKDGRpc3BsYXlfbmFtZRgDIAEoCUIIukgFcgMYyAFIAogBARIgCgluaWNrX25hbWUYBCABKAlCCLpIBXIDGMgBSAOIAQESUAoScHJlZmVycmVkX2xhbmd1YWdlGAUgASgJQi+6SCxyKhgjMiZeJHxeW0EtWmEtel17Miw4fSgtW0EtWmEtejAtOV17MSw4fSkqJEgEiAEBEkYKBmdlbmRlchgGIAEoDjInLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2VuZGVyQgi6SAWCAQIQAUgFiAEBEjUKBWVtYWlsGAcgASgLMiYucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5FbWFpbBI1CgVwaG9uZRgIIAEoCzImLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUGhvbmUSFAoMcmVtb3ZlX3Bob25lGAkgASgIQg0KC19naXZlbl9uYW1lQg4KDF9mYW1pbHlfbmFtZUIPCg1fZGlzcGxheV9uYW1lQgwKCl9uaWNrX25hbWVCFQoTX3ByZWZlcnJlZF9sYW5ndWFnZUIJCgdfZ2VuZGVyIuABChBQYXRjaE1hY2hpbmVVc2VyEh0KBG5hbWUYASABKAlCCrpIB3IFEAEYyAFIAIgBARIiCgtkZXNjcmlwdGlvbhgCIAEoCUIIukgFcgMY9ANIAYgBARJaChFhY2Nlc3NfdG9rZW5fdHlwZRgDIAEoDjIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuQWNjZXNzVG9rZW5UeXBlQgi6SAWCAQIQAUgCiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIUChJfYWNjZXNzX3Rva2VuX3R5cGUi9QIKB0dldFVzZXISOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEhAKCHVzZXJuYW1lGAIgASgJEhIKCmxvZ2luX25hbWUYAyABKAkSOQoFc3RhdGUYBCABKA4yKi5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlVzZXJTdGF0ZRI+CgVodW1hbhgFIAEoCzItLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2V0SHVtYW5Vc2VySAASQgoHbWFjaGluZRgGIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuR2V0TWFjaGluZVVzZXJIABJACgZzY2hlbWEYByABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLkdldFNjaGVtYVVzZXJIAEIGCgR0eXBlIlsKDUdldFNjaGVtYVVzZXISEQoJc2NoZW1hX2lkGAEgASgJEhAKCHJldmlzaW9uGAIgASgNEiUKBGRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IqUCCgxHZXRIdW1hblVzZXISOQoHcHJvZmlsZRgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuUHJvZmlsZRI1CgVlbWFpbBgCIAEoCzImLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuRW1haWwSNQoFcGhvbmUYAyABKAsyJi5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlBob25lEhQKDGhhc19wYXNzd29yZBgEIAEoCBIgChhwYXNzd29yZF9jaGFuZ2VfcmVxdWlyZWQYBSABKAgSNAoQcGFzc3dvcmRfY2hhbmdlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAilAEKDkdldE1hY2hpbmVVc2VyEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSSwoRYWNjZXNzX3Rva2VuX3R5cGUYAyABKA4yMC5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLkFjY2Vzc1Rva2VuVHlwZRISCgpoYXNfc2VjcmV0GAQgASgIItkFChBVc2VyU2VhcmNoRmlsdGVyEkIKBmluX2lkcxgBIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuSW5Vc2VySURzRmlsdGVySAASQwoIdXNlcm5hbWUYAiABKAsyLy5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlVzZXJUZXh0RmlsdGVySAASRQoKbG9naW5fbmFtZRgDIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclRleHRGaWx0ZXJIABJACgVlbWFpbBgEIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclRleHRGaWx0ZXJIABJHCgxkaXNwbGF5X25hbWUYBSABKAsyLy5wbGF0Zm9ybS5yZXNvdXJjZXMudXNlci52M2FscGhhLlVzZXJUZXh0RmlsdGVySAASTwoMb3JnYW5pemF0aW9uGAYgASgLMjcucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyT3JnYW5pemF0aW9uRmlsdGVySAASPwoEdHlwZRgHIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclR5cGVGaWx0ZXJIABJBCgVzdGF0ZRgIIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlclN0YXRlRmlsdGVySAASQwoGc2NoZW1hGAkgASgLMjEucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyU2NoZW1hRmlsdGVySAASPwoEZGF0YRgKIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy51c2VyLnYzYWxwaGEuVXNlckRhdGFGaWx0ZXJIAEIPCgZmaWx0ZXISBbpIAggBIjEKEFVzZXJTY2hlbWFGaWx0ZXISHQoJc2NoZW1hX2lkGAEgASgJQgq6SAdyBRABGMgBIpcBCg5Vc2VyRGF0YUZpbHRlchIdCgVmaWVsZBgBIAEoCUIOukgLcgkQAhj0AzICXi8SFwoFdmFsdWUYAiABKAlCCLpIBXIDGMgBEk0KBm1ldGhvZBgDIAEoDjIzLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5UZXh0RmlsdGVyTWV0aG9kQgi6SAWCAQIQASIyCg9JblVzZXJJRHNGaWx0ZXISHwoDaWRzGAEgAygJQhK6SA+SAQwQ6AciB3IFEAEYyAEieAoOVXNlclRleHRGaWx0ZXISFwoFdmFsdWUYASABKAlCCLpIBXIDGMgBEk0KBm1ldGhvZBgCIAEoDjIzLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5UZXh0RmlsdGVyTWV0aG9kQgi6SAWCAQIQASI0ChZVc2VyT3JnYW5pemF0aW9uRmlsdGVyEhoKBm9yZ19pZBgBIAEoCUIKukgHcgUQARjIASJWCg5Vc2VyVHlwZUZpbHRlchJECgR0eXBlGAEgASgOMikucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyVHlwZUILukgIyAEBggECEAEiWQoPVXNlclN0YXRlRmlsdGVyEkYKBXN0YXRlGAEgASgOMioucGxhdGZvcm0ucmVzb3VyY2VzLnVzZXIudjNhbHBoYS5Vc2VyU3RhdGVCC7pICMgBAYIBAhABKlgKBkdlbmRlchIWChJHRU5ERVJfVU5TUEVDSUZJRUQQABIRCg1HRU5ERVJfRkVNQUxFEAESDwoLR0VOREVSX01BTEUQAhISCg5HRU5ERVJfRElWRVJTRRADKm0KD0FjY2Vzc1Rva2VuVHlwZRIhCh1BQ0NFU1NfVE9LRU5fVFlQRV9VTlNQRUNJRklFRBAAEhwKGEFDQ0VTU19UT0tFTl9UWVBFX0JFQVJFUhABEhkKFUFDQ0VTU19UT0tFTl9UWVBFX0pXVBACKm4KCVVzZXJTdGF0ZRIaChZVU0VSX1NUQVRFX1VOU1BFQ0lGSUVEEAASFQoRVVNFUl9TVEFURV9BQ1RJVkUQARIXChNVU0VSX1NUQVRFX0lOQUNUSVZFEAISFQoRVVNFUl9TVEFURV9MT0NLRUQQAyqcAgoNVXNlckZpZWxkTmFtZRIfChtVU0VSX0ZJRUxEX05BTUVfVU5TUEVDSUZJRUQQABIWChJVU0VSX0ZJRUxEX05BTUVfSUQQARIhCh1VU0VSX0ZJRUxEX05BTUVfQ1JFQVRJT05fREFURRACEh8KG1VTRVJfRklFTERfTkFNRV9DSEFOR0VfREFURRADEhwKGFVTRVJfRklFTERfTkFNRV9VU0VSTkFNRRAEEiAKHFVTRVJfRklFTERfTkFNRV9ESVNQTEFZX05BTUUQBRIZChVVU0VSX0ZJRUxEX05BTUVfRU1BSUwQBhIZChVVU0VSX0ZJRUxEX05BTUVfU1RBVEUQBxIYChRVU0VSX0ZJRUxEX05BTUVfVFlQRRAIKmcKCFVzZXJUeXBlEhkKFVVTRVJfVFlQRV9VTlNQRUNJRklFRBAAEhMKD1VTRVJfVFlQRV9IVU1BThABEhUKEVVTRVJfVFlQRV9NQUNISU5FEAISFAoQVVNFUl9UWVBFX1NDSEVNQRADYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_struct, file_google_protobuf_timestamp, file_platform_options_v1_options, file_platform_resources_object_v3alpha_object]);
 
 /**
- * A new user: a person (human) or a service account (machine).
+ * A new user: a person (human), a service account (machine) or a user of a user schema.
  *
  * @generated from message platform.resources.user.v3alpha.User
  */
@@ -53,6 +54,14 @@ export type User = Message<"platform.resources.user.v3alpha.User"> & {
      */
     value: MachineUser;
     case: "machine";
+  } | {
+    /**
+     * A user of a user schema (PlatformUserSchemas): its data meets the schema.
+     *
+     * @generated from field: platform.resources.user.v3alpha.SchemaUser schema = 4;
+     */
+    value: SchemaUser;
+    case: "schema";
   } | { case: undefined; value?: undefined };
 };
 
@@ -62,6 +71,35 @@ export type User = Message<"platform.resources.user.v3alpha.User"> & {
  */
 export const UserSchema: GenMessage<User> = /*@__PURE__*/
   messageDesc(file_platform_resources_user_v3alpha_user, 0);
+
+/**
+ * A user of a user schema, in the organization of the context.
+ *
+ * @generated from message platform.resources.user.v3alpha.SchemaUser
+ */
+export type SchemaUser = Message<"platform.resources.user.v3alpha.SchemaUser"> & {
+  /**
+   * ID of an active user schema of the instance.
+   *
+   * @generated from field: string schema_id = 1;
+   */
+  schemaId: string;
+
+  /**
+   * The user's data, valid against the schema's current revision; InvalidArgument names
+   * every violation with its JSON pointer.
+   *
+   * @generated from field: google.protobuf.Struct data = 2;
+   */
+  data?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.SchemaUser.
+ * Use `create(SchemaUserSchema)` to create a new message.
+ */
+export const SchemaUserSchema: GenMessage<SchemaUser> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_user, 1);
 
 /**
  * A person.
@@ -129,7 +167,7 @@ export type HumanUser = Message<"platform.resources.user.v3alpha.HumanUser"> & {
  * Use `create(HumanUserSchema)` to create a new message.
  */
 export const HumanUserSchema: GenMessage<HumanUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 1);
+  messageDesc(file_platform_resources_user_v3alpha_user, 2);
 
 /**
  * Names and preferences of a person.
@@ -185,7 +223,7 @@ export type Profile = Message<"platform.resources.user.v3alpha.Profile"> & {
  * Use `create(ProfileSchema)` to create a new message.
  */
 export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 2);
+  messageDesc(file_platform_resources_user_v3alpha_user, 3);
 
 /**
  * An email address.
@@ -213,7 +251,7 @@ export type Email = Message<"platform.resources.user.v3alpha.Email"> & {
  * Use `create(EmailSchema)` to create a new message.
  */
 export const EmailSchema: GenMessage<Email> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 3);
+  messageDesc(file_platform_resources_user_v3alpha_user, 4);
 
 /**
  * A phone number.
@@ -241,7 +279,7 @@ export type Phone = Message<"platform.resources.user.v3alpha.Phone"> & {
  * Use `create(PhoneSchema)` to create a new message.
  */
 export const PhoneSchema: GenMessage<Phone> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 4);
+  messageDesc(file_platform_resources_user_v3alpha_user, 5);
 
 /**
  * A service account.
@@ -276,7 +314,7 @@ export type MachineUser = Message<"platform.resources.user.v3alpha.MachineUser">
  * Use `create(MachineUserSchema)` to create a new message.
  */
 export const MachineUserSchema: GenMessage<MachineUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 5);
+  messageDesc(file_platform_resources_user_v3alpha_user, 6);
 
 /**
  * The changes to a user: absent fields keep their value.
@@ -304,6 +342,13 @@ export type PatchUser = Message<"platform.resources.user.v3alpha.PatchUser"> & {
    * @generated from field: platform.resources.user.v3alpha.PatchMachineUser machine = 3;
    */
   machine?: PatchMachineUser | undefined;
+
+  /**
+   * Changes of a schema user's data; FailedPrecondition for people and service accounts.
+   *
+   * @generated from field: platform.resources.user.v3alpha.PatchSchemaUser schema = 4;
+   */
+  schema?: PatchSchemaUser | undefined;
 };
 
 /**
@@ -311,7 +356,30 @@ export type PatchUser = Message<"platform.resources.user.v3alpha.PatchUser"> & {
  * Use `create(PatchUserSchema)` to create a new message.
  */
 export const PatchUserSchema: GenMessage<PatchUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 6);
+  messageDesc(file_platform_resources_user_v3alpha_user, 7);
+
+/**
+ * The changes to a schema user's data.
+ *
+ * @generated from message platform.resources.user.v3alpha.PatchSchemaUser
+ */
+export type PatchSchemaUser = Message<"platform.resources.user.v3alpha.PatchSchemaUser"> & {
+  /**
+   * A JSON merge patch (RFC 7386) of the data: a member set to null is removed, an object
+   * is merged member by member, anything else replaces. The result must meet the schema's
+   * current revision, and the caller may change only the fields it may write.
+   *
+   * @generated from field: google.protobuf.Struct data = 1;
+   */
+  data?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.PatchSchemaUser.
+ * Use `create(PatchSchemaUserSchema)` to create a new message.
+ */
+export const PatchSchemaUserSchema: GenMessage<PatchSchemaUser> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_user, 8);
 
 /**
  * The changes to a person.
@@ -388,7 +456,7 @@ export type PatchHumanUser = Message<"platform.resources.user.v3alpha.PatchHuman
  * Use `create(PatchHumanUserSchema)` to create a new message.
  */
 export const PatchHumanUserSchema: GenMessage<PatchHumanUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 7);
+  messageDesc(file_platform_resources_user_v3alpha_user, 9);
 
 /**
  * The changes to a service account.
@@ -423,7 +491,7 @@ export type PatchMachineUser = Message<"platform.resources.user.v3alpha.PatchMac
  * Use `create(PatchMachineUserSchema)` to create a new message.
  */
 export const PatchMachineUserSchema: GenMessage<PatchMachineUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 8);
+  messageDesc(file_platform_resources_user_v3alpha_user, 10);
 
 /**
  * A user as reads return it; no password or secret ever appears here.
@@ -480,6 +548,14 @@ export type GetUser = Message<"platform.resources.user.v3alpha.GetUser"> & {
      */
     value: GetMachineUser;
     case: "machine";
+  } | {
+    /**
+     * A user of a user schema.
+     *
+     * @generated from field: platform.resources.user.v3alpha.GetSchemaUser schema = 7;
+     */
+    value: GetSchemaUser;
+    case: "schema";
   } | { case: undefined; value?: undefined };
 };
 
@@ -488,7 +564,43 @@ export type GetUser = Message<"platform.resources.user.v3alpha.GetUser"> & {
  * Use `create(GetUserSchema)` to create a new message.
  */
 export const GetUserSchema: GenMessage<GetUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 9);
+  messageDesc(file_platform_resources_user_v3alpha_user, 11);
+
+/**
+ * A schema user as reads return it.
+ *
+ * @generated from message platform.resources.user.v3alpha.GetSchemaUser
+ */
+export type GetSchemaUser = Message<"platform.resources.user.v3alpha.GetSchemaUser"> & {
+  /**
+   * ID of the user's schema.
+   *
+   * @generated from field: string schema_id = 1;
+   */
+  schemaId: string;
+
+  /**
+   * The schema's revision the data was last validated against.
+   *
+   * @generated from field: uint32 revision = 2;
+   */
+  revision: number;
+
+  /**
+   * The data, with only the fields the caller may read (the schema's
+   * `urn:platform:permission` annotations).
+   *
+   * @generated from field: google.protobuf.Struct data = 3;
+   */
+  data?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.GetSchemaUser.
+ * Use `create(GetSchemaUserSchema)` to create a new message.
+ */
+export const GetSchemaUserSchema: GenMessage<GetSchemaUser> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_user, 12);
 
 /**
  * A person as reads return it.
@@ -544,7 +656,7 @@ export type GetHumanUser = Message<"platform.resources.user.v3alpha.GetHumanUser
  * Use `create(GetHumanUserSchema)` to create a new message.
  */
 export const GetHumanUserSchema: GenMessage<GetHumanUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 10);
+  messageDesc(file_platform_resources_user_v3alpha_user, 13);
 
 /**
  * A service account as reads return it.
@@ -586,7 +698,7 @@ export type GetMachineUser = Message<"platform.resources.user.v3alpha.GetMachine
  * Use `create(GetMachineUserSchema)` to create a new message.
  */
 export const GetMachineUserSchema: GenMessage<GetMachineUser> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 11);
+  messageDesc(file_platform_resources_user_v3alpha_user, 14);
 
 /**
  * One condition of a user search; a search matches users that meet all of them.
@@ -661,6 +773,22 @@ export type UserSearchFilter = Message<"platform.resources.user.v3alpha.UserSear
      */
     value: UserStateFilter;
     case: "state";
+  } | {
+    /**
+     * Match the users of one user schema.
+     *
+     * @generated from field: platform.resources.user.v3alpha.UserSchemaFilter schema = 9;
+     */
+    value: UserSchemaFilter;
+    case: "schema";
+  } | {
+    /**
+     * Match on a searchable field of schema users' data.
+     *
+     * @generated from field: platform.resources.user.v3alpha.UserDataFilter data = 10;
+     */
+    value: UserDataFilter;
+    case: "data";
   } | { case: undefined; value?: undefined };
 };
 
@@ -669,7 +797,63 @@ export type UserSearchFilter = Message<"platform.resources.user.v3alpha.UserSear
  * Use `create(UserSearchFilterSchema)` to create a new message.
  */
 export const UserSearchFilterSchema: GenMessage<UserSearchFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 12);
+  messageDesc(file_platform_resources_user_v3alpha_user, 15);
+
+/**
+ * Matches the users of one user schema.
+ *
+ * @generated from message platform.resources.user.v3alpha.UserSchemaFilter
+ */
+export type UserSchemaFilter = Message<"platform.resources.user.v3alpha.UserSchemaFilter"> & {
+  /**
+   * ID of the user schema.
+   *
+   * @generated from field: string schema_id = 1;
+   */
+  schemaId: string;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.UserSchemaFilter.
+ * Use `create(UserSchemaFilterSchema)` to create a new message.
+ */
+export const UserSchemaFilterSchema: GenMessage<UserSchemaFilter> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_user, 16);
+
+/**
+ * Compares a searchable field (`"urn:platform:searchable": true`) of schema users' data.
+ *
+ * @generated from message platform.resources.user.v3alpha.UserDataFilter
+ */
+export type UserDataFilter = Message<"platform.resources.user.v3alpha.UserDataFilter"> & {
+  /**
+   * The field's JSON pointer, such as "/department" or "/address/city".
+   *
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * The text to compare with: a string field's value, or a number's or a boolean's JSON text.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * How to compare; exact equality by default.
+   *
+   * @generated from field: platform.resources.object.v3alpha.TextFilterMethod method = 3;
+   */
+  method: TextFilterMethod;
+};
+
+/**
+ * Describes the message platform.resources.user.v3alpha.UserDataFilter.
+ * Use `create(UserDataFilterSchema)` to create a new message.
+ */
+export const UserDataFilterSchema: GenMessage<UserDataFilter> = /*@__PURE__*/
+  messageDesc(file_platform_resources_user_v3alpha_user, 17);
 
 /**
  * Matches users by ID.
@@ -690,7 +874,7 @@ export type InUserIDsFilter = Message<"platform.resources.user.v3alpha.InUserIDs
  * Use `create(InUserIDsFilterSchema)` to create a new message.
  */
 export const InUserIDsFilterSchema: GenMessage<InUserIDsFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 13);
+  messageDesc(file_platform_resources_user_v3alpha_user, 18);
 
 /**
  * Compares a text property of users.
@@ -718,7 +902,7 @@ export type UserTextFilter = Message<"platform.resources.user.v3alpha.UserTextFi
  * Use `create(UserTextFilterSchema)` to create a new message.
  */
 export const UserTextFilterSchema: GenMessage<UserTextFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 14);
+  messageDesc(file_platform_resources_user_v3alpha_user, 19);
 
 /**
  * Matches the users of one organization.
@@ -739,7 +923,7 @@ export type UserOrganizationFilter = Message<"platform.resources.user.v3alpha.Us
  * Use `create(UserOrganizationFilterSchema)` to create a new message.
  */
 export const UserOrganizationFilterSchema: GenMessage<UserOrganizationFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 15);
+  messageDesc(file_platform_resources_user_v3alpha_user, 20);
 
 /**
  * Matches users of one kind.
@@ -760,7 +944,7 @@ export type UserTypeFilter = Message<"platform.resources.user.v3alpha.UserTypeFi
  * Use `create(UserTypeFilterSchema)` to create a new message.
  */
 export const UserTypeFilterSchema: GenMessage<UserTypeFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 16);
+  messageDesc(file_platform_resources_user_v3alpha_user, 21);
 
 /**
  * Matches users in one state.
@@ -781,7 +965,7 @@ export type UserStateFilter = Message<"platform.resources.user.v3alpha.UserState
  * Use `create(UserStateFilterSchema)` to create a new message.
  */
 export const UserStateFilterSchema: GenMessage<UserStateFilter> = /*@__PURE__*/
-  messageDesc(file_platform_resources_user_v3alpha_user, 17);
+  messageDesc(file_platform_resources_user_v3alpha_user, 22);
 
 /**
  * Gender of a person.
@@ -969,6 +1153,13 @@ export enum UserType {
    * @generated from enum value: USER_TYPE_MACHINE = 2;
    */
   MACHINE = 2,
+
+  /**
+   * Users of a user schema.
+   *
+   * @generated from enum value: USER_TYPE_SCHEMA = 3;
+   */
+  SCHEMA = 3,
 }
 
 /**

@@ -1,0 +1,119 @@
+import type { Db, Tx } from "../../store/db.js";
+import type { UserRow } from "../../store/schema.js";
+import { failedPrecondition, invalidArgument, permissionDenied } from "../errors.js";
+import { userSchemaRowForUpdate } from "./commands.js";
+import { mergePatch, readableData, searchableFields, searchableValues, unwritableChanges, type JsonObject, type Party } from "./fields.js";
+import { requireValidData } from "./json-schema.js";
+import type { Authenticator, UserSchemaRow } from "./model.js";
+
+/** A schema user's data as stored: the schema, the revision it last met, the data and what of it is indexed. */
+export interface SchemaUserData {
+  schemaId: string;
+  revision: number;
+  data: JsonObject;
+  searchValues: { field: string; value: string }[];
+}
+
+function meets(schema: UserSchemaRow, data: JsonObject): void {
+  requireValidData(`${schema.instance_id}/${schema.id}/${schema.revision}`, schema.schema, data, `user schema "${schema.type}" (revision ${schema.revision})`);
+}
+
+function requireWritable(schema: UserSchemaRow, before: JsonObject, after: JsonObject, party: Party): void {
+  const refused = unwritableChanges(schema.schema, before, after, party);
+  if (refused.length > 0) {
+    const who = party === "self" ? "you may not change" : "the schema does not let owners write";
+    throw permissionDenied(`${who} ${refused.join(", ")} (the schema's "urn:platform:permission")`);
+  }
+}
+
+/**
+ * A new user's data: its schema active, locked for share (a DeleteUserSchema waits for this
+ * transaction and counts the user), the data valid against the current revision and every
+ * field of it one that owners may write.
+ */
+export async function newSchemaUserData(tx: Tx, instanceId: string, schemaId: string, data: JsonObject): Promise<SchemaUserData> {
+  const schema = await userSchemaRowForUpdate(tx, instanceId, schemaId, "share");
+  if (schema.state !== "active") throw failedPrecondition(`user schema ${schemaId} is deactivated: no users are created with it`);
+  requireWritable(schema, {}, data, "owner");
+  meets(schema, data);
+  return { schemaId, revision: schema.revision, data, searchValues: searchableValues(schema.schema, data) };
+}
+
+/**
+ * A user's data after a JSON merge patch (RFC 7386), valid against the schema's current
+ * revision (the user moves to it), changing only fields `party` may write; undefined when
+ * the patch changes nothing.
+ */
+export async function patchedSchemaUserData(tx: Tx, user: UserRow, patch: JsonObject, party: Party): Promise<SchemaUserData | undefined> {
+  if (user.type !== "schema" || user.schema_id === null) throw failedPrecondition(`user ${user.id} is a ${user.type} user: it has no schema data`);
+  const schema = await userSchemaRowForUpdate(tx, user.instance_id, user.schema_id, "share");
+  const before = (user.data ?? {}) as JsonObject;
+  const after = mergePatch(before, patch) as JsonObject;
+  requireWritable(schema, before, after, party);
+  if (JSON.stringify(after) === JSON.stringify(before) && user.schema_revision === schema.revision) return undefined;
+  meets(schema, after);
+  return { schemaId: schema.id, revision: schema.revision, data: after, searchValues: searchableValues(schema.schema, after) };
+}
+
+/** Replaces the user's indexed values with the data's (store: the user_search_values table, migration 0033). */
+export async function storeSearchValues(tx: Tx, instanceId: string, userId: string, values: SchemaUserData["searchValues"]): Promise<void> {
+  await tx.deleteFrom("user_search_values").where("instance_id", "=", instanceId).where("user_id", "=", userId).execute();
+  if (values.length > 0) {
+    await tx
+      .insertInto("user_search_values")
+      .values(values.map((v) => ({ instance_id: instanceId, user_id: userId, field: v.field, value: v.value })))
+      .execute();
+  }
+}
+
+/** The data as `party` may read it. */
+export function shownSchemaUserData(schema: Record<string, unknown> | null, data: Record<string, unknown> | null, party: Party): JsonObject {
+  return schema && data ? readableData(schema, data as JsonObject, party) : {};
+}
+
+/** A data filter names a field some schema of the instance (or the one asked for) indexes; InvalidArgument otherwise. */
+export async function requireSearchableField(db: Db, instanceId: string, field: string, schemaIds: string[]): Promise<void> {
+  let query = db.selectFrom("user_schemas").select(["id", "schema"]).where("instance_id", "=", instanceId);
+  if (schemaIds.length > 0) query = query.where("id", "in", schemaIds);
+  const schemas = await query.execute();
+  if (!schemas.some((s) => searchableFields(s.schema).includes(field))) {
+    throw invalidArgument(
+      `${field} is not a searchable field of ${schemaIds.length > 0 ? "the user schema" : "any user schema"}: mark it "urn:platform:searchable": true`,
+    );
+  }
+}
+
+/** How the user's schema lets its users authenticate (nothing without a schema). */
+export async function allowedAuthenticators(db: Db | Tx, user: Pick<UserRow, "instance_id" | "schema_id">): Promise<ReadonlySet<Authenticator>> {
+  if (user.schema_id === null) return new Set();
+  const row = await db
+    .selectFrom("user_schemas")
+    .select("possible_authenticators")
+    .where("instance_id", "=", user.instance_id)
+    .where("id", "=", user.schema_id)
+    .executeTakeFirst();
+  return new Set((row?.possible_authenticators ?? []) as Authenticator[]);
+}
+
+/** Whether the user's schema lets its users authenticate so; people and service accounts are not asked here. */
+export async function schemaAllows(db: Db | Tx, user: Pick<UserRow, "instance_id" | "schema_id">, authenticator: Authenticator): Promise<boolean> {
+  return (await allowedAuthenticators(db, user)).has(authenticator);
+}
+
+const AUTHENTICATOR_NAMES: Record<Authenticator, string> = {
+  username: "a username",
+  password: "a password",
+  webauthn: "passkeys and security keys",
+  totp: "an authenticator app (TOTP)",
+  otp_email: "one-time codes by email",
+  otp_sms: "one-time codes by SMS",
+  pat: "personal access tokens",
+  key: "keys",
+};
+
+/** FailedPrecondition unless the schema user's schema allows the authenticator. */
+export async function requireSchemaAllows(db: Db | Tx, user: Pick<UserRow, "id" | "instance_id" | "schema_id">, authenticator: Authenticator): Promise<void> {
+  if (!(await schemaAllows(db, user, authenticator))) {
+    throw failedPrecondition(`user ${user.id}'s schema does not allow ${AUTHENTICATOR_NAMES[authenticator]} (its possibleAuthenticators)`);
+  }
+}
