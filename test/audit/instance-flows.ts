@@ -1,4 +1,5 @@
 import { PlatformInstances } from "../../gen/platform/resources/instance/v3alpha/instance_service_pb.js";
+import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PlatformUserSchemas } from "../../gen/platform/resources/user_schema/v3alpha/user_schema_service_pb.js";
 import { PlatformBrandingSettings } from "../../gen/platform/settings/branding/v3alpha/branding_service_pb.js";
 import { PlatformDomainSettings } from "../../gen/platform/settings/domain/v3alpha/domain_service_pb.js";
@@ -18,13 +19,21 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
  * patched, its domains changed, blocked and unblocked, its audit log retention set, its
  * signing keys rotated; then deleted. And the keys of the test's own instance rotated.
  */
-/** A user schema through its life: its events carry the JSON Schema, which names no secret. */
+/**
+ * A user schema through its life: its events carry the JSON Schema, which names no secret;
+ * a user of it is created and its data changed (the log shows neither data).
+ */
 export async function userSchemaFlows(f: Flow): Promise<void> {
   const schemas = calls(f, PlatformUserSchemas);
+  const users = calls(f, PlatformUsers);
   const schema = { type: "object", properties: { name: { type: "string" } } };
   const id = (
     await schemas("CreateUserSchema", { userSchema: { type: uniqueName("audit-schema"), schema, possibleAuthenticators: ["AUTHENTICATOR_TYPE_USERNAME"] } })
   ).details.id as string;
+  const user = (await users("CreateUser", { user: { username: uniqueName("audit-schema-user"), schema: { schemaId: id, data: { name: "Private Name" } } } }))
+    .details.id as string;
+  await users("PatchUser", { id: user, user: { schema: { data: { name: "Another Private Name" } } } });
+  await users("DeleteUser", { id: user });
   await schemas("PatchUserSchema", { id, userSchema: { schema: { ...schema, required: ["name"] } } });
   await schemas("DeactivateUserSchema", { id });
   await schemas("ActivateUserSchema", { id });

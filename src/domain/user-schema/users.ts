@@ -1,4 +1,5 @@
 import type { Db, Tx } from "../../store/db.js";
+import { deferStatement } from "../../store/deferred.js";
 import type { UserRow } from "../../store/schema.js";
 import { failedPrecondition, invalidArgument, permissionDenied } from "../errors.js";
 import { userSchemaRowForUpdate } from "./commands.js";
@@ -55,14 +56,16 @@ export async function patchedSchemaUserData(tx: Tx, user: UserRow, patch: JsonOb
   return { schemaId: schema.id, revision: schema.revision, data: after, searchValues: searchableValues(schema.schema, after) };
 }
 
-/** Replaces the user's indexed values with the data's (store: the user_search_values table, migration 0033). */
-export async function storeSearchValues(tx: Tx, instanceId: string, userId: string, values: SchemaUserData["searchValues"]): Promise<void> {
-  await tx.deleteFrom("user_search_values").where("instance_id", "=", instanceId).where("user_id", "=", userId).execute();
+/**
+ * Replaces the user's indexed values with the data's (the user_search_values table, migration
+ * 0033). A new user has none to replace, and nothing reads the insert's answer: it goes with
+ * the transaction's next statement (store/deferred.ts).
+ */
+export async function storeSearchValues(tx: Tx, instanceId: string, userId: string, values: SchemaUserData["searchValues"], isNew = false): Promise<void> {
+  if (!isNew) await tx.deleteFrom("user_search_values").where("instance_id", "=", instanceId).where("user_id", "=", userId).execute();
   if (values.length > 0) {
-    await tx
-      .insertInto("user_search_values")
-      .values(values.map((v) => ({ instance_id: instanceId, user_id: userId, field: v.field, value: v.value })))
-      .execute();
+    const rows = values.map((v) => ({ instance_id: instanceId, user_id: userId, field: v.field, value: v.value }));
+    await deferStatement(tx, tx.insertInto("user_search_values").values(rows));
   }
 }
 

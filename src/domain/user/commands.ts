@@ -63,7 +63,7 @@ export async function addUser(tx: Tx, actor: Actor, orgId: string, spec: UserSpe
   // Nothing reads these inserts' answers: they go to the server with the transaction's next
   // statement or its commit (store/deferred.ts), a username taken meanwhile failing that one.
   await deferStatement(tx, tx.insertInto("users").values(row));
-  if (schemaData) await storeSearchValues(tx, actor.instanceId, id, schemaData.searchValues);
+  if (schemaData) await storeSearchValues(tx, actor.instanceId, id, schemaData.searchValues, true);
   if (type.kind === "human" && type.passwordHash !== undefined) {
     await deferStatement(
       tx,
