@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { createPasswordHasher } from "../src/crypto/passwords.js";
 import { instanceSequence } from "../src/store/instance-sequence.js";
+import { baselineValidator } from "./schema-users.js";
 import { ARGON2, HOST, POOL_SIZE } from "./settings.js";
 
 const INT8 = 20;
@@ -304,6 +305,65 @@ async function createUser(input: NewHuman) {
   }
 }
 
+/** Compiled once per schema, as the service keeps its compiled validators. */
+const validators = new Map<string, ReturnType<typeof baselineValidator>>();
+
+/**
+ * As the service's CreateUser of a schema user (domain/user/commands.ts, domain/user-schema/users.ts):
+ * organization check, username check, the schema read with a share lock, Ajv validating the
+ * data against it, event, projection row with the data, the searchable field's index row.
+ */
+async function createSchemaUser(input: { username: string; schema: { schemaId: string; data: Record<string, unknown> } }) {
+  const { username } = input;
+  const { schemaId, data } = input.schema;
+  const id = newId();
+  const orgId = defaultOrgId;
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const org = await client.query('select "id" from "orgs" where "instance_id" = $1 and "id" = $2', [instanceId, orgId]);
+    const taken = await client.query('select "id" from "users" where "instance_id" = $1 and lower("username") = lower($2)', [instanceId, username]);
+    const schema = await client.query<{ schema: object; revision: number; state: string }>(
+      'select * from "user_schemas" where "instance_id" = $1 and "id" = $2 for share',
+      [instanceId, schemaId],
+    );
+    if (org.rows.length === 0 || taken.rows.length > 0 || schema.rows.length === 0) {
+      await client.query("rollback");
+      return { status: 409, body: { code: 9, message: "refused" } };
+    }
+    let validate = validators.get(schemaId);
+    if (!validate) validators.set(schemaId, (validate = baselineValidator(schema.rows[0]!.schema)));
+    if (!validate(data)) {
+      await client.query("rollback");
+      return { status: 400, body: { code: 3, message: JSON.stringify(validate.errors) } };
+    }
+    const { revision } = schema.rows[0]!;
+    const payload = { orgId, username, schemaId, revision, data };
+    const event = await client.query<{ sequence: number; created_at: Date }>(
+      'insert into "events" ("instance_id", "aggregate_type", "aggregate_id", "sequence", "event_type", "payload", "creator", "instance_position") values ($1, $2, $3, $4, $5, $6, $7, nextval($8::regclass)) returning "sequence", "created_at"',
+      [instanceId, "user", id, 1, "user.schema.added", JSON.stringify(payload), "baseline", instanceSequence(instanceId)],
+    );
+    const { sequence, created_at } = event.rows[0]!;
+    await client.query(
+      'insert into "users" ("instance_id", "id", "org_id", "username", "type", "created_at", "change_date", "sequence", "name", "schema_id", "schema_revision", "data") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      [instanceId, id, orgId, username, "schema", created_at, created_at, sequence, username, schemaId, revision, JSON.stringify(data)],
+    );
+    await client.query('insert into "user_search_values" ("instance_id", "user_id", "field", "value") values ($1, $2, $3, $4)', [
+      instanceId,
+      id,
+      "/department",
+      String(data.department),
+    ]);
+    await client.query("commit");
+    return { status: 201, body: { details: userDetails({ id, sequence, change_date: created_at, instance_id: instanceId, org_id: orgId }) } };
+  } catch (error) {
+    await client.query("rollback").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 interface IdpRow {
   id: string;
   instance_id: string;
@@ -438,6 +498,7 @@ async function route(req: Req): Promise<{ status: number; body: unknown }> {
   }
   if (req.method === "GET" && path.startsWith("/users/")) return getUser(decodeURIComponent(path.slice(7)));
   if (req.method === "POST" && path === "/users") return createUser(JSON.parse(await readBody(req)) as NewHuman);
+  if (req.method === "POST" && path === "/schema_users") return createSchemaUser(JSON.parse(await readBody(req)) as Parameters<typeof createSchemaUser>[0]);
   if (req.method === "POST" && path === "/idps/_search") {
     await readBody(req);
     return searchIdps(org, 100);

@@ -4,6 +4,7 @@ import { PlatformIdentityProviders } from "../gen/platform/resources/idp/v3alpha
 import { PlatformUsers } from "../gen/platform/resources/user/v3alpha/user_service_pb.js";
 import { PlatformLanguageSettings } from "../gen/platform/settings/language/v3alpha/language_service_pb.js";
 import { grpcRequest } from "./load-grpc.js";
+import { employeeData } from "./schema-users.js";
 import type { Http1Request } from "./load-http1.js";
 import type { Http2Request } from "./load-http2.js";
 import { SEARCH_LIMIT, USER_PASSWORD } from "./settings.js";
@@ -27,6 +28,8 @@ export interface ScenarioContext {
   userIds: string[];
   /** The organization SearchIDPs and ResolveLanguages ask in (bench/service.ts seedReusable). */
   orgId: string;
+  /** The 20-field user schema CreateSchemaUser creates users of (bench/schema-users.ts). */
+  schemaId: string;
   /** Host and Authorization for the service. */
   headers: { host: string; authorization: string };
 }
@@ -65,11 +68,14 @@ const newHumanMessage = (username: string) => ({
   },
 });
 
+/** A user of the 20-field schema, with data unique to its name. */
+const newSchemaUser = (schemaId: string, username: string) => ({ username, schema: { schemaId, data: employeeData(sequence) } });
+
 /**
  * Reads first, then searches, then creates: every created target makes SearchTargets'
  * count(*) over() larger, and every created user makes the users table larger.
  */
-export function scenarios({ ids, userIds, orgId, headers }: ScenarioContext): Scenario[] {
+export function scenarios({ ids, userIds, orgId, schemaId, headers }: ScenarioContext): Scenario[] {
   const json = { ...headers, "content-type": "application/json" };
   const connectJson = { ...json, "connect-protocol-version": "1" };
   const idOf = (n: number) => ids[n % ids.length]!;
@@ -147,6 +153,21 @@ export function scenarios({ ids, userIds, orgId, headers }: ScenarioContext): Sc
       grpc: () => grpcRequest(PlatformUsers.method.createUser, { user: newHumanMessage(uniqueName("grpc")) }, headers.authorization),
       baselineHttp1: () => post("/users", { "content-type": "application/json" }, newHuman(uniqueName("base1"))),
       baselineHttp2: () => ({ method: "POST", path: "/users", body: JSON.stringify(newHuman(uniqueName("base2"))) }),
+    },
+    {
+      name: "CreateSchemaUser",
+      rest: () => post("/resources/v3alpha/users", json, newSchemaUser(schemaId, uniqueName("rest"))),
+      connect: () => post(`${USERS}/CreateUser`, connectJson, { user: newSchemaUser(schemaId, uniqueName("connect")) }),
+      grpc: () => {
+        const user = newSchemaUser(schemaId, uniqueName("grpc"));
+        return grpcRequest(
+          PlatformUsers.method.createUser,
+          { user: { username: user.username, type: { case: "schema", value: user.schema } } },
+          headers.authorization,
+        );
+      },
+      baselineHttp1: () => post("/schema_users", { "content-type": "application/json" }, newSchemaUser(schemaId, uniqueName("base1"))),
+      baselineHttp2: () => ({ method: "POST", path: "/schema_users", body: JSON.stringify(newSchemaUser(schemaId, uniqueName("base2"))) }),
     },
   ];
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { EMPLOYEE_SCHEMA } from "./schema-users.js";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -122,7 +123,19 @@ export async function seedScenarios(service: ServiceUnderTest, only: readonly st
   const { orgId } = wants("SearchIDPs", "ResolveLanguages")
     ? await seedReusable(service, { orgs: SEED_ORGS, idps: SEED_IDPS, policies: SEED_IDP_POLICIES })
     : { orgId: "" };
-  return { ids, userIds, orgId, headers: service.headers };
+  const schemaId = wants("CreateSchemaUser")
+    ? ((
+        (await callApi(
+          service.port,
+          service.headers,
+          "POST",
+          "/resources/v3alpha/user_schemas",
+          { type: "bench-employee", schema: EMPLOYEE_SCHEMA, possibleAuthenticators: ["AUTHENTICATOR_TYPE_USERNAME", "AUTHENTICATOR_TYPE_PASSWORD"] },
+          201,
+        )) as Created
+      ).details.id as string)
+    : "";
+  return { ids, userIds, orgId, schemaId, headers: service.headers };
 }
 
 /** Creates `count` targets over REST, eight at a time; returns their ids. */
