@@ -1,4 +1,5 @@
 import { Code } from "@connectrpc/connect";
+import { PlatformUserSchemas } from "../../gen/platform/resources/user_schema/v3alpha/user_schema_service_pb.js";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
@@ -420,6 +421,20 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
       await must(actions.call("CreateTarget", { target: { name: "doomed", restWebhook: { url: "https://example.com/hook" } } }, created.adminPat), "target")
     ).details.id as string;
     await must(actions.call("PutExecution", { execution: { condition: { function: "preuserinfo" }, targets: [target] } }, created.adminPat), "execution");
+    const schemaId = (
+      await must(
+        at(PlatformUserSchemas, "grpc", main, port).call(
+          "CreateUserSchema",
+          { userSchema: { type: "doomed", schema: { type: "object", properties: { team: { type: "string", "urn:platform:searchable": true } } } } },
+          created.adminPat,
+        ),
+        "user schema",
+      )
+    ).details.id as string;
+    await must(
+      users.call("CreateUser", { user: { username: "schema-user", schema: { schemaId, data: { team: "doomed" } } } }, created.adminPat),
+      "schema user",
+    );
 
     // Warm every cache: hosts and both tokens have just been used.
     for (const [host, token] of [
@@ -446,6 +461,8 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
         "memberships",
         "targets",
         "executions",
+        "user_schemas",
+        "user_search_values",
       ]),
     );
     const rowsOf = async () => {
@@ -469,6 +486,8 @@ describe.each(DATABASE_KINDS)("instance lifecycle (%s)", (kind) => {
       "memberships",
       "targets",
       "executions",
+      "user_schemas",
+      "user_search_values",
       "events",
     ]) {
       expect(before[table], `${table} has rows of the instance before`).toBeGreaterThan(0);
