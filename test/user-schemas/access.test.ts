@@ -2,9 +2,11 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallResult } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
-import { createOrg } from "../support/service-client.js";
+import { createOrg, serviceClient } from "../support/service-client.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { EMPLOYEE, schemaClient } from "./helpers.js";
+import { PlatformUsers } from "../../gen/platform/resources/user/v3alpha/user_service_pb.js";
+import { uniqueName } from "../users/helpers.js";
 
 /**
  * user.schema.read/write/delete, held by IAM_OWNER (a user schema is its instance's) and read
@@ -89,8 +91,24 @@ describe.each(DATABASE_KINDS)("who may do what with user schemas (%s)", (kind) =
     expect(await theirs.call("GetUserSchema", { id })).toMatchObject({ ok: false, code: Code.NotFound });
     expect(await theirs.call("DeleteUserSchema", { id })).toMatchObject({ ok: false, code: Code.NotFound });
     expect((await theirs.ok("SearchUserSchemas", {})).result ?? []).toEqual([]);
+    // Its users are not to be made, found or searched there either.
+    const users = serviceClient(PlatformUsers, server.baseUrl, server.adminToken);
+    const theirUsers = serviceClient(PlatformUsers, other.baseUrl, other.adminToken);
+    const user = (await users.ok("CreateUser", { user: { username: uniqueName("iso"), schema: { schemaId: id, data: { name: "Iso", team: "iso" } } } })).details
+      .id as string;
+    expect(await theirUsers.call("CreateUser", { user: { username: uniqueName("iso"), schema: { schemaId: id, data: { name: "x" } } } })).toMatchObject({
+      ok: false,
+      code: Code.NotFound,
+    });
+    expect(await theirUsers.call("PatchUser", { id: user, user: { schema: { data: { team: "theirs" } } } })).toMatchObject({ ok: false, code: Code.NotFound });
+    expect((await theirUsers.ok("SearchUsers", { filters: [{ schema: { schemaId: id } }] })).result ?? []).toEqual([]);
+    expect(await theirUsers.call("SearchUsers", { filters: [{ data: { field: "/team", value: "iso" } }] })).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+    });
     // The same type is free in another instance.
     expect((await theirs.ok("CreateUserSchema", { userSchema: { type: "isolated", schema: EMPLOYEE } })).details.id).not.toBe(id);
     expect((await s.ok("GetUserSchema", { id })).userSchema.type).toBe("isolated");
+    expect((await users.ok("GetUser", { id: user })).user.schema.data).toEqual({ name: "Iso", team: "iso" });
   });
 });
