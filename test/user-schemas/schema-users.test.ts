@@ -134,6 +134,22 @@ describe.each(DATABASE_KINDS)("users of a user schema (%s)", (kind) => {
     expect(failed(await u.call("PatchUser", { id, user: { schema: { data: { team: "a" } } } }), Code.InvalidArgument).message).toContain("/email: is required");
     ok(await u.call("PatchUser", { id, user: { schema: { data: { email: "cy@example.com" } } } }));
     expect((await u.get(id)).schema).toMatchObject({ revision: 2, data: { name: "Cy", email: "cy@example.com" } });
+
+    // A field newly marked searchable finds the users stored before; one no longer marked is refused.
+    const other = await u.create(schemaUser(schemaId, { name: "Cyd", email: "cyd@example.com" }), { orgId: org.id });
+    const byName = { filters: [{ schema: { schemaId } }, { data: { field: "/name", value: "cy", method: "TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE" } }] };
+    failed(await u.call("SearchUsers", byName), Code.InvalidArgument);
+    const named = {
+      ...stricter,
+      properties: { ...stricter.properties, name: { type: "string", minLength: 1, "urn:platform:searchable": true }, team: { type: "string" } },
+    };
+    ok(await schemas().call("PatchUserSchema", { id: schemaId, userSchema: { schema: named } }));
+    expect(
+      ok(await u.call("SearchUsers", byName))
+        .result.map((r: Msg) => r.details.id)
+        .sort(),
+    ).toEqual([id, other].sort());
+    failed(await u.call("SearchUsers", { filters: [{ schema: { schemaId } }, { data: { field: "/team", value: "a" } }] }), Code.InvalidArgument);
   });
 
   it("shows and lets change only the fields each party may (urn:platform:permission)", async () => {

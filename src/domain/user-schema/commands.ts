@@ -3,7 +3,9 @@ import type { Tx } from "../../store/db.js";
 import { newId } from "../../store/ids.js";
 import { instanceOwnedDetails, type Actor, type ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound } from "../errors.js";
+import { searchableFields } from "./fields.js";
 import { checkSchema } from "./json-schema.js";
+import { reindexSchemaUsers } from "./search-index.js";
 import { AGGREGATE, type Authenticator, type UserSchemaRow, type UserSchemaState } from "./model.js";
 
 export interface UserSchemaSpec {
@@ -81,6 +83,9 @@ export async function patchUserSchema(tx: Tx, actor: Actor, id: string, patch: P
   if (changed.schema) checkSchema(changed.schema);
   if (changed.type !== undefined && changed.type.toLowerCase() !== current.type.toLowerCase()) await ensureTypeFree(tx, actor.instanceId, changed.type, id);
   const revision = changed.schema ? current.revision + 1 : current.revision;
+  if (changed.schema && canonical(searchableFields(changed.schema)) !== canonical(searchableFields(current.schema))) {
+    await reindexSchemaUsers(tx, actor.instanceId, id, changed.schema);
+  }
   const appended = await appendAndProject(
     tx,
     { instanceId: actor.instanceId, type: AGGREGATE, id, orgId: "" },

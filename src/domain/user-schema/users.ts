@@ -1,8 +1,8 @@
 import type { Db, Tx } from "../../store/db.js";
-import { deferStatement } from "../../store/deferred.js";
 import type { UserRow } from "../../store/schema.js";
 import { failedPrecondition, invalidArgument, permissionDenied } from "../errors.js";
 import { userSchemaRowForUpdate } from "./commands.js";
+import type { SearchValues } from "./search-index.js";
 import { mergePatch, readableData, searchableFields, searchableValues, unwritableChanges, type JsonObject, type Party } from "./fields.js";
 import { requireValidData } from "./json-schema.js";
 import type { Authenticator, UserSchemaRow } from "./model.js";
@@ -12,7 +12,7 @@ export interface SchemaUserData {
   schemaId: string;
   revision: number;
   data: JsonObject;
-  searchValues: { field: string; value: string }[];
+  searchValues: SearchValues;
 }
 
 function meets(schema: UserSchemaRow, data: JsonObject): void {
@@ -54,19 +54,6 @@ export async function patchedSchemaUserData(tx: Tx, user: UserRow, patch: JsonOb
   if (JSON.stringify(after) === JSON.stringify(before) && user.schema_revision === schema.revision) return undefined;
   meets(schema, after);
   return { schemaId: schema.id, revision: schema.revision, data: after, searchValues: searchableValues(schema.schema, after) };
-}
-
-/**
- * Replaces the user's indexed values with the data's (the user_search_values table, migration
- * 0033). A new user has none to replace, and nothing reads the insert's answer: it goes with
- * the transaction's next statement (store/deferred.ts).
- */
-export async function storeSearchValues(tx: Tx, instanceId: string, userId: string, values: SchemaUserData["searchValues"], isNew = false): Promise<void> {
-  if (!isNew) await tx.deleteFrom("user_search_values").where("instance_id", "=", instanceId).where("user_id", "=", userId).execute();
-  if (values.length > 0) {
-    const rows = values.map((v) => ({ instance_id: instanceId, user_id: userId, field: v.field, value: v.value }));
-    await deferStatement(tx, tx.insertInto("user_search_values").values(rows));
-  }
 }
 
 /** The data as `party` may read it. */

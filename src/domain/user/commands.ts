@@ -8,7 +8,8 @@ import type { UserRow, UserUpdate } from "../../store/schema.js";
 import type { Actor, ObjectDetails } from "../details.js";
 import { alreadyExists, failedPrecondition, notFound, permissionDenied } from "../errors.js";
 import type { Party } from "../user-schema/fields.js";
-import { newSchemaUserData, patchedSchemaUserData, requireSchemaAllows, storeSearchValues } from "../user-schema/users.js";
+import { storeSearchValues } from "../user-schema/search-index.js";
+import { newSchemaUserData, patchedSchemaUserData, requireSchemaAllows } from "../user-schema/users.js";
 import { requireExisting } from "../existence.js";
 
 /**
