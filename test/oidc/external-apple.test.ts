@@ -2,10 +2,13 @@ import { generateKeyPairSync } from "node:crypto";
 import type { JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
+import { PlatformIDPIntents } from "../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
+import { PlatformMemberships } from "../../gen/platform/resources/membership/v3alpha/membership_service_pb.js";
 import { idpClient } from "../idps/helpers.js";
+import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { uniqueName, Users } from "../users/helpers.js";
+import { machineUser, ok, uniqueName, Users } from "../users/helpers.js";
 import { Browser, parseForms, type Page } from "./browser.js";
 import { authorize, createRp, providerForm, tokensOf, type App } from "./external-helpers.js";
 import { startFakeApple, type FakeApple } from "./fake-oidc-upstreams.js";
@@ -120,6 +123,46 @@ describe.each(DATABASE_KINDS)("external login with Apple (%s)", (kind) => {
     const page = await postBack(flow.b, { ...flow, form: { ...flow.form, fields: { state: flow.form.fields.state!, error: "user_cancelled_authorize" } } });
     expect(page.status).toBe(400);
     expect(page.html).toContain(TEXTS.en.externalCancelled);
+  });
+
+  it("finishes an intent of the API through the same form_post callback, with the name Apple posted", async () => {
+    const users = new Users(down);
+    const id = await users.create(machineUser(uniqueName("login-ui")));
+    ok(
+      await protocolClient(PlatformMemberships, "grpc", down.baseUrl).call(
+        "CreateMembership",
+        { membership: { userId: id, roles: ["LOGIN_CLIENT"] } },
+        down.adminToken,
+      ),
+    );
+    const ui = (await users.pat(id)).token;
+    const intents = protocolClient(PlatformIDPIntents, "grpc", down.baseUrl);
+    const started = ok(
+      await intents.call(
+        "StartIDPIntent",
+        { idpId, successUrl: "https://login.example/ui/idp/success", failureUrl: "https://login.example/ui/idp/failure" },
+        ui,
+      ),
+    );
+    const claims = person();
+    apple.claims = claims;
+    apple.user = { name: { firstName: "Ida", lastName: "Intent" }, email: claims.email };
+    const applePage = await new Browser(apple.url).open(started.authUrl as string);
+    const [form] = parseForms(applePage.html);
+    const b = new Browser(down.baseUrl);
+    const page = await postBack(b, { b, request: undefined as never, form: form!, applePage });
+    expect(page.left, page.html).toBe(true);
+    const back = new URL(page.url);
+    expect(back.origin + back.pathname).toBe("https://login.example/ui/idp/success");
+    const retrieved = ok(await intents.call("RetrieveIDPIntent", { id: back.searchParams.get("id"), idpIntentToken: back.searchParams.get("token") }, ui));
+    expect(retrieved.idpInformation).toMatchObject({
+      idpId,
+      externalUserId: claims.sub,
+      email: claims.email,
+      emailVerified: true,
+      givenName: "Ida",
+      familyName: "Intent",
+    });
   });
 
   it("signs a client secret Apple takes; with a key Apple does not know, the code is refused", async () => {
