@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
+import { existsSync } from "node:fs";
+import * as client from "openid-client";
 import type { JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
@@ -7,10 +9,11 @@ import { PlatformMemberships } from "../../gen/platform/resources/membership/v3a
 import { idpClient } from "../idps/helpers.js";
 import { protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
+import { CHROMIUM, launchChromium } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { machineUser, ok, uniqueName, Users } from "../users/helpers.js";
 import { Browser, parseForms, type Page } from "./browser.js";
-import { authorize, createRp, providerForm, tokensOf, type App } from "./external-helpers.js";
+import { authorize, createRp, providerForm, RP, tokensOf, type App } from "./external-helpers.js";
 import { startFakeApple, type FakeApple } from "./fake-oidc-upstreams.js";
 
 /*
@@ -181,4 +184,77 @@ describe.each(DATABASE_KINDS)("external login with Apple (%s)", (kind) => {
     }
     expect((await signedIn(person())).username).toMatch(/^apple/);
   });
+});
+
+/*
+ * The same round trip in Chromium, Apple's page on another site (the fake is on 127.0.0.1, the
+ * test server on localhost): what the browser itself sends, not a model of it. Its POST from Apple's page
+ * carries no binding cookie (SameSite=Lax); the page the callback answers posts again, with it.
+ */
+describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`Apple's form_post in Chromium (%s; skipped when ${CHROMIUM} is missing)`, (kind) => {
+  let apple: FakeApple;
+  let down: TestServer;
+  let rp: App;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+  beforeAll(async () => {
+    apple = await startFakeApple();
+    [down, browser] = await Promise.all([startTestServer(kind, apple.env), launchChromium()]);
+    rp = await createRp(down);
+    await idpClient(down.baseUrl, down.adminToken).ok("CreateAppleIDP", {
+      idp: {
+        idp: { name: "Sign in with Apple", options: { isAutoCreation: true } },
+        config: { clientId: apple.clientId, teamId: apple.teamId, keyId: apple.keyId, privateKey: apple.privateKey },
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await down?.close();
+    await apple?.close();
+  });
+
+  it("signs in: the cross-site POST comes without the binding cookie, the re-post from the service's page with it", async () => {
+    const name = uniqueName("chromium");
+    apple.claims = { sub: `001.${name}`, email: `${name}@privaterelay.appleid.com`, email_verified: "true" };
+    apple.user = { name: { firstName: "Chro", lastName: "Mium" }, email: `${name}@privaterelay.appleid.com` };
+    const request = await authorize(down, rp);
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    // What the callback was posted from, whether the binding cookie went along, and what it answered.
+    const callbacks: Promise<{ from: string; bound: boolean; status: number }>[] = [];
+    page.on("response", (r) => {
+      if (r.request().method() !== "POST" || r.url() !== `${down.baseUrl}/ui/login/idp/callback`) return;
+      callbacks.push(
+        r
+          .request()
+          .allHeaders()
+          .then((h) => ({ from: h.origin ?? "", bound: /platform_idp_/.test(h.cookie ?? ""), status: r.status() })),
+      );
+    });
+    let back: URL;
+    try {
+      // The relying party's redirect URI is only seen, never loaded (rp.example does not resolve).
+      const atRp = page.waitForRequest((r) => r.url().startsWith(`${RP}?`), { timeout: 20_000 });
+      await page.goto(request.url);
+      await page.getByRole("button", { name: "Sign in with Apple" }).click();
+      back = new URL((await atRp).url());
+    } finally {
+      await context.close();
+    }
+    // Apple's page: no cookie, answered the page that posts again; the service's page (its
+    // Referrer-Policy no-referrer makes the Origin "null"): the cookie, on to the login.
+    expect(await Promise.all(callbacks)).toEqual([
+      { from: apple.url, bound: false, status: 200 },
+      { from: "null", bound: true, status: 303 },
+    ]);
+    const tokens = await client.authorizationCodeGrant(rp.config, back, {
+      pkceCodeVerifier: request.verifier,
+      expectedState: request.state,
+      idTokenExpected: true,
+    });
+    const user = await new Users(down).get(tokens.claims()!.sub);
+    expect(user.human.profile).toMatchObject({ givenName: "Chro", familyName: "Mium" });
+    expect(user.human.email).toEqual({ address: `${name}@privaterelay.appleid.com`, isVerified: true });
+  }, 60_000);
 });
