@@ -15,6 +15,9 @@ export interface ExternalLoginSettings {
   /** GitHub's web address (authorization, token endpoint) and its API's (user, emails). */
   githubUrl: string;
   githubApiUrl: string;
+  /** Microsoft's identity platform (Azure AD providers: `<url>/<tenant>/v2.0`) and Sign in with Apple (its issuer). */
+  azureAdUrl: string;
+  appleUrl: string;
   /** An API intent must come back from the provider this long after its start, and its token is usable this long after that. */
   intentTtlMs: number;
 }
@@ -29,6 +32,8 @@ export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: 
       jwksRefetchIntervalMs: duration(env, "PLATFORM_IDP_JWKS_REFETCH_INTERVAL", "30s", HOUR_MS),
       githubUrl: baseUrl(env, "PLATFORM_GITHUB_URL", "https://github.com"),
       githubApiUrl: baseUrl(env, "PLATFORM_GITHUB_API_URL", "https://api.github.com"),
+      azureAdUrl: baseUrl(env, "PLATFORM_AZURE_AD_URL", "https://login.microsoftonline.com"),
+      appleUrl: baseUrl(env, "PLATFORM_APPLE_URL", "https://appleid.apple.com"),
       intentTtlMs: duration(env, "PLATFORM_IDP_INTENT_TTL", "10m", 24 * HOUR_MS),
     },
   };

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { PlatformActions } from "../../gen/platform/resources/action/v3alpha/action_service_pb.js";
 import { PlatformIdentityProviders } from "../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
@@ -84,20 +85,28 @@ export async function idpFlows(f: Flow): Promise<void> {
     ],
     ["GitHub", {}],
     ["Google", {}],
+    ["AzureAD", { tenant: { tenantId: "contoso.onmicrosoft.com" }, isEmailVerified: true }],
+    ["Apple", { teamId: "AUDITTEAM1", keyId: "AUDITKEY01" }],
   ];
+  // Apple's secret is its private key: a PEM, kept (remembered) by its base64 lines.
+  const appleKey = () => generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
   for (const [type, extra] of types) {
-    const clientSecret = `${type}-client-secret-${uniqueName("s")}`;
-    const newSecret = `${type}-new-secret-${uniqueName("s")}`;
-    f.keep(clientSecret, newSecret);
+    const field = type === "Apple" ? "privateKey" : "clientSecret";
+    const clientSecret = type === "Apple" ? appleKey() : `${type}-client-secret-${uniqueName("s")}`;
+    const newSecret = type === "Apple" ? appleKey() : `${type}-new-secret-${uniqueName("s")}`;
+    f.keep(...[clientSecret, newSecret].flatMap((s) => (type === "Apple" ? s.split("\n").filter((line) => line && !line.startsWith("-----")) : [s])));
     const options = { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" };
     const id = (
       await idps(`Create${type}IDP`, {
-        idp: { idp: { name: uniqueName(`Audit ${type}`), options }, config: { clientId: `${type}-client`, clientSecret, scopes: ["openid"], ...extra } },
+        idp: {
+          idp: { name: uniqueName(`Audit ${type}`), options },
+          config: { clientId: `${type}-client`, [field]: clientSecret, scopes: ["openid"], ...extra },
+        },
       })
     ).details.id as string;
     await idps(`Patch${type}IDP`, {
       id,
-      idp: { idp: { name: uniqueName(`Audit ${type} 2`) }, config: { clientSecret: newSecret, scopes: ["openid", "email"] } },
+      idp: { idp: { name: uniqueName(`Audit ${type} 2`) }, config: { [field]: newSecret, scopes: ["openid", "email"] } },
     });
     await idps(`Patch${type}IDP`, { id, ctx: { orgId: f.server.defaultOrgId }, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } } });
     await idps("DeleteIDP", { id });

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { existsSync } from "node:fs";
 import { Code } from "@connectrpc/connect";
 import type { Browser, Page } from "playwright-core";
@@ -15,7 +16,8 @@ import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
  * them: a GitHub provider created in the instance (read back through the API without its
  * secret), its scopes changed on its page, switched off for one organization chosen in the
  * switcher (the instance keeps it on), deleted; an OpenID Connect provider whose issuer is no
- * URL, refused under the field before anything is sent.
+ * URL, refused under the field before anything is sent; a Microsoft Entra ID provider for one
+ * tenant, and an Apple provider with its private key, its Team ID checked under the field.
  */
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
@@ -127,6 +129,90 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
       await page.context().close();
     }
   }, 90_000);
+
+  it("creates a Microsoft Entra ID provider for one tenant, its addresses counted as verified", async () => {
+    const tab = await openTab(browser);
+    const { page } = tab;
+    try {
+      await signIn(page);
+      const name = uniqueName("Contoso");
+      const dialog = await newProvider(page, "Microsoft Entra ID (Azure AD)", name);
+      await dialog.getByText("The accounts of one tenant").click();
+      const tenant = dialog.getByRole("textbox", { name: "Tenant" });
+      await tenant.fill("not a tenant");
+      await dialog.getByText("Count the email addresses Microsoft gives as verified").click();
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await expect.poll(() => tenant.getAttribute("aria-invalid")).toBe("true");
+      await tenant.fill("contoso.onmicrosoft.com");
+      await inspect("idp-new-azure-ad", tab);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await page.getByRole("heading", { name }).waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      const created = await idps.ok("GetAzureADIDP", { id });
+      expect(created.idp).toMatchObject({
+        type: "PROVIDER_TYPE_AZURE_AD",
+        idp: { idp: { name }, config: { clientId: "Iv1.console-client", tenant: { tenantId: "contoso.onmicrosoft.com" }, isEmailVerified: true } },
+      });
+      expect(created.idp.idp.config).not.toHaveProperty("clientSecret");
+
+      // On its page: another kind of tenant, saved without the secret (the tenant does not aim it).
+      const settings = page.getByRole("region", { name: "Settings" });
+      await settings.getByText("Personal Microsoft accounts only (consumers)").click();
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+      expect((await idps.ok("GetAzureADIDP", { id })).idp.idp.config.tenant).toEqual({ tenantType: "AZURE_AD_TENANT_TYPE_CONSUMERS" });
+      await idps.ok("DeleteIDP", { id });
+    } finally {
+      await page.context().close();
+    }
+  }, 60_000);
+
+  it("creates an Apple provider from its .p8 key, the Team ID checked under the field", async () => {
+    const tab = await openTab(browser);
+    const { page } = tab;
+    try {
+      await signIn(page);
+      const name = uniqueName("Apple");
+      await page.getByRole("button", { name: "New identity provider" }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByText("Apple: people sign in").click();
+      await dialog.getByLabel("Name", { exact: true }).fill(name);
+      await dialog.getByLabel("Services ID").fill("com.example.console");
+      const team = dialog.getByRole("textbox", { name: "Team ID" });
+      await team.fill("team1");
+      await dialog.getByLabel("Key ID").fill("KEY1234567");
+      const key = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+      await dialog.getByLabel("Private key").fill(key);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await expect.poll(() => team.getAttribute("aria-invalid")).toBe("true");
+      await dialog
+        .locator(".field")
+        .filter({ has: page.getByRole("textbox", { name: "Team ID" }) })
+        .getByText("The Team ID has 10 capital letters and digits, such as ABCDE12345.")
+        .waitFor();
+      await team.fill("TEAM123456");
+      await inspect("idp-new-apple", tab);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await page.getByRole("heading", { name }).waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      const created = await idps.ok("GetAppleIDP", { id });
+      expect(created.idp).toMatchObject({
+        type: "PROVIDER_TYPE_APPLE",
+        idp: { idp: { name }, config: { clientId: "com.example.console", teamId: "TEAM123456", keyId: "KEY1234567" } },
+      });
+      expect(JSON.stringify(created)).not.toContain(key.split("\n")[1]);
+
+      // A new Key ID needs the key again: said under the key's field, nothing sent.
+      const settings = page.getByRole("region", { name: "Settings" });
+      await settings.getByLabel("Key ID").fill("KEY7654321");
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByText("Changing the Key ID needs the private key again").waitFor();
+      expect((await idps.ok("GetAppleIDP", { id })).idp.idp.config.keyId).toBe("KEY1234567");
+      await idps.ok("DeleteIDP", { id });
+    } finally {
+      await page.context().close();
+    }
+  }, 60_000);
 
   it("refuses an OpenID Connect provider whose issuer is no URL, under the field", async () => {
     const tab = await openTab(browser);

@@ -1,3 +1,4 @@
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { sql } from "kysely";
@@ -29,7 +30,25 @@ interface TypeCase {
   aimed: JsonObject;
   /** The type's own settings that do not, with other values. */
   unaimed: JsonObject;
+  /** The write-only field that holds the type's secret; clientSecret when absent. */
+  secretField?: "privateKey";
 }
+
+/** Apple's secret is a P-256 key (PKCS#8 PEM): one per tag, so a tag names the same key each time. */
+const appleKeys = new Map<string, string>();
+const appleKey = (tag: string) => {
+  if (!appleKeys.has(tag)) appleKeys.set(tag, generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }) as string);
+  return appleKeys.get(tag)!;
+};
+const fieldOf = (t: TypeCase) => t.secretField ?? "clientSecret";
+/** The secret a test means by `tag`, for the type. */
+const secretFor = (t: TypeCase, tag: string) => (t.secretField ? appleKey(tag) : tag);
+/** The secret as a configuration field. */
+const sec = (t: TypeCase, tag: string): JsonObject => ({ [fieldOf(t)]: secretFor(t, tag) });
+/** What of the secret a text would show, however it escapes line breaks: a PEM's first base64 line. */
+const markOf = (secret: string) => (secret.startsWith("-----BEGIN") ? secret.split("\n")[1]! : secret);
+
+const GUID = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 
 const TYPES: TypeCase[] = [
   { name: "GitLab", providerType: "PROVIDER_TYPE_GITLAB", path: "gitlab", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
@@ -74,6 +93,28 @@ const TYPES: TypeCase[] = [
   },
   { name: "GitHub", providerType: "PROVIDER_TYPE_GITHUB", path: "github", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
   { name: "Google", providerType: "PROVIDER_TYPE_GOOGLE", path: "google", extra: {}, extraPatch: {}, uris: [], aimed: {}, unaimed: {} },
+  {
+    name: "AzureAD",
+    providerType: "PROVIDER_TYPE_AZURE_AD",
+    path: "azure_ad",
+    extra: { tenant: { tenantType: "AZURE_AD_TENANT_TYPE_COMMON" }, isEmailVerified: true },
+    extraPatch: { tenant: { tenantId: "contoso.onmicrosoft.com" }, isEmailVerified: false },
+    uris: [],
+    // The secret goes to Microsoft whatever the tenant: the tenant only narrows whose accounts sign in.
+    aimed: {},
+    unaimed: { tenant: { tenantId: GUID }, isEmailVerified: false },
+  },
+  {
+    name: "Apple",
+    providerType: "PROVIDER_TYPE_APPLE",
+    path: "apple",
+    extra: { teamId: "TEAM123456", keyId: "KEY1234567" },
+    extraPatch: { keyId: "KEY7654321" },
+    uris: [],
+    aimed: { teamId: "TEAM999999", keyId: "KEY9999999" },
+    unaimed: {},
+    secretField: "privateKey",
+  },
 ];
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -95,7 +136,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
   describe.each(TYPES)("$name", (t) => {
     const base = (name: string): IdpRequest => ({
       idp: { name, options: { isAutoCreation: true, autoLinking: "AUTO_LINKING_OPTION_EMAIL" } },
-      config: { clientId: `${t.path}-client`, clientSecret: `secret-${t.path}`, scopes: ["openid", "profile"], ...t.extra },
+      config: { clientId: `${t.path}-client`, ...sec(t, `secret-${t.path}`), scopes: ["openid", "profile"], ...t.extra },
     });
     let id: string;
     let changeDate: string;
@@ -123,7 +164,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect(await rest.ok(`Get${t.name}IDP`, { id })).toEqual(expected);
       const raw = await fetch(`${server.baseUrl}/resources/v3alpha/idps/${t.path}/${id}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
       expect(raw.status).toBe(200);
-      expect(await raw.text()).not.toContain(`secret-${t.path}`);
+      expect(await raw.text()).not.toContain(markOf(secretFor(t, `secret-${t.path}`)));
       // GetIDP: type-agnostic only.
       expect(await idps.ok("GetIDP", { id })).toEqual({ idp: { ...expected.idp, idp: expected.idp.idp.idp } });
     });
@@ -174,7 +215,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       const get = async () => (await idps.ok(`Get${t.name}IDP`, { id })).idp;
       const p1 = await idps.ok(`Patch${t.name}IDP`, {
         id,
-        idp: { idp: { name: `${t.name} renamed` }, config: { clientId: "new-client", clientSecret: `secret-${t.path}` } },
+        idp: { idp: { name: `${t.name} renamed` }, config: { clientId: "new-client", ...sec(t, `secret-${t.path}`) } },
       });
       expect(p1.details).toEqual({ id, sequence: "2", changeDate: expect.any(String), resourceOwner: instanceOwner(server.instanceId) });
       let got = await get();
@@ -192,7 +233,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       expect(p3.details.sequence).toBe("3");
       expect((await get()).idp.config.scopes).toEqual(["email"]);
       if (Object.keys(t.extraPatch).length > 0) {
-        const p4 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { config: { ...t.extraPatch, clientSecret: `secret-${t.path}` } } });
+        const p4 = await idps.ok(`Patch${t.name}IDP`, { id, idp: { config: { ...t.extraPatch, ...sec(t, `secret-${t.path}`) } } });
         expect(p4.details.sequence).toBe("4");
         got = await get();
         expect(got.idp.config).toEqual(printed({ clientId: "new-client", scopes: ["email"], ...t.extra, ...t.extraPatch }));
@@ -224,13 +265,13 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
 
     it("a new secret is a change, and is never returned", async () => {
       const before = await idps.ok(`Get${t.name}IDP`, { id });
-      const r = await idps.ok(`Patch${t.name}IDP`, { id, idp: { config: { clientSecret: `rotated-${t.path}` } } });
+      const r = await idps.ok(`Patch${t.name}IDP`, { id, idp: { config: sec(t, `rotated-${t.path}`) } });
       expect(Number(r.details.sequence)).toBe(Number(before.idp.details.sequence) + 1);
       const after = await idps.ok(`Get${t.name}IDP`, { id });
       expect(after.idp.idp).toEqual(before.idp.idp);
-      expect(JSON.stringify(after)).not.toContain(`rotated-${t.path}`);
+      expect(JSON.stringify(after)).not.toContain(markOf(secretFor(t, `rotated-${t.path}`)));
       const row = await server.service.store.db.selectFrom("idps").select("client_secret").where("id", "=", id).executeTakeFirstOrThrow();
-      expect(new SecretBox(MASTER_KEY).decrypt(row.client_secret)).toBe(`rotated-${t.path}`);
+      expect(new SecretBox(MASTER_KEY).decrypt(row.client_secret)).toBe(secretFor(t, `rotated-${t.path}`));
     });
 
     it.each(["grpc", "rest"] as const)("keeps the client secret only for the servers and the client it was given for (%s)", async (protocol) => {
@@ -248,22 +289,22 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
         expect(refused, field).toMatchObject({
           ok: false,
           code: Code.InvalidArgument,
-          message: expect.stringMatching(new RegExp(`^changing ${field} needs clientSecret `)),
+          message: expect.stringMatching(new RegExp(`^changing ${field} needs ${fieldOf(t)} `)),
         });
         if (protocol === "rest") expect(refused.httpStatus).toBe(400);
       }
       expect(await api.ok(`Get${t.name}IDP`, { id: aid }), "nothing stored changed").toEqual(before);
-      expect(await secret()).toBe(`secret-${t.path}`);
+      expect(await secret()).toBe(secretFor(t, `secret-${t.path}`));
       // Other settings, and aiming ones given as they are, keep it.
       await api.ok(`Patch${t.name}IDP`, {
         id: aid,
         idp: { idp: { name: "renamed" }, config: { clientId: `${t.path}-client`, scopes: ["email"], ...t.extra, ...t.unaimed } },
       });
-      expect(await secret()).toBe(`secret-${t.path}`);
+      expect(await secret()).toBe(secretFor(t, `secret-${t.path}`));
       // With the secret they change.
-      await api.ok(`Patch${t.name}IDP`, { id: aid, idp: { config: { ...aimed, clientSecret: "given-again" } } });
+      await api.ok(`Patch${t.name}IDP`, { id: aid, idp: { config: { ...aimed, ...sec(t, "given-again") } } });
       expect((await api.ok(`Get${t.name}IDP`, { id: aid })).idp.idp.config).toMatchObject(aimed);
-      expect(await secret()).toBe("given-again");
+      expect(await secret()).toBe(secretFor(t, "given-again"));
       await api.ok("DeleteIDP", { id: aid });
     });
 
@@ -275,8 +316,37 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
         expect(r, `${field}: ${JSON.stringify(r)}`).toMatchObject({ ok: false, code: Code.InvalidArgument });
         expect((r as { message: string }).message).toContain(field);
       };
-      await invalid((r) => delete r.config.clientSecret, "client_secret");
-      await invalid((r) => (r.config.clientSecret = "s".repeat(201)), "client_secret");
+      if (t.secretField) {
+        await invalid((r) => delete r.config.privateKey, "private_key");
+        await invalid((r) => (r.config.privateKey = "s".repeat(4001)), "private_key");
+        const pkcs8 = (key: KeyObject) => key.export({ type: "pkcs8", format: "pem" }) as string;
+        // Not a PEM; SEC1 rather than PKCS#8; another curve; RSA; a public key; a PEM cut short.
+        for (const key of [
+          "not a key",
+          generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "sec1", format: "pem" }) as string,
+          pkcs8(generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey),
+          pkcs8(generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey),
+          generateKeyPairSync("ec", { namedCurve: "P-256" }).publicKey.export({ type: "spki", format: "pem" }) as string,
+          appleKey("secret-apple").slice(0, 120) + "\n-----END PRIVATE KEY-----\n",
+        ]) {
+          await invalid((r) => (r.config.privateKey = key), "privateKey must be the PKCS#8 PEM of an EC P-256 key");
+        }
+      } else {
+        await invalid((r) => delete r.config.clientSecret, "client_secret");
+        await invalid((r) => (r.config.clientSecret = "s".repeat(201)), "client_secret");
+      }
+      if (t.name === "AzureAD") {
+        await invalid((r) => delete r.config.tenant, "tenant");
+        await invalid((r) => (r.config.tenant = {}), "tenant");
+        await invalid((r) => (r.config.tenant = { tenantType: "AZURE_AD_TENANT_TYPE_UNSPECIFIED" }), "tenant_type");
+        for (const bad of ["common", "not a tenant", "72f988bf-86f1-41af-91ab", "contoso.onmicrosoft.com.", "https://contoso.example"]) {
+          await invalid((r) => (r.config.tenant = { tenantId: bad }), "tenant_id");
+        }
+      }
+      if (t.name === "Apple") {
+        for (const bad of ["", "team123456", "TEAM12345", "TEAM1234567", "TEAM-12345"]) await invalid((r) => (r.config.teamId = bad), "team_id");
+        for (const bad of ["", "key1234567", "KEY123456", "KEY 123456"]) await invalid((r) => (r.config.keyId = bad), "key_id");
+      }
       await invalid((r) => delete r.config.clientId, "client_id");
       await invalid((r) => (r.config.clientId = "c".repeat(201)), "client_id");
       await invalid((r) => (r.config.scopes = Array.from({ length: 21 }, (_, i) => `scope${i}`)), "scopes");
@@ -292,7 +362,7 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       if (t.name === "OAuth") await invalid((r) => delete r.config.idAttribute, "id_attribute");
       // The limits themselves pass.
       const edge = base("e".repeat(200));
-      edge.config.clientSecret = "s".repeat(200);
+      if (!t.secretField) edge.config.clientSecret = "s".repeat(200);
       edge.config.clientId = "c".repeat(200);
       edge.config.scopes = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100, "x"));
       const made = await idps.ok(`Create${t.name}IDP`, { idp: edge });
@@ -300,8 +370,11 @@ describe.each(DATABASE_KINDS)("identity provider types (%s)", (kind) => {
       await idps.ok("DeleteIDP", { id: made.details.id });
       // A patch is held to the same limits.
       for (const config of [
-        { clientSecret: "" },
-        { clientSecret: "s".repeat(201) },
+        { [fieldOf(t)]: "" },
+        { [fieldOf(t)]: "s".repeat(t.secretField ? 4001 : 201) },
+        ...(t.secretField ? [{ privateKey: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" }] : []),
+        ...(t.name === "AzureAD" ? [{ tenant: { tenantId: "nope" } }, { tenant: {} }] : []),
+        ...(t.name === "Apple" ? [{ teamId: "x" }, { keyId: "lower12345" }] : []),
         { clientId: "" },
         { scopes: [""] },
         { scopes: Array.from({ length: 21 }, (_, i) => `s${i}`) },
@@ -455,8 +528,8 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
   let server: LoggedServer;
   /** Every answer of every call in this suite, as text. */
   const answers: string[] = [];
-  const SECRETS = TYPES.map((t) => `Zq9-${t.path}-CLIENT-SECRET-7xK`);
-  const ROTATED = TYPES.map((t) => `Rr4-${t.path}-ROTATED-SECRET-2pW`);
+  const SECRETS = TYPES.map((t) => secretFor(t, `Zq9-${t.path}-CLIENT-SECRET-7xK`));
+  const ROTATED = TYPES.map((t) => secretFor(t, `Rr4-${t.path}-ROTATED-SECRET-2pW`));
   const INVALID = `Vv8-REJECTED-SECRET-${"x".repeat(190)}`;
 
   const call = async (protocol: (typeof PROTOCOLS)[number], method: string, req: JsonObject): Promise<CallResult> => {
@@ -474,22 +547,24 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
     const ids: string[] = [];
     for (const [i, t] of TYPES.entries()) {
       for (const protocol of PROTOCOLS) {
-        const config = { clientId: `${t.path}-id`, clientSecret: SECRETS[i]!, scopes: ["openid"], ...t.extra };
+        const config = { clientId: `${t.path}-id`, [fieldOf(t)]: SECRETS[i]!, scopes: ["openid"], ...t.extra };
         const made = okMessage(await call(protocol, `Create${t.name}IDP`, { idp: { idp: { name: `${t.name} ${protocol}` }, config } }));
         const id = made.details.id as string;
         ids.push(id);
         okMessage(await call(protocol, `Get${t.name}IDP`, { id }));
         okMessage(await call(protocol, "GetIDP", { id }));
-        okMessage(await call(protocol, `Patch${t.name}IDP`, { id, idp: { config: { clientSecret: ROTATED[i]!, clientId: `${t.path}-id2` } } }));
+        okMessage(await call(protocol, `Patch${t.name}IDP`, { id, idp: { config: { [fieldOf(t)]: ROTATED[i]!, clientId: `${t.path}-id2` } } }));
         okMessage(await call(protocol, `Get${t.name}IDP`, { id, ctx: { system: true } }));
         // Rejected requests carrying a secret: wrong type, too long, read-only child.
         const other = TYPES[(TYPES.indexOf(t) + 1) % TYPES.length]!;
-        expect(await call(protocol, `Patch${other.name}IDP`, { id, idp: { config: { clientSecret: SECRETS[i]! } } })).toMatchObject({
+        // Within the other type's limits: the rejection is the type's, not the validation's.
+        const sent = t.secretField && !other.secretField ? markOf(SECRETS[i]!) : SECRETS[i]!;
+        expect(await call(protocol, `Patch${other.name}IDP`, { id, idp: { config: { [fieldOf(other)]: sent } } })).toMatchObject({
           ok: false,
           code: Code.NotFound,
         });
         expect(
-          await call(protocol, `Create${t.name}IDP`, { idp: { idp: { name: "too long" }, config: { ...config, clientSecret: INVALID + "yy" } } }),
+          await call(protocol, `Create${t.name}IDP`, { idp: { idp: { name: "too long" }, config: { ...config, [fieldOf(t)]: INVALID + "yy" } } }),
         ).toMatchObject({ ok: false, code: Code.InvalidArgument });
       }
     }
@@ -517,7 +592,7 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
     expect(raw.status).toBe(400);
     answers.push(await raw.text());
 
-    const all = [...SECRETS, ...ROTATED, "Vv8-REJECTED"];
+    const all = [...SECRETS, ...ROTATED].map(markOf).concat("Vv8-REJECTED");
     const text = answers.join("\n");
     for (const s of all) expect(text, "responses").not.toContain(s);
 
@@ -529,7 +604,7 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
     expect(events.length).toBeGreaterThan(0);
     const payloads = events.map((e) => e.payload).join("\n");
     for (const s of all) expect(payloads, "event payloads").not.toContain(s);
-    expect(payloads).not.toMatch(/clientSecret"\s*:/);
+    expect(payloads).not.toMatch(/(clientSecret|privateKey)"\s*:/);
 
     const rows = await db.selectFrom("idps").selectAll().execute();
     const box = new SecretBox(MASTER_KEY);
@@ -537,6 +612,7 @@ describe.each(DATABASE_KINDS)("client secrets are never disclosed (%s)", (kind) 
       const dump = JSON.stringify(row);
       for (const s of all) expect(dump, "idps row").not.toContain(s);
       expect(row.config).not.toHaveProperty("clientSecret");
+      expect(row.config).not.toHaveProperty("privateKey");
     }
     // Each row holds its rotated secret, sealed.
     const byId = new Map(rows.map((r) => [r.id, r]));

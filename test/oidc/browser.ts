@@ -34,6 +34,16 @@ interface Cookie {
   name: string;
   value: string;
   path: string;
+  /** As the attribute says; browsers take a cookie without one as Lax. */
+  sameSite: "strict" | "lax" | "none";
+}
+
+/** A request's options; `crossSite`: sent from another site's page, as a form it posts. */
+interface RequestInit {
+  method?: string;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+  crossSite?: boolean;
 }
 
 const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'" };
@@ -93,9 +103,13 @@ export class Browser {
     readonly headers: Record<string, string> = {},
   ) {}
 
-  /** The cookies the server would receive at a path. */
-  cookieHeader(path: string): string {
+  /**
+   * The cookies the server would receive at a path. Cross site, as a browser does for a POST
+   * (the requests a test makes so are top-level navigations): only SameSite=None ones.
+   */
+  cookieHeader(path: string, crossSitePost = false): string {
     return this.#cookies
+      .filter((c) => !crossSitePost || c.sameSite === "none")
       .filter((c) => path === c.path || path.startsWith(c.path.endsWith("/") ? c.path : `${c.path}/`) || c.path === "/")
       .sort((a, b) => b.path.length - a.path.length)
       .map((c) => `${c.name}=${c.value}`)
@@ -119,25 +133,28 @@ export class Browser {
       const value = pair!.slice(eq + 1).trim();
       let path = url.pathname.replace(/\/[^/]*$/, "") || "/";
       let expired = false;
+      let sameSite: Cookie["sameSite"] = "lax";
       for (const attr of attrs) {
         const [k, v = ""] = attr.trim().split("=");
         const key = k!.toLowerCase();
         if (key === "path") path = v || "/";
         if (key === "max-age" && Number(v) <= 0) expired = true;
         if (key === "expires" && Date.parse(v) <= Date.now()) expired = true;
+        if (key === "samesite" && ["strict", "lax", "none"].includes(v.toLowerCase())) sameSite = v.toLowerCase() as Cookie["sameSite"];
       }
       const at = this.#cookies.findIndex((c) => c.name === name && c.path === path);
       if (at >= 0) this.#cookies.splice(at, 1);
-      if (!expired) this.#cookies.push({ name, value, path });
+      if (!expired) this.#cookies.push({ name, value, path, sameSite });
     }
   }
 
   /** One request, without following redirects; cookies sent and kept. */
-  async fetch(target: string | URL, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  async fetch(target: string | URL, init: RequestInit = {}): Promise<Response> {
     const url = new URL(target, this.baseUrl);
     // What a browser accepts: the provider answers errors as HTML then, not JSON.
     const headers: Record<string, string> = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", ...this.headers, ...init.headers };
-    const cookie = this.cookieHeader(url.pathname);
+    const method = init.method ?? (init.form ? "POST" : "GET");
+    const cookie = this.cookieHeader(url.pathname, init.crossSite === true && method !== "GET");
     if (cookie) headers.cookie = cookie;
     let body: string | undefined;
     if (init.form) {
@@ -145,7 +162,7 @@ export class Browser {
       body = new URLSearchParams(init.form).toString();
     }
     const res = await fetch(url, {
-      method: init.method ?? (body !== undefined ? "POST" : "GET"),
+      method,
       headers,
       redirect: "manual",
       ...(body !== undefined && { body }),
@@ -158,7 +175,7 @@ export class Browser {
    * A request and the redirects after it, while they stay on the server; stops at a page,
    * or at a redirect elsewhere (not fetched: `left`, `url` is where it pointed).
    */
-  async open(target: string | URL, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> {
+  async open(target: string | URL, init: RequestInit = {}): Promise<Page> {
     const own = new URL(this.baseUrl).origin;
     let url = new URL(target, this.baseUrl);
     let res = await this.fetch(url, init);
@@ -179,14 +196,14 @@ export class Browser {
     return { status: res.status, url: url.href, headers: res.headers, html: await res.text(), left: false, hops };
   }
 
-  /** Submits a form of a page with some fields set (hidden ones kept as they are). */
-  submit(form: Form, values: Record<string, string>, pageUrl?: string): Promise<Page> {
+  /** Submits a form of a page with some fields set (hidden ones kept as they are); `crossSite`: the page is another site's. */
+  submit(form: Form, values: Record<string, string>, pageUrl?: string, crossSite = false): Promise<Page> {
     const action = new URL(form.action || pageUrl || "/", pageUrl ?? this.baseUrl);
     const fields = { ...form.fields, ...values };
     if (form.method === "get") {
       for (const [k, v] of Object.entries(fields)) action.searchParams.set(k, v);
       return this.open(action);
     }
-    return this.open(action, { method: "POST", form: fields });
+    return this.open(action, { method: "POST", form: fields, crossSite });
   }
 }

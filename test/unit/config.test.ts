@@ -88,6 +88,8 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       jwksRefetchIntervalMs: 30_000,
       githubUrl: "https://github.com",
       githubApiUrl: "https://api.github.com",
+      azureAdUrl: "https://login.microsoftonline.com",
+      appleUrl: "https://appleid.apple.com",
       intentTtlMs: 600_000,
     });
     const env = {
@@ -98,6 +100,8 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "2m",
       PLATFORM_GITHUB_URL: "http://127.0.0.1:9999/",
       PLATFORM_GITHUB_API_URL: "http://127.0.0.1:9999/api/",
+      PLATFORM_AZURE_AD_URL: "http://127.0.0.1:9998/",
+      PLATFORM_APPLE_URL: "http://127.0.0.1:9997",
       PLATFORM_IDP_INTENT_TTL: "90s",
     };
     expect(loadConfig(env).externalLogin).toEqual({
@@ -108,6 +112,8 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       jwksRefetchIntervalMs: 120_000,
       githubUrl: "http://127.0.0.1:9999",
       githubApiUrl: "http://127.0.0.1:9999/api",
+      azureAdUrl: "http://127.0.0.1:9998",
+      appleUrl: "http://127.0.0.1:9997",
       intentTtlMs: 90_000,
     });
   });
@@ -132,6 +138,8 @@ describe("loadConfig errors", () => {
     ["PLATFORM_EXTERNAL_URL=ftp://x", { PLATFORM_EXTERNAL_URL: "ftp://x" }, /PLATFORM_EXTERNAL_URL.*"ftp:\/\/x"/],
     ["PLATFORM_EXTERNAL_URL that is no URL", { PLATFORM_EXTERNAL_URL: "localhost:8080" }, /PLATFORM_EXTERNAL_URL/],
     ["PLATFORM_GITHUB_API_URL=ftp://x", { PLATFORM_GITHUB_API_URL: "ftp://x" }, /PLATFORM_GITHUB_API_URL.*"ftp:\/\/x"/],
+    ["PLATFORM_APPLE_URL that is no URL", { PLATFORM_APPLE_URL: "appleid.apple.com" }, /PLATFORM_APPLE_URL/],
+    ["PLATFORM_AZURE_AD_URL=ftp://x", { PLATFORM_AZURE_AD_URL: "ftp://x" }, /PLATFORM_AZURE_AD_URL.*"ftp:\/\/x"/],
     ["PLATFORM_IDP_CACHE_SIZE=0", { PLATFORM_IDP_CACHE_SIZE: "0" }, /PLATFORM_IDP_CACHE_SIZE/],
     ["PLATFORM_IDP_CACHE_MAX_AGE=48h", { PLATFORM_IDP_CACHE_MAX_AGE: "48h" }, /PLATFORM_IDP_CACHE_MAX_AGE/],
     ["PLATFORM_IDP_JWKS_REFETCH_INTERVAL=0s", { PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "0s" }, /PLATFORM_IDP_JWKS_REFETCH_INTERVAL/],

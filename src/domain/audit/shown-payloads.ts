@@ -91,7 +91,7 @@ const PROVIDER_SETTINGS = [
   "url",
 ] as const satisfies readonly (keyof (SmtpSettings & TwilioSettings & HttpSettings))[];
 
-/** An identity provider's options and configuration as proto3 JSON (idp.proto, idp_types.proto): the client secret is taken out before. */
+/** An identity provider's options and configuration as proto3 JSON (idp.proto, idp_types.proto): the secret (a client secret, Apple's private key) is taken out before. */
 const IDP_OPTIONS = under("options", ["isManualLinkingAllowed", "isManualCreationAllowed", "isAutoCreation", "isAutoUpdate", "autoLinking"]);
 const IDP_CONFIG = under("config", [
   "clientId",
@@ -102,6 +102,11 @@ const IDP_CONFIG = under("config", [
   "tokenEndpoint",
   "userEndpoint",
   "idAttribute",
+  "tenant.tenantType",
+  "tenant.tenantId",
+  "isEmailVerified",
+  "teamId",
+  "keyId",
 ]);
 
 const PROJECT = ["name", "roleAssertion", "roleCheck"] as const satisfies readonly (keyof ProjectSpec)[];

@@ -4,7 +4,8 @@ import type { Tx } from "../../store/db.js";
 import type { Editor } from "../../store/editor.js";
 import { lastEvent } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
-import { AGGREGATE, CLIENT_SECRET_AIM, type IdpRow, ownerOfIdp, POLICY_AGGREGATE, type StatePolicyName } from "./model.js";
+import { AGGREGATE, type IdpRow, ownerOfIdp, POLICY_AGGREGATE, secretOf, type StatePolicyName } from "./model.js";
+import { requireUsableSecret } from "./secrets.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import { requireExisting } from "../existence.js";
@@ -16,8 +17,9 @@ export interface NewIdp {
   name: string;
   statePolicy: StatePolicyName;
   options: Record<string, unknown>;
-  /** The type's configuration without the client secret. */
+  /** The type's configuration without its secret. */
   config: Record<string, unknown>;
+  /** The type's secret (model.ts secretOf: Apple's private key, the others' client secret). */
   clientSecret: string;
 }
 
@@ -38,6 +40,7 @@ function detailsOf(row: Pick<IdpRow, "id" | "instance_id" | "org_id">, sequence:
 export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: NewIdp, box: SecretBox): Promise<ObjectDetails> {
   // An organization deleted meanwhile would otherwise be left a provider nobody can reach.
   if (owner.type === "org") await requireExisting(tx, "orgs", owner.instanceId, owner.orgId);
+  requireUsableSecret(input.type, input.clientSecret);
   const id = newId();
   const columns = contextColumns(owner);
   const { clientSecret, ...described } = input;
@@ -119,7 +122,8 @@ async function patchOwned(tx: Tx, creator: Editor, row: IdpRow, patch: IdpPatch,
   if (patch.statePolicy !== undefined && patch.statePolicy !== row.state_policy) changed.statePolicy = patch.statePolicy;
   if (patch.options && !sameJson(patch.options, row.options)) changed.options = patch.options;
   const config = patch.config && { ...row.config, ...patch.config };
-  if (config && patch.clientSecret === undefined) requireSecretForNewAim(CLIENT_SECRET_AIM, row.config, config);
+  if (config && patch.clientSecret === undefined) requireSecretForNewAim(secretOf(row.type).aim, row.config, config);
+  if (patch.clientSecret !== undefined) requireUsableSecret(row.type, patch.clientSecret);
   if (config && !sameJson(config, row.config)) changed.config = config;
   // Whether a secret is the same cannot be told without opening the old one; a given secret is a change.
   if (patch.clientSecret !== undefined) changed.clientSecretChanged = true;

@@ -19,11 +19,25 @@ export type IdpRow = Selectable<IdpTable>;
  * endpoints count too: an OAuth provider pointed at another server is another provider, and
  * its secret was given for the first. Settings a type lacks never change.
  */
-export const CLIENT_SECRET_AIM: SecretAim = {
+const CLIENT_SECRET_AIM: SecretAim = {
   settings: ["issuer", "authorizationEndpoint", "tokenEndpoint", "userEndpoint", "clientId"],
   secret: "client secret",
   renewedBy: "clientSecret",
 };
+
+/**
+ * Apple's private key signs the client secret of each code redeemed, naming the team, the key
+ * and the Services ID: given for those three, it is kept only for them.
+ */
+const APPLE_KEY_AIM: SecretAim = { settings: ["clientId", "teamId", "keyId"], secret: "private key", renewedBy: "privateKey" };
+
+/**
+ * The configuration field that holds a type's secret (sealed in the client_secret column,
+ * never in a configuration, an event or an answer), and what it is given for.
+ */
+export function secretOf(type: string): { field: "clientSecret" | "privateKey"; aim: SecretAim } {
+  return type === "apple" ? { field: "privateKey", aim: APPLE_KEY_AIM } : { field: "clientSecret", aim: CLIENT_SECRET_AIM };
+}
 
 export type EffectiveState = "active" | "inactive";
 

@@ -1,9 +1,20 @@
-import type { Control } from "react-hook-form";
+import { useWatch, type Control } from "react-hook-form";
 import { CheckboxesInput, CheckboxInput, RadioInput } from "../../components/ChoiceInputs";
 import { TextInput } from "../../components/TextInput";
-import { ACCOUNT_OPTIONS, AUTO_LINKING, type IdpValues } from "./form";
+import { TextLinesInput } from "../../components/TextLinesInput";
+import { ACCOUNT_OPTIONS, AUTO_LINKING, TENANT_ID, TENANT_KINDS, type IdpValues } from "./form";
 import { KINDS, type KindName } from "./kinds";
-import { CLIENT_ID_RULES, ID_ATTRIBUTE_RULES, NAME_RULES, NEW_SCOPES_RULES, NEW_SECRET_RULES, settingsRules, urlRules } from "./rules";
+import {
+  appleIdRules,
+  CLIENT_ID_RULES,
+  ID_ATTRIBUTE_RULES,
+  NAME_RULES,
+  NEW_SCOPES_RULES,
+  newSecretRules,
+  settingsRules,
+  TENANT_ID_RULES,
+  urlRules,
+} from "./rules";
 
 const ENDPOINTS = [
   {
@@ -23,24 +34,77 @@ const ENDPOINTS = [
 export function IdpFields({ control, kind, saved }: { control: Control<IdpValues>; kind: KindName; saved?: IdpValues }) {
   const k = KINDS[kind];
   const rules = saved && settingsRules(saved);
+  const tenantKind = useWatch({ control, name: "tenantKind" });
+  const secretRules = rules ? rules.clientSecret : newSecretRules(kind);
   return (
     <>
       <TextInput control={control} name="name" label="Name" description="The text of its button on the login page." rules={NAME_RULES} />
-      <TextInput control={control} name="clientId" label="Client ID" description={k.clientHelp} rules={CLIENT_ID_RULES} />
-      <TextInput
-        control={control}
-        name="clientSecret"
-        label="Client secret"
-        type="password"
-        autoComplete="off"
-        description={
-          saved
-            ? "Write-only: empty keeps the stored one. Needed again when the client ID or where it goes changes."
-            : "Write-only: stored encrypted and never shown again."
-        }
-        rules={rules ? rules.clientSecret : NEW_SECRET_RULES}
-      />
+      <TextInput control={control} name="clientId" label={k.secret ? "Services ID" : "Client ID"} description={k.clientHelp} rules={CLIENT_ID_RULES} />
+      {k.extra.includes("teamId") && (
+        <TextInput
+          control={control}
+          name="teamId"
+          label="Team ID"
+          description="The Team ID of the Apple developer account (Membership details)."
+          rules={appleIdRules("Team ID")}
+        />
+      )}
+      {k.extra.includes("keyId") && (
+        <TextInput
+          control={control}
+          name="keyId"
+          label="Key ID"
+          description="The Key ID of the private key registered for Sign in with Apple (Certificates, Identifiers & Profiles › Keys)."
+          rules={appleIdRules("Key ID")}
+        />
+      )}
+      {k.secret ? (
+        // Apple has no client secret: the service signs a short-lived one with this key for every sign-in.
+        <TextLinesInput
+          control={control}
+          name="clientSecret"
+          label="Private key"
+          rows={6}
+          description={
+            saved
+              ? "Write-only: empty keeps the stored key. Needed again when the Services ID, Team ID or Key ID changes."
+              : "The content of the .p8 file Apple issued (-----BEGIN PRIVATE KEY----- …). Write-only: stored encrypted and never shown again."
+          }
+          rules={secretRules}
+        />
+      ) : (
+        <TextInput
+          control={control}
+          name="clientSecret"
+          label="Client secret"
+          type="password"
+          autoComplete="off"
+          description={
+            saved
+              ? "Write-only: empty keeps the stored one. Needed again when the client ID or where it goes changes."
+              : "Write-only: stored encrypted and never shown again."
+          }
+          rules={secretRules}
+        />
+      )}
       <TextInput control={control} name="scopes" label="Scopes" description={k.scopesHelp} rules={rules ? rules.scopes : NEW_SCOPES_RULES} />
+      {k.extra.includes("tenant") && (
+        <>
+          <RadioInput control={control} name="tenantKind" label="Microsoft accounts" description="Whose accounts may sign in." options={TENANT_KINDS} />
+          {tenantKind === TENANT_ID && (
+            <TextInput
+              control={control}
+              name="tenantId"
+              label="Tenant"
+              description="The tenant's ID (Directory (tenant) ID of the app registration) or one of its verified domain names, such as contoso.onmicrosoft.com."
+              rules={TENANT_ID_RULES}
+            />
+          )}
+        </>
+      )}
+      {k.extra.includes("isEmailVerified") && (
+        <CheckboxInput control={control} name="isEmailVerified" label="Count the email addresses Microsoft gives as verified (its ID tokens do not say)" />
+      )}
       {k.extra.includes("issuer") && <TextInput control={control} name="issuer" label="Issuer" description={k.issuerHelp} rules={urlRules("issuer URL")} />}
       {k.extra.includes("isIdTokenMapping") && (
         <CheckboxInput control={control} name="isIdTokenMapping" label="Take the person's details from the ID token, not the userinfo endpoint" />

@@ -1,20 +1,24 @@
 import { AutoLinkingOption, type IDP } from "../../../../gen/platform/resources/idp/v3alpha/idp_pb";
-import type {
-  GitHubConfig,
-  GitLabConfig,
-  GitLabSelfHostedConfig,
-  GoogleConfig,
-  OAuthConfig,
-  OIDCConfig,
+import {
+  AzureADTenantType,
+  type AppleConfig,
+  type AzureADConfig,
+  type GitHubConfig,
+  type GitLabConfig,
+  type GitLabSelfHostedConfig,
+  type GoogleConfig,
+  type OAuthConfig,
+  type OIDCConfig,
 } from "../../../../gen/platform/resources/idp/v3alpha/idp_types_pb";
-import { KINDS, type KindName } from "./kinds";
+import { KINDS, type ExtraField, type KindName } from "./kinds";
 
-/** Any type's configuration as its Get answers it (without the client secret). */
-export type Config = GitHubConfig | GitLabConfig | GitLabSelfHostedConfig | GoogleConfig | OAuthConfig | OIDCConfig;
+/** Any type's configuration as its Get answers it (without the client secret or private key). */
+export type Config = GitHubConfig | GitLabConfig | GitLabSelfHostedConfig | GoogleConfig | OAuthConfig | OIDCConfig | AzureADConfig | AppleConfig;
 
 /**
  * A provider as its form holds it, whatever its type: the fields a type lacks stay empty and
- * are never sent. The client secret is write-only: empty on the provider's page.
+ * are never sent. The secret (a client secret; Apple's private key) is write-only: empty on
+ * the provider's page.
  */
 export interface IdpValues {
   kind: KindName;
@@ -28,9 +32,23 @@ export interface IdpValues {
   tokenEndpoint: string;
   userEndpoint: string;
   idAttribute: string;
+  /** Azure AD: an AzureADTenantType's number, or TENANT_ID for the one tenant `tenantId` names. */
+  tenantKind: string;
+  tenantId: string;
+  isEmailVerified: boolean;
+  teamId: string;
+  keyId: string;
   accounts: AccountFlag[];
   autoLinking: string;
 }
+
+export const TENANT_ID = "tenantId";
+export const TENANT_KINDS = [
+  { value: String(AzureADTenantType.AZURE_AD_TENANT_TYPE_COMMON), label: "Any Microsoft account: work, school or personal (common)" },
+  { value: String(AzureADTenantType.AZURE_AD_TENANT_TYPE_ORGANIZATIONS), label: "Work and school accounts of any organization (organizations)" },
+  { value: String(AzureADTenantType.AZURE_AD_TENANT_TYPE_CONSUMERS), label: "Personal Microsoft accounts only (consumers)" },
+  { value: TENANT_ID, label: "The accounts of one tenant" },
+];
 
 export const ACCOUNT_OPTIONS = [
   { value: "isManualCreationAllowed", label: "People may create an account from their external one, on a form filled in from it" },
@@ -59,6 +77,11 @@ export const NEW_IDP: IdpValues = {
   tokenEndpoint: "",
   userEndpoint: "",
   idAttribute: "",
+  tenantKind: String(AzureADTenantType.AZURE_AD_TENANT_TYPE_COMMON),
+  tenantId: "",
+  isEmailVerified: false,
+  teamId: "",
+  keyId: "",
   accounts: ["isManualCreationAllowed", "isManualLinkingAllowed"],
   autoLinking: String(AutoLinkingOption.UNSPECIFIED),
 };
@@ -73,9 +96,12 @@ export function idpValues(kind: KindName, idp: IDP | undefined, config: Config |
   const c = config as
     | Partial<
         Pick<OIDCConfig, "clientId" | "scopes" | "issuer" | "isIdTokenMapping"> &
-          Pick<OAuthConfig, "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute">
+          Pick<OAuthConfig, "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute"> &
+          Pick<AzureADConfig, "tenant" | "isEmailVerified"> &
+          Pick<AppleConfig, "teamId" | "keyId">
       >
     | undefined;
+  const tenant = c?.tenant?.type;
   return {
     kind,
     name: idp?.name ?? "",
@@ -88,6 +114,11 @@ export function idpValues(kind: KindName, idp: IDP | undefined, config: Config |
     tokenEndpoint: c?.tokenEndpoint ?? "",
     userEndpoint: c?.userEndpoint ?? "",
     idAttribute: c?.idAttribute ?? "",
+    tenantKind: tenant?.case === "tenantId" ? TENANT_ID : String(tenant?.case === "tenantType" ? tenant.value : AzureADTenantType.AZURE_AD_TENANT_TYPE_COMMON),
+    tenantId: tenant?.case === "tenantId" ? tenant.value : "",
+    isEmailVerified: c?.isEmailVerified ?? false,
+    teamId: c?.teamId ?? "",
+    keyId: c?.keyId ?? "",
     accounts: ACCOUNT_OPTIONS.filter((o) => idp?.options?.[o.value]).map((o) => o.value),
     autoLinking: String(idp?.options?.autoLinking ?? AutoLinkingOption.UNSPECIFIED),
   };
@@ -99,18 +130,41 @@ function typeAgnostic(v: IdpValues) {
   return { name: v.name.trim(), options: { ...options, autoLinking: Number(v.autoLinking) as AutoLinkingOption } };
 }
 
+/** A type's own setting as its configuration message takes it. */
+function extraValue(v: IdpValues, field: ExtraField) {
+  switch (field) {
+    case "isIdTokenMapping":
+    case "isEmailVerified":
+      return v[field];
+    case "tenant":
+      return {
+        type:
+          v.tenantKind === TENANT_ID
+            ? { case: "tenantId" as const, value: v.tenantId.trim() }
+            : { case: "tenantType" as const, value: Number(v.tenantKind) as AzureADTenantType },
+      };
+    default:
+      return v[field].trim();
+  }
+}
+
 /** The configuration of the values' type, without the secret. */
 function connection(v: IdpValues) {
-  const extra = Object.fromEntries(KINDS[v.kind].extra.map((field) => [field, field === "isIdTokenMapping" ? v.isIdTokenMapping : v[field].trim()]));
+  const extra = Object.fromEntries(KINDS[v.kind].extra.map((field) => [field, extraValue(v, field)]));
   return { clientId: v.clientId.trim(), scopes: scopeList(v.scopes), ...extra };
+}
+
+/** The secret as its type's field: a client secret, or Apple's private key (a PEM, its lines kept). */
+function secret(v: IdpValues) {
+  return { [KINDS[v.kind].secret ?? "clientSecret"]: v.clientSecret };
 }
 
 /** The `idp` of a Create<Type>IDP request. */
 export function createRequest(v: IdpValues) {
-  return { idp: typeAgnostic(v), config: { ...connection(v), clientSecret: v.clientSecret } };
+  return { idp: typeAgnostic(v), config: { ...connection(v), ...secret(v) } };
 }
 
 /** The `idp` of a Patch<Type>IDP request: every setting of the form; the secret only when one is typed. */
 export function patchRequest(v: IdpValues) {
-  return { idp: typeAgnostic(v), config: { ...connection(v), ...(v.clientSecret !== "" && { clientSecret: v.clientSecret }) } };
+  return { idp: typeAgnostic(v), config: { ...connection(v), ...(v.clientSecret !== "" && secret(v)) } };
 }

@@ -3,10 +3,20 @@ import { ProviderType } from "../../../../gen/platform/resources/idp/v3alpha/idp
 import { PlatformIdentityProviders } from "../../../../gen/platform/resources/idp/v3alpha/idp_service_pb";
 
 /** A type's own settings besides the client ID, secret and scopes every type has. */
-type ExtraField = "issuer" | "isIdTokenMapping" | "authorizationEndpoint" | "tokenEndpoint" | "userEndpoint" | "idAttribute";
+export type ExtraField =
+  | "issuer"
+  | "isIdTokenMapping"
+  | "authorizationEndpoint"
+  | "tokenEndpoint"
+  | "userEndpoint"
+  | "idAttribute"
+  | "tenant"
+  | "isEmailVerified"
+  | "teamId"
+  | "keyId";
 
 /**
- * Create, Patch and Get of one type. Typed loosely on purpose: the six types' messages
+ * Create, Patch and Get of one type. Typed loosely on purpose: the types' messages
  * differ only in their configuration, which the form builds per type (form.ts).
  */
 type Unary = DescMethodUnary<DescMessage, DescMessage>;
@@ -19,6 +29,8 @@ export interface Kind {
   extra: readonly ExtraField[];
   /** Where an administrator registers the client and finds its ID and secret. */
   clientHelp: string;
+  /** Apple's secret is a private key (its privateKey field), the others' a client secret. */
+  secret?: "privateKey";
   /** What the scopes are and what an empty list asks for (src/upstream-idps/clients.ts). */
   scopesHelp: string;
   /** What the issuer is, for the types that have one. */
@@ -31,7 +43,7 @@ export interface Kind {
 const OIDC_SCOPES = "Separated by spaces. Empty: openid profile email; openid is always asked for.";
 const m = PlatformIdentityProviders.method;
 
-export type KindName = "github" | "google" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth";
+export type KindName = "github" | "google" | "azureAd" | "apple" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth";
 
 /** The provider types the API creates, in the order the create dialog offers them. */
 export const KINDS: Record<KindName, Kind> = {
@@ -56,6 +68,31 @@ export const KINDS: Record<KindName, Kind> = {
     create: m.createGoogleIDP,
     patch: m.patchGoogleIDP,
     get: m.getGoogleIDP,
+  },
+  azureAd: {
+    label: "Microsoft Entra ID",
+    choice: "Microsoft Entra ID (Azure AD): people sign in with a work, school or personal Microsoft account",
+    type: ProviderType.AZURE_AD,
+    extra: ["tenant", "isEmailVerified"],
+    clientHelp:
+      "The application (client) ID of an app registration in the Microsoft Entra admin center (Applications › App registrations), and a client secret of it (Certificates & secrets).",
+    scopesHelp: OIDC_SCOPES,
+    create: m.createAzureADIDP,
+    patch: m.patchAzureADIDP,
+    get: m.getAzureADIDP,
+  },
+  apple: {
+    label: "Apple",
+    choice: "Apple: people sign in with their Apple Account",
+    type: ProviderType.APPLE,
+    extra: ["teamId", "keyId"],
+    secret: "privateKey",
+    clientHelp:
+      "The identifier of a Services ID with Sign in with Apple enabled (Apple Developer › Certificates, Identifiers & Profiles › Identifiers), such as com.example.signin.",
+    scopesHelp: "Separated by spaces. Empty: name email (Apple tells the name at the first sign-in only); openid is always asked for.",
+    create: m.createAppleIDP,
+    patch: m.patchAppleIDP,
+    get: m.getAppleIDP,
   },
   gitlab: {
     label: "GitLab",

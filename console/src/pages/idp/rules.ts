@@ -1,4 +1,5 @@
-import { scopeList, type IdpValues } from "./form";
+import { scopeList, TENANT_ID, type IdpValues } from "./form";
+import { KINDS, type KindName } from "./kinds";
 
 /**
  * What the API validates of a provider (idp_types.proto, docs/api.md), checked before it is
@@ -9,7 +10,36 @@ const atMost = (n: number) => ({ maxLength: { value: n, message: `At most ${n} c
 
 export const NAME_RULES = { required: "Give the provider a name: it is the text of its login button.", ...atMost(200) };
 export const CLIENT_ID_RULES = { required: "Give the client ID the provider issued.", ...atMost(200) };
-export const NEW_SECRET_RULES = { required: "Give the client secret the provider issued.", ...atMost(200) };
+const PKCS8 = /^\s*-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----\s*$/;
+/** What the API checks of Apple's key beyond its form (a P-256 key) shows under the form. */
+const privateKeyProblem = (value: string) =>
+  value === "" || PKCS8.test(value) || "The whole .p8 file Apple issued, from -----BEGIN PRIVATE KEY----- to -----END PRIVATE KEY-----.";
+
+/** A new provider's secret: Apple's is the private key, the others' a client secret. */
+export function newSecretRules(kind: KindName) {
+  return KINDS[kind].secret
+    ? { required: "Give the private key Apple issued (its .p8 file).", ...atMost(4000), validate: (value: unknown) => privateKeyProblem(String(value)) }
+    : { required: "Give the client secret the provider issued.", ...atMost(200) };
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
+/** Only when the one-tenant choice is made (the API's AzureADTenant.tenant_id). */
+export const TENANT_ID_RULES = {
+  validate: (value: unknown, v: IdpValues) =>
+    v.tenantKind !== TENANT_ID ||
+    GUID.test(String(value).trim()) ||
+    DOMAIN.test(String(value).trim()) ||
+    "The tenant's ID (a GUID such as 72f988bf-86f1-41af-91ab-2d7cd011db47) or one of its verified domain names (such as contoso.onmicrosoft.com).",
+};
+
+/** Apple's Team ID and Key ID: ten capital letters and digits, as the developer account shows them. */
+export function appleIdRules(what: string) {
+  return {
+    required: `Give the ${what}.`,
+    validate: (value: unknown) => /^[A-Z0-9]{10}$/.test(String(value).trim()) || `The ${what} has 10 capital letters and digits, such as ABCDE12345.`,
+  };
+}
 export const ID_ATTRIBUTE_RULES = { required: "Give the attribute of the user information that holds the user's ID, such as id or sub.", ...atMost(200) };
 
 function isHttpUrl(text: string): boolean {
@@ -39,13 +69,18 @@ function scopesProblem(text: string): string | true {
 
 export const NEW_SCOPES_RULES = { validate: (value: unknown) => scopesProblem(String(value)) };
 
-/** The settings that say where the secret goes (CLIENT_SECRET_AIM in src/domain/idp/model.ts), in words. */
+/**
+ * The settings that say where the secret goes (secretOf in src/domain/idp/model.ts), in words;
+ * a type's lack the others', which never change.
+ */
 const AIMED = [
   ["clientId", "client ID"],
   ["issuer", "issuer"],
   ["authorizationEndpoint", "authorization endpoint"],
   ["tokenEndpoint", "token endpoint"],
   ["userEndpoint", "user endpoint"],
+  ["teamId", "Team ID"],
+  ["keyId", "Key ID"],
 ] as const;
 
 /**
@@ -53,16 +88,15 @@ const AIMED = [
  * stored secret only for where it was given, and keeps the stored scopes when none are sent.
  */
 export function settingsRules(before: IdpValues) {
+  const apple = KINDS[before.kind].secret !== undefined;
+  const secret = apple ? "private key" : "client secret";
   return {
     clientSecret: {
-      ...atMost(200),
+      ...atMost(apple ? 4000 : 200),
       validate: (_: unknown, v: IdpValues) => {
         const moved = AIMED.find(([field]) => v[field].trim() !== before[field]);
-        return (
-          v.clientSecret !== "" ||
-          moved === undefined ||
-          `Changing the ${moved[1]} needs the client secret again: the stored one is kept only for the ${moved[1]} it was given for.`
-        );
+        if (v.clientSecret !== "") return apple ? privateKeyProblem(v.clientSecret) : true;
+        return moved === undefined || `Changing the ${moved[1]} needs the ${secret} again: the stored one is kept only for the ${moved[1]} it was given for.`;
       },
     },
     scopes: {

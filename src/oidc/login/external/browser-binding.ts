@@ -13,6 +13,11 @@ import { readCookie, setCookieValue } from "../../../http/cookies.js";
  * only its SHA-256 with the state. The callback redeems nothing unless the browser presents
  * the value whose hash the state holds. Each flow has its own cookie, named after its state's
  * key, so two logins started in two tabs do not undo each other; the callback clears it.
+ *
+ * A provider that returns with a cross-site POST (Apple's form_post) does not bring the Lax
+ * cookie; the callback has the browser post the same fields again from this origin, which
+ * does (flow.ts, callback()). The cookie stays Lax either way: SameSite=None would send it
+ * with any cross-site request and requires HTTPS, which local setups over http lack.
  */
 
 const PREFIX = "platform_idp_";
@@ -32,6 +37,11 @@ export interface Binding {
 export function newBinding(stateKey: string, path: string, maxAgeS: number, secure: boolean): Binding {
   const value = randomBytes(32).toString("base64url");
   return { hash: digest(value).toString("base64url"), setCookie: setCookieValue(cookieName(stateKey), value, { path, maxAge: maxAgeS, secure }) };
+}
+
+/** Whether the request carries a flow's cookie at all (whatever its value): a cross-site POST does not. */
+export function hasBinding(cookieHeader: string | undefined, stateKey: string): boolean {
+  return readCookie(cookieHeader, cookieName(stateKey)) !== undefined;
 }
 
 /** Whether the request's cookies carry the value whose hash the state kept. */

@@ -25,7 +25,8 @@ import { continueSignIn } from "../steps/sign-in.js";
 import { pageActor, recordSignIn } from "../kit/page-origin.js";
 import { stateRefusal, type SignInUser } from "../../../domain/audit/sign-ins.js";
 import { settingsOf } from "../kit/org-settings.js";
-import { clearBinding, isBound, newBinding } from "./browser-binding.js";
+import { clearBinding, hasBinding, isBound, newBinding } from "./browser-binding.js";
+import { autoSubmitScriptTag } from "../view/assets.js";
 import { CALLBACK_PATH, STATE_MODEL, stateKey } from "./state.js";
 import { finishIntent, type IntentState } from "./intents.js";
 import { accountOf, linkKey, LOGIN_MODEL, type LoginRecord } from "./pending-link.js";
@@ -426,17 +427,44 @@ class Step {
  * The provider's return: the state is taken (once: a replayed or foreign state finds
  * nothing), the browser checked to be the one that started the flow, the code redeemed,
  * the upstream user kept for the interaction's pages.
+ *
+ * Most providers come back with a GET (a top-level navigation, which carries the binding's
+ * SameSite=Lax cookie). Apple comes back with a POST (response_mode=form_post), from its own
+ * site: a cross-site POST, which carries no Lax cookie. Rather than weakening the cookie to
+ * SameSite=None (sent with every cross-site request to the callback, and needing HTTPS, so a
+ * local setup over http would lose the binding), such a POST without the cookie is answered a
+ * page that posts the same fields again to the callback from this origin (resubmitPage): a
+ * same-site request, which carries the cookie, so the binding is checked as for any provider.
+ * The page reflects only what was posted, and a POST that comes back without the cookie again
+ * is checked (and refused) as any other: it cannot loop, and a delivered state still needs
+ * the browser that started its flow.
  */
 async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext): Promise<void> {
-  const query = new URL(req.url ?? "/", "http://x").searchParams;
-  const state = query.get("state");
-  if (req.method !== "GET") return errorPage(res, 405, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
+  if (req.method !== "GET" && req.method !== "POST") return errorPage(res, 405, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
+  let params = new URL(req.url ?? "/", "http://x").searchParams;
+  let postedUser: string | undefined;
+  if (req.method === "POST") {
+    let form: Record<string, string>;
+    try {
+      form = await readForm(req, c.maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      return errorPage(res, error.status, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
+    }
+    const { [RESUBMITTED]: again, ...fields } = form;
+    const posted = fields.state ? stateKey(fields.state) : undefined;
+    if (posted && again === undefined && !hasBinding(req.headers.cookie, posted))
+      return resubmitPage(res, await fallbackFrame(c, req.headers["accept-language"]), fields);
+    params = new URLSearchParams(fields);
+    postedUser = fields.user;
+  }
+  const state = params.get("state");
   const key = state ? stateKey(state) : undefined;
   const record = key ? await takeRecord<StateRecord | IntentState>(c.db, c.instanceId, STATE_MODEL, key) : undefined;
   if (!record) return errorPage(res, 400, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
   if ("intentId" in record) {
     // An intent of the API (intents.ts): the login UI's success or failure URL is next.
-    const location = await finishIntent(c, record, query);
+    const location = await finishIntent(c, record, params, postedUser);
     if (!location) return errorPage(res, 400, await fallbackFrame(c, req.headers["accept-language"]), (t) => t.loginExpired);
     (res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
     return void res.end();
@@ -451,14 +479,17 @@ async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext)
   const back = `${LOGIN_PATH}/${record.uid}`;
   const frame = { lang: record.lang, look: await lookOf(c, { orgId: record.orgId }) };
   const fail = (status: number, message: string) => sendPage(res, status, frame, () => [t.errorTitle, errorBody(message) + backLink(t, back)]);
-  const code = query.get("code");
-  if (query.get("error") || !code) return fail(400, query.get("error") === "access_denied" ? t.externalCancelled : t.externalFailed);
+  const code = params.get("code");
+  const upstreamError = params.get("error");
+  // Apple's own code for a cancelled sign-in; the others' is OAuth's.
+  if (upstreamError || !code)
+    return fail(400, upstreamError === "access_denied" || upstreamError === "user_cancelled_authorize" ? t.externalCancelled : t.externalFailed);
   const idp = await activeProvider(c.db, c.instanceId, record.orgId, record.idpId);
   if (!idp) return fail(400, t.externalFailed);
   let user: ExternalUser;
   try {
     const upstream = await upstreamOf(idp, c.box, c.calls);
-    ({ user } = await redeem(upstream, c.calls, code, record, c.issuer + CALLBACK_PATH));
+    ({ user } = await redeem(upstream, c.calls, code, record, c.issuer + CALLBACK_PATH, postedUser));
   } catch (error) {
     return upstreamFailed(res, c, frame, error, back);
   }
@@ -469,6 +500,24 @@ async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext)
   await putRecord(c.db, c.instanceId, LOGIN_MODEL, record.uid, login, LOGIN_TTL_S);
   (res as ServerResponse).writeHead(303, { location: `${back}/idp`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
   res.end();
+}
+
+/** The field the resubmitted form adds: a POST that has it is checked as it is, never resubmitted again. */
+const RESUBMITTED = "platform_resubmitted";
+
+/**
+ * The form_post fields, posted again to the callback from this origin (callback()): by the
+ * script of assets.ts when scripts run, else by the button. The fields are escaped, and
+ * carried as they came; the answer is no-store as every login page.
+ */
+function resubmitPage(res: NodeResponse, frame: Frame, fields: Record<string, string>): void {
+  const hidden = Object.entries({ ...fields, [RESUBMITTED]: "1" })
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join("");
+  sendPage(res, 200, frame, (t) => [
+    t.continueOnward,
+    `<form method="post" action="${escapeHtml(CALLBACK_PATH)}" data-auto-submit>${hidden}<button type="submit">${escapeHtml(t.continueOnward)}</button></form>${autoSubmitScriptTag()}`,
+  ]);
 }
 
 /** An upstream that could not be used: a page saying so (502), the details in the log. */

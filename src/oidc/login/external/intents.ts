@@ -90,10 +90,10 @@ const ERROR_CODE = /^[a-z_]{1,64}$/;
  * The provider's return for an intent (its state taken by the callback): the code redeemed,
  * the intent finished. Answers where the browser goes: the success URL with `id`, `token`
  * and, when the account is linked to a user, `user`; or the failure URL with `id`, `error`
- * and `error_description`. Undefined when the intent can no longer finish (expired, or its
+ * and `error_description`. `postedUser`: Apple's `user` field of a form_post callback. Undefined when the intent can no longer finish (expired, or its
  * instance gone).
  */
-export async function finishIntent(c: IntentCallback, record: IntentState, query: URLSearchParams): Promise<string | undefined> {
+export async function finishIntent(c: IntentCallback, record: IntentState, query: URLSearchParams, postedUser?: string): Promise<string | undefined> {
   const failed = (error: string, description: string) =>
     c.transact(async (tx) => {
       const row = await waitingIntent(tx, c.instanceId, record.intentId);
@@ -111,7 +111,7 @@ export async function finishIntent(c: IntentCallback, record: IntentState, query
   if (!idp) return failed("idp_inactive", "the identity provider is no longer active in the organization");
   let redeemed;
   try {
-    redeemed = await redeem(await upstreamOf(idp, c.box, c.calls), c.calls, code, record, record.redirectUri);
+    redeemed = await redeem(await upstreamOf(idp, c.box, c.calls), c.calls, code, record, record.redirectUri, postedUser);
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     c.logger.warn(

@@ -10,7 +10,8 @@ import { WEBAUTHN_SCRIPT } from "./webauthn-script.js";
 
 /**
  * The login pages' static files, from the service's own origin (their CSP allows scripts
- * from 'self' only): one script for passkeys and security keys. It is
+ * from 'self' only): one script for passkeys and security keys, and one that submits the
+ * form of external login's form_post callback again (flow.ts, resubmitPage). It is
  * @simplewebauthn/browser's UMD bundle as the package ships it (one dependency-free file
  * that defines `SimpleWebAuthnBrowser` when loaded as a classic script: the browser half of
  * the library whose server half checks the answers, keeping both ends in step on the JSON
@@ -45,6 +46,19 @@ function webauthnAsset(): Asset {
   return webauthn;
 }
 
+/** Submits the page's form marked data-auto-submit once: the resubmitted form_post callback. */
+const AUTO_SUBMIT_SCRIPT = `document.querySelector("form[data-auto-submit]")?.submit();\n`;
+let autoSubmit: Asset | undefined;
+function autoSubmitAsset(): Asset {
+  autoSubmit ??= asset("auto-submit", "js", "text/javascript; charset=utf-8", AUTO_SUBMIT_SCRIPT);
+  return autoSubmit;
+}
+
+/** The `<script>` element of the auto-submit script: deferred, so the form is there when it runs. */
+export function autoSubmitScriptTag(): string {
+  return `<script src="${autoSubmitAsset().path}" defer></script>`;
+}
+
 /** The `<script>` element of the WebAuthn script: deferred, so it runs once the page is parsed. */
 export function webauthnScriptTag(): string {
   return `<script src="${webauthnAsset().path}" defer></script>`;
@@ -55,7 +69,7 @@ export function serveLoginAsset(req: NodeRequest, res: NodeResponse): boolean {
   const path = (req.url ?? "/").split("?", 1)[0]!;
   if (!path.startsWith(`${LOGIN_PATH}/assets/`)) return false;
   const response = res as ServerResponse;
-  const found = [webauthnAsset()].find((a) => a.path === path);
+  const found = [webauthnAsset(), autoSubmitAsset()].find((a) => a.path === path);
   if (!found) {
     response.writeHead(404, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end("not found");
     return true;

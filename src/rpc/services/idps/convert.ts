@@ -32,12 +32,13 @@ export function optionsToJson(options: Options | undefined): Record<string, unkn
 }
 
 /**
- * A configuration message as stored: proto3 JSON without the client secret, and the
- * secret apart (sealed by the command, never stored or logged in the clear).
+ * A configuration message as stored: proto3 JSON without the type's secret (the client secret,
+ * Apple's private key), and the secret apart (sealed by the command, never stored or logged in
+ * the clear).
  */
-export function configToJson(desc: DescMessage, config: Message): { config: Record<string, unknown>; clientSecret: string | undefined } {
-  const { clientSecret, ...rest } = toJson(desc, config) as JsonObject;
-  return { config: rest, clientSecret: clientSecret as string | undefined };
+export function configToJson(desc: DescMessage, config: Message, secretField: string): { config: Record<string, unknown>; clientSecret: string | undefined } {
+  const { [secretField]: secret, ...rest } = toJson(desc, config) as JsonObject;
+  return { config: rest, clientSecret: secret as string | undefined };
 }
 
 /** A stored configuration for reading: everything but the secret, which has no field to go to. */

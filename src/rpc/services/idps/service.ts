@@ -4,6 +4,7 @@ import type { PatchIDP } from "../../../../gen/platform/resources/idp/v3alpha/id
 import { PlatformIdentityProviders } from "../../../../gen/platform/resources/idp/v3alpha/idp_service_pb.js";
 import type { SecretBox } from "../../../crypto/encryption.js";
 import { addIdp, patchIdp, removeIdp, type IdpPatch } from "../../../domain/idp/commands.js";
+import { secretOf } from "../../../domain/idp/model.js";
 import { getIdp, searchIdps } from "../../../domain/idp/queries.js";
 import { notFound } from "../../../domain/errors.js";
 import type { Store } from "../../../store/database.js";
@@ -26,6 +27,8 @@ const PROVIDER_TYPES: Record<string, string> = {
   OAuth: "oauth",
   GitHub: "github",
   Google: "google",
+  AzureAD: "azure_ad",
+  Apple: "apple",
 };
 
 export interface IdpsDeps {
@@ -81,7 +84,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
       const configDesc = messageOf(messageOf(method.input, "idp"), "config");
       return async (req: { idp: { idp: { name: string; statePolicy: number; options?: never }; config: Message } }, ctx) => {
         const { idp, config } = req.idp;
-        const { config: described, clientSecret } = configToJson(configDesc, config);
+        const { config: described, clientSecret } = configToJson(configDesc, config, secretOf(type).field);
         const input = {
           type,
           name: idp.name,
@@ -103,7 +106,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
           options: req.idp.idp?.options && optionsToJson(req.idp.idp.options),
         };
         if (req.idp.config) {
-          const { config, clientSecret } = configToJson(configDesc, req.idp.config);
+          const { config, clientSecret } = configToJson(configDesc, req.idp.config, secretOf(type).field);
           if (Object.keys(config).length > 0) patch.config = config;
           patch.clientSecret = clientSecret;
         }

@@ -2,8 +2,8 @@
 // @generated from file platform/resources/idp/v3alpha/idp_types.proto (package platform.resources.idp.v3alpha, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import type { IDP, PatchIDP, ProviderType } from "./idp_pb.js";
 import { file_platform_resources_idp_v3alpha_idp } from "./idp_pb.js";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/idp/v3alpha/idp_types.proto.
  */
 export const file_platform_resources_idp_v3alpha_idp_types: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvaWRwL3YzYWxwaGEvaWRwX3R5cGVzLnByb3RvEh5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEiiwEKCUdpdExhYklEUBI4CgNpZHAYASABKAsyIy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuSURQQga6SAPIAQESRAoGY29uZmlnGAIgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYkNvbmZpZ0IGukgDyAEBInIKDEdpdExhYkNvbmZpZxIdCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAESIQoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQiigEKDlBhdGNoR2l0TGFiSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJBCgZjb25maWcYAiABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJDb25maWcioQEKEVBhdGNoR2l0TGFiQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGRCDAoKX2NsaWVudF9pZEIQCg5fY2xpZW50X3NlY3JldCKzAgoMR2V0R2l0TGFiSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjYKA2lkcBgFIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJJRFAinwEKE0dpdExhYlNlbGZIb3N0ZWRJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEk4KBmNvbmZpZxgCIAEoCzI2LnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJTZWxmSG9zdGVkQ29uZmlnQga6SAPIAQEimwEKFkdpdExhYlNlbGZIb3N0ZWRDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBASKeAQoYUGF0Y2hHaXRMYWJTZWxmSG9zdGVkSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJLCgZjb25maWcYAiABKAsyOy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJTZWxmSG9zdGVkQ29uZmlnItoBChtQYXRjaEdpdExhYlNlbGZIb3N0ZWRDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZBIiCgZpc3N1ZXIYBCABKAlCDbpICnIIEAEY6AeIAQFIAogBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXIixwIKFkdldEdpdExhYlNlbGZIb3N0ZWRJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSQAoDaWRwGAUgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYlNlbGZIb3N0ZWRJRFAihwEKB09JRENJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEkIKBmNvbmZpZxgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PSURDQ29uZmlnQga6SAPIAQEirAEKCk9JRENDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBARIbChNpc19pZF90b2tlbl9tYXBwaW5nGAUgASgIIoYBCgxQYXRjaE9JRENJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEj8KBmNvbmZpZxgCIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9JRENDb25maWciiAIKD1BhdGNoT0lEQ0NvbmZpZxIiCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAFIAIgBARImCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBSAGIAQESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEiIKBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEiAKE2lzX2lkX3Rva2VuX21hcHBpbmcYBSABKAhIA4gBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXJCFgoUX2lzX2lkX3Rva2VuX21hcHBpbmcirwIKCkdldE9JRENJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNAoDaWRwGAUgASgLMicucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLk9JRENJRFAiiQEKCE9BdXRoSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJDCgZjb25maWcYAiABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuT0F1dGhDb25maWdCBrpIA8gBASKPAgoLT0F1dGhDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEi0KFmF1dGhvcml6YXRpb25fZW5kcG9pbnQYBCABKAlCDbpICnIIEAEY6AeIAQESJQoOdG9rZW5fZW5kcG9pbnQYBSABKAlCDbpICnIIEAEY6AeIAQESJAoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBARIgCgxpZF9hdHRyaWJ1dGUYByABKAlCCrpIB3IFEAEYyAEiiAEKDVBhdGNoT0F1dGhJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkAKBmNvbmZpZxgCIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9BdXRoQ29uZmlnIqMDChBQYXRjaE9BdXRoQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQSMgoWYXV0aG9yaXphdGlvbl9lbmRwb2ludBgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEioKDnRva2VuX2VuZHBvaW50GAUgASgJQg26SApyCBABGOgHiAEBSAOIAQESKQoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBAUgEiAEBEiUKDGlkX2F0dHJpYnV0ZRgHIAEoCUIKukgHcgUQARjIAUgFiAEBQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCGQoXX2F1dGhvcml6YXRpb25fZW5kcG9pbnRCEQoPX3Rva2VuX2VuZHBvaW50QhAKDl91c2VyX2VuZHBvaW50Qg8KDV9pZF9hdHRyaWJ1dGUisQIKC0dldE9BdXRoSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjUKA2lkcBgFIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PQXV0aElEUCKLAQoJR2l0SHViSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR2l0SHViQ29uZmlnQga6SAPIAQEicgoMR2l0SHViQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHaXRIdWJJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdpdEh1YkNvbmZpZyKhAQoRUGF0Y2hHaXRIdWJDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHaXRIdWJJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdEh1YklEUCKLAQoJR29vZ2xlSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR29vZ2xlQ29uZmlnQga6SAPIAQEicgoMR29vZ2xlQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHb29nbGVJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdvb2dsZUNvbmZpZyKhAQoRUGF0Y2hHb29nbGVDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHb29nbGVJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdvb2dsZUlEUGIGcHJvdG8z", [file_buf_validate_validate, file_platform_resources_idp_v3alpha_idp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvaWRwL3YzYWxwaGEvaWRwX3R5cGVzLnByb3RvEh5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEiiwEKCUdpdExhYklEUBI4CgNpZHAYASABKAsyIy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuSURQQga6SAPIAQESRAoGY29uZmlnGAIgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYkNvbmZpZ0IGukgDyAEBInIKDEdpdExhYkNvbmZpZxIdCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAESIQoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQiigEKDlBhdGNoR2l0TGFiSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJBCgZjb25maWcYAiABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJDb25maWcioQEKEVBhdGNoR2l0TGFiQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGRCDAoKX2NsaWVudF9pZEIQCg5fY2xpZW50X3NlY3JldCKzAgoMR2V0R2l0TGFiSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjYKA2lkcBgFIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJJRFAinwEKE0dpdExhYlNlbGZIb3N0ZWRJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEk4KBmNvbmZpZxgCIAEoCzI2LnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJTZWxmSG9zdGVkQ29uZmlnQga6SAPIAQEimwEKFkdpdExhYlNlbGZIb3N0ZWRDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBASKeAQoYUGF0Y2hHaXRMYWJTZWxmSG9zdGVkSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJLCgZjb25maWcYAiABKAsyOy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJTZWxmSG9zdGVkQ29uZmlnItoBChtQYXRjaEdpdExhYlNlbGZIb3N0ZWRDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZBIiCgZpc3N1ZXIYBCABKAlCDbpICnIIEAEY6AeIAQFIAogBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXIixwIKFkdldEdpdExhYlNlbGZIb3N0ZWRJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSQAoDaWRwGAUgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYlNlbGZIb3N0ZWRJRFAihwEKB09JRENJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEkIKBmNvbmZpZxgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PSURDQ29uZmlnQga6SAPIAQEirAEKCk9JRENDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBARIbChNpc19pZF90b2tlbl9tYXBwaW5nGAUgASgIIoYBCgxQYXRjaE9JRENJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEj8KBmNvbmZpZxgCIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9JRENDb25maWciiAIKD1BhdGNoT0lEQ0NvbmZpZxIiCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAFIAIgBARImCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBSAGIAQESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEiIKBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEiAKE2lzX2lkX3Rva2VuX21hcHBpbmcYBSABKAhIA4gBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXJCFgoUX2lzX2lkX3Rva2VuX21hcHBpbmcirwIKCkdldE9JRENJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNAoDaWRwGAUgASgLMicucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLk9JRENJRFAiiQEKCE9BdXRoSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJDCgZjb25maWcYAiABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuT0F1dGhDb25maWdCBrpIA8gBASKPAgoLT0F1dGhDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEi0KFmF1dGhvcml6YXRpb25fZW5kcG9pbnQYBCABKAlCDbpICnIIEAEY6AeIAQESJQoOdG9rZW5fZW5kcG9pbnQYBSABKAlCDbpICnIIEAEY6AeIAQESJAoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBARIgCgxpZF9hdHRyaWJ1dGUYByABKAlCCrpIB3IFEAEYyAEiiAEKDVBhdGNoT0F1dGhJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkAKBmNvbmZpZxgCIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9BdXRoQ29uZmlnIqMDChBQYXRjaE9BdXRoQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQSMgoWYXV0aG9yaXphdGlvbl9lbmRwb2ludBgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEioKDnRva2VuX2VuZHBvaW50GAUgASgJQg26SApyCBABGOgHiAEBSAOIAQESKQoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBAUgEiAEBEiUKDGlkX2F0dHJpYnV0ZRgHIAEoCUIKukgHcgUQARjIAUgFiAEBQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCGQoXX2F1dGhvcml6YXRpb25fZW5kcG9pbnRCEQoPX3Rva2VuX2VuZHBvaW50QhAKDl91c2VyX2VuZHBvaW50Qg8KDV9pZF9hdHRyaWJ1dGUisQIKC0dldE9BdXRoSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjUKA2lkcBgFIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PQXV0aElEUCKLAQoJR2l0SHViSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR2l0SHViQ29uZmlnQga6SAPIAQEicgoMR2l0SHViQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHaXRIdWJJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdpdEh1YkNvbmZpZyKhAQoRUGF0Y2hHaXRIdWJDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHaXRIdWJJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdEh1YklEUCKLAQoJR29vZ2xlSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR29vZ2xlQ29uZmlnQga6SAPIAQEicgoMR29vZ2xlQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHb29nbGVJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdvb2dsZUNvbmZpZyKhAQoRUGF0Y2hHb29nbGVDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHb29nbGVJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdvb2dsZUlEUCKNAQoKQXp1cmVBRElEUBI4CgNpZHAYASABKAsyIy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuSURQQga6SAPIAQESRQoGY29uZmlnGAIgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkF6dXJlQURDb25maWdCBrpIA8gBASLqAwoNQXp1cmVBRFRlbmFudBJUCgt0ZW5hbnRfdHlwZRgBIAEoDjIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5BenVyZUFEVGVuYW50VHlwZUIKukgHggEEEAEgAEgAEvMCCgl0ZW5hbnRfaWQYAiABKAlC3QK6SNkCugHOAgoSYXp1cmVfYWQudGVuYW50X2lkEpMBbXVzdCBiZSBhIHRlbmFudCBJRCAoYSBHVUlEIHN1Y2ggYXMgNzJmOTg4YmYtODZmMS00MWFmLTkxYWItMmQ3Y2QwMTFkYjQ3KSBvciBhIHZlcmlmaWVkIGRvbWFpbiBuYW1lIG9mIHRoZSB0ZW5hbnQgKHN1Y2ggYXMgY29udG9zby5vbm1pY3Jvc29mdC5jb20pGqEBdGhpcy5tYXRjaGVzKCdeWzAtOWEtZkEtRl17OH0tWzAtOWEtZkEtRl17NH0tWzAtOWEtZkEtRl17NH0tWzAtOWEtZkEtRl17NH0tWzAtOWEtZkEtRl17MTJ9JCcpIHx8ICh0aGlzLmlzSG9zdG5hbWUoKSAmJiB0aGlzLmNvbnRhaW5zKCcuJykgJiYgIXRoaXMuZW5kc1dpdGgoJy4nKSlyBRABGP0BSABCDQoEdHlwZRIFukgCCAEi1QEKDUF6dXJlQURDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEkUKBnRlbmFudBgEIAEoCzItLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5BenVyZUFEVGVuYW50Qga6SAPIAQESGQoRaXNfZW1haWxfdmVyaWZpZWQYBSABKAgijAEKD1BhdGNoQXp1cmVBRElEUBI1CgNpZHAYASABKAsyKC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hJRFASQgoGY29uZmlnGAIgASgLMjIucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoQXp1cmVBRENvbmZpZyKXAgoSUGF0Y2hBenVyZUFEQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQSPQoGdGVuYW50GAQgASgLMi0ucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkF6dXJlQURUZW5hbnQSHgoRaXNfZW1haWxfdmVyaWZpZWQYBSABKAhIAogBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QhQKEl9pc19lbWFpbF92ZXJpZmllZCK1AgoNR2V0QXp1cmVBRElEUBI7CgdkZXRhaWxzGAEgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLkRldGFpbHMSOQoGcGFyZW50GAIgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlBhcmVudBI3CgVzdGF0ZRgDIAEoDjIoLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5TdGF0ZRI6CgR0eXBlGAQgASgOMiwucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlByb3ZpZGVyVHlwZRI3CgNpZHAYBSABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuQXp1cmVBRElEUCKJAQoIQXBwbGVJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEkMKBmNvbmZpZxgCIAEoCzIrLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5BcHBsZUNvbmZpZ0IGukgDyAEBIr8DCgtBcHBsZUNvbmZpZxIdCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAESrQEKB3RlYW1faWQYAiABKAlCmwG6SJcBugGNAQoNYXBwbGUudGVhbV9pZBJcbXVzdCBiZSB0aGUgMTAtY2hhcmFjdGVyIFRlYW0gSUQgb2YgdGhlIEFwcGxlIGRldmVsb3BlciBhY2NvdW50IChjYXBpdGFsIGxldHRlcnMgYW5kIGRpZ2l0cykaHnRoaXMubWF0Y2hlcygnXltBLVowLTldezEwfSQnKXIEEAEYChKdAQoGa2V5X2lkGAMgASgJQowBukiIAboBfwoMYXBwbGUua2V5X2lkEk9tdXN0IGJlIHRoZSAxMC1jaGFyYWN0ZXIgS2V5IElEIG9mIHRoZSBwcml2YXRlIGtleSAoY2FwaXRhbCBsZXR0ZXJzIGFuZCBkaWdpdHMpGh50aGlzLm1hdGNoZXMoJ15bQS1aMC05XXsxMH0kJylyBBABGAoSHwoLcHJpdmF0ZV9rZXkYBCABKAlCCrpIB3IFEAEYoB8SIAoGc2NvcGVzGAUgAygJQhC6SA2SAQoQFCIGcgQQARhkIogBCg1QYXRjaEFwcGxlSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJACgZjb25maWcYAiABKAsyMC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hBcHBsZUNvbmZpZyKNBAoQUGF0Y2hBcHBsZUNvbmZpZxIiCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAFIAIgBARKyAQoHdGVhbV9pZBgCIAEoCUKbAbpIlwG6AY0BCg1hcHBsZS50ZWFtX2lkElxtdXN0IGJlIHRoZSAxMC1jaGFyYWN0ZXIgVGVhbSBJRCBvZiB0aGUgQXBwbGUgZGV2ZWxvcGVyIGFjY291bnQgKGNhcGl0YWwgbGV0dGVycyBhbmQgZGlnaXRzKRoedGhpcy5tYXRjaGVzKCdeW0EtWjAtOV17MTB9JCcpcgQQARgKSAGIAQESogEKBmtleV9pZBgDIAEoCUKMAbpIiAG6AX8KDGFwcGxlLmtleV9pZBJPbXVzdCBiZSB0aGUgMTAtY2hhcmFjdGVyIEtleSBJRCBvZiB0aGUgcHJpdmF0ZSBrZXkgKGNhcGl0YWwgbGV0dGVycyBhbmQgZGlnaXRzKRoedGhpcy5tYXRjaGVzKCdeW0EtWjAtOV17MTB9JCcpcgQQARgKSAKIAQESJAoLcHJpdmF0ZV9rZXkYBCABKAlCCrpIB3IFEAEYoB9IA4gBARIgCgZzY29wZXMYBSADKAlCELpIDZIBChAUIgZyBBABGGRCDAoKX2NsaWVudF9pZEIKCghfdGVhbV9pZEIJCgdfa2V5X2lkQg4KDF9wcml2YXRlX2tleSKxAgoLR2V0QXBwbGVJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNQoDaWRwGAUgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkFwcGxlSURQKqYBChFBenVyZUFEVGVuYW50VHlwZRIkCiBBWlVSRV9BRF9URU5BTlRfVFlQRV9VTlNQRUNJRklFRBAAEh8KG0FaVVJFX0FEX1RFTkFOVF9UWVBFX0NPTU1PThABEiYKIkFaVVJFX0FEX1RFTkFOVF9UWVBFX09SR0FOSVpBVElPTlMQAhIiCh5BWlVSRV9BRF9URU5BTlRfVFlQRV9DT05TVU1FUlMQA2IGcHJvdG8z", [file_buf_validate_validate, file_platform_resources_idp_v3alpha_idp, file_platform_resources_object_v3alpha_object]);
 
 /**
  * An identity provider of type GitLab: GitLab.com.
@@ -1182,4 +1182,494 @@ export type GetGoogleIDP = Message<"platform.resources.idp.v3alpha.GetGoogleIDP"
  */
 export const GetGoogleIDPSchema: GenMessage<GetGoogleIDP> = /*@__PURE__*/
   messageDesc(file_platform_resources_idp_v3alpha_idp_types, 29);
+
+/**
+ * An identity provider of type AzureAD: Microsoft Entra ID (Azure AD) and personal Microsoft
+ * accounts.
+ *
+ * @generated from message platform.resources.idp.v3alpha.AzureADIDP
+ */
+export type AzureADIDP = Message<"platform.resources.idp.v3alpha.AzureADIDP"> & {
+  /**
+   * The type-agnostic properties.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.IDP idp = 1;
+   */
+  idp?: IDP | undefined;
+
+  /**
+   * How to reach the provider.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.AzureADConfig config = 2;
+   */
+  config?: AzureADConfig | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.AzureADIDP.
+ * Use `create(AzureADIDPSchema)` to create a new message.
+ */
+export const AzureADIDPSchema: GenMessage<AzureADIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 30);
+
+/**
+ * Which accounts of Microsoft's may sign in: a kind of tenant, or one tenant.
+ *
+ * @generated from message platform.resources.idp.v3alpha.AzureADTenant
+ */
+export type AzureADTenant = Message<"platform.resources.idp.v3alpha.AzureADTenant"> & {
+  /**
+   * @generated from oneof platform.resources.idp.v3alpha.AzureADTenant.type
+   */
+  type: {
+    /**
+     * Accounts of any tenant, or of any organization, or personal accounts only.
+     *
+     * @generated from field: platform.resources.idp.v3alpha.AzureADTenantType tenant_type = 1;
+     */
+    value: AzureADTenantType;
+    case: "tenantType";
+  } | {
+    /**
+     * The accounts of one tenant: its ID (a GUID) or one of its verified domain names, such
+     * as contoso.onmicrosoft.com.
+     *
+     * @generated from field: string tenant_id = 2;
+     */
+    value: string;
+    case: "tenantId";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.AzureADTenant.
+ * Use `create(AzureADTenantSchema)` to create a new message.
+ */
+export const AzureADTenantSchema: GenMessage<AzureADTenant> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 31);
+
+/**
+ * How to reach Microsoft Entra ID.
+ *
+ * @generated from message platform.resources.idp.v3alpha.AzureADConfig
+ */
+export type AzureADConfig = Message<"platform.resources.idp.v3alpha.AzureADConfig"> & {
+  /**
+   * The application (client) ID of the app registration.
+   *
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * A client secret of the app registration. Write-only: stored encrypted and never
+   * returned by any read, search, log or event.
+   *
+   * @generated from field: string client_secret = 2;
+   */
+  clientSecret: string;
+
+  /**
+   * Scopes requested from the provider; absent: its usual ones (openid profile email).
+   *
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+
+  /**
+   * Whose accounts may sign in.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.AzureADTenant tenant = 4;
+   */
+  tenant?: AzureADTenant | undefined;
+
+  /**
+   * Whether the addresses the provider names count as verified: Microsoft's ID tokens do not
+   * say (no email_verified claim).
+   *
+   * @generated from field: bool is_email_verified = 5;
+   */
+  isEmailVerified: boolean;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.AzureADConfig.
+ * Use `create(AzureADConfigSchema)` to create a new message.
+ */
+export const AzureADConfigSchema: GenMessage<AzureADConfig> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 32);
+
+/**
+ * The changes to an AzureAD identity provider: absent fields keep their value.
+ *
+ * @generated from message platform.resources.idp.v3alpha.PatchAzureADIDP
+ */
+export type PatchAzureADIDP = Message<"platform.resources.idp.v3alpha.PatchAzureADIDP"> & {
+  /**
+   * Changes of the type-agnostic properties.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.PatchIDP idp = 1;
+   */
+  idp?: PatchIDP | undefined;
+
+  /**
+   * Changes of the connection; only in the owning context.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.PatchAzureADConfig config = 2;
+   */
+  config?: PatchAzureADConfig | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.PatchAzureADIDP.
+ * Use `create(PatchAzureADIDPSchema)` to create a new message.
+ */
+export const PatchAzureADIDPSchema: GenMessage<PatchAzureADIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 33);
+
+/**
+ * The changes to how Microsoft Entra ID is reached: absent fields keep their value.
+ *
+ * @generated from message platform.resources.idp.v3alpha.PatchAzureADConfig
+ */
+export type PatchAzureADConfig = Message<"platform.resources.idp.v3alpha.PatchAzureADConfig"> & {
+  /**
+   * New client ID.
+   *
+   * @generated from field: optional string client_id = 1;
+   */
+  clientId?: string | undefined;
+
+  /**
+   * New client secret (write-only); required when the patch changes the client ID: the
+   * stored one is kept only for the client it was given for.
+   *
+   * @generated from field: optional string client_secret = 2;
+   */
+  clientSecret?: string | undefined;
+
+  /**
+   * New scopes, replacing the old ones when the list is not empty.
+   *
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+
+  /**
+   * New tenant.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.AzureADTenant tenant = 4;
+   */
+  tenant?: AzureADTenant | undefined;
+
+  /**
+   * New value: whether the addresses the provider names count as verified.
+   *
+   * @generated from field: optional bool is_email_verified = 5;
+   */
+  isEmailVerified?: boolean | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.PatchAzureADConfig.
+ * Use `create(PatchAzureADConfigSchema)` to create a new message.
+ */
+export const PatchAzureADConfigSchema: GenMessage<PatchAzureADConfig> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 34);
+
+/**
+ * An AzureAD identity provider as read in one context, with its full configuration.
+ *
+ * @generated from message platform.resources.idp.v3alpha.GetAzureADIDP
+ */
+export type GetAzureADIDP = Message<"platform.resources.idp.v3alpha.GetAzureADIDP"> & {
+  /**
+   * ID, last change and owning context.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+
+  /**
+   * Set when asked from a context that reuses the provider: that context's immediate
+   * parent and the provider's effective state there.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Parent parent = 2;
+   */
+  parent?: Parent | undefined;
+
+  /**
+   * The effective state in the context asked for.
+   *
+   * @generated from field: platform.resources.object.v3alpha.State state = 3;
+   */
+  state: State;
+
+  /**
+   * The provider's type.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.ProviderType type = 4;
+   */
+  type: ProviderType;
+
+  /**
+   * The provider, with the asked context's own state policy and without the client secret.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.AzureADIDP idp = 5;
+   */
+  idp?: AzureADIDP | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.GetAzureADIDP.
+ * Use `create(GetAzureADIDPSchema)` to create a new message.
+ */
+export const GetAzureADIDPSchema: GenMessage<GetAzureADIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 35);
+
+/**
+ * An identity provider of type Apple: Sign in with Apple.
+ *
+ * @generated from message platform.resources.idp.v3alpha.AppleIDP
+ */
+export type AppleIDP = Message<"platform.resources.idp.v3alpha.AppleIDP"> & {
+  /**
+   * The type-agnostic properties.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.IDP idp = 1;
+   */
+  idp?: IDP | undefined;
+
+  /**
+   * How to reach the provider.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.AppleConfig config = 2;
+   */
+  config?: AppleConfig | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.AppleIDP.
+ * Use `create(AppleIDPSchema)` to create a new message.
+ */
+export const AppleIDPSchema: GenMessage<AppleIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 36);
+
+/**
+ * How to reach Sign in with Apple. Apple has no client secret: a short-lived one is signed
+ * with the private key for each code redeemed.
+ *
+ * @generated from message platform.resources.idp.v3alpha.AppleConfig
+ */
+export type AppleConfig = Message<"platform.resources.idp.v3alpha.AppleConfig"> & {
+  /**
+   * The Services ID registered at Apple (such as com.example.signin).
+   *
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * The Team ID of the Apple developer account.
+   *
+   * @generated from field: string team_id = 2;
+   */
+  teamId: string;
+
+  /**
+   * The Key ID of the private key registered for Sign in with Apple.
+   *
+   * @generated from field: string key_id = 3;
+   */
+  keyId: string;
+
+  /**
+   * The private key as Apple issues it (the .p8 file): a PKCS#8 PEM of an EC P-256 key.
+   * Write-only: stored encrypted and never returned by any read, search, log or event.
+   *
+   * @generated from field: string private_key = 4;
+   */
+  privateKey: string;
+
+  /**
+   * Scopes requested from the provider; absent: name and email (with openid, always asked for).
+   *
+   * @generated from field: repeated string scopes = 5;
+   */
+  scopes: string[];
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.AppleConfig.
+ * Use `create(AppleConfigSchema)` to create a new message.
+ */
+export const AppleConfigSchema: GenMessage<AppleConfig> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 37);
+
+/**
+ * The changes to an Apple identity provider: absent fields keep their value.
+ *
+ * @generated from message platform.resources.idp.v3alpha.PatchAppleIDP
+ */
+export type PatchAppleIDP = Message<"platform.resources.idp.v3alpha.PatchAppleIDP"> & {
+  /**
+   * Changes of the type-agnostic properties.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.PatchIDP idp = 1;
+   */
+  idp?: PatchIDP | undefined;
+
+  /**
+   * Changes of the connection; only in the owning context.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.PatchAppleConfig config = 2;
+   */
+  config?: PatchAppleConfig | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.PatchAppleIDP.
+ * Use `create(PatchAppleIDPSchema)` to create a new message.
+ */
+export const PatchAppleIDPSchema: GenMessage<PatchAppleIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 38);
+
+/**
+ * The changes to how Sign in with Apple is reached: absent fields keep their value.
+ *
+ * @generated from message platform.resources.idp.v3alpha.PatchAppleConfig
+ */
+export type PatchAppleConfig = Message<"platform.resources.idp.v3alpha.PatchAppleConfig"> & {
+  /**
+   * New Services ID.
+   *
+   * @generated from field: optional string client_id = 1;
+   */
+  clientId?: string | undefined;
+
+  /**
+   * New Team ID.
+   *
+   * @generated from field: optional string team_id = 2;
+   */
+  teamId?: string | undefined;
+
+  /**
+   * New Key ID.
+   *
+   * @generated from field: optional string key_id = 3;
+   */
+  keyId?: string | undefined;
+
+  /**
+   * New private key (write-only); required when the patch changes the Services ID, the Team
+   * ID or the Key ID: the stored one is kept only for what it was given for.
+   *
+   * @generated from field: optional string private_key = 4;
+   */
+  privateKey?: string | undefined;
+
+  /**
+   * New scopes, replacing the old ones when the list is not empty.
+   *
+   * @generated from field: repeated string scopes = 5;
+   */
+  scopes: string[];
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.PatchAppleConfig.
+ * Use `create(PatchAppleConfigSchema)` to create a new message.
+ */
+export const PatchAppleConfigSchema: GenMessage<PatchAppleConfig> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 39);
+
+/**
+ * An Apple identity provider as read in one context, with its full configuration.
+ *
+ * @generated from message platform.resources.idp.v3alpha.GetAppleIDP
+ */
+export type GetAppleIDP = Message<"platform.resources.idp.v3alpha.GetAppleIDP"> & {
+  /**
+   * ID, last change and owning context.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+
+  /**
+   * Set when asked from a context that reuses the provider: that context's immediate
+   * parent and the provider's effective state there.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Parent parent = 2;
+   */
+  parent?: Parent | undefined;
+
+  /**
+   * The effective state in the context asked for.
+   *
+   * @generated from field: platform.resources.object.v3alpha.State state = 3;
+   */
+  state: State;
+
+  /**
+   * The provider's type.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.ProviderType type = 4;
+   */
+  type: ProviderType;
+
+  /**
+   * The provider, with the asked context's own state policy and without the private key.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.AppleIDP idp = 5;
+   */
+  idp?: AppleIDP | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.GetAppleIDP.
+ * Use `create(GetAppleIDPSchema)` to create a new message.
+ */
+export const GetAppleIDPSchema: GenMessage<GetAppleIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 40);
+
+/**
+ * The multi-tenant endpoints of Microsoft's identity platform.
+ *
+ * @generated from enum platform.resources.idp.v3alpha.AzureADTenantType
+ */
+export enum AzureADTenantType {
+  /**
+   * @generated from enum value: AZURE_AD_TENANT_TYPE_UNSPECIFIED = 0;
+   */
+  AZURE_AD_TENANT_TYPE_UNSPECIFIED = 0,
+
+  /**
+   * Work, school and personal accounts ("common").
+   *
+   * @generated from enum value: AZURE_AD_TENANT_TYPE_COMMON = 1;
+   */
+  AZURE_AD_TENANT_TYPE_COMMON = 1,
+
+  /**
+   * Work and school accounts of any tenant ("organizations").
+   *
+   * @generated from enum value: AZURE_AD_TENANT_TYPE_ORGANIZATIONS = 2;
+   */
+  AZURE_AD_TENANT_TYPE_ORGANIZATIONS = 2,
+
+  /**
+   * Personal Microsoft accounts only ("consumers").
+   *
+   * @generated from enum value: AZURE_AD_TENANT_TYPE_CONSUMERS = 3;
+   */
+  AZURE_AD_TENANT_TYPE_CONSUMERS = 3,
+}
+
+/**
+ * Describes the enum platform.resources.idp.v3alpha.AzureADTenantType.
+ */
+export const AzureADTenantTypeSchema: GenEnum<AzureADTenantType> = /*@__PURE__*/
+  enumDesc(file_platform_resources_idp_v3alpha_idp_types, 0);
 
