@@ -1,3 +1,4 @@
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlatformSessions } from "../../gen/platform/resources/session/v3alpha/session_service_pb.js";
@@ -45,7 +46,8 @@ describe.each(DATABASE_KINDS)("users of a user schema (%s)", (kind) => {
   const schemas = () => schemaClient(server.baseUrl, server.adminToken);
   const users = (protocol: (typeof PROTOCOLS)[number] = "grpc") => new Users(server, protocol);
   const newSchema = async (schema: object, authenticators: string[] = ALL, type = uniqueName("kind")) =>
-    (await schemas().ok("CreateUserSchema", { userSchema: { type, schema, possibleAuthenticators: authenticators } })).details.id as string;
+    (await schemas().ok("CreateUserSchema", { userSchema: { type, schema: schema as JsonObject, possibleAuthenticators: authenticators } })).details
+      .id as string;
   const schemaUser = (schemaId: string, data: object, username = uniqueName("su")) => ({ username, schema: { schemaId, data } });
 
   beforeAll(async () => {
