@@ -17,8 +17,8 @@ import { CONSOLE_PASSWORD, consoleInspector, instanceOwner, signInToConsole } fr
  * pages/user-schema/), in headless Chromium as an instance administrator uses them: a schema
  * created (text that is no JSON object refused before anything is sent), listed and found by
  * type, its type and JSON Schema changed (revision 2), a schema the server refuses shown in its
- * words under the form, deactivated and activated, its deletion refused while a user uses it,
- * then deleted; each step read back through the API. An organization's owner is not shown it.
+ * words under the form, deactivated and activated, its users listed on its page, its deletion
+ * refused while a user uses it, then deleted; each step read back through the API. An organization's owner is not shown it.
  */
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`user schemas in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
@@ -125,10 +125,14 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`user schemas in the
       await page.getByRole("button", { name: "Deactivate" }).waitFor();
       expect((await schemas.ok("GetUserSchema", { id })).userSchema.state).toBe("USER_SCHEMA_STATE_ACTIVE");
 
-      // A user of the schema (no API makes one yet: its row says so): the refusal in the server's words, in the dialog.
-      const userId = await new Users(server).create(humanUser(uniqueName("schema-user")));
-      const users = server.service.store.db.updateTable("users").where("instance_id", "=", server.instanceId).where("id", "=", userId);
-      await users.set({ schema_id: id }).execute();
+      // A user of the schema: listed on its page, and the deletion refused in the server's words, in the dialog.
+      const users = new Users(server);
+      const username = uniqueName("schema-user");
+      const userId = await users.create({ username, schema: { schemaId: id, data: { name: "Ada", team: "core" } } });
+      await page.reload();
+      const ofSchema = page.getByRole("region", { name: "Users of this schema" });
+      await ofSchema.getByRole("status").filter({ hasText: "1 user" }).waitFor();
+      await expect(ofSchema.getByRole("row").filter({ hasText: username }).innerText()).resolves.toMatch(/\b2\s+Active/);
       await page.getByRole("button", { name: "Delete…" }).click();
       const confirm = page.getByRole("alertdialog");
       await confirm.getByRole("button", { name: "Delete the schema" }).click();
@@ -137,7 +141,9 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`user schemas in the
       await confirm.getByRole("button", { name: "Cancel" }).click();
       expect((await schemas.ok("GetUserSchema", { id })).userSchema.type).toBe(changed);
 
-      await users.set({ schema_id: null }).execute();
+      ok(await users.call("DeleteUser", { id: userId }));
+      await page.reload();
+      await ofSchema.getByRole("status").filter({ hasText: "0 users" }).waitFor();
       await page.getByRole("button", { name: "Delete…" }).click();
       await page.getByRole("alertdialog").getByRole("button", { name: "Delete the schema" }).click();
       await page.getByRole("heading", { name: "User schemas" }).waitFor();

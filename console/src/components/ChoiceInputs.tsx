@@ -18,7 +18,7 @@ interface ChoiceProps<T extends FieldValues> {
   description?: string;
 }
 
-/** One of a few options; `onChoose` lets a form fill in what depends on the choice. */
+/** One of a few options; `onChoose` lets a form fill in what depends on the choice; `rules`' refusal shows under them. */
 export function RadioInput<T extends FieldValues>({
   control,
   name,
@@ -26,8 +26,9 @@ export function RadioInput<T extends FieldValues>({
   description,
   options,
   onChoose,
-}: ChoiceProps<T> & { options: Option[]; onChoose?(value: string): void }) {
-  const { field } = useController({ control, name });
+  rules,
+}: ChoiceProps<T> & { options: Option[]; onChoose?(value: string): void; rules?: RegisterOptions<T, Path<T>> }) {
+  const { field, fieldState } = useController({ control, name, rules });
   return (
     <RadioGroup
       className="choices"
@@ -37,6 +38,8 @@ export function RadioInput<T extends FieldValues>({
         field.onChange(value);
         onChoose?.(value);
       }}
+      isInvalid={fieldState.invalid}
+      validationBehavior="aria"
     >
       <Label>{label}</Label>
       {options.map((o) => (
@@ -45,6 +48,7 @@ export function RadioInput<T extends FieldValues>({
         </Radio>
       ))}
       {description && <Text slot="description">{description}</Text>}
+      <FieldError>{fieldState.error?.message}</FieldError>
     </RadioGroup>
   );
 }

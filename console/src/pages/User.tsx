@@ -1,7 +1,8 @@
 import { useMutation, useQuery } from "@connectrpc/connect-query";
-import { useNavigate, useParams } from "@tanstack/react-router";
+import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { Button } from "react-aria-components";
 import { UserState } from "../../../gen/platform/resources/user/v3alpha/user_pb";
+import { AuthenticatorType } from "../../../gen/platform/resources/user_schema/v3alpha/user_schema_pb";
 import { PlatformUsers } from "../../../gen/platform/resources/user/v3alpha/user_service_pb";
 import { usePermissions } from "../api/permissions";
 import { ApiError } from "../components/ApiError";
@@ -17,17 +18,22 @@ import { Metadata } from "./user/Metadata";
 import { PasswordHelp } from "./user/PasswordHelp";
 import { Profile } from "./user/Profile";
 import { useRefreshUsers } from "./user/refresh";
+import { SchemaData } from "./user/SchemaData";
 import { Sessions } from "./user/Sessions";
 import { SignInMethods } from "./user/SignInMethods";
 import { Tokens } from "./user/Tokens";
-import { displayName, stateLabel } from "./Users";
+import { useUserSchemas } from "./user-schema/schemas";
+import { displayName, kindLabel, stateLabel } from "./Users";
 
 /**
- * One person or service account: who it is, its state (lock, deactivate, delete), and what it
- * signs in with: a person's profile, password reset or invitation, second factors and linked
- * accounts; a service account's tokens, keys and client secret (each secret shown once).
- * Then, for both: sessions, metadata, grants of project roles and administrator memberships,
- * each section where the person may read it (one module each, in ./user/).
+ * One person, service account or user of a user schema: who it is, its state (lock,
+ * deactivate, delete), and what it signs in with: a person's profile, password reset or
+ * invitation, second factors and linked accounts; a service account's tokens, keys and client
+ * secret (each secret shown once); a schema user's schema, revision and data, with the sign-in
+ * methods, tokens and keys its schema allows (all of them where the schema cannot be read: the
+ * API then refuses what it does not allow, in its words). Then, for all: sessions, metadata,
+ * grants of project roles and administrator memberships, each section where the person may
+ * read it (one module each, in ./user/).
  */
 export function User() {
   const { userId } = useParams({ from: "/users/$userId" });
@@ -36,6 +42,7 @@ export function User() {
   const { ctx } = useScope();
   const refresh = useRefreshUsers();
   const user = useQuery(PlatformUsers.method.getUser, { id: userId, ctx });
+  const schemas = useUserSchemas();
   const opts = { onSuccess: refresh };
   const lock = useMutation(PlatformUsers.method.lockUser, opts);
   const unlock = useMutation(PlatformUsers.method.unlockUser, opts);
@@ -52,6 +59,10 @@ export function User() {
   if (!u) return <p role="status">Loading…</p>;
   const human = u.type.case === "human" ? u.type.value : undefined;
   const machine = u.type.case === "machine" ? u.type.value : undefined;
+  const schemaUser = u.type.case === "schema" ? u.type.value : undefined;
+  const schema = schemaUser && schemas.byId.get(schemaUser.schemaId);
+  // Where the schema cannot be read, every section shows and the API refuses what the schema does not allow.
+  const allows = (a: AuthenticatorType) => Boolean(machine) || (Boolean(schemaUser) && (!schema || schema.possibleAuthenticators.includes(a)));
   const name = displayName(u);
   const write = may("user.write");
   return (
@@ -63,7 +74,7 @@ export function User() {
       <ResourceTabs label="User" tabs={TABS.user(userId)} />
       <dl className="facts">
         <dt>Kind</dt>
-        <dd>{human ? "Person" : "Service account"}</dd>
+        <dd>{kindLabel(u, schemas.byId)}</dd>
         <dt>Login name</dt>
         <dd>{u.loginName}</dd>
         <dt>ID</dt>
@@ -86,6 +97,22 @@ export function User() {
             )}
             <dt>Password</dt>
             <dd>{human.hasPassword ? (human.passwordChangeRequired ? "Set; a new one is required at the next sign-in" : "Set") : "None yet: invited"}</dd>
+          </>
+        )}
+        {schemaUser && (
+          <>
+            <dt>Schema</dt>
+            <dd>
+              {schema ? (
+                <Link to="/user-schemas/$schemaId" params={{ schemaId: schemaUser.schemaId }} search={(prev) => prev}>
+                  {schema.type}
+                </Link>
+              ) : (
+                <code>{schemaUser.schemaId}</code>
+              )}
+            </dd>
+            <dt>Revision</dt>
+            <dd>{schemaUser.revision}</dd>
           </>
         )}
       </dl>
@@ -119,10 +146,11 @@ export function User() {
       <ApiError error={lock.error ?? unlock.error ?? deactivate.error ?? reactivate.error} />
       {human && <PasswordHelp userId={userId} human={human} mayWrite={write} mayCredential={may("user.credential.write")} />}
       {human && write && <Profile userId={userId} human={human} />}
-      {human && <SignInMethods userId={userId} mayRemove={may("user.credential.write")} />}
+      {schemaUser && <SchemaData userId={userId} schema={schemaUser} mayWrite={write} />}
+      {!machine && <SignInMethods userId={userId} mayRemove={may("user.credential.write")} />}
       {human && <ExternalLinks userId={userId} mayWrite={write} />}
-      {machine && <Tokens userId={userId} mayWrite={may("user.credential.write")} />}
-      {machine && <Keys userId={userId} mayWrite={may("user.credential.write")} />}
+      {allows(AuthenticatorType.PAT) && <Tokens userId={userId} mayWrite={may("user.credential.write")} />}
+      {allows(AuthenticatorType.KEY) && <Keys userId={userId} mayWrite={may("user.credential.write")} />}
       {machine && may("user.credential.write") && <ClientSecret userId={userId} hasSecret={machine.hasSecret} />}
       {may("session.read") && <Sessions userId={userId} mayDelete={may("session.delete")} />}
       <Metadata userId={userId} mayWrite={write} />

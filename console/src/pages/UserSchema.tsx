@@ -11,8 +11,12 @@ import { SettingsForm } from "../components/SettingsForm";
 import { StateToggle } from "../components/StateToggle";
 import { SchemaFields } from "./user-schema/SchemaFields";
 import { schemaFields, schemaValues, type SchemaValues } from "./user-schema/form";
+import { SchemaUsers } from "./user-schema/SchemaUsers";
 
-/** One user schema: its type, authenticators and JSON Schema (a changed one raises the revision), its state, deleting it. */
+/**
+ * One user schema: its type, authenticators and JSON Schema (a changed one raises the
+ * revision), its state, deleting it, and its users where the person may read users.
+ */
 export function UserSchema() {
   const { schemaId } = useParams({ from: "/user-schemas/$schemaId" });
   const { may } = usePermissions();
@@ -78,6 +82,7 @@ export function UserSchema() {
       >
         <SchemaFields control={form.control} />
       </SettingsForm>
+      {may("user.read") && <SchemaUsers schemaId={schemaId} />}
     </>
   );
 }

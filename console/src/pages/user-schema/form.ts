@@ -42,11 +42,11 @@ export function schemaFields(v: SchemaValues) {
   return { type: v.type.trim(), schema: JSON.parse(v.schema) as JsonObject, possibleAuthenticators: v.authenticators.map(Number) };
 }
 
-/** The text is a JSON object, or what is wrong with it. */
-export function jsonObject(text: string): true | string {
+/** The text is a JSON object, or what is wrong with it; `what` names it in the refusal. */
+export function jsonObject(text: string, what = "The schema"): true | string {
   try {
     const value: unknown = JSON.parse(text);
-    return (value !== null && typeof value === "object" && !Array.isArray(value)) || "The schema must be a JSON object ({ … }).";
+    return (value !== null && typeof value === "object" && !Array.isArray(value)) || `${what} must be a JSON object ({ … }).`;
   } catch (error) {
     return `Not JSON: ${(error as Error).message}`;
   }

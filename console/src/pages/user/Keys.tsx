@@ -4,7 +4,7 @@ import { KeysSection } from "../../components/KeysSection";
 import { useScope } from "../../scope";
 import { useRefreshUsers } from "./refresh";
 
-/** The keys a service account signs its JWT assertions with (the jwt-bearer grant). */
+/** The keys a service account, or a schema user whose schema allows them, signs its JWT assertions with (the jwt-bearer grant). */
 export function Keys({ userId, mayWrite }: { userId: string; mayWrite: boolean }) {
   const { ctx } = useScope();
   const refresh = useRefreshUsers();

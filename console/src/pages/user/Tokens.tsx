@@ -12,7 +12,7 @@ import { useRefreshUsers } from "./refresh";
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** A service account's personal access tokens: the new one shown once. */
+/** The personal access tokens of a service account or of a schema user whose schema allows them: the new one shown once. */
 export function Tokens({ userId, mayWrite }: { userId: string; mayWrite: boolean }) {
   const { ctx } = useScope();
   const refresh = useRefreshUsers();
