@@ -17,6 +17,8 @@ export interface ExternalLoginSettings {
   githubApiUrl: string;
   /** An API intent must come back from the provider this long after its start, and its token is usable this long after that. */
   intentTtlMs: number;
+  /** An LDAP provider's timeout per server (connecting, each operation) at most, and the one of a provider without. */
+  ldapMaxTimeoutMs: number;
 }
 
 export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: ExternalLoginSettings } {
@@ -30,6 +32,7 @@ export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: 
       githubUrl: baseUrl(env, "PLATFORM_GITHUB_URL", "https://github.com"),
       githubApiUrl: baseUrl(env, "PLATFORM_GITHUB_API_URL", "https://api.github.com"),
       intentTtlMs: duration(env, "PLATFORM_IDP_INTENT_TTL", "10m", 24 * HOUR_MS),
+      ldapMaxTimeoutMs: duration(env, "PLATFORM_LDAP_MAX_TIMEOUT", "10s", 5 * 60_000, 100),
     },
   };
 }

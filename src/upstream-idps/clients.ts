@@ -6,6 +6,7 @@ import type { OutboundClient } from "../http/outbound.js";
 import type { ExternalProfileJson } from "../domain/idp-intent/model.js";
 import { UpstreamDocuments, type DocumentCheck } from "./documents.js";
 import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fetch.js";
+import type { LdapSettings } from "./ldap.js";
 
 /**
  * The upstream side of external login: where a provider type's endpoints are, the
@@ -14,7 +15,10 @@ import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fe
  */
 
 /** The provider types a login button is offered for. */
-export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google"]);
+export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google", "ldap"]);
+
+/** The types whose button leads to a form of the login pages instead of the provider's own pages. */
+export const FORM_TYPES = new Set(["ldap"]);
 
 export interface StoredIdp {
   id: string;
@@ -55,6 +59,8 @@ export interface Calls extends Fetching {
   documents: UpstreamDocuments;
   /** GitHub's endpoints: under its web address (authorization, token) and its API's (user, emails). */
   github: { url: string; apiUrl: string };
+  /** LDAP's bounds and address rule (ldap.ts). */
+  ldap: LdapSettings;
 }
 
 export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, settings: ExternalLoginSettings): Calls {
@@ -66,7 +72,12 @@ export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, setti
     maxDocumentBytes: settings.cacheMaxDocumentBytes,
     refetchIntervalMs: settings.jwksRefetchIntervalMs,
   });
-  return { ...fetching, documents, github: { url: settings.githubUrl, apiUrl: settings.githubApiUrl } };
+  return {
+    ...fetching,
+    documents,
+    github: { url: settings.githubUrl, apiUrl: settings.githubApiUrl },
+    ldap: { maxTimeoutMs: settings.ldapMaxTimeoutMs, allowPrivate: outbound.allowPrivate },
+  };
 }
 
 /** Fixed issuers of the providers that are one well-known service. */
@@ -87,6 +98,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filt
 
 /** A provider's endpoints and credentials; OpenID Connect types are discovered at their issuer. */
 export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): Promise<Upstream> {
+  if (FORM_TYPES.has(idp.type))
+    throw new UpstreamError("invalid", `a ${idp.type} provider has no authorization endpoint: its sign-in is a form of the login pages`);
   const config = idp.config;
   const clientId = String(config.clientId ?? "");
   const clientSecret = box.decrypt(idp.client_secret);

@@ -89,6 +89,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       githubUrl: "https://github.com",
       githubApiUrl: "https://api.github.com",
       intentTtlMs: 600_000,
+      ldapMaxTimeoutMs: 10_000,
     });
     const env = {
       PLATFORM_IDP_CACHE_MAX_AGE: "0s",
@@ -99,6 +100,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       PLATFORM_GITHUB_URL: "http://127.0.0.1:9999/",
       PLATFORM_GITHUB_API_URL: "http://127.0.0.1:9999/api/",
       PLATFORM_IDP_INTENT_TTL: "90s",
+      PLATFORM_LDAP_MAX_TIMEOUT: "2500ms",
     };
     expect(loadConfig(env).externalLogin).toEqual({
       cacheMaxAgeMs: 0,
@@ -109,6 +111,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       githubUrl: "http://127.0.0.1:9999",
       githubApiUrl: "http://127.0.0.1:9999/api",
       intentTtlMs: 90_000,
+      ldapMaxTimeoutMs: 2_500,
     });
   });
 });
@@ -135,6 +138,7 @@ describe("loadConfig errors", () => {
     ["PLATFORM_IDP_CACHE_SIZE=0", { PLATFORM_IDP_CACHE_SIZE: "0" }, /PLATFORM_IDP_CACHE_SIZE/],
     ["PLATFORM_IDP_CACHE_MAX_AGE=48h", { PLATFORM_IDP_CACHE_MAX_AGE: "48h" }, /PLATFORM_IDP_CACHE_MAX_AGE/],
     ["PLATFORM_IDP_JWKS_REFETCH_INTERVAL=0s", { PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "0s" }, /PLATFORM_IDP_JWKS_REFETCH_INTERVAL/],
+    ["PLATFORM_LDAP_MAX_TIMEOUT=6m", { PLATFORM_LDAP_MAX_TIMEOUT: "6m" }, /PLATFORM_LDAP_MAX_TIMEOUT/],
   ])("rejects %s with a ConfigError naming the variable", (_, env, message) => {
     expect(configError(env).message).toMatch(message);
   });
