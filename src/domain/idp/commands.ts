@@ -4,7 +4,7 @@ import type { Tx } from "../../store/db.js";
 import type { Editor } from "../../store/editor.js";
 import { lastEvent } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
-import { AGGREGATE, CLIENT_SECRET_AIM, type IdpRow, ownerOfIdp, POLICY_AGGREGATE, type StatePolicyName } from "./model.js";
+import { AGGREGATE, type IdpRow, secretAimOf, ownerOfIdp, POLICY_AGGREGATE, type StatePolicyName } from "./model.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import { requireExisting } from "../existence.js";
@@ -119,7 +119,7 @@ async function patchOwned(tx: Tx, creator: Editor, row: IdpRow, patch: IdpPatch,
   if (patch.statePolicy !== undefined && patch.statePolicy !== row.state_policy) changed.statePolicy = patch.statePolicy;
   if (patch.options && !sameJson(patch.options, row.options)) changed.options = patch.options;
   const config = patch.config && { ...row.config, ...patch.config };
-  if (config && patch.clientSecret === undefined) requireSecretForNewAim(CLIENT_SECRET_AIM, row.config, config);
+  if (config && patch.clientSecret === undefined) requireSecretForNewAim(secretAimOf(row.type), row.config, config);
   if (config && !sameJson(config, row.config)) changed.config = config;
   // Whether a secret is the same cannot be told without opening the old one; a given secret is a change.
   if (patch.clientSecret !== undefined) changed.clientSecretChanged = true;

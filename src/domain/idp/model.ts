@@ -19,11 +19,25 @@ export type IdpRow = Selectable<IdpTable>;
  * endpoints count too: an OAuth provider pointed at another server is another provider, and
  * its secret was given for the first. Settings a type lacks never change.
  */
-export const CLIENT_SECRET_AIM: SecretAim = {
+const CLIENT_SECRET_AIM: SecretAim = {
   settings: ["issuer", "authorizationEndpoint", "tokenEndpoint", "userEndpoint", "clientId"],
   secret: "client secret",
   renewedBy: "clientSecret",
 };
+
+/**
+ * Where an LDAP provider's bind password goes: the servers, whether ldap:// is upgraded
+ * (without, the password would travel in the clear), the CA that vouches for the servers,
+ * and the account it opens.
+ */
+const BIND_PASSWORD_AIM: SecretAim = {
+  settings: ["servers", "startTls", "rootCa", "bindDn"],
+  secret: "bind password",
+  renewedBy: "bindPassword",
+};
+
+/** The aim of a provider type's stored secret. */
+export const secretAimOf = (type: string): SecretAim => (type === "ldap" ? BIND_PASSWORD_AIM : CLIENT_SECRET_AIM);
 
 export type EffectiveState = "active" | "inactive";
 

@@ -32,12 +32,13 @@ export function optionsToJson(options: Options | undefined): Record<string, unkn
 }
 
 /**
- * A configuration message as stored: proto3 JSON without the client secret, and the
- * secret apart (sealed by the command, never stored or logged in the clear).
+ * A configuration message as stored: proto3 JSON without its secret (an OAuth type's client
+ * secret, LDAP's bind password), and the secret apart (sealed by the command, never stored
+ * or logged in the clear).
  */
-export function configToJson(desc: DescMessage, config: Message): { config: Record<string, unknown>; clientSecret: string | undefined } {
-  const { clientSecret, ...rest } = toJson(desc, config) as JsonObject;
-  return { config: rest, clientSecret: clientSecret as string | undefined };
+export function configToJson(desc: DescMessage, config: Message): { config: Record<string, unknown>; secret: string | undefined } {
+  const { clientSecret, bindPassword, ...rest } = toJson(desc, config) as JsonObject;
+  return { config: rest, secret: (clientSecret ?? bindPassword) as string | undefined };
 }
 
 /** A stored configuration for reading: everything but the secret, which has no field to go to. */

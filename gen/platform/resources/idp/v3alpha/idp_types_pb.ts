@@ -5,6 +5,8 @@
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { IDP, PatchIDP, ProviderType } from "./idp_pb.js";
 import { file_platform_resources_idp_v3alpha_idp } from "./idp_pb.js";
 import type { Details, Parent, State } from "../../object/v3alpha/object_pb.js";
@@ -15,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/resources/idp/v3alpha/idp_types.proto.
  */
 export const file_platform_resources_idp_v3alpha_idp_types: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvaWRwL3YzYWxwaGEvaWRwX3R5cGVzLnByb3RvEh5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEiiwEKCUdpdExhYklEUBI4CgNpZHAYASABKAsyIy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuSURQQga6SAPIAQESRAoGY29uZmlnGAIgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYkNvbmZpZ0IGukgDyAEBInIKDEdpdExhYkNvbmZpZxIdCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAESIQoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQiigEKDlBhdGNoR2l0TGFiSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJBCgZjb25maWcYAiABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJDb25maWcioQEKEVBhdGNoR2l0TGFiQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGRCDAoKX2NsaWVudF9pZEIQCg5fY2xpZW50X3NlY3JldCKzAgoMR2V0R2l0TGFiSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjYKA2lkcBgFIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJJRFAinwEKE0dpdExhYlNlbGZIb3N0ZWRJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEk4KBmNvbmZpZxgCIAEoCzI2LnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJTZWxmSG9zdGVkQ29uZmlnQga6SAPIAQEimwEKFkdpdExhYlNlbGZIb3N0ZWRDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBASKeAQoYUGF0Y2hHaXRMYWJTZWxmSG9zdGVkSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJLCgZjb25maWcYAiABKAsyOy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJTZWxmSG9zdGVkQ29uZmlnItoBChtQYXRjaEdpdExhYlNlbGZIb3N0ZWRDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZBIiCgZpc3N1ZXIYBCABKAlCDbpICnIIEAEY6AeIAQFIAogBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXIixwIKFkdldEdpdExhYlNlbGZIb3N0ZWRJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSQAoDaWRwGAUgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYlNlbGZIb3N0ZWRJRFAihwEKB09JRENJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEkIKBmNvbmZpZxgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PSURDQ29uZmlnQga6SAPIAQEirAEKCk9JRENDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBARIbChNpc19pZF90b2tlbl9tYXBwaW5nGAUgASgIIoYBCgxQYXRjaE9JRENJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEj8KBmNvbmZpZxgCIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9JRENDb25maWciiAIKD1BhdGNoT0lEQ0NvbmZpZxIiCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAFIAIgBARImCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBSAGIAQESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEiIKBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEiAKE2lzX2lkX3Rva2VuX21hcHBpbmcYBSABKAhIA4gBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXJCFgoUX2lzX2lkX3Rva2VuX21hcHBpbmcirwIKCkdldE9JRENJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNAoDaWRwGAUgASgLMicucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLk9JRENJRFAiiQEKCE9BdXRoSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJDCgZjb25maWcYAiABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuT0F1dGhDb25maWdCBrpIA8gBASKPAgoLT0F1dGhDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEi0KFmF1dGhvcml6YXRpb25fZW5kcG9pbnQYBCABKAlCDbpICnIIEAEY6AeIAQESJQoOdG9rZW5fZW5kcG9pbnQYBSABKAlCDbpICnIIEAEY6AeIAQESJAoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBARIgCgxpZF9hdHRyaWJ1dGUYByABKAlCCrpIB3IFEAEYyAEiiAEKDVBhdGNoT0F1dGhJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkAKBmNvbmZpZxgCIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9BdXRoQ29uZmlnIqMDChBQYXRjaE9BdXRoQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQSMgoWYXV0aG9yaXphdGlvbl9lbmRwb2ludBgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEioKDnRva2VuX2VuZHBvaW50GAUgASgJQg26SApyCBABGOgHiAEBSAOIAQESKQoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBAUgEiAEBEiUKDGlkX2F0dHJpYnV0ZRgHIAEoCUIKukgHcgUQARjIAUgFiAEBQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCGQoXX2F1dGhvcml6YXRpb25fZW5kcG9pbnRCEQoPX3Rva2VuX2VuZHBvaW50QhAKDl91c2VyX2VuZHBvaW50Qg8KDV9pZF9hdHRyaWJ1dGUisQIKC0dldE9BdXRoSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjUKA2lkcBgFIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PQXV0aElEUCKLAQoJR2l0SHViSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR2l0SHViQ29uZmlnQga6SAPIAQEicgoMR2l0SHViQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHaXRIdWJJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdpdEh1YkNvbmZpZyKhAQoRUGF0Y2hHaXRIdWJDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHaXRIdWJJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdEh1YklEUCKLAQoJR29vZ2xlSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR29vZ2xlQ29uZmlnQga6SAPIAQEicgoMR29vZ2xlQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHb29nbGVJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdvb2dsZUNvbmZpZyKhAQoRUGF0Y2hHb29nbGVDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHb29nbGVJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdvb2dsZUlEUGIGcHJvdG8z", [file_buf_validate_validate, file_platform_resources_idp_v3alpha_idp, file_platform_resources_object_v3alpha_object]);
+  fileDesc("Ci5wbGF0Zm9ybS9yZXNvdXJjZXMvaWRwL3YzYWxwaGEvaWRwX3R5cGVzLnByb3RvEh5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEiiwEKCUdpdExhYklEUBI4CgNpZHAYASABKAsyIy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuSURQQga6SAPIAQESRAoGY29uZmlnGAIgASgLMiwucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYkNvbmZpZ0IGukgDyAEBInIKDEdpdExhYkNvbmZpZxIdCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAESIQoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQiigEKDlBhdGNoR2l0TGFiSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJBCgZjb25maWcYAiABKAsyMS5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJDb25maWcioQEKEVBhdGNoR2l0TGFiQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGRCDAoKX2NsaWVudF9pZEIQCg5fY2xpZW50X3NlY3JldCKzAgoMR2V0R2l0TGFiSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjYKA2lkcBgFIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJJRFAinwEKE0dpdExhYlNlbGZIb3N0ZWRJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEk4KBmNvbmZpZxgCIAEoCzI2LnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5HaXRMYWJTZWxmSG9zdGVkQ29uZmlnQga6SAPIAQEimwEKFkdpdExhYlNlbGZIb3N0ZWRDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBASKeAQoYUGF0Y2hHaXRMYWJTZWxmSG9zdGVkSURQEjUKA2lkcBgBIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaElEUBJLCgZjb25maWcYAiABKAsyOy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hHaXRMYWJTZWxmSG9zdGVkQ29uZmlnItoBChtQYXRjaEdpdExhYlNlbGZIb3N0ZWRDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZBIiCgZpc3N1ZXIYBCABKAlCDbpICnIIEAEY6AeIAQFIAogBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXIixwIKFkdldEdpdExhYlNlbGZIb3N0ZWRJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSQAoDaWRwGAUgASgLMjMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdExhYlNlbGZIb3N0ZWRJRFAihwEKB09JRENJRFASOAoDaWRwGAEgASgLMiMucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLklEUEIGukgDyAEBEkIKBmNvbmZpZxgCIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PSURDQ29uZmlnQga6SAPIAQEirAEKCk9JRENDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEh0KBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBARIbChNpc19pZF90b2tlbl9tYXBwaW5nGAUgASgIIoYBCgxQYXRjaE9JRENJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEj8KBmNvbmZpZxgCIAEoCzIvLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9JRENDb25maWciiAIKD1BhdGNoT0lEQ0NvbmZpZxIiCgljbGllbnRfaWQYASABKAlCCrpIB3IFEAEYyAFIAIgBARImCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBSAGIAQESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEiIKBmlzc3VlchgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEiAKE2lzX2lkX3Rva2VuX21hcHBpbmcYBSABKAhIA4gBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0QgkKB19pc3N1ZXJCFgoUX2lzX2lkX3Rva2VuX21hcHBpbmcirwIKCkdldE9JRENJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNAoDaWRwGAUgASgLMicucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLk9JRENJRFAiiQEKCE9BdXRoSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJDCgZjb25maWcYAiABKAsyKy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuT0F1dGhDb25maWdCBrpIA8gBASKPAgoLT0F1dGhDb25maWcSHQoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBEiEKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAESIAoGc2NvcGVzGAMgAygJQhC6SA2SAQoQFCIGcgQQARhkEi0KFmF1dGhvcml6YXRpb25fZW5kcG9pbnQYBCABKAlCDbpICnIIEAEY6AeIAQESJQoOdG9rZW5fZW5kcG9pbnQYBSABKAlCDbpICnIIEAEY6AeIAQESJAoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBARIgCgxpZF9hdHRyaWJ1dGUYByABKAlCCrpIB3IFEAEYyAEiiAEKDVBhdGNoT0F1dGhJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkAKBmNvbmZpZxgCIAEoCzIwLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaE9BdXRoQ29uZmlnIqMDChBQYXRjaE9BdXRoQ29uZmlnEiIKCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIAUgAiAEBEiYKDWNsaWVudF9zZWNyZXQYAiABKAlCCrpIB3IFEAEYyAFIAYgBARIgCgZzY29wZXMYAyADKAlCELpIDZIBChAUIgZyBBABGGQSMgoWYXV0aG9yaXphdGlvbl9lbmRwb2ludBgEIAEoCUINukgKcggQARjoB4gBAUgCiAEBEioKDnRva2VuX2VuZHBvaW50GAUgASgJQg26SApyCBABGOgHiAEBSAOIAQESKQoNdXNlcl9lbmRwb2ludBgGIAEoCUINukgKcggQARjoB4gBAUgEiAEBEiUKDGlkX2F0dHJpYnV0ZRgHIAEoCUIKukgHcgUQARjIAUgFiAEBQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCGQoXX2F1dGhvcml6YXRpb25fZW5kcG9pbnRCEQoPX3Rva2VuX2VuZHBvaW50QhAKDl91c2VyX2VuZHBvaW50Qg8KDV9pZF9hdHRyaWJ1dGUisQIKC0dldE9BdXRoSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjUKA2lkcBgFIAEoCzIoLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5PQXV0aElEUCKLAQoJR2l0SHViSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR2l0SHViQ29uZmlnQga6SAPIAQEicgoMR2l0SHViQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHaXRIdWJJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdpdEh1YkNvbmZpZyKhAQoRUGF0Y2hHaXRIdWJDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHaXRIdWJJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdpdEh1YklEUCKLAQoJR29vZ2xlSURQEjgKA2lkcBgBIAEoCzIjLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5JRFBCBrpIA8gBARJECgZjb25maWcYAiABKAsyLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuR29vZ2xlQ29uZmlnQga6SAPIAQEicgoMR29vZ2xlQ29uZmlnEh0KCWNsaWVudF9pZBgBIAEoCUIKukgHcgUQARjIARIhCg1jbGllbnRfc2VjcmV0GAIgASgJQgq6SAdyBRABGMgBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZCKKAQoOUGF0Y2hHb29nbGVJRFASNQoDaWRwGAEgASgLMigucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoSURQEkEKBmNvbmZpZxgCIAEoCzIxLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5QYXRjaEdvb2dsZUNvbmZpZyKhAQoRUGF0Y2hHb29nbGVDb25maWcSIgoJY2xpZW50X2lkGAEgASgJQgq6SAdyBRABGMgBSACIAQESJgoNY2xpZW50X3NlY3JldBgCIAEoCUIKukgHcgUQARjIAUgBiAEBEiAKBnNjb3BlcxgDIAMoCUIQukgNkgEKEBQiBnIEEAEYZEIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IrMCCgxHZXRHb29nbGVJRFASOwoHZGV0YWlscxgBIAEoCzIqLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5EZXRhaWxzEjkKBnBhcmVudBgCIAEoCzIpLnBsYXRmb3JtLnJlc291cmNlcy5vYmplY3QudjNhbHBoYS5QYXJlbnQSNwoFc3RhdGUYAyABKA4yKC5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuU3RhdGUSOgoEdHlwZRgEIAEoDjIsLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5Qcm92aWRlclR5cGUSNgoDaWRwGAUgASgLMikucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkdvb2dsZUlEUCKHAQoHTERBUElEUBI4CgNpZHAYASABKAsyIy5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuSURQQga6SAPIAQESQgoGY29uZmlnGAIgASgLMioucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkxEQVBDb25maWdCBrpIA8gBASLcBAoKTERBUENvbmZpZxI9CgdzZXJ2ZXJzGAEgAygJQiy6SCmSASYIARAKIiByHhABGOgHMhdebGRhcHM/Oi8vW14vPyNAXHNdKy8/JBIRCglzdGFydF90bHMYAiABKAgSGwoHYmFzZV9kbhgDIAEoCUIKukgHcgUQARjoBxIbCgdiaW5kX2RuGAQgASgJQgq6SAdyBRABGOgHEiEKDWJpbmRfcGFzc3dvcmQYBSABKAlCCrpIB3IFEAEY6AcSGwoJdXNlcl9iYXNlGAYgASgJQgi6SAVyAxjoBxJJChN1c2VyX29iamVjdF9jbGFzc2VzGAcgAygJQiy6SCmSASYIARAUIiByHhABGMgBMhdeW0EtWmEtel1bQS1aYS16MC05LV0qJBJCCgx1c2VyX2ZpbHRlcnMYCCADKAlCLLpIKZIBJggBEBQiIHIeEAEYyAEyF15bQS1aYS16XVtBLVphLXowLTktXSokEjkKB3RpbWVvdXQYCSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASbAoHcm9vdF9jYRgKIAEoCUJbukhYclYYgIAEMlBeKFxzKi0tLS0tQkVHSU4gQ0VSVElGSUNBVEUtLS0tLVtBLVphLXowLTkrLz1cc10rLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLVxzKikqJBJKCgphdHRyaWJ1dGVzGAsgASgLMi4ucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLkxEQVBBdHRyaWJ1dGVzQga6SAPIAQEinQIKDkxEQVBBdHRyaWJ1dGVzEiAKDGlkX2F0dHJpYnV0ZRgBIAEoCUIKukgHcgUQARjIARIkChJ1c2VybmFtZV9hdHRyaWJ1dGUYAiABKAlCCLpIBXIDGMgBEiEKD2VtYWlsX2F0dHJpYnV0ZRgDIAEoCUIIukgFcgMYyAESJgoUZmlyc3RfbmFtZV9hdHRyaWJ1dGUYBCABKAlCCLpIBXIDGMgBEiUKE2xhc3RfbmFtZV9hdHRyaWJ1dGUYBSABKAlCCLpIBXIDGMgBEi4KHHByZWZlcnJlZF9sYW5ndWFnZV9hdHRyaWJ1dGUYBiABKAlCCLpIBXIDGMgBEiEKD3Bob25lX2F0dHJpYnV0ZRgHIAEoCUIIukgFcgMYyAEihgEKDFBhdGNoTERBUElEUBI1CgNpZHAYASABKAsyKC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUGF0Y2hJRFASPwoGY29uZmlnGAIgASgLMi8ucGxhdGZvcm0ucmVzb3VyY2VzLmlkcC52M2FscGhhLlBhdGNoTERBUENvbmZpZyLDBQoPUGF0Y2hMREFQQ29uZmlnEjsKB3NlcnZlcnMYASADKAlCKrpIJ5IBJBAKIiByHhABGOgHMhdebGRhcHM/Oi8vW14vPyNAXHNdKy8/JBIWCglzdGFydF90bHMYAiABKAhIAIgBARIgCgdiYXNlX2RuGAMgASgJQgq6SAdyBRABGOgHSAGIAQESIAoHYmluZF9kbhgEIAEoCUIKukgHcgUQARjoB0gCiAEBEiYKDWJpbmRfcGFzc3dvcmQYBSABKAlCCrpIB3IFEAEY6AdIA4gBARIgCgl1c2VyX2Jhc2UYBiABKAlCCLpIBXIDGOgHSASIAQESRwoTdXNlcl9vYmplY3RfY2xhc3NlcxgHIAMoCUIqukgnkgEkEBQiIHIeEAEYyAEyF15bQS1aYS16XVtBLVphLXowLTktXSokEkAKDHVzZXJfZmlsdGVycxgIIAMoCUIqukgnkgEkEBQiIHIeEAEYyAEyF15bQS1aYS16XVtBLVphLXowLTktXSokEjkKB3RpbWVvdXQYCSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgAScQoHcm9vdF9jYRgKIAEoCUJbukhYclYYgIAEMlBeKFxzKi0tLS0tQkVHSU4gQ0VSVElGSUNBVEUtLS0tLVtBLVphLXowLTkrLz1cc10rLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLVxzKikqJEgFiAEBEkIKCmF0dHJpYnV0ZXMYCyABKAsyLi5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuTERBUEF0dHJpYnV0ZXNCDAoKX3N0YXJ0X3Rsc0IKCghfYmFzZV9kbkIKCghfYmluZF9kbkIQCg5fYmluZF9wYXNzd29yZEIMCgpfdXNlcl9iYXNlQgoKCF9yb290X2NhIq8CCgpHZXRMREFQSURQEjsKB2RldGFpbHMYASABKAsyKi5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuRGV0YWlscxI5CgZwYXJlbnQYAiABKAsyKS5wbGF0Zm9ybS5yZXNvdXJjZXMub2JqZWN0LnYzYWxwaGEuUGFyZW50EjcKBXN0YXRlGAMgASgOMigucGxhdGZvcm0ucmVzb3VyY2VzLm9iamVjdC52M2FscGhhLlN0YXRlEjoKBHR5cGUYBCABKA4yLC5wbGF0Zm9ybS5yZXNvdXJjZXMuaWRwLnYzYWxwaGEuUHJvdmlkZXJUeXBlEjQKA2lkcBgFIAEoCzInLnBsYXRmb3JtLnJlc291cmNlcy5pZHAudjNhbHBoYS5MREFQSURQYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_platform_resources_idp_v3alpha_idp, file_platform_resources_object_v3alpha_object]);
 
 /**
  * An identity provider of type GitLab: GitLab.com.
@@ -1182,4 +1184,364 @@ export type GetGoogleIDP = Message<"platform.resources.idp.v3alpha.GetGoogleIDP"
  */
 export const GetGoogleIDPSchema: GenMessage<GetGoogleIDP> = /*@__PURE__*/
   messageDesc(file_platform_resources_idp_v3alpha_idp_types, 29);
+
+/**
+ * An identity provider of type LDAP: a directory people sign in to with their login name
+ * and password on the login pages, which the service checks against the directory.
+ *
+ * @generated from message platform.resources.idp.v3alpha.LDAPIDP
+ */
+export type LDAPIDP = Message<"platform.resources.idp.v3alpha.LDAPIDP"> & {
+  /**
+   * The type-agnostic properties.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.IDP idp = 1;
+   */
+  idp?: IDP | undefined;
+
+  /**
+   * How to reach the directory and find the user.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.LDAPConfig config = 2;
+   */
+  config?: LDAPConfig | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.LDAPIDP.
+ * Use `create(LDAPIDPSchema)` to create a new message.
+ */
+export const LDAPIDPSchema: GenMessage<LDAPIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 30);
+
+/**
+ * How to reach an LDAP directory and find a user in it.
+ *
+ * @generated from message platform.resources.idp.v3alpha.LDAPConfig
+ */
+export type LDAPConfig = Message<"platform.resources.idp.v3alpha.LDAPConfig"> & {
+  /**
+   * The directory's servers, ldaps:// or ldap:// with host and optional port, tried in order
+   * until one answers.
+   *
+   * @generated from field: repeated string servers = 1;
+   */
+  servers: string[];
+
+  /**
+   * Upgrade ldap:// connections with StartTLS before binding.
+   *
+   * @generated from field: bool start_tls = 2;
+   */
+  startTls: boolean;
+
+  /**
+   * The DN under which users are searched.
+   *
+   * @generated from field: string base_dn = 3;
+   */
+  baseDn: string;
+
+  /**
+   * The DN of the account the service binds with to search for users.
+   *
+   * @generated from field: string bind_dn = 4;
+   */
+  bindDn: string;
+
+  /**
+   * The password of the bind account. Write-only: stored encrypted and never returned by
+   * any read, search, log or event.
+   *
+   * @generated from field: string bind_password = 5;
+   */
+  bindPassword: string;
+
+  /**
+   * Where users are, relative to base_dn (such as ou=people), or a DN under it; empty:
+   * the whole base_dn.
+   *
+   * @generated from field: string user_base = 6;
+   */
+  userBase: string;
+
+  /**
+   * The object classes a user's entry has, all of them.
+   *
+   * @generated from field: repeated string user_object_classes = 7;
+   */
+  userObjectClasses: string[];
+
+  /**
+   * The attributes matched against the login name: an entry matches when any of them
+   * equals it.
+   *
+   * @generated from field: repeated string user_filters = 8;
+   */
+  userFilters: string[];
+
+  /**
+   * How long each server may take to connect and to answer each operation; absent: the
+   * service's cap (PLATFORM_LDAP_MAX_TIMEOUT), which also bounds any longer value.
+   *
+   * @generated from field: google.protobuf.Duration timeout = 9;
+   */
+  timeout?: Duration | undefined;
+
+  /**
+   * A PEM CA certificate trusted besides Node's CA store for ldaps:// and StartTLS.
+   * Certificates are always verified.
+   *
+   * @generated from field: string root_ca = 10;
+   */
+  rootCa: string;
+
+  /**
+   * Which of the entry's attributes make the external profile.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.LDAPAttributes attributes = 11;
+   */
+  attributes?: LDAPAttributes | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.LDAPConfig.
+ * Use `create(LDAPConfigSchema)` to create a new message.
+ */
+export const LDAPConfigSchema: GenMessage<LDAPConfig> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 31);
+
+/**
+ * The attributes of a user's entry that describe the person.
+ *
+ * @generated from message platform.resources.idp.v3alpha.LDAPAttributes
+ */
+export type LDAPAttributes = Message<"platform.resources.idp.v3alpha.LDAPAttributes"> & {
+  /**
+   * The attribute that identifies the user for good (such as uid or entryUUID).
+   *
+   * @generated from field: string id_attribute = 1;
+   */
+  idAttribute: string;
+
+  /**
+   * The user's preferred username.
+   *
+   * @generated from field: string username_attribute = 2;
+   */
+  usernameAttribute: string;
+
+  /**
+   * The user's email address (unverified).
+   *
+   * @generated from field: string email_attribute = 3;
+   */
+  emailAttribute: string;
+
+  /**
+   * The user's given name.
+   *
+   * @generated from field: string first_name_attribute = 4;
+   */
+  firstNameAttribute: string;
+
+  /**
+   * The user's family name.
+   *
+   * @generated from field: string last_name_attribute = 5;
+   */
+  lastNameAttribute: string;
+
+  /**
+   * The user's preferred language.
+   *
+   * @generated from field: string preferred_language_attribute = 6;
+   */
+  preferredLanguageAttribute: string;
+
+  /**
+   * The user's phone number.
+   *
+   * @generated from field: string phone_attribute = 7;
+   */
+  phoneAttribute: string;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.LDAPAttributes.
+ * Use `create(LDAPAttributesSchema)` to create a new message.
+ */
+export const LDAPAttributesSchema: GenMessage<LDAPAttributes> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 32);
+
+/**
+ * The changes to an LDAP identity provider: absent fields keep their value.
+ *
+ * @generated from message platform.resources.idp.v3alpha.PatchLDAPIDP
+ */
+export type PatchLDAPIDP = Message<"platform.resources.idp.v3alpha.PatchLDAPIDP"> & {
+  /**
+   * Changes of the type-agnostic properties.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.PatchIDP idp = 1;
+   */
+  idp?: PatchIDP | undefined;
+
+  /**
+   * Changes of the connection; only in the owning context.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.PatchLDAPConfig config = 2;
+   */
+  config?: PatchLDAPConfig | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.PatchLDAPIDP.
+ * Use `create(PatchLDAPIDPSchema)` to create a new message.
+ */
+export const PatchLDAPIDPSchema: GenMessage<PatchLDAPIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 33);
+
+/**
+ * The changes to how an LDAP directory is reached: absent fields keep their value.
+ *
+ * @generated from message platform.resources.idp.v3alpha.PatchLDAPConfig
+ */
+export type PatchLDAPConfig = Message<"platform.resources.idp.v3alpha.PatchLDAPConfig"> & {
+  /**
+   * New servers, replacing the old ones when the list is not empty.
+   *
+   * @generated from field: repeated string servers = 1;
+   */
+  servers: string[];
+
+  /**
+   * New value: upgrade ldap:// connections with StartTLS.
+   *
+   * @generated from field: optional bool start_tls = 2;
+   */
+  startTls?: boolean | undefined;
+
+  /**
+   * New value: the DN under which users are searched.
+   *
+   * @generated from field: optional string base_dn = 3;
+   */
+  baseDn?: string | undefined;
+
+  /**
+   * New value: the bind account's DN.
+   *
+   * @generated from field: optional string bind_dn = 4;
+   */
+  bindDn?: string | undefined;
+
+  /**
+   * New bind password (write-only); required when the patch changes where it goes
+   * (servers, StartTLS, bind DN, root CA): the stored one is kept only for where it was given.
+   *
+   * @generated from field: optional string bind_password = 5;
+   */
+  bindPassword?: string | undefined;
+
+  /**
+   * New value: where users are, relative to base_dn; empty: the whole base_dn.
+   *
+   * @generated from field: optional string user_base = 6;
+   */
+  userBase?: string | undefined;
+
+  /**
+   * New object classes, replacing the old ones when the list is not empty.
+   *
+   * @generated from field: repeated string user_object_classes = 7;
+   */
+  userObjectClasses: string[];
+
+  /**
+   * New attributes matched against the login name, replacing the old ones when the list
+   * is not empty.
+   *
+   * @generated from field: repeated string user_filters = 8;
+   */
+  userFilters: string[];
+
+  /**
+   * New value: how long each server may take.
+   *
+   * @generated from field: google.protobuf.Duration timeout = 9;
+   */
+  timeout?: Duration | undefined;
+
+  /**
+   * New value: the PEM CA certificate trusted besides Node's CA store; empty: none.
+   *
+   * @generated from field: optional string root_ca = 10;
+   */
+  rootCa?: string | undefined;
+
+  /**
+   * New attribute mapping, replacing all of it.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.LDAPAttributes attributes = 11;
+   */
+  attributes?: LDAPAttributes | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.PatchLDAPConfig.
+ * Use `create(PatchLDAPConfigSchema)` to create a new message.
+ */
+export const PatchLDAPConfigSchema: GenMessage<PatchLDAPConfig> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 34);
+
+/**
+ * An LDAP identity provider as read in one context, with its full configuration.
+ *
+ * @generated from message platform.resources.idp.v3alpha.GetLDAPIDP
+ */
+export type GetLDAPIDP = Message<"platform.resources.idp.v3alpha.GetLDAPIDP"> & {
+  /**
+   * ID, last change and owning context.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Details details = 1;
+   */
+  details?: Details | undefined;
+
+  /**
+   * Set when asked from a context that reuses the provider: that context's immediate
+   * parent and the provider's effective state there.
+   *
+   * @generated from field: platform.resources.object.v3alpha.Parent parent = 2;
+   */
+  parent?: Parent | undefined;
+
+  /**
+   * The effective state in the context asked for.
+   *
+   * @generated from field: platform.resources.object.v3alpha.State state = 3;
+   */
+  state: State;
+
+  /**
+   * The provider's type.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.ProviderType type = 4;
+   */
+  type: ProviderType;
+
+  /**
+   * The provider, with the asked context's own state policy and without the bind password.
+   *
+   * @generated from field: platform.resources.idp.v3alpha.LDAPIDP idp = 5;
+   */
+  idp?: LDAPIDP | undefined;
+};
+
+/**
+ * Describes the message platform.resources.idp.v3alpha.GetLDAPIDP.
+ * Use `create(GetLDAPIDPSchema)` to create a new message.
+ */
+export const GetLDAPIDPSchema: GenMessage<GetLDAPIDP> = /*@__PURE__*/
+  messageDesc(file_platform_resources_idp_v3alpha_idp_types, 35);
 
