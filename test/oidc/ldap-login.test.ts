@@ -1,7 +1,9 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import { existsSync } from "node:fs";
 import { Code } from "@connectrpc/connect";
 import { PlatformIDPIntents } from "../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
 import { protocolClient } from "../support/clients.js";
+import { CHROMIUM, launchChromium } from "../support/page-checks.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { idpClient } from "../idps/helpers.js";
@@ -10,7 +12,7 @@ import { BASE_DN, BIND_DN, BIND_PASSWORD, HAS_SLAPD, LDAP_ATTRIBUTES, SLAPD_SKIP
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Users, humanUser, uniqueName } from "../users/helpers.js";
 import { Browser, alertText, formWith, type Page } from "./browser.js";
-import { authorize, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
+import { RP, authorize, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
 
 /*
  * LDAP sign-in on the login pages (issue 38) against a real slapd (test/support/slapd.ts): the
@@ -179,6 +181,39 @@ describe.skipIf(!HAS_SLAPD).each(DATABASE_KINDS)(`LDAP login (%s) ${HAS_SLAPD ? 
     const again = await ldapForm(idp.linking);
     expect((await tokensOf(again.request, await signIn(again, bobName, BOB_PW))).claims()!).toMatchObject({ sub: bobLocal, amr: ["fed"] });
   });
+
+  it.skipIf(!existsSync(CHROMIUM))(
+    `signs in through the LDAP form in Chromium, by the fields' labels (skipped when ${CHROMIUM} is missing)`,
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const page = await (await browser.newContext({ locale: "en" })).newPage();
+        const request = await authorize(server, rp);
+        let callback: URL | undefined;
+        await page.route(`${new URL(RP).origin}/**`, async (route) => {
+          callback = new URL(route.request().url());
+          await route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" });
+        });
+        await page.goto(request.url);
+        await page.getByRole("button", { name: en.externalSignInWith.replace("{name}", "Directory StartTLS") }).click();
+        await page.getByLabel(en.loginName).fill("carol");
+        await page.getByLabel(en.password).fill("wrong");
+        await page.getByRole("button", { name: en.next }).click();
+        await page.getByRole("alert").filter({ hasText: en.externalLdapRefused }).waitFor();
+        // The login name stays as typed; the password does not.
+        await expect(page.getByLabel(en.loginName).inputValue()).resolves.toBe("carol");
+        await expect(page.getByLabel(en.password).inputValue()).resolves.toBe("");
+        await page.getByLabel(en.password).fill(ALICE_PW);
+        await page.getByRole("button", { name: en.next }).click();
+        await page.waitForURL((u) => u.origin === new URL(RP).origin);
+        const tokens = await tokensOfApp(rp, request, { left: true, url: callback!.href, status: 303, html: "", headers: new Headers(), hops: [] });
+        expect(tokens.claims()!.amr).toEqual(["fed"]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 
   it("refuses the form for a provider of another type, and an API intent for an LDAP provider", async () => {
     const flow = await ldapForm(idp.ldaps);

@@ -13,6 +13,8 @@ type Unary = DescMethodUnary<DescMessage, DescMessage>;
 
 export interface Kind {
   label: string;
+  /** How people sign in: at the provider's pages (OAuth, OpenID Connect) or on a form of the login pages that a directory checks. */
+  protocol: "oauth" | "ldap";
   /** The type in the create dialog's choice: what it connects to. */
   choice: string;
   type: ProviderType;
@@ -31,13 +33,14 @@ export interface Kind {
 const OIDC_SCOPES = "Separated by spaces. Empty: openid profile email; openid is always asked for.";
 const m = PlatformIdentityProviders.method;
 
-export type KindName = "github" | "google" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth";
+export type KindName = "github" | "google" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth" | "ldap";
 
 /** The provider types the API creates, in the order the create dialog offers them. */
 export const KINDS: Record<KindName, Kind> = {
   github: {
     label: "GitHub",
     choice: "GitHub: people sign in with their GitHub.com account",
+    protocol: "oauth",
     type: ProviderType.GITHUB,
     extra: [],
     clientHelp: "From an OAuth app at GitHub (Settings › Developer settings › OAuth Apps).",
@@ -49,6 +52,7 @@ export const KINDS: Record<KindName, Kind> = {
   google: {
     label: "Google",
     choice: "Google: people sign in with their Google account",
+    protocol: "oauth",
     type: ProviderType.GOOGLE,
     extra: [],
     clientHelp: "From an OAuth client ID of type Web application in the Google Cloud console (APIs & Services › Credentials).",
@@ -60,6 +64,7 @@ export const KINDS: Record<KindName, Kind> = {
   gitlab: {
     label: "GitLab",
     choice: "GitLab: people sign in with their GitLab.com account",
+    protocol: "oauth",
     type: ProviderType.GITLAB,
     extra: [],
     clientHelp: "From an application at GitLab.com (User settings › Applications, or a group's).",
@@ -71,6 +76,7 @@ export const KINDS: Record<KindName, Kind> = {
   gitlabSelfHosted: {
     label: "GitLab self-hosted",
     choice: "GitLab self-hosted: your own GitLab installation",
+    protocol: "oauth",
     type: ProviderType.GITLAB_SELF_HOSTED,
     extra: ["issuer"],
     clientHelp: "From an application of your GitLab (User settings › Applications, or the Admin Area's).",
@@ -83,6 +89,7 @@ export const KINDS: Record<KindName, Kind> = {
   oidc: {
     label: "OpenID Connect",
     choice: "OpenID Connect: any provider with a discovery document",
+    protocol: "oauth",
     type: ProviderType.OIDC,
     extra: ["issuer", "isIdTokenMapping"],
     clientHelp: "The client registered at the provider for this service (confidential, authorization code flow).",
@@ -95,6 +102,7 @@ export const KINDS: Record<KindName, Kind> = {
   oauth: {
     label: "OAuth 2.0",
     choice: "OAuth 2.0: any provider with an authorization, token and user endpoint",
+    protocol: "oauth",
     type: ProviderType.OAUTH,
     extra: ["authorizationEndpoint", "tokenEndpoint", "userEndpoint", "idAttribute"],
     clientHelp: "The client registered at the provider for this service (authorization code flow; the secret is sent in the request body).",
@@ -102,6 +110,18 @@ export const KINDS: Record<KindName, Kind> = {
     create: m.createOAuthIDP,
     patch: m.patchOAuthIDP,
     get: m.getOAuthIDP,
+  },
+  ldap: {
+    label: "LDAP",
+    choice: "LDAP: people sign in with their directory's login name and password",
+    protocol: "ldap",
+    type: ProviderType.LDAP,
+    extra: [],
+    clientHelp: "",
+    scopesHelp: "",
+    create: m.createLDAPIDP,
+    patch: m.patchLDAPIDP,
+    get: m.getLDAPIDP,
   },
 };
 
