@@ -50,6 +50,8 @@ export interface Directory {
   ldapsUrl: string;
   /** The CA that signed the server's certificate (for 127.0.0.1 and localhost). */
   caPem: string;
+  /** slapd's process, for its CPU time (bench/ldap-sign-in.ts). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -164,7 +166,7 @@ export async function startSlapd(people: Person[]): Promise<Directory> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { ldapUrl, ldapsUrl, caPem: await readFile(join(dir, "ca.pem"), "utf8"), stop };
+  return { ldapUrl, ldapsUrl, caPem: await readFile(join(dir, "ca.pem"), "utf8"), pid: child.pid, stop };
 }
 
 function accepts(port: number): Promise<boolean> {
