@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { connect as netConnect, isIP } from "node:net";
 import { connect as tlsConnect, rootCertificates, type ConnectionOptions } from "node:tls";
@@ -45,8 +46,11 @@ export interface LdapSettings {
 /** The person as the other types' ExternalUser (clients.ts) describes them. */
 type LdapUser = ExternalProfileJson & { id: string };
 
-/** What the directory said of a login name and password: the person, or no (the same for an unknown name and a wrong password). */
-export type LdapSignIn = { ok: true; user: LdapUser; raw: Record<string, unknown> } | { ok: false };
+/**
+ * What the directory said of a login name and password: the person, or no. Why not is for the
+ * audit log only: the person sees one message for both.
+ */
+export type LdapSignIn = { ok: true; user: LdapUser; raw: Record<string, unknown> } | { ok: false; reason: "unknown_name" | "wrong_password" };
 
 /**
  * RFC 4515 3: the characters that would end or widen an assertion value (`*`, `(`, `)`, `\`
@@ -78,6 +82,29 @@ export function timeoutMs(timeout: string | undefined, maxMs: number): number {
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(Math.ceil(seconds * 1000), maxMs) : maxMs;
 }
 
+const extraCerts = new Map<string, string[]>();
+
+/**
+ * Node's CA store as a connection without `ca` trusts it: the bundled roots and the file of
+ * NODE_EXTRA_CA_CERTS, which `tls.rootCertificates` leaves out (Node reads it once at start;
+ * so does this, per path). Giving `ca` replaces that store: a provider's rootCa is added to it.
+ */
+function nodeCaStore(): string[] {
+  const path = process.env.NODE_EXTRA_CA_CERTS;
+  if (!path) return [...rootCertificates];
+  let extra = extraCerts.get(path);
+  if (!extra) {
+    try {
+      extra = readFileSync(path, "utf8").match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    } catch {
+      // As Node does with a file it cannot read: a warning at start, the bundled roots only.
+      extra = [];
+    }
+    extraCerts.set(path, extra);
+  }
+  return [...rootCertificates, ...extra];
+}
+
 interface Target {
   url: string;
   tls: ConnectionOptions;
@@ -93,7 +120,7 @@ async function targetOf(server: string, config: LdapConfig, settings: LdapSettin
   const secure = url.protocol === "ldaps:";
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = url.port || (secure ? "636" : "389");
-  const ca = config.rootCa ? [...rootCertificates, config.rootCa] : undefined;
+  const ca = config.rootCa ? [...nodeCaStore(), config.rootCa] : undefined;
   const tls: ConnectionOptions = { rejectUnauthorized: true, minVersion: "TLSv1.2", ...(ca && { ca }) };
   let address = host;
   if (isIP(host) === 0) {
@@ -146,7 +173,8 @@ const reason = (error: unknown) => (error instanceof Error ? error.message.split
  */
 export async function ldapSignIn(config: LdapConfig, bindPassword: string, loginName: string, password: string, settings: LdapSettings): Promise<LdapSignIn> {
   // An empty password is an unauthenticated bind (RFC 4513 5.1.2), which many servers let succeed.
-  if (password === "" || loginName === "") return { ok: false };
+  if (loginName === "") return { ok: false, reason: "unknown_name" };
+  if (password === "") return { ok: false, reason: "wrong_password" };
   const ms = timeoutMs(config.timeout, settings.maxTimeoutMs);
   const failures: string[] = [];
   for (const server of config.servers) {
@@ -183,13 +211,13 @@ export async function ldapSignIn(config: LdapConfig, bindPassword: string, login
         sizeLimit: 2,
         timeLimit: Math.ceil(ms / 1000),
       });
-      if (searchEntries.length !== 1) return { ok: false };
+      if (searchEntries.length !== 1) return { ok: false, reason: "unknown_name" };
       const entry = searchEntries[0]!;
       stage = "user bind";
       try {
         await client.bind(entry.dn, password);
       } catch (error) {
-        if (error instanceof InvalidCredentialsError) return { ok: false };
+        if (error instanceof InvalidCredentialsError) return { ok: false, reason: "wrong_password" };
         throw error;
       }
       return profileOf(entry, config);

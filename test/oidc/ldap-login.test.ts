@@ -1,4 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { Code } from "@connectrpc/connect";
 import { PlatformIDPIntents } from "../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
@@ -10,6 +11,7 @@ import { idpClient } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { BASE_DN, BIND_DN, BIND_PASSWORD, HAS_SLAPD, LDAP_ATTRIBUTES, SLAPD_SKIP, silentServer, startSlapd, type Directory } from "../support/slapd.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { until } from "../support/until.js";
 import { Users, humanUser, uniqueName } from "../users/helpers.js";
 import { Browser, alertText, formWith, type Page } from "./browser.js";
 import { RP, authorize, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
@@ -158,6 +160,24 @@ describe.skipIf(!HAS_SLAPD).each(DATABASE_KINDS)(`LDAP login (%s) ${HAS_SLAPD ? 
     }
     const shape = (p: Page) => p.html.replace(/value="[^"]*"/g, "").replace(/\/ui\/login\/[^/"]+/g, "");
     expect(new Set(pages.map(shape)).size).toBe(1);
+  });
+
+  it("tells the audit log, not the page, whether the name was unknown or the password wrong", async () => {
+    for (const [loginName, password, expected] of [
+      ["nobody", ALICE_PW, "unknown_name"],
+      ["alice", "wrong", "wrong_password"],
+      ["alice", "", "wrong_password"],
+    ] as const) {
+      const agent = `ldap-audit-${randomUUID()}`;
+      const flow = await ldapForm(idp.ldaps, new Browser(server.baseUrl, { "user-agent": agent }));
+      expect((await signIn(flow, loginName, password)).status).toBe(401);
+      const row = await until(`the sign-in event of ${agent}`, () =>
+        server.service.store.db.selectFrom("events").selectAll().where("aggregate_type", "=", "signin").where("editor_agent", "=", agent).executeTakeFirst(),
+      );
+      expect(row.event_type).toBe("signin.failed");
+      expect(row.payload).toMatchObject({ method: "idp", channel: "login", reason: expected });
+      expect(JSON.stringify(row)).not.toContain(ALICE_PW);
+    }
   });
 
   it("shows an error page within the provider's timeout when its server does not answer", async () => {

@@ -87,6 +87,19 @@ async function certificates(dir: string): Promise<void> {
   );
 }
 
+/** A CA of its own that signed nothing of the directory's: trusting it alone, a client must refuse the server. */
+export async function anotherCa(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "other-ca-"));
+  try {
+    await run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Another CA"], {
+      cwd: dir,
+    });
+    return await readFile(join(dir, "ca.pem"), "utf8");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 const entry = (p: Person) =>
   [
     `dn: cn=${p.cn},ou=people,${BASE_DN}`,

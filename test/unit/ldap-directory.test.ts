@@ -1,3 +1,6 @@
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { escapeFilterValue, ldapSignIn, searchBase, timeoutMs, userFilter, type LdapConfig } from "../../src/upstream-idps/ldap.js";
 import { UpstreamError } from "../../src/upstream-idps/fetch.js";
@@ -8,6 +11,7 @@ import {
   HAS_SLAPD,
   LDAP_ATTRIBUTES,
   SLAPD_SKIP,
+  anotherCa,
   freePort,
   silentServer,
   startSlapd,
@@ -113,18 +117,36 @@ describe.skipIf(!HAS_SLAPD)(`LDAP sign-in against slapd ${HAS_SLAPD ? "" : SLAPD
   });
 
   it("answers a wrong password and an unknown user alike, and refuses an empty password before any bind", async () => {
-    expect(await signIn(config(), "alice", "wrong")).toEqual({ ok: false });
-    expect(await signIn(config(), "nobody", PASSWORD)).toEqual({ ok: false });
+    expect(await signIn(config(), "alice", "wrong")).toEqual({ ok: false, reason: "wrong_password" });
+    expect(await signIn(config(), "nobody", PASSWORD)).toEqual({ ok: false, reason: "unknown_name" });
     // slapd here lets a DN without password bind (allow bind_anon_cred): only the check before the bind refuses it.
-    expect(await signIn(config(), "alice", "")).toEqual({ ok: false });
+    expect(await signIn(config(), "alice", "")).toMatchObject({ ok: false });
   });
 
   it("matches the login name as text: *, ( and ) find no one else and find the one who has them", async () => {
     for (const name of ["*", "a*", "alice)(uid=*", "*)(|(uid=*", "alice)(|(objectClass=*"]) {
-      expect(await signIn(config(), name, PASSWORD), name).toEqual({ ok: false });
+      expect(await signIn(config(), name, PASSWORD), name).toMatchObject({ ok: false });
     }
     expect(await signIn(config(), "st*r(x)", "Star-pw-1")).toMatchObject({ ok: true, user: { id: "st*r(x)" } });
-    expect(await signIn(config(), "st*", "Star-pw-1")).toEqual({ ok: false });
+    expect(await signIn(config(), "st*", "Star-pw-1")).toMatchObject({ ok: false });
+  });
+
+  it("trusts the CAs of NODE_EXTRA_CA_CERTS as part of Node's store when a rootCa is given too", async () => {
+    const other = await anotherCa();
+    const saved = process.env.NODE_EXTRA_CA_CERTS;
+    const file = join(tmpdir(), `ldap-extra-ca-${process.pid}.pem`);
+    await writeFile(file, dir.caPem);
+    try {
+      // The provider's rootCa is not the server's CA; the file Node extends its store with is.
+      process.env.NODE_EXTRA_CA_CERTS = file;
+      expect(await signIn(config({ rootCa: other }), "alice", PASSWORD)).toMatchObject({ ok: true });
+      delete process.env.NODE_EXTRA_CA_CERTS;
+      await expect(signIn(config({ rootCa: other }), "alice", PASSWORD)).rejects.toMatchObject({ kind: "unreachable" });
+    } finally {
+      if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+      else process.env.NODE_EXTRA_CA_CERTS = saved;
+      await rm(file, { force: true });
+    }
   });
 
   it("tries the servers in order, and fails within the timeout when none answers", async () => {

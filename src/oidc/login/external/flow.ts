@@ -205,8 +205,13 @@ class Step {
     const loginName = (form.loginName ?? "").trim().slice(0, 400);
     const password = form.password ?? "";
     const again = (status: number, error: FormError) => this.askLdap(status, idp.id, idp.name, loginName, error);
-    if (!this.c.guards.perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`)) {
-      this.res.setHeader("retry-after", String(this.c.guards.perIp.retryAfterS()));
+    // Per address, and per directory account: guessing one person's password from many addresses is bounded too.
+    const { perIp, perLoginName } = this.c.guards;
+    if (
+      !perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) ||
+      !perLoginName.take(`${this.c.instanceId} ${idp.id} ${loginName.toLowerCase()}`)
+    ) {
+      this.res.setHeader("retry-after", String(perIp.retryAfterS()));
       return again(429, this.t.tooManyAttempts);
     }
     let checked;
@@ -222,7 +227,7 @@ class Step {
       return upstreamFailed(this.res, this.c, { lang: this.lang, look: this.look }, error, this.base);
     }
     if (!checked.ok) {
-      recordSignIn(this, { method: "idp", outcome: "wrong_password" });
+      recordSignIn(this, { method: "idp", outcome: checked.reason });
       return again(401, this.t.externalLdapRefused);
     }
     const restricted = (await loginOrgOf(this.c.db, this.c.instanceId, this.details.params)).restricted;
