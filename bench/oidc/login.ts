@@ -50,7 +50,7 @@ export async function seedLogin(service: ServiceUnderTest): Promise<LoginSeed> {
   return { port: service.port, host: service.headers.host, clientId: app.clientId, basic: basic(app.clientId, app.clientSecret), loginNames };
 }
 
-interface Reply {
+export interface Reply {
   status: number;
   location: string | undefined;
   body: string;
@@ -59,7 +59,7 @@ interface Reply {
 const agent = new http.Agent({ keepAlive: true, maxSockets: LOGIN_CONCURRENCY * 2 });
 
 /** One request of a browser (a cookie jar keyed by name, as the flow's cookies never clash) or of the client. */
-function send(
+export function send(
   seed: LoginSeed,
   jar: Map<string, string>,
   method: "GET" | "POST",
@@ -107,7 +107,7 @@ function send(
 
 const b64url = (b: Buffer) => b.toString("base64url");
 
-function expect(reply: Reply, status: number, step: string): Reply {
+export function expect(reply: Reply, status: number, step: string): Reply {
   if (reply.status !== status) throw new Error(`${step}: ${reply.status} instead of ${status}: ${reply.body.slice(0, 300)}`);
   return reply;
 }
@@ -121,6 +121,34 @@ function expect(reply: Reply, status: number, step: string): Reply {
 export async function passwordLogin(seed: LoginSeed, n: number): Promise<number> {
   const jar = new Map<string, string>();
   const loginName = seed.loginNames[n % seed.loginNames.length]!;
+  const { login, csrf, state, verifier } = await loginPage(seed, jar);
+  expect(await send(seed, jar, "POST", `${login}/loginname`, { csrf, loginName }), 200, "login name");
+  const reply = expect(await send(seed, jar, "POST", `${login}/password`, { csrf, loginName, password: USER_PASSWORD }), 303, "password");
+  const back = await toClient(seed, jar, reply);
+  await redeemCode(seed, back.reply, state, verifier);
+  return 4 + back.hops + 1;
+}
+
+const pathOf = (seed: LoginSeed, location: string | undefined) => {
+  const url = new URL(location ?? "/", `http://${seed.host}`);
+  return `${url.pathname}${url.search}`;
+};
+
+/**
+ * Follows the service's redirects after a login step (`reply`) until the one to the client:
+ * the provider resumes, asks the service's consent on a second interaction, resumes again.
+ */
+export async function toClient(seed: LoginSeed, jar: Map<string, string>, reply: Reply): Promise<{ reply: Reply; hops: number }> {
+  let hops = 0;
+  for (; !reply.location?.startsWith(REDIRECT); hops++) {
+    if (hops === 6) throw new Error(`no redirect to the client after ${hops} hops: ${reply.location}`);
+    reply = expect(await send(seed, jar, "GET", pathOf(seed, reply.location)), 303, "resume");
+  }
+  return { reply, hops };
+}
+
+/** The authorization request (code, S256) and the login page it leads to, with the page's form token. */
+export async function loginPage(seed: LoginSeed, jar: Map<string, string>) {
   const verifier = b64url(randomBytes(32));
   const state = b64url(randomBytes(12));
   const query = new URLSearchParams({
@@ -132,25 +160,16 @@ export async function passwordLogin(seed: LoginSeed, n: number): Promise<number>
     code_challenge: b64url(createHash("sha256").update(verifier).digest()),
     code_challenge_method: "S256",
   });
-  const pathOf = (location: string | undefined) => {
-    const url = new URL(location ?? "/", `http://${seed.host}`);
-    return `${url.pathname}${url.search}`;
-  };
-  let requests = 1;
   let reply = expect(await send(seed, jar, "GET", `/oauth/v2/authorize?${query}`), 303, "authorize");
-  const login = pathOf(reply.location);
+  const login = pathOf(seed, reply.location);
   reply = expect(await send(seed, jar, "GET", login), 200, "login page");
   const csrf = /name="csrf" value="([^"]+)"/.exec(reply.body)?.[1];
   if (!csrf) throw new Error("login page: no csrf field");
-  expect(await send(seed, jar, "POST", `${login}/loginname`, { csrf, loginName }), 200, "login name");
-  reply = expect(await send(seed, jar, "POST", `${login}/password`, { csrf, loginName, password: USER_PASSWORD }), 303, "password");
-  requests += 3;
-  // The provider resumes, asks the service's consent on a second interaction, resumes again.
-  for (let hops = 0; !reply.location?.startsWith(REDIRECT); hops++) {
-    if (hops === 6) throw new Error(`no redirect to the client after ${hops} hops: ${reply.location}`);
-    reply = expect(await send(seed, jar, "GET", pathOf(reply.location)), 303, "resume");
-    requests++;
-  }
+  return { login, csrf, state, verifier, page: reply.body };
+}
+
+/** The code of the redirect to the client, redeemed at the token endpoint for an access and an ID token. */
+export async function redeemCode(seed: LoginSeed, reply: Reply, state: string, verifier: string): Promise<void> {
   const callback = new URL(reply.location!);
   const code = callback.searchParams.get("code");
   if (!code || callback.searchParams.get("state") !== state) throw new Error(`callback without code or with another state: ${reply.location}`);
@@ -168,7 +187,6 @@ export async function passwordLogin(seed: LoginSeed, n: number): Promise<number>
   );
   const tokens = JSON.parse(reply.body) as { access_token?: string; id_token?: string };
   if (!tokens.access_token || !tokens.id_token) throw new Error(`token: no access or ID token: ${reply.body.slice(0, 300)}`);
-  return requests + 1;
 }
 
 export function closeLoginSockets(): void {

@@ -20,6 +20,8 @@ export interface ExternalLoginSettings {
   appleUrl: string;
   /** An API intent must come back from the provider this long after its start, and its token is usable this long after that. */
   intentTtlMs: number;
+  /** An LDAP provider's timeout per server (connecting, each operation) at most, and the one of a provider without. */
+  ldapMaxTimeoutMs: number;
 }
 
 export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: ExternalLoginSettings } {
@@ -35,6 +37,7 @@ export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: 
       azureAdUrl: baseUrl(env, "PLATFORM_AZURE_AD_URL", "https://login.microsoftonline.com"),
       appleUrl: baseUrl(env, "PLATFORM_APPLE_URL", "https://appleid.apple.com"),
       intentTtlMs: duration(env, "PLATFORM_IDP_INTENT_TTL", "10m", 24 * HOUR_MS),
+      ldapMaxTimeoutMs: duration(env, "PLATFORM_LDAP_MAX_TIMEOUT", "10s", 5 * 60_000, 100),
     },
   };
 }

@@ -24,4 +24,8 @@ export function requireSecretForNewAim(aim: SecretAim, before: object, after: ob
     );
 }
 
-const valueOf = (settings: object, name: string): unknown => (settings as Record<string, unknown>)[name];
+/** Compared as JSON: a list of servers given again in the same order is the same aim; absent, false and "" alike are unset. */
+const valueOf = (settings: object, name: string): string => {
+  const value = (settings as Record<string, unknown>)[name];
+  return value === undefined || value === false || value === "" ? "" : JSON.stringify(value);
+};

@@ -116,6 +116,11 @@ export class OutboundClient {
     this.agents = { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) };
   }
 
+  /** Whether internal addresses may be reached: what other clients (LDAP) follow too. */
+  get allowPrivate(): boolean {
+    return this.options.allowPrivate;
+  }
+
   async request(target: string, request: OutboundRequest): Promise<OutboundResponse> {
     let url: URL;
     try {

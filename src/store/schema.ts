@@ -606,6 +606,8 @@ interface ExternalProfileJson {
   familyName: string;
   displayName: string;
   preferredLanguage: string;
+  /** LDAP's phone attribute; the other types have none. */
+  phone?: string;
 }
 export type IdpIntentRow = Selectable<IdpIntentTable>;
 

@@ -6,6 +6,7 @@ import type { OutboundClient } from "../http/outbound.js";
 import type { ExternalProfileJson } from "../domain/idp-intent/model.js";
 import { UpstreamDocuments, type DocumentCheck } from "./documents.js";
 import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fetch.js";
+import type { LdapSettings } from "./ldap.js";
 
 /**
  * The upstream side of external login: where a provider type's endpoints are, the
@@ -14,7 +15,10 @@ import { fetchJson, getJson, isObject, UpstreamError, type Fetching } from "./fe
  */
 
 /** The provider types a login button is offered for. */
-export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google", "azure_ad", "apple"]);
+export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google", "azure_ad", "apple", "ldap"]);
+
+/** The types whose button leads to a form of the login pages instead of the provider's own pages. */
+export const FORM_TYPES = new Set(["ldap"]);
 
 export interface StoredIdp {
   id: string;
@@ -71,6 +75,8 @@ export interface Calls extends Fetching {
   /** Where Microsoft's identity platform (`<azureAdUrl>/<tenant>/v2.0`) and Sign in with Apple are. */
   azureAdUrl: string;
   appleUrl: string;
+  /** LDAP's bounds and address rule (ldap.ts). */
+  ldap: LdapSettings;
 }
 
 export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, settings: ExternalLoginSettings): Calls {
@@ -88,6 +94,7 @@ export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, setti
     github: { url: settings.githubUrl, apiUrl: settings.githubApiUrl },
     azureAdUrl: settings.azureAdUrl,
     appleUrl: settings.appleUrl,
+    ldap: { maxTimeoutMs: settings.ldapMaxTimeoutMs, allowPrivate: outbound.allowPrivate },
   };
 }
 
@@ -121,6 +128,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filt
 
 /** A provider's endpoints and credentials; OpenID Connect types are discovered at their issuer. */
 export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): Promise<Upstream> {
+  if (FORM_TYPES.has(idp.type))
+    throw new UpstreamError("invalid", `a ${idp.type} provider has no authorization endpoint: its sign-in is a form of the login pages`);
   const config = idp.config;
   const clientId = String(config.clientId ?? "");
   const sealed = idp.client_secret;

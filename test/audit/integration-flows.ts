@@ -65,7 +65,7 @@ export async function providerFlows(f: Flow): Promise<void> {
 }
 
 /**
- * An identity provider of each type with its client secret: changed with a new secret,
+ * An identity provider of each type with its client secret (LDAP: bind password): changed with a new secret,
  * deactivated for the default organization, and deleted.
  */
 export async function idpFlows(f: Flow): Promise<void> {
@@ -111,4 +111,21 @@ export async function idpFlows(f: Flow): Promise<void> {
     await idps(`Patch${type}IDP`, { id, ctx: { orgId: f.server.defaultOrgId }, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } } });
     await idps("DeleteIDP", { id });
   }
+  // LDAP: its secret is the bind password.
+  const bindPassword = `ldap-bind-password-${uniqueName("s")}`;
+  const newBindPassword = `ldap-new-bind-password-${uniqueName("s")}`;
+  f.keep(bindPassword, newBindPassword);
+  const config = {
+    servers: ["ldaps://ldap.audit.example"],
+    baseDn: "dc=audit,dc=example",
+    bindDn: "cn=reader,dc=audit,dc=example",
+    bindPassword,
+    userObjectClasses: ["inetOrgPerson"],
+    userFilters: ["uid"],
+    attributes: { idAttribute: "uid", emailAttribute: "mail" },
+  };
+  const id = (await idps("CreateLDAPIDP", { idp: { idp: { name: uniqueName("Audit LDAP") }, config } })).details.id as string;
+  await idps("PatchLDAPIDP", { id, idp: { config: { servers: ["ldaps://ldap2.audit.example"], bindPassword: newBindPassword, timeout: "3s" } } });
+  await idps("PatchLDAPIDP", { id, ctx: { orgId: f.server.defaultOrgId }, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } } });
+  await idps("DeleteIDP", { id });
 }

@@ -214,6 +214,72 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
     }
   }, 60_000);
 
+  it("creates an LDAP provider, refuses a server that is not ldap(s):// and a move of its servers without the bind password", async () => {
+    const tab = await openTab(browser);
+    const { page } = tab;
+    try {
+      await signIn(page);
+      const name = uniqueName("Directory");
+      await page.getByRole("button", { name: "New identity provider" }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByText("LDAP: people sign in").click();
+      await dialog.getByLabel("Name", { exact: true }).fill(name);
+      // A directory calls no one back: no callback URL, and no client.
+      expect(await dialog.getByText("/ui/login/idp/callback").count()).toBe(0);
+      expect(await dialog.getByLabel("Client ID").count()).toBe(0);
+      const servers = dialog.getByRole("textbox", { name: "Servers" });
+      await servers.fill("https://ldap.example.com");
+      await dialog.getByLabel("Base DN").fill("dc=example,dc=com");
+      await dialog.getByLabel("User base").fill("ou=people");
+      await dialog.getByLabel("Bind DN").fill("cn=reader,dc=example,dc=com");
+      await dialog.getByLabel("Bind password").fill("console-bind-s3cret");
+      await dialog.getByLabel("Timeout (seconds)").fill("2.5");
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await expect.poll(() => servers.getAttribute("aria-invalid")).toBe("true");
+      await dialog.getByText("One a line, each ldaps:// or ldap:// with a host and an optional port.").waitFor();
+      await servers.fill("ldaps://ldap1.example.com\nldap://ldap2.example.com:389");
+      await dialog.getByText("Upgrade ldap:// connections with StartTLS").click();
+      await inspect("idp-new-ldap", tab);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await page.getByRole("heading", { name }).waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      const created = await idps.ok("GetLDAPIDP", { id });
+      expect(created.idp).toMatchObject({
+        type: "PROVIDER_TYPE_LDAP",
+        idp: {
+          idp: { name },
+          config: {
+            servers: ["ldaps://ldap1.example.com", "ldap://ldap2.example.com:389"],
+            startTls: true,
+            baseDn: "dc=example,dc=com",
+            bindDn: "cn=reader,dc=example,dc=com",
+            userBase: "ou=people",
+            userObjectClasses: ["inetOrgPerson"],
+            userFilters: ["uid", "mail"],
+            timeout: "2.500s",
+            attributes: { idAttribute: "uid", usernameAttribute: "uid", emailAttribute: "mail", firstNameAttribute: "givenName", lastNameAttribute: "sn" },
+          },
+        },
+      });
+      expect(JSON.stringify(created)).not.toContain("console-bind-s3cret");
+
+      // On its page: a server changed without the bind password is refused under the password's field.
+      const settings = page.getByRole("region", { name: "Settings" });
+      await expect(settings.getByRole("textbox", { name: "Timeout (seconds)" }).inputValue()).resolves.toBe("2.5");
+      await settings.getByRole("textbox", { name: "Servers" }).fill("ldaps://ldap3.example.com");
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByText("Changing the servers needs the bind password again").waitFor();
+      await settings.getByLabel("Bind password").fill("console-bind-s3cret-2");
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+      expect((await idps.ok("GetLDAPIDP", { id })).idp.idp.config.servers).toEqual(["ldaps://ldap3.example.com"]);
+      await inspect("idp-ldap", tab);
+      await idps.ok("DeleteIDP", { id });
+    } finally {
+      await page.context().close();
+    }
+  }, 90_000);
+
   it("refuses an OpenID Connect provider whose issuer is no URL, under the field", async () => {
     const tab = await openTab(browser);
     const { page } = tab;

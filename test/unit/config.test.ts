@@ -91,6 +91,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       azureAdUrl: "https://login.microsoftonline.com",
       appleUrl: "https://appleid.apple.com",
       intentTtlMs: 600_000,
+      ldapMaxTimeoutMs: 10_000,
     });
     const env = {
       PLATFORM_IDP_CACHE_MAX_AGE: "0s",
@@ -103,6 +104,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       PLATFORM_AZURE_AD_URL: "http://127.0.0.1:9998/",
       PLATFORM_APPLE_URL: "http://127.0.0.1:9997",
       PLATFORM_IDP_INTENT_TTL: "90s",
+      PLATFORM_LDAP_MAX_TIMEOUT: "2500ms",
     };
     expect(loadConfig(env).externalLogin).toEqual({
       cacheMaxAgeMs: 0,
@@ -115,6 +117,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       azureAdUrl: "http://127.0.0.1:9998",
       appleUrl: "http://127.0.0.1:9997",
       intentTtlMs: 90_000,
+      ldapMaxTimeoutMs: 2_500,
     });
   });
 });
@@ -143,6 +146,7 @@ describe("loadConfig errors", () => {
     ["PLATFORM_IDP_CACHE_SIZE=0", { PLATFORM_IDP_CACHE_SIZE: "0" }, /PLATFORM_IDP_CACHE_SIZE/],
     ["PLATFORM_IDP_CACHE_MAX_AGE=48h", { PLATFORM_IDP_CACHE_MAX_AGE: "48h" }, /PLATFORM_IDP_CACHE_MAX_AGE/],
     ["PLATFORM_IDP_JWKS_REFETCH_INTERVAL=0s", { PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "0s" }, /PLATFORM_IDP_JWKS_REFETCH_INTERVAL/],
+    ["PLATFORM_LDAP_MAX_TIMEOUT=6m", { PLATFORM_LDAP_MAX_TIMEOUT: "6m" }, /PLATFORM_LDAP_MAX_TIMEOUT/],
   ])("rejects %s with a ConfigError naming the variable", (_, env, message) => {
     expect(configError(env).message).toMatch(message);
   });

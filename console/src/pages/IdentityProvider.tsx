@@ -53,7 +53,8 @@ export function IdentityProvider() {
         <dd>
           <code>{idpId}</code>
         </dd>
-        <CallbackUrl />
+        {/* A directory is asked by the service itself: nothing comes back to a callback. */}
+        {(!kind || KINDS[kind].protocol !== "ldap") && <CallbackUrl />}
       </dl>
       {definedHere && may("idp.delete") && (
         <div className="actions">

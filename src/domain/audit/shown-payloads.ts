@@ -91,7 +91,7 @@ const PROVIDER_SETTINGS = [
   "url",
 ] as const satisfies readonly (keyof (SmtpSettings & TwilioSettings & HttpSettings))[];
 
-/** An identity provider's options and configuration as proto3 JSON (idp.proto, idp_types.proto): the secret (a client secret, Apple's private key) is taken out before. */
+/** An identity provider's options and configuration as proto3 JSON (idp.proto, idp_types.proto): the secret (a client secret, Apple's private key, LDAP's bind password) is taken out before. */
 const IDP_OPTIONS = under("options", ["isManualLinkingAllowed", "isManualCreationAllowed", "isAutoCreation", "isAutoUpdate", "autoLinking"]);
 const IDP_CONFIG = under("config", [
   "clientId",
@@ -107,6 +107,25 @@ const IDP_CONFIG = under("config", [
   "isEmailVerified",
   "teamId",
   "keyId",
+  // LDAP, whose bind password is taken out as the client secret is.
+  "servers",
+  "startTls",
+  "baseDn",
+  "bindDn",
+  "userBase",
+  "userObjectClasses",
+  "userFilters",
+  "timeout",
+  "rootCa",
+  ...under("attributes", [
+    "idAttribute",
+    "usernameAttribute",
+    "emailAttribute",
+    "firstNameAttribute",
+    "lastNameAttribute",
+    "preferredLanguageAttribute",
+    "phoneAttribute",
+  ]),
 ]);
 
 const PROJECT = ["name", "roleAssertion", "roleCheck"] as const satisfies readonly (keyof ProjectSpec)[];

@@ -32,11 +32,28 @@ const CLIENT_SECRET_AIM: SecretAim = {
 const APPLE_KEY_AIM: SecretAim = { settings: ["clientId", "teamId", "keyId"], secret: "private key", renewedBy: "privateKey" };
 
 /**
+ * Where an LDAP provider's bind password goes: the servers, whether ldap:// is upgraded
+ * (without, the password would travel in the clear), the CA that vouches for the servers,
+ * and the account it opens.
+ */
+const BIND_PASSWORD_AIM: SecretAim = {
+  settings: ["servers", "startTls", "rootCa", "bindDn"],
+  secret: "bind password",
+  renewedBy: "bindPassword",
+};
+
+type SecretField = "clientSecret" | "privateKey" | "bindPassword";
+const SECRETS: Record<string, { field: SecretField; aim: SecretAim }> = {
+  apple: { field: "privateKey", aim: APPLE_KEY_AIM },
+  ldap: { field: "bindPassword", aim: BIND_PASSWORD_AIM },
+};
+
+/**
  * The configuration field that holds a type's secret (sealed in the client_secret column,
  * never in a configuration, an event or an answer), and what it is given for.
  */
-export function secretOf(type: string): { field: "clientSecret" | "privateKey"; aim: SecretAim } {
-  return type === "apple" ? { field: "privateKey", aim: APPLE_KEY_AIM } : { field: "clientSecret", aim: CLIENT_SECRET_AIM };
+export function secretOf(type: string): { field: SecretField; aim: SecretAim } {
+  return SECRETS[type] ?? { field: "clientSecret", aim: CLIENT_SECRET_AIM };
 }
 
 export type EffectiveState = "active" | "inactive";

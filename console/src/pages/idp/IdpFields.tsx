@@ -2,12 +2,14 @@ import { useWatch, type Control } from "react-hook-form";
 import { CheckboxesInput, CheckboxInput, RadioInput } from "../../components/ChoiceInputs";
 import { TextInput } from "../../components/TextInput";
 import { TextLinesInput } from "../../components/TextLinesInput";
-import { ACCOUNT_OPTIONS, AUTO_LINKING, TENANT_ID, TENANT_KINDS, type IdpValues } from "./form";
+import { ACCOUNT_OPTIONS, AUTO_LINKING, LDAP_ATTRIBUTES, TENANT_ID, TENANT_KINDS, type IdpValues } from "./form";
 import { KINDS, type KindName } from "./kinds";
 import {
   appleIdRules,
+  bindPasswordRules,
   CLIENT_ID_RULES,
   ID_ATTRIBUTE_RULES,
+  LDAP_RULES,
   NAME_RULES,
   NEW_SCOPES_RULES,
   newSecretRules,
@@ -32,13 +34,30 @@ const ENDPOINTS = [
  * page (`saved`: what is stored) the secret may stay empty, as far as the API allows.
  */
 export function IdpFields({ control, kind, saved }: { control: Control<IdpValues>; kind: KindName; saved?: IdpValues }) {
+  return (
+    <>
+      <TextInput control={control} name="name" label="Name" description="The text of its button on the login page." rules={NAME_RULES} />
+      {KINDS[kind].protocol === "ldap" ? <LdapFields control={control} saved={saved} /> : <OAuthFields control={control} kind={kind} saved={saved} />}
+      <CheckboxesInput control={control} name="accounts" label="Accounts" options={[...ACCOUNT_OPTIONS]} />
+      <RadioInput
+        control={control}
+        name="autoLinking"
+        label="Propose an existing account to link"
+        description="The person confirms with that account's password."
+        options={AUTO_LINKING}
+      />
+    </>
+  );
+}
+
+/** The client registered at an OAuth or OpenID Connect provider, and where the provider is. */
+function OAuthFields({ control, kind, saved }: { control: Control<IdpValues>; kind: KindName; saved?: IdpValues }) {
   const k = KINDS[kind];
   const rules = saved && settingsRules(saved);
   const tenantKind = useWatch({ control, name: "tenantKind" });
   const secretRules = rules ? rules.clientSecret : newSecretRules(kind);
   return (
     <>
-      <TextInput control={control} name="name" label="Name" description="The text of its button on the login page." rules={NAME_RULES} />
       <TextInput control={control} name="clientId" label={k.secret ? "Services ID" : "Client ID"} description={k.clientHelp} rules={CLIENT_ID_RULES} />
       {k.extra.includes("teamId") && (
         <TextInput
@@ -121,14 +140,92 @@ export function IdpFields({ control, kind, saved }: { control: Control<IdpValues
           rules={ID_ATTRIBUTE_RULES}
         />
       )}
-      <CheckboxesInput control={control} name="accounts" label="Accounts" options={[...ACCOUNT_OPTIONS]} />
-      <RadioInput
+    </>
+  );
+}
+
+/**
+ * An LDAP directory: where it is, the account the service searches with, how a person's entry
+ * is found by the login name they type, and which of its attributes describe them.
+ */
+function LdapFields({ control, saved }: { control: Control<IdpValues>; saved?: IdpValues }) {
+  return (
+    <>
+      <TextLinesInput
         control={control}
-        name="autoLinking"
-        label="Propose an existing account to link"
-        description="The person confirms with that account's password."
-        options={AUTO_LINKING}
+        name="ldap.servers"
+        label="Servers"
+        description="One a line, ldaps:// or ldap:// with host and optional port, tried in order until one answers."
+        rules={LDAP_RULES.servers}
       />
+      <CheckboxInput control={control} name="ldap.startTls" label="Upgrade ldap:// connections with StartTLS before binding" />
+      <TextLinesInput
+        control={control}
+        name="ldap.rootCa"
+        label="Root CA"
+        description="PEM certificate of a CA trusted besides the system's, for ldaps:// and StartTLS. Certificates are always verified."
+        rows={4}
+        rules={LDAP_RULES.rootCa}
+      />
+      <TextInput
+        control={control}
+        name="ldap.baseDn"
+        label="Base DN"
+        description="Where people are searched, such as dc=example,dc=com."
+        rules={LDAP_RULES.baseDn}
+      />
+      <TextInput
+        control={control}
+        name="ldap.userBase"
+        label="User base"
+        description="Where people are, relative to the base DN (such as ou=people); empty: the whole base DN."
+        rules={LDAP_RULES.userBase}
+      />
+      <TextInput control={control} name="ldap.bindDn" label="Bind DN" description="The account the service searches with." rules={LDAP_RULES.bindDn} />
+      <TextInput
+        control={control}
+        name="ldap.bindPassword"
+        label="Bind password"
+        type="password"
+        autoComplete="off"
+        description={
+          saved
+            ? "Write-only: empty keeps the stored one. Needed again when the servers, StartTLS, root CA or bind DN change."
+            : "Write-only: stored encrypted and never shown again."
+        }
+        rules={saved ? bindPasswordRules(saved) : LDAP_RULES.newBindPassword}
+      />
+      <TextLinesInput
+        control={control}
+        name="ldap.userObjectClasses"
+        label="User object classes"
+        description="One a line: a person's entry has all of them."
+        rules={LDAP_RULES.userObjectClasses}
+      />
+      <TextLinesInput
+        control={control}
+        name="ldap.userFilters"
+        label="Login name attributes"
+        description="One a line: the entry whose attribute equals the typed login name, any of them, is the person's."
+        rules={LDAP_RULES.userFilters}
+      />
+      <TextInput
+        control={control}
+        name="ldap.timeout"
+        label="Timeout (seconds)"
+        description="How long each server may take to connect and to answer; the service's cap bounds it and is used when empty."
+        rules={LDAP_RULES.timeout}
+      />
+      {LDAP_ATTRIBUTES.map(([field, label, description]) => (
+        <TextInput
+          key={field}
+          control={control}
+          name={`ldap.${field}`}
+          label={label}
+          description={description}
+          rules={field === "idAttribute" ? LDAP_RULES.idAttribute : LDAP_RULES.attribute}
+        />
+      ))}
     </>
   );
 }

@@ -55,9 +55,11 @@ export function NewIdp() {
         }
         options={TYPES}
       />
-      <dl className="facts">
-        <CallbackUrl />
-      </dl>
+      {KINDS[kind].protocol !== "ldap" && (
+        <dl className="facts">
+          <CallbackUrl />
+        </dl>
+      )}
       <IdpFields control={form.control} kind={kind} />
     </FormDialog>
   );

@@ -23,8 +23,9 @@ export function IdpSettings({ idpId, kind, mayWrite, onSaved }: { idpId: string;
   const patch = useMutation(KINDS[kind].patch, { onSuccess: onSaved });
   if (got.error) return <ApiError error={got.error} />;
   if (!answer) return <p role="status">Loading…</p>;
-  // The secret typed goes once saved: the field shows nothing stored.
-  const submit = (v: IdpValues) => patch.mutate({ id: idpId, ctx, idp: patchRequest(v) }, { onSuccess: () => form.reset({ ...v, clientSecret: "" }) });
+  // The secret typed (client secret, bind password) goes once saved: the field shows nothing stored.
+  const submit = (v: IdpValues) =>
+    patch.mutate({ id: idpId, ctx, idp: patchRequest(v) }, { onSuccess: () => form.reset({ ...v, clientSecret: "", ldap: { ...v.ldap, bindPassword: "" } }) });
   return (
     <SettingsForm
       mayWrite={mayWrite}

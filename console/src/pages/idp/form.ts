@@ -7,14 +7,46 @@ import {
   type GitLabConfig,
   type GitLabSelfHostedConfig,
   type GoogleConfig,
+  type LDAPConfig,
   type OAuthConfig,
   type OIDCConfig,
 } from "../../../../gen/platform/resources/idp/v3alpha/idp_types_pb";
 import { KINDS, type ExtraField, type KindName } from "./kinds";
 
-/** Any type's configuration as its Get answers it (without the client secret or private key). */
-export type Config = GitHubConfig | GitLabConfig | GitLabSelfHostedConfig | GoogleConfig | OAuthConfig | OIDCConfig | AzureADConfig | AppleConfig;
+/** Any type's configuration as its Get answers it (without the client secret, private key or bind password). */
+export type Config = GitHubConfig | GitLabConfig | GitLabSelfHostedConfig | GoogleConfig | OAuthConfig | OIDCConfig | AzureADConfig | AppleConfig | LDAPConfig;
 
+/** An LDAP provider's settings as its form holds them: lists one item a line, the timeout in seconds. */
+export interface LdapValues {
+  servers: string;
+  startTls: boolean;
+  baseDn: string;
+  bindDn: string;
+  bindPassword: string;
+  userBase: string;
+  userObjectClasses: string;
+  userFilters: string;
+  timeout: string;
+  rootCa: string;
+  idAttribute: string;
+  usernameAttribute: string;
+  emailAttribute: string;
+  firstNameAttribute: string;
+  lastNameAttribute: string;
+  preferredLanguageAttribute: string;
+  phoneAttribute: string;
+}
+
+/** The attributes of an entry, in the order the form asks for them. */
+export const LDAP_ATTRIBUTES = [
+  ["idAttribute", "ID attribute", "The attribute that identifies the person for good, such as uid or entryUUID."],
+  ["usernameAttribute", "Username attribute", "Such as uid; empty: the email."],
+  ["emailAttribute", "Email attribute", "Such as mail; the address counts as not verified."],
+  ["firstNameAttribute", "First name attribute", "Such as givenName."],
+  ["lastNameAttribute", "Last name attribute", "Such as sn."],
+  ["preferredLanguageAttribute", "Preferred language attribute", "Such as preferredLanguage."],
+  ["phoneAttribute", "Phone attribute", "Such as telephoneNumber."],
+] as const;
 /**
  * A provider as its form holds it, whatever its type: the fields a type lacks stay empty and
  * are never sent. The secret (a client secret; Apple's private key) is write-only: empty on
@@ -38,6 +70,7 @@ export interface IdpValues {
   isEmailVerified: boolean;
   teamId: string;
   keyId: string;
+  ldap: LdapValues;
   accounts: AccountFlag[];
   autoLinking: string;
 }
@@ -82,6 +115,26 @@ export const NEW_IDP: IdpValues = {
   isEmailVerified: false,
   teamId: "",
   keyId: "",
+  // The usual inetOrgPerson entry: what most directories have.
+  ldap: {
+    servers: "",
+    startTls: false,
+    baseDn: "",
+    bindDn: "",
+    bindPassword: "",
+    userBase: "",
+    userObjectClasses: "inetOrgPerson",
+    userFilters: "uid\nmail",
+    timeout: "",
+    rootCa: "",
+    idAttribute: "uid",
+    usernameAttribute: "uid",
+    emailAttribute: "mail",
+    firstNameAttribute: "givenName",
+    lastNameAttribute: "sn",
+    preferredLanguageAttribute: "preferredLanguage",
+    phoneAttribute: "telephoneNumber",
+  },
   accounts: ["isManualCreationAllowed", "isManualLinkingAllowed"],
   autoLinking: String(AutoLinkingOption.UNSPECIFIED),
 };
@@ -119,8 +172,58 @@ export function idpValues(kind: KindName, idp: IDP | undefined, config: Config |
     isEmailVerified: c?.isEmailVerified ?? false,
     teamId: c?.teamId ?? "",
     keyId: c?.keyId ?? "",
+    ldap: kind === "ldap" ? ldapValues(config as LDAPConfig | undefined) : NEW_IDP.ldap,
     accounts: ACCOUNT_OPTIONS.filter((o) => idp?.options?.[o.value]).map((o) => o.value),
     autoLinking: String(idp?.options?.autoLinking ?? AutoLinkingOption.UNSPECIFIED),
+  };
+}
+
+function ldapValues(c: LDAPConfig | undefined): LdapValues {
+  const a = c?.attributes;
+  const seconds = c?.timeout ? Number(c.timeout.seconds) + c.timeout.nanos / 1e9 : undefined;
+  return {
+    servers: (c?.servers ?? []).join("\n"),
+    startTls: c?.startTls ?? false,
+    baseDn: c?.baseDn ?? "",
+    bindDn: c?.bindDn ?? "",
+    bindPassword: "",
+    userBase: c?.userBase ?? "",
+    userObjectClasses: (c?.userObjectClasses ?? []).join("\n"),
+    userFilters: (c?.userFilters ?? []).join("\n"),
+    timeout: seconds === undefined ? "" : String(seconds),
+    rootCa: c?.rootCa ?? "",
+    idAttribute: a?.idAttribute ?? "",
+    usernameAttribute: a?.usernameAttribute ?? "",
+    emailAttribute: a?.emailAttribute ?? "",
+    firstNameAttribute: a?.firstNameAttribute ?? "",
+    lastNameAttribute: a?.lastNameAttribute ?? "",
+    preferredLanguageAttribute: a?.preferredLanguageAttribute ?? "",
+    phoneAttribute: a?.phoneAttribute ?? "",
+  };
+}
+
+/** The lines of a list field, trimmed, without empty ones. */
+export const listOf = (text: string) =>
+  text
+    .split(/\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** An LDAP provider's configuration, without the bind password; an empty timeout is none (the service's cap). */
+function ldapConnection(l: LdapValues) {
+  const seconds = Number(l.timeout.trim());
+  const whole = Math.floor(seconds);
+  return {
+    servers: listOf(l.servers),
+    startTls: l.startTls,
+    baseDn: l.baseDn.trim(),
+    bindDn: l.bindDn.trim(),
+    userBase: l.userBase.trim(),
+    userObjectClasses: listOf(l.userObjectClasses),
+    userFilters: listOf(l.userFilters),
+    ...(l.timeout.trim() !== "" && { timeout: { seconds: BigInt(whole), nanos: Math.round((seconds - whole) * 1e9) } }),
+    rootCa: l.rootCa.trim() === "" ? "" : l.rootCa,
+    attributes: Object.fromEntries(LDAP_ATTRIBUTES.map(([field]) => [field, l[field].trim()])),
   };
 }
 
@@ -161,10 +264,13 @@ function secret(v: IdpValues) {
 
 /** The `idp` of a Create<Type>IDP request. */
 export function createRequest(v: IdpValues) {
+  if (KINDS[v.kind].protocol === "ldap") return { idp: typeAgnostic(v), config: { ...ldapConnection(v.ldap), bindPassword: v.ldap.bindPassword } };
   return { idp: typeAgnostic(v), config: { ...connection(v), ...secret(v) } };
 }
 
 /** The `idp` of a Patch<Type>IDP request: every setting of the form; the secret only when one is typed. */
 export function patchRequest(v: IdpValues) {
+  if (KINDS[v.kind].protocol === "ldap")
+    return { idp: typeAgnostic(v), config: { ...ldapConnection(v.ldap), ...(v.ldap.bindPassword !== "" && { bindPassword: v.ldap.bindPassword }) } };
   return { idp: typeAgnostic(v), config: { ...connection(v), ...(v.clientSecret !== "" && secret(v)) } };
 }

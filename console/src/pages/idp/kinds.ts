@@ -23,6 +23,8 @@ type Unary = DescMethodUnary<DescMessage, DescMessage>;
 
 export interface Kind {
   label: string;
+  /** How people sign in: at the provider's pages (OAuth, OpenID Connect) or on a form of the login pages that a directory checks. */
+  protocol: "oauth" | "ldap";
   /** The type in the create dialog's choice: what it connects to. */
   choice: string;
   type: ProviderType;
@@ -43,13 +45,14 @@ export interface Kind {
 const OIDC_SCOPES = "Separated by spaces. Empty: openid profile email; openid is always asked for.";
 const m = PlatformIdentityProviders.method;
 
-export type KindName = "github" | "google" | "azureAd" | "apple" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth";
+export type KindName = "github" | "google" | "azureAd" | "apple" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth" | "ldap";
 
 /** The provider types the API creates, in the order the create dialog offers them. */
 export const KINDS: Record<KindName, Kind> = {
   github: {
     label: "GitHub",
     choice: "GitHub: people sign in with their GitHub.com account",
+    protocol: "oauth",
     type: ProviderType.GITHUB,
     extra: [],
     clientHelp: "From an OAuth app at GitHub (Settings › Developer settings › OAuth Apps).",
@@ -61,6 +64,7 @@ export const KINDS: Record<KindName, Kind> = {
   google: {
     label: "Google",
     choice: "Google: people sign in with their Google account",
+    protocol: "oauth",
     type: ProviderType.GOOGLE,
     extra: [],
     clientHelp: "From an OAuth client ID of type Web application in the Google Cloud console (APIs & Services › Credentials).",
@@ -73,6 +77,7 @@ export const KINDS: Record<KindName, Kind> = {
     label: "Microsoft Entra ID",
     choice: "Microsoft Entra ID (Azure AD): people sign in with a work, school or personal Microsoft account",
     type: ProviderType.AZURE_AD,
+    protocol: "oauth",
     extra: ["tenant", "isEmailVerified"],
     clientHelp:
       "The application (client) ID of an app registration in the Microsoft Entra admin center (Applications › App registrations), and a client secret of it (Certificates & secrets).",
@@ -85,6 +90,7 @@ export const KINDS: Record<KindName, Kind> = {
     label: "Apple",
     choice: "Apple: people sign in with their Apple Account",
     type: ProviderType.APPLE,
+    protocol: "oauth",
     extra: ["teamId", "keyId"],
     secret: "privateKey",
     clientHelp:
@@ -97,6 +103,7 @@ export const KINDS: Record<KindName, Kind> = {
   gitlab: {
     label: "GitLab",
     choice: "GitLab: people sign in with their GitLab.com account",
+    protocol: "oauth",
     type: ProviderType.GITLAB,
     extra: [],
     clientHelp: "From an application at GitLab.com (User settings › Applications, or a group's).",
@@ -108,6 +115,7 @@ export const KINDS: Record<KindName, Kind> = {
   gitlabSelfHosted: {
     label: "GitLab self-hosted",
     choice: "GitLab self-hosted: your own GitLab installation",
+    protocol: "oauth",
     type: ProviderType.GITLAB_SELF_HOSTED,
     extra: ["issuer"],
     clientHelp: "From an application of your GitLab (User settings › Applications, or the Admin Area's).",
@@ -120,6 +128,7 @@ export const KINDS: Record<KindName, Kind> = {
   oidc: {
     label: "OpenID Connect",
     choice: "OpenID Connect: any provider with a discovery document",
+    protocol: "oauth",
     type: ProviderType.OIDC,
     extra: ["issuer", "isIdTokenMapping"],
     clientHelp: "The client registered at the provider for this service (confidential, authorization code flow).",
@@ -132,6 +141,7 @@ export const KINDS: Record<KindName, Kind> = {
   oauth: {
     label: "OAuth 2.0",
     choice: "OAuth 2.0: any provider with an authorization, token and user endpoint",
+    protocol: "oauth",
     type: ProviderType.OAUTH,
     extra: ["authorizationEndpoint", "tokenEndpoint", "userEndpoint", "idAttribute"],
     clientHelp: "The client registered at the provider for this service (authorization code flow; the secret is sent in the request body).",
@@ -139,6 +149,18 @@ export const KINDS: Record<KindName, Kind> = {
     create: m.createOAuthIDP,
     patch: m.patchOAuthIDP,
     get: m.getOAuthIDP,
+  },
+  ldap: {
+    label: "LDAP",
+    choice: "LDAP: people sign in with their directory's login name and password",
+    protocol: "ldap",
+    type: ProviderType.LDAP,
+    extra: [],
+    clientHelp: "",
+    scopesHelp: "",
+    create: m.createLDAPIDP,
+    patch: m.patchLDAPIDP,
+    get: m.getLDAPIDP,
   },
 };
 

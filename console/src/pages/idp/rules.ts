@@ -1,4 +1,4 @@
-import { scopeList, TENANT_ID, type IdpValues } from "./form";
+import { listOf, scopeList, TENANT_ID, type IdpValues } from "./form";
 import { KINDS, type KindName } from "./kinds";
 
 /**
@@ -104,6 +104,77 @@ export function settingsRules(before: IdpValues) {
         before.scopes === "" || scopeList(String(value)).length > 0
           ? scopesProblem(String(value))
           : "Scopes once set cannot be emptied (the API keeps them when none are sent): list the ones to ask for.",
+    },
+  };
+}
+
+/** LDAP's settings (LDAPConfig in idp_types.proto): what the API would refuse, said under the field. */
+const ATTRIBUTE_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+
+function attributeList(what: string) {
+  return {
+    validate: (value: unknown) => {
+      const names = listOf(String(value));
+      if (names.length === 0) return `Give at least one ${what}.`;
+      if (names.length > 20) return "At most 20.";
+      return names.every((n) => ATTRIBUTE_NAME.test(n) && n.length <= 200) || "Names of attributes or object classes, one a line, such as uid.";
+    },
+  };
+}
+
+export const LDAP_RULES = {
+  servers: {
+    validate: (value: unknown) => {
+      const servers = listOf(String(value));
+      if (servers.length === 0) return "Give at least one server, such as ldaps://ldap.example.com.";
+      if (servers.length > 10) return "At most 10 servers.";
+      return servers.every((s) => /^ldaps?:\/\/[^/?#@\s]+\/?$/.test(s)) || "One a line, each ldaps:// or ldap:// with a host and an optional port.";
+    },
+  },
+  baseDn: { required: "Give the DN under which people are searched, such as dc=example,dc=com.", ...atMost(1000) },
+  bindDn: { required: "Give the DN of the account the service searches with.", ...atMost(1000) },
+  userBase: atMost(1000),
+  userObjectClasses: attributeList("object class"),
+  userFilters: attributeList("attribute"),
+  timeout: {
+    validate: (value: unknown) => {
+      const text = String(value).trim();
+      const seconds = Number(text);
+      return text === "" || (Number.isFinite(seconds) && seconds > 0 && seconds <= 300) || "A number of seconds above 0 and at most 300, such as 5.";
+    },
+  },
+  rootCa: {
+    ...atMost(65536),
+    validate: (value: unknown) =>
+      String(value).trim() === "" ||
+      /^(\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/.test(String(value)) ||
+      "PEM certificates (-----BEGIN CERTIFICATE----- …), or nothing.",
+  },
+  idAttribute: { required: "Give the attribute that identifies the person, such as uid.", ...atMost(200) },
+  attribute: atMost(200),
+  newBindPassword: { required: "Give the bind account's password.", ...atMost(1000) },
+};
+
+/** The settings that say where the bind password goes (BIND_PASSWORD_AIM in src/domain/idp/model.ts), in words. */
+const LDAP_AIMED = [
+  ["servers", "servers"],
+  ["startTls", "StartTLS"],
+  ["rootCa", "root CA"],
+  ["bindDn", "bind DN"],
+] as const;
+
+/** A saved LDAP provider's bind password: needed again when where it goes changes. */
+export function bindPasswordRules(before: IdpValues) {
+  return {
+    ...atMost(1000),
+    validate: (_: unknown, v: IdpValues) => {
+      const norm = (x: string | boolean) => (typeof x === "string" ? listOf(x).join("\n") : x);
+      const moved = LDAP_AIMED.find(([field]) => norm(v.ldap[field]) !== norm(before.ldap[field]));
+      return (
+        v.ldap.bindPassword !== "" ||
+        moved === undefined ||
+        `Changing the ${moved[1]} needs the bind password again: the stored one is kept only for the ${moved[1]} it was given for.`
+      );
     },
   };
 }

@@ -32,9 +32,10 @@ import { finishIntent, type IntentState } from "./intents.js";
 import { accountOf, linkKey, LOGIN_MODEL, type LoginRecord } from "./pending-link.js";
 import { dropRecord, putRecord, readRecord, takeRecord } from "../../adapters/login-records.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
-import { backLink, choices, createForm, linkForm, type NewAccountFields } from "./render.js";
+import { backLink, choices, createForm, ldapForm, linkForm, type NewAccountFields } from "./render.js";
+import { ldapSignIn, type LdapConfig } from "../../../upstream-idps/ldap.js";
 import { UpstreamError } from "../../../upstream-idps/fetch.js";
-import { authorizationUrl, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "../../../upstream-idps/clients.js";
+import { authorizationUrl, FORM_TYPES, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "../../../upstream-idps/clients.js";
 
 /**
  * External login (docs/oidc.md, "External login"): a provider's button on the login-name page
@@ -114,6 +115,7 @@ export async function externalLogin(req: NodeRequest, res: NodeResponse, c: Exte
   else if (action === undefined && req.method === "GET") await step.decide();
   else if (action === "link" && (req.method === "GET" || req.method === "POST")) await step.link();
   else if (action === "create" && (req.method === "GET" || req.method === "POST")) await step.create();
+  else if (action === "ldap" && req.method === "POST") await step.ldap(orgOfLogin.orgId);
   else await errorPage(res, 405, { lang, look }, (t) => t.loginExpired);
   return true;
 }
@@ -164,6 +166,7 @@ class Step {
     if (!form) return;
     const idp = form.idpId ? await activeProvider(this.c.db, this.c.instanceId, orgId, form.idpId.slice(0, 200)) : undefined;
     if (!idp) return this.fail(404, this.t.externalFailed);
+    if (FORM_TYPES.has(idp.type)) return this.askLdap(200, idp.id, idp.name, "");
     let location: string;
     try {
       const upstream = await upstreamOf(idp, this.c.box, this.c.calls);
@@ -178,6 +181,60 @@ class Step {
       return upstreamFailed(this.res, this.c, { lang: this.lang, look: this.look }, error, this.base);
     }
     (this.res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    this.res.end();
+  }
+
+  askLdap(status: number, idpId: string, name: string, loginName: string, error?: FormError): void {
+    this.show(
+      status,
+      this.t.externalSignInWith.replace("{name}", name),
+      ldapForm(this.t, { action: `${this.base}/idp/ldap`, csrf: this.csrf, idpId, loginName, ...(error && { error }) }) + backLink(this.t, this.base),
+    );
+  }
+
+  /**
+   * An LDAP provider's form: the directory checks the login name and password (ldap.ts), and
+   * the person it finds goes on as an upstream user of any other type, to the same decision.
+   * The per-IP guard bounds guessing as on the password page; an unknown name and a wrong
+   * password read alike.
+   */
+  async ldap(orgId: string): Promise<void> {
+    const form = await this.form();
+    if (!form) return;
+    const idp = form.idpId ? await activeProvider(this.c.db, this.c.instanceId, orgId, form.idpId.slice(0, 200)) : undefined;
+    if (!idp || !FORM_TYPES.has(idp.type)) return this.fail(404, this.t.externalFailed);
+    const loginName = (form.loginName ?? "").trim().slice(0, 400);
+    const password = form.password ?? "";
+    const again = (status: number, error: FormError) => this.askLdap(status, idp.id, idp.name, loginName, error);
+    // Per address, and per directory account: guessing one person's password from many addresses is bounded too.
+    const { perIp, perLoginName } = this.c.guards;
+    if (
+      !perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) ||
+      !perLoginName.take(`${this.c.instanceId} ${idp.id} ${loginName.toLowerCase()}`)
+    ) {
+      this.res.setHeader("retry-after", String(perIp.retryAfterS()));
+      return again(429, this.t.tooManyAttempts);
+    }
+    let checked;
+    try {
+      checked = await ldapSignIn(
+        idp.config as unknown as LdapConfig,
+        this.c.box.decrypt(idp.client_secret),
+        loginName,
+        password.slice(0, 1000),
+        this.c.calls.ldap,
+      );
+    } catch (error) {
+      return upstreamFailed(this.res, this.c, { lang: this.lang, look: this.look }, error, this.base);
+    }
+    if (!checked.ok) {
+      recordSignIn(this, { method: "idp", outcome: checked.reason });
+      return again(401, this.t.externalLdapRefused);
+    }
+    const restricted = (await loginOrgOf(this.c.db, this.c.instanceId, this.details.params)).restricted;
+    const login: LoginRecord = { idpId: idp.id, orgId, restricted, user: checked.user };
+    await putRecord(this.c.db, this.c.instanceId, LOGIN_MODEL, this.details.uid, login, LOGIN_TTL_S);
+    (this.res as ServerResponse).writeHead(303, { location: `${this.base}/idp`, "cache-control": "no-store" });
     this.res.end();
   }
 
@@ -372,7 +429,8 @@ class Step {
               gender: undefined,
             },
             email: { address: values.email, verified },
-            phone: undefined,
+            // LDAP's phone attribute, as unverified as its mail.
+            phone: user.phone && PHONE.test(user.phone) ? { number: user.phone, verified: false } : undefined,
             passwordHash: undefined,
             passwordChangeRequired: false,
           },
@@ -528,6 +586,9 @@ function upstreamFailed(res: NodeResponse, c: ExternalContext, frame: Frame, err
   const message = error.kind === "invalid" ? t.externalFailed : t.externalUnreachable;
   sendPage(res, 502, frame, () => [t.errorTitle, `${errorBody(message)}<p class="muted"><code>${escapeHtml(error.kind)}</code></p>${backLink(t, back)}`]);
 }
+
+/** A phone attribute worth keeping: digits with the usual separators, as the user API accepts. */
+const PHONE = /^\+?[0-9][0-9 ().-]{2,30}$/;
 
 function fieldsOf(user: ExternalUser): NewAccountFields {
   return { username: user.username || user.email, givenName: user.givenName || user.username, familyName: user.familyName, email: user.email };

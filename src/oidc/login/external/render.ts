@@ -14,6 +14,20 @@ export function providerButtons(t: Texts, action: string, csrf: string, provider
     .join("");
 }
 
+/** An LDAP provider's sign-in: the directory's login name and password, posted to the service, never to the directory's own pages. */
+export function ldapForm(t: Texts, f: { action: string; csrf: string; idpId: string; loginName: string; error?: FormError }): string {
+  return form({
+    action: f.action,
+    hidden: hiddenField("csrf", f.csrf) + hiddenField("idpId", f.idpId),
+    fields: [
+      { name: "loginName", label: t.loginName, autocomplete: "username", value: f.loginName, autofocus: f.loginName === "" },
+      { name: "password", label: t.password, type: "password", autocomplete: "current-password", autofocus: f.loginName !== "" },
+    ],
+    submit: t.next,
+    ...(f.error && { error: f.error }),
+  });
+}
+
 export function backLink(t: Texts, href: string): string {
   return links([[href, t.externalBack]]);
 }

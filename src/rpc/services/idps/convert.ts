@@ -33,12 +33,12 @@ export function optionsToJson(options: Options | undefined): Record<string, unkn
 
 /**
  * A configuration message as stored: proto3 JSON without the type's secret (the client secret,
- * Apple's private key), and the secret apart (sealed by the command, never stored or logged in
- * the clear).
+ * Apple's private key, LDAP's bind password), and the secret apart (sealed by the command,
+ * never stored or logged in the clear).
  */
-export function configToJson(desc: DescMessage, config: Message, secretField: string): { config: Record<string, unknown>; clientSecret: string | undefined } {
+export function configToJson(desc: DescMessage, config: Message, secretField: string): { config: Record<string, unknown>; secret: string | undefined } {
   const { [secretField]: secret, ...rest } = toJson(desc, config) as JsonObject;
-  return { config: rest, clientSecret: secret as string | undefined };
+  return { config: rest, secret: secret as string | undefined };
 }
 
 /** A stored configuration for reading: everything but the secret, which has no field to go to. */

@@ -29,6 +29,7 @@ const PROVIDER_TYPES: Record<string, string> = {
   Google: "google",
   AzureAD: "azure_ad",
   Apple: "apple",
+  LDAP: "ldap",
 };
 
 export interface IdpsDeps {
@@ -84,14 +85,14 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
       const configDesc = messageOf(messageOf(method.input, "idp"), "config");
       return async (req: { idp: { idp: { name: string; statePolicy: number; options?: never }; config: Message } }, ctx) => {
         const { idp, config } = req.idp;
-        const { config: described, clientSecret } = configToJson(configDesc, config, secretOf(type).field);
+        const { config: described, secret } = configToJson(configDesc, config, secretOf(type).field);
         const input = {
           type,
           name: idp.name,
           statePolicy: policyFromProto(idp.statePolicy) ?? "inherit",
           options: optionsToJson(idp.options),
           config: described,
-          clientSecret: clientSecret!,
+          clientSecret: secret!,
         };
         const details = await write(ctx, (tx) => addIdp(tx, editorOf(ctx), askedContext(ctx.values), input, box));
         return { details: detailsToProto(details) };
@@ -106,9 +107,9 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
           options: req.idp.idp?.options && optionsToJson(req.idp.idp.options),
         };
         if (req.idp.config) {
-          const { config, clientSecret } = configToJson(configDesc, req.idp.config, secretOf(type).field);
+          const { config, secret } = configToJson(configDesc, req.idp.config, secretOf(type).field);
           if (Object.keys(config).length > 0) patch.config = config;
-          patch.clientSecret = clientSecret;
+          patch.clientSecret = secret;
         }
         const details = await write(ctx, (tx) => patchIdp(tx, editorOf(ctx), req.id, askedContext(ctx.values), patch, box, type));
         return { details: detailsToProto(details) };

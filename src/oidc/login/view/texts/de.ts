@@ -61,6 +61,7 @@ export const de: Texts = {
   externalAlreadyLinked: "Dieses Konto ist bereits mit einem anderen Konto dieses Identitätsanbieters verknüpft.",
   externalFailed: "Die Anmeldung beim Identitätsanbieter ist fehlgeschlagen. Bitte versuchen Sie es erneut oder melden Sie sich auf andere Weise an.",
   externalUnreachable: "Der Identitätsanbieter ist nicht erreichbar. Bitte versuchen Sie es später erneut oder melden Sie sich auf andere Weise an.",
+  externalLdapRefused: "Der Anmeldename oder das Passwort ist nicht korrekt.",
   externalCancelled: "Die Anmeldung beim Identitätsanbieter wurde abgebrochen.",
   externalOtherBrowser:
     "Diese Anmeldung wurde in einem anderen Browser begonnen, oder ihre Cookies wurden blockiert. Starten Sie die Anmeldung in diesem Browser erneut aus der Anwendung.",

@@ -60,6 +60,7 @@ export const en: Texts = {
   externalAlreadyLinked: "This account is already linked to another account of this identity provider.",
   externalFailed: "Signing in with the identity provider failed. Please try again or sign in another way.",
   externalUnreachable: "The identity provider could not be reached. Please try again later or sign in another way.",
+  externalLdapRefused: "The login name or the password is not correct.",
   externalCancelled: "The sign-in at the identity provider was cancelled.",
   externalOtherBrowser: "This sign-in was started in another browser, or its cookies were blocked. Start again from the application in this browser.",
   externalBack: "Back to sign-in",

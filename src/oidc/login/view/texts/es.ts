@@ -61,6 +61,7 @@ export const es: Texts = {
   externalAlreadyLinked: "Esta cuenta ya está vinculada a otra cuenta de este proveedor de identidad.",
   externalFailed: "El inicio de sesión con el proveedor de identidad ha fallado. Inténtelo de nuevo o inicie sesión de otra forma.",
   externalUnreachable: "No se ha podido contactar con el proveedor de identidad. Inténtelo más tarde o inicie sesión de otra forma.",
+  externalLdapRefused: "El nombre de inicio de sesión o la contraseña no son correctos.",
   externalCancelled: "Se canceló el inicio de sesión en el proveedor de identidad.",
   externalOtherBrowser:
     "Este inicio de sesión se empezó en otro navegador, o se bloquearon sus cookies. Vuelva a empezar desde la aplicación en este navegador.",

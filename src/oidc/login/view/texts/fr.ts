@@ -60,6 +60,7 @@ export const fr: Texts = {
   externalAlreadyLinked: "Ce compte est déjà lié à un autre compte de ce fournisseur d'identité.",
   externalFailed: "La connexion auprès du fournisseur d'identité a échoué. Réessayez ou connectez-vous autrement.",
   externalUnreachable: "Le fournisseur d'identité est injoignable. Réessayez plus tard ou connectez-vous autrement.",
+  externalLdapRefused: "L'identifiant ou le mot de passe est incorrect.",
   externalCancelled: "La connexion auprès du fournisseur d'identité a été annulée.",
   externalOtherBrowser:
     "Cette connexion a été commencée dans un autre navigateur, ou ses cookies ont été bloqués. Recommencez depuis l'application dans ce navigateur.",

@@ -60,6 +60,7 @@ export const it: Texts = {
   externalAlreadyLinked: "Questo account è già collegato a un altro account di questo provider di identità.",
   externalFailed: "L'accesso tramite il provider di identità non è riuscito. Riprovi o acceda in un altro modo.",
   externalUnreachable: "Il provider di identità non è raggiungibile. Riprovi più tardi o acceda in un altro modo.",
+  externalLdapRefused: "Il nome utente o la password non sono corretti.",
   externalCancelled: "L'accesso presso il provider di identità è stato annullato.",
   externalOtherBrowser:
     "Questo accesso è stato avviato in un altro browser, oppure i cookie sono stati bloccati. Ricominci dall'applicazione in questo browser.",

@@ -60,6 +60,7 @@ export const ja: Texts = {
   externalAlreadyLinked: "このアカウントは、このIDプロバイダーの別のアカウントに既にリンクされています。",
   externalFailed: "IDプロバイダーでのサインインに失敗しました。もう一度お試しいただくか、別の方法でサインインしてください。",
   externalUnreachable: "IDプロバイダーに接続できません。後でもう一度お試しいただくか、別の方法でサインインしてください。",
+  externalLdapRefused: "ログイン名またはパスワードが正しくありません。",
   externalCancelled: "IDプロバイダーでのサインインはキャンセルされました。",
   externalOtherBrowser: "このサインインは別のブラウザーで開始されたか、Cookie がブロックされました。このブラウザーでアプリケーションからやり直してください。",
   externalBack: "サインインに戻る",

@@ -61,6 +61,7 @@ export const nl: Texts = {
   externalAlreadyLinked: "Dit account is al gekoppeld aan een ander account van deze identiteitsprovider.",
   externalFailed: "Inloggen via de identiteitsprovider is mislukt. Probeer het opnieuw of log op een andere manier in.",
   externalUnreachable: "De identiteitsprovider is niet bereikbaar. Probeer het later opnieuw of log op een andere manier in.",
+  externalLdapRefused: "De inlognaam of het wachtwoord is niet juist.",
   externalCancelled: "Het inloggen bij de identiteitsprovider is geannuleerd.",
   externalOtherBrowser:
     "Deze aanmelding is in een andere browser begonnen, of de cookies ervan zijn geblokkeerd. Begin opnieuw vanuit de applicatie in deze browser.",

@@ -60,6 +60,7 @@ export const pl: Texts = {
   externalAlreadyLinked: "To konto jest już powiązane z innym kontem tego dostawcy tożsamości.",
   externalFailed: "Logowanie przez dostawcę tożsamości nie powiodło się. Spróbuj ponownie lub zaloguj się inaczej.",
   externalUnreachable: "Dostawca tożsamości jest nieosiągalny. Spróbuj później lub zaloguj się inaczej.",
+  externalLdapRefused: "Nazwa logowania lub hasło są nieprawidłowe.",
   externalCancelled: "Logowanie u dostawcy tożsamości zostało anulowane.",
   externalOtherBrowser:
     "To logowanie rozpoczęto w innej przeglądarce lub jej pliki cookie zostały zablokowane. Zacznij od nowa w aplikacji w tej przeglądarce.",

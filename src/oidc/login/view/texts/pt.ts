@@ -60,6 +60,7 @@ export const pt: Texts = {
   externalAlreadyLinked: "Esta conta já está associada a outra conta deste fornecedor de identidade.",
   externalFailed: "A entrada através do fornecedor de identidade falhou. Tente novamente ou entre de outra forma.",
   externalUnreachable: "Não foi possível contactar o fornecedor de identidade. Tente mais tarde ou entre de outra forma.",
+  externalLdapRefused: "O nome de login ou a senha não estão corretos.",
   externalCancelled: "A entrada no fornecedor de identidade foi cancelada.",
   externalOtherBrowser: "Esta entrada foi iniciada noutro navegador, ou os cookies foram bloqueados. Recomece a partir da aplicação neste navegador.",
   externalBack: "Voltar à entrada",

@@ -68,6 +68,8 @@ export interface Texts {
   externalAlreadyLinked: string;
   externalFailed: string;
   externalUnreachable: string;
+  /** LDAP: an unknown login name and a wrong password alike, so neither tells which names exist. */
+  externalLdapRefused: string;
   externalCancelled: string;
   /** The external login's callback reached a browser that did not start it. */
   externalOtherBrowser: string;

@@ -60,6 +60,7 @@ export const zh: Texts = {
   externalAlreadyLinked: "此账户已关联到该身份提供商的另一个账户。",
   externalFailed: "通过身份提供商登录失败。请重试或使用其他方式登录。",
   externalUnreachable: "无法连接身份提供商。请稍后重试或使用其他方式登录。",
+  externalLdapRefused: "登录名或密码不正确。",
   externalCancelled: "在身份提供商处的登录已取消。",
   externalOtherBrowser: "此登录是在另一个浏览器中开始的，或其 Cookie 被阻止。请在此浏览器中从应用程序重新开始。",
   externalBack: "返回登录",
