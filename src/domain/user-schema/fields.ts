@@ -58,7 +58,8 @@ export function readableData(schema: Node, data: JsonObject, party: Party): Json
     for (const [key, child] of Object.entries(value)) {
       const childNode = propertyNode(schema, node, key);
       const access = accessAt(childNode, above);
-      if (isObject(child) && hasMoreSpecificAccess(childNode)) {
+      if (isObject(child)) {
+        // Member by member: a member may grant what its object does not, or the other way round.
         const inner = walk(child as JsonObject, childNode, access);
         if (access[party].includes("r") || Object.keys(inner).length > 0) shown[key] = inner;
       } else if (access[party].includes("r")) shown[key] = child;
@@ -66,14 +67,6 @@ export function readableData(schema: Node, data: JsonObject, party: Party): Json
     return shown;
   };
   return walk(data, schema, accessAt(schema, DEFAULT_ACCESS));
-}
-
-/** Whether any field below the node carries an annotation of its own (then its object is shown field by field). */
-function hasMoreSpecificAccess(node: Node | undefined, depth = 0): boolean {
-  if (!node || depth > 16) return false;
-  const properties = node.properties;
-  if (!isObject(properties)) return false;
-  return Object.values(properties).some((child) => isObject(child) && (PERMISSION_KEYWORD in child || hasMoreSpecificAccess(child, depth + 1)));
 }
 
 function deepEqual(a: Json | undefined, b: Json | undefined): boolean {

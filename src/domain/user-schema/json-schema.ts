@@ -23,7 +23,8 @@ type AddFormats = (ajv: Ajv2020) => void;
 const addFormats = ((addFormatsModule as unknown as { default: { default?: AddFormats } & AddFormats }).default.default ??
   (addFormatsModule as unknown as { default: AddFormats }).default) as AddFormats;
 
-function newAjv(): Ajv2020 {
+/** The Ajv every user schema is checked and applied with; bench/schema-users.ts builds its baseline with it too. */
+export function newAjv(): Ajv2020 {
   // Strict: an unknown keyword or a misspelled type is an error, not silently no rule.
   // addUsedSchema off: a user schema's `$id` never enters Ajv's registry, where two
   // instances' schemas of the same `$id` would collide.

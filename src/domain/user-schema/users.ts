@@ -3,7 +3,7 @@ import type { UserRow } from "../../store/schema.js";
 import { failedPrecondition, invalidArgument, permissionDenied } from "../errors.js";
 import { userSchemaRowForUpdate } from "./commands.js";
 import type { SearchValues } from "./search-index.js";
-import { mergePatch, readableData, searchableFields, searchableValues, unwritableChanges, type JsonObject, type Party } from "./fields.js";
+import { mergePatch, searchableFields, searchableValues, unwritableChanges, type JsonObject, type Party } from "./fields.js";
 import { requireValidData } from "./json-schema.js";
 import type { Authenticator, UserSchemaRow } from "./model.js";
 
@@ -56,17 +56,14 @@ export async function patchedSchemaUserData(tx: Tx, user: UserRow, patch: JsonOb
   return { schemaId: schema.id, revision: schema.revision, data: after, searchValues: searchableValues(schema.schema, after) };
 }
 
-/** The data as `party` may read it. */
-export function shownSchemaUserData(schema: Record<string, unknown> | null, data: Record<string, unknown> | null, party: Party): JsonObject {
-  return schema && data ? readableData(schema, data as JsonObject, party) : {};
-}
-
-/** A data filter names a field some schema of the instance (or the one asked for) indexes; InvalidArgument otherwise. */
-export async function requireSearchableField(db: Db, instanceId: string, field: string, schemaIds: string[]): Promise<void> {
-  let query = db.selectFrom("user_schemas").select(["id", "schema"]).where("instance_id", "=", instanceId);
+/** Data filters name fields some schema of the instance (or the one asked for) indexes; InvalidArgument otherwise. */
+export async function requireSearchableFields(db: Db, instanceId: string, fields: string[], schemaIds: string[]): Promise<void> {
+  if (fields.length === 0) return;
+  let query = db.selectFrom("user_schemas").select("schema").where("instance_id", "=", instanceId);
   if (schemaIds.length > 0) query = query.where("id", "in", schemaIds);
-  const schemas = await query.execute();
-  if (!schemas.some((s) => searchableFields(s.schema).includes(field))) {
+  const searchable = new Set((await query.execute()).flatMap((s) => searchableFields(s.schema)));
+  const field = fields.find((f) => !searchable.has(f));
+  if (field !== undefined) {
     throw invalidArgument(
       `${field} is not a searchable field of ${schemaIds.length > 0 ? "the user schema" : "any user schema"}: mark it "urn:platform:searchable": true`,
     );

@@ -1,7 +1,6 @@
 import type { UserRow } from "../../store/schema.js";
 import type { ObjectDetails } from "../details.js";
-import type { JsonObject, Party } from "../user-schema/fields.js";
-import { shownSchemaUserData } from "../user-schema/users.js";
+import { readableData, type JsonObject, type Party } from "../user-schema/fields.js";
 
 export type UserState = UserRow["state"];
 /** A person (human) or a service account (machine). */
@@ -106,7 +105,11 @@ export function userView(row: UserViewRow, reader: Party = "owner"): UserView {
   if (row.type === "schema") {
     return {
       ...base,
-      schema: { schemaId: row.schema_id ?? "", revision: row.schema_revision ?? 0, data: shownSchemaUserData(row.user_schema, row.data, reader) },
+      schema: {
+        schemaId: row.schema_id ?? "",
+        revision: row.schema_revision ?? 0,
+        data: row.user_schema && row.data ? readableData(row.user_schema, row.data as JsonObject, reader) : {},
+      },
     };
   }
   if (row.type === "machine") {

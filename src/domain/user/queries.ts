@@ -6,7 +6,7 @@ import { prepared } from "../../store/prepared.js";
 import { searchPage, textMatches, type Page, type TextMatch } from "../../store/search.js";
 import { notFound } from "../errors.js";
 import type { Party } from "../user-schema/fields.js";
-import { requireSearchableField } from "../user-schema/users.js";
+import { requireSearchableFields } from "../user-schema/users.js";
 
 type UserQuery = SelectQueryBuilder<Database, "users", object>;
 
@@ -130,7 +130,8 @@ function matches(eb: ExpressionBuilder<Database, "users">, filter: UserFilter) {
 /** Filters are combined with AND; ties of the sort column are broken by id. */
 export async function searchUsers(db: Db, instanceId: string, search: UserSearch) {
   const schemaIds = search.filters.flatMap((f) => ("schemaId" in f ? [f.schemaId] : []));
-  for (const f of search.filters) if ("data" in f) await requireSearchableField(db, instanceId, f.data.field, schemaIds);
+  const fields = search.filters.flatMap((f) => ("data" in f ? [f.data.field] : []));
+  await requireSearchableFields(db, instanceId, fields, schemaIds);
   let query = db.selectFrom("users").where("users.instance_id", "=", instanceId);
   if (search.within) query = query.where("users.org_id", "in", [...search.within, ""]);
   for (const filter of search.filters) query = query.where((eb) => matches(eb, filter));
