@@ -22,6 +22,8 @@ export interface ExternalLoginSettings {
   intentTtlMs: number;
   /** An LDAP provider's timeout per server (connecting, each operation) at most, and the one of a provider without. */
   ldapMaxTimeoutMs: number;
+  /** How far a SAML identity provider's clock may be from ours when an assertion's time window is checked. */
+  samlClockSkewMs: number;
 }
 
 export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: ExternalLoginSettings } {
@@ -38,6 +40,7 @@ export function externalLoginSettings(env: NodeJS.ProcessEnv): { externalLogin: 
       appleUrl: baseUrl(env, "PLATFORM_APPLE_URL", "https://appleid.apple.com"),
       intentTtlMs: duration(env, "PLATFORM_IDP_INTENT_TTL", "10m", 24 * HOUR_MS),
       ldapMaxTimeoutMs: duration(env, "PLATFORM_LDAP_MAX_TIMEOUT", "10s", 5 * 60_000, 100),
+      samlClockSkewMs: duration(env, "PLATFORM_SAML_CLOCK_SKEW", "1m", 10 * 60_000, 0),
     },
   };
 }

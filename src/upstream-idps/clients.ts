@@ -15,7 +15,7 @@ import type { LdapSettings } from "./ldap.js";
  */
 
 /** The provider types a login button is offered for. */
-export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google", "azure_ad", "apple", "ldap"]);
+export const SUPPORTED_TYPES = new Set(["oidc", "oauth", "gitlab", "gitlab_self_hosted", "github", "google", "azure_ad", "apple", "ldap", "saml"]);
 
 /** The types whose button leads to a form of the login pages instead of the provider's own pages. */
 export const FORM_TYPES = new Set(["ldap"]);
@@ -77,6 +77,8 @@ export interface Calls extends Fetching {
   appleUrl: string;
   /** LDAP's bounds and address rule (ldap.ts). */
   ldap: LdapSettings;
+  /** SAML's clock skew (saml.ts). */
+  saml: { clockSkewMs: number };
 }
 
 export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, settings: ExternalLoginSettings): Calls {
@@ -95,6 +97,7 @@ export function upstreamCalls(outbound: OutboundClient, timeoutMs: number, setti
     azureAdUrl: settings.azureAdUrl,
     appleUrl: settings.appleUrl,
     ldap: { maxTimeoutMs: settings.ldapMaxTimeoutMs, allowPrivate: outbound.allowPrivate },
+    saml: { clockSkewMs: settings.samlClockSkewMs },
   };
 }
 
@@ -130,6 +133,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filt
 export async function upstreamOf(idp: StoredIdp, box: SecretBox, calls: Calls): Promise<Upstream> {
   if (FORM_TYPES.has(idp.type))
     throw new UpstreamError("invalid", `a ${idp.type} provider has no authorization endpoint: its sign-in is a form of the login pages`);
+  if (idp.type === "saml")
+    throw new UpstreamError("invalid", "a saml provider has no authorization endpoint: its sign-in goes through the login pages (saml.ts)");
   const config = idp.config;
   const clientId = String(config.clientId ?? "");
   const sealed = idp.client_secret;

@@ -7,6 +7,7 @@ import { PlatformSMTPProviders } from "../../gen/platform/resources/smtp_provide
 import { smtpSettings, twilioSettings } from "../notification-providers/requests.js";
 import { uniqueName } from "../users/helpers.js";
 import { calls, type Flow } from "./flow.js";
+import { startSamlIdp } from "../support/saml-idp.js";
 
 /** A target with its signing key regenerated, used by an execution that loses it when it is deleted. */
 export async function actionFlows(f: Flow): Promise<void> {
@@ -128,4 +129,17 @@ export async function idpFlows(f: Flow): Promise<void> {
   await idps("PatchLDAPIDP", { id, idp: { config: { servers: ["ldaps://ldap2.audit.example"], bindPassword: newBindPassword, timeout: "3s" } } });
   await idps("PatchLDAPIDP", { id, ctx: { orgId: f.server.defaultOrgId }, idp: { idp: { statePolicy: "STATE_POLICY_DEACTIVATE" } } });
   await idps("DeleteIDP", { id });
+  // SAML: no secret is given (the SP key pair is made by the service).
+  const upstream = await startSamlIdp();
+  try {
+    const saml = { metadataXml: upstream.metadataXml(), binding: "SAML_BINDING_REDIRECT", nameIdFormat: "SAML_NAME_ID_FORMAT_EMAIL_ADDRESS" };
+    const samlId = (await idps("CreateSAMLIDP", { idp: { idp: { name: uniqueName("Audit SAML") }, config: saml } })).details.id as string;
+    await idps("PatchSAMLIDP", {
+      id: samlId,
+      idp: { config: { withSignedRequest: true, nameIdFormat: "SAML_NAME_ID_FORMAT_TRANSIENT", transientMappingAttributeName: "employeeNumber" } },
+    });
+    await idps("DeleteIDP", { id: samlId });
+  } finally {
+    await upstream.close();
+  }
 }

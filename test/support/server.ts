@@ -48,7 +48,11 @@ export async function startTestServer(
   kind: DatabaseTarget["kind"],
   env: Record<string, string> = {},
   /** Lets a test put something (a faulty proxy) between the service and PostgreSQL. */
-  opts: { databaseUrl?: (url: URL) => URL } = {},
+  opts: {
+    databaseUrl?: (url: URL) => URL;
+    /** Collects the service's warnings and errors (JSON lines), which are silent otherwise. */
+    warnings?: string[];
+  } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "platform-test-"));
   const database = await createTestDatabase(kind);
@@ -71,7 +75,9 @@ export async function startTestServer(
     }),
     database: target,
   };
-  const service = await startService(config, createLogger("silent"));
+  const warnings = opts.warnings;
+  const logger = warnings ? createLogger("warn", { write: (line: string) => void warnings.push(line) }) : createLogger("silent");
+  const service = await startService(config, logger);
   // Until it listens for access changes a process bypasses its caches: tests that count
   // lookups or follow notifications would see a process whose caches are not yet in play.
   for (const started = Date.now(); !service.access.reliable;) {

@@ -92,6 +92,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       appleUrl: "https://appleid.apple.com",
       intentTtlMs: 600_000,
       ldapMaxTimeoutMs: 10_000,
+      samlClockSkewMs: 60_000,
     });
     const env = {
       PLATFORM_IDP_CACHE_MAX_AGE: "0s",
@@ -105,6 +106,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       PLATFORM_APPLE_URL: "http://127.0.0.1:9997",
       PLATFORM_IDP_INTENT_TTL: "90s",
       PLATFORM_LDAP_MAX_TIMEOUT: "2500ms",
+      PLATFORM_SAML_CLOCK_SKEW: "0s",
     };
     expect(loadConfig(env).externalLogin).toEqual({
       cacheMaxAgeMs: 0,
@@ -118,6 +120,7 @@ describe("loadConfig defaults (ARCHITECTURE.md section 1)", () => {
       appleUrl: "http://127.0.0.1:9997",
       intentTtlMs: 90_000,
       ldapMaxTimeoutMs: 2_500,
+      samlClockSkewMs: 0,
     });
   });
 });
@@ -147,6 +150,7 @@ describe("loadConfig errors", () => {
     ["PLATFORM_IDP_CACHE_MAX_AGE=48h", { PLATFORM_IDP_CACHE_MAX_AGE: "48h" }, /PLATFORM_IDP_CACHE_MAX_AGE/],
     ["PLATFORM_IDP_JWKS_REFETCH_INTERVAL=0s", { PLATFORM_IDP_JWKS_REFETCH_INTERVAL: "0s" }, /PLATFORM_IDP_JWKS_REFETCH_INTERVAL/],
     ["PLATFORM_LDAP_MAX_TIMEOUT=6m", { PLATFORM_LDAP_MAX_TIMEOUT: "6m" }, /PLATFORM_LDAP_MAX_TIMEOUT/],
+    ["PLATFORM_SAML_CLOCK_SKEW=11m", { PLATFORM_SAML_CLOCK_SKEW: "11m" }, /PLATFORM_SAML_CLOCK_SKEW/],
   ])("rejects %s with a ConfigError naming the variable", (_, env, message) => {
     expect(configError(env).message).toMatch(message);
   });

@@ -126,6 +126,12 @@ const IDP_CONFIG = under("config", [
     "preferredLanguageAttribute",
     "phoneAttribute",
   ]),
+  // SAML, whose SP key pair is the service's own and never part of a configuration. The
+  // identity provider's metadata is left out: public, but up to 256 KiB of XML in each entry.
+  "binding",
+  "withSignedRequest",
+  "nameIdFormat",
+  "transientMappingAttributeName",
 ]);
 
 const PROJECT = ["name", "roleAssertion", "roleCheck"] as const satisfies readonly (keyof ProjectSpec)[];

@@ -5,7 +5,7 @@ import type { Editor } from "../../store/editor.js";
 import { lastEvent } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
 import { AGGREGATE, type IdpRow, ownerOfIdp, POLICY_AGGREGATE, secretOf, type StatePolicyName } from "./model.js";
-import { requireUsableSecret } from "./secrets.js";
+import { generatedSecret, requireUsableConfig, requireUsableSecret } from "./secrets.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import { requireExisting } from "../existence.js";
@@ -19,8 +19,8 @@ export interface NewIdp {
   options: Record<string, unknown>;
   /** The type's configuration without its secret. */
   config: Record<string, unknown>;
-  /** The type's secret (model.ts secretOf: Apple's private key, the others' client secret). */
-  clientSecret: string;
+  /** The type's secret (model.ts secretOf: Apple's private key, the others' client secret); none for a type that makes its own. */
+  clientSecret: string | undefined;
 }
 
 export interface IdpPatch {
@@ -40,10 +40,13 @@ function detailsOf(row: Pick<IdpRow, "id" | "instance_id" | "org_id">, sequence:
 export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: NewIdp, box: SecretBox): Promise<ObjectDetails> {
   // An organization deleted meanwhile would otherwise be left a provider nobody can reach.
   if (owner.type === "org") await requireExisting(tx, "orgs", owner.instanceId, owner.orgId);
-  requireUsableSecret(input.type, input.clientSecret);
+  requireUsableConfig(input.type, input.config);
+  const clientSecret = secretOf(input.type).generated ? await generatedSecret(input.type) : input.clientSecret;
+  if (clientSecret === undefined) throw new Error(`identity provider type ${input.type} needs its secret`);
+  requireUsableSecret(input.type, clientSecret);
   const id = newId();
   const columns = contextColumns(owner);
-  const { clientSecret, ...described } = input;
+  const { clientSecret: _given, ...described } = input;
   const appended = await appendEvents(
     tx,
     { instanceId: columns.instance_id, type: AGGREGATE, id, orgId: columns.org_id },
@@ -122,6 +125,7 @@ async function patchOwned(tx: Tx, creator: Editor, row: IdpRow, patch: IdpPatch,
   if (patch.statePolicy !== undefined && patch.statePolicy !== row.state_policy) changed.statePolicy = patch.statePolicy;
   if (patch.options && !sameJson(patch.options, row.options)) changed.options = patch.options;
   const config = patch.config && { ...row.config, ...patch.config };
+  if (config) requireUsableConfig(row.type, config);
   if (config && patch.clientSecret === undefined) requireSecretForNewAim(secretOf(row.type).aim, row.config, config);
   if (patch.clientSecret !== undefined) requireUsableSecret(row.type, patch.clientSecret);
   if (config && !sameJson(config, row.config)) changed.config = config;

@@ -42,17 +42,25 @@ const BIND_PASSWORD_AIM: SecretAim = {
   renewedBy: "bindPassword",
 };
 
-type SecretField = "clientSecret" | "privateKey" | "bindPassword";
-const SECRETS: Record<string, { field: SecretField; aim: SecretAim }> = {
+/**
+ * A SAML provider's SP key pair is the service's own, made with the provider (saml.ts): no
+ * request gives it, so no setting aims it.
+ */
+const SP_KEY_AIM: SecretAim = { settings: [], secret: "SP key pair", renewedBy: "" };
+
+type SecretField = "clientSecret" | "privateKey" | "bindPassword" | "spKeyPair";
+const SECRETS: Record<string, { field: SecretField; aim: SecretAim; generated?: true }> = {
   apple: { field: "privateKey", aim: APPLE_KEY_AIM },
   ldap: { field: "bindPassword", aim: BIND_PASSWORD_AIM },
+  saml: { field: "spKeyPair", aim: SP_KEY_AIM, generated: true },
 };
 
 /**
  * The configuration field that holds a type's secret (sealed in the client_secret column,
- * never in a configuration, an event or an answer), and what it is given for.
+ * never in a configuration, an event or an answer), what it is given for, and whether the
+ * service makes it instead (no configuration has the field then).
  */
-export function secretOf(type: string): { field: SecretField; aim: SecretAim } {
+export function secretOf(type: string): { field: SecretField; aim: SecretAim; generated?: true } {
   return SECRETS[type] ?? { field: "clientSecret", aim: CLIENT_SECRET_AIM };
 }
 

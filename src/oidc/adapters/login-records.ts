@@ -50,3 +50,19 @@ export async function takeRecord<T>(db: Db, instanceId: string, model: string, i
 export async function dropRecord(db: Db, instanceId: string, model: string, id: string): Promise<void> {
   await db.deleteFrom("oidc_payloads").where("instance_id", "=", instanceId).where("model", "=", model).where("id", "=", id).execute();
 }
+
+/**
+ * Keeps a record until `expiresAt` unless one under the key is still unexpired: true when it
+ * was kept. One statement, so of two concurrent calls with one key exactly one gets true
+ * (SAML's assertion IDs, each accepted once).
+ */
+export async function putRecordOnce(db: Db, instanceId: string, model: string, id: string, payload: object, expiresAt: Date): Promise<boolean> {
+  const values = { payload: JSON.stringify(payload), grant_id: null, uid: null, user_code: null, expires_at: expiresAt, consumed_at: null };
+  const kept = await db
+    .insertInto("oidc_payloads")
+    .values({ instance_id: instanceId, model, id, ...values })
+    .onConflict((oc) => oc.columns(["instance_id", "model", "id"]).doUpdateSet(values).where("oidc_payloads.expires_at", "<=", new Date()))
+    .returning("id")
+    .executeTakeFirst();
+  return kept !== undefined;
+}

@@ -17,6 +17,7 @@ import { serveLoginAsset } from "../login/view/assets.js";
 import type { VerificationSettings } from "../../domain/user/code-messages.js";
 import { loginSettingsKind } from "../../domain/settings/login.js";
 import { externalLogin } from "../login/external/flow.js";
+import { SAML_PATH } from "../../upstream-idps/saml.js";
 import type { Calls } from "../../upstream-idps/clients.js";
 import type { ActionFunctions } from "../../engines/actions/functions.js";
 import { LOGIN_PATH } from "../login/kit/paths.js";
@@ -68,6 +69,8 @@ function servedAt(path: string): Served | undefined {
   if (path === OIDC_ROUTES.authorization || path.startsWith(`${OIDC_ROUTES.authorization}/`)) return "provider";
   if (path === OIDC_ROUTES.end_session || path.startsWith(`${OIDC_ROUTES.end_session}/`)) return "provider";
   if (path.startsWith(`${LOGIN_PATH}/`)) return "login";
+  // A SAML provider's SP metadata and assertion consumer service (login/external/saml.ts).
+  if (SAML_PATH.test(path)) return "login";
   return undefined;
 }
 

@@ -1,6 +1,5 @@
 import { createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { SecretBox } from "../../../crypto/encryption.js";
 import { DomainError } from "../../../domain/errors.js";
 import { addUser, patchUser } from "../../../domain/user/commands.js";
 import { hasLinkTo, linkedUser, linkExternalAccount, refreshExternalAccount, usersWithVerifiedEmail } from "../../../domain/user/external-identities.js";
@@ -8,7 +7,6 @@ import { providerReaches } from "../../../domain/idp/login-use.js";
 import { checkSignInPassword } from "../../../domain/user/password-check.js";
 import { appendSetCookie } from "../../../http/cookies.js";
 import type { NodeRequest, NodeResponse } from "../../../http/respond.js";
-import type { Logger } from "../../../log/logger.js";
 import { USERNAME_CONSTRAINT, violatedUniqueConstraint } from "../../../store/database.js";
 import { OAuthError, readForm } from "../../endpoints/oauth-response.js";
 import { loginLanguage } from "../view/language.js";
@@ -16,7 +14,7 @@ import type { LoginContext } from "../kit/context.js";
 import { sameToken } from "../kit/form-token.js";
 import { sendPage } from "../view/send-page.js";
 import { errorBody, escapeHtml, fieldError, shownLoginName, type FormError } from "../view/render.js";
-import { fallbackFrame, lookOf, type Frame, type Look } from "../view/look.js";
+import { fallbackFrame, lookOf, type Look } from "../view/look.js";
 import { LOGIN_PATH } from "../kit/paths.js";
 import { TEXTS, type Language, type Texts } from "../view/texts/index.js";
 import { loginUserById, userByLoginName, type LoginUser } from "../../../domain/user/login-names.js";
@@ -26,16 +24,17 @@ import { pageActor, recordSignIn } from "../kit/page-origin.js";
 import { stateRefusal, type SignInUser } from "../../../domain/audit/sign-ins.js";
 import { settingsOf } from "../kit/org-settings.js";
 import { clearBinding, hasBinding, isBound, newBinding } from "./browser-binding.js";
-import { autoSubmitScriptTag } from "../view/assets.js";
 import { CALLBACK_PATH, STATE_MODEL, stateKey } from "./state.js";
 import { finishIntent, type IntentState } from "./intents.js";
 import { accountOf, linkKey, LOGIN_MODEL, type LoginRecord } from "./pending-link.js";
 import { dropRecord, putRecord, readRecord, takeRecord } from "../../adapters/login-records.js";
 import { activeProvider, loginOrgOf } from "./providers.js";
+import { samlEndpoint, startSaml } from "./saml.js";
+import { SAML_PATH } from "../../../upstream-idps/saml.js";
+import { errorPage, isSecure, keepUpstreamUser, RESUBMITTED, resubmitPage, STATE_TTL_S, upstreamFailed, type ExternalContext } from "./return.js";
 import { backLink, choices, createForm, ldapForm, linkForm, type NewAccountFields } from "./render.js";
 import { ldapSignIn, type LdapConfig } from "../../../upstream-idps/ldap.js";
-import { UpstreamError } from "../../../upstream-idps/fetch.js";
-import { authorizationUrl, FORM_TYPES, newPending, redeem, upstreamOf, type Calls, type ExternalUser, type Pending } from "../../../upstream-idps/clients.js";
+import { authorizationUrl, FORM_TYPES, newPending, redeem, upstreamOf, type ExternalUser, type Pending } from "../../../upstream-idps/clients.js";
 
 /**
  * External login (docs/oidc.md, "External login"): a provider's button on the login-name page
@@ -52,16 +51,6 @@ import { authorizationUrl, FORM_TYPES, newPending, redeem, upstreamOf, type Call
  * The same callback finishes the API's intents (intents.ts), told apart by their state.
  */
 
-export interface ExternalContext extends LoginContext {
-  /** The issuer of the request's host: the callback is under it. */
-  issuer: string;
-  box: SecretBox;
-  calls: Calls;
-  logger: Logger;
-  /** PLATFORM_IDP_INTENT_TTL: how long a succeeded intent's token is usable. */
-  intentTtlMs: number;
-}
-
 /** What the start keeps for the callback, under the state's hash. */
 interface StateRecord extends Pending {
   uid: string;
@@ -71,9 +60,6 @@ interface StateRecord extends Pending {
   orgId: string;
   lang: Language;
 }
-
-const STATE_TTL_S = 10 * 60;
-const LOGIN_TTL_S = 30 * 60;
 
 type Interaction = Awaited<ReturnType<LoginContext["provider"]["interactionDetails"]>>;
 
@@ -90,6 +76,11 @@ export async function externalLogin(req: NodeRequest, res: NodeResponse, c: Exte
   const path = (req.url ?? "/").split("?", 1)[0]!;
   if (path === CALLBACK_PATH) {
     await callback(req, res, c);
+    return true;
+  }
+  const saml = SAML_PATH.exec(path);
+  if (saml) {
+    await samlEndpoint(req, res, c, saml[1]!, saml[2]!);
     return true;
   }
   const [uid, section, action, ...rest] = path.slice(LOGIN_PATH.length + 1).split("/");
@@ -167,6 +158,8 @@ class Step {
     const idp = form.idpId ? await activeProvider(this.c.db, this.c.instanceId, orgId, form.idpId.slice(0, 200)) : undefined;
     if (!idp) return this.fail(404, this.t.externalFailed);
     if (FORM_TYPES.has(idp.type)) return this.askLdap(200, idp.id, idp.name, "");
+    const frame = { lang: this.lang, look: this.look };
+    if (idp.type === "saml") return startSaml(this.res, this.c, { uid: this.details.uid, orgId, lang: this.lang, frame, back: this.base }, idp);
     let location: string;
     try {
       const upstream = await upstreamOf(idp, this.c.box, this.c.calls);
@@ -178,7 +171,7 @@ class Step {
       location = authorizationUrl(upstream, pending, this.c.issuer + CALLBACK_PATH);
       appendSetCookie(this.res, binding.setCookie);
     } catch (error) {
-      return upstreamFailed(this.res, this.c, { lang: this.lang, look: this.look }, error, this.base);
+      return upstreamFailed(this.res, this.c, frame, error, this.base);
     }
     (this.res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
     this.res.end();
@@ -231,11 +224,7 @@ class Step {
       recordSignIn(this, { method: "idp", outcome: checked.reason });
       return again(401, this.t.externalLdapRefused);
     }
-    const restricted = (await loginOrgOf(this.c.db, this.c.instanceId, this.details.params)).restricted;
-    const login: LoginRecord = { idpId: idp.id, orgId, restricted, user: checked.user };
-    await putRecord(this.c.db, this.c.instanceId, LOGIN_MODEL, this.details.uid, login, LOGIN_TTL_S);
-    (this.res as ServerResponse).writeHead(303, { location: `${this.base}/idp`, "cache-control": "no-store" });
-    this.res.end();
+    if (!(await keepUpstreamUser(this.res, this.c, { uid: this.details.uid, idpId: idp.id, orgId }, checked.user))) this.fail(400, this.t.loginExpired);
   }
 
   async loginRecord(): Promise<LoginRecord | undefined> {
@@ -512,7 +501,7 @@ async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext)
     const { [RESUBMITTED]: again, ...fields } = form;
     const posted = fields.state ? stateKey(fields.state) : undefined;
     if (posted && again === undefined && !hasBinding(req.headers.cookie, posted))
-      return resubmitPage(res, await fallbackFrame(c, req.headers["accept-language"]), fields);
+      return resubmitPage(res, await fallbackFrame(c, req.headers["accept-language"]), CALLBACK_PATH, fields);
     params = new URLSearchParams(fields);
     postedUser = fields.user;
   }
@@ -551,40 +540,7 @@ async function callback(req: NodeRequest, res: NodeResponse, c: ExternalContext)
   } catch (error) {
     return upstreamFailed(res, c, frame, error, back);
   }
-  const interaction = await c.provider.Interaction.find(record.uid);
-  if (!interaction) return fail(400, t.loginExpired);
-  const restricted = (await loginOrgOf(c.db, c.instanceId, interaction.params)).restricted;
-  const login: LoginRecord = { idpId: record.idpId, orgId: record.orgId, restricted, user };
-  await putRecord(c.db, c.instanceId, LOGIN_MODEL, record.uid, login, LOGIN_TTL_S);
-  (res as ServerResponse).writeHead(303, { location: `${back}/idp`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
-  res.end();
-}
-
-/** The field the resubmitted form adds: a POST that has it is checked as it is, never resubmitted again. */
-const RESUBMITTED = "platform_resubmitted";
-
-/**
- * The form_post fields, posted again to the callback from this origin (callback()): by the
- * script of assets.ts when scripts run, else by the button. The fields are escaped, and
- * carried as they came; the answer is no-store as every login page.
- */
-function resubmitPage(res: NodeResponse, frame: Frame, fields: Record<string, string>): void {
-  const hidden = Object.entries({ ...fields, [RESUBMITTED]: "1" })
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join("");
-  sendPage(res, 200, frame, (t) => [
-    t.continueOnward,
-    `<form method="post" action="${escapeHtml(CALLBACK_PATH)}" data-auto-submit>${hidden}<button type="submit">${escapeHtml(t.continueOnward)}</button></form>${autoSubmitScriptTag()}`,
-  ]);
-}
-
-/** An upstream that could not be used: a page saying so (502), the details in the log. */
-function upstreamFailed(res: NodeResponse, c: ExternalContext, frame: Frame, error: unknown, back: string): void {
-  if (!(error instanceof UpstreamError)) throw error;
-  c.logger.warn({ kind: error.kind, reason: error.message }, "external login: the identity provider could not be used");
-  const t = TEXTS[frame.lang];
-  const message = error.kind === "invalid" ? t.externalFailed : t.externalUnreachable;
-  sendPage(res, 502, frame, () => [t.errorTitle, `${errorBody(message)}<p class="muted"><code>${escapeHtml(error.kind)}</code></p>${backLink(t, back)}`]);
+  if (!(await keepUpstreamUser(res, c, record, user))) fail(400, t.loginExpired);
 }
 
 /** A phone attribute worth keeping: digits with the usual separators, as the user API accepts. */
@@ -593,9 +549,3 @@ const PHONE = /^\+?[0-9][0-9 ().-]{2,30}$/;
 function fieldsOf(user: ExternalUser): NewAccountFields {
   return { username: user.username || user.email, givenName: user.givenName || user.username, familyName: user.familyName, email: user.email };
 }
-
-function errorPage(res: NodeResponse, status: number, frame: Frame, message: (t: Texts) => string): void {
-  sendPage(res, status, frame, (t) => [t.errorTitle, errorBody(message(t))]);
-}
-
-const isSecure = (c: ExternalContext) => c.issuer.startsWith("https:");

@@ -30,6 +30,7 @@ const PROVIDER_TYPES: Record<string, string> = {
   AzureAD: "azure_ad",
   Apple: "apple",
   LDAP: "ldap",
+  SAML: "saml",
 };
 
 export interface IdpsDeps {
@@ -92,7 +93,7 @@ export function idpsService({ store, box }: IdpsDeps): ServiceImpl<typeof Platfo
           statePolicy: policyFromProto(idp.statePolicy) ?? "inherit",
           options: optionsToJson(idp.options),
           config: described,
-          clientSecret: secret!,
+          clientSecret: secret,
         };
         const details = await write(ctx, (tx) => addIdp(tx, editorOf(ctx), askedContext(ctx.values), input, box));
         return { details: detailsToProto(details) };
