@@ -2,7 +2,8 @@ import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretBox } from "../../src/crypto/encryption.js";
-import { PROTOCOLS } from "../support/clients.js";
+import { PlatformIDPIntents } from "../../gen/platform/resources/idp_intent/v3alpha/idp_intent_service_pb.js";
+import { PROTOCOLS, protocolClient } from "../support/clients.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { okMessage } from "../support/results.js";
 import { startSamlIdp, type SamlIdp } from "../support/saml-idp.js";
@@ -122,6 +123,16 @@ describe.each(DATABASE_KINDS)("SAML identity providers through the API (%s)", (k
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET");
     expect((await fetch(`${server.baseUrl}/idps/${id}/saml/acs`)).status).toBe(405);
+  });
+
+  it("refuses an API intent with a SAML provider: intents are OAuth's redirect-and-code flow", async () => {
+    const id = (await idps.ok("CreateSAMLIDP", { idp: { idp: { name: "SAML intent" }, config: config() } })).details.id as string;
+    const intent = await protocolClient(PlatformIDPIntents, "grpc", server.baseUrl).call(
+      "StartIDPIntent",
+      { idpId: id, successUrl: "https://ui.example/ok", failureUrl: "https://ui.example/failed" },
+      server.adminToken,
+    );
+    expect(intent).toMatchObject({ ok: false, code: Code.FailedPrecondition });
   });
 
   it("keeps its providers to its instance: another instance's host finds neither the provider nor its metadata", async () => {
