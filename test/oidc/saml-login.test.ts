@@ -1,4 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEXTS } from "../../src/oidc/login/view/texts/index.js";
 import { idpClient } from "../idps/helpers.js";
@@ -7,7 +8,8 @@ import { startSamlIdp, type SamlIdp, type SamlPerson, type Spoil } from "../supp
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Users, humanUser, uniqueName } from "../users/helpers.js";
 import { Browser, parseForms, type Page } from "./browser.js";
-import { authorize, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
+import { RP, authorize, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
+import { CHROMIUM, launchChromium } from "../support/page-checks.js";
 
 /*
  * SAML 2.0 sign-in on the login pages (issue 38) against an identity provider the tests start
@@ -184,4 +186,65 @@ describe.each(DATABASE_KINDS)("SAML login (%s)", (kind) => {
     expect(done.status, done.html).toBe(400);
     expect(done.html).toContain(en.externalOtherBrowser);
   });
+});
+
+/*
+ * The same round trip in Chromium, the identity provider's page on another site (127.0.0.1,
+ * the service on localhost): its POST to the ACS carries no binding cookie (SameSite=Lax); the
+ * page the ACS answers posts again from the service's origin, with it.
+ */
+describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`SAML in Chromium (%s; skipped when ${CHROMIUM} is missing)`, (kind) => {
+  let server: TestServer;
+  let upstream: SamlIdp;
+  let rp: App;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let idpId: string;
+
+  beforeAll(async () => {
+    [server, upstream, browser] = await Promise.all([startTestServer(kind), startSamlIdp(), launchChromium()]);
+    rp = await createRp(server);
+    idpId = (
+      await idpClient(server.baseUrl, server.adminToken).ok("CreateSAMLIDP", {
+        idp: { idp: { name: "Corporate SSO", options: { isAutoCreation: true } }, config: { metadataXml: upstream.metadataXml(), binding: "SAML_BINDING_POST" } },
+      })
+    ).details.id as string;
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([server?.close(), upstream?.close()]);
+  });
+
+  it("signs in: the cross-site POST comes without the binding cookie, the re-post from the service's page with it", async () => {
+    const name = uniqueName("chromium");
+    upstream.next = { person: { nameId: `${name}@saml.example`, attributes: { givenName: "Chro", sn: "Mium" } } };
+    const request = await authorize(server, rp);
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    const acs = `${server.baseUrl}/idps/${idpId}/saml/acs`;
+    const posts: Promise<{ from: string; bound: boolean; status: number }>[] = [];
+    page.on("response", (r) => {
+      if (r.request().method() !== "POST" || r.url() !== acs) return;
+      posts.push(
+        r
+          .request()
+          .allHeaders()
+          .then((h) => ({ from: h.origin ?? "", bound: /platform_idp_/.test(h.cookie ?? ""), status: r.status() })),
+      );
+    });
+    let back: URL;
+    try {
+      const atRp = page.waitForRequest((r) => r.url().startsWith(`${RP}?`), { timeout: 20_000 });
+      await page.goto(request.url);
+      await page.getByRole("button", { name: "Corporate SSO" }).click();
+      back = new URL((await atRp).url());
+    } finally {
+      await context.close();
+    }
+    expect(await Promise.all(posts)).toEqual([
+      { from: upstream.url, bound: false, status: 200 },
+      { from: "null", bound: true, status: 303 },
+    ]);
+    const sub = (await tokensOfApp(rp, request, { status: 303, url: back.href, headers: new Headers(), html: "", left: true, hops: [] })).claims()!.sub;
+    expect((await new Users(server).get(sub)).human.profile).toMatchObject({ givenName: "Chro", familyName: "Mium" });
+  }, 60_000);
 });
