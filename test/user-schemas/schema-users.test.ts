@@ -206,6 +206,23 @@ describe.each(DATABASE_KINDS)("users of a user schema (%s)", (kind) => {
     ok(await u.call("AddTOTP", { id: withPassword }));
   });
 
+  it("stops a schema user's tokens when its schema drops PAT, and lets them work again when it allows them", async () => {
+    const u = users();
+    const schemaId = await newSchema(EMPLOYEE, ["AUTHENTICATOR_TYPE_USERNAME", "AUTHENTICATOR_TYPE_PAT"]);
+    const id = await u.create(schemaUser(schemaId, { name: "Pa" }), { orgId: org.id });
+    const self = u.as((await u.pat(id)).token);
+    expect((await self.get(id)).schema.data).toEqual({ name: "Pa" });
+    ok(await schemas().call("PatchUserSchema", { id: schemaId, userSchema: { possibleAuthenticators: ["AUTHENTICATOR_TYPE_USERNAME"] } }));
+    failed(await self.call("GetUser", { id }), Code.Unauthenticated);
+    ok(
+      await schemas().call("PatchUserSchema", {
+        id: schemaId,
+        userSchema: { possibleAuthenticators: ["AUTHENTICATOR_TYPE_USERNAME", "AUTHENTICATOR_TYPE_PAT"] },
+      }),
+    );
+    expect((await self.get(id)).schema.data).toEqual({ name: "Pa" });
+  });
+
   it("signs in through the sessions API and the login pages with username and password", async () => {
     const u = users();
     const schemaId = await newSchema(EMPLOYEE, ["AUTHENTICATOR_TYPE_USERNAME", "AUTHENTICATOR_TYPE_PASSWORD"]);
