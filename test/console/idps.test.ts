@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIVE, DEACTIVATE, INACTIVE, INHERIT, createOrg, idpClient, instanceOwner as instanceOwnerOf, type Idps } from "../idps/helpers.js";
 import { DATABASE_KINDS } from "../support/database.js";
 import { CHROMIUM, launchChromium, openTab } from "../support/page-checks.js";
+import { startSamlIdp, type SamlIdp } from "../support/saml-idp.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { uniqueName } from "../users/helpers.js";
 import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
@@ -17,7 +18,10 @@ import { consoleInspector, instanceOwner, signInToConsole } from "./helpers.js";
  * secret), its scopes changed on its page, switched off for one organization chosen in the
  * switcher (the instance keeps it on), deleted; an OpenID Connect provider whose issuer is no
  * URL, refused under the field before anything is sent; a Microsoft Entra ID provider for one
- * tenant, and an Apple provider with its private key, its Team ID checked under the field.
+ * tenant, and an Apple provider with its private key, its Team ID checked under the field;
+ * an LDAP provider; a SAML provider from a test identity provider's metadata file (metadata
+ * that is none refused by the API under the form), its SP metadata and ACS URLs on its page,
+ * its binding and NameID format changed there.
  */
 
 describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers in the console on %s (skipped when ${CHROMIUM} is missing)`, (kind) => {
@@ -25,17 +29,18 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
   let browser: Browser;
   let idps: Idps;
   let admin: string;
+  let upstream: SamlIdp;
   const org = { id: "", name: uniqueName("Agency") };
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(kind), launchChromium()]);
+    [server, browser, upstream] = await Promise.all([startTestServer(kind), launchChromium(), startSamlIdp()]);
     idps = idpClient(server.baseUrl, server.adminToken);
     admin = await instanceOwner(server, "idps");
     org.id = await createOrg(server.baseUrl, server.adminToken, org.name);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await Promise.all([server?.close(), upstream?.close()]);
   });
 
   const inspect = consoleInspector(kind);
@@ -47,12 +52,18 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
     await page.getByRole("heading", { name: "Identity providers" }).waitFor();
   }
 
-  /** The create dialog with a type chosen (by its choice's first words) and the fields every type has filled in. */
-  async function newProvider(page: Page, type: string, name: string) {
+  /** The create dialog with a type chosen (by its choice's first words) and its name filled in. */
+  async function newDialog(page: Page, type: string, name: string) {
     await page.getByRole("button", { name: "New identity provider" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByText(type).click();
     await dialog.getByLabel("Name", { exact: true }).fill(name);
+    return dialog;
+  }
+
+  /** The create dialog with an OAuth type chosen and the fields every such type has filled in. */
+  async function newProvider(page: Page, type: string, name: string) {
+    const dialog = await newDialog(page, type, name);
     await dialog.getByLabel("Client ID").fill("Iv1.console-client");
     await dialog.getByLabel("Client secret").fill("console-s3cret");
     return dialog;
@@ -173,10 +184,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
     try {
       await signIn(page);
       const name = uniqueName("Apple");
-      await page.getByRole("button", { name: "New identity provider" }).click();
-      const dialog = page.getByRole("dialog");
-      await dialog.getByText("Apple: people sign in").click();
-      await dialog.getByLabel("Name", { exact: true }).fill(name);
+      const dialog = await newDialog(page, "Apple: people sign in", name);
       await dialog.getByLabel("Services ID").fill("com.example.console");
       const team = dialog.getByRole("textbox", { name: "Team ID" });
       await team.fill("team1");
@@ -220,10 +228,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
     try {
       await signIn(page);
       const name = uniqueName("Directory");
-      await page.getByRole("button", { name: "New identity provider" }).click();
-      const dialog = page.getByRole("dialog");
-      await dialog.getByText("LDAP: people sign in").click();
-      await dialog.getByLabel("Name", { exact: true }).fill(name);
+      const dialog = await newDialog(page, "LDAP: people sign in", name);
       // A directory calls no one back: no callback URL, and no client.
       expect(await dialog.getByText("/ui/login/idp/callback").count()).toBe(0);
       expect(await dialog.getByLabel("Client ID").count()).toBe(0);
@@ -274,6 +279,79 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`identity providers 
       await settings.getByRole("status").filter({ hasText: "Saved" }).waitFor();
       expect((await idps.ok("GetLDAPIDP", { id })).idp.idp.config.servers).toEqual(["ldaps://ldap3.example.com"]);
       await inspect("idp-ldap", tab);
+      await idps.ok("DeleteIDP", { id });
+    } finally {
+      await page.context().close();
+    }
+  }, 90_000);
+
+  it("creates a SAML provider from a metadata file, refuses metadata that is none under the form, shows its SP URLs and changes its binding and NameID format", async () => {
+    const tab = await openTab(browser);
+    const { page } = tab;
+    try {
+      await signIn(page);
+      const name = uniqueName("SAML SSO");
+      const dialog = await newDialog(page, "SAML 2.0: any identity provider", name);
+      // The answer comes to the provider's own ACS, and the service makes the SP key: no callback URL, no client, no secret.
+      expect(await dialog.getByText("/ui/login/idp/callback").count()).toBe(0);
+      expect(await dialog.getByLabel("Client ID").count()).toBe(0);
+      expect(await dialog.locator('input[type="password"]').count()).toBe(0);
+      await dialog.getByText("SP metadata URL (also its entity ID) and ACS URL").waitFor();
+      const metadata = dialog.getByRole("textbox", { name: "Metadata XML" });
+      await metadata.fill("<x/>");
+      await dialog.getByRole("button", { name: "Create" }).click();
+      // XML, but no metadata: the API's refusal, under the form.
+      await dialog.getByRole("alert").filter({ hasText: "metadataXml has no EntityDescriptor with an entityID" }).waitFor();
+
+      // Loaded from the identity provider's file, as an administrator downloads it.
+      const chooser = page.waitForEvent("filechooser");
+      await dialog.getByRole("button", { name: "Load from an .xml file…" }).click();
+      await (await chooser).setFiles({ name: "idp-metadata.xml", mimeType: "text/xml", buffer: Buffer.from(upstream.metadataXml()) });
+      await expect.poll(() => metadata.inputValue()).toBe(upstream.metadataXml());
+      await inspect("idp-new-saml", tab);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await page.getByRole("heading", { name }).waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      const created = await idps.ok("GetSAMLIDP", { id });
+      expect(created.idp).toMatchObject({
+        type: "PROVIDER_TYPE_SAML",
+        idp: { idp: { name }, config: { metadataXml: upstream.metadataXml(), binding: "SAML_BINDING_POST" } },
+      });
+      expect(created.idp.idp.config).not.toHaveProperty("nameIdFormat");
+
+      // What the identity provider's administrator registers: the SP metadata (its URL the entity ID) and the ACS.
+      const metadataUrl = `${server.baseUrl}/idps/${id}/saml/metadata`;
+      const link = page.getByRole("link", { name: metadataUrl });
+      await expect(link.getAttribute("href")).resolves.toBe(metadataUrl);
+      await page.getByText(`${server.baseUrl}/idps/${id}/saml/acs`, { exact: true }).waitFor();
+      await page.getByRole("button", { name: "Copy the ACS URL" }).waitFor();
+      expect(await page.getByText("/ui/login/idp/callback").count()).toBe(0);
+      const sp = await fetch(metadataUrl);
+      expect(sp.status).toBe(200);
+      expect(await sp.text()).toContain(`entityID="${metadataUrl}"`);
+
+      // On its page: the transient format asks for the attribute that identifies the person.
+      const settings = page.getByRole("region", { name: "Settings" });
+      await expect(settings.getByRole("textbox", { name: "Metadata XML" }).inputValue()).resolves.toBe(upstream.metadataXml());
+      await settings.getByText("HTTP-Redirect: the request travels").click();
+      expect(await settings.getByLabel("Mapping attribute").count()).toBe(0);
+      await settings.getByText("Transient: a new ID at every sign-in").click();
+      const mapping = settings.getByRole("textbox", { name: "Mapping attribute" });
+      await expect(mapping.getAttribute("aria-required")).resolves.toBe("true");
+      await settings.getByRole("button", { name: "Save" }).click();
+      await expect.poll(() => mapping.getAttribute("aria-invalid")).toBe("true");
+      await settings.getByText("Give the attribute of the assertion that identifies the person for good").waitFor();
+      expect((await idps.ok("GetSAMLIDP", { id })).idp.idp.config).not.toHaveProperty("nameIdFormat");
+      await mapping.fill("employeeNumber");
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+      expect((await idps.ok("GetSAMLIDP", { id })).idp.idp.config).toEqual({
+        metadataXml: upstream.metadataXml(),
+        binding: "SAML_BINDING_REDIRECT",
+        nameIdFormat: "SAML_NAME_ID_FORMAT_TRANSIENT",
+        transientMappingAttributeName: "employeeNumber",
+      });
+      await inspect("idp-saml", tab);
       await idps.ok("DeleteIDP", { id });
     } finally {
       await page.context().close();

@@ -7,7 +7,7 @@ import { ApiError } from "../components/ApiError";
 import { ConfirmAction } from "../components/ConfirmAction";
 import { useScope } from "../scope";
 import { ResourceTabs, TABS } from "./events/ResourceTabs";
-import { CallbackUrl } from "./idp/CallbackUrl";
+import { CallbackUrl, SamlUrls } from "./idp/CallbackUrl";
 import { OwnerName } from "./idp/OwnerName";
 import { IdpSettings } from "./idp/Settings";
 import { StateBadge } from "./idp/StateBadge";
@@ -53,8 +53,9 @@ export function IdentityProvider() {
         <dd>
           <code>{idpId}</code>
         </dd>
-        {/* A directory is asked by the service itself: nothing comes back to a callback. */}
-        {(!kind || KINDS[kind].protocol !== "ldap") && <CallbackUrl />}
+        {/* A directory is asked by the service itself: nothing comes back. A SAML provider answers at its own ACS. */}
+        {(!kind || KINDS[kind].protocol === "oauth") && <CallbackUrl />}
+        {kind && KINDS[kind].protocol === "saml" && <SamlUrls idpId={idpId} />}
       </dl>
       {definedHere && may("idp.delete") && (
         <div className="actions">

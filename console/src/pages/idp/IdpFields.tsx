@@ -2,7 +2,17 @@ import { useWatch, type Control } from "react-hook-form";
 import { CheckboxesInput, CheckboxInput, RadioInput } from "../../components/ChoiceInputs";
 import { TextInput } from "../../components/TextInput";
 import { TextLinesInput } from "../../components/TextLinesInput";
-import { ACCOUNT_OPTIONS, AUTO_LINKING, LDAP_ATTRIBUTES, TENANT_ID, TENANT_KINDS, type IdpValues } from "./form";
+import {
+  ACCOUNT_OPTIONS,
+  AUTO_LINKING,
+  LDAP_ATTRIBUTES,
+  SAML_BINDINGS,
+  SAML_NAME_ID_FORMATS,
+  TENANT_ID,
+  TENANT_KINDS,
+  TRANSIENT,
+  type IdpValues,
+} from "./form";
 import { KINDS, type KindName } from "./kinds";
 import {
   appleIdRules,
@@ -13,6 +23,7 @@ import {
   NAME_RULES,
   NEW_SCOPES_RULES,
   newSecretRules,
+  SAML_RULES,
   settingsRules,
   TENANT_ID_RULES,
   urlRules,
@@ -37,7 +48,7 @@ export function IdpFields({ control, kind, saved }: { control: Control<IdpValues
   return (
     <>
       <TextInput control={control} name="name" label="Name" description="The text of its button on the login page." rules={NAME_RULES} />
-      {KINDS[kind].protocol === "ldap" ? <LdapFields control={control} saved={saved} /> : <OAuthFields control={control} kind={kind} saved={saved} />}
+      <ProtocolFields control={control} kind={kind} saved={saved} />
       <CheckboxesInput control={control} name="accounts" label="Accounts" options={[...ACCOUNT_OPTIONS]} />
       <RadioInput
         control={control}
@@ -48,6 +59,18 @@ export function IdpFields({ control, kind, saved }: { control: Control<IdpValues
       />
     </>
   );
+}
+
+/** The settings of the type's protocol. */
+function ProtocolFields({ control, kind, saved }: { control: Control<IdpValues>; kind: KindName; saved?: IdpValues }) {
+  switch (KINDS[kind].protocol) {
+    case "ldap":
+      return <LdapFields control={control} saved={saved} />;
+    case "saml":
+      return <SamlFields control={control} />;
+    default:
+      return <OAuthFields control={control} kind={kind} saved={saved} />;
+  }
 }
 
 /** The client registered at an OAuth or OpenID Connect provider, and where the provider is. */
@@ -226,6 +249,51 @@ function LdapFields({ control, saved }: { control: Control<IdpValues>; saved?: I
           rules={field === "idAttribute" ? LDAP_RULES.idAttribute : LDAP_RULES.attribute}
         />
       ))}
+    </>
+  );
+}
+
+/**
+ * A SAML identity provider: its metadata (the service checks it when saved) and how the
+ * service asks it. No secret: the service makes the SP key pair, published in its metadata.
+ */
+function SamlFields({ control }: { control: Control<IdpValues> }) {
+  const nameIdFormat = useWatch({ control, name: "saml.nameIdFormat" });
+  return (
+    <>
+      <TextLinesInput
+        control={control}
+        name="saml.metadataXml"
+        label="Metadata XML"
+        description="The identity provider's SAML metadata (an EntityDescriptor with its single sign-on service and signing certificate), pasted or loaded from its file."
+        rows={8}
+        rules={SAML_RULES.metadataXml}
+        fromFile={{ label: "Load from an .xml file…", types: ["text/xml", "application/xml", "application/samlmetadata+xml", ".xml"] }}
+      />
+      <RadioInput
+        control={control}
+        name="saml.binding"
+        label="Request binding"
+        description="How the authentication request reaches the identity provider; its answer always comes back by HTTP-POST."
+        options={SAML_BINDINGS}
+      />
+      <CheckboxInput control={control} name="saml.withSignedRequest" label="Sign the authentication requests (with the key of this service's metadata)" />
+      <RadioInput
+        control={control}
+        name="saml.nameIdFormat"
+        label="NameID format"
+        description="The format of the subject's ID asked for: it identifies the person unless it is transient."
+        options={SAML_NAME_ID_FORMATS}
+      />
+      {nameIdFormat === TRANSIENT && (
+        <TextInput
+          control={control}
+          name="saml.transientMappingAttributeName"
+          label="Mapping attribute"
+          description="The attribute of the assertion that identifies the person for good, such as uid or employeeNumber."
+          rules={SAML_RULES.transientMappingAttributeName}
+        />
+      )}
     </>
   );
 }

@@ -55,10 +55,15 @@ export function NewIdp() {
         }
         options={TYPES}
       />
-      {KINDS[kind].protocol !== "ldap" && (
+      {KINDS[kind].protocol === "oauth" && (
         <dl className="facts">
           <CallbackUrl />
         </dl>
+      )}
+      {KINDS[kind].protocol === "saml" && (
+        <p className="hint">
+          Once created, its page shows this service's SP metadata URL (also its entity ID) and ACS URL, to register at the identity provider.
+        </p>
       )}
       <IdpFields control={form.control} kind={kind} />
     </FormDialog>

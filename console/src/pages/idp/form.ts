@@ -10,11 +10,15 @@ import {
   type LDAPConfig,
   type OAuthConfig,
   type OIDCConfig,
+  SAMLBinding,
+  type SAMLConfig,
+  SAMLNameIDFormat,
 } from "../../../../gen/platform/resources/idp/v3alpha/idp_types_pb";
 import { KINDS, type ExtraField, type KindName } from "./kinds";
 
 /** Any type's configuration as its Get answers it (without the client secret, private key or bind password). */
-export type Config = GitHubConfig | GitLabConfig | GitLabSelfHostedConfig | GoogleConfig | OAuthConfig | OIDCConfig | AzureADConfig | AppleConfig | LDAPConfig;
+export type Config =
+  GitHubConfig | GitLabConfig | GitLabSelfHostedConfig | GoogleConfig | OAuthConfig | OIDCConfig | AzureADConfig | AppleConfig | LDAPConfig | SAMLConfig;
 
 /** An LDAP provider's settings as its form holds them: lists one item a line, the timeout in seconds. */
 export interface LdapValues {
@@ -48,6 +52,32 @@ export const LDAP_ATTRIBUTES = [
   ["phoneAttribute", "Phone attribute", "Such as telephoneNumber."],
 ] as const;
 /**
+ * A SAML provider's settings as its form holds them: the enums' numbers as strings. It has no
+ * secret: the service makes the SP key pair itself.
+ */
+export interface SamlValues {
+  metadataXml: string;
+  binding: string;
+  withSignedRequest: boolean;
+  nameIdFormat: string;
+  transientMappingAttributeName: string;
+}
+
+/** The request bindings offered; the API's UNSPECIFIED is HTTP-POST, shown as such. */
+export const SAML_BINDINGS = [
+  { value: String(SAMLBinding.SAML_BINDING_POST), label: "HTTP-POST: the browser posts the request in a form" },
+  { value: String(SAMLBinding.SAML_BINDING_REDIRECT), label: "HTTP-Redirect: the request travels in the query of a redirect" },
+];
+
+export const TRANSIENT = String(SAMLNameIDFormat.SAML_NAME_ID_FORMAT_TRANSIENT);
+export const SAML_NAME_ID_FORMATS = [
+  { value: String(SAMLNameIDFormat.SAML_NAME_ID_FORMAT_UNSPECIFIED), label: "Unspecified: the identity provider chooses" },
+  { value: String(SAMLNameIDFormat.SAML_NAME_ID_FORMAT_EMAIL_ADDRESS), label: "Email address" },
+  { value: String(SAMLNameIDFormat.SAML_NAME_ID_FORMAT_PERSISTENT), label: "Persistent: the same opaque ID at every sign-in" },
+  { value: TRANSIENT, label: "Transient: a new ID at every sign-in, the person identified by an attribute" },
+];
+
+/**
  * A provider as its form holds it, whatever its type: the fields a type lacks stay empty and
  * are never sent. The secret (a client secret; Apple's private key) is write-only: empty on
  * the provider's page.
@@ -71,6 +101,7 @@ export interface IdpValues {
   teamId: string;
   keyId: string;
   ldap: LdapValues;
+  saml: SamlValues;
   accounts: AccountFlag[];
   autoLinking: string;
 }
@@ -135,6 +166,13 @@ export const NEW_IDP: IdpValues = {
     preferredLanguageAttribute: "preferredLanguage",
     phoneAttribute: "telephoneNumber",
   },
+  saml: {
+    metadataXml: "",
+    binding: String(SAMLBinding.SAML_BINDING_POST),
+    withSignedRequest: false,
+    nameIdFormat: String(SAMLNameIDFormat.SAML_NAME_ID_FORMAT_UNSPECIFIED),
+    transientMappingAttributeName: "",
+  },
   accounts: ["isManualCreationAllowed", "isManualLinkingAllowed"],
   autoLinking: String(AutoLinkingOption.UNSPECIFIED),
 };
@@ -173,6 +211,7 @@ export function idpValues(kind: KindName, idp: IDP | undefined, config: Config |
     teamId: c?.teamId ?? "",
     keyId: c?.keyId ?? "",
     ldap: kind === "ldap" ? ldapValues(config as LDAPConfig | undefined) : NEW_IDP.ldap,
+    saml: kind === "saml" ? samlValues(config as SAMLConfig | undefined) : NEW_IDP.saml,
     accounts: ACCOUNT_OPTIONS.filter((o) => idp?.options?.[o.value]).map((o) => o.value),
     autoLinking: String(idp?.options?.autoLinking ?? AutoLinkingOption.UNSPECIFIED),
   };
@@ -199,6 +238,27 @@ function ldapValues(c: LDAPConfig | undefined): LdapValues {
     lastNameAttribute: a?.lastNameAttribute ?? "",
     preferredLanguageAttribute: a?.preferredLanguageAttribute ?? "",
     phoneAttribute: a?.phoneAttribute ?? "",
+  };
+}
+
+function samlValues(c: SAMLConfig | undefined): SamlValues {
+  return {
+    metadataXml: c?.metadataXml ?? "",
+    binding: String(c?.binding || SAMLBinding.SAML_BINDING_POST),
+    withSignedRequest: c?.withSignedRequest ?? false,
+    nameIdFormat: String(c?.nameIdFormat ?? SAMLNameIDFormat.SAML_NAME_ID_FORMAT_UNSPECIFIED),
+    transientMappingAttributeName: c?.transientMappingAttributeName ?? "",
+  };
+}
+
+/** A SAML provider's configuration, every field (a patch sends them all); the mapping attribute only with the transient format. */
+function samlConfig(s: SamlValues) {
+  return {
+    metadataXml: s.metadataXml,
+    binding: Number(s.binding) as SAMLBinding,
+    withSignedRequest: s.withSignedRequest,
+    nameIdFormat: Number(s.nameIdFormat) as SAMLNameIDFormat,
+    transientMappingAttributeName: s.nameIdFormat === TRANSIENT ? s.transientMappingAttributeName.trim() : "",
   };
 }
 
@@ -264,12 +324,14 @@ function secret(v: IdpValues) {
 
 /** The `idp` of a Create<Type>IDP request. */
 export function createRequest(v: IdpValues) {
+  if (KINDS[v.kind].protocol === "saml") return { idp: typeAgnostic(v), config: samlConfig(v.saml) };
   if (KINDS[v.kind].protocol === "ldap") return { idp: typeAgnostic(v), config: { ...ldapConnection(v.ldap), bindPassword: v.ldap.bindPassword } };
   return { idp: typeAgnostic(v), config: { ...connection(v), ...secret(v) } };
 }
 
 /** The `idp` of a Patch<Type>IDP request: every setting of the form; the secret only when one is typed. */
 export function patchRequest(v: IdpValues) {
+  if (KINDS[v.kind].protocol === "saml") return { idp: typeAgnostic(v), config: samlConfig(v.saml) };
   if (KINDS[v.kind].protocol === "ldap")
     return { idp: typeAgnostic(v), config: { ...ldapConnection(v.ldap), ...(v.ldap.bindPassword !== "" && { bindPassword: v.ldap.bindPassword }) } };
   return { idp: typeAgnostic(v), config: { ...connection(v), ...(v.clientSecret !== "" && secret(v)) } };

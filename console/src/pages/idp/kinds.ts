@@ -23,8 +23,12 @@ type Unary = DescMethodUnary<DescMessage, DescMessage>;
 
 export interface Kind {
   label: string;
-  /** How people sign in: at the provider's pages (OAuth, OpenID Connect) or on a form of the login pages that a directory checks. */
-  protocol: "oauth" | "ldap";
+  /**
+   * How people sign in: at the provider's pages, back through the callback (OAuth, OpenID
+   * Connect) or through the provider's own assertion consumer service (SAML), or on a form of
+   * the login pages that a directory checks (LDAP).
+   */
+  protocol: "oauth" | "ldap" | "saml";
   /** The type in the create dialog's choice: what it connects to. */
   choice: string;
   type: ProviderType;
@@ -45,7 +49,7 @@ export interface Kind {
 const OIDC_SCOPES = "Separated by spaces. Empty: openid profile email; openid is always asked for.";
 const m = PlatformIdentityProviders.method;
 
-export type KindName = "github" | "google" | "azureAd" | "apple" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth" | "ldap";
+export type KindName = "github" | "google" | "azureAd" | "apple" | "gitlab" | "gitlabSelfHosted" | "oidc" | "oauth" | "ldap" | "saml";
 
 /** The provider types the API creates, in the order the create dialog offers them. */
 export const KINDS: Record<KindName, Kind> = {
@@ -161,6 +165,18 @@ export const KINDS: Record<KindName, Kind> = {
     create: m.createLDAPIDP,
     patch: m.patchLDAPIDP,
     get: m.getLDAPIDP,
+  },
+  saml: {
+    label: "SAML 2.0",
+    choice: "SAML 2.0: any identity provider with SAML metadata",
+    protocol: "saml",
+    type: ProviderType.SAML,
+    extra: [],
+    clientHelp: "",
+    scopesHelp: "",
+    create: m.createSAMLIDP,
+    patch: m.patchSAMLIDP,
+    get: m.getSAMLIDP,
   },
 };
 

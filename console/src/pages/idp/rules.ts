@@ -178,3 +178,21 @@ export function bindPasswordRules(before: IdpValues) {
     },
   };
 }
+
+/**
+ * SAML's settings (SAMLConfig in idp_types.proto). What the service finds wrong in the
+ * metadata itself (not SAML metadata, no single sign-on service for the binding, no signing
+ * certificate, signed requests wanted) is its refusal, shown under the form.
+ */
+export const SAML_RULES = {
+  metadataXml: {
+    required: "Give the identity provider's metadata: the XML it publishes, starting with <EntityDescriptor or <?xml.",
+    ...atMost(262144),
+    validate: (value: unknown) => String(value).trim().startsWith("<") || "XML text, starting with <EntityDescriptor or <?xml.",
+  },
+  /** Asked only with the transient format (unmounted otherwise, so not checked): the API refuses that format without it. */
+  transientMappingAttributeName: {
+    required: "Give the attribute of the assertion that identifies the person for good: a transient NameID changes at every sign-in.",
+    ...atMost(200),
+  },
+};
