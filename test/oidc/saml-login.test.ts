@@ -205,7 +205,10 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`SAML in Chromium (%
     rp = await createRp(server);
     idpId = (
       await idpClient(server.baseUrl, server.adminToken).ok("CreateSAMLIDP", {
-        idp: { idp: { name: "Corporate SSO", options: { isAutoCreation: true } }, config: { metadataXml: upstream.metadataXml(), binding: "SAML_BINDING_POST" } },
+        idp: {
+          idp: { name: "Corporate SSO", options: { isAutoCreation: true } },
+          config: { metadataXml: upstream.metadataXml(), binding: "SAML_BINDING_POST" },
+        },
       })
     ).details.id as string;
   }, 120_000);

@@ -189,7 +189,9 @@ export async function startSamlIdp(): Promise<SamlIdp> {
         .map(([name, value]) => `<input type="hidden" name="${xml(name)}" value="${xml(value)}">`)
         .join("");
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(`<!doctype html><html><body><form method="post" action="${xml(acs)}">${hidden}<button type="submit">Continue</button></form><script>document.forms[0].submit()</script></body></html>`);
+      res.end(
+        `<!doctype html><html><body><form method="post" action="${xml(acs)}">${hidden}<button type="submit">Continue</button></form><script>document.forms[0].submit()</script></body></html>`,
+      );
     })().catch((error: unknown) => {
       res.writeHead(400, { "content-type": "text/plain" });
       res.end(`test IdP refused the request: ${(error as Error).message}`);
