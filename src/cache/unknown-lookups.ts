@@ -22,7 +22,7 @@ export class UnknownLookups {
    */
   async load<V>(address: string | undefined, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const key = address ?? "";
-    if (!this.#misses.take(key)) throw new TooManyUnknownLookups(this.#misses.retryAfterS());
+    if (!this.#misses.take(key)) throw new TooManyUnknownLookups(this.#misses.retryAfterS(key));
     let value: V | undefined;
     try {
       value = await load();

@@ -1,3 +1,4 @@
+import { refusedTry } from "../kit/rate-limit.js";
 import { createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { DomainError } from "../../../domain/errors.js";
@@ -200,12 +201,13 @@ class Step {
     const password = form.password ?? "";
     const again = (status: number, error: FormError) => this.askLdap(status, idp.id, idp.name, loginName, error);
     // Per address, and per directory account: guessing one person's password from many addresses is bounded too.
-    const { perIp, perLoginName } = this.c.guards;
-    if (
-      !perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) ||
-      !perLoginName.take(`${this.c.instanceId} ${idp.id} ${loginName.toLowerCase()}`)
-    ) {
-      this.res.setHeader("retry-after", String(perIp.retryAfterS()));
+    const wait = refusedTry(
+      this.c.guards,
+      `${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`,
+      `${this.c.instanceId} ${idp.id} ${loginName.toLowerCase()}`,
+    );
+    if (wait !== undefined) {
+      this.res.setHeader("retry-after", String(wait));
       return again(429, this.t.tooManyAttempts);
     }
     let checked;
@@ -345,8 +347,9 @@ class Step {
     if (!user || !reached) return again(401, fieldError("loginName", this.t.unknownUser));
     if (user.state === "locked") return again(403, this.t.userLocked);
     const { guards } = this.c;
-    if (!guards.perIp.take(`${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`) || !guards.perLoginName.take(`${this.c.instanceId} ${user.id}`)) {
-      this.res.setHeader("retry-after", String(guards.perIp.retryAfterS()));
+    const wait = refusedTry(guards, `${this.c.instanceId} ${this.req.socket?.remoteAddress ?? ""}`, `${this.c.instanceId} ${user.id}`);
+    if (wait !== undefined) {
+      this.res.setHeader("retry-after", String(wait));
       return again(429, this.t.tooManyAttempts);
     }
     const maxAttempts = async () => (await settingsOf(this.c, user.orgId)).maxPasswordAttempts;

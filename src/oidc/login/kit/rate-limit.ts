@@ -12,7 +12,19 @@ export function takeAddressTry(
   instanceId: string,
   what: string,
 ): boolean {
-  if (perIp.take(`${instanceId} ${what} ${req.socket?.remoteAddress ?? ""}`)) return true;
-  res.setHeader("retry-after", String(perIp.retryAfterS()));
+  const key = `${instanceId} ${what} ${req.socket?.remoteAddress ?? ""}`;
+  if (perIp.take(key)) return true;
+  res.setHeader("retry-after", String(perIp.retryAfterS(key)));
   return false;
+}
+
+/**
+ * A try counted against an address and then against a person (or a login name): undefined
+ * when both allow it, else the seconds to wait for the one that refused (the person is not
+ * charged when the address refused).
+ */
+export function refusedTry(guards: { perIp: WindowLimiter; perLoginName: WindowLimiter }, byAddress: string, byPerson: string): number | undefined {
+  if (!guards.perIp.take(byAddress)) return guards.perIp.retryAfterS(byAddress);
+  if (!guards.perLoginName.take(byPerson)) return guards.perLoginName.retryAfterS(byPerson);
+  return undefined;
 }

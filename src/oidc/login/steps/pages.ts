@@ -1,3 +1,4 @@
+import { refusedTry } from "../kit/rate-limit.js";
 import { createHmac } from "node:crypto";
 import type Provider from "oidc-provider";
 import { checkSignInPassword } from "../../../domain/user/password-check.js";
@@ -129,8 +130,9 @@ export async function loginPages(req: NodeRequest, res: NodeResponse, c: LoginCo
   if (step === "loginname") return askPassword(200);
 
   const address = req.socket?.remoteAddress ?? "";
-  if (!c.guards.perIp.take(`${c.instanceId} ${address}`) || !c.guards.perLoginName.take(`${c.instanceId} ${user.id}`)) {
-    res.setHeader("retry-after", String(c.guards.perIp.retryAfterS()));
+  const wait = refusedTry(c.guards, `${c.instanceId} ${address}`, `${c.instanceId} ${user.id}`);
+  if (wait !== undefined) {
+    res.setHeader("retry-after", String(wait));
     return askPassword(429, t.tooManyAttempts);
   }
   const checked = await checkSignInPassword(c, c.hasher, c.instanceId, user, form.password, async () => settings.maxPasswordAttempts);
