@@ -5,7 +5,7 @@ import type { Editor } from "../../store/editor.js";
 import { lastEvent } from "../../store/event-reads.js";
 import { newId } from "../../store/ids.js";
 import { AGGREGATE, type IdpRow, ownerOfIdp, POLICY_AGGREGATE, secretOf, type StatePolicyName } from "./model.js";
-import { generatedSecret, requireUsableConfig, requireUsableSecret } from "./secrets.js";
+import { requireUsableConfig, requireUsableSecret } from "./secrets.js";
 import { contextColumns, describeContext, encloses, ownerOfContext, sameContext, type ContextRef } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import { requireExisting } from "../existence.js";
@@ -41,7 +41,8 @@ export async function addIdp(tx: Tx, creator: Editor, owner: ContextRef, input: 
   // An organization deleted meanwhile would otherwise be left a provider nobody can reach.
   if (owner.type === "org") await requireExisting(tx, "orgs", owner.instanceId, owner.orgId);
   requireUsableConfig(input.type, input.config);
-  const clientSecret = secretOf(input.type).generated ? await generatedSecret(input.type) : input.clientSecret;
+  const { generate } = secretOf(input.type);
+  const clientSecret = generate ? await generate() : input.clientSecret;
   if (clientSecret === undefined) throw new Error(`identity provider type ${input.type} needs its secret`);
   requireUsableSecret(input.type, clientSecret);
   const id = newId();

@@ -3,6 +3,7 @@ import type { IdpTable } from "../../store/schema.js";
 import { contextFromColumns, type ContextRef, encloses, ownerOfContext, parentOf, sameContext } from "../context.js";
 import type { ObjectDetails } from "../details.js";
 import type { SecretAim } from "../secret-aim.js";
+import { newSpKeyPair } from "./saml.js";
 
 /** Whether a context's provider is active there: its own, or as its parent context says (inherit). */
 export type StatePolicyName = Selectable<IdpTable>["state_policy"];
@@ -49,10 +50,16 @@ const BIND_PASSWORD_AIM: SecretAim = {
 const SP_KEY_AIM: SecretAim = { settings: [], secret: "SP key pair", renewedBy: "" };
 
 type SecretField = "clientSecret" | "privateKey" | "bindPassword" | "spKeyPair";
-const SECRETS: Record<string, { field: SecretField; aim: SecretAim; generated?: true }> = {
+interface TypeSecret {
+  field: SecretField;
+  aim: SecretAim;
+  /** Makes the secret of a type the service keeps its own (no configuration has the field). */
+  generate?: () => Promise<string>;
+}
+const SECRETS: Record<string, TypeSecret> = {
   apple: { field: "privateKey", aim: APPLE_KEY_AIM },
   ldap: { field: "bindPassword", aim: BIND_PASSWORD_AIM },
-  saml: { field: "spKeyPair", aim: SP_KEY_AIM, generated: true },
+  saml: { field: "spKeyPair", aim: SP_KEY_AIM, generate: newSpKeyPair },
 };
 
 /**
@@ -60,7 +67,7 @@ const SECRETS: Record<string, { field: SecretField; aim: SecretAim; generated?: 
  * never in a configuration, an event or an answer), what it is given for, and whether the
  * service makes it instead (no configuration has the field then).
  */
-export function secretOf(type: string): { field: SecretField; aim: SecretAim; generated?: true } {
+export function secretOf(type: string): TypeSecret {
   return SECRETS[type] ?? { field: "clientSecret", aim: CLIENT_SECRET_AIM };
 }
 

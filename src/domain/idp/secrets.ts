@@ -1,6 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import { invalidArgument } from "../errors.js";
-import { newSpKeyPair, requireUsableSamlConfig, type SamlConfig } from "./saml.js";
+import { requireUsableSamlConfig, type SamlConfig } from "./saml.js";
 
 const PKCS8_PEM = /^-----BEGIN PRIVATE KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PRIVATE KEY-----\r?\n?$/;
 
@@ -28,10 +28,4 @@ export function requireUsableSecret(type: string, secret: string): void {
 /** A configuration the type can use (as its proto's validation cannot tell), refused when given. */
 export function requireUsableConfig(type: string, config: Record<string, unknown>): void {
   if (type === "saml") requireUsableSamlConfig(config as unknown as SamlConfig);
-}
-
-/** The secret of a type the service makes its own (model.ts secretOf: generated). */
-export async function generatedSecret(type: string): Promise<string> {
-  if (type === "saml") return newSpKeyPair();
-  throw new Error(`identity provider type ${type} has no generated secret`);
 }

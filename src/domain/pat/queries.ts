@@ -1,7 +1,7 @@
-import { sql } from "kysely";
 import type { Db } from "../../store/db.js";
 import { searchPage, type Page } from "../../store/search.js";
 import { grantsFrom, type Principal } from "../authz/principal.js";
+import { userSchemaAllowsSql } from "../user-schema/users.js";
 
 /** The caller behind a personal access token (by its hash), or undefined when unknown, expired or not allowed in. */
 export async function principalByTokenHash(db: Db, tokenHash: string): Promise<{ principal: Principal; expires: number } | undefined> {
@@ -16,19 +16,7 @@ export async function principalByTokenHash(db: Db, tokenHash: string): Promise<{
     .where("o.state", "=", "active")
     // A schema user's tokens work while its schema allows tokens: dropping PAT from the schema
     // stops the ones made before (PatchUserSchema advances the access epoch, so no cache keeps them).
-    .where((eb) =>
-      eb.or([
-        eb("u.type", "!=", "schema"),
-        eb.exists(
-          eb
-            .selectFrom("user_schemas as us")
-            .select("us.id")
-            .whereRef("us.instance_id", "=", "u.instance_id")
-            .whereRef("us.id", "=", "u.schema_id")
-            .where(sql<boolean>`us.possible_authenticators @> '["pat"]'::jsonb`),
-        ),
-      ]),
-    )
+    .where((eb) => eb.or([eb("u.type", "!=", "schema"), userSchemaAllowsSql("pat")]))
     .executeTakeFirst();
   if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
   return { principal: { ...(await principalOf(db, row.instance_id, row.user_id, row.org_id)), client: `pat:${row.id}` }, expires: row.expires_at.getTime() };

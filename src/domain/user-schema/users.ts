@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db, Tx } from "../../store/db.js";
 import type { UserRow } from "../../store/schema.js";
 import { failedPrecondition, invalidArgument, permissionDenied } from "../errors.js";
@@ -81,6 +82,14 @@ export async function allowedAuthenticators(db: Db | Tx, user: Pick<UserRow, "in
     .executeTakeFirst();
   return new Set((row?.possible_authenticators ?? []) as Authenticator[]);
 }
+
+/**
+ * The condition, in a query of `users as u`, that the user's schema allows the authenticator:
+ * what a sign-in by a stored credential (a token, a key) checks at each use, so that a schema
+ * dropping it stops the credentials made before.
+ */
+export const userSchemaAllowsSql = (authenticator: Authenticator) =>
+  sql<boolean>`exists (select 1 from user_schemas us where us.instance_id = u.instance_id and us.id = u.schema_id and us.possible_authenticators @> ${JSON.stringify([authenticator])}::jsonb)`;
 
 /** Whether the user's schema lets its users authenticate so; people and service accounts are not asked here. */
 export async function schemaAllows(db: Db | Tx, user: Pick<UserRow, "instance_id" | "schema_id">, authenticator: Authenticator): Promise<boolean> {

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Db } from "../../store/db.js";
 import type { AccessTokenKind } from "./model.js";
 import { partyKey, type PartyKey } from "../app/parties.js";
+import { userSchemaAllowsSql } from "../user-schema/users.js";
 
 /** An active machine user of an active organization, acting for itself. */
 export interface MachineParty {
@@ -28,22 +29,9 @@ function machineUsers(db: Db, instanceId: string, by: MachineName) {
     .innerJoin("orgs as o", (j) => j.onRef("o.instance_id", "=", "u.instance_id").onRef("o.id", "=", "u.org_id"))
     .where("u.instance_id", "=", instanceId);
   if (!("userId" in by)) return query.where("u.type", "=", "machine").where(sql<string>`lower(u.username)`, "=", by.username.toLowerCase());
-  return query.where("u.id", "=", by.userId).where((eb) =>
-    eb.or([
-      eb("u.type", "=", "machine"),
-      eb.and([
-        eb("u.type", "=", "schema"),
-        eb.exists(
-          eb
-            .selectFrom("user_schemas as us")
-            .select("us.id")
-            .whereRef("us.instance_id", "=", "u.instance_id")
-            .whereRef("us.id", "=", "u.schema_id")
-            .where(sql<boolean>`us.possible_authenticators @> '["key"]'::jsonb`),
-        ),
-      ]),
-    ]),
-  );
+  return query
+    .where("u.id", "=", by.userId)
+    .where((eb) => eb.or([eb("u.type", "=", "machine"), eb.and([eb("u.type", "=", "schema"), userSchemaAllowsSql("key")])]));
 }
 
 /**
