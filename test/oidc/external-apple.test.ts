@@ -13,7 +13,7 @@ import { CHROMIUM, launchChromium } from "../support/page-checks.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { machineUser, ok, uniqueName, Users } from "../users/helpers.js";
 import { Browser, parseForms, type Page } from "./browser.js";
-import { authorize, createRp, providerForm, RP, tokensOf, type App } from "./external-helpers.js";
+import { authorize, createRp, postsTo, providerForm, RP, tokensOf, type App } from "./external-helpers.js";
 import { startFakeApple, type FakeApple } from "./fake-oidc-upstreams.js";
 
 /*
@@ -222,16 +222,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`Apple's form_post i
     const context = await browser.newContext({ locale: "en-US" });
     const page = await context.newPage();
     // What the callback was posted from, whether the binding cookie went along, and what it answered.
-    const callbacks: Promise<{ from: string; bound: boolean; status: number }>[] = [];
-    page.on("response", (r) => {
-      if (r.request().method() !== "POST" || r.url() !== `${down.baseUrl}/ui/login/idp/callback`) return;
-      callbacks.push(
-        r
-          .request()
-          .allHeaders()
-          .then((h) => ({ from: h.origin ?? "", bound: /platform_idp_/.test(h.cookie ?? ""), status: r.status() })),
-      );
-    });
+    const callbacks = postsTo(page, `${down.baseUrl}/ui/login/idp/callback`);
     let back: URL;
     try {
       // The relying party's redirect URI is only seen, never loaded (rp.example does not resolve).

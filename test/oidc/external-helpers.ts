@@ -63,3 +63,29 @@ export async function tokensOf(app: App, request: { verifier: string; state: str
     idTokenExpected: true,
   });
 }
+
+/** A page of Playwright's, as far as watching its responses goes. */
+interface WatchedPage {
+  on(
+    event: "response",
+    listener: (r: { url(): string; status(): number; request(): { method(): string; allHeaders(): Promise<Record<string, string>> } }) => void,
+  ): unknown;
+}
+
+/**
+ * The POSTs a Chromium page makes to `url` from now on: where each came from (its Origin),
+ * whether it carried an external login's binding cookie, and what it was answered.
+ */
+export function postsTo(page: WatchedPage, url: string): Promise<{ from: string; bound: boolean; status: number }>[] {
+  const posts: Promise<{ from: string; bound: boolean; status: number }>[] = [];
+  page.on("response", (r) => {
+    if (r.request().method() !== "POST" || r.url() !== url) return;
+    posts.push(
+      r
+        .request()
+        .allHeaders()
+        .then((h) => ({ from: h.origin ?? "", bound: /platform_idp_/.test(h.cookie ?? ""), status: r.status() })),
+    );
+  });
+  return posts;
+}

@@ -8,7 +8,7 @@ import { startSamlIdp, type SamlIdp, type SamlPerson, type Spoil } from "../supp
 import { startTestServer, type TestServer } from "../support/server.js";
 import { Users, humanUser, uniqueName } from "../users/helpers.js";
 import { Browser, parseForms, type Page } from "./browser.js";
-import { RP, authorize, createRp, providerForm, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
+import { RP, authorize, createRp, providerForm, postsTo, tokensOf as tokensOfApp, type App } from "./external-helpers.js";
 import { CHROMIUM, launchChromium } from "../support/page-checks.js";
 
 /*
@@ -224,16 +224,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`SAML in Chromium (%
     const context = await browser.newContext({ locale: "en-US" });
     const page = await context.newPage();
     const acs = `${server.baseUrl}/idps/${idpId}/saml/acs`;
-    const posts: Promise<{ from: string; bound: boolean; status: number }>[] = [];
-    page.on("response", (r) => {
-      if (r.request().method() !== "POST" || r.url() !== acs) return;
-      posts.push(
-        r
-          .request()
-          .allHeaders()
-          .then((h) => ({ from: h.origin ?? "", bound: /platform_idp_/.test(h.cookie ?? ""), status: r.status() })),
-      );
-    });
+    const posts = postsTo(page, acs);
     let back: URL;
     try {
       const atRp = page.waitForRequest((r) => r.url().startsWith(`${RP}?`), { timeout: 20_000 });
