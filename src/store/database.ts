@@ -134,7 +134,7 @@ export async function openStore(
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
     ...(target.seed && !target.dataDir && { loadDataDir: target.seed }),
   });
-  const driver = new PGliteDriver(pglite, limits.statementTimeoutMs);
+  const driver = new PGliteDriver(pglite, limits.statementTimeoutMs, limits.preparedStatementsMax);
   const scoped = new ScopedKysely(driver, observe);
   return {
     ...common(scoped, limits),

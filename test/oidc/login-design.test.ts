@@ -40,6 +40,7 @@ declare function getComputedStyle(element: PageElement): { backgroundColor: stri
  * mode (no serious or critical violation), must not scroll sideways at 320 px, must cause no
  * console error (a Content-Security-Policy violation is one), and is photographed in both
  * modes at 1280 and 375 px into test-results/screenshots/login/ (looked at, not compared).
+ * The journeys run on both databases; the pages' look is checked on the first.
  * A branded organization's colors, logo and options show on its pages.
  */
 
@@ -56,8 +57,8 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
   let users: Users;
   let browser: Browser;
   let config: client.Configuration;
-  /** Screenshots once, on the first database: the pages are the same on both. */
-  const photograph = kind === DATABASE_KINDS[0];
+  /** The look (axe, width, photographs) once, on the first database: the pages are the same on both. */
+  const firstDatabase = kind === DATABASE_KINDS[0];
   const base = () => server.baseUrl;
 
   beforeAll(async () => {
@@ -119,7 +120,7 @@ describe.skipIf(!existsSync(CHROMIUM)).each(DATABASE_KINDS)(`the login pages' de
    * console error so far, the application's name under the heading when `app`; photographed.
    */
   async function inspect(name: string, tab: Tab, app = true) {
-    await inspectPage(name, tab, { shots: photograph ? SHOTS : undefined, widths: WIDTHS, narrow: 320 });
+    await inspectPage(name, tab, { shots: SHOTS, widths: WIDTHS, narrow: 320, looks: firstDatabase });
     if (app) await expect(tab.page.locator("main .app").innerText()).resolves.toBe(en.appContext.replace("{app}", APP));
   }
 

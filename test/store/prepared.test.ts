@@ -71,11 +71,12 @@ describe.each(DATABASE_KINDS)("prepared queries (%s)", (kind) => {
 });
 
 /**
- * Statements the service runs often are prepared on PostgreSQL without being written with
- * prepared() (store/pg/statement-names.ts): after their third run, up to
+ * Statements the service runs often are prepared without being written with prepared()
+ * (store/pg/statement-names.ts, used by both drivers; PGlite is one session, whose
+ * pg_prepared_statements this reads): after their third run, up to
  * PLATFORM_DB_PREPARED_STATEMENTS_MAX texts.
  */
-describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("statements prepared once they run often (%s)", (kind) => {
+describe.each(DATABASE_KINDS)("statements prepared once they run often (%s)", (kind) => {
   let database: TestDatabase;
 
   beforeAll(async () => {
@@ -202,5 +203,101 @@ describe.each(DATABASE_KINDS.filter((kind) => kind === "postgres"))("rows of a n
     expect(await counted(store.db, { n: 12 })).toEqual([{ counted: 12 }]);
     await expect(counted(store.db, { n: 13 })).rejects.toThrow("unparsable");
     expect(await counted(store.db, { n: 14 })).toEqual([{ counted: 14 }]);
+  });
+});
+
+/**
+ * Values and failures of statements, prepared or not, alike on both databases: PGlite's
+ * driver (store/pglite/statements.ts) sends values as pg's prepareValue makes them, so a
+ * value means on PGlite what it means on PostgreSQL.
+ */
+describe.each(DATABASE_KINDS)("statement values and failures (%s)", (kind) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = await openStore(database.target, { ...loadConfig({}).db, poolMax: 1 });
+    await sql`create table values_t (id int primary key, at timestamptz, bytes bytea, tags text[], doc jsonb, flag boolean, big int8, label text)`.execute(
+      store.db,
+    );
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  const tableOf = (db: Kysely<Database>) =>
+    db.withTables<{
+      values_t: {
+        id: number;
+        at: Date | null;
+        bytes: Buffer | null;
+        tags: string[] | null;
+        doc: unknown;
+        flag: boolean | null;
+        big: number | null;
+        label: string | null;
+      };
+    }>();
+
+  it("round-trips dates, bytes, arrays, JSON, booleans, large integers, text and nulls, unnamed and once prepared", async () => {
+    // Five runs of one text: the first two unnamed, the rest prepared.
+    for (let id = 1; id <= 5; id++) {
+      const row = {
+        id,
+        at: new Date(Date.UTC(2026, 11, 7, 22, 0, id, 123)),
+        bytes: Buffer.from([0, 1, 2, 255, id]),
+        tags: ["a", 'qu"ote', "com,ma", "ünï"],
+        // An object (pg's prepareValue writes it as JSON) or JSON text.
+        doc: id % 2 ? { id, nested: { list: [1, "two", null] } } : JSON.stringify({ id }),
+        flag: id % 2 === 0,
+        big: 2 ** 40 + id,
+        label: id === 3 ? null : `label ${id} \\ 'single'`,
+      };
+      await tableOf(store.db).insertInto("values_t").values(row).execute();
+      const read = await tableOf(store.db).selectFrom("values_t").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+      // Bytes come back as a Buffer from pg, a Uint8Array from PGlite.
+      expect({ ...read, bytes: Buffer.from(read.bytes!) }).toEqual({ ...row, doc: typeof row.doc === "string" ? JSON.parse(row.doc) : row.doc });
+    }
+    const flagged = await tableOf(store.db)
+      .selectFrom("values_t")
+      .select("id")
+      .where("tags", "@>", sql<string[]>`${["ünï"]}`)
+      .where("flag", "=", true)
+      .orderBy("id")
+      .execute();
+    expect(flagged.map((r) => r.id)).toEqual([2, 4]);
+  });
+
+  it("answers a text that does not parse with its syntax error every time, and runs the next statement", async () => {
+    for (let n = 0; n < 4; n++) {
+      await expect(sql`selec ${n}::int`.execute(store.db)).rejects.toMatchObject({ code: "42601" });
+      expect((await sql<{ n: number }>`select ${n}::int as n`.execute(store.db)).rows).toEqual([{ n }]);
+    }
+  });
+
+  it("keeps a prepared statement usable after a run that failed, in and out of transactions", async () => {
+    const tenth = (n: number) => sql<{ t: number }>`select 10 / ${n}::int as t`.execute(store.db);
+    for (let n = 1; n <= 4; n++) expect((await tenth(n)).rows).toEqual([{ t: Math.trunc(10 / n) }]);
+    await expect(tenth(0)).rejects.toMatchObject({ code: "22012" });
+    await expect(
+      store.db.transaction().execute(async (tx) => {
+        await sql`select 10 / ${2}::int`.execute(tx);
+        await sql`select 10 / ${0}::int`.execute(tx);
+      }),
+    ).rejects.toMatchObject({ code: "22012" });
+    expect((await tenth(5)).rows).toEqual([{ t: 2 }]);
+  });
+
+  it("runs a statement whose table changed shape inside a transaction again once that transaction is over", async () => {
+    await sql`create table shape_t (id int)`.execute(store.db);
+    await sql`insert into shape_t values (1)`.execute(store.db);
+    const all = (db: Kysely<Database>, id: number) => sql<Record<string, unknown>>`select * from shape_t where id = ${id}`.execute(db);
+    for (let n = 0; n < 4; n++) expect((await all(store.db, 1)).rows).toEqual([{ id: 1 }]);
+    await sql`alter table shape_t add column extra int`.execute(store.db);
+    // Inside a transaction the stale plan fails it (the transaction is aborted); afterwards the text runs.
+    await expect(store.db.transaction().execute((tx) => all(tx, 1))).rejects.toMatchObject({ code: "0A000" });
+    expect((await all(store.db, 1)).rows).toEqual([{ id: 1, extra: null }]);
   });
 });

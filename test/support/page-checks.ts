@@ -53,13 +53,22 @@ async function axeViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-/** The page as it stands: accessible in both modes, fits `narrow` px, no console error so far; photographed when `shots` is given. */
+/**
+ * The page as it stands: accessible in both modes, fits `narrow` px, no console error so far;
+ * photographed when `shots` is given. `looks: false` checks the console errors alone: the
+ * journeys run on both databases, and a page looks the same on either, so its look (axe,
+ * width, photographs: most of a browser test's CPU) is checked on the first.
+ */
 export async function inspectPage(
   name: string,
   { page, errors }: Tab,
-  opts: { shots?: string | undefined; widths: number[]; narrow: number; waitFor?: "load" | "networkidle" },
+  opts: { shots?: string | undefined; widths: number[]; narrow: number; waitFor?: "load" | "networkidle"; looks?: boolean },
 ): Promise<void> {
   await page.waitForLoadState(opts.waitFor ?? "load");
+  if (opts.looks === false) {
+    expect(errors, `${name}: console errors`).toEqual([]);
+    return;
+  }
   for (const colorScheme of SCHEMES) {
     await page.emulateMedia({ colorScheme });
     expect(await axeViolations(page), `${name} in ${colorScheme} mode`).toEqual([]);

@@ -4,6 +4,7 @@ import { abortReason, boundedWait } from "../abort.js";
 import { isCommittedWith } from "../deferred.js";
 import { COMMIT, isRollback, ROLLBACK, TransactionState } from "../transaction-state.js";
 import { StatementTransactions, type SignalConnection, type SignalDriver } from "../scoped.js";
+import { PGliteStatements } from "./statements.js";
 
 /**
  * Kysely's driver for embedded PGlite. Kysely ships a PGlite dialect from 0.29 on, which
@@ -25,9 +26,11 @@ export class PGliteDriver extends StatementTransactions implements SignalDriver 
   constructor(
     pglite: PGlite,
     private readonly waitTimeoutMs: number,
+    /** Statement texts prepared at most (PLATFORM_DB_PREPARED_STATEMENTS_MAX, as on PostgreSQL). */
+    preparedMax: number,
   ) {
     super();
-    this.connection = new PGliteConnection(pglite);
+    this.connection = new PGliteConnection(new PGliteStatements(pglite, preparedMax));
   }
 
   async init(): Promise<void> {}
@@ -90,7 +93,7 @@ class PGliteConnection implements SignalConnection {
   handOver: () => void = () => {};
   private readonly transaction = new TransactionState();
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly statements: PGliteStatements) {}
 
   /** A statement does not start once its request is aborted; a rollback always does. */
   async executeQuery<R>(compiled: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
@@ -115,7 +118,7 @@ class PGliteConnection implements SignalConnection {
     if (signal?.aborted && !isRollback(compiled)) throw abortReason(signal);
     let result;
     try {
-      result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+      result = await this.statements.run<R>(compiled.sql, compiled.parameters);
     } catch (error) {
       this.transaction.ran(compiled, true);
       throw error;
