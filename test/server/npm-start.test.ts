@@ -45,7 +45,9 @@ async function npmStart() {
   child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  await until("npm start to be ready", async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined))?.ok === true, 60_000);
+  // A first start on a fresh data dir (npm, the build check, PGlite's initdb and the migrations):
+  // about 10 s on an idle two-core machine, several times that beside the suite's other files.
+  await until("npm start to be ready", async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined))?.ok === true, 90_000);
   const serverPid = Number(/"pid":(\d+)/.exec(output)?.[1]);
   expect(serverPid, output).toBeGreaterThan(0);
   return { child, port, exited, serverPid, output: () => output };
@@ -64,5 +66,5 @@ describe("npm start", () => {
         () => "refused",
       ),
     ).toBe("refused");
-  }, 120_000);
+  }, 150_000);
 });
