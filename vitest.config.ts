@@ -17,6 +17,8 @@ export default defineConfig({
     // databases start from one migrated image, PostgreSQL ones are copies of one migrated
     // database.
     globalSetup: ["test/support/build.ts", "test/support/pglite-seed.ts", "test/support/postgres-template.ts"],
+    // TEST_CPU_LOG=<file>: each file's CPU, one JSON line per file (docs/testing.md).
+    setupFiles: process.env.TEST_CPU_LOG ? ["test/support/cpu-log.ts"] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
