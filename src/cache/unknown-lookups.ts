@@ -22,7 +22,8 @@ export class UnknownLookups {
    */
   async load<V>(address: string | undefined, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const key = address ?? "";
-    if (!this.#misses.take(key)) throw new TooManyUnknownLookups(this.#misses.retryAfterS(key));
+    const wait = this.#misses.refusal(key);
+    if (wait !== undefined) throw new TooManyUnknownLookups(wait);
     let value: V | undefined;
     try {
       value = await load();

@@ -32,6 +32,11 @@ export class WindowLimiter {
     return true;
   }
 
+  /** Counts one event; undefined when the key is within its limit, else the seconds until its window ends (retryAfterS). */
+  refusal(key: string, now = Date.now()): number | undefined {
+    return this.take(key, now) ? undefined : this.retryAfterS(key, now);
+  }
+
   /** Takes back one event counted in the key's current window (one that turned out not to count). */
   giveBack(key: string, now = Date.now()): void {
     const entry = this.#counts.get(key);

@@ -14,8 +14,8 @@ export const DATABASE_KINDS: DatabaseTarget["kind"][] = process.env.TEST_DATABAS
 
 /**
  * The image as PGlite reads it (only `arrayBuffer()`, for the tar inside): a copy of bytes
- * read once per worker. Node's own Blob copied the 27 MB image into itself and out again in
- * chunks, about 0.4 s of CPU per database start.
+ * read once per worker. Node's own Blob copied the image (27 MB then) into itself and out
+ * again in chunks, about 0.4 s of CPU per database start.
  */
 class SeedImage extends Blob {
   constructor(private readonly image: ArrayBuffer) {

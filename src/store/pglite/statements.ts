@@ -21,8 +21,6 @@ export class PGliteStatements {
   private readonly names: StatementNames;
   /** Names prepared in this database (PGlite is one session: a name, once parsed, stays). */
   private readonly prepared = new Set<string>();
-  /** Texts whose prepared statement went stale (isStalePlan): unnamed from then on. */
-  private readonly stale = new Set<string>();
 
   constructor(
     private readonly pglite: PGlite,
@@ -34,24 +32,25 @@ export class PGliteStatements {
   async run<R>(sql: string, parameters: readonly unknown[]): Promise<Results<R>> {
     if (parameters.length === 0) return this.exchange<R>([serialize.query(sql)]);
     const values = parameters.map(prepareValue);
-    const name = this.stale.has(sql) ? undefined : this.names.nameOf(sql, parameters.length);
+    const name = this.names.nameOf(sql, parameters.length);
     try {
       return await this.execute<R>(sql, values, name);
     } catch (error) {
       // Its table changed shape since it was prepared (a test's `alter table`; migrations run
-      // before the service's statements): the text runs unnamed from now on, and at once
-      // when no transaction was aborted by the failure.
+      // before the service's statements): it is prepared again at its next run, as on a
+      // fresh PostgreSQL connection, and at once when no transaction was aborted by the failure.
       if (name === undefined || !isStalePlan(error)) throw error;
-      this.stale.add(sql);
+      this.prepared.delete(name);
       if (this.pglite.isInTransaction()) throw error;
-      return this.execute<R>(sql, values, undefined);
+      return this.execute<R>(sql, values, name);
     }
   }
 
   private async execute<R>(sql: string, values: (string | Buffer | null)[], name: string | undefined): Promise<Results<R>> {
     if (name !== undefined && !this.prepared.has(name)) {
-      // Alone, so that a text that does not parse leaves no name behind.
-      await this.pglite.execProtocol(concat([serialize.parse({ name, text: sql }), serialize.sync()]));
+      // Alone, so that a text that does not parse leaves no name behind; the close drops a
+      // stale statement of that name (closing one that does not exist is no error).
+      await this.pglite.execProtocol(Buffer.concat([serialize.close({ type: "S", name }), serialize.parse({ name, text: sql }), serialize.sync()]));
       this.prepared.add(name);
     }
     return this.exchange<R>([
@@ -64,19 +63,8 @@ export class PGliteStatements {
   }
 
   private async exchange<R>(messages: Uint8Array[]): Promise<Results<R>> {
-    const { messages: answer } = await this.pglite.execProtocol(concat(messages));
+    const { messages: answer } = await this.pglite.execProtocol(Buffer.concat(messages));
     const results = parse.parseResults(answer, this.pglite.parsers);
     return results[results.length - 1] as Results<R>;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const joined = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }

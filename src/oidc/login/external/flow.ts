@@ -1,4 +1,3 @@
-import { refusedTry } from "../kit/rate-limit.js";
 import { createHmac } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { DomainError } from "../../../domain/errors.js";
@@ -36,6 +35,7 @@ import { errorPage, isSecure, keepUpstreamUser, RESUBMITTED, resubmitPage, STATE
 import { backLink, choices, createForm, ldapForm, linkForm, type NewAccountFields } from "./render.js";
 import { ldapSignIn, type LdapConfig } from "../../../upstream-idps/ldap.js";
 import { authorizationUrl, FORM_TYPES, newPending, redeem, upstreamOf, type ExternalUser, type Pending } from "../../../upstream-idps/clients.js";
+import { refusedTry } from "../kit/rate-limit.js";
 
 /**
  * External login (docs/oidc.md, "External login"): a provider's button on the login-name page

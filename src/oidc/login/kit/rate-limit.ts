@@ -12,9 +12,9 @@ export function takeAddressTry(
   instanceId: string,
   what: string,
 ): boolean {
-  const key = `${instanceId} ${what} ${req.socket?.remoteAddress ?? ""}`;
-  if (perIp.take(key)) return true;
-  res.setHeader("retry-after", String(perIp.retryAfterS(key)));
+  const wait = perIp.refusal(`${instanceId} ${what} ${req.socket?.remoteAddress ?? ""}`);
+  if (wait === undefined) return true;
+  res.setHeader("retry-after", String(wait));
   return false;
 }
 
@@ -24,7 +24,5 @@ export function takeAddressTry(
  * charged when the address refused).
  */
 export function refusedTry(guards: { perIp: WindowLimiter; perLoginName: WindowLimiter }, byAddress: string, byPerson: string): number | undefined {
-  if (!guards.perIp.take(byAddress)) return guards.perIp.retryAfterS(byAddress);
-  if (!guards.perLoginName.take(byPerson)) return guards.perLoginName.retryAfterS(byPerson);
-  return undefined;
+  return guards.perIp.refusal(byAddress) ?? guards.perLoginName.refusal(byPerson);
 }

@@ -1,4 +1,3 @@
-import { refusedTry } from "../kit/rate-limit.js";
 import { createHmac } from "node:crypto";
 import type Provider from "oidc-provider";
 import { checkSignInPassword } from "../../../domain/user/password-check.js";
@@ -22,6 +21,7 @@ import { otherWaysIn, passkeySignInForm } from "./passkey-sign-in.js";
 import { sendPage } from "../view/send-page.js";
 import { recordSignIn } from "../kit/page-origin.js";
 import { stateRefusal } from "../../../domain/audit/sign-ins.js";
+import { refusedTry } from "../kit/rate-limit.js";
 
 /**
  * The login pages of an interaction the provider started (`interactions.url`): login name,

@@ -157,9 +157,9 @@ export async function secondFactorSubmit(s: PromptStep, form: Record<string, str
   if (!takeAddressTry(c.guards.perIp, s.req, s.res, c.instanceId, "code")) return askSecondFactor(s, p, user, factor, false, 429, t.tooManyAttempts);
   const again = Boolean(form.choose || form.resend);
   // A guess, or a code sent (each email or SMS costs, whatever address asks): the person's budget too.
-  const byUser = `${c.instanceId} ${user.id}`;
-  if ((!again || sends(factor)) && !c.guards.perLoginName.take(byUser)) {
-    s.res.setHeader("retry-after", String(c.guards.perLoginName.retryAfterS(byUser)));
+  const wait = !again || sends(factor) ? c.guards.perLoginName.refusal(`${c.instanceId} ${user.id}`) : undefined;
+  if (wait !== undefined) {
+    s.res.setHeader("retry-after", String(wait));
     return askSecondFactor(s, p, user, factor, false, 429, t.tooManyAttempts);
   }
   if (again) return askSecondFactor(s, p, user, factor, true);
